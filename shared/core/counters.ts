@@ -1,0 +1,43 @@
+/**
+ * Named integer counters: the only way stages report what they did. Mergeable (associative and
+ * commutative), so per-shard counters reduce to one stats.json in any order.
+ */
+export type CounterSnapshot = Record<string, number>;
+
+export class Counters {
+  private readonly values = new Map<string, number>();
+
+  inc(name: string, by = 1): void {
+    if (by === 0) return;
+    this.values.set(name, (this.values.get(name) ?? 0) + by);
+  }
+
+  get(name: string): number {
+    return this.values.get(name) ?? 0;
+  }
+
+  /** Adds every counter of `other` into this one. */
+  merge(other: Counters | CounterSnapshot): this {
+    const entries = other instanceof Counters ? other.values.entries() : Object.entries(other);
+    for (const [k, v] of entries) this.inc(k, v);
+    return this;
+  }
+
+  /** Counters whose names start with `prefix`, with the prefix removed. */
+  withPrefix(prefix: string): CounterSnapshot {
+    const out: CounterSnapshot = {};
+    for (const [k, v] of this.values) if (k.startsWith(prefix)) out[k.slice(prefix.length)] = v;
+    return out;
+  }
+
+  /** Sorted snapshot, so the JSON form of equal counters is byte-identical. */
+  toJSON(): CounterSnapshot {
+    const out: CounterSnapshot = {};
+    for (const k of [...this.values.keys()].sort()) out[k] = this.values.get(k)!;
+    return out;
+  }
+
+  static from(snapshot: CounterSnapshot): Counters {
+    return new Counters().merge(snapshot);
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Records that cross stage boundaries. Every stage input/output is one of these zod schemas,
+ * so a shard file or a Pub/Sub message can be validated where it enters a stage.
+ */
+import { z } from "zod";
+
+/** Which kind of dump fed a record: current revisions (gold/silver) or full history (bronze). */
+export const InputKind = z.enum(["current", "history"]);
+export type InputKind = z.infer<typeof InputKind>;
+
+/** One revision of one page, as read from a MediaWiki XML export. */
+export const PageRevision = z.object({
+  title: z.string(),
+  ns: z.number().int(),
+  pageId: z.number().int(),
+  revisionId: z.number().int(),
+  timestamp: z.string().nullable(),
+  redirect: z.boolean(),
+  text: z.string(),
+});
+export type PageRevision = z.infer<typeof PageRevision>;
+
+/** Where in the wikitext an image reference was found. */
+export const ReferenceSource = z.enum(["link", "gallery", "template"]);
+export type ReferenceSource = z.infer<typeof ReferenceSource>;
+
+/** Captions and alt texts are separate caption types; pairs are only built within one type. */
+export const CaptionType = z.enum(["caption", "alt"]);
+export type CaptionType = z.infer<typeof CaptionType>;
+
+/**
+ * One use of an image in one page's wikitext, with its caption and alt text already cleaned to
+ * plain text (null when absent). `image` is the normalised key ("File:Foo bar.jpg").
+ */
+export const WikitextImageRef = z.object({
+  image: z.string(),
+  source: ReferenceSource,
+  caption: z.string().nullable(),
+  alt: z.string().nullable(),
+});
+export type WikitextImageRef = z.infer<typeof WikitextImageRef>;
+
+/** Caption features, computed once per distinct caption text. */
+export const CaptionFeatures = z.object({
+  /** preprocessed text (line breaks, non-printables, whitespace normalised) */
+  text: z.string(),
+  words: z.number().int(),
+  profane: z.boolean(),
+  english: z.boolean(),
+  hasVerb: z.boolean(),
+  /** sentence verdict of the configured classifier */
+  isSentence: z.boolean(),
+  /** Penn Treebank tags, one per token, space-joined */
+  tags: z.string(),
+});
+export type CaptionFeatures = z.infer<typeof CaptionFeatures>;
