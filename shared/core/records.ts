@@ -54,3 +54,51 @@ export const CaptionFeatures = z.object({
   tags: z.string(),
 });
 export type CaptionFeatures = z.infer<typeof CaptionFeatures>;
+
+/**
+ * One image reference after extraction, as it travels through the shuffle (partitioned by image).
+ * Identical uses (same page, image, caption, alt) in consecutive revisions of a history dump are
+ * collapsed into one record with `uses` = how many revisions had it: counted as `uses` references,
+ * paired once.
+ */
+export const ShuffleRef = z.object({
+  image: z.string(),
+  kind: InputKind,
+  page: z.string(),
+  pageId: z.number().int(),
+  /** first revision (in dump order) that had this use */
+  revisionId: z.number().int(),
+  /** position of the reference within its page, for a deterministic order */
+  ordinal: z.number().int(),
+  source: ReferenceSource,
+  uses: z.number().int().positive(),
+  caption: CaptionFeatures.nullable(),
+  alt: CaptionFeatures.nullable(),
+});
+export type ShuffleRef = z.infer<typeof ShuffleRef>;
+
+/** One side of a pair: the caption and where it was used. */
+export const PairSide = z.object({
+  text: z.string(),
+  page: z.string(),
+  pageId: z.number().int(),
+  revisionId: z.number().int(),
+});
+export type PairSide = z.infer<typeof PairSide>;
+
+/** A candidate pair of same-type captions of one image, sides in canonical (code point) order. */
+export const CandidatePair = z.object({
+  id: z.string(),
+  tier: z.string(),
+  image: z.string(),
+  type: CaptionType,
+  a: PairSide,
+  b: PairSide,
+});
+export type CandidatePair = z.infer<typeof CandidatePair>;
+
+/** A pair that survived every filter, with its syntactic metrics: one line of gold/silver/bronze.jsonl. */
+export const ScoredPair = CandidatePair.extend({
+  metrics: z.record(z.string(), z.number()),
+});
+export type ScoredPair = z.infer<typeof ScoredPair>;

@@ -1,0 +1,68 @@
+/**
+ * The one configuration schema. Defaults are embedded; precedence is file < environment < CLI, and
+ * the resolved config is saved next to the outputs (config.json) so every dataset says how it was made.
+ */
+import { z } from "zod";
+
+export const TierName = z.enum(["gold", "silver", "bronze"]);
+export type TierName = z.infer<typeof TierName>;
+
+export const ParacapConfig = z.object({
+  tiers: z.array(TierName).min(1).default(["gold", "silver", "bronze"])
+    .describe("tiers to produce; gold/silver need current-revision input, bronze needs full-history input"),
+  partitions: z.number().int().min(1).max(4096).default(16)
+    .describe("shuffle partitions (group-by-image and pair dedup); memory per partition task ≈ input / partitions"),
+  dump: z.object({
+    namespaces: z.array(z.number().int()).default([0]).describe("page namespaces to read (0 = articles)"),
+    skipRedirects: z.boolean().default(true),
+    decoder: z.enum(["auto", "system", "js"]).default("auto").describe("bz2 decoder: system lbzip2/bzip2, pure JS, or auto"),
+  }).prefault({}),
+  extraction: z.object({
+    fileAliases: z.array(z.string()).default([]).describe("localized File: namespace aliases, e.g. Datei, Fichier"),
+    maxPageBytes: z.number().int().positive().default(8 * 1024 * 1024).describe("larger pages are skipped and counted"),
+  }).prefault({}),
+  captions: z.object({
+    minWords: z.number().int().min(0).default(6).describe("paper: 6; thesis: 10"),
+    classifier: z.enum(["improved", "paper"]).default("improved").describe("sentence classifier used by the gold tier"),
+    profanity: z.boolean().default(true).describe("drop captions containing a word of the LDNOOBW list"),
+    englishOnly: z.boolean().default(false).describe("drop captions not detected as English (off for English Wikipedia)"),
+  }).prefault({}),
+  images: z.object({
+    minRefs: z.number().int().min(2).default(2).describe("an image needs at least this many references"),
+    maxRefs: z.number().int().min(2).default(10).describe("current-revision tiers: at most this many references"),
+    maxRefsHistory: z.number().int().min(2).default(180).describe("bronze: at most this many references (18 revisions × 10)"),
+  }).prefault({}),
+  report: z.object({
+    samplesPerTier: z.number().int().min(0).default(5),
+  }).prefault({}),
+});
+export type ParacapConfig = z.infer<typeof ParacapConfig>;
+export type ParacapConfigInput = z.input<typeof ParacapConfig>;
+
+export function resolveConfig(...layers: unknown[]): ParacapConfig {
+  const merged = layers.reduce<Record<string, unknown>>((acc, layer) => deepMerge(acc, (layer ?? {}) as Record<string, unknown>), {});
+  const parsed = ParacapConfig.safeParse(merged);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(root)"}: ${i.message}`).join("\n");
+    throw new ConfigError(`invalid configuration:\n${issues}`);
+  }
+  return parsed.data;
+}
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    if (v === undefined) continue;
+    const prev = out[k];
+    out[k] = isPlainObject(prev) && isPlainObject(v) ? deepMerge(prev, v) : v;
+  }
+  return out;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

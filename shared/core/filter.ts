@@ -1,0 +1,40 @@
+/**
+ * Filters return a verdict; `applyFilter` counts it. Funnel rows are derived from these counters,
+ * never maintained by hand.
+ */
+import type { Counters } from "./counters.ts";
+
+/** keep, or drop with a reason (snake_case, stable: it becomes a counter name). */
+export type Verdict = true | { drop: string };
+
+export interface Filter<T> {
+  /** versioned rule id, e.g. "min_words_v1", so a report can say which rule version dropped what */
+  readonly id: string;
+  /** one-line description for the report */
+  readonly description: string;
+  keep(record: T): Verdict;
+}
+
+/**
+ * Runs one filter on one record and counts `<prefix>.<id>.in`, `.kept`, `.dropped` and
+ * `.dropped.<reason>`, each weighted by `weight` (a history reference repeated in N revisions
+ * weighs N).
+ */
+export function applyFilter<T>(
+  filter: Filter<T>,
+  record: T,
+  counters: Counters,
+  prefix: string,
+  weight = 1,
+): boolean {
+  const key = `${prefix}.${filter.id}`;
+  counters.inc(`${key}.in`, weight);
+  const verdict = filter.keep(record);
+  if (verdict === true) {
+    counters.inc(`${key}.kept`, weight);
+    return true;
+  }
+  counters.inc(`${key}.dropped`, weight);
+  counters.inc(`${key}.dropped.${verdict.drop}`, weight);
+  return false;
+}

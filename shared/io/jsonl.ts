@@ -1,0 +1,61 @@
+/** JSON Lines over a BlobStore: streaming read with schema validation, buffered write. */
+import { createInterface } from "node:readline";
+import type { z } from "zod";
+import type { BlobStore, BlobWriter } from "./blob-store.ts";
+
+/** Parsed records of a JSONL object; a missing object yields nothing. Bad lines throw with file and line number. */
+export async function* readJsonl<T>(store: BlobStore, name: string, schema?: z.ZodType<T>): AsyncGenerator<T> {
+  const stream = await store.readStream(name);
+  if (!stream) return;
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  let n = 0;
+  for await (const line of lines) {
+    n++;
+    if (line.length === 0) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new Error(`${store.description}/${name}:${n}: not valid JSON`);
+    }
+    if (schema) {
+      const parsed = schema.safeParse(value);
+      if (!parsed.success) throw new Error(`${store.description}/${name}:${n}: ${parsed.error.message}`);
+      yield parsed.data;
+    } else yield value as T;
+  }
+}
+
+/** Batches lines into large writes; JSONL writers are on the hot path of the shuffle. */
+export class JsonlWriter {
+  private buffer: string[] = [];
+  private size = 0;
+  count = 0;
+  constructor(private readonly out: BlobWriter, private readonly flushBytes = 1 << 20) {}
+
+  async write(record: unknown): Promise<void> {
+    const line = JSON.stringify(record) + "\n";
+    this.buffer.push(line);
+    this.size += line.length;
+    this.count++;
+    if (this.size >= this.flushBytes) await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    if (this.buffer.length === 0) return;
+    const chunk = this.buffer.join("");
+    this.buffer = [];
+    this.size = 0;
+    await this.out.write(chunk);
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    await this.out.close();
+  }
+
+  async abort(): Promise<void> {
+    this.buffer = [];
+    await this.out.abort();
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * stats.json: the funnel per tier (paper Table 3) derived from merged counters, plus shard health.
+ * Every filter row carries in / kept / dropped-by-reason, so a reader can check kept + dropped = in.
+ */
+import { z } from "zod";
+import type { ParacapConfig } from "../core/config.ts";
+import type { Counters } from "../core/counters.ts";
+import { FUNNEL_COLUMNS, funnelRows } from "../pipeline/funnel.ts";
+import { tierSpecs } from "../pipeline/tiers.ts";
+
+export const FunnelRow = z.object({
+  step: z.number().int(),
+  id: z.string(),
+  label: z.string(),
+  unit: z.enum(["references", "captions", "pairs"]).nullable(),
+  images: z.number().nullable(),
+  images_ge2: z.number().nullable(),
+  images_ge5: z.number().nullable(),
+  references: z.number().nullable(),
+  mean_refs_per_image: z.number().nullable(),
+  captions: z.number().nullable(),
+  candidates: z.number(),
+  filter: z.object({ in: z.number(), kept: z.number(), dropped: z.number(), reasons: z.record(z.string(), z.number()) }).nullable(),
+});
+export type FunnelRow = z.infer<typeof FunnelRow>;
+
+/** Distinct images / uses / captions among a tier's final pairs, counted while the output is written. */
+export interface FinalRowCounts {
+  images: number;
+  references: number;
+  captions: number;
+  pairs: number;
+}
+
+export const Stats = z.object({
+  version: z.literal(1),
+  inputs: z.array(z.object({ uri: z.string(), kind: z.string(), shards: z.number(), tiers: z.array(z.string()) })),
+  shards: z.object({
+    total: z.number(),
+    ok: z.number(),
+    corrupt: z.array(z.object({ shard: z.string(), error: z.string() })),
+    /** shards that never finished (cloud: dead-lettered); their pages are not in the datasets */
+    missing: z.array(z.string()),
+  }),
+  complete: z.boolean(),
+  extraction: z.record(z.string(), z.number()),
+  tiers: z.record(z.string(), z.object({ input: z.string(), pairs: z.number(), funnel: z.array(FunnelRow) })),
+  counters: z.record(z.string(), z.number()),
+});
+export type Stats = z.infer<typeof Stats>;
+
+export function funnelTable(config: ParacapConfig, counters: Counters, tier: string, final: FinalRowCounts): FunnelRow[] {
+  const spec = tierSpecs(config).find((t) => t.name === tier)!;
+  const rows = funnelRows(config, spec);
+  return rows.map((row, step) => {
+    const f = `funnel.${tier}.${row.id}`;
+    const isPairRow = row.unit === "pairs";
+    const isLast = step === rows.length - 1;
+    const col = (c: (typeof FUNNEL_COLUMNS)[number]) => counters.get(`${f}.${c}`);
+    const images = isPairRow ? (isLast ? final.images : null) : col("images");
+    const references = isPairRow ? (isLast ? final.references : null) : col("references");
+    const fp = `filter.${tier}.${row.id}`;
+    const filterIn = counters.get(`${fp}.in`);
+    return {
+      step,
+      id: row.id,
+      label: row.label,
+      unit: row.unit,
+      images,
+      images_ge2: isPairRow ? null : col("images_ge2"),
+      images_ge5: isPairRow ? null : col("images_ge5"),
+      references,
+      mean_refs_per_image: images && references !== null ? round(references / images, 2) : null,
+      captions: isPairRow ? (isLast ? final.captions : null) : col("captions"),
+      candidates: isLast ? final.pairs : col("candidates"),
+      filter: row.unit === null ? null : {
+        in: filterIn,
+        kept: counters.get(`${fp}.kept`),
+        dropped: counters.get(`${fp}.dropped`),
+        reasons: counters.withPrefix(`${fp}.dropped.`),
+      },
+    };
+  });
+}
+
+function round(x: number, digits: number): number {
+  const m = 10 ** digits;
+  return Math.round(x * m) / m;
+}

@@ -1,0 +1,58 @@
+/**
+ * Dedup stage (reduce side of the pair shuffle, partitioned by the pairs' caption texts): corpus-wide
+ * exact unique-candidate filter, then divergent and significant-difference filters, then syntactic
+ * metrics. Exact text comparison, not a hash: two different pairs can never knock each other out.
+ */
+import { applyFilter } from "../core/filter.ts";
+import { CandidatePair, ScoredPair } from "../core/records.ts";
+import type { Stage } from "../core/stage.ts";
+import { scorePair } from "../metrics/index.ts";
+import { divergentFilter, significantDifferenceFilter } from "./filters.ts";
+import { UNIQUE_ROW } from "./funnel.ts";
+import { cmp } from "./group-stage.ts";
+
+/** What makes two candidates "the same pair" for the unique filter. */
+export function uniqueKey(p: CandidatePair): string {
+  return `${p.a.text}\u0000${p.b.text}`;
+}
+
+export function dedupStage(): Stage<CandidatePair, ScoredPair> {
+  return {
+    name: "dedup",
+    input: CandidatePair,
+    output: ScoredPair,
+    async *run(records, ctx) {
+      const c = ctx.counters;
+      const all: { key: string; pair: CandidatePair }[] = [];
+      for await (const pair of records) all.push({ key: `${pair.tier}\u0000${uniqueKey(pair)}`, pair });
+      // The representative of duplicates is the one with the smallest id: independent of arrival order.
+      all.sort((x, y) => cmp(x.key, y.key) || cmp(x.pair.id, y.pair.id));
+      const survivors: ScoredPair[] = [];
+      let prevKey: string | null = null;
+      for (const { key, pair } of all) {
+        const prefix = `filter.${pair.tier}`;
+        const first = key !== prevKey;
+        prevKey = key;
+        c.inc(`${prefix}.${UNIQUE_ROW.id}.in`);
+        if (!first) {
+          c.inc(`${prefix}.${UNIQUE_ROW.id}.dropped`);
+          c.inc(`${prefix}.${UNIQUE_ROW.id}.dropped.duplicate`);
+          continue;
+        }
+        c.inc(`${prefix}.${UNIQUE_ROW.id}.kept`);
+        c.inc(`funnel.${pair.tier}.${UNIQUE_ROW.id}.candidates`);
+        let kept = true;
+        for (const f of [divergentFilter, significantDifferenceFilter]) {
+          if (!applyFilter(f, pair, c, prefix)) {
+            kept = false;
+            break;
+          }
+          c.inc(`funnel.${pair.tier}.${f.id}.candidates`);
+        }
+        if (kept) survivors.push({ ...pair, metrics: { ...scorePair(pair.a.text, pair.b.text) } });
+      }
+      survivors.sort((x, y) => cmp(x.tier, y.tier) || cmp(x.id, y.id));
+      yield* survivors;
+    },
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * Extract stage (map side): page revisions → image references with caption features.
+ * Split in two so a runner can parallelise the pure, per-revision half (`createReferenceExtractor`)
+ * and keep the order-dependent half (`collapseUses`) sequential.
+ */
+import type { ParacapConfig } from "../core/config.ts";
+import type { Counters } from "../core/counters.ts";
+import { type CaptionFeatures, type InputKind, PageRevision, type ReferenceSource, ShuffleRef } from "../core/records.ts";
+import type { Stage } from "../core/stage.ts";
+import { createCaptionAnalyzer } from "../caption/analyzer.ts";
+import { extractImageRefs, ExtractionLimitError } from "../wikitext/extract-images.ts";
+
+export interface ExtractedRef {
+  image: string;
+  source: ReferenceSource;
+  ordinal: number;
+  caption: CaptionFeatures | null;
+  alt: CaptionFeatures | null;
+}
+
+/** The references of one revision; `skipped` names why a revision could not be read. */
+export interface RevisionRefs {
+  kind: InputKind;
+  page: string;
+  pageId: number;
+  revisionId: number;
+  refs: ExtractedRef[];
+  skipped?: string;
+}
+
+const FEATURE_CACHE_LIMIT = 200_000;
+
+/** Per-revision extraction with a bounded caption-feature cache (history dumps repeat captions thousands of times). */
+export function createReferenceExtractor(config: ParacapConfig, counters: Counters): (rev: PageRevision, kind: InputKind) => RevisionRefs {
+  const analyzer = createCaptionAnalyzer({ classifier: config.captions.classifier });
+  const cache = new Map<string, CaptionFeatures>();
+  const features = (text: string | null): CaptionFeatures | null => {
+    if (text === null) return null;
+    let f = cache.get(text);
+    if (f) {
+      counters.inc("extract.features.cache_hits");
+      return f;
+    }
+    f = analyzer.features(text);
+    if (cache.size >= FEATURE_CACHE_LIMIT) cache.clear();
+    cache.set(text, f);
+    return f;
+  };
+  const opts = { fileAliases: config.extraction.fileAliases, maxPageBytes: config.extraction.maxPageBytes };
+  return (rev, kind) => {
+    const base = { kind, page: rev.title, pageId: rev.pageId, revisionId: rev.revisionId };
+    counters.inc(`extract.${kind}.revisions`);
+    let raw;
+    try {
+      raw = extractImageRefs(rev.text, opts);
+    } catch (err) {
+      const reason = err instanceof ExtractionLimitError ? err.reason : "extraction_error";
+      counters.inc(`extract.${kind}.revisions.skipped.${reason}`);
+      return { ...base, refs: [], skipped: reason };
+    }
+    const refs = raw.map((r, ordinal) => ({
+      image: r.image,
+      source: r.source,
+      ordinal,
+      caption: features(r.caption),
+      alt: features(r.alt),
+    }));
+    return { ...base, refs };
+  };
+}
+
+/**
+ * Collapses identical uses (page, image, caption, alt, source) in consecutive revisions of a page
+ * into one record with `uses` = how many revisions had it. Pages arrive revision by revision, so
+ * state is one page's distinct uses; a page with absurdly many is flushed early (still correct: the
+ * split records pair as identical captions, which the divergent filter drops).
+ */
+export async function* collapseUses(revisions: AsyncIterable<RevisionRefs>, counters: Counters, limit = 100_000): AsyncGenerator<ShuffleRef> {
+  let pageKey: string | null = null;
+  let open = new Map<string, ShuffleRef>();
+  for await (const rev of revisions) {
+    const key = `${rev.kind}\u0000${rev.pageId}\u0000${rev.page}`;
+    if (key !== pageKey || open.size >= limit) {
+      yield* open.values();
+      open = new Map();
+      pageKey = key;
+    }
+    for (const r of rev.refs) {
+      counters.inc(`extract.${rev.kind}.references`);
+      counters.inc(`extract.${rev.kind}.references.${r.source}`);
+      const useKey = `${r.image}\u0000${r.source}\u0000${r.caption?.text ?? "\u0001"}\u0000${r.alt?.text ?? "\u0001"}`;
+      const seen = open.get(useKey);
+      if (seen) {
+        seen.uses++;
+        continue;
+      }
+      open.set(useKey, {
+        image: r.image,
+        kind: rev.kind,
+        page: rev.page,
+        pageId: rev.pageId,
+        revisionId: rev.revisionId,
+        ordinal: r.ordinal,
+        source: r.source,
+        uses: 1,
+        caption: r.caption,
+        alt: r.alt,
+      });
+    }
+  }
+  yield* open.values();
+}
+
+/** The whole extract stage inline (no parallelism): what a cloud function runs per shard. */
+export function extractStage(config: ParacapConfig, kind: InputKind): Stage<PageRevision, ShuffleRef> {
+  return {
+    name: "extract",
+    input: PageRevision,
+    output: ShuffleRef,
+    run(pages, ctx) {
+      const extract = createReferenceExtractor(config, ctx.counters);
+      async function* revs() {
+        for await (const p of pages) yield extract(p, kind);
+      }
+      return collapseUses(revs(), ctx.counters);
+    },
+  };
+}

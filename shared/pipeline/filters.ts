@@ -1,0 +1,103 @@
+/**
+ * Every filter of the funnel, in paper order (METHOD.md, Table 3). Image filters see an image with
+ * its corpus-wide reference count, caption filters see one caption's features, pair filters see a
+ * candidate pair. Unique-candidate dedup is stateful and lives in the dedup stage.
+ */
+import type { ParacapConfig } from "../core/config.ts";
+import type { Filter } from "../core/filter.ts";
+import type { CandidatePair, CaptionFeatures, ShuffleRef } from "../core/records.ts";
+import type { TierSpec } from "./tiers.ts";
+
+export interface ImageGroup {
+  readonly image: string;
+  /** references of this image in the tier's input (history: one per revision that used it) */
+  readonly references: number;
+  /** distinct uses still carrying a caption */
+  readonly captionedUses: number;
+}
+
+export function minRefsFilter(min: number): Filter<ImageGroup> {
+  return {
+    id: "min_refs_v1",
+    description: `image referenced ≥ ${min} times`,
+    keep: (g) => (g.references >= min ? true : { drop: "too_few_references" }),
+  };
+}
+
+export function maxRefsFilter(max: number): Filter<ImageGroup> {
+  return {
+    id: "max_refs_v1",
+    description: `image referenced ≤ ${max} times`,
+    keep: (g) => (g.references <= max ? true : { drop: "too_many_references" }),
+  };
+}
+
+export const hasCaptionFilter: Filter<ShuffleRef> = {
+  id: "has_caption_v1",
+  description: "reference has a caption or alt text",
+  keep: (r) => (r.caption !== null || r.alt !== null ? true : { drop: "no_caption" }),
+};
+
+export function captionFilters(config: ParacapConfig, tier: TierSpec): Filter<CaptionFeatures>[] {
+  const c = config.captions;
+  const filters: Filter<CaptionFeatures>[] = [
+    {
+      id: "non_empty_v1",
+      description: "caption is not empty after preprocessing",
+      keep: (f) => (f.text.length > 0 ? true : { drop: "empty" }),
+    },
+    {
+      id: "min_words_v1",
+      description: `caption has ≥ ${c.minWords} words`,
+      keep: (f) => (f.words >= c.minWords ? true : { drop: "too_few_words" }),
+    },
+  ];
+  if (c.profanity) {
+    filters.push({ id: "not_profane_v1", description: "caption has no word of the profanity list", keep: (f) => (f.profane ? { drop: "profane" } : true) });
+  }
+  if (c.englishOnly) {
+    filters.push({ id: "english_v1", description: "caption is English", keep: (f) => (f.english ? true : { drop: "not_english" }) });
+  }
+  filters.push(
+    tier.captionRule === "sentence"
+      ? { id: `is_sentence_${c.classifier}_v1`, description: `caption is a sentence (${c.classifier} classifier)`, keep: (f) => (f.isSentence ? true : { drop: "not_a_sentence" }) }
+      : { id: "has_verb_v1", description: "caption contains a verb", keep: (f) => (f.hasVerb ? true : { drop: "no_verb" }) },
+  );
+  return filters;
+}
+
+export function minCaptionedUsesFilter(min: number): Filter<ImageGroup> {
+  return {
+    id: "image_captioned_refs_v1",
+    description: `image still has ≥ ${min} references with surviving captions`,
+    keep: (g) => (g.captionedUses >= min ? true : { drop: "too_few_captioned_references" }),
+  };
+}
+
+/** Case-insensitive equality (Unicode-aware lower-casing, unlike the reference's ASCII folding). */
+export const divergentFilter: Filter<CandidatePair> = {
+  id: "divergent_v1",
+  description: "captions differ ignoring case",
+  keep: (p) => (p.a.text.toLowerCase() === p.b.text.toLowerCase() ? { drop: "equal_ignoring_case" } : true),
+};
+
+/**
+ * Near-equality: the captions differ only in punctuation, case, whitespace or parenthesised asides.
+ * Unicode-aware (the reference deleted every non-ASCII letter, so Greek or Cyrillic captions collapsed
+ * to "" and were always dropped).
+ */
+export const significantDifferenceFilter: Filter<CandidatePair> = {
+  id: "significant_difference_v1",
+  description: "captions differ in more than punctuation, case, whitespace and parenthesised asides",
+  keep: (p) => (nearEqualForm(p.a.text) === nearEqualForm(p.b.text) ? { drop: "near_equal" } : true),
+};
+
+export function nearEqualForm(text: string): string {
+  let t = text;
+  // innermost parentheses first, so nested asides go too; bounded by the number of "(".
+  for (let prev = ""; prev !== t; ) {
+    prev = t;
+    t = t.replace(/\([^()]*\)/g, " ");
+  }
+  return t.toLowerCase().replace(/[\p{P}\p{S}\p{Z}\s]+/gu, "");
+}

@@ -1,0 +1,108 @@
+/**
+ * Group stage (reduce side of the image shuffle): all references of one partition's images →
+ * image filters → caption filters → images with ≥ 2 captioned uses → candidate pairs.
+ * Runs every tier over the same grouped references in one pass.
+ */
+import type { ParacapConfig } from "../core/config.ts";
+import { applyFilter } from "../core/filter.ts";
+import { stableId } from "../core/hash.ts";
+import { CandidatePair, ShuffleRef, type CaptionType, type PairSide } from "../core/records.ts";
+import type { Stage, StageContext } from "../core/stage.ts";
+import { captionFilters, hasCaptionFilter, maxRefsFilter, minCaptionedUsesFilter, minRefsFilter, type ImageGroup } from "./filters.ts";
+import { CAPTION_TYPES, countImageRow, type UseState } from "./funnel.ts";
+import { tierSpecs, type TierSpec } from "./tiers.ts";
+
+export function groupStage(config: ParacapConfig): Stage<ShuffleRef, CandidatePair> {
+  const tiers = tierSpecs(config);
+  return {
+    name: "group",
+    input: ShuffleRef,
+    output: CandidatePair,
+    async *run(records, ctx) {
+      const byImage = new Map<string, ShuffleRef[]>();
+      for await (const r of records) {
+        const key = `${r.kind}\u0000${r.image}`;
+        const list = byImage.get(key);
+        if (list) list.push(r);
+        else byImage.set(key, [r]);
+      }
+      const keys = [...byImage.keys()].sort();
+      for (const tier of tiers) {
+        for (const key of keys) {
+          const refs = byImage.get(key)!;
+          if (refs[0]!.kind !== tier.input) continue;
+          yield* imagePairs(config, tier, refs, ctx);
+        }
+      }
+    },
+  };
+}
+
+/** Filters one image's references for one tier and yields its candidate pairs. */
+export function* imagePairs(config: ParacapConfig, tier: TierSpec, refs: ShuffleRef[], ctx: StageContext): Generator<CandidatePair> {
+  const c = ctx.counters;
+  const prefix = `filter.${tier.name}`;
+  const image = refs[0]!.image;
+  const sorted = [...refs].sort(compareUses);
+  let uses: UseState[] = sorted.map((ref) => ({ ref, caption: ref.caption, alt: ref.alt }));
+  const references = sorted.reduce((n, r) => n + r.uses, 0);
+  const group = (captionedUses: number): ImageGroup => ({ image, references, captionedUses });
+
+  countImageRow(c, tier.name, "all", uses);
+  for (const f of [minRefsFilter(config.images.minRefs), maxRefsFilter(tier.maxRefs)]) {
+    if (!applyFilter(f, group(uses.length), c, prefix, references)) return;
+    countImageRow(c, tier.name, f.id, uses);
+  }
+
+  uses = uses.filter((u) => applyFilter(hasCaptionFilter, u.ref, c, prefix, u.ref.uses));
+  countImageRow(c, tier.name, hasCaptionFilter.id, uses);
+
+  for (const f of captionFilters(config, tier)) {
+    for (const u of uses) {
+      if (u.caption && !applyFilter(f, u.caption, c, prefix, u.ref.uses)) u.caption = null;
+      if (u.alt && !applyFilter(f, u.alt, c, prefix, u.ref.uses)) u.alt = null;
+    }
+    uses = uses.filter((u) => u.caption !== null || u.alt !== null);
+    countImageRow(c, tier.name, f.id, uses);
+  }
+
+  const captioned = uses.reduce((n, u) => n + u.ref.uses, 0);
+  const last = minCaptionedUsesFilter(2);
+  if (!applyFilter(last, { image, references: captioned, captionedUses: uses.length }, c, prefix, captioned)) return;
+  countImageRow(c, tier.name, last.id, uses);
+
+  for (const type of CAPTION_TYPES) {
+    const withType = uses.filter((u) => u[type] !== null);
+    for (let i = 0; i < withType.length; i++) {
+      for (let j = i + 1; j < withType.length; j++) {
+        yield makePair(tier.name, image, type, withType[i]!, withType[j]!);
+      }
+    }
+  }
+}
+
+function side(u: UseState, type: CaptionType): PairSide {
+  return { text: u[type]!.text, page: u.ref.page, pageId: u.ref.pageId, revisionId: u.ref.revisionId };
+}
+
+/** Sides in canonical order (text by code point, then page, then revision) so a pair has one form. */
+export function makePair(tier: string, image: string, type: CaptionType, x: UseState, y: UseState): CandidatePair {
+  let a = side(x, type);
+  let b = side(y, type);
+  if (compareSides(a, b) > 0) [a, b] = [b, a];
+  const id = stableId(image, type, a.text, b.text, a.page, String(a.revisionId), b.page, String(b.revisionId));
+  return { id, tier, image, type, a, b };
+}
+
+function compareSides(a: PairSide, b: PairSide): number {
+  return cmp(a.text, b.text) || cmp(a.page, b.page) || a.revisionId - b.revisionId;
+}
+
+function compareUses(x: ShuffleRef, y: ShuffleRef): number {
+  return cmp(x.page, y.page) || x.pageId - y.pageId || x.revisionId - y.revisionId || x.ordinal - y.ordinal
+    || cmp(x.caption?.text ?? "", y.caption?.text ?? "") || cmp(x.alt?.text ?? "", y.alt?.text ?? "");
+}
+
+export function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

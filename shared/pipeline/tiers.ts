@@ -1,0 +1,23 @@
+/**
+ * Tiers are filter configurations over the same stages, computed in one pass (paper §3):
+ * gold = current revisions + sentence classifier, silver = current + verb heuristic,
+ * bronze = full history + verb heuristic with the reference ceiling scaled by 18 average revisions.
+ */
+import type { ParacapConfig, TierName } from "../core/config.ts";
+import type { InputKind } from "../core/records.ts";
+
+export interface TierSpec {
+  readonly name: TierName;
+  readonly input: InputKind;
+  readonly maxRefs: number;
+  readonly captionRule: "sentence" | "verb";
+}
+
+export function tierSpecs(config: ParacapConfig): TierSpec[] {
+  const all: Record<TierName, TierSpec> = {
+    gold: { name: "gold", input: "current", maxRefs: config.images.maxRefs, captionRule: "sentence" },
+    silver: { name: "silver", input: "current", maxRefs: config.images.maxRefs, captionRule: "verb" },
+    bronze: { name: "bronze", input: "history", maxRefs: config.images.maxRefsHistory, captionRule: "verb" },
+  };
+  return config.tiers.map((t) => all[t]);
+}

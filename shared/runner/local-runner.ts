@@ -1,0 +1,143 @@
+/**
+ * The local runner: one command, local files, all cores. Phases run in order (extract → group →
+ * dedup → aggregate), each task is skipped when its completion marker exists (resume), and the
+ * same task functions run here as in the cloud handlers.
+ */
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { rm } from "node:fs/promises";
+import type { ParacapConfig } from "../core/config.ts";
+import { Counters } from "../core/counters.ts";
+import { readDumpPages } from "../dump/page-reader.ts";
+import { DumpError } from "../dump/errors.ts";
+import { LocalStore } from "../io/local-store.ts";
+import type { Stats } from "../output/stats.ts";
+import { runAggregateTask } from "../tasks/aggregate-task.ts";
+import { runDedupTask } from "../tasks/dedup-task.ts";
+import { runExtractTask, type ExtractTaskDeps } from "../tasks/extract-task.ts";
+import { runGroupTask } from "../tasks/group-task.ts";
+import { layout } from "../tasks/layout.ts";
+import { createManifest, RunManifest, type ShardSpec } from "../tasks/manifest.ts";
+import type { TaskMarker } from "../tasks/markers.ts";
+import { parallelExtract } from "./parallel-extract.ts";
+import { createProgress } from "./progress.ts";
+import { planLocalShards, type LocalInput } from "./local-shards.ts";
+import { WorkerPool } from "./worker-pool.ts";
+
+export interface LocalRunOptions {
+  inputs: LocalInput[];
+  outDir: string;
+  config: ParacapConfig;
+  /** worker threads; 1 runs everything in this thread */
+  workers?: number;
+  /** discard an earlier run's work in outDir instead of resuming it */
+  fresh?: boolean;
+  /** progress lines (null: silent) */
+  progress?: NodeJS.WriteStream | null;
+  /** bytes per shard of a multistream dump */
+  shardBytes?: number;
+}
+
+export interface LocalRunResult {
+  stats: Stats;
+  resumed: { extract: number; group: number; dedup: number };
+  elapsedSeconds: number;
+}
+
+export class ResumeConflictError extends Error {
+  override readonly name = "ResumeConflictError";
+}
+
+export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
+  const started = Date.now();
+  const workDir = join(opts.outDir, ".work");
+  const work = new LocalStore(workDir);
+  const output = new LocalStore(opts.outDir);
+  const shards = await planLocalShards(opts.inputs, opts.shardBytes);
+  const manifest = createManifest("local", opts.config, shards);
+
+  const previous = await work.readText(layout.manifest());
+  if (previous !== null) {
+    const old = RunManifest.safeParse(JSON.parse(previous));
+    if (!old.success || old.data.fingerprint !== manifest.fingerprint) {
+      if (!opts.fresh) {
+        throw new ResumeConflictError(
+          `${opts.outDir} holds an unfinished or finished run with a different input or configuration; ` +
+            `rerun with --fresh to discard it, or choose another --out directory`,
+        );
+      }
+      await rm(workDir, { recursive: true, force: true });
+    }
+  }
+  await work.writeText(layout.manifest(), JSON.stringify(manifest, null, 2));
+
+  const workers = Math.max(1, opts.workers ?? availableParallelism());
+  const pool = workers > 1 ? new WorkerPool(workers) : null;
+  const live: Counters[] = [];
+  const progress = createProgress(() => live, opts.progress === undefined ? process.stderr : opts.progress);
+  const resumed = { extract: 0, group: 0, dedup: 0 };
+  try {
+    // extract: shards concurrently (each fans its pages out to the pool)
+    progress.phase("extract", shards.length);
+    const deps: ExtractTaskDeps = {
+      readPages: (shard, counters) => {
+        live.push(counters);
+        return readShardPages(shard, opts.config, counters);
+      },
+      extractRevisions: pool ? (pages, shard, counters) => parallelExtract(pages, shard.kind, opts.config, counters, pool) : undefined,
+      isCorruptInput: (err) => err instanceof DumpError,
+    };
+    await forEachLimit(shards, Math.min(workers, shards.length), async (shard) => {
+      if (await isDone(work, layout.extractDone(shard.id), manifest)) resumed.extract++;
+      await runExtractTask(manifest, shard, work, deps);
+      progress.step();
+    });
+
+    const partitions = Array.from({ length: opts.config.partitions }, (_, i) => i);
+    for (const phase of ["group", "dedup"] as const) {
+      progress.phase(phase, partitions.length);
+      await forEachLimit(partitions, workers, async (p) => {
+        const doneName = phase === "group" ? layout.groupDone(p) : layout.dedupDone(p);
+        if (await isDone(work, doneName, manifest)) resumed[phase]++;
+        if (pool) await pool.run<TaskMarker>(phase, { manifest, partition: p, workDir });
+        else if (phase === "group") await runGroupTask(manifest, p, work);
+        else await runDedupTask(manifest, p, work);
+        progress.step();
+      });
+    }
+    progress.phase("aggregate", 1);
+    const elapsedSeconds = (Date.now() - started) / 1000;
+    const stats = await runAggregateTask(manifest, work, output, { elapsedSeconds });
+    progress.step();
+    return { stats, resumed, elapsedSeconds };
+  } finally {
+    progress.close();
+    await pool?.close();
+  }
+}
+
+function readShardPages(shard: ShardSpec, config: ParacapConfig, counters: Counters) {
+  return readDumpPages(shard.uri, {
+    start: shard.start ?? undefined,
+    end: shard.end ?? undefined,
+    fragment: shard.fragment,
+    namespaces: config.dump.namespaces,
+    skipRedirects: config.dump.skipRedirects,
+    decoder: config.dump.decoder,
+    counters,
+    file: shard.uri,
+  });
+}
+
+async function isDone(work: LocalStore, name: string, manifest: RunManifest): Promise<boolean> {
+  const text = await work.readText(name);
+  return text !== null && text.includes(manifest.fingerprint);
+}
+
+async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  });
+  await Promise.all(lanes);
+}

@@ -1,0 +1,44 @@
+/**
+ * Shard plan for local files: a multistream dump with its index next to it is split into byte
+ * ranges of whole streams; any other file is one shard.
+ */
+import { existsSync, statSync } from "node:fs";
+import { planByteRangeShards, readMultistreamIndex } from "../dump/multistream.ts";
+import type { InputKind } from "../core/records.ts";
+import { shardId, type ShardSpec } from "../tasks/manifest.ts";
+
+export interface LocalInput {
+  path: string;
+  kind: InputKind;
+}
+
+/** `enwiki-…-multistream.xml.bz2` → `enwiki-…-multistream-index.txt(.bz2)` if present. */
+export function findMultistreamIndex(path: string): string | null {
+  const m = /^(.*-multistream)\.xml\.bz2$/.exec(path);
+  if (!m) return null;
+  for (const cand of [`${m[1]}-index.txt.bz2`, `${m[1]}-index.txt`]) if (existsSync(cand)) return cand;
+  return null;
+}
+
+/** A file name that says "full history" (Wikimedia names them pages-meta-history). */
+export function looksLikeHistory(path: string): boolean {
+  return /history/i.test(path.split("/").pop() ?? "");
+}
+
+export async function planLocalShards(inputs: LocalInput[], targetBytes = 32 * 1024 * 1024): Promise<ShardSpec[]> {
+  const shards: ShardSpec[] = [];
+  for (const input of inputs) {
+    if (!existsSync(input.path)) throw new Error(`input not found: ${input.path}`);
+    const size = statSync(input.path).size;
+    const index = findMultistreamIndex(input.path);
+    if (index) {
+      const offsets = await readMultistreamIndex(index);
+      for (const r of planByteRangeShards(input.path, size, offsets, targetBytes)) {
+        shards.push({ id: shardId(shards.length, input.path, r.start), uri: input.path, kind: input.kind, start: r.start, end: r.end, fragment: r.start > 0 });
+      }
+    } else {
+      shards.push({ id: shardId(shards.length, input.path, null), uri: input.path, kind: input.kind, start: null, end: null, fragment: false });
+    }
+  }
+  return shards;
+}

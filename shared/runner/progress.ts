@@ -1,0 +1,55 @@
+/**
+ * Progress on stderr for long runs: phase, pages, rate, decompressed MB/s and, where the input size
+ * is known, percent done and ETA. A line every few seconds (rewritten in place on a terminal).
+ */
+import type { Counters } from "../core/counters.ts";
+
+export interface ProgressSink {
+  phase(name: string, total?: number): void;
+  /** a task of the current phase finished */
+  step(): void;
+  close(): void;
+}
+
+export function createProgress(counters: () => Counters[], stream: NodeJS.WriteStream | null, intervalMs = 2000): ProgressSink {
+  if (!stream) return { phase() {}, step() {}, close() {} };
+  const tty = stream.isTTY === true;
+  const start = Date.now();
+  let phase = "starting";
+  let phaseStart = start;
+  let total = 0;
+  let done = 0;
+  const sum = (name: string) => counters().reduce((n, c) => n + c.get(name), 0);
+  const line = () => {
+    const secs = (Date.now() - phaseStart) / 1000;
+    let text: string;
+    if (phase === "extract") {
+      const revs = sum("dump.revisions");
+      const mb = sum("dump.bytes") / 1e6;
+      text = `extract: ${revs.toLocaleString("en-US")} revisions (${(revs / Math.max(secs, 0.001)).toFixed(0)}/s), ${mb.toFixed(1)} MB (${(mb / Math.max(secs, 0.001)).toFixed(1)} MB/s), shards ${done}/${total}`;
+    } else {
+      const eta = done > 0 && total > done ? `, ETA ${(((Date.now() - phaseStart) / done) * (total - done) / 1000).toFixed(0)} s` : "";
+      text = `${phase}: ${done}/${total} tasks${eta}`;
+    }
+    return `[paracap ${((Date.now() - start) / 1000).toFixed(0)}s] ${text}`;
+  };
+  const print = (final = false) => stream.write(tty ? `\r\x1b[K${line()}${final ? "\n" : ""}` : `${line()}\n`);
+  const timer = setInterval(() => print(), intervalMs);
+  timer.unref();
+  return {
+    phase(name, t = 0) {
+      if (phase !== "starting") print(true);
+      phase = name;
+      phaseStart = Date.now();
+      total = t;
+      done = 0;
+    },
+    step() {
+      done++;
+    },
+    close() {
+      clearInterval(timer);
+      print(true);
+    },
+  };
+}

@@ -1,0 +1,52 @@
+/** Worker-thread side of the local runner: the same task functions the cloud handlers call. */
+import { parentPort } from "node:worker_threads";
+import { Counters } from "../core/counters.ts";
+import type { ParacapConfig } from "../core/config.ts";
+import type { InputKind, PageRevision } from "../core/records.ts";
+import { LocalStore } from "../io/local-store.ts";
+import { createReferenceExtractor, type RevisionRefs } from "../pipeline/extract-stage.ts";
+import { runDedupTask } from "../tasks/dedup-task.ts";
+import { runGroupTask } from "../tasks/group-task.ts";
+import type { RunManifest } from "../tasks/manifest.ts";
+import type { JobRequest, JobResponse } from "./worker-pool.ts";
+
+export interface ExtractBatchPayload { config: ParacapConfig; kind: InputKind; pages: PageRevision[] }
+export interface ExtractBatchResult { revisions: RevisionRefs[]; counters: Record<string, number> }
+export interface PartitionPayload { manifest: RunManifest; partition: number; workDir: string }
+
+// One extractor per config, kept across batches: loading the language model is the expensive part.
+let extractor: { key: string; counters: Counters; fn: ReturnType<typeof createReferenceExtractor> } | null = null;
+
+const jobs: Record<string, (payload: never) => Promise<unknown>> = {
+  async extractBatch(p: ExtractBatchPayload): Promise<ExtractBatchResult> {
+    const key = JSON.stringify(p.config);
+    if (!extractor || extractor.key !== key) {
+      const counters = new Counters();
+      extractor = { key, counters, fn: createReferenceExtractor(p.config, counters) };
+    }
+    const before = extractor.counters.toJSON();
+    const revisions = p.pages.map((page) => extractor!.fn(page, p.kind));
+    const after = extractor.counters.toJSON();
+    const delta: Record<string, number> = {};
+    for (const [k, v] of Object.entries(after)) if (v !== (before[k] ?? 0)) delta[k] = v - (before[k] ?? 0);
+    return { revisions, counters: delta };
+  },
+  async group(p: PartitionPayload) {
+    return runGroupTask(p.manifest, p.partition, new LocalStore(p.workDir));
+  },
+  async dedup(p: PartitionPayload) {
+    return runDedupTask(p.manifest, p.partition, new LocalStore(p.workDir));
+  },
+};
+
+parentPort!.on("message", async (req: JobRequest) => {
+  let res: JobResponse;
+  try {
+    const fn = jobs[req.job];
+    if (!fn) throw new Error(`unknown job ${req.job}`);
+    res = { id: req.id, ok: true, result: await fn(req.payload as never) };
+  } catch (err) {
+    res = { id: req.id, ok: false, error: err instanceof Error ? `${err.message}\n${err.stack ?? ""}` : String(err) };
+  }
+  parentPort!.postMessage(res);
+});

@@ -1,0 +1,125 @@
+/**
+ * Aggregate task: merges the dedup partitions into one sorted JSONL per tier, reduces every task's
+ * counters into stats.json, and writes report.md, config.json and a _SUCCESS marker last.
+ */
+import { Counters } from "../core/counters.ts";
+import { ScoredPair } from "../core/records.ts";
+import type { BlobStore } from "../io/blob-store.ts";
+import { JsonlWriter, readJsonl } from "../io/jsonl.ts";
+import { cmp } from "../pipeline/group-stage.ts";
+import { renderReport } from "../output/report.ts";
+import { funnelTable, type FinalRowCounts, type Stats } from "../output/stats.ts";
+import { layout } from "./layout.ts";
+import type { RunManifest } from "./manifest.ts";
+import { readMarker, type TaskMarker } from "./markers.ts";
+
+export interface AggregateOptions {
+  /** write the datasets even if some extract shards never finished (they are listed as missing) */
+  allowMissingShards?: boolean;
+  elapsedSeconds?: number | null;
+  now?: () => Date;
+}
+
+export const OUTPUT_FILES = { stats: "stats.json", report: "report.md", config: "config.json", success: "_SUCCESS" } as const;
+export const tierFile = (tier: string) => `${tier}.jsonl`;
+
+export async function runAggregateTask(manifest: RunManifest, work: BlobStore, output: BlobStore, opts: AggregateOptions = {}): Promise<Stats> {
+  const counters = new Counters();
+  const corrupt: Stats["shards"]["corrupt"] = [];
+  const missing: string[] = [];
+  let ok = 0;
+  for (const shard of manifest.shards) {
+    const m = await readMarker(work, layout.extractDone(shard.id));
+    if (!m || m.fingerprint !== manifest.fingerprint) {
+      missing.push(shard.id);
+      continue;
+    }
+    counters.merge(m.counters);
+    if (m.status === "corrupt") corrupt.push({ shard: shard.id, error: m.error ?? "unknown" });
+    else ok++;
+  }
+  if (missing.length > 0 && !opts.allowMissingShards) {
+    throw new Error(`cannot aggregate: ${missing.length} extract shard(s) not done: ${missing.slice(0, 5).join(", ")}`);
+  }
+  const P = manifest.config.partitions;
+  for (let p = 0; p < P; p++) counters.merge(await requireMarker(work, layout.groupDone(p), manifest));
+  for (let q = 0; q < P; q++) counters.merge(await requireMarker(work, layout.dedupDone(q), manifest));
+
+  const tiers: Stats["tiers"] = {};
+  const samples: Record<string, ScoredPair[]> = {};
+  for (const tier of manifest.config.tiers) {
+    const final = await mergeTier(manifest, work, output, tier, manifest.config.report.samplesPerTier, (s) => (samples[tier] = s));
+    const input = tier === "bronze" ? "history" : "current";
+    tiers[tier] = { input, pairs: final.pairs, funnel: funnelTable(manifest.config, counters, tier, final) };
+  }
+
+  const inputs = new Map<string, Stats["inputs"][number]>();
+  for (const s of manifest.shards) {
+    const e = inputs.get(s.uri) ?? { uri: s.uri, kind: s.kind, shards: 0, tiers: manifest.config.tiers.filter((t) => (t === "bronze") === (s.kind === "history")) };
+    e.shards++;
+    inputs.set(s.uri, e);
+  }
+  const snapshot = counters.toJSON();
+  const stats: Stats = {
+    version: 1,
+    inputs: [...inputs.values()],
+    shards: { total: manifest.shards.length, ok, corrupt, missing },
+    complete: missing.length === 0,
+    extraction: Object.fromEntries(Object.entries(snapshot).filter(([k]) => k.startsWith("dump.") || (k.startsWith("extract.") && !k.includes(".features.")))),
+    tiers,
+    counters: snapshot,
+  };
+  await output.writeText(OUTPUT_FILES.stats, JSON.stringify(stats, null, 2) + "\n");
+  await output.writeText(OUTPUT_FILES.config, JSON.stringify(manifest.config, null, 2) + "\n");
+  const now = (opts.now ?? (() => new Date()))();
+  await output.writeText(OUTPUT_FILES.report, renderReport(stats, samples, { generated: now.toISOString(), elapsedSeconds: opts.elapsedSeconds ?? null }));
+  await output.writeText(OUTPUT_FILES.success, JSON.stringify({ fingerprint: manifest.fingerprint, complete: stats.complete }) + "\n");
+  return stats;
+}
+
+async function requireMarker(work: BlobStore, name: string, manifest: RunManifest): Promise<TaskMarker["counters"]> {
+  const m = await readMarker(work, name);
+  if (!m || m.fingerprint !== manifest.fingerprint) throw new Error(`cannot aggregate: task not done: ${name}`);
+  return m.counters;
+}
+
+/** k-way merge of the tier's dedup partitions (each sorted by id) into one file sorted by id. */
+async function mergeTier(manifest: RunManifest, work: BlobStore, output: BlobStore, tier: string, sampleCount: number, onSamples: (s: ScoredPair[]) => void): Promise<FinalRowCounts> {
+  const P = manifest.config.partitions;
+  const sources = await Promise.all(
+    Array.from({ length: P }, async (_, q) => {
+      const it = readJsonl(work, layout.dedupPart(q, tier), ScoredPair)[Symbol.asyncIterator]();
+      return { it, head: await it.next() };
+    }),
+  );
+  const out = new JsonlWriter(output.writer(tierFile(tier)));
+  const images = new Set<string>();
+  const refs = new Set<string>();
+  const captions = new Set<string>();
+  const samples: ScoredPair[] = [];
+  let pairs = 0;
+  for (;;) {
+    let best = -1;
+    for (let i = 0; i < sources.length; i++) {
+      const h = sources[i]!.head;
+      if (h.done) continue;
+      if (best < 0 || cmp(h.value.id, (sources[best]!.head as IteratorYieldResult<ScoredPair>).value.id) < 0) best = i;
+    }
+    if (best < 0) break;
+    const src = sources[best]!;
+    const pair = (src.head as IteratorYieldResult<ScoredPair>).value;
+    await out.write(pair);
+    pairs++;
+    images.add(pair.image);
+    for (const s of [pair.a, pair.b]) {
+      const use = `${pair.image}\u0000${s.page}\u0000${s.revisionId}`;
+      refs.add(use);
+      captions.add(`${use}\u0000${pair.type}\u0000${s.text}`);
+    }
+    if (samples.length < sampleCount) samples.push(pair);
+    src.head = await src.it.next();
+  }
+  await out.close();
+  onSamples(samples);
+  return { images: images.size, references: refs.size, captions: captions.size, pairs };
+}

@@ -1,0 +1,63 @@
+/**
+ * Extract task: one shard → references partitioned by hash(image key) → completion marker.
+ * A corrupt shard (truncated bz2, malformed XML) keeps what was read before the damage and is marked
+ * "corrupt" with the error; the run goes on and the report lists it.
+ */
+import { Counters } from "../core/counters.ts";
+import { partitionOf } from "../core/hash.ts";
+import type { PageRevision } from "../core/records.ts";
+import type { BlobStore } from "../io/blob-store.ts";
+import { collapseUses, createReferenceExtractor, type RevisionRefs } from "../pipeline/extract-stage.ts";
+import { layout } from "./layout.ts";
+import { PartitionedWriter } from "./partitioned-writer.ts";
+import type { RunManifest, ShardSpec } from "./manifest.ts";
+import { marker, readMarker, writeMarker, type TaskMarker } from "./markers.ts";
+
+export interface ExtractTaskDeps {
+  /** opens the shard's pages (runner-specific: local file or ranged cloud read) */
+  readPages(shard: ShardSpec, counters: Counters): AsyncIterable<PageRevision>;
+  /** per-revision extraction; a runner may fan it out over worker threads (order must be kept) */
+  extractRevisions?(pages: AsyncIterable<PageRevision>, shard: ShardSpec, counters: Counters): AsyncIterable<RevisionRefs>;
+  /** errors that mean "the input is damaged" rather than "retry me" */
+  isCorruptInput(err: unknown): boolean;
+}
+
+export async function runExtractTask(manifest: RunManifest, shard: ShardSpec, work: BlobStore, deps: ExtractTaskDeps): Promise<TaskMarker> {
+  const doneName = layout.extractDone(shard.id);
+  const existing = await readMarker(work, doneName);
+  if (existing && existing.fingerprint === manifest.fingerprint) return existing;
+
+  const counters = new Counters();
+  const partitions = manifest.config.partitions;
+  const pages = deps.readPages(shard, counters);
+  const revisions = deps.extractRevisions
+    ? deps.extractRevisions(pages, shard, counters)
+    : inlineExtract(pages, shard, manifest, counters);
+  const out = new PartitionedWriter(work, (p) => layout.extractPart(shard.id, p));
+  let status: TaskMarker["status"] = "ok";
+  let error: string | null = null;
+  try {
+    for await (const ref of collapseUses(revisions, counters)) {
+      await out.write(partitionOf(ref.image, partitions), ref);
+      counters.inc(`extract.${ref.kind}.shuffle_records`);
+    }
+  } catch (err) {
+    if (!deps.isCorruptInput(err)) {
+      await out.abort();
+      throw err;
+    }
+    status = "corrupt";
+    error = err instanceof Error ? err.message : String(err);
+    counters.inc("extract.shards.corrupt");
+  }
+  await out.close();
+  counters.inc("extract.shards");
+  const m = marker(`extract:${shard.id}`, manifest.fingerprint, counters.toJSON(), status, error);
+  await writeMarker(work, doneName, m);
+  return m;
+}
+
+async function* inlineExtract(pages: AsyncIterable<PageRevision>, shard: ShardSpec, manifest: RunManifest, counters: Counters): AsyncGenerator<RevisionRefs> {
+  const extract = createReferenceExtractor(manifest.config, counters);
+  for await (const p of pages) yield extract(p, shard.kind);
+}

@@ -1,0 +1,43 @@
+/**
+ * The run manifest: the shard plan and the resolved config. Written once per run; a rerun resumes
+ * only if its plan fingerprint matches, so a resumed run can never mix two plans.
+ */
+import { z } from "zod";
+import { ParacapConfig } from "../core/config.ts";
+import { stableId } from "../core/hash.ts";
+import { InputKind } from "../core/records.ts";
+
+export const ShardSpec = z.object({
+  /** deterministic, path-safe id */
+  id: z.string().regex(/^[A-Za-z0-9._@-]+$/),
+  /** file path (local) or object name (cloud) of the dump */
+  uri: z.string(),
+  kind: InputKind,
+  /** byte range of a multistream dump; null = whole file */
+  start: z.number().int().nonnegative().nullable(),
+  end: z.number().int().positive().nullable(),
+  /** the range has no <mediawiki> root (a multistream slice after the header) */
+  fragment: z.boolean(),
+});
+export type ShardSpec = z.infer<typeof ShardSpec>;
+
+export const RunManifest = z.object({
+  version: z.literal(1),
+  runId: z.string(),
+  config: ParacapConfig,
+  shards: z.array(ShardSpec).min(1),
+  fingerprint: z.string(),
+});
+export type RunManifest = z.infer<typeof RunManifest>;
+
+export function createManifest(runId: string, config: ParacapConfig, shards: ShardSpec[]): RunManifest {
+  const { report: _report, ...planConfig } = config;
+  const fingerprint = stableId(JSON.stringify(planConfig), JSON.stringify(shards));
+  return { version: 1, runId, config, shards, fingerprint };
+}
+
+/** Path-safe shard id from a file name and an optional byte offset. */
+export function shardId(index: number, uri: string, start: number | null): string {
+  const base = uri.split("/").pop()!.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 80);
+  return `s${String(index).padStart(5, "0")}-${base}${start !== null ? `@${start}` : ""}`;
+}

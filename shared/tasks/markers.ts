@@ -1,0 +1,30 @@
+/**
+ * Completion markers: written after a task's outputs, carrying its counters. A task whose marker
+ * exists is done; the aggregate merges counters from markers only, so a retried task counts once.
+ */
+import { z } from "zod";
+import type { CounterSnapshot } from "../core/counters.ts";
+import type { BlobStore } from "../io/blob-store.ts";
+
+export const TaskMarker = z.object({
+  task: z.string(),
+  fingerprint: z.string(),
+  status: z.enum(["ok", "corrupt", "failed"]),
+  error: z.string().nullable(),
+  counters: z.record(z.string(), z.number()),
+});
+export type TaskMarker = z.infer<typeof TaskMarker>;
+
+export async function readMarker(store: BlobStore, name: string): Promise<TaskMarker | null> {
+  const text = await store.readText(name);
+  if (text === null) return null;
+  return TaskMarker.parse(JSON.parse(text));
+}
+
+export async function writeMarker(store: BlobStore, name: string, marker: TaskMarker): Promise<void> {
+  await store.writeText(name, JSON.stringify(marker) + "\n");
+}
+
+export function marker(task: string, fingerprint: string, counters: CounterSnapshot, status: TaskMarker["status"] = "ok", error: string | null = null): TaskMarker {
+  return { task, fingerprint, status, error, counters };
+}

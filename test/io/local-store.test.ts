@@ -1,0 +1,49 @@
+import { mkdtemp, readdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { LocalStore } from "../../shared/io/local-store.ts";
+import { JsonlWriter, readJsonl } from "../../shared/io/jsonl.ts";
+
+describe("LocalStore", () => {
+  it("publishes writes atomically and lists them", async () => {
+    const store = new LocalStore(await mkdtemp(join(tmpdir(), "paracap-store-")));
+    const w = store.writer("a/b/part.jsonl");
+    await w.write("one\n");
+    expect(await store.exists("a/b/part.jsonl")).toBe(false);
+    await w.close();
+    expect(await store.readText("a/b/part.jsonl")).toBe("one\n");
+    await store.writeText("a/c.json", "{}");
+    expect(await store.list("a/")).toEqual(["a/b/part.jsonl", "a/c.json"]);
+  });
+
+  it("createIfAbsent lets exactly one caller win", async () => {
+    const store = new LocalStore(await mkdtemp(join(tmpdir(), "paracap-store-")));
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => store.createIfAbsent("x/_TRIGGER", `caller ${i}`)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
+
+  it("abort leaves no object and no temp file", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "paracap-store-"));
+    const store = new LocalStore(dir);
+    const w = store.writer("p.jsonl");
+    await w.write("x");
+    await w.abort();
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("JSONL round-trips with validation and names the bad line", async () => {
+    const store = new LocalStore(await mkdtemp(join(tmpdir(), "paracap-store-")));
+    const w = new JsonlWriter(store.writer("r.jsonl"), 10);
+    for (const n of [1, 2, 3]) await w.write({ n });
+    await w.close();
+    const got: number[] = [];
+    for await (const r of readJsonl(store, "r.jsonl", z.object({ n: z.number() }))) got.push(r.n);
+    expect(got).toEqual([1, 2, 3]);
+    await store.writeText("bad.jsonl", '{"n":1}\n{"n":"two"}\n');
+    await expect(async () => {
+      for await (const _ of readJsonl(store, "bad.jsonl", z.object({ n: z.number() }))) void _;
+    }).rejects.toThrow(/bad\.jsonl:2/);
+  });
+});

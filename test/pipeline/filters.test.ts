@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import type { CandidatePair } from "../../shared/core/records.ts";
+import { divergentFilter, nearEqualForm, significantDifferenceFilter } from "../../shared/pipeline/filters.ts";
+
+const pair = (a: string, b: string): CandidatePair => ({
+  id: "0", tier: "silver", image: "File:X.jpg", type: "caption",
+  a: { text: a, page: "P1", pageId: 1, revisionId: 1 },
+  b: { text: b, page: "P2", pageId: 2, revisionId: 2 },
+});
+
+describe("pair filters", () => {
+  it("divergent drops captions equal ignoring case", () => {
+    expect(divergentFilter.keep(pair("Peter Kropotkin was a Russian anarchist.", "peter kropotkin was a russian anarchist."))).toEqual({ drop: "equal_ignoring_case" });
+    expect(divergentFilter.keep(pair("Peter Kropotkin was a Russian anarchist.", "Peter Kropotkin, Russian anarchist."))).toBe(true);
+  });
+
+  it("significant difference drops pairs differing only in punctuation, whitespace and asides", () => {
+    // real caption variants of File:Goldman-4.jpg across revisions of "Anarchism"
+    expect(significantDifferenceFilter.keep(pair("Emma Goldman (1869-1940) was an anarchist.", "Emma Goldman was an anarchist"))).toEqual({ drop: "near_equal" });
+    expect(significantDifferenceFilter.keep(pair("Emma Goldman, anarchist feminist", "Emma Goldman - anarchist  feminist!"))).toEqual({ drop: "near_equal" });
+    expect(significantDifferenceFilter.keep(pair("Emma Goldman was an anarchist.", "Emma Goldman was a feminist."))).toBe(true);
+  });
+
+  it("keeps non-Latin captions apart (the reference deleted every non-ASCII letter)", () => {
+    expect(nearEqualForm("Григориански календар (1582)")).toBe("григорианскикалендар");
+    expect(significantDifferenceFilter.keep(pair("Юлиански календар", "Григориански календар"))).toBe(true);
+  });
+
+  it("removes nested parenthesised asides", () => {
+    expect(nearEqualForm("A bridge (built (in 1890) of iron) over the river")).toBe("abridgeovertheriver");
+  });
+});
