@@ -4,6 +4,7 @@ import { ResumeConflictError } from "../runner/local-runner.ts";
 import { UserError } from "./errors.ts";
 import { RUN_USAGE, runCommand } from "./run-command.ts";
 import { extractCommand, featuresCommand, scoreCommand } from "./tool-commands.ts";
+import { cloudCommand } from "./cloud-command.ts";
 
 const USAGE = `paracap — paraphrase corpora from image captions
 
@@ -11,6 +12,7 @@ const USAGE = `paracap — paraphrase corpora from image captions
   paracap extract <dump|file.wikitext>  image references as JSONL
   paracap features < captions.txt       caption features as JSONL, one line per input line
   paracap score < pairs.tsv             syntactic metrics of caption1<TAB>caption2 lines as JSONL
+  paracap cloud upload|status|fetch     run on Google Cloud (see README)
 
 ${RUN_USAGE}`;
 
@@ -19,6 +21,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   extract: extractCommand,
   features: featuresCommand,
   score: scoreCommand,
+  cloud: cloudCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -5,7 +5,7 @@
 import type { Readable } from "node:stream";
 
 export interface BlobWriter {
-  write(chunk: string): Promise<void>;
+  write(chunk: string | Buffer): Promise<void>;
   /** publishes the object atomically: readers never see a half-written object */
   close(): Promise<void>;
   abort(): Promise<void>;

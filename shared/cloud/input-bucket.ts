@@ -1,0 +1,34 @@
+/** The input bucket as the planner sees it. */
+import type { Bucket } from "@google-cloud/storage";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { readMultistreamIndex } from "../dump/multistream.ts";
+import type { InputBucket } from "./plan-run.ts";
+
+export function gcsInputBucket(bucket: Bucket): InputBucket {
+  return {
+    async stat(name) {
+      const file = bucket.file(name);
+      const [exists] = await file.exists();
+      if (!exists) return null;
+      const [meta] = await file.getMetadata();
+      return { size: Number(meta.size), generation: String(meta.generation) };
+    },
+    async readText(name) {
+      const [buf] = await bucket.file(name).download();
+      return buf.toString("utf8");
+    },
+    async readIndexOffsets(name) {
+      // Indexes are small (≈ 1 % of the dump): download, then parse with the local reader.
+      const dir = await mkdtemp(join(tmpdir(), "paracap-index-"));
+      const path = join(dir, name.split("/").pop()!);
+      try {
+        await bucket.file(name).download({ destination: path });
+        return await readMultistreamIndex(path);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}

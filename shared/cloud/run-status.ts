@@ -1,0 +1,59 @@
+/** What `paracap cloud status` reports: per-phase progress, damaged and dead-lettered tasks, completion. */
+import type { BlobStore } from "../io/blob-store.ts";
+import { layout } from "../tasks/layout.ts";
+import { RunManifest } from "../tasks/manifest.ts";
+import { readMarker } from "../tasks/markers.ts";
+
+export interface RunStatus {
+  runId: string;
+  shards: { total: number; done: number; corrupt: string[]; failed: string[]; pending: string[] };
+  group: { total: number; done: number };
+  dedup: { total: number; done: number };
+  deadLettered: { task: unknown; error: string }[];
+  finished: boolean;
+  complete: boolean | null;
+}
+
+export async function runStatus(runId: string, work: BlobStore, output: BlobStore): Promise<RunStatus> {
+  const text = await work.readText(layout.manifest());
+  if (text === null) throw new Error(`no run ${runId} in ${work.description}`);
+  const manifest = RunManifest.parse(JSON.parse(text));
+  const shards: RunStatus["shards"] = { total: manifest.shards.length, done: 0, corrupt: [], failed: [], pending: [] };
+  for (const s of manifest.shards) {
+    const m = await readMarker(work, layout.extractDone(s.id));
+    if (!m) shards.pending.push(s.id);
+    else if (m.status === "failed") shards.failed.push(s.id);
+    else {
+      shards.done++;
+      if (m.status === "corrupt") shards.corrupt.push(`${s.id}: ${m.error}`);
+    }
+  }
+  const count = async (prefix: string) => (await work.list(prefix)).filter((n) => n.endsWith("/_DONE.json")).length;
+  const deadLettered = [];
+  for (const name of await work.list("deadletter/")) {
+    const t = await work.readText(name);
+    if (t) deadLettered.push(JSON.parse(t) as { task: unknown; error: string });
+  }
+  const success = await output.readText("_SUCCESS");
+  return {
+    runId,
+    shards,
+    group: { total: manifest.config.partitions, done: await count("group/") },
+    dedup: { total: manifest.config.partitions, done: await count("dedup/") },
+    deadLettered,
+    finished: success !== null,
+    complete: success === null ? null : (JSON.parse(success) as { complete: boolean }).complete,
+  };
+}
+
+export function formatStatus(s: RunStatus): string {
+  const lines = [
+    `run ${s.runId}: ${s.finished ? (s.complete ? "finished, complete" : "finished, INCOMPLETE (some shards failed)") : "running"}`,
+    `  extract shards: ${s.shards.done}/${s.shards.total} done, ${s.shards.failed.length} failed, ${s.shards.pending.length} pending`,
+    `  group partitions: ${s.group.done}/${s.group.total}`,
+    `  dedup partitions: ${s.dedup.done}/${s.dedup.total}`,
+  ];
+  for (const c of s.shards.corrupt) lines.push(`  damaged shard ${c}`);
+  for (const d of s.deadLettered) lines.push(`  dead-lettered: ${JSON.stringify(d.task)} (${d.error})`);
+  return lines.join("\n");
+}
