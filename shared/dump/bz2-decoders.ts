@@ -1,0 +1,128 @@
+/**
+ * bz2 decompression: the system `lbzip2`/`bzip2` binary in a child process (fast, parallel), or
+ * pure JS (unbzip2-stream) where no binary exists, e.g. on Cloud Functions. Both decode
+ * multi-stream files (concatenated bz2 streams) to the end, and both turn damaged input into a
+ * DumpError carrying the number of bytes decoded before the damage.
+ */
+import { spawn } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import { createRequire } from "node:module";
+import { delimiter, join } from "node:path";
+import { Readable } from "node:stream";
+import { DumpError } from "./errors.ts";
+
+export type Bz2Decoder = "auto" | "system" | "js";
+
+/** Preferred binaries, best first: lbzip2 decodes blocks on all cores. */
+const SYSTEM_BINARIES = ["lbzip2", "bzip2"] as const;
+
+/** Absolute path of the first lbzip2/bzip2 executable on PATH, or null. */
+export function findSystemBzip2(path = process.env.PATH ?? ""): string | null {
+  for (const name of SYSTEM_BINARIES) {
+    for (const dir of path.split(delimiter)) {
+      if (!dir) continue;
+      const candidate = join(dir, name);
+      try {
+        accessSync(candidate, constants.X_OK);
+        return candidate;
+      } catch {
+        // not here
+      }
+    }
+  }
+  return null;
+}
+
+/** Picks the binary for a decoder choice; null means "use the JS decoder". */
+export function resolveBz2Decoder(decoder: Bz2Decoder): string | null {
+  if (decoder === "js") return null;
+  const bin = findSystemBzip2();
+  if (bin === null && decoder === "system") throw new Error("decoder \"system\" requested but neither lbzip2 nor bzip2 is on PATH");
+  return bin;
+}
+
+/** Decodes bz2 bytes with a child process; a non-zero exit becomes a DumpError after the good output. */
+export async function* systemBunzip2(src: AsyncIterable<Buffer>, bin: string, file: string): AsyncGenerator<Buffer> {
+  const child = spawn(bin, ["-dc"], { stdio: ["pipe", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (d: string) => {
+    if (stderr.length < 2000) stderr += d;
+  });
+  const exited = new Promise<{ code: number | null; signal: string | null; error?: Error }>((resolve) => {
+    child.once("error", (error) => resolve({ code: null, signal: null, error }));
+    child.once("close", (code, signal) => resolve({ code, signal }));
+  });
+  // The child may exit early on bad data; the EPIPE that follows is reported through its exit code.
+  const feeding = new Promise<Error | null>((resolve) => {
+    const input = Readable.from(src, { objectMode: false });
+    input.once("error", (err) => {
+      child.stdin.destroy();
+      resolve(err);
+    });
+    child.stdin.once("error", () => resolve(null));
+    child.stdin.once("finish", () => resolve(null));
+    input.pipe(child.stdin);
+  });
+  let decoded = 0;
+  let finished = false;
+  try {
+    for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+      decoded += chunk.length;
+      yield chunk;
+    }
+    const readError = await feeding;
+    if (readError) throw readError; // an I/O failure of the source, not damaged data
+    const { code, signal, error } = await exited;
+    finished = true;
+    if (error) throw new DumpError(file, decoded, `cannot run the bz2 decoder ${bin}: ${error.message}`, { cause: error });
+    if (code !== 0) {
+      const why = stderr.trim().replace(/\s+/g, " ") || `exit ${code ?? signal}`;
+      throw new DumpError(file, decoded, `bz2 data is truncated or corrupt (${bin} ${code === null ? `killed by ${signal}` : `exit ${code}`}: ${why})`);
+    }
+  } finally {
+    // The consumer stopped early (or failed): do not leave the decoder running.
+    if (!finished && child.exitCode === null && child.signalCode === null) child.kill();
+  }
+}
+
+/** unbzip2-stream's decoder: a synchronous "through" stream (each write decodes what it can at once). */
+interface ThroughDecoder {
+  write(data: Buffer): boolean;
+  end(): void;
+  on(event: "data", listener: (d: Buffer) => void): unknown;
+  on(event: "error", listener: (err: Error) => void): unknown;
+}
+const require = createRequire(import.meta.url);
+
+/**
+ * Decodes bz2 bytes in pure JS (slow, but needs no binary). The decoder is driven by direct
+ * write() calls rather than piped: its output is emitted synchronously, so what was decoded before
+ * damaged data is still delivered, and memory stays bounded by one input chunk's output.
+ */
+export async function* jsBunzip2(src: AsyncIterable<Buffer>, file: string): AsyncGenerator<Buffer> {
+  const decoder = (require("unbzip2-stream") as () => ThroughDecoder)();
+  let pending: Buffer[] = [];
+  let damage: Error | null = null;
+  decoder.on("data", (d) => pending.push(d));
+  decoder.on("error", (err) => {
+    damage ??= err;
+  });
+  let decoded = 0;
+  const flush = (): Buffer[] => {
+    const out = pending;
+    pending = [];
+    for (const b of out) decoded += b.length;
+    return out;
+  };
+  for await (const chunk of src) {
+    decoder.write(chunk);
+    yield* flush();
+    if (damage) break;
+  }
+  if (!damage) decoder.end(); // reports a stream cut off mid-block
+  yield* flush();
+  if (damage !== null) {
+    const why = (damage as Error).message;
+    throw new DumpError(file, decoded, `bz2 data is truncated or corrupt (unbzip2-stream: ${why})`, { cause: damage });
+  }
+}

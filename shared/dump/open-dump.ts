@@ -1,0 +1,116 @@
+/**
+ * Opens a dump file (or a byte range of it) as its decompressed XML bytes. The container format is
+ * taken from magic bytes, never from the file name: a multistream shard has no name of its own,
+ * and uploaded files are often misnamed.
+ */
+import { createReadStream } from "node:fs";
+import { Readable } from "node:stream";
+import { createGunzip } from "node:zlib";
+import { jsBunzip2, resolveBz2Decoder, systemBunzip2, type Bz2Decoder } from "./bz2-decoders.ts";
+import { DumpError } from "./errors.ts";
+import { MAGIC_BYTES, sniffFormat } from "./magic.ts";
+
+export interface OpenDumpOptions {
+  /** first byte of the range to read (a bz2 stream boundary for compressed multistream dumps) */
+  start?: number;
+  /** end of the range, exclusive; default: end of file */
+  end?: number;
+  /** bz2 decoder: system binary, pure JS, or the binary when one is on PATH (default) */
+  decoder?: Bz2Decoder;
+}
+
+export interface DecompressOptions {
+  decoder?: Bz2Decoder;
+  /** names the input in error messages */
+  file: string;
+}
+
+/**
+ * Decompressed XML byte stream of a dump file or of the byte range [start, end) of it. bz2 (also
+ * multi-stream), gzip and plain XML are recognised by their magic bytes. Damaged compressed data
+ * makes the stream fail with a DumpError; the bytes decoded before it are delivered first.
+ */
+export function openDumpStream(path: string, opts: OpenDumpOptions = {}): Readable {
+  const start = opts.start ?? 0;
+  if (!Number.isInteger(start) || start < 0) throw new RangeError(`start must be a non-negative integer, got ${opts.start}`);
+  if (opts.end !== undefined && (!Number.isInteger(opts.end) || opts.end < start)) throw new RangeError(`end must be an integer >= start (${start}), got ${opts.end}`);
+  const raw: AsyncIterable<Buffer> =
+    opts.end === start
+      ? Readable.from([])
+      : createReadStream(path, { start, end: opts.end === undefined ? undefined : opts.end - 1, highWaterMark: 1 << 20 });
+  const file = start === 0 && opts.end === undefined ? path : `${path}[${start}..${opts.end ?? "end"}]`;
+  return decompressStream(raw, { decoder: opts.decoder, file });
+}
+
+/**
+ * Decompresses any byte source (a file range, a cloud object stream) the same way as
+ * openDumpStream, sniffing the format from its first bytes.
+ */
+export function decompressStream(raw: AsyncIterable<Buffer>, opts: DecompressOptions): Readable {
+  return Readable.from(decompressed(raw, opts), { objectMode: false });
+}
+
+async function* decompressed(raw: AsyncIterable<Buffer>, opts: DecompressOptions): AsyncGenerator<Buffer> {
+  const it = raw[Symbol.asyncIterator]();
+  const head: Buffer[] = [];
+  let headBytes = 0;
+  let exhausted = false;
+  while (headBytes < MAGIC_BYTES) {
+    const r = await it.next();
+    if (r.done) {
+      exhausted = true;
+      break;
+    }
+    head.push(r.value);
+    headBytes += r.value.length;
+  }
+  const source = replay(head, exhausted ? null : it);
+  const format = sniffFormat(Buffer.concat(head));
+  if (typeof format === "object") {
+    await it.return?.();
+    throw new DumpError(opts.file, null, `${format.unsupported}-compressed input is not supported: recompress it with bzip2 or gzip`);
+  }
+  if (format === "plain") {
+    yield* source;
+  } else if (format === "gzip") {
+    yield* gunzip(source, opts.file);
+  } else {
+    const bin = resolveBz2Decoder(opts.decoder ?? "auto");
+    yield* bin === null ? jsBunzip2(source, opts.file) : systemBunzip2(source, bin, opts.file);
+  }
+}
+
+/** The chunks already read to sniff the format, then the rest of the source. */
+async function* replay(head: Buffer[], rest: AsyncIterator<Buffer> | null): AsyncGenerator<Buffer> {
+  yield* head;
+  if (rest === null) return;
+  try {
+    for (;;) {
+      const r = await rest.next();
+      if (r.done) return;
+      yield r.value;
+    }
+  } finally {
+    await rest.return?.();
+  }
+}
+
+async function* gunzip(src: AsyncIterable<Buffer>, file: string): AsyncGenerator<Buffer> {
+  const input = Readable.from(src, { objectMode: false });
+  // zlib's gunzip reads concatenated gzip members to the end, like multi-stream bz2.
+  const z = createGunzip();
+  input.once("error", (err) => z.destroy(err));
+  input.pipe(z);
+  let decoded = 0;
+  try {
+    for await (const chunk of z as AsyncIterable<Buffer>) {
+      decoded += chunk.length;
+      yield chunk;
+    }
+  } catch (err) {
+    if (input.errored) throw input.errored;
+    throw new DumpError(file, decoded, `gzip data is truncated or corrupt (${err instanceof Error ? err.message : String(err)})`, { cause: err });
+  } finally {
+    input.destroy();
+  }
+}

@@ -1,0 +1,53 @@
+/** Paths of the real dump excerpts in shared/data (see their PROVENANCE.md) and small helpers. */
+import { createHash } from "node:crypto";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { PageRevision } from "../../shared/core/records.ts";
+
+const DATA = new URL("../../../shared/data/", import.meta.url).pathname;
+
+export const GENSIM = `${DATA}wikipedia/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2`;
+export const BGWIKI_UTF16 = `${DATA}wikipedia/bgwiki-latest-pages-articles-shortened.xml.bz2`;
+export const WIKIPEDIA2VEC_09 = `${DATA}wikipedia/wikipedia2vec-enwiki-pages-articles-sample.xml.bz2`;
+export const DUMPSTER_DIVE = `${DATA}wikipedia/dumpster-dive-tinywiki-latest-pages-articles.xml`;
+export const TABLE_MARKUP = `${DATA}wikipedia/enwiki-table-markup.xml.bz2`;
+export const HISTORY_0000 = `${DATA}wikipedia-history/enwiki-Anarchism-history-rev00000-00299.xml.bz2`;
+export const HISTORY_2900 = `${DATA}wikipedia-history/enwiki-Anarchism-history-rev02900-03299.xml.bz2`;
+export const WIKIPEDIA_PROVENANCE = `${DATA}wikipedia/PROVENANCE.md`;
+
+/** Decompressed bytes of a real bz2 file, via the bzip2 binary (independent of the code under test). */
+export function bunzip(path: string): Buffer {
+  return execFileSync("bzip2", ["-dc", path], { maxBuffer: 1 << 30 });
+}
+
+export function sha(data: string | Buffer): string {
+  return createHash("sha256").update(data).digest("hex").slice(0, 16);
+}
+
+export function tmp(prefix = "paracap-dump-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** A comparable fingerprint of a revision: everything but the text, plus a hash of the text. */
+export function fingerprint(r: PageRevision): string {
+  return `${r.ns}|${r.pageId}|${r.revisionId}|${r.timestamp}|${r.redirect}|${r.title}|${sha(r.text)}`;
+}
+
+export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}
+
+/** Revisions yielded before the iterable failed, and the failure. */
+export async function collectUntilError<T>(it: AsyncIterable<T>): Promise<{ items: T[]; error: unknown }> {
+  const items: T[] = [];
+  try {
+    for await (const x of it) items.push(x);
+  } catch (error) {
+    return { items, error };
+  }
+  return { items, error: null };
+}
