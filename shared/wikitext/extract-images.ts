@@ -1,0 +1,423 @@
+/**
+ * Every image use in one page's wikitext: body file links, `<gallery>` lines, `<imagemap>` images and
+ * template/infobox images, each with its caption and alt text cleaned to plain text.
+ *
+ * One left-to-right pass with an explicit stack of open `[[` / `{{` (no recursion, no regex over the
+ * whole page per token). A link or template is handled when it closes, innermost first; results are
+ * sorted back into document order at the end. Linear time: top-level pipes are recorded on the frame
+ * that is open when they are seen, and every nested file link or deleted template is "cut out" of its
+ * parent (a stack of cut spans), so each character is cleaned as caption text at most once.
+ *
+ * Choices (where MediaWiki or the reference implementation left room):
+ * - `[[:File:X.jpg|text]]` (a link to the file page, image not shown) counts as a reference, like the
+ *   reference implementation; its caption is the link text, alt is null.
+ * - A file link nested in another's caption is its own reference; it adds no text to the outer caption.
+ * - `image = [[File:X.jpg|…]]` in a template is one reference with source "template": file from the
+ *   link, caption/alt from the template's caption/alt parameters (the link's own as fallback).
+ * - An empty last segment (`[[File:X.jpg|thumb|]]`) does not blank an earlier caption.
+ * - Commented-out images and content of opaque tags (`<nowiki>`, `<pre>`, `<math>`, …) are ignored.
+ * - `[[Media:…]]` links are not references (they link to the file, they do not show it).
+ */
+import type { Counters } from "../core/counters.ts";
+import type { WikitextImageRef } from "../core/records.ts";
+import { cleanCaptionWith } from "./clean-caption.ts";
+import { galleryRefs, imagemapRef, type LineContext, type PlacedRef } from "./gallery-lines.ts";
+import { fileNamespaceEnd, fileNamespaceSet, hasMediaExtension, normalizeWithNamespaces } from "./image-key.ts";
+import { classifyImageOption } from "./image-options.ts";
+import { isInlineTemplate, normalizeTemplateName } from "./inline-templates.ts";
+import { CloserFinder, OPAQUE_TAGS, TAG_AT } from "./markup-tags.ts";
+import { GALLERY_TEMPLATES, IMAGE_WORD_LIST, pickGalleryTemplateImages, pickTemplateImages, type TemplateParam } from "./template-images.ts";
+
+export interface ExtractImagesOptions {
+  /** extra namespace aliases for files besides File/Image, e.g. ["Datei", "Файл", "Fichier"]; matched case-insensitively */
+  fileAliases?: string[];
+  /** extra option keywords of the local wiki (e.g. Hindi "अंगूठाकार") */
+  extraOptionWords?: string[];
+  /** pages larger than this are skipped with ExtractionLimitError("page_too_large") */
+  maxPageBytes?: number;
+  /** optional: counts skipped file links (`wikitext.skipped.<reason>`) */
+  counters?: Counters;
+}
+
+export const DEFAULT_MAX_PAGE_BYTES = 8 * 1024 * 1024;
+
+/** A page the extractor refuses to read; `reason` is a counter-friendly slug. */
+export class ExtractionLimitError extends Error {
+  constructor(
+    readonly reason: "page_too_large" | string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ExtractionLimitError";
+  }
+}
+
+const LINK = 1;
+const TEMPLATE = 2;
+const CUT_NO_REF = -1;
+/** Cheap pre-filter for parameter names that may name an image (exact test: isImageKey). */
+const IMAGE_HINT = new RegExp(IMAGE_WORD_LIST.join("|"), "i");
+
+/** Parameters of a template whose values are cut into text only when needed. */
+interface ParamSpan extends TemplateParam {
+  start: number;
+  end: number;
+}
+
+class PageScanner {
+  private readonly s: string;
+  private readonly ctx: LineContext;
+  private readonly counters: Counters | undefined;
+  private readonly refs: PlacedRef[] = [];
+  // Open frames (parallel arrays: one push per `[[` / `{{`).
+  private readonly fKind: number[] = [];
+  private readonly fStart: number[] = [];
+  private readonly fPipeBase: number[] = [];
+  private readonly fCutBase: number[] = [];
+  private openLinks = 0;
+  private openTemplates = 0;
+  /** positions of pipes at the top level of some open frame */
+  private readonly pipes: number[] = [];
+  // Cut spans [start, end) with the index of the reference a file link produced (or CUT_NO_REF).
+  private readonly cutStart: number[] = [];
+  private readonly cutEnd: number[] = [];
+  private readonly cutRef: number[] = [];
+  private readonly closers: CloserFinder;
+
+  constructor(text: string, ctx: LineContext, counters: Counters | undefined) {
+    this.s = text;
+    this.ctx = ctx;
+    this.counters = counters;
+    this.closers = new CloserFinder(text);
+  }
+
+  run(): WikitextImageRef[] {
+    const s = this.s;
+    const n = s.length;
+    let i = 0;
+    while (i < n) {
+      const c = s.charCodeAt(i);
+      if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+        if (s.charCodeAt(i + 1) !== c) {
+          i++;
+          continue;
+        }
+        let k = 2;
+        while (s.charCodeAt(i + k) === c) k++;
+        const kind = c === 0x5b ? LINK : TEMPLATE;
+        for (let j = 0, at = i + (k & 1); j < k >> 1; j++, at += 2) this.push(kind, at);
+        i += k;
+      } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
+        if (s.charCodeAt(i + 1) !== c) {
+          i++;
+          continue;
+        }
+        let k = 2;
+        while (s.charCodeAt(i + k) === c) k++;
+        this.close(c === 0x5d ? LINK : TEMPLATE, i, k);
+        i += k;
+      } else if (c === 0x7c /* | */) {
+        if (this.fKind.length > 0) this.pipes.push(i);
+        i++;
+      } else if (c === 0x3c /* < */) {
+        i = this.tag(i);
+      } else {
+        i++;
+      }
+    }
+    // Stable sort: refs opened at the same position keep their closing order.
+    return this.refs.sort((a, b) => a.pos - b.pos).map((p) => p.ref);
+  }
+
+  private push(kind: number, at: number): void {
+    this.fKind.push(kind);
+    this.fStart.push(at);
+    this.fPipeBase.push(this.pipes.length);
+    this.fCutBase.push(this.cutStart.length);
+    if (kind === LINK) this.openLinks++;
+    else this.openTemplates++;
+  }
+
+  /** Pops the top frame; its pipes and cuts stay, so they become the parent's (MediaWiki: broken `{{` is text). */
+  private discardTop(): void {
+    const kind = this.fKind.pop();
+    this.fStart.pop();
+    this.fPipeBase.pop();
+    this.fCutBase.pop();
+    if (kind === LINK) this.openLinks--;
+    else this.openTemplates--;
+  }
+
+  /** A run of `k` closing brackets at `at`: close as many open frames of that kind as it can. */
+  private close(kind: number, at: number, k: number): void {
+    let p = at;
+    let rest = k;
+    while (rest >= 2 && (kind === LINK ? this.openLinks : this.openTemplates) > 0) {
+      let top = this.fKind.length - 1;
+      // `[[File:A.jpg|Text [http://x Label]]]`: the first `]` ends the external link in the caption.
+      if (kind === LINK && (rest & 1) === 1 && this.fKind[top] === LINK && this.singleBracketOpen(this.fStart[top]! + 2, p)) {
+        p++;
+        rest--;
+      }
+      while (this.fKind[top] !== kind) {
+        this.discardTop();
+        top--;
+      }
+      const start = this.fStart[top]!;
+      const pipeBase = this.fPipeBase[top]!;
+      const cutBase = this.fCutBase[top]!;
+      this.discardTop();
+      if (kind === LINK) this.closeLink(start, p, pipeBase, cutBase);
+      else this.closeTemplate(start, p, pipeBase, cutBase);
+      p += 2;
+      rest -= 2;
+    }
+  }
+
+  /** Is there a `[` after the last `]` in [from, to)? Scans back only to the nearest bracket. */
+  private singleBracketOpen(from: number, to: number): boolean {
+    const s = this.s;
+    for (let j = to - 1; j >= from; j--) {
+      const c = s.charCodeAt(j);
+      if (c === 0x5b) return s.charCodeAt(j - 1) !== 0x5b;
+      if (c === 0x5d) return false;
+    }
+    return false;
+  }
+
+  /** Replaces everything cut since `cutBase` by one cut span. */
+  private cut(cutBase: number, start: number, end: number, ref: number): void {
+    this.cutStart.length = cutBase;
+    this.cutEnd.length = cutBase;
+    this.cutRef.length = cutBase;
+    this.cutStart.push(start);
+    this.cutEnd.push(end);
+    this.cutRef.push(ref);
+  }
+
+  /** Text of [a, b) without the cut spans among cuts[from..]; cut spans are sorted and disjoint. */
+  private textWithoutCuts(a: number, b: number, from: number): string {
+    let out = "";
+    let pos = a;
+    const cuts = this.cutStart.length;
+    for (let j = from; j < cuts; j++) {
+      const cs = this.cutStart[j]!;
+      if (cs >= b) break;
+      const ce = this.cutEnd[j]!;
+      if (ce <= pos) continue;
+      if (cs > pos) out += this.s.slice(pos, cs);
+      pos = Math.max(pos, ce);
+    }
+    if (pos < b) out += this.s.slice(pos, b);
+    return out;
+  }
+
+  /** First cut index ≥ `from` whose span ends after `pos` (binary search: cuts are sorted and disjoint). */
+  private cutIndexAt(pos: number, from: number): number {
+    let lo = from;
+    let hi = this.cutStart.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.cutEnd[mid]! <= pos) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private closeLink(start: number, contentEnd: number, pipeBase: number, cutBase: number): void {
+    const s = this.s;
+    const cs = start + 2;
+    const targetEnd = this.pipes.length > pipeBase ? this.pipes[pipeBase]! : contentEnd;
+    // Namespace check on a bounded prefix: a link target is short, a caption may not be.
+    const head = s.slice(cs, Math.min(targetEnd, cs + 256)).replace(/^[\s_]+/, "");
+    const colon = head.startsWith(":");
+    const title = colon ? head.slice(1).trimStart() : head;
+    if (fileNamespaceEnd(title, this.ctx.namespaces) < 0) {
+      this.pipes.length = pipeBase; // a plain link: its pipes are internal; its text stays in captions
+      return;
+    }
+    let target = s.slice(cs, targetEnd);
+    if (target.includes("<!--")) target = target.replace(/<!--[\s\S]*?(?:-->|$)/g, "");
+    const image = normalizeWithNamespaces(target, this.ctx.namespaces);
+    let refIndex = CUT_NO_REF;
+    if (image === null) {
+      this.counters?.inc("wikitext.skipped.invalid_file_name");
+    } else {
+      const segments: string[] = [];
+      let j = cutBase;
+      for (let k = pipeBase; k < this.pipes.length; k++) {
+        const a = this.pipes[k]! + 1;
+        const b = k + 1 < this.pipes.length ? this.pipes[k + 1]! : contentEnd;
+        j = this.cutIndexAt(a, j);
+        segments.push(this.textWithoutCuts(a, b, j));
+      }
+      refIndex = this.refs.length;
+      this.refs.push({ pos: start, ref: colon ? this.fileLinkRef(image, segments) : this.imageRef(image, segments) });
+    }
+    this.pipes.length = pipeBase;
+    this.cut(cutBase, start, contentEnd + 2, refIndex);
+  }
+
+  /** `[[:File:X.jpg|text]]`: the link text is the caption. */
+  private fileLinkRef(image: string, segments: string[]): WikitextImageRef {
+    const text = segments.length > 0 ? cleanCaptionWith(segments.join("|"), this.ctx.namespaces) : null;
+    return { image, source: "link", caption: text, alt: null };
+  }
+
+  /** `[[File:X.jpg|options…|caption]]`: caption = last non-option segment, alt from `alt=`. */
+  private imageRef(image: string, segments: string[]): WikitextImageRef {
+    let caption: string | null = null;
+    let alt: string | null = null;
+    let haveCaption = false;
+    let haveAlt = false;
+    for (let k = segments.length - 1; k >= 0 && !(haveCaption && haveAlt); k--) {
+      const seg = segments[k]!;
+      const o = classifyImageOption(seg, this.ctx.extraWords);
+      if (o.kind === "alt" && !haveAlt) {
+        alt = cleanCaptionWith(o.value, this.ctx.namespaces);
+        haveAlt = true;
+      } else if (o.kind === "text" && !haveCaption && seg.trim() !== "") {
+        caption = cleanCaptionWith(seg, this.ctx.namespaces);
+        haveCaption = true;
+      }
+    }
+    return { image, source: "link", caption, alt };
+  }
+
+  private closeTemplate(start: number, contentEnd: number, pipeBase: number, cutBase: number): void {
+    const s = this.s;
+    const cs = start + 2;
+    const pipeEnd = this.pipes.length;
+    const nameEnd = pipeEnd > pipeBase ? this.pipes[pipeBase]! : contentEnd;
+    const name = normalizeTemplateName(s.slice(cs, Math.min(nameEnd, cs + 256)).replace(/<!--[\s\S]*?(?:-->|$)/g, ""));
+    let produced = false;
+    if (pipeEnd > pipeBase && !name.startsWith("#")) {
+      const params: ParamSpan[] = [];
+      for (let k = pipeBase; k < pipeEnd; k++) {
+        const a = this.pipes[k]! + 1;
+        const b = k + 1 < pipeEnd ? this.pipes[k + 1]! : contentEnd;
+        params.push(this.param(a, b));
+      }
+      produced = this.templateImages(name, params, cutBase);
+    }
+    this.pipes.length = pipeBase;
+    // Unknown templates are deleted from captions, so an enclosing caption never needs their text.
+    if (produced || !isInlineTemplate(name)) this.cut(cutBase, start, contentEnd + 2, CUT_NO_REF);
+  }
+
+  /** `key = value` when the text before the first `=` is a plain parameter name; positional otherwise. */
+  private param(a: number, b: number): ParamSpan {
+    const s = this.s;
+    const limit = Math.min(b, a + 80);
+    for (let j = a; j < limit; j++) {
+      const c = s.charCodeAt(j);
+      if (c === 0x3d /* = */) return j > a ? { key: s.slice(a, j), start: j + 1, end: b } : { key: null, start: a, end: b };
+      // Parameter names are words; anything else before `=` makes the argument positional (`[[a|b]]=`, `<x=`).
+      const wordChar =
+        (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) ||
+        c === 0x20 || c === 0x09 || c === 0x5f || c === 0x2d || c === 0x2e || c === 0x0a || c >= 0x80;
+      if (!wordChar) break;
+    }
+    return { key: null, start: a, end: b };
+  }
+
+  /** Adds the images of a template call; true if it had any. */
+  private templateImages(name: string, params: ParamSpan[], cutBase: number): boolean {
+    // Most templates (citations, navboxes) have no image parameter: decide that on the raw keys first.
+    const gallery = GALLERY_TEMPLATES.has(name);
+    if (!gallery && !params.some((p) => p.key !== null && IMAGE_HINT.test(p.key))) return false;
+    for (const p of params) if (p.key !== null) p.key = p.key.replace(/[\s_]+/g, " ").trim().toLowerCase() || null;
+    const linkRef = new Map<number, number>();
+    const fileKey = new Map<number, string | null>();
+    // A value that is exactly one nested [[File:…]] link: the index of that link's reference.
+    const nestedLink = (i: number): number => {
+      const p = params[i]!;
+      const j = this.cutIndexAt(p.start, cutBase);
+      if (j >= this.cutStart.length || this.cutRef[j]! < 0 || this.cutEnd[j]! > p.end) return -1;
+      const outside = this.s.slice(p.start, this.cutStart[j]!) + this.s.slice(this.cutEnd[j]!, p.end);
+      return outside.replace(/<!--[\s\S]*?(?:-->|$)/g, "").trim() === "" ? this.cutRef[j]! : -1;
+    };
+    const isFile = (i: number): boolean => {
+      if (!fileKey.has(i)) {
+        const r = nestedLink(i);
+        if (r >= 0) {
+          linkRef.set(i, r);
+          fileKey.set(i, this.refs[r]!.ref.image);
+        } else {
+          fileKey.set(i, this.bareFileValue(params[i]!, cutBase));
+        }
+      }
+      return fileKey.get(i) != null;
+    };
+    const picks = gallery ? pickGalleryTemplateImages(params, isFile) : pickTemplateImages(params, isFile);
+    const text = (i: number | null): string | null => {
+      if (i === null) return null;
+      const p = params[i]!;
+      return cleanCaptionWith(this.textWithoutCuts(p.start, p.end, this.cutIndexAt(p.start, cutBase)), this.ctx.namespaces);
+    };
+    for (const pick of picks) {
+      const caption = text(pick.caption);
+      const alt = text(pick.alt);
+      const r = linkRef.get(pick.image);
+      if (r !== undefined) {
+        const placed = this.refs[r]!;
+        placed.ref = { image: placed.ref.image, source: "template", caption: caption ?? placed.ref.caption, alt: alt ?? placed.ref.alt };
+      } else {
+        this.refs.push({ pos: params[pick.image]!.start, ref: { image: fileKey.get(pick.image)!, source: "template", caption, alt } });
+      }
+    }
+    return picks.length > 0;
+  }
+
+  /** `Foo.jpg`, `File:Foo.jpg`, `<!-- c -->Foo.jpg`, `Foo.jpg{{!}}200px` → key, if it has a media extension. */
+  private bareFileValue(p: ParamSpan, cutBase: number): string | null {
+    if (p.end - p.start > 1024) return null; // a file name is at most 255 bytes; this is prose
+    let v = this.textWithoutCuts(p.start, p.end, this.cutIndexAt(p.start, cutBase));
+    if (v.includes("<")) v = v.replace(/<!--[\s\S]*?(?:-->|$)/g, "");
+    v = v.replace(/\{\{\s*!\s*\}\}/g, "|");
+    const bar = v.search(/[|\n<]/);
+    if (bar >= 0) v = v.slice(0, bar);
+    const key = normalizeWithNamespaces(v, this.ctx.namespaces);
+    return key !== null && hasMediaExtension(key) ? key : null;
+  }
+
+  /** At a `<`: skips comments and opaque tags, reads galleries and imagemaps; returns where to go on. */
+  private tag(i: number): number {
+    const s = this.s;
+    if (s.startsWith("<!--", i)) {
+      const end = s.indexOf("-->", i + 4);
+      return end < 0 ? s.length : end + 3;
+    }
+    TAG_AT.lastIndex = i;
+    const m = TAG_AT.exec(s);
+    if (!m || m[1] !== "" || m[3] !== "") return i + 1;
+    const name = m[2]!.toLowerCase();
+    const isGallery = name === "gallery";
+    if (!isGallery && name !== "imagemap" && !OPAQUE_TAGS.has(name)) return i + 1;
+    const after = i + m[0].length;
+    const closer = this.closers.find(name, after);
+    if (!closer) return after; // unclosed: MediaWiki shows it as text
+    const body = s.slice(after, closer.start);
+    if (isGallery) for (const r of galleryRefs(body, after, this.ctx)) this.refs.push(r);
+    else if (name === "imagemap") {
+      const r = imagemapRef(body, after, this.ctx);
+      if (r) this.refs.push(r);
+    }
+    if (isGallery || name === "imagemap") this.cut(this.cutStart.length, i, closer.end, CUT_NO_REF);
+    return closer.end;
+  }
+}
+
+/** Every image use in the page, in document order: body links, <gallery> lines, infobox/template images, {{multiple image}}. */
+export function extractImageRefs(wikitext: string, opts: ExtractImagesOptions = {}): WikitextImageRef[] {
+  const max = opts.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES;
+  // UTF-8 needs ≥ 1 byte per UTF-16 unit and ≤ 3: count bytes only when the length cannot decide.
+  if (wikitext.length > max || (wikitext.length * 3 > max && Buffer.byteLength(wikitext, "utf8") > max)) {
+    throw new ExtractionLimitError("page_too_large", `page has more than ${max} bytes of wikitext`);
+  }
+  const ctx: LineContext = {
+    namespaces: fileNamespaceSet(opts.fileAliases),
+    extraWords: new Set((opts.extraOptionWords ?? []).map((w) => w.trim().toLowerCase())),
+  };
+  return new PageScanner(wikitext, ctx, opts.counters).run();
+}

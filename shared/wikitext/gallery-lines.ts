@@ -1,0 +1,92 @@
+/**
+ * `<gallery>` content (one `File:X.jpg|options|caption` per line, prefix optional) and the image line
+ * of `<imagemap>` → image references.
+ */
+import type { WikitextImageRef } from "../core/records.ts";
+import { cleanCaptionWith } from "./clean-caption.ts";
+import { normalizeWithNamespaces } from "./image-key.ts";
+import { classifyImageOption } from "./image-options.ts";
+
+/** A reference plus its offset in the page, for document order. */
+export interface PlacedRef {
+  pos: number;
+  ref: WikitextImageRef;
+}
+
+/** Splits on `|` outside nested `[[…]]` and `{{…}}` (linear; counts, no recursion). */
+export function splitTopLevelPipes(s: string): string[] {
+  if (!s.includes("|")) return [s];
+  const out: string[] = [];
+  let links = 0;
+  let templates = 0;
+  let start = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const next = s.charCodeAt(i + 1);
+    if (c === 0x5b && next === 0x5b) (links++, i++);
+    else if (c === 0x5d && next === 0x5d && links > 0) (links--, i++);
+    else if (c === 0x7b && next === 0x7b) (templates++, i++);
+    else if (c === 0x7d && next === 0x7d && templates > 0) (templates--, i++);
+    else if (c === 0x7c && links === 0 && templates === 0) {
+      out.push(s.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(s.slice(start));
+  return out;
+}
+
+/** Shared settings of one page's extraction. */
+export interface LineContext {
+  namespaces: ReadonlySet<string>;
+  extraWords: ReadonlySet<string>;
+}
+
+/**
+ * One image line (`File:X.jpg|alt=…|Caption`) → reference; null for a line that names no valid file.
+ * Caption = the last segment that is not an option.
+ */
+export function parseImageLine(line: string, source: WikitextImageRef["source"], ctx: LineContext): WikitextImageRef | null {
+  const parts = splitTopLevelPipes(line);
+  const image = normalizeWithNamespaces(parts[0]!, ctx.namespaces);
+  if (image === null) return null;
+  let caption: string | null = null;
+  let alt: string | null = null;
+  for (let k = parts.length - 1; k >= 1; k--) {
+    const o = classifyImageOption(parts[k]!, ctx.extraWords);
+    if (o.kind === "alt" && alt === null) alt = cleanCaptionWith(o.value, ctx.namespaces);
+    else if (o.kind === "text" && caption === null && parts[k]!.trim() !== "") caption = cleanCaptionWith(parts[k]!, ctx.namespaces) ?? "";
+  }
+  return { image, source, caption: caption === "" ? null : caption, alt };
+}
+
+const COMMENT = /<!--[\s\S]*?(?:-->|$)/g;
+
+/** Every image line of a gallery body; `offset` is where the body starts in the page. */
+export function galleryRefs(body: string, offset: number, ctx: LineContext): PlacedRef[] {
+  const refs: PlacedRef[] = [];
+  // Comments are blanked (not removed) so line offsets stay true.
+  const text = body.includes("<!--") ? body.replace(COMMENT, (m) => m.replace(/[^\n]/g, " ")) : body;
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    const line = text.slice(start, end);
+    if (line.trim() !== "") {
+      const ref = parseImageLine(line, "gallery", ctx);
+      if (ref) refs.push({ pos: offset + start, ref });
+    }
+    start = end + 1;
+  }
+  return refs;
+}
+
+/** The image of an `<imagemap>`: its first non-empty line; the rest are clickable areas. */
+export function imagemapRef(body: string, offset: number, ctx: LineContext): PlacedRef | null {
+  const text = body.includes("<!--") ? body.replace(COMMENT, (m) => m.replace(/[^\n]/g, " ")) : body;
+  const m = /[^\s]/.exec(text);
+  if (!m) return null;
+  const end = text.indexOf("\n", m.index);
+  const ref = parseImageLine(text.slice(m.index, end < 0 ? text.length : end), "link", ctx);
+  return ref ? { pos: offset + m.index, ref } : null;
+}

@@ -1,0 +1,130 @@
+/**
+ * Which parameters of a template are images, and which caption/alt parameters belong to each.
+ * Infoboxes name them in many ways (`image`, `image2`, `image_skyline`, `Ship image`, `logo`,
+ * `photo1a`; `caption`, `caption2`, `image_caption`, `map_caption`, `Ship caption`), so keys are
+ * compared in a spacing-free lower-case form and partners are looked up by a fixed list of spellings.
+ */
+
+/** Words that make a parameter an image slot when they are its last word (or `image` its first). */
+export const IMAGE_WORD_LIST: readonly string[] = [
+  "image", "img", "photo", "photograph", "picture", "pic", "logo", "map", "cover", "flag", "seal", "emblem",
+  "insignia", "shield", "arms", "signature", "screenshot", "poster", "banner", "diagram", "portrait", "drawing", "artwork",
+];
+const IMAGE_WORDS: ReadonlySet<string> = new Set(IMAGE_WORD_LIST);
+
+/** Words that make an `image…` key a setting of the image rather than the image itself. */
+const MODIFIER_WORDS = new Set([
+  "caption", "alt", "size", "width", "height", "upright", "link", "class", "scale", "align", "position", "px",
+  "text", "title", "desc", "description", "credit", "source", "label", "relief", "type", "style", "border", "frame",
+]);
+
+/** A parameter of one template call. */
+export interface TemplateParam {
+  /** normalised key (lower-case, `_` → space, collapsed) or null for a positional argument */
+  key: string | null;
+}
+
+/** One image of a template: indices into the parameter list. */
+export interface TemplateImagePick {
+  image: number;
+  caption: number | null;
+  alt: number | null;
+}
+
+/** Word stem without a trailing index: `image2` → `image`, `photo1a` → `photo`. */
+const stem = (w: string) => w.replace(/\d+[a-z]?$/, "");
+
+/**
+ * True when a normalised key names an image slot: one of its words is an image word (`image`, `image2`,
+ * `image skyline`, `ship image`, `static image name`, `logo`, `photo1a`) and none is a setting word
+ * (`image size`, `image caption`, `logo alt`).
+ */
+export function isImageKey(key: string): boolean {
+  const stems = key.split(" ").map(stem);
+  return stems.some((w) => IMAGE_WORDS.has(w)) && !stems.some((w) => MODIFIER_WORDS.has(w));
+}
+
+/** Spacing-free spellings of the caption (or alt) partner of an image key, most specific first. */
+function partnerKeys(key: string, partner: "caption" | "alt"): string[] {
+  const k = key.replace(/ /g, "");
+  const out = [k + partner, `${k} ${partner}`.replace(/ /g, "")];
+  const indexed = /^(.*?)(\d+)([a-z]?)$/.exec(k);
+  if (indexed) {
+    const [, base, num, suffix] = indexed;
+    out.push(`${partner}${num}${suffix}`, `${base}${partner}${num}${suffix}`, `${base}${num}${suffix}${partner}`);
+  }
+  if (k.startsWith("image") && k.length > 5 && !indexed) out.push(k.slice(5) + partner); // image_map → map_caption
+  if (k.endsWith("image") && k.length > 5) out.push(k.slice(0, -5) + partner); // Ship image → Ship caption
+  const words = key.split(" ");
+  if (words.length > 1 && !IMAGE_WORDS.has(stem(words[words.length - 1]!))) {
+    out.push(words.slice(0, -1).join("") + partner); // static image name → static image caption
+  }
+  return out;
+}
+
+/** Generic partners that go to the first image without a specific one. */
+const GENERIC = { caption: ["caption", "imagecaption"], alt: ["alt", "imagealt"] };
+
+/**
+ * Image slots of a named-parameter template (infobox, {{multiple image}}, …) with their caption and
+ * alt parameters. `isFile(i)` says whether parameter i's value really is a file (bare names must
+ * have a media extension; a nested [[File:…]] counts too).
+ */
+export function pickTemplateImages(params: readonly TemplateParam[], isFile: (i: number) => boolean): TemplateImagePick[] {
+  const byKey = new Map<string, number>();
+  params.forEach((p, i) => {
+    if (p.key !== null) byKey.set(p.key.replace(/ /g, ""), i); // later duplicates win, as in MediaWiki
+  });
+  const picks: TemplateImagePick[] = [];
+  const used = new Set<number>();
+  const find = (keys: string[]) => {
+    for (const k of keys) {
+      const i = byKey.get(k);
+      if (i !== undefined && !used.has(i)) return i;
+    }
+    return null;
+  };
+  params.forEach((p, i) => {
+    if (p.key === null || !isImageKey(p.key) || byKey.get(p.key.replace(/ /g, "")) !== i || !isFile(i)) return;
+    const caption = find(partnerKeys(p.key, "caption"));
+    if (caption !== null) used.add(caption);
+    const alt = find(partnerKeys(p.key, "alt"));
+    if (alt !== null) used.add(alt);
+    picks.push({ image: i, caption, alt });
+  });
+  for (const kind of ["caption", "alt"] as const) {
+    const free = picks.find((p) => p[kind] === null);
+    if (!free) continue;
+    const i = find(GENERIC[kind]);
+    if (i !== null) {
+      free[kind] = i;
+      used.add(i);
+    }
+  }
+  return picks;
+}
+
+/**
+ * `{{Gallery|File:A.jpg|Caption A|File:B.jpg|…|alt1=…}}`: positional files, each followed by an
+ * optional caption; alt texts are `altN` for the N-th file.
+ */
+export function pickGalleryTemplateImages(params: readonly TemplateParam[], isFile: (i: number) => boolean): TemplateImagePick[] {
+  const alts = new Map<string, number>();
+  params.forEach((p, i) => {
+    if (p.key !== null) alts.set(p.key.replace(/ /g, ""), i);
+  });
+  const positional = params.flatMap((p, i) => (p.key === null ? [i] : []));
+  const picks: TemplateImagePick[] = [];
+  for (let j = 0; j < positional.length; j++) {
+    const i = positional[j]!;
+    if (!isFile(i)) continue;
+    const next = positional[j + 1];
+    const caption = next !== undefined && !isFile(next) ? next : null;
+    if (caption !== null) j++;
+    picks.push({ image: i, caption, alt: alts.get(`alt${picks.length + 1}`) ?? null });
+  }
+  return picks;
+}
+
+/** Template names whose positional arguments are gallery entries. */
+export const GALLERY_TEMPLATES: ReadonlySet<string> = new Set(["gallery", "image gallery"]);

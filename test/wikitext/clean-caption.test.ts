@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { cleanCaption } from "../../shared/wikitext/clean-caption.ts";
+
+describe("cleanCaption: links", () => {
+  it("renders internal links, piped links and the pipe trick", () => {
+    expect(cleanCaption("The [[Taste of the Danforth]] weekend")).toBe("The Taste of the Danforth weekend");
+    expect(cleanCaption("[[Toronto City Hall|City Hall]]")).toBe("City Hall");
+    expect(cleanCaption("[[Mercury (planet)|]] and [[Paris, Texas|]]")).toBe("Mercury and Paris");
+    expect(cleanCaption("[[Baz]]s")).toBe("Bazs");
+  });
+  it("drops category and interlanguage links and nested images, keeps colon links", () => {
+    expect(cleanCaption("A[[Category:Foo]] b [[fr:Bar]] c [[File:Icon.png|20px]]")).toBe("A b c");
+    expect(cleanCaption("see [[:Category:Ships|ships]]")).toBe("see ships");
+  });
+  it("renders external links by label and drops bare ones", () => {
+    expect(cleanCaption("Text [https://x.org/a_b Label here]")).toBe("Text Label here");
+    expect(cleanCaption("Source [http://example.com] end")).toBe("Source end");
+  });
+});
+
+describe("cleanCaption: markup and tags", () => {
+  it("removes bold/italic quotes", () => {
+    expect(cleanCaption("''Maebyeong'' vase with '''''sanggam'''''")).toBe("Maebyeong vase with sanggam");
+    expect(cleanCaption("'''Foo''''s hat")).toBe("Foo's hat");
+  });
+  it("removes refs non-greedily across lines, self-closing refs and comments", () => {
+    expect(cleanCaption("Before<ref>one\n[[x]]</ref> middle<ref name=a/> and<ref>two</ref> after<!-- hidden [[y]] -->")).toBe("Before middle and after");
+  });
+  it("keeps the text of other tags, <br> becomes a space, math/score/gallery content goes", () => {
+    expect(cleanCaption("H<sub>2</sub>O<br/>line <span style=\"x\">two</span>")).toBe("H2O line two");
+    expect(cleanCaption("Area <math>\\pi r^2</math> and <score>{c d}</score>notes <gallery>\nA.jpg|x\n</gallery>end")).toBe("Area and notes end");
+  });
+  it("decodes entities and turns &nbsp; into a space", () => {
+    expect(cleanCaption("Tom&nbsp;&amp;&nbsp;Jerry &#124; &eacute;t&eacute;")).toBe("Tom & Jerry | été");
+  });
+  it("keeps <nowiki> content literally", () => {
+    expect(cleanCaption("a <nowiki>[[not a link]]</nowiki> b")).toBe("a [[not a link]] b");
+  });
+  it("normalises multi-line captions to one line and returns null for nothing left", () => {
+    expect(cleanCaption("Allen Morris accepting Emmy Award 2003 \n(Photo by Marc)")).toBe("Allen Morris accepting Emmy Award 2003 (Photo by Marc)");
+    expect(cleanCaption("  {{sfn|Smith|2001}}<ref>x</ref> ")).toBeNull();
+    expect(cleanCaption("")).toBeNull();
+  });
+});
+
+describe("cleanCaption: templates", () => {
+  const cases: [string, string | null][] = [
+    ["{{nowrap|New York}} City", "New York City"],
+    ["{{nobr|a b}}", "a b"],
+    ["{{lang|fr|Le Monde|italic=no}}", "Le Monde"],
+    ["{{lang-de|Berliner Mauer}}", "Berliner Mauer"],
+    ["{{convert|5|km|mi}} long", "5 km long"],
+    ["{{cvt|5|to|10|km}}", "5 to 10 km"],
+    ["{{circa|1900}}", "c. 1900"],
+    ["{{c.|1850}}", "c. 1850"],
+    ["probably {{USS|Sangamon|1862}}, photographed", "probably USS Sangamon (1862), photographed"],
+    ["{{HMS|Raglan}}", "HMS Raglan"],
+    ["{{ship|CSS|Tennessee|1863|6}}", "CSS Tennessee"],
+    ["{{ship|HMS|Dreadnought|1906}}", "HMS Dreadnought (1906)"],
+    ["{{USS|Monitor||1}}", "Monitor"],
+    ["{{sclass|Casco|monitor}} at anchor", "Casco-class monitor at anchor"],
+    ["{{small|(left)}} A", "(left) A"],
+    ["{{nihongo|Tokyo Tower|東京タワー|Tōkyō tawā}}", "Tokyo Tower"],
+    ["{{transl|ar|al-Qahira}}", "al-Qahira"],
+    ["{{ill|Hans Müller|de}}", "Hans Müller"],
+    ["a{{!}}b {{=}} c{{'}}s {{'s}}", "a|b = c's 's"],
+    ["1914{{snd}}1918 and 1939{{ndash}}45 {{mdash}} war", "1914 – 1918 and 1939–45 — war"],
+    ["a{{spaces|2}}b{{nbsp}}c", "a b c"],
+    ["{{abbr|UK|United Kingdom}}", "UK"],
+    ["{{frac|1|2}} mile", "1/2 mile"],
+    ["Claim{{sfn|Smith|2001|p=4}}{{efn|note}}{{refn|x}}{{citation needed|date=May 2020}}{{cn}}{{dubious}}{{cite web|url=x|title=y}} done", "Claim done"],
+    ["Start {{nowrap|{{unknown}}}} tail", "Start tail"],
+    ["{{a}} {{nycs|J}} rest of caption", "rest of caption"],
+    ["{{legend|#fff|White area}} shows}}", "shows"],
+    ["A {{lang|en|{{nowrap|x}} y}} B", "A x y B"],
+  ];
+  it.each(cases)("%s", (input, expected) => expect(cleanCaption(input)).toBe(expected));
+  it("drops an unclosed template but keeps the text of an unclosed link", () => {
+    expect(cleanCaption("caption {{broken|x")).toBe("caption");
+    expect(cleanCaption("see [[Foo bar")).toBe("see Foo bar");
+  });
+});
+
+describe("cleanCaption: hostile input", () => {
+  it("handles a 100k-character caption in linear time", () => {
+    const long = "word [[link|label]] {{nowrap|x}} ''it'' ".repeat(2600);
+    const t = performance.now();
+    const out = cleanCaption(long)!;
+    expect(performance.now() - t).toBeLessThan(2000);
+    expect(out.startsWith("word label x it word label x it")).toBe(true);
+  });
+  it("handles 10k-deep template and link nesting without recursion", () => {
+    const depth = 10_000;
+    const t = performance.now();
+    expect(cleanCaption("x " + "{{a|".repeat(depth) + "y" + "}}".repeat(depth) + " z")).toBe("x z");
+    expect(cleanCaption("x " + "{{nowrap|".repeat(depth) + "y" + "}}".repeat(depth) + " z")).toBe("x y z");
+    expect(cleanCaption("[[a|".repeat(depth) + "deep" + "]]".repeat(depth))).toBe("deep");
+    expect(cleanCaption("{{".repeat(depth) + "text" + "]]".repeat(depth))).toBeNull();
+    expect(performance.now() - t).toBeLessThan(2000);
+  });
+});
