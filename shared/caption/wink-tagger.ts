@@ -1,0 +1,46 @@
+/**
+ * Tokenises, sentence-splits and Penn-tags a caption with wink-nlp (English lite model). The model is
+ * loaded once per tagger; `tag` is on the hot path (called once per distinct caption).
+ */
+import winkNLP from "wink-nlp";
+import model from "wink-eng-lite-web-model";
+import { pennTags } from "./penn-tags.ts";
+
+/** One token of a caption with its Penn tag. */
+export interface CaptionToken {
+  readonly word: string;
+  readonly tag: string;
+  /** whitespace precedes this token in the text (false joins "15", "-", "inch") */
+  readonly spaceBefore: boolean;
+}
+
+/** A tagged caption: all tokens, and the sentence segments as [first, last] token indices (inclusive). */
+export interface TaggedCaption {
+  readonly tokens: readonly CaptionToken[];
+  readonly sentences: readonly (readonly [number, number])[];
+}
+
+export interface CaptionTagger {
+  tag(text: string): TaggedCaption;
+}
+
+/** Loads wink-nlp with only the pipes it needs (sentence boundaries and POS). */
+export function createWinkTagger(): CaptionTagger {
+  const nlp = winkNLP(model, ["sbd", "pos"]);
+  const its = nlp.its;
+  return {
+    tag(text) {
+      if (text === "") return { tokens: [], sentences: [] };
+      const doc = nlp.readDoc(text);
+      const toks = doc.tokens();
+      const values = toks.out(its.value) as string[];
+      const upos = toks.out(its.pos) as string[];
+      const lemmas = toks.out(its.lemma as never) as unknown as string[]; // its.lemma is typed for the full model add-ons
+      const spaces = toks.out(its.precedingSpaces as never) as unknown as string[]; // ditto
+      const tags = pennTags(values.map((value, i) => ({ value, upos: upos[i]!, lemma: lemmas[i]! })));
+      const tokens = values.map((word, i) => ({ word, tag: tags[i]!, spaceBefore: spaces[i] !== "" }));
+      const sentences = doc.sentences().out(its.span) as unknown as [number, number][];
+      return { tokens, sentences };
+    },
+  };
+}
