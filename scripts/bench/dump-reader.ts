@@ -1,0 +1,85 @@
+/**
+ * Dump reader throughput on the 151 MB (decompressed) Anarchism history excerpt.
+ * Baseline, measured in the same run: `lbzip2 -dc` into /dev/null. Then openDumpStream (decode
+ * through the child process into JS), readPages (decode + full parse), and the pure-JS decoder on
+ * a smaller file against its own lbzip2 baseline.
+ *
+ *   npx tsx scripts/bench/dump-reader.ts [big.xml.bz2] [small.xml.bz2]
+ */
+import { spawn } from "node:child_process";
+import { openSync } from "node:fs";
+import { findSystemBzip2 } from "../../shared/dump/bz2-decoders.ts";
+import { openDumpStream } from "../../shared/dump/open-dump.ts";
+import { readDumpPages } from "../../shared/dump/page-reader.ts";
+import { Counters } from "../../shared/core/counters.ts";
+
+const DATA = new URL("../../../shared/data/wikipedia-history/", import.meta.url).pathname;
+const big = process.argv[2] ?? `${DATA}enwiki-Anarchism-history-rev04000-05999.xml.bz2`;
+const small = process.argv[3] ?? `${DATA}enwiki-Anarchism-history-rev02900-03299.xml.bz2`;
+
+interface Result {
+  name: string;
+  bytes: number;
+  seconds: number;
+}
+
+async function timed(name: string, run: () => Promise<number>): Promise<Result> {
+  const t0 = process.hrtime.bigint();
+  const bytes = await run();
+  return { name, bytes, seconds: Number(process.hrtime.bigint() - t0) / 1e9 };
+}
+
+/** The baseline: the decoder binary alone, writing to /dev/null (size comes from the openDumpStream run). */
+function systemDecodeToNull(bin: string, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, ["-dc", path], { stdio: ["ignore", openSync("/dev/null", "w"), "inherit"] });
+    child.once("error", reject);
+    child.once("close", (code) => (code === 0 ? resolve(-1) : reject(new Error(`${bin} exit ${code}`))));
+  });
+}
+
+async function decodeOnly(path: string, decoder: "system" | "js"): Promise<number> {
+  let n = 0;
+  for await (const chunk of openDumpStream(path, { decoder })) n += (chunk as Buffer).length;
+  return n;
+}
+
+async function parseAll(path: string): Promise<number> {
+  const counters = new Counters();
+  let revisions = 0;
+  let peakRss = 0;
+  for await (const _ of readDumpPages(path, { counters })) {
+    revisions++;
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+  }
+  console.log(`readPages: ${revisions} revisions, peak RSS ${(peakRss / 1e6).toFixed(0)} MB (constant-memory check)`);
+  if (revisions !== counters.get("dump.revisions.emitted")) throw new Error("revision count mismatch");
+  return counters.get("dump.bytes");
+}
+
+function report(r: Result, bytes: number, baseline: Result | null): void {
+  const mbs = bytes / 1e6 / r.seconds;
+  const ratio = baseline ? ` ${(mbs / (bytes / 1e6 / baseline.seconds)).toFixed(2)}x baseline` : "";
+  console.log(`${r.name.padEnd(44)} ${(bytes / 1e6).toFixed(1).padStart(7)} MB ${r.seconds.toFixed(2).padStart(6)} s ${mbs.toFixed(1).padStart(7)} MB/s${ratio}`);
+}
+
+async function main(): Promise<void> {
+  const bin = findSystemBzip2();
+  if (!bin) throw new Error("the baseline needs lbzip2 or bzip2 on PATH");
+  console.log(`big: ${big}\nsmall: ${small}\nbaseline decoder: ${bin}`);
+
+  const decoded = await timed("openDumpStream system (decode into JS)", () => decodeOnly(big, "system"));
+  const baseline = await timed(`baseline: ${bin.split("/").pop()} -dc > /dev/null`, () => systemDecodeToNull(bin, big));
+  const parsed = await timed("readPages full parse (system decoder)", () => parseAll(big));
+  const bytes = decoded.bytes;
+  report(baseline, bytes, null);
+  report(decoded, bytes, baseline);
+  report(parsed, parsed.bytes, baseline);
+
+  const smallBase = await timed(`baseline (small): ${bin.split("/").pop()} -dc > /dev/null`, () => systemDecodeToNull(bin, small));
+  const js = await timed("openDumpStream js decoder (small)", () => decodeOnly(small, "js"));
+  report(smallBase, js.bytes, null);
+  report(js, js.bytes, smallBase);
+}
+
+await main();
