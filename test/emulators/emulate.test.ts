@@ -1,0 +1,62 @@
+import { spawn } from "node:child_process";
+import { PubSub, type Message } from "@google-cloud/pubsub";
+import { Storage } from "@google-cloud/storage";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulators, type Emulators } from "../../scripts/emulators/emulate.ts";
+
+let emu: Emulators;
+const warnings: string[] = [];
+const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+const savedEnv = { ...process.env };
+
+beforeAll(async () => {
+  process.on("warning", onWarning);
+  emu = await startEmulators();
+  // Clients built from the printed env alone, as a function deployed against the emulators is.
+  Object.assign(process.env, emu.env);
+});
+
+afterAll(async () => {
+  process.env = savedEnv;
+  process.off("warning", onWarning);
+  await emu?.stop();
+});
+
+describe("startEmulators", () => {
+  it("clients configured only by the exported env reach both emulators", async () => {
+    const storage = new Storage();
+    await storage.createBucket("env-bucket");
+    await storage.bucket("env-bucket").file("a/b.txt").save("via STORAGE_EMULATOR_HOST", { resumable: false });
+    const [text] = await storage.bucket("env-bucket").file("a/b.txt").download();
+    expect(text.toString()).toBe("via STORAGE_EMULATOR_HOST");
+
+    const pubsub = new PubSub();
+    const [topic] = await pubsub.createTopic("env-topic");
+    const [sub] = await topic.createSubscription("env-pull");
+    const got = new Promise<Message>((resolve) => sub.once("message", resolve));
+    await topic.publishMessage({ data: Buffer.from("via PUBSUB_EMULATOR_HOST") });
+    const msg = await got;
+    msg.ack();
+    expect(msg.data.toString()).toBe("via PUBSUB_EMULATOR_HOST");
+    await sub.close();
+    await pubsub.close();
+    expect(warnings.filter((w) => /Metadata/i.test(w))).toEqual([]);
+  });
+
+  it("the CLI prints the endpoints and exits cleanly on SIGINT", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "scripts/emulators/emulate.ts", "--gcs-port", "0", "--pubsub-port", "0"], {
+      cwd: new URL("../..", import.meta.url).pathname,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (b: Buffer) => (out += b.toString()));
+    child.stderr.on("data", (b: Buffer) => (out += b.toString()));
+    const deadline = Date.now() + 30_000;
+    while (!out.includes("Ctrl-C") && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+    expect(out).toMatch(/export STORAGE_EMULATOR_HOST=http:\/\/127\.0\.0\.1:\d+/);
+    expect(out).toMatch(/export PUBSUB_EMULATOR_HOST=127\.0\.0\.1:\d+/);
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    child.kill("SIGINT");
+    expect(await exited).toBe(0);
+  }, 40_000);
+});
