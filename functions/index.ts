@@ -10,7 +10,7 @@ import { BadMessageError, decodeMessage } from "./pubsub-message.ts";
 import type { z } from "zod";
 
 function taskHandler<T>(name: string, schema: z.ZodType<T>, run: (task: T, messageId: string, attempt: number | null) => Promise<void>) {
-  functions.cloudEvent(name, async (event) => {
+  functions.cloudEvent(name, async (event: functions.CloudEvent<unknown>) => {
     let delivered;
     try {
       delivered = decodeMessage(event.data, schema);
@@ -25,7 +25,7 @@ function taskHandler<T>(name: string, schema: z.ZodType<T>, run: (task: T, messa
   });
 }
 
-functions.cloudEvent("plan", async (event) => {
+functions.cloudEvent("plan", async (event: functions.CloudEvent<unknown>) => {
   const parsed = StorageObjectEvent.safeParse(event.data);
   if (!parsed.success) {
     console.error(`plan: not a storage object event: ${parsed.error.message}`);
