@@ -3,18 +3,32 @@ import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { once } from "node:events";
 
+/**
+ * Writes one JSON line per input line, in order. If `fn` throws, the lines before are still written
+ * (then the error propagates), so output and input stay aligned up to the bad line.
+ */
 export async function mapLines(input: Readable, output: Writable, fn: (line: string, n: number) => unknown): Promise<number> {
   const rl = createInterface({ input, crlfDelay: Infinity });
   let n = 0;
   let buf: string[] = [];
-  for await (const line of rl) {
-    n++;
-    buf.push(JSON.stringify(fn(line, n)));
-    if (buf.length >= 512) {
-      if (!output.write(buf.join("\n") + "\n")) await once(output, "drain");
-      buf = [];
+  const flush = async () => {
+    if (buf.length === 0) return;
+    const chunk = buf.join("\n") + "\n";
+    buf = [];
+    if (!output.write(chunk)) await once(output, "drain");
+  };
+  try {
+    for await (const line of rl) {
+      n++;
+      buf.push(JSON.stringify(fn(line, n)));
+      if (buf.length >= 512) await flush();
     }
+  } catch (err) {
+    await flush();
+    rl.close();
+    input.destroy(); // stop reading: nothing more will be written
+    throw err;
   }
-  if (buf.length > 0) output.write(buf.join("\n") + "\n");
+  await flush();
   return n;
 }

@@ -1,6 +1,7 @@
 /** paracap command line: dispatches to the commands; user mistakes exit 2 without a stack trace. */
 import { ConfigError } from "../core/config.ts";
 import { ResumeConflictError } from "../runner/local-runner.ts";
+import { InputError } from "../runner/local-shards.ts";
 import { UserError } from "./errors.ts";
 import { RUN_USAGE, runCommand } from "./run-command.ts";
 import { extractCommand, featuresCommand, scoreCommand } from "./tool-commands.ts";
@@ -38,7 +39,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await command(rest);
   } catch (err) {
-    if (err instanceof UserError || err instanceof ConfigError || err instanceof ResumeConflictError || isArgError(err)) {
+    if (err instanceof UserError || err instanceof ConfigError || err instanceof ResumeConflictError || err instanceof InputError || isArgError(err)) {
       process.stderr.write(`paracap ${name}: ${(err as Error).message}\n`);
       return 2;
     }

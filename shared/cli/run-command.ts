@@ -25,6 +25,7 @@ export const RUN_USAGE = `paracap run [--input <dump>…] [--history <dump>…] 
   --workers <n>      worker threads (default: all cores)
   --fresh            discard an earlier run in --out instead of resuming it
   --quiet            no progress on stderr
+  --help             this text
 With no --input/--history, runs on the embedded real sample (shared/sample/).`;
 
 /** Environment layer of the config (between the file and the flags). */
@@ -52,9 +53,14 @@ export async function runCommand(argv: string[]): Promise<number> {
       workers: { type: "string" },
       fresh: { type: "boolean", default: false },
       quiet: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
   });
+  if (values.help) {
+    process.stdout.write(RUN_USAGE + "\n");
+    return 0;
+  }
   let fileConfig: unknown = {};
   if (values.config) {
     const text = await readFile(values.config, "utf8").catch(() => {
@@ -82,9 +88,12 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (inputs.length === 0) inputs = SAMPLE_INPUTS;
   const kinds = new Set(inputs.map((i) => i.kind));
   const tiers = config.tiers.filter((t) => kinds.has(t === "bronze" ? "history" : "current"));
-  if (tiers.length === 0) throw new UserError(`no input feeds the requested tiers (${config.tiers.join(", ")}): gold/silver need a current-revision dump, bronze a full-history dump`);
+  if (tiers.length === 0) throw new UserError(`no input feeds the requested tiers (${config.tiers.join(", ")}): gold/silver need a current-revision dump (--input), bronze a full-history dump (--history)`);
   const skipped = config.tiers.filter((t) => !tiers.includes(t));
-  if (skipped.length > 0) process.stderr.write(`paracap: no input for tier(s) ${skipped.join(", ")}; skipping them\n`);
+  if (skipped.length > 0 && !values.quiet) {
+    const need = skipped.includes("bronze") ? "a full-history dump (--history)" : "a current-revision dump (--input)";
+    process.stderr.write(`paracap: skipping tier(s) ${skipped.join(", ")}: they need ${need}\n`);
+  }
   config.tiers = tiers;
 
   const result = await runLocal({

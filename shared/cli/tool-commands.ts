@@ -1,5 +1,5 @@
 /** The single-purpose commands: extract (references as JSONL), features (captions), score (pairs). */
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
@@ -12,21 +12,36 @@ import { extractImageRefs } from "../wikitext/extract-images.ts";
 import { UserError } from "./errors.ts";
 import { mapLines } from "./lines.ts";
 
+export const EXTRACT_USAGE = `paracap extract <file.xml[.bz2|.gz]|file.wikitext> [--all-namespaces]
+  image references as JSONL, one line per reference and caption type:
+  {"image","type":"caption"|"alt"|null,"text","page","source","revision"}
+  (a .wikitext/.wiki/.txt file is one page titled after the file name)`;
+export const FEATURES_USAGE = `paracap features [--classifier improved|paper] < captions.txt
+  one JSONL line per input line, in order: {"text","words","profane","english","hasVerb","isSentence","tags"}`;
+export const SCORE_USAGE = `paracap score < pairs.tsv
+  one JSONL line of syntactic metrics per caption1<TAB>caption2 line, in order`;
+
 /** One output line per reference and caption type; a reference with neither caption nor alt has type null. */
 export function referenceLines(ref: WikitextImageRef, page: string): object[] {
-  const base = { image: ref.image, page, source: ref.source };
   const lines: object[] = [];
-  if (ref.caption !== null) lines.push({ ...base, type: "caption", text: ref.caption });
-  if (ref.alt !== null) lines.push({ ...base, type: "alt", text: ref.alt });
-  if (lines.length === 0) lines.push({ ...base, type: null, text: null });
+  const line = (type: "caption" | "alt" | null, text: string | null) => ({ image: ref.image, type, text, page, source: ref.source });
+  if (ref.caption !== null) lines.push(line("caption", ref.caption));
+  if (ref.alt !== null) lines.push(line("alt", ref.alt));
+  if (lines.length === 0) lines.push(line(null, null));
   return lines;
 }
 
 export async function extractCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { "all-namespaces": { type: "boolean", default: false } } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { "all-namespaces": { type: "boolean", default: false }, help: { type: "boolean", short: "h", default: false } },
+  });
+  if (values.help) return usage(EXTRACT_USAGE);
   if (positionals.length !== 1) throw new UserError("usage: paracap extract <file.xml[.bz2]|file.wikitext>");
   const file = positionals[0]!;
   if (!existsSync(file)) throw new UserError(`no such file: ${file}`);
+  if (!statSync(file).isFile()) throw new UserError(`not a file: ${file}`);
   const out = process.stdout;
   const emit = (rev: PageRevision) => {
     const lines = extractImageRefs(rev.text).flatMap((r) => referenceLines(r, rev.title));
@@ -45,19 +60,32 @@ export async function extractCommand(argv: string[]): Promise<number> {
 }
 
 export async function featuresCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { classifier: { type: "string", default: "improved" } } });
+  const { values } = parseArgs({ args: argv, options: { classifier: { type: "string", default: "improved" }, help: { type: "boolean", short: "h", default: false } } });
+  if (values.help) return usage(FEATURES_USAGE);
   if (values.classifier !== "improved" && values.classifier !== "paper") throw new UserError(`--classifier is improved or paper, got "${values.classifier}"`);
   const analyzer = createCaptionAnalyzer({ classifier: values.classifier });
   await mapLines(process.stdin, process.stdout, (line) => analyzer.features(line));
   return 0;
 }
 
+/** caption1<TAB>caption2 → the two captions; anything else is the user's mistake, reported with its line number. */
+export function parsePairLine(line: string, n: number): [string, string] {
+  const fields = line.split("\t");
+  if (fields.length !== 2) {
+    const got = fields.length === 1 ? "no tab" : `${fields.length - 1} tabs`;
+    throw new UserError(`stdin line ${n}: expected caption1<TAB>caption2, found ${got}`);
+  }
+  return [fields[0]!, fields[1]!];
+}
+
 export async function scoreCommand(argv: string[]): Promise<number> {
-  parseArgs({ args: argv, options: {} });
-  await mapLines(process.stdin, process.stdout, (line, n) => {
-    const tab = line.indexOf("\t");
-    if (tab < 0) return { line: n, error: "expected caption1<TAB>caption2" };
-    return scorePair(line.slice(0, tab), line.slice(tab + 1));
-  });
+  const { values } = parseArgs({ args: argv, options: { help: { type: "boolean", short: "h", default: false } } });
+  if (values.help) return usage(SCORE_USAGE);
+  await mapLines(process.stdin, process.stdout, (line, n) => scorePair(...parsePairLine(line, n)));
+  return 0;
+}
+
+function usage(text: string): number {
+  process.stdout.write(text + "\n");
   return 0;
 }

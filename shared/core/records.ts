@@ -82,7 +82,12 @@ export const PairSide = z.object({
   text: z.string(),
   page: z.string(),
   pageId: z.number().int(),
+  /** first revision (in dump order) that had this use */
   revisionId: z.number().int(),
+  /** position of the reference within that revision's page: (page, revisionId, ordinal) names one use */
+  ordinal: z.number().int(),
+  /** how many references this use stands for (history: revisions that had it unchanged; current: 1 unless repeated on the page) */
+  uses: z.number().int().positive(),
 });
 export type PairSide = z.infer<typeof PairSide>;
 

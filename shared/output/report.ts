@@ -6,48 +6,95 @@ const fmt = (n: number | null) => (n === null ? "—" : n.toLocaleString("en-US"
 const delta = (cur: number | null, prev: number | null) =>
   cur === null || prev === null || prev === 0 ? "" : ` (${(((cur - prev) / prev) * 100).toFixed(1)} %)`;
 
+const COLUMNS_NOTE =
+  "Each row counts what is still in the funnel after that row's filter. **images**: distinct images " +
+  "(**≥2** / **≥5**: of those, with at least 2 / 5 references); **references**: image uses (history input: " +
+  "one per revision that has the use); **μ**: references per image; **captions**: caption and alt-text " +
+  "entries of those references; **candidates**: the pairs those captions form, Σ per image and caption type " +
+  "of C(n, 2) over distinct uses (identical uses repeated across revisions count once) — at the “distinct " +
+  "references” row these are exactly the pairs built; on the pair rows, the pairs kept. The percentage is the " +
+  "change from the row above. **Table 3**: the step of the paper's funnel the row implements. “—”: not " +
+  "counted for that row (pairs are deduplicated by text across images, so per-image columns are only " +
+  "recounted on the final dataset).";
+
 export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>, meta: { generated: string; elapsedSeconds: number | null }): string {
   const out: string[] = [];
   out.push("# paracap report", "");
   out.push(`Generated ${meta.generated}${meta.elapsedSeconds !== null ? ` in ${meta.elapsedSeconds.toFixed(1)} s` : ""}.`, "");
+  out.push("| tier | input | pairs |", "|---|---|---:|");
+  for (const [tier, t] of Object.entries(stats.tiers)) out.push(`| ${tier} | ${t.input} revisions | ${fmt(t.pairs)} |`);
+  out.push("");
   out.push("## Inputs", "", "| input | kind | shards | feeds tiers |", "|---|---|---:|---|");
   for (const i of stats.inputs) out.push(`| \`${i.uri}\` | ${i.kind} | ${i.shards} | ${i.tiers.join(", ") || "—"} |`);
   out.push("");
-  out.push(`Shards: ${stats.shards.ok} ok of ${stats.shards.total}.`);
-  if (stats.shards.corrupt.length > 0) {
-    out.push("", "**Damaged shards** (pages before the damage were used; the rest of the shard was skipped):", "");
-    for (const c of stats.shards.corrupt) out.push(`- \`${c.shard}\`: ${c.error}`);
+  const s = stats.shards;
+  out.push(`Shards: ${s.total}; read completely: ${s.ok}; damaged: ${s.corrupt.length}; missing: ${s.missing.length}.` +
+    (stats.complete ? " The run is complete." : " **The run is incomplete**: the datasets lack the pages after the damage or of the missing shards."));
+  if (s.corrupt.length > 0) {
+    out.push("", "**Damaged shards** (the pages before the damage were used; the rest of the shard was skipped):", "");
+    out.push("| shard | file | damage at (decompressed byte) | error |", "|---|---|---:|---|");
+    for (const c of s.corrupt) out.push(`| \`${c.shard}\` | \`${c.file}\` | ${fmt(c.offset)} | ${c.error.replace(/\|/g, "\\|")} |`);
   }
-  out.push("", "## Extraction", "", "| counter | value |", "|---|---:|");
+  if (s.missing.length > 0) {
+    out.push("", "**Missing shards** (never finished; their pages are not in the datasets):", "");
+    for (const m of s.missing) out.push(`- \`${m}\``);
+  }
+
+  out.push("", "## Extraction", "");
+  out.push(...accounting(stats.extraction), "");
+  out.push("| counter | value |", "|---|---:|");
   for (const [k, v] of Object.entries(stats.extraction)) out.push(`| ${k} | ${fmt(v)} |`);
+
   for (const [tier, t] of Object.entries(stats.tiers)) {
     out.push("", `## ${tier} (${t.input} input): ${fmt(t.pairs)} pairs`, "");
     out.push(...funnelMarkdown(t.funnel));
-    out.push("", "Dropped, by reason:", "");
+    out.push("", "Filters (each counts in its own unit; in = kept + dropped):", "");
+    out.push("| # | filter | unit | in | kept | dropped | dropped because |", "|---:|---|---|---:|---:|---:|---|");
     for (const row of t.funnel) {
-      if (!row.filter || row.filter.dropped === 0) continue;
-      const reasons = Object.entries(row.filter.reasons).map(([r, n]) => `${r} ${fmt(n)}`).join(", ");
-      out.push(`- ${row.label}: ${fmt(row.filter.dropped)} of ${fmt(row.filter.in)} ${row.unit} (${reasons})`);
+      if (!row.filter) continue;
+      const reasons = Object.entries(row.filter.reasons).map(([r, n]) => `${r.replace(/_/g, " ")} ${fmt(n)}`).join(", ") || "—";
+      out.push(`| ${row.step} | \`${row.id}\` | ${row.unit} | ${fmt(row.filter.in)} | ${fmt(row.filter.kept)} | ${fmt(row.filter.dropped)} | ${reasons} |`);
     }
-    const s = samples[tier] ?? [];
-    if (s.length > 0) {
-      out.push("", "Sample pairs:", "");
-      for (const p of s) {
+    const sample = samples[tier] ?? [];
+    if (sample.length > 0) {
+      out.push("", `Sample pairs (the first ${sample.length} by id):`, "");
+      for (const p of sample) {
         out.push(`- **${p.image}** (${p.type}; syntactic ${(p.metrics.syntactic ?? NaN).toFixed(2)})`);
         out.push(`  - “${p.a.text}” — *${p.a.page}*`);
         out.push(`  - “${p.b.text}” — *${p.b.page}*`);
       }
     }
   }
-  out.push("", "Columns: images remaining (with ≥ 2 / ≥ 5 references), references (history: one per revision using the image), mean references per image, caption entries (captions and alt texts), candidate pairs (Σ per image and caption type of C(n, 2) distinct uses; from the unique step on, pairs actually kept). “—”: not computed for that step.", "");
+  out.push("", "## How to read the funnel", "", COLUMNS_NOTE, "");
   return out.join("\n");
 }
 
+/** One-line accounting of every revision read, and of the references found per input kind. */
+function accounting(x: Record<string, number>): string[] {
+  const lines: string[] = [];
+  const read = x["dump.revisions"] ?? 0;
+  const skipped = Object.entries(x).filter(([k]) => k.startsWith("dump.skipped."));
+  const parts = [`${fmt(x["dump.revisions.emitted"] ?? 0)} used`, ...skipped.map(([k, v]) => `${fmt(v)} skipped (${k.slice("dump.skipped.".length)})`)];
+  lines.push(`- ${fmt(x["dump.pages"] ?? 0)} pages, ${fmt(read)} revisions read = ${parts.join(" + ")}.`);
+  for (const kind of ["current", "history"]) {
+    const revs = x[`extract.${kind}.revisions`];
+    if (revs === undefined) continue;
+    const bySource = Object.entries(x)
+      .filter(([k]) => k.startsWith(`extract.${kind}.references.`))
+      .map(([k, v]) => `${k.slice(`extract.${kind}.references.`.length)} ${fmt(v)}`);
+    const tooBig = Object.entries(x).filter(([k]) => k.startsWith(`extract.${kind}.revisions.skipped.`));
+    const skippedNote = tooBig.length > 0 ? ` (not parsed: ${tooBig.map(([k, v]) => `${k.slice(`extract.${kind}.revisions.skipped.`.length)} ${fmt(v)}`).join(", ")})` : "";
+    lines.push(`- ${kind} input: ${fmt(revs)} revisions${skippedNote} → ${fmt(x[`extract.${kind}.references`] ?? 0)} image references` +
+      (bySource.length > 0 ? ` (${bySource.join(", ")})` : "") + `, ${fmt(x[`extract.${kind}.shuffle_records`] ?? 0)} shuffle records (a page's identical uses collapsed).`);
+  }
+  return lines;
+}
+
 function funnelMarkdown(rows: FunnelRow[]): string[] {
-  const lines = ["| # | step | images | ≥2 | ≥5 | references | μ | captions | candidates |", "|---:|---|---:|---:|---:|---:|---:|---:|---:|"];
+  const lines = ["| # | Table 3 | step | images | ≥2 | ≥5 | references | μ | captions | candidates |", "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"];
   let prev: FunnelRow | null = null;
   for (const r of rows) {
-    lines.push(`| ${r.step} | ${r.label} | ${fmt(r.images)}${delta(r.images, prev?.images ?? null)} | ${fmt(r.images_ge2)} | ${fmt(r.images_ge5)} | ${fmt(r.references)}${delta(r.references, prev?.references ?? null)} | ${r.mean_refs_per_image ?? "—"} | ${fmt(r.captions)}${delta(r.captions, prev?.captions ?? null)} | ${fmt(r.candidates)}${delta(r.candidates, prev?.candidates ?? null)} |`);
+    lines.push(`| ${r.step} | ${r.paper_step} | ${r.label} | ${fmt(r.images)}${delta(r.images, prev?.images ?? null)} | ${fmt(r.images_ge2)} | ${fmt(r.images_ge5)} | ${fmt(r.references)}${delta(r.references, prev?.references ?? null)} | ${r.mean_refs_per_image ?? "—"} | ${fmt(r.captions)}${delta(r.captions, prev?.captions ?? null)} | ${fmt(r.candidates)}${delta(r.candidates, prev?.candidates ?? null)} |`);
     prev = r;
   }
   return lines;

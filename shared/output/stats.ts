@@ -10,6 +10,8 @@ import { tierSpecs } from "../pipeline/tiers.ts";
 
 export const FunnelRow = z.object({
   step: z.number().int(),
+  /** the step of the paper's Table 3 (METHOD.md) this row implements */
+  paper_step: z.number().int(),
   id: z.string(),
   label: z.string(),
   unit: z.enum(["references", "captions", "pairs"]).nullable(),
@@ -27,6 +29,8 @@ export type FunnelRow = z.infer<typeof FunnelRow>;
 /** Distinct images / uses / captions among a tier's final pairs, counted while the output is written. */
 export interface FinalRowCounts {
   images: number;
+  images_ge2: number;
+  images_ge5: number;
   references: number;
   captions: number;
   pairs: number;
@@ -38,10 +42,12 @@ export const Stats = z.object({
   shards: z.object({
     total: z.number(),
     ok: z.number(),
-    corrupt: z.array(z.object({ shard: z.string(), error: z.string() })),
+    /** damaged shards: pages before `offset` (decompressed bytes of `file`) were used, the rest skipped */
+    corrupt: z.array(z.object({ shard: z.string(), file: z.string(), offset: z.number().nullable(), error: z.string() })),
     /** shards that never finished (cloud: dead-lettered); their pages are not in the datasets */
     missing: z.array(z.string()),
   }),
+  /** true when every shard was read to its end: none missing, none damaged */
   complete: z.boolean(),
   extraction: z.record(z.string(), z.number()),
   tiers: z.record(z.string(), z.object({ input: z.string(), pairs: z.number(), funnel: z.array(FunnelRow) })),
@@ -63,12 +69,13 @@ export function funnelTable(config: ParacapConfig, counters: Counters, tier: str
     const filterIn = counters.get(`${fp}.in`);
     return {
       step,
+      paper_step: row.paperStep,
       id: row.id,
       label: row.label,
       unit: row.unit,
       images,
-      images_ge2: isPairRow ? null : col("images_ge2"),
-      images_ge5: isPairRow ? null : col("images_ge5"),
+      images_ge2: isPairRow ? (isLast ? final.images_ge2 : null) : col("images_ge2"),
+      images_ge5: isPairRow ? (isLast ? final.images_ge5 : null) : col("images_ge5"),
       references,
       mean_refs_per_image: images && references !== null ? round(references / images, 2) : null,
       captions: isPairRow ? (isLast ? final.captions : null) : col("captions"),

@@ -78,37 +78,59 @@ export function createReferenceExtractor(config: ParacapConfig, counters: Counte
 export async function* collapseUses(revisions: AsyncIterable<RevisionRefs>, counters: Counters, limit = 100_000): AsyncGenerator<ShuffleRef> {
   let pageKey: string | null = null;
   let open = new Map<string, ShuffleRef>();
-  for await (const rev of revisions) {
-    const key = `${rev.kind}\u0000${rev.pageId}\u0000${rev.page}`;
-    if (key !== pageKey || open.size >= limit) {
-      yield* open.values();
-      open = new Map();
-      pageKey = key;
-    }
-    for (const r of rev.refs) {
-      counters.inc(`extract.${rev.kind}.references`);
-      counters.inc(`extract.${rev.kind}.references.${r.source}`);
-      const useKey = `${r.image}\u0000${r.source}\u0000${r.caption?.text ?? "\u0001"}\u0000${r.alt?.text ?? "\u0001"}`;
-      const seen = open.get(useKey);
-      if (seen) {
-        seen.uses++;
-        continue;
+  const source = revisions[Symbol.asyncIterator]();
+  let exhausted = false;
+  try {
+    for (;;) {
+      let next: IteratorResult<RevisionRefs>;
+      try {
+        next = await source.next();
+      } catch (err) {
+        // Damaged input ends the revisions early. The uses of the last page read are real and
+        // already counted as references: they go out before the error does.
+        exhausted = true;
+        yield* open.values();
+        throw err;
       }
-      open.set(useKey, {
-        image: r.image,
-        kind: rev.kind,
-        page: rev.page,
-        pageId: rev.pageId,
-        revisionId: rev.revisionId,
-        ordinal: r.ordinal,
-        source: r.source,
-        uses: 1,
-        caption: r.caption,
-        alt: r.alt,
-      });
+      if (next.done) {
+        exhausted = true;
+        break;
+      }
+      const rev = next.value;
+      const key = `${rev.kind}\u0000${rev.pageId}\u0000${rev.page}`;
+      if (key !== pageKey || open.size >= limit) {
+        yield* open.values();
+        open = new Map();
+        pageKey = key;
+      }
+      for (const r of rev.refs) {
+        counters.inc(`extract.${rev.kind}.references`);
+        counters.inc(`extract.${rev.kind}.references.${r.source}`);
+        const useKey = `${r.image}\u0000${r.source}\u0000${r.caption?.text ?? "\u0001"}\u0000${r.alt?.text ?? "\u0001"}`;
+        const seen = open.get(useKey);
+        if (seen) {
+          seen.uses++;
+          continue;
+        }
+        open.set(useKey, {
+          image: r.image,
+          kind: rev.kind,
+          page: rev.page,
+          pageId: rev.pageId,
+          revisionId: rev.revisionId,
+          ordinal: r.ordinal,
+          source: r.source,
+          uses: 1,
+          caption: r.caption,
+          alt: r.alt,
+        });
+      }
     }
+    yield* open.values();
+  } finally {
+    // the consumer stopped early: let the source clean up (close the dump stream)
+    if (!exhausted) await source.return?.();
   }
-  yield* open.values();
 }
 
 /** The whole extract stage inline (no parallelism): what a cloud function runs per shard. */

@@ -12,7 +12,7 @@ export interface ImageGroup {
   readonly image: string;
   /** references of this image in the tier's input (history: one per revision that used it) */
   readonly references: number;
-  /** distinct uses still carrying a caption */
+  /** distinct uses still carrying a caption or alt text (identical uses repeated across revisions count once) */
   readonly captionedUses: number;
 }
 
@@ -69,7 +69,7 @@ export function captionFilters(config: ParacapConfig, tier: TierSpec): Filter<Ca
 export function minCaptionedUsesFilter(min: number): Filter<ImageGroup> {
   return {
     id: "image_captioned_refs_v1",
-    description: `image still has ≥ ${min} references with surviving captions`,
+    description: `image still has ≥ ${min} distinct references with surviving captions`,
     keep: (g) => (g.captionedUses >= min ? true : { drop: "too_few_captioned_references" }),
   };
 }

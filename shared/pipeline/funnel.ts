@@ -14,24 +14,42 @@ export type FunnelColumn = (typeof FUNNEL_COLUMNS)[number];
 export interface FunnelRowSpec {
   readonly id: string;
   readonly label: string;
-  /** the unit the row's filter counts in (its in = kept + dropped) */
+  /** the step of the paper's Table 3 (METHOD.md) this row implements; rows of one step share it */
+  readonly paperStep: number;
+  /** the unit the row's filter counts in (its in = kept + dropped); null for row 0 (no filter) */
   readonly unit: "references" | "captions" | "pairs" | null;
 }
 
-export const UNIQUE_ROW: FunnelRowSpec = { id: "unique_v1", label: "unique candidates (corpus-wide, exact text)", unit: "pairs" };
+export const UNIQUE_ROW: FunnelRowSpec = { id: "unique_v1", label: "pair is unique corpus-wide (exact texts; duplicates keep the smallest id)", paperStep: 7, unit: "pairs" };
 
+/**
+ * The rows of a tier's funnel, in paper order. Columns (see countImageRow): images, references and
+ * captions still in the funnel after the row's filter, and candidates = the pairs those captions form.
+ * Rows 0–8 count candidates as Σ per image and caption type of C(n, 2) over distinct uses (at the
+ * "captioned references" row that is exactly the pairs built); pair rows count the pairs kept.
+ */
 export function funnelRows(config: ParacapConfig, tier: TierSpec): FunnelRowSpec[] {
+  const min = minRefsFilter(config.images.minRefs);
+  const max = maxRefsFilter(tier.maxRefs);
+  const captioned = minCaptionedUsesFilter(2);
   return [
-    { id: "all", label: "all image references", unit: null },
-    { id: minRefsFilter(config.images.minRefs).id, label: minRefsFilter(config.images.minRefs).description, unit: "references" },
-    { id: maxRefsFilter(tier.maxRefs).id, label: maxRefsFilter(tier.maxRefs).description, unit: "references" },
-    { id: hasCaptionFilter.id, label: hasCaptionFilter.description, unit: "references" },
-    ...captionFilters(config, tier).map((f) => ({ id: f.id, label: f.description, unit: "captions" as const })),
-    { id: minCaptionedUsesFilter(2).id, label: minCaptionedUsesFilter(2).description, unit: "references" },
+    { id: "all", label: "all image references", paperStep: 0, unit: null },
+    { id: min.id, label: min.description, paperStep: 1, unit: "references" },
+    { id: max.id, label: max.description, paperStep: 2, unit: "references" },
+    { id: hasCaptionFilter.id, label: hasCaptionFilter.description, paperStep: 3, unit: "references" },
+    ...captionFilters(config, tier).map((f) => ({ id: f.id, label: f.description, paperStep: captionFilterStep(f.id), unit: "captions" as const })),
+    { id: captioned.id, label: captioned.description, paperStep: 6, unit: "references" },
     UNIQUE_ROW,
-    { id: divergentFilter.id, label: divergentFilter.description, unit: "pairs" },
-    { id: significantDifferenceFilter.id, label: significantDifferenceFilter.description, unit: "pairs" },
+    { id: divergentFilter.id, label: divergentFilter.description, paperStep: 8, unit: "pairs" },
+    { id: significantDifferenceFilter.id, label: significantDifferenceFilter.description, paperStep: 9, unit: "pairs" },
   ];
+}
+
+/** Table 3 step of a caption filter: empty → 3 (has a caption), words/profanity/language → 4, sentence/verb → 5. */
+function captionFilterStep(id: string): number {
+  if (id.startsWith("non_empty")) return 3;
+  if (id.startsWith("is_sentence") || id.startsWith("has_verb")) return 5;
+  return 4;
 }
 
 /** One distinct use of an image while it moves through the caption filters. */

@@ -43,7 +43,7 @@ export function* imagePairs(config: ParacapConfig, tier: TierSpec, refs: Shuffle
   const c = ctx.counters;
   const prefix = `filter.${tier.name}`;
   const image = refs[0]!.image;
-  const sorted = [...refs].sort(compareUses);
+  const sorted = mergeIdenticalUses(refs).sort(compareUses);
   let uses: UseState[] = sorted.map((ref) => ({ ref, caption: ref.caption, alt: ref.alt }));
   const references = sorted.reduce((n, r) => n + r.uses, 0);
   const group = (captionedUses: number): ImageGroup => ({ image, references, captionedUses });
@@ -82,7 +82,28 @@ export function* imagePairs(config: ParacapConfig, tier: TierSpec, refs: Shuffle
 }
 
 function side(u: UseState, type: CaptionType): PairSide {
-  return { text: u[type]!.text, page: u.ref.page, pageId: u.ref.pageId, revisionId: u.ref.revisionId };
+  return { text: u[type]!.text, page: u.ref.page, pageId: u.ref.pageId, revisionId: u.ref.revisionId, ordinal: u.ref.ordinal, uses: u.ref.uses };
+}
+
+/**
+ * Merges records of the same use (same page, source, caption and alt) into one, summing `uses` and
+ * keeping the earliest (revision, ordinal). The extract stage already collapses a page's identical uses
+ * within one shard; this makes the result independent of how a page's revisions were split into
+ * shards or flushed early, so identical uses are always paired once but counted `uses` times.
+ */
+export function mergeIdenticalUses(refs: readonly ShuffleRef[]): ShuffleRef[] {
+  const byUse = new Map<string, ShuffleRef>();
+  for (const r of refs) {
+    const key = `${r.pageId}\u0000${r.page}\u0000${r.source}\u0000${r.caption?.text ?? "\u0001"}\u0000${r.alt?.text ?? "\u0001"}`;
+    const seen = byUse.get(key);
+    if (!seen) {
+      byUse.set(key, { ...r });
+      continue;
+    }
+    const earlier = r.revisionId < seen.revisionId || (r.revisionId === seen.revisionId && r.ordinal < seen.ordinal);
+    byUse.set(key, { ...(earlier ? r : seen), uses: seen.uses + r.uses });
+  }
+  return [...byUse.values()];
 }
 
 /** Sides in canonical order (text by code point, then page, then revision) so a pair has one form. */

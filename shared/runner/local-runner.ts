@@ -6,13 +6,13 @@
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { rm } from "node:fs/promises";
-import type { ParacapConfig } from "../core/config.ts";
+import { TierName, type ParacapConfig } from "../core/config.ts";
 import { Counters } from "../core/counters.ts";
 import { readDumpPages } from "../dump/page-reader.ts";
 import { DumpError } from "../dump/errors.ts";
 import { LocalStore } from "../io/local-store.ts";
 import type { Stats } from "../output/stats.ts";
-import { runAggregateTask } from "../tasks/aggregate-task.ts";
+import { OUTPUT_FILES, runAggregateTask, tierFile } from "../tasks/aggregate-task.ts";
 import { runDedupTask } from "../tasks/dedup-task.ts";
 import { runExtractTask, type ExtractTaskDeps } from "../tasks/extract-task.ts";
 import { runGroupTask } from "../tasks/group-task.ts";
@@ -21,7 +21,7 @@ import { createManifest, RunManifest, type ShardSpec } from "../tasks/manifest.t
 import type { TaskMarker } from "../tasks/markers.ts";
 import { parallelExtract } from "./parallel-extract.ts";
 import { createProgress } from "./progress.ts";
-import { planLocalShards, type LocalInput } from "./local-shards.ts";
+import { InputError, planLocalShards, type LocalInput } from "./local-shards.ts";
 import { WorkerPool } from "./worker-pool.ts";
 
 export interface LocalRunOptions {
@@ -56,17 +56,20 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
   const shards = await planLocalShards(opts.inputs, opts.shardBytes);
   const manifest = createManifest("local", opts.config, shards);
 
-  const previous = await work.readText(layout.manifest());
-  if (previous !== null) {
-    const old = RunManifest.safeParse(JSON.parse(previous));
-    if (!old.success || old.data.fingerprint !== manifest.fingerprint) {
-      if (!opts.fresh) {
+  if (opts.fresh) {
+    // Discard the earlier run entirely, even one with the same plan, and its published outputs.
+    await rm(workDir, { recursive: true, force: true });
+    for (const name of [...Object.values(OUTPUT_FILES), ...TierName.options.map(tierFile)]) await output.delete(name);
+  } else {
+    const previous = await work.readText(layout.manifest());
+    if (previous !== null) {
+      const old = RunManifest.safeParse(parseJsonOrNull(previous));
+      if (!old.success || old.data.fingerprint !== manifest.fingerprint) {
         throw new ResumeConflictError(
-          `${opts.outDir} holds an unfinished or finished run with a different input or configuration; ` +
+          `${opts.outDir} holds a run with a different input or configuration; ` +
             `rerun with --fresh to discard it, or choose another --out directory`,
         );
       }
-      await rm(workDir, { recursive: true, force: true });
     }
   }
   await work.writeText(layout.manifest(), JSON.stringify(manifest, null, 2));
@@ -87,11 +90,19 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
       extractRevisions: pool ? (pages, shard, counters) => parallelExtract(pages, shard.kind, opts.config, counters, pool) : undefined,
       isCorruptInput: (err) => err instanceof DumpError,
     };
+    const extracted: TaskMarker[] = [];
     await forEachLimit(shards, Math.min(workers, shards.length), async (shard) => {
       if (await isDone(work, layout.extractDone(shard.id), manifest)) resumed.extract++;
-      await runExtractTask(manifest, shard, work, deps);
+      extracted.push(await runExtractTask(manifest, shard, work, deps));
       progress.step();
     });
+    // Nothing readable at all (e.g. not a MediaWiki export, or an empty file): say so instead of
+    // publishing empty datasets.
+    if (extracted.every((m) => (m.counters["dump.pages"] ?? 0) === 0)) {
+      const why = extracted.filter((m) => m.error).map((m) => m.error).slice(0, 3).join("; ");
+      await rm(workDir, { recursive: true, force: true }); // nothing worth resuming: a corrected rerun starts clean
+      throw new InputError(`no pages read from the input${shards.length > 1 ? "s" : ""}${why ? `: ${why}` : ""}`);
+    }
 
     const partitions = Array.from({ length: opts.config.partitions }, (_, i) => i);
     for (const phase of ["group", "dedup"] as const) {
@@ -127,6 +138,14 @@ function readShardPages(shard: ShardSpec, config: ParacapConfig, counters: Count
     counters,
     file: shard.uri,
   });
+}
+
+function parseJsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 async function isDone(work: LocalStore, name: string, manifest: RunManifest): Promise<boolean> {

@@ -25,11 +25,18 @@ export function looksLikeHistory(path: string): boolean {
   return /history/i.test(path.split("/").pop() ?? "");
 }
 
+/** An input the user named cannot be used at all (missing, a directory, or holds no pages). */
+export class InputError extends Error {
+  override readonly name = "InputError";
+}
+
 export async function planLocalShards(inputs: LocalInput[], targetBytes = 32 * 1024 * 1024): Promise<ShardSpec[]> {
   const shards: ShardSpec[] = [];
   for (const input of inputs) {
-    if (!existsSync(input.path)) throw new Error(`input not found: ${input.path}`);
-    const size = statSync(input.path).size;
+    if (!existsSync(input.path)) throw new InputError(`input not found: ${input.path}`);
+    const st = statSync(input.path);
+    if (!st.isFile()) throw new InputError(`input is not a file: ${input.path}`);
+    const size = st.size;
     const index = findMultistreamIndex(input.path);
     if (index) {
       const offsets = await readMultistreamIndex(index);

@@ -7,6 +7,7 @@ import type { ParacapConfig } from "../core/config.ts";
 import type { Counters } from "../core/counters.ts";
 import type { InputKind, PageRevision } from "../core/records.ts";
 import type { RevisionRefs } from "../pipeline/extract-stage.ts";
+import { packRevisions, textSize } from "../dump/revision-text.ts";
 import type { ExtractBatchResult } from "./worker.ts";
 import type { WorkerPool } from "./worker-pool.ts";
 
@@ -29,7 +30,8 @@ export async function* parallelExtract(
   let batch: PageRevision[] = [];
   let chars = 0;
   const submit = () => {
-    const p = pool.run<ExtractBatchResult>("extractBatch", { config, kind, pages: batch });
+    // Texts still encoded travel as bytes and are decoded in the worker, not on this thread.
+    const p = pool.run<ExtractBatchResult>("extractBatch", { config, kind, pages: packRevisions(batch) });
     p.catch(() => {}); // observed when awaited in order below
     inflight.push(p);
     batch = [];
@@ -44,7 +46,7 @@ export async function* parallelExtract(
   try {
     for await (const page of pages) {
       batch.push(page);
-      chars += page.text.length;
+      chars += textSize(page);
       if (chars >= batchChars || batch.length >= 1000) submit();
       while (inflight.length >= maxInFlight) yield* take();
     }

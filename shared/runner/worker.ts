@@ -2,7 +2,8 @@
 import { parentPort } from "node:worker_threads";
 import { Counters } from "../core/counters.ts";
 import type { ParacapConfig } from "../core/config.ts";
-import type { InputKind, PageRevision } from "../core/records.ts";
+import type { InputKind } from "../core/records.ts";
+import { unpackRevisions, type PackedRevisions } from "../dump/revision-text.ts";
 import { LocalStore } from "../io/local-store.ts";
 import { createReferenceExtractor, type RevisionRefs } from "../pipeline/extract-stage.ts";
 import { runDedupTask } from "../tasks/dedup-task.ts";
@@ -10,7 +11,7 @@ import { runGroupTask } from "../tasks/group-task.ts";
 import type { RunManifest } from "../tasks/manifest.ts";
 import type { JobRequest, JobResponse } from "./worker-pool.ts";
 
-export interface ExtractBatchPayload { config: ParacapConfig; kind: InputKind; pages: PageRevision[] }
+export interface ExtractBatchPayload { config: ParacapConfig; kind: InputKind; pages: PackedRevisions }
 export interface ExtractBatchResult { revisions: RevisionRefs[]; counters: Record<string, number> }
 export interface PartitionPayload { manifest: RunManifest; partition: number; workDir: string }
 
@@ -25,7 +26,7 @@ const jobs: Record<string, (payload: never) => Promise<unknown>> = {
       extractor = { key, counters, fn: createReferenceExtractor(p.config, counters) };
     }
     const before = extractor.counters.toJSON();
-    const revisions = p.pages.map((page) => extractor!.fn(page, p.kind));
+    const revisions = unpackRevisions(p.pages).map((page) => extractor!.fn(page, p.kind));
     const after = extractor.counters.toJSON();
     const delta: Record<string, number> = {};
     for (const [k, v] of Object.entries(after)) if (v !== (before[k] ?? 0)) delta[k] = v - (before[k] ?? 0);

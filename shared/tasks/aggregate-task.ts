@@ -35,7 +35,7 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
       continue;
     }
     counters.merge(m.counters);
-    if (m.status === "corrupt") corrupt.push({ shard: shard.id, error: m.error ?? "unknown" });
+    if (m.status === "corrupt") corrupt.push({ shard: shard.id, file: m.damage?.file ?? shard.uri, offset: m.damage?.offset ?? null, error: m.error ?? "unknown" });
     else ok++;
   }
   if (missing.length > 0 && !opts.allowMissingShards) {
@@ -59,13 +59,16 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
     e.shards++;
     inputs.set(s.uri, e);
   }
-  const snapshot = counters.toJSON();
+  // Feature-cache hits depend on how pages were spread over workers: diagnostics, not results, so
+  // they stay out of stats.json (which must not depend on the worker count).
+  const snapshot = Object.fromEntries(Object.entries(counters.toJSON()).filter(([k]) => !k.includes(".features.")));
   const stats: Stats = {
     version: 1,
     inputs: [...inputs.values()],
     shards: { total: manifest.shards.length, ok, corrupt, missing },
-    complete: missing.length === 0,
-    extraction: Object.fromEntries(Object.entries(snapshot).filter(([k]) => k.startsWith("dump.") || (k.startsWith("extract.") && !k.includes(".features.")))),
+    // complete: every shard was read to its end (none missing, none damaged)
+    complete: missing.length === 0 && corrupt.length === 0,
+    extraction: Object.fromEntries(Object.entries(snapshot).filter(([k]) => k.startsWith("dump.") || k.startsWith("extract."))),
     tiers,
     counters: snapshot,
   };
@@ -93,9 +96,10 @@ async function mergeTier(manifest: RunManifest, work: BlobStore, output: BlobSto
     }),
   );
   const out = new JsonlWriter(output.writer(tierFile(tier)));
-  const images = new Set<string>();
-  const refs = new Set<string>();
-  const captions = new Set<string>();
+  const images = new Map<string, Map<string, number>>();
+  // distinct uses (and caption entries) among the pairs, each weighted by the references it stands for
+  const refs = new Map<string, number>();
+  const captions = new Map<string, number>();
   const samples: ScoredPair[] = [];
   let pairs = 0;
   for (;;) {
@@ -110,16 +114,27 @@ async function mergeTier(manifest: RunManifest, work: BlobStore, output: BlobSto
     const pair = (src.head as IteratorYieldResult<ScoredPair>).value;
     await out.write(pair);
     pairs++;
-    images.add(pair.image);
+    let imageUses = images.get(pair.image);
+    if (!imageUses) images.set(pair.image, (imageUses = new Map()));
     for (const s of [pair.a, pair.b]) {
-      const use = `${pair.image}\u0000${s.page}\u0000${s.revisionId}`;
-      refs.add(use);
-      captions.add(`${use}\u0000${pair.type}\u0000${s.text}`);
+      const use = `${pair.image}\u0000${s.pageId}\u0000${s.page}\u0000${s.revisionId}\u0000${s.ordinal}`;
+      refs.set(use, s.uses);
+      imageUses.set(use, s.uses);
+      captions.set(`${use}\u0000${pair.type}`, s.uses);
     }
     if (samples.length < sampleCount) samples.push(pair);
     src.head = await src.it.next();
   }
   await out.close();
   onSamples(samples);
-  return { images: images.size, references: refs.size, captions: captions.size, pairs };
+  const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+  const perImage = [...images.values()].map(sum);
+  return {
+    images: images.size,
+    images_ge2: perImage.filter((n) => n >= 2).length,
+    images_ge5: perImage.filter((n) => n >= 5).length,
+    references: sum(refs),
+    captions: sum(captions),
+    pairs,
+  };
 }

@@ -36,6 +36,7 @@ export async function runExtractTask(manifest: RunManifest, shard: ShardSpec, wo
   const out = new PartitionedWriter(work, (p) => layout.extractPart(shard.id, p));
   let status: TaskMarker["status"] = "ok";
   let error: string | null = null;
+  let damage: TaskMarker["damage"];
   try {
     for await (const ref of collapseUses(revisions, counters)) {
       await out.write(partitionOf(ref.image, partitions), ref);
@@ -48,11 +49,12 @@ export async function runExtractTask(manifest: RunManifest, shard: ShardSpec, wo
     }
     status = "corrupt";
     error = err instanceof Error ? err.message : String(err);
+    damage = damageOf(err, shard);
     counters.inc("extract.shards.corrupt");
   }
   await out.close();
   counters.inc("extract.shards");
-  const m = marker(`extract:${shard.id}`, manifest.fingerprint, counters.toJSON(), status, error);
+  const m = marker(`extract:${shard.id}`, manifest.fingerprint, counters.toJSON(), status, error, damage);
   await writeMarker(work, doneName, m);
   return m;
 }
@@ -60,4 +62,12 @@ export async function runExtractTask(manifest: RunManifest, shard: ShardSpec, wo
 async function* inlineExtract(pages: AsyncIterable<PageRevision>, shard: ShardSpec, manifest: RunManifest, counters: Counters): AsyncGenerator<RevisionRefs> {
   const extract = createReferenceExtractor(manifest.config, counters);
   for await (const p of pages) yield extract(p, shard.kind);
+}
+
+/** File and offset of a damaged-input error (DumpError carries both); the shard's file otherwise. */
+function damageOf(err: unknown, shard: ShardSpec): NonNullable<TaskMarker["damage"]> {
+  const e = err as { file?: unknown; offset?: unknown };
+  const file = typeof e?.file === "string" ? e.file : shard.uri;
+  const offset = typeof e?.offset === "number" ? e.offset : null;
+  return { file, offset };
 }

@@ -11,6 +11,8 @@ export const TaskMarker = z.object({
   fingerprint: z.string(),
   status: z.enum(["ok", "corrupt", "failed"]),
   error: z.string().nullable(),
+  /** for a corrupt shard: the damaged file and the decompressed byte offset of the damage (when known) */
+  damage: z.object({ file: z.string(), offset: z.number().int().nullable() }).optional(),
   counters: z.record(z.string(), z.number()),
 });
 export type TaskMarker = z.infer<typeof TaskMarker>;
@@ -25,6 +27,6 @@ export async function writeMarker(store: BlobStore, name: string, marker: TaskMa
   await store.writeText(name, JSON.stringify(marker) + "\n");
 }
 
-export function marker(task: string, fingerprint: string, counters: CounterSnapshot, status: TaskMarker["status"] = "ok", error: string | null = null): TaskMarker {
-  return { task, fingerprint, status, error, counters };
+export function marker(task: string, fingerprint: string, counters: CounterSnapshot, status: TaskMarker["status"] = "ok", error: string | null = null, damage?: TaskMarker["damage"]): TaskMarker {
+  return damage ? { task, fingerprint, status, error, damage, counters } : { task, fingerprint, status, error, counters };
 }

@@ -4,8 +4,8 @@ import { divergentFilter, nearEqualForm, significantDifferenceFilter } from "../
 
 const pair = (a: string, b: string): CandidatePair => ({
   id: "0", tier: "silver", image: "File:X.jpg", type: "caption",
-  a: { text: a, page: "P1", pageId: 1, revisionId: 1 },
-  b: { text: b, page: "P2", pageId: 2, revisionId: 2 },
+  a: { text: a, page: "P1", pageId: 1, revisionId: 1, ordinal: 0, uses: 1 },
+  b: { text: b, page: "P2", pageId: 2, revisionId: 2, ordinal: 0, uses: 1 },
 });
 
 describe("pair filters", () => {

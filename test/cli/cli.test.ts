@@ -1,0 +1,173 @@
+/**
+ * The paracap command (bin/paracap.js spawned as a user would): extract, features, score, run --help,
+ * and user errors (exit code 2, one line on stderr, no stack trace).
+ */
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { CAPTIONS as C } from "../pipeline/stage-helpers.ts";
+import { BIN, REPO, SAMPLE_HISTORY, tempDir, removeTempDirs } from "../runner/helpers.ts";
+
+afterAll(removeTempDirs);
+
+const FIXTURES = join(REPO, "test/fixtures/wikitext");
+
+interface Result { code: number | null; stdout: string; stderr: string }
+
+function cli(args: string[], stdin = ""): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.on("error", () => {}); // the command may stop reading early
+    child.stdin.end(stdin);
+  });
+}
+
+const jsonl = (text: string) => text.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as Record<string, unknown>);
+
+/** A user error: exit 2, exactly one line on stderr, no stack trace. */
+function expectUserError(r: Result, message: RegExp) {
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+  expect(r.stderr).not.toMatch(/^\s+at /m);
+}
+
+describe.concurrent("paracap extract", () => {
+  it("lists a real article's image references: one line per caption type, type null when a reference has neither", async () => {
+    const r = await cli(["extract", join(FIXTURES, "United-Kingdom.txt")]);
+    expect(r.code).toBe(0);
+    const lines = jsonl(r.stdout);
+    for (const l of lines) expect(Object.keys(l)).toEqual(["image", "type", "text", "page", "source", "revision"]);
+    expect(lines).toHaveLength(73);
+    const count = (t: unknown) => lines.filter((l) => l.type === t).length;
+    expect([count("caption"), count("alt"), count(null)]).toEqual([61, 6, 6]);
+
+    const wikitext = readFileSync(join(FIXTURES, "United-Kingdom.txt"), "utf8");
+    // [[File:Battle of Waterloo 1815.PNG|thumb|alt=Painting of … grass.|The [[Battle of Waterloo]], 1815, marked … ''[[Pax Britannica]]'']]
+    expect(wikitext).toContain("[[File:Battle of Waterloo 1815.PNG|thumb|alt=Painting of a bloody battle. Horses and infantry fight or lie on grass.|The [[Battle of Waterloo]], 1815,");
+    expect(lines.filter((l) => l.image === "File:Battle of Waterloo 1815.PNG")).toEqual([
+      { image: "File:Battle of Waterloo 1815.PNG", type: "caption", text: "The Battle of Waterloo, 1815, marked the end of the Napoleonic Wars and the start of Pax Britannica", page: "United-Kingdom", source: "link", revision: 0 },
+      { image: "File:Battle of Waterloo 1815.PNG", type: "alt", text: "Painting of a bloody battle. Horses and infantry fight or lie on grass.", page: "United-Kingdom", source: "link", revision: 0 },
+    ]);
+    // | image_flag = Flag of the United Kingdom.svg   (infobox, no caption parameter)
+    expect(wikitext).toContain("| image_flag = Flag of the United Kingdom.svg");
+    expect(lines[0]).toEqual({ image: "File:Flag of the United Kingdom.svg", type: null, text: null, page: "United-Kingdom", source: "template", revision: 0 });
+    // [[File:Stonehenge, …|thumb|[[Stonehenge]], in [[Wiltshire]], was erected around 2500 BC]]
+    expect(lines.find((l) => String(l.image).startsWith("File:Stonehenge"))).toMatchObject({ type: "caption", text: "Stonehenge, in Wiltshire, was erected around 2500 BC" });
+    // every file named in the output occurs in the article
+    for (const l of lines) expect(wikitext.replace(/_/g, " ")).toContain(String(l.image).slice("File:".length));
+  });
+
+  it("reads a bz2 dump: every reference of the 120-revision history sample, with revision ids", async () => {
+    const r = await cli(["extract", SAMPLE_HISTORY]);
+    expect(r.code).toBe(0);
+    const lines = jsonl(r.stdout);
+    // 831 references, none with an alt text (2005): one line each; Kropotkin.jpg (111) and CircleAsymbol01.gif (6) uncaptioned
+    expect(lines).toHaveLength(831);
+    expect(lines.filter((l) => l.type === null)).toHaveLength(117);
+    expect(new Set(lines.map((l) => l.revision)).size).toBe(120);
+    expect(lines.filter((l) => l.image === "File:Ideomap-v21.gif").map((l) => /(\w+) to debate\.$/.exec(String(l.text))?.[1])).toEqual([
+      ...Array(7).fill("suject"),
+      ...Array(4).fill("subject"),
+    ]);
+    expect(r.stderr).toBe("paracap extract: 1 pages, 120 revisions read\n");
+  });
+
+  it("rejects a missing file or argument as a user error", async () => {
+    expectUserError(await cli(["extract", "/nonexistent/enwiki.xml.bz2"]), /^paracap extract: no such file: \/nonexistent\/enwiki\.xml\.bz2\n$/);
+    expectUserError(await cli(["extract"]), /^paracap extract: usage: paracap extract/);
+  });
+});
+
+describe.concurrent("paracap features", () => {
+  it("writes one JSONL line per input line, in order, with the caption features", async () => {
+    const input = [C.apolloInfobox, C.newt, "", "Nude Descending a Staircase, No. 2 by Marcel Duchamp, 1912"].join("\n") + "\n";
+    const r = await cli(["features"], input);
+    expect(r.code).toBe(0);
+    const lines = jsonl(r.stdout);
+    expect(lines).toHaveLength(4);
+    for (const l of lines) expect(Object.keys(l).sort()).toEqual(["english", "hasVerb", "isSentence", "profane", "tags", "text", "words"]);
+    expect(lines.map((l) => l.text)).toEqual([C.apolloInfobox, C.newt, "", "Nude Descending a Staircase, No. 2 by Marcel Duchamp, 1912"]);
+    expect(lines[0]).toMatchObject({ words: 18, isSentence: true, hasVerb: true, english: true, profane: false });
+    expect(String(lines[0]!.tags).split(" ")).toHaveLength(18);
+    expect(lines[1]).toMatchObject({ words: 8, hasVerb: false, isSentence: false });
+    expect(lines[2]).toMatchObject({ words: 0, tags: "" });
+    // "nude" is on the LDNOOBW list
+    expect(lines[3]).toMatchObject({ profane: true });
+  });
+
+  it("rejects an unknown classifier as a user error", async () => {
+    expectUserError(await cli(["features", "--classifier", "bogus"]), /^paracap features: --classifier is improved or paper, got "bogus"\n$/);
+  });
+});
+
+describe.concurrent("paracap score", () => {
+  it("writes one JSONL line of metrics per TSV pair, in order", async () => {
+    const input = `${C.ideomapOld}\t${C.ideomapNew}\n${C.apolloLink}\t${C.apolloInfobox}\n${C.apolloLink}\t${C.apolloLink}\n`;
+    const r = await cli(["score"], input);
+    expect(r.code).toBe(0);
+    const lines = jsonl(r.stdout) as Record<string, number>[];
+    expect(lines).toHaveLength(3);
+    for (const l of lines) expect(Object.keys(l).sort()).toEqual(["bleu4", "bleuCordeiro", "lcpNgramOverlap", "levenshtein", "rouge1F", "rougeLF", "sumo", "syntactic", "wordNgramOverlap"]);
+    expect(lines[0]!.levenshtein).toBeCloseTo(1 / 62, 12); // "suject" → "subject"
+    expect(lines[1]!.syntactic).toBeCloseTo(0.2441, 4); // the golden Apollo pair
+    expect(lines[2]).toMatchObject({ levenshtein: 0, rouge1F: 1, rougeLF: 1, syntactic: 1 });
+  });
+
+  it("stops at a line that is not caption<TAB>caption with a clear error, after the lines before it", async () => {
+    const r = await cli(["score"], `${C.apolloLink}\t${C.apolloInfobox}\n${C.apolloLink} ${C.apolloInfobox}\n${C.newt}\t${C.newt}\n`);
+    expectUserError(r, /^paracap score: stdin line 2: expected caption1<TAB>caption2, found no tab\n$/);
+    expect(jsonl(r.stdout)).toHaveLength(1);
+    const three = await cli(["score"], `a\tb\tc\n`);
+    expectUserError(three, /^paracap score: stdin line 1: expected caption1<TAB>caption2, found 2 tabs\n$/);
+  });
+});
+
+describe.concurrent("paracap run and general usage", () => {
+  it("run --help prints the run options and exits 0", async () => {
+    const r = await cli(["run", "--help"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^paracap run \[--input <dump>…\] \[--history <dump>…\] \[--out <dir>\]/);
+    for (const flag of ["--input", "--history", "--out", "--tiers", "--config", "--partitions", "--workers", "--fresh", "--quiet"]) expect(r.stdout).toContain(`  ${flag}`);
+    expect(r.stderr).toBe("");
+  });
+
+  it("--help and no command print the usage (exit 0 and 2)", async () => {
+    const help = await cli(["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("paracap extract <dump|file.wikitext>");
+    expect((await cli([])).code).toBe(2);
+  });
+
+  it("reports bad options and values as user errors", async () => {
+    expectUserError(await cli(["run", "--bogus"]), /^paracap run: Unknown option '--bogus'/);
+    expectUserError(await cli(["run", "--tiers", "platinum"]), /^paracap run: unknown tier "platinum" \(tiers: gold, silver, bronze\)\n$/);
+    expectUserError(await cli(["run", "--workers", "0"]), /^paracap run: --workers needs a positive whole number, got "0"\n$/);
+    expectUserError(await cli(["run", "--config", "/nonexistent/paracap.json"]), /^paracap run: cannot read config file \/nonexistent\/paracap\.json\n$/);
+    expectUserError(await cli(["run", "--tiers", "bronze", "--input", SAMPLE_HISTORY.replace("history", "hist0ry")]),
+      /^paracap run: no input feeds the requested tiers \(bronze\)/);
+  });
+
+  it("reports an invalid configuration file with the offending keys", async () => {
+    const dir = tempDir("paracap-cli-");
+    const bad = join(dir, "config.json");
+    await import("node:fs/promises").then((fs) => fs.writeFile(bad, JSON.stringify({ captions: { minWords: -1 } })));
+    const r = await cli(["run", "--config", bad, "--out", join(dir, "out")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^paracap run: invalid configuration:\n  captions\.minWords: /);
+    expect(r.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it("rejects an unknown command", async () => {
+    const r = await cli(["mine"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^paracap: unknown command "mine"/);
+  });
+});

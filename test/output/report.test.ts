@@ -1,0 +1,85 @@
+/** stats.json funnel rows from counters, and report.md rendering (damaged and missing shards, accounting). */
+import { describe, expect, it } from "vitest";
+import { resolveConfig } from "../../shared/core/config.ts";
+import { Counters } from "../../shared/core/counters.ts";
+import { renderReport } from "../../shared/output/report.ts";
+import { funnelTable, type Stats } from "../../shared/output/stats.ts";
+
+const config = resolveConfig({ tiers: ["silver"] });
+
+function counters(): Counters {
+  const c = new Counters();
+  const row = (id: string, v: [number, number, number, number, number, number]) => {
+    const [images, ge2, ge5, references, captions, candidates] = v;
+    c.merge({ [`funnel.silver.${id}.images`]: images, [`funnel.silver.${id}.images_ge2`]: ge2, [`funnel.silver.${id}.images_ge5`]: ge5, [`funnel.silver.${id}.references`]: references, [`funnel.silver.${id}.captions`]: captions, [`funnel.silver.${id}.candidates`]: candidates });
+  };
+  const filter = (id: string, inn: number, kept: number, reason?: string) => {
+    c.merge({ [`filter.silver.${id}.in`]: inn, [`filter.silver.${id}.kept`]: kept, [`filter.silver.${id}.dropped`]: inn - kept });
+    if (reason && inn > kept) c.inc(`filter.silver.${id}.dropped.${reason}`, inn - kept);
+  };
+  // the silver funnel of the golden run
+  row("all", [1246, 10, 0, 1257, 1204, 5]);
+  for (const [id, v] of [["min_refs_v1", [10, 10, 0, 21, 16, 5]], ["max_refs_v1", [10, 10, 0, 21, 16, 5]], ["has_caption_v1", [8, 4, 0, 12, 16, 5]], ["non_empty_v1", [8, 4, 0, 12, 16, 5]], ["min_words_v1", [6, 2, 0, 8, 8, 2]], ["not_profane_v1", [6, 2, 0, 8, 8, 2]], ["has_verb_v1", [4, 1, 0, 5, 5, 1]], ["image_captioned_refs_v1", [1, 1, 0, 2, 2, 1]]] as const) row(id, [...v]);
+  filter("min_refs_v1", 1257, 21, "too_few_references");
+  filter("has_verb_v1", 8, 5, "no_verb");
+  c.merge({ "funnel.silver.unique_v1.candidates": 1, "funnel.silver.divergent_v1.candidates": 1 });
+  return c;
+}
+
+describe("funnelTable", () => {
+  it("derives every row from counters; pair rows carry only candidates, the last row is recounted on the dataset", () => {
+    const rows = funnelTable(config, counters(), "silver", { images: 1, images_ge2: 1, images_ge5: 0, references: 2, captions: 2, pairs: 1 });
+    expect(rows.map((r) => [r.step, r.paper_step, r.id])).toEqual([
+      [0, 0, "all"], [1, 1, "min_refs_v1"], [2, 2, "max_refs_v1"], [3, 3, "has_caption_v1"], [4, 3, "non_empty_v1"], [5, 4, "min_words_v1"],
+      [6, 4, "not_profane_v1"], [7, 5, "has_verb_v1"], [8, 6, "image_captioned_refs_v1"], [9, 7, "unique_v1"], [10, 8, "divergent_v1"], [11, 9, "significant_difference_v1"],
+    ]);
+    expect(rows[0]).toMatchObject({ images: 1246, references: 1257, mean_refs_per_image: 1.01, captions: 1204, candidates: 5, filter: null, unit: null });
+    expect(rows[1]!.filter).toEqual({ in: 1257, kept: 21, dropped: 1236, reasons: { too_few_references: 1236 } });
+    expect(rows[9]).toMatchObject({ images: null, images_ge2: null, references: null, mean_refs_per_image: null, captions: null, candidates: 1 });
+    expect(rows[11]).toMatchObject({ images: 1, images_ge2: 1, images_ge5: 0, references: 2, mean_refs_per_image: 2, captions: 2, candidates: 1 });
+  });
+});
+
+describe("renderReport", () => {
+  const stats = (over: Partial<Stats>): Stats => ({
+    version: 1,
+    inputs: [{ uri: "enwiki-20261101-pages-articles-multistream.xml.bz2", kind: "current", shards: 3, tiers: ["silver"] }],
+    shards: { total: 3, ok: 1, corrupt: [], missing: [] },
+    complete: true,
+    extraction: {
+      "dump.pages": 207, "dump.revisions": 326, "dump.revisions.emitted": 226, "dump.skipped.namespace": 1, "dump.skipped.redirect": 99,
+      "extract.current.references": 1257, "extract.current.references.gallery": 97, "extract.current.references.link": 1045, "extract.current.references.template": 115,
+      "extract.current.revisions": 106, "extract.current.shuffle_records": 1254,
+    },
+    tiers: { silver: { input: "current", pairs: 1, funnel: funnelTable(config, counters(), "silver", { images: 1, images_ge2: 1, images_ge5: 0, references: 2, captions: 2, pairs: 1 }) } },
+    counters: {},
+    ...over,
+  });
+
+  it("accounts for every revision read and names damaged and missing shards with file and offset", () => {
+    const md = renderReport(stats({
+      complete: false,
+      shards: {
+        total: 3, ok: 1,
+        corrupt: [{ shard: "s00001-x@1000", file: "enwiki.xml.bz2[1000..2000]", offset: 438528, error: "enwiki.xml.bz2[1000..2000] at decompressed byte 438528: bz2 data is truncated | or corrupt" }],
+        missing: ["s00002-x@2000"],
+      },
+    }), {}, { generated: "2026-01-01T00:00:00.000Z", elapsedSeconds: 1.25 });
+    expect(md).toContain("Generated 2026-01-01T00:00:00.000Z in 1.3 s.");
+    expect(md).toContain("Shards: 3; read completely: 1; damaged: 1; missing: 1. **The run is incomplete**");
+    expect(md).toContain("| `s00001-x@1000` | `enwiki.xml.bz2[1000..2000]` | 438,528 | enwiki.xml.bz2[1000..2000] at decompressed byte 438528: bz2 data is truncated \\| or corrupt |");
+    expect(md).toContain("- `s00002-x@2000`");
+    expect(md).toContain("- 207 pages, 326 revisions read = 226 used + 1 skipped (namespace) + 99 skipped (redirect).");
+    expect(md).toContain("- current input: 106 revisions → 1,257 image references (gallery 97, link 1,045, template 115), 1,254 shuffle records");
+  });
+
+  it("renders the funnel with its Table 3 step, and each filter's in / kept / dropped", () => {
+    const md = renderReport(stats({}), {}, { generated: "t", elapsedSeconds: null });
+    expect(md).toContain("Shards: 3; read completely: 1; damaged: 0; missing: 0. The run is complete.");
+    expect(md).toContain("| 1 | 1 | image referenced ≥ 2 times | 10 (-99.2 %) | 10 | 0 | 21 (-98.3 %) | 2.1 | 16 (-98.7 %) | 5 (0.0 %) |");
+    expect(md).toContain("| 9 | 7 | pair is unique corpus-wide (exact texts; duplicates keep the smallest id) | — | — | — | — | — | — | 1 (0.0 %) |");
+    expect(md).toContain("| 7 | `has_verb_v1` | captions | 8 | 5 | 3 | no verb 3 |");
+    expect(md).toContain("| 2 | `max_refs_v1` | references | 0 | 0 | 0 | — |");
+    expect(md).toContain("## How to read the funnel");
+  });
+});

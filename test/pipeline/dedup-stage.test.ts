@@ -1,0 +1,83 @@
+/** Dedup stage: corpus-wide exact unique filter, divergent and significant-difference filters, metrics. */
+import { describe, expect, it } from "vitest";
+import { Counters } from "../../shared/core/counters.ts";
+import type { CandidatePair } from "../../shared/core/records.ts";
+import { silentContext } from "../../shared/core/stage.ts";
+import { dedupStage } from "../../shared/pipeline/dedup-stage.ts";
+import { CAPTIONS as C, collect, from, makePair } from "./stage-helpers.ts";
+
+async function dedup(pairs: CandidatePair[]) {
+  const counters = new Counters();
+  const out = await collect(dedupStage().run(from(pairs), silentContext(counters)));
+  return { out, counters, c: (k: string) => counters.get(k) };
+}
+
+describe("dedup stage", () => {
+  it("keeps one of several identical text pairs corpus-wide (other images, pages, partitions): the smallest id", async () => {
+    // the Apollo captions on three images/pages
+    const p1 = makePair("silver", "File:Apollo 11 first step.jpg", "Apollo 11", "Apollo 11", C.apolloLink, C.apolloInfobox);
+    const p2 = makePair("silver", "File:Apollo 11 first step.jpg", "Neil Armstrong", "Apollo 11", C.apolloLink, C.apolloInfobox);
+    const p3 = makePair("silver", "File:Aldrin Apollo 11.jpg", "Apollo program", "Moon landing", C.apolloInfobox, C.apolloLink);
+    const smallest = [p1, p2, p3].map((p) => p.id).sort()[0];
+    for (const order of [[p1, p2, p3], [p3, p2, p1], [p2, p3, p1]]) {
+      const { out, c } = await dedup(order);
+      expect(out.map((p) => p.id)).toEqual([smallest]);
+      expect([c("filter.silver.unique_v1.in"), c("filter.silver.unique_v1.kept"), c("filter.silver.unique_v1.dropped.duplicate")]).toEqual([3, 1, 2]);
+    }
+  });
+
+  it("compares exact texts: a pair differing in case is another pair (then dropped by neither unique nor divergent)", async () => {
+    const a = makePair("silver", "File:A.jpg", "P", "Q", C.ideomapOld, C.ideomapNew);
+    const b = makePair("silver", "File:B.jpg", "P", "Q", C.ideomapOld.toUpperCase(), C.ideomapNew);
+    const { out, c } = await dedup([a, b]);
+    expect(out).toHaveLength(2);
+    expect(c("filter.silver.unique_v1.dropped")).toBe(0);
+  });
+
+  it("dedups per tier: the same pair in gold and silver is kept in both", async () => {
+    const g = makePair("gold", "File:Apollo 11 first step.jpg", "Apollo 11", "Apollo 11", C.apolloLink, C.apolloInfobox);
+    const s = { ...g, tier: "silver" };
+    const { out } = await dedup([s, g]);
+    expect(out.map((p) => p.tier)).toEqual(["gold", "silver"]);
+  });
+
+  it("drops captions equal ignoring case (divergent)", async () => {
+    const p = makePair("bronze", "File:Goldman-4.jpg", "Anarchism", "Anarchism", "Emma Goldman was an anarchist.", "emma goldman was an anarchist.");
+    const { out, c } = await dedup([p]);
+    expect(out).toEqual([]);
+    expect(c("filter.bronze.divergent_v1.dropped.equal_ignoring_case")).toBe(1);
+    expect(c("filter.bronze.significant_difference_v1.in")).toBe(0);
+  });
+
+  it("drops near-equal captions: only punctuation, case, whitespace or parenthesised asides differ (METHOD.md step 9)", async () => {
+    const escaped = makePair("bronze", "File:Food Not Bombs logo.png", "Anarchism", "Anarchism", C.foodNotBombs, C.foodNotBombsEscaped);
+    const aside = makePair("silver", "File:Angola Ethnic map 1970.svg", "Angola", "Demographics of Angola", C.angolaLong, C.angolaShort);
+    const spacing = makePair("silver", "File:X.jpg", "P", "Q", "Lincoln and George McClellan after the Battle of Antietam in 1862.", "Lincoln and George McClellan after the Battle of Antietam, in 1862");
+    const typo = makePair("bronze", "File:Ideomap-v21.gif", "Anarchism", "Anarchism", C.ideomapOld, C.ideomapNew);
+    const word = makePair("silver", "File:Young Lincoln By Charles Keck.JPG", "P", "Q", C.lincolnCaption, "The young Lincoln in bronze at Senn Park, Chicago.");
+    const { out, c } = await dedup([escaped, aside, spacing, typo, word]);
+    expect(out.map((p) => [p.tier, p.image])).toEqual([
+      ["bronze", "File:Ideomap-v21.gif"],
+      ["silver", "File:Young Lincoln By Charles Keck.JPG"],
+    ]);
+    expect(c("filter.bronze.significant_difference_v1.dropped.near_equal")).toBe(1);
+    expect(c("filter.silver.significant_difference_v1.dropped.near_equal")).toBe(2);
+    // the funnel's pair rows: candidates kept after each filter
+    expect([c("funnel.silver.unique_v1.candidates"), c("funnel.silver.divergent_v1.candidates"), c("funnel.silver.significant_difference_v1.candidates")]).toEqual([3, 3, 1]);
+  });
+
+  it("scores every surviving pair and yields them sorted by tier, then id", async () => {
+    const pairs = [
+      makePair("silver", "File:X.jpg", "P", "Q", C.lincolnAlt, C.mcclellanAlt),
+      makePair("bronze", "File:Ideomap-v21.gif", "Anarchism", "Anarchism", C.ideomapOld, C.ideomapNew),
+      makePair("silver", "File:Y.jpg", "P", "Q", C.ideomapOld, C.lincolnAlt),
+    ];
+    const { out } = await dedup(pairs);
+    expect(out.map((p) => [p.tier, p.id])).toEqual(pairs.map((p) => [p.tier, p.id]).sort((x, y) => (x.join() < y.join() ? -1 : 1)));
+    for (const p of out) {
+      expect(Object.keys(p.metrics).sort()).toEqual(["bleu4", "bleuCordeiro", "lcpNgramOverlap", "levenshtein", "rouge1F", "rougeLF", "sumo", "syntactic", "wordNgramOverlap"]);
+    }
+    // "suject" → "subject": one of 62 words changed
+    expect(out.find((p) => p.tier === "bronze")!.metrics.levenshtein).toBeCloseTo(1 / 62, 12);
+  });
+});

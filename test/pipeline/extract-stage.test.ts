@@ -1,0 +1,111 @@
+/** Extract stage: revisions → references with caption features; identical uses of a page collapse. */
+import { describe, expect, it } from "vitest";
+import { resolveConfig } from "../../shared/core/config.ts";
+import { Counters } from "../../shared/core/counters.ts";
+import type { PageRevision, ShuffleRef } from "../../shared/core/records.ts";
+import { silentContext } from "../../shared/core/stage.ts";
+import { readDumpPages } from "../../shared/dump/page-reader.ts";
+import { collapseUses, createReferenceExtractor, extractStage } from "../../shared/pipeline/extract-stage.ts";
+import { SAMPLE_CURRENT, SAMPLE_HISTORY } from "../runner/helpers.ts";
+import { collect, from } from "./stage-helpers.ts";
+
+const config = resolveConfig({});
+
+async function extract(path: string, kind: "current" | "history") {
+  const counters = new Counters();
+  const refs = await collect(extractStage(config, kind).run(readDumpPages(path, { namespaces: [0] }), silentContext(counters)));
+  return { refs, counters };
+}
+
+const brief = (r: ShuffleRef) => [r.image, r.revisionId, r.ordinal, r.uses, r.caption?.text.slice(0, 30) ?? null];
+
+describe("extract stage on the history sample (120 revisions of Anarchism)", () => {
+  it("collapses each unchanged use into one record counting its revisions: 831 references → 13 records", async () => {
+    const { refs, counters } = await extract(SAMPLE_HISTORY, "history");
+    expect(counters.get("extract.history.revisions")).toBe(120);
+    expect(counters.get("extract.history.references")).toBe(831);
+    expect(refs.reduce((n, r) => n + r.uses, 0)).toBe(831);
+    // in the order each use was first seen: (image, first revision, position in it, revisions, caption)
+    expect(refs.map(brief)).toEqual([
+      ["File:Proudhon-young.jpg", 18576354, 0, 111, "Pierre Proudhon (1809-1865)"],
+      ["File:Goldman-4.jpg", 18576354, 1, 111, "Emma Goldman 1869-1940"],
+      ["File:Kropotkin.jpg", 18576354, 2, 111, null],
+      ["File:Blkred flag.png", 18576354, 3, 120, "The red-and-black flag, coming"],
+      ["File:BenjaminTucker.jpg", 18576354, 4, 109, "Benjamin Tucker"],
+      ["File:Zerzan.jpeg", 18576354, 5, 109, "John Zerzan"],
+      ["File:Food Not Bombs logo.png", 18576354, 6, 108, "Food Not Bombs logo, which pla"],
+      ["File:Murray Rothbard Smile.JPG", 18576885, 2, 23, "Murray Rothbard (1926-1995)"],
+      // the one revision that escaped the quotes (\"militant fist\") is a use of its own
+      ["File:Food Not Bombs logo.png", 18578806, 7, 1, "Food Not Bombs logo, which pla"],
+      ["File:CircleAsymbol01.gif", 18581569, 0, 6, null],
+      ["File:Ideomap-v21.gif", 18581569, 2, 7, "Political ideology diagram, sh"],
+      ["File:LysanderSpooner.jpg", 18581569, 7, 11, "Lysander Spooner (1808-1887)"],
+      ["File:Ideomap-v21.gif", 18864795, 0, 4, "Political ideology diagram, sh"],
+    ]);
+    expect(refs.every((r) => r.kind === "history" && r.page === "Anarchism" && r.pageId === 12)).toBe(true);
+  });
+});
+
+describe("extract stage on the current sample", () => {
+  it("collapses a page's identical uses (same image, source, caption and alt) and nothing else", async () => {
+    const { refs, counters } = await extract(SAMPLE_CURRENT, "current");
+    expect(counters.get("extract.current.references")).toBe(1257);
+    expect(refs).toHaveLength(1254);
+    expect(refs.filter((r) => r.uses > 1).map((r) => [r.image, r.page, r.source, r.uses, r.caption, r.alt])).toEqual([
+      ["File:Flag of Alabama.svg", "Alabama", "template", 2, null, null],
+      ["File:Seal of Alabama.svg", "Alabama", "template", 2, null, null],
+      ["File:Sturgeon2.jpg", "Actinopterygii", "link", 2, null, null],
+    ]);
+    // the same image and caption on two pages stays two uses
+    const skeleton = refs.filter((r) => r.image === "File:Ceratophrys cornuta skeleton front.jpg");
+    expect(skeleton.map((r) => [r.page, r.uses, r.caption?.text])).toEqual([
+      ["Amphibian", 1, "Skeleton of Surinam horned frog (Ceratophrys cornuta)"],
+      ["Anatomy", 1, "Skeleton of Surinam horned frog (Ceratophrys cornuta)"],
+    ]);
+  });
+});
+
+describe("collapseUses", () => {
+  const text = "[[File:Blkred flag.png|thumb|The red-and-black flag, coming from the experience of anarchists in the labour movement, is particularly associated with anarcho-syndicalism.]]";
+  const rev = (title: string, pageId: number, revisionId: number, body: string): PageRevision =>
+    ({ title, ns: 0, pageId, revisionId, timestamp: null, redirect: false, text: body });
+
+  it("keys uses by page: identical wikitext on two pages is two uses; a use that disappears and returns is the same use", async () => {
+    const counters = new Counters();
+    const extractor = createReferenceExtractor(config, counters);
+    const revisions = [
+      rev("Anarchism", 12, 1, text),
+      rev("Anarchism", 12, 2, "no image in this revision"),
+      rev("Anarchism", 12, 3, text),
+      rev("Anarchist symbolism", 40, 4, text),
+    ].map((r) => extractor(r, "history"));
+    const out = await collect(collapseUses(from(revisions), counters));
+    expect(out.map((r) => [r.page, r.revisionId, r.uses])).toEqual([["Anarchism", 1, 2], ["Anarchist symbolism", 4, 1]]);
+    expect(counters.get("extract.history.references")).toBe(3);
+  });
+
+  it("a page flushed early (limit) splits a use into records whose uses still add up", async () => {
+    const counters = new Counters();
+    const extractor = createReferenceExtractor(config, counters);
+    const revisions = [1, 2, 3].map((id) => extractor(rev("Anarchism", 12, id, text + (id === 2 ? "\n[[File:Kropotkin.jpg|thumb|left]]" : "")), "history"));
+    const out = await collect(collapseUses(from(revisions), counters, 1));
+    expect(out.reduce((n, r) => n + r.uses, 0)).toBe(4);
+    expect(out.length).toBeGreaterThan(2);
+  });
+
+  it("emits the last page's uses before passing on a damaged-input error (they were read and counted)", async () => {
+    const counters = new Counters();
+    const extractor = createReferenceExtractor(config, counters);
+    async function* damaged() {
+      yield extractor(rev("Anarchism", 12, 1, text), "history");
+      yield extractor(rev("Anarchism", 12, 2, text), "history");
+      throw new Error("bz2 data is truncated");
+    }
+    const got: ShuffleRef[] = [];
+    await expect((async () => {
+      for await (const r of collapseUses(damaged(), counters)) got.push(r);
+    })()).rejects.toThrow("bz2 data is truncated");
+    expect(got.map((r) => [r.image, r.uses])).toEqual([["File:Blkred flag.png", 2]]);
+    expect(counters.get("extract.history.references")).toBe(2);
+  });
+});

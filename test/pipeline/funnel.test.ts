@@ -1,0 +1,89 @@
+/**
+ * Funnel reconciliation (METHOD.md Table 3): on real dumps, every filter row's in = kept + dropped, its
+ * drop reasons sum to dropped, its input is what the row above left, row 0 equals the extraction
+ * counters, and every revision and shard read is accounted for.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { resolveConfig } from "../../shared/core/config.ts";
+import { funnelRows } from "../../shared/pipeline/funnel.ts";
+import { tierSpecs } from "../../shared/pipeline/tiers.ts";
+import type { Stats } from "../../shared/output/stats.ts";
+import { DATA, readPairs, readStats, run, tempDir, removeTempDirs } from "../runner/helpers.ts";
+import { reconcile } from "./reconcile.ts";
+
+afterAll(removeTempDirs);
+
+const lines = (dir: string, stats: Stats) => Object.fromEntries(Object.keys(stats.tiers).map((t) => [t, readPairs(dir, t).length]));
+
+describe("funnel rows", () => {
+  it("follow Table 3 in order, one row per filter, caption filters grouped under steps 3–5", () => {
+    const config = resolveConfig({ captions: { englishOnly: true } });
+    const [gold, , bronze] = tierSpecs(config);
+    const rows = funnelRows(config, gold!);
+    expect(rows.map((r) => [r.paperStep, r.id, r.unit])).toEqual([
+      [0, "all", null],
+      [1, "min_refs_v1", "references"],
+      [2, "max_refs_v1", "references"],
+      [3, "has_caption_v1", "references"],
+      [3, "non_empty_v1", "captions"],
+      [4, "min_words_v1", "captions"],
+      [4, "not_profane_v1", "captions"],
+      [4, "english_v1", "captions"],
+      [5, "is_sentence_improved_v1", "captions"],
+      [6, "image_captioned_refs_v1", "references"],
+      [7, "unique_v1", "pairs"],
+      [8, "divergent_v1", "pairs"],
+      [9, "significant_difference_v1", "pairs"],
+    ]);
+    expect(rows[2]!.label).toBe("image referenced ≤ 10 times");
+    expect(funnelRows(config, bronze!)[2]!.label).toBe("image referenced ≤ 180 times");
+    expect(funnelRows(resolveConfig({ captions: { minWords: 10 } }), gold!)[5]!.label).toBe("caption has ≥ 10 words");
+  });
+});
+
+describe("reconciliation on real dumps", () => {
+  it("holds on the embedded sample", async () => {
+    const out = tempDir("paracap-rec-");
+    await run(out);
+    const stats = readStats(out);
+    expect(reconcile(stats, lines(out, stats))).toEqual([]);
+  });
+
+  it("holds on five other real dumps: two Anarchism history excerpts (700 revisions), table-heavy articles, export-0.9 and the dumpster-dive fixture", async () => {
+    const out = tempDir("paracap-rec-");
+    await run(out, [
+      { path: `${DATA}wikipedia-history/enwiki-Anarchism-history-rev02900-03299.xml.bz2`, kind: "history" },
+      { path: `${DATA}wikipedia-history/enwiki-Anarchism-history-rev00000-00299.xml.bz2`, kind: "history" },
+      { path: `${DATA}wikipedia/enwiki-table-markup.xml.bz2`, kind: "current" },
+      { path: `${DATA}wikipedia/wikipedia2vec-enwiki-pages-articles-sample.xml.bz2`, kind: "current" },
+      { path: `${DATA}wikipedia/dumpster-dive-tinywiki-latest-pages-articles.xml`, kind: "current" },
+    ]);
+    const stats = readStats(out);
+    expect(reconcile(stats, lines(out, stats))).toEqual([]);
+    // 400 + 300 + 5 + 3 + 8 revisions, every one read
+    expect(stats.counters["dump.revisions"]).toBe(716);
+    expect(stats.shards.ok).toBe(5);
+    // the history funnel is not trivial: the ≤ 180 ceiling and the caption filters both bite
+    const bronze = stats.tiers.bronze!.funnel;
+    expect(bronze[0]!.references).toBe(2814);
+    expect(bronze[2]!.filter!.dropped).toBeGreaterThan(0);
+    expect(bronze[5]!.filter!.dropped).toBeGreaterThan(0);
+    expect(stats.tiers.bronze!.pairs).toBeGreaterThan(0);
+  });
+
+  it("catches a broken stats.json (the checker can fail)", async () => {
+    const out = tempDir("paracap-rec-");
+    await run(out, [{ path: `${DATA}wikipedia-history/enwiki-Anarchism-history-rev00000-00299.xml.bz2`, kind: "history" }], { tiers: ["bronze"] });
+    const stats = readStats(out);
+    expect(reconcile(stats)).toEqual([]);
+    const broken: Stats = structuredClone(stats);
+    const row = broken.tiers.bronze!.funnel[5]!;
+    row.filter!.kept += 1;
+    broken.counters["dump.skipped.redirect"] = (broken.counters["dump.skipped.redirect"] ?? 0) + 1;
+    expect(reconcile(broken)).toEqual([
+      expect.stringMatching(/^dump\.revisions \d+ ≠ emitted/),
+      expect.stringMatching(/row 5 \(min_words_v1\): kept \d+ \+ dropped \d+ ≠ in/),
+      expect.stringMatching(/row 5 \(min_words_v1\): kept \d+ ≠ row captions/),
+    ]);
+  });
+});

@@ -1,0 +1,152 @@
+/** Group stage: references grouped by (input kind, image), per-tier filters, pairs, funnel counters. */
+import { describe, expect, it } from "vitest";
+import { resolveConfig } from "../../shared/core/config.ts";
+import { Counters } from "../../shared/core/counters.ts";
+import type { CandidatePair, ShuffleRef } from "../../shared/core/records.ts";
+import { silentContext } from "../../shared/core/stage.ts";
+import { groupStage, mergeIdenticalUses } from "../../shared/pipeline/group-stage.ts";
+import { CAPTIONS as C, collect, features, from, ref } from "./stage-helpers.ts";
+
+async function group(refs: ShuffleRef[], tiers: ("gold" | "silver" | "bronze")[] = ["gold", "silver", "bronze"]) {
+  const counters = new Counters();
+  const pairs = await collect(groupStage(resolveConfig({ tiers })).run(from(refs), silentContext(counters)));
+  return { pairs, counters };
+}
+
+const summary = (p: CandidatePair) => [p.tier, p.image, p.type, p.a.text, p.b.text];
+
+const APOLLO = "File:Apollo 11 first step.jpg";
+const IDEOMAP = "File:Ideomap-v21.gif";
+
+describe("the captions used here, as the analyzer sees them", () => {
+  it("has the features the tier rules depend on", () => {
+    expect([C.apolloInfobox, C.apolloLink].map((t) => features(t).isSentence)).toEqual([true, true]);
+    expect([C.ideomapOld, C.ideomapNew, C.lincolnAlt, C.mcclellanAlt].map((t) => [features(t).hasVerb, features(t).isSentence])).toEqual([
+      [true, false], [true, false], [true, false], [true, false],
+    ]);
+    expect(features(C.newt).hasVerb).toBe(false);
+    expect(features(C.newt).words).toBe(8);
+  });
+});
+
+describe("group stage", () => {
+  it("groups by input kind and image: current references feed gold and silver, history references bronze", async () => {
+    const refs = [
+      ref({ image: APOLLO, page: "Apollo 11", pageId: 662, revisionId: 716123666, ordinal: 0, source: "template", caption: C.apolloInfobox }),
+      ref({ image: APOLLO, page: "Apollo 11", pageId: 662, revisionId: 716123666, ordinal: 12, caption: C.apolloLink }),
+      // the same image in a history dump, with other captions: a separate group
+      ref({ image: APOLLO, kind: "history", page: "Apollo 11", pageId: 662, revisionId: 5, ordinal: 0, caption: C.ideomapOld, uses: 2 }),
+      ref({ image: APOLLO, kind: "history", page: "Apollo 11", pageId: 662, revisionId: 9, ordinal: 0, caption: C.ideomapNew, uses: 3 }),
+    ];
+    const { pairs, counters } = await group(refs);
+    expect(pairs.map(summary)).toEqual([
+      ["gold", APOLLO, "caption", C.apolloLink, C.apolloInfobox],
+      ["silver", APOLLO, "caption", C.apolloLink, C.apolloInfobox],
+      ["bronze", APOLLO, "caption", C.ideomapNew, C.ideomapOld],
+    ]);
+    // each tier counted only its own input's references
+    expect(counters.get("funnel.gold.all.references")).toBe(2);
+    expect(counters.get("funnel.bronze.all.references")).toBe(5);
+    expect(counters.get("filter.bronze.min_refs_v1.in")).toBe(5);
+  });
+
+  it("applies each tier's caption rule: gold needs a sentence, silver and bronze a verb", async () => {
+    const refs = [
+      ref({ image: IDEOMAP, page: "Anarchism", pageId: 12, revisionId: 1, caption: C.ideomapOld }),
+      ref({ image: IDEOMAP, page: "Anarchist symbolism", pageId: 40, revisionId: 2, caption: C.ideomapNew }),
+    ];
+    const { pairs, counters } = await group(refs, ["gold", "silver"]);
+    expect(pairs.map((p) => p.tier)).toEqual(["silver"]);
+    expect(counters.get("filter.gold.is_sentence_improved_v1.dropped.not_a_sentence")).toBe(2);
+    expect(counters.get("filter.gold.image_captioned_refs_v1.in")).toBe(0); // the image left the gold funnel at the sentence row
+    expect(counters.get("filter.silver.has_verb_v1.kept")).toBe(2);
+  });
+
+  it("pairs captions with captions and alt texts with alt texts, never across types or within a reference", async () => {
+    const refs = [
+      ref({ image: "File:X.jpg", page: "P", pageId: 1, ordinal: 0, caption: C.ideomapOld, alt: C.lincolnAlt }),
+      ref({ image: "File:X.jpg", page: "Q", pageId: 2, ordinal: 0, caption: C.ideomapNew, alt: C.mcclellanAlt }),
+      ref({ image: "File:X.jpg", page: "R", pageId: 3, ordinal: 0, caption: null, alt: null }),
+    ];
+    const { pairs, counters } = await group(refs, ["silver"]);
+    expect(pairs.map((p) => [p.type, p.a.text, p.b.text])).toEqual([
+      ["caption", C.ideomapNew, C.ideomapOld],
+      ["alt", C.lincolnAlt, C.mcclellanAlt],
+    ]);
+    expect(counters.get("funnel.silver.all.captions")).toBe(4);
+    expect(counters.get("funnel.silver.image_captioned_refs_v1.candidates")).toBe(2);
+    expect(counters.get("filter.silver.has_caption_v1.dropped.no_caption")).toBe(1);
+  });
+
+  it("builds all unordered pairs within an image: C(n, 2) per type", async () => {
+    const texts = [C.ideomapOld, C.ideomapNew, C.lincolnAlt, C.mcclellanAlt];
+    const refs = texts.map((t, i) => ref({ image: "File:X.jpg", page: `Page ${i}`, pageId: i + 1, caption: t }));
+    const { pairs, counters } = await group(refs, ["silver"]);
+    expect(pairs).toHaveLength(6);
+    expect(new Set(pairs.map((p) => `${p.a.text}|${p.b.text}`)).size).toBe(6);
+    expect(counters.get("funnel.silver.image_captioned_refs_v1.candidates")).toBe(6);
+  });
+
+  it("orders sides canonically (code point order of texts) and gives deterministic ids, whatever the arrival order", async () => {
+    const a = ref({ image: APOLLO, page: "Apollo 11", pageId: 662, revisionId: 716123666, ordinal: 0, source: "template", caption: C.apolloInfobox });
+    const b = ref({ image: APOLLO, page: "Apollo 11", pageId: 662, revisionId: 716123666, ordinal: 12, caption: C.apolloLink });
+    const one = (await group([a, b], ["gold"])).pairs;
+    const two = (await group([b, a], ["gold"])).pairs;
+    expect(one).toEqual(two);
+    expect(one).toHaveLength(1);
+    // the id the golden run pins: a hash of image, type, both texts and both sides' page and revision
+    expect(one[0]!.id).toBe("187b02163fb002de");
+    expect(one[0]!.a).toEqual({ text: C.apolloLink, page: "Apollo 11", pageId: 662, revisionId: 716123666, ordinal: 12, uses: 1 });
+    expect(one[0]!.b.text).toBe(C.apolloInfobox);
+    // the same captions used on another page are another pair
+    const moved = (await group([a, { ...b, page: "Neil Armstrong", pageId: 21247 }], ["gold"])).pairs;
+    expect(moved[0]!.id).not.toBe(one[0]!.id);
+    expect(moved[0]!.id).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it("pairs identical history uses once but counts every revision, also when split over shards", async () => {
+    // Ideomap-v21.gif in the Anarchism history: "suject" in 7 revisions, "subject" in 4; the 7 arrive
+    // as two records (two shards, or an early flush), which must merge into one use.
+    const old1 = ref({ image: IDEOMAP, kind: "history", page: "Anarchism", pageId: 12, revisionId: 18581569, ordinal: 2, caption: C.ideomapOld, uses: 2 });
+    const old2 = ref({ image: IDEOMAP, kind: "history", page: "Anarchism", pageId: 12, revisionId: 18838915, ordinal: 1, caption: C.ideomapOld, uses: 5 });
+    const neu = ref({ image: IDEOMAP, kind: "history", page: "Anarchism", pageId: 12, revisionId: 18864795, ordinal: 0, caption: C.ideomapNew, uses: 4 });
+    const { pairs, counters } = await group([neu, old2, old1], ["bronze"]);
+    expect(pairs).toHaveLength(1);
+    expect(pairs[0]!.b).toEqual({ text: C.ideomapOld, page: "Anarchism", pageId: 12, revisionId: 18581569, ordinal: 2, uses: 7 });
+    expect(pairs[0]!.a.uses).toBe(4);
+    expect(counters.get("funnel.bronze.all.references")).toBe(11);
+    expect(counters.get("funnel.bronze.image_captioned_refs_v1.references")).toBe(11);
+    expect(counters.get("funnel.bronze.image_captioned_refs_v1.candidates")).toBe(1);
+    // merging is order-independent
+    expect(mergeIdenticalUses([old1, old2, neu])).toEqual(mergeIdenticalUses([neu, old2, old1]).sort((x, y) => x.revisionId - y.revisionId));
+  });
+
+  it("keeps an image whose only captioned use repeats 120 times through the reference filters, then drops it: no pair", async () => {
+    const blk = ref({ image: "File:Blkred flag.png", kind: "history", page: "Anarchism", pageId: 12, revisionId: 18576354, caption: C.blkred, uses: 120 });
+    const { pairs, counters } = await group([blk], ["bronze"]);
+    expect(pairs).toEqual([]);
+    expect(counters.get("filter.bronze.min_refs_v1.kept")).toBe(120);
+    expect(counters.get("filter.bronze.max_refs_v1.kept")).toBe(120);
+    expect(counters.get("filter.bronze.image_captioned_refs_v1.dropped.too_few_captioned_references")).toBe(120);
+  });
+
+  it("counts references corpus-wide before the caption filters: ≥ 2 and ≤ 10 (bronze ≤ 180) include uncaptioned uses", async () => {
+    // one captioned use plus one bare use: the image passes min_refs (2 references), then has one captioned use
+    const two = [
+      ref({ image: "File:Salmo salar GLERL 1.jpg", page: "Actinopterygii", pageId: 569, ordinal: 3, source: "gallery", caption: "Salmon generate enough thrust with their powerful tail fin to jump obstacles during river migrations" }),
+      ref({ image: "File:Salmo salar GLERL 1.jpg", page: "Actinopterygii", pageId: 569, ordinal: 9 }),
+    ];
+    const r1 = await group(two, ["silver"]);
+    expect(r1.counters.get("filter.silver.min_refs_v1.kept")).toBe(2);
+    expect(r1.counters.get("filter.silver.has_caption_v1.dropped")).toBe(1);
+    expect(r1.counters.get("filter.silver.image_captioned_refs_v1.dropped")).toBe(1);
+    // 11 current references: over the limit of 10, dropped with weight 11; as history (≤ 180) it stays
+    const eleven = Array.from({ length: 11 }, (_, i) => ref({ image: "File:X.jpg", page: `Page ${i}`, pageId: i + 1, caption: i % 2 ? C.ideomapOld : C.ideomapNew }));
+    const r2 = await group(eleven, ["silver"]);
+    expect(r2.pairs).toEqual([]);
+    expect(r2.counters.get("filter.silver.max_refs_v1.dropped.too_many_references")).toBe(11);
+    const r3 = await group(eleven.map((r) => ({ ...r, kind: "history" as const })), ["bronze"]);
+    expect(r3.counters.get("filter.bronze.max_refs_v1.kept")).toBe(11);
+    expect(r3.pairs).toHaveLength(55);
+  });
+});

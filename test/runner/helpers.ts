@@ -1,0 +1,61 @@
+/** Shared helpers for the tests that run the whole local pipeline on real dumps. */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SAMPLE_INPUTS } from "../../shared/cli/run-command.ts";
+import { resolveConfig, type ParacapConfigInput } from "../../shared/core/config.ts";
+import { ScoredPair } from "../../shared/core/records.ts";
+import { Stats } from "../../shared/output/stats.ts";
+import { runLocal, type LocalRunOptions, type LocalRunResult } from "../../shared/runner/local-runner.ts";
+import type { LocalInput } from "../../shared/runner/local-shards.ts";
+
+export const REPO = new URL("../../", import.meta.url).pathname;
+export const BIN = join(REPO, "bin/paracap.js");
+export const DATA = new URL("../../../shared/data/", import.meta.url).pathname;
+export const SAMPLE = SAMPLE_INPUTS;
+export const SAMPLE_CURRENT = SAMPLE_INPUTS[0]!.path;
+export const SAMPLE_HISTORY = SAMPLE_INPUTS[1]!.path;
+
+const made: string[] = [];
+
+/** A new empty directory under the system temp dir, removed by removeTempDirs (call it in afterAll). */
+export function tempDir(prefix = "paracap-test-"): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+export function removeTempDirs(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** runLocal with the embedded defaults, silent; one worker unless asked (worker threads start slowly). */
+export function run(outDir: string, inputs: LocalInput[] = SAMPLE, config: ParacapConfigInput = {}, opts: Partial<LocalRunOptions> = {}): Promise<LocalRunResult> {
+  return runLocal({ inputs, outDir, config: resolveConfig(config), workers: 1, progress: null, ...opts });
+}
+
+export const DATASETS = ["gold.jsonl", "silver.jsonl", "bronze.jsonl"] as const;
+
+/**
+ * Every published output of a run as text, for byte comparisons between runs. report.md's first lines
+ * carry the wall-clock time and duration, the only parts allowed to differ.
+ */
+export function readOutputs(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of [...DATASETS, "stats.json", "config.json", "_SUCCESS", "report.md"]) {
+    const p = join(dir, name);
+    if (!existsSync(p)) continue;
+    const text = readFileSync(p, "utf8");
+    out[name] = name === "report.md" ? text.replace(/^Generated .*$/m, "Generated <time>") : text;
+  }
+  return out;
+}
+
+export function readStats(dir: string): Stats {
+  return Stats.parse(JSON.parse(readFileSync(join(dir, "stats.json"), "utf8")));
+}
+
+export function readPairs(dir: string, tier: string): ScoredPair[] {
+  const text = readFileSync(join(dir, `${tier}.jsonl`), "utf8");
+  return text.split("\n").filter((l) => l.length > 0).map((l) => ScoredPair.parse(JSON.parse(l)));
+}

@@ -1,0 +1,105 @@
+/**
+ * The local runner on the embedded sample: resume skips finished tasks (proved by the resumed counts and
+ * untouched markers) with identical outputs; a changed configuration is refused unless --fresh; a run
+ * killed mid-way resumes to identical outputs; several workers give the same outputs as one.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ResumeConflictError } from "../../shared/runner/local-runner.ts";
+import { BIN, readOutputs, REPO, run, SAMPLE, tempDir, removeTempDirs } from "./helpers.ts";
+
+afterAll(removeTempDirs);
+
+/** Every file under dir (relative path → mtime in ms and size), skipping temporary files. */
+function files(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (!e.name.includes(".tmp-")) {
+        const st = statSync(p);
+        out.set(relative(dir, p), `${st.mtimeMs}:${st.size}`);
+      }
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+let reference: Record<string, string>;
+
+beforeAll(async () => {
+  const dir = tempDir("paracap-ref-");
+  await run(dir);
+  reference = readOutputs(dir);
+  expect(Object.keys(reference).sort()).toEqual(["_SUCCESS", "bronze.jsonl", "config.json", "gold.jsonl", "report.md", "silver.jsonl", "stats.json"]);
+});
+
+describe("local runner", () => {
+  it("resumes: a second run skips every finished task, leaves its files untouched and writes identical outputs", async () => {
+    const dir = tempDir("paracap-resume-");
+    const first = await run(dir);
+    expect(first.resumed).toEqual({ extract: 0, group: 0, dedup: 0 });
+    const work = files(join(dir, ".work"));
+    const markers = [...work.keys()].filter((k) => k.endsWith("_DONE.json"));
+    expect(markers).toHaveLength(2 + 16 + 16);
+
+    const second = await run(dir);
+    expect(second.resumed).toEqual({ extract: 2, group: 16, dedup: 16 });
+    // no task ran again: every work file (markers, shuffle parts) has its old mtime and size
+    const after = files(join(dir, ".work"));
+    for (const [name, stamp] of work) if (name !== "manifest.json") expect([name, after.get(name)]).toEqual([name, stamp]);
+    expect(readOutputs(dir)).toEqual(reference);
+  });
+
+  it("refuses to resume a run with another configuration, unless fresh; --fresh always starts over", async () => {
+    const dir = tempDir("paracap-conflict-");
+    await run(dir);
+    await expect(run(dir, SAMPLE, { captions: { minWords: 10 } })).rejects.toThrow(ResumeConflictError);
+    await expect(run(dir, SAMPLE.slice(0, 1), { tiers: ["gold", "silver"] })).rejects.toThrow(/different input or configuration.*--fresh/);
+    // the refused runs changed nothing
+    expect(readOutputs(dir)).toEqual(reference);
+
+    // --fresh with the same configuration redoes every task
+    const same = await run(dir, SAMPLE, {}, { fresh: true });
+    expect(same.resumed).toEqual({ extract: 0, group: 0, dedup: 0 });
+    expect(readOutputs(dir)).toEqual(reference);
+
+    const other = await run(dir, SAMPLE.slice(0, 1), { tiers: ["gold"], captions: { minWords: 10 } }, { fresh: true });
+    expect(other.resumed).toEqual({ extract: 0, group: 0, dedup: 0 });
+    expect(other.stats.tiers.gold!.funnel[5]!.label).toBe("caption has ≥ 10 words");
+    // outputs of the discarded run are gone, not left next to the new ones
+    expect(Object.keys(readOutputs(dir)).sort()).toEqual(["_SUCCESS", "config.json", "gold.jsonl", "report.md", "stats.json"]);
+  });
+
+  it("a run killed mid-way resumes from its finished shards to identical outputs", async () => {
+    const dir = tempDir("paracap-kill-");
+    // one worker: the current-revision shard is extracted first, then the history shard
+    const child = spawn(process.execPath, [BIN, "run", "--out", dir, "--quiet", "--workers", "1"], {
+      cwd: REPO,
+      env: { ...process.env, PARACAP_TIERS: "", PARACAP_PARTITIONS: "", PARACAP_MIN_WORDS: "", PARACAP_CLASSIFIER: "" },
+      stdio: "ignore",
+    });
+    const exited = new Promise<NodeJS.Signals | number | null>((res) => child.once("exit", (code, signal) => res(signal ?? code)));
+    const firstShard = join(dir, ".work/extract/s00000-enwiki-2016-pages-articles1-sample.xml.bz2/_DONE.json");
+    const deadline = Date.now() + 60_000;
+    while (!existsSync(firstShard) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    child.kill("SIGKILL");
+    expect(await exited).toBe("SIGKILL");
+    expect(existsSync(join(dir, "_SUCCESS"))).toBe(false);
+    expect(existsSync(join(dir, ".work/extract/s00001-enwiki-Anarchism-history-sample.xml.bz2/_DONE.json"))).toBe(false);
+
+    const resumed = await run(dir);
+    expect(resumed.resumed).toEqual({ extract: 1, group: 0, dedup: 0 });
+    expect(readOutputs(dir)).toEqual(reference);
+  });
+
+  it("gives the same outputs with two worker threads as with one", async () => {
+    const dir = tempDir("paracap-workers-");
+    await run(dir, SAMPLE, {}, { workers: 2 });
+    expect(readOutputs(dir)).toEqual(reference);
+  });
+});
