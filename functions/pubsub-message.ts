@@ -1,6 +1,8 @@
 /**
- * Decoding a Pub/Sub-delivered task. A gen2 Pub/Sub trigger and a push subscription (converted by
- * the functions framework) both hand the handler `{ message: { data, messageId, attributes }, … }`.
+ * Decoding a Pub/Sub-delivered task. A push subscription to the function's
+ * `/projects/P/topics/T` path (what infra deploys; the functions framework converts the raw push
+ * body) and a gen2 Pub/Sub trigger (Eventarc) both hand the handler
+ * `{ message: { data, messageId, attributes }, … }`.
  */
 import type { z } from "zod";
 
@@ -8,14 +10,20 @@ export interface DeliveredMessage<T> {
   task: T;
   /** stable across redeliveries of the same publish: the idempotency key */
   messageId: string;
-  /** delivery attempt when the subscription has a dead-letter policy (null otherwise) */
-  attempt: number | null;
+  /**
+   * Delivery attempts: of a dead-lettered message, how often its source subscription delivered
+   * it; otherwise this delivery's attempt number when the push body carries one. null if unknown.
+   */
+  attempts: number | null;
 }
 
 interface PushBody {
   message?: { data?: string; messageId?: string; message_id?: string; attributes?: Record<string, string>; deliveryAttempt?: number };
   deliveryAttempt?: number;
 }
+
+/** Set by Pub/Sub on a message it forwards to a dead-letter topic. */
+const DEAD_LETTER_COUNT = "CloudPubSubDeadLetterSourceDeliveryCount";
 
 export function decodeMessage<T>(data: unknown, schema: z.ZodType<T>): DeliveredMessage<T> {
   const body = (data ?? {}) as PushBody;
@@ -29,10 +37,11 @@ export function decodeMessage<T>(data: unknown, schema: z.ZodType<T>): Delivered
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw new BadMessageError(`message does not match its schema: ${parsed.error.message}`);
+  const deadLetterCount = Number(msg.attributes?.[DEAD_LETTER_COUNT]);
   return {
     task: parsed.data,
     messageId: msg.messageId ?? msg.message_id ?? "unknown",
-    attempt: body.deliveryAttempt ?? msg.deliveryAttempt ?? null,
+    attempts: Number.isInteger(deadLetterCount) && deadLetterCount > 0 ? deadLetterCount : (body.deliveryAttempt ?? msg.deliveryAttempt ?? null),
   };
 }
 

@@ -1,13 +1,15 @@
 /**
  * Local cloud for paracap: the Cloud Storage emulator and the official Pub/Sub emulator, started
- * together. `npx tsx scripts/emulators/emulate.ts` (the `npm run emulate` entry) prints the
- * endpoints and env vars, then runs until Ctrl-C. Function wiring is added on top of
- * `startEmulators()` with `serveFunction` / `createPushSubscription` from functions-host.ts.
+ * together, with the cloud runner's functions wired up on them (local-cloud.ts).
+ * `npm run emulate` prints the endpoints and env vars, then runs until Ctrl-C; with them set,
+ * `paracap cloud upload|status|fetch` run the whole cloud pipeline locally. `--bare` starts only
+ * the emulators.
  */
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { startGcsServer, type GcsServer, type GcsServerOptions } from "./gcs-server.ts";
 import { startPubSubEmulator, type PubSubEmulator } from "./pubsub-emulator.ts";
+import type { LocalCloud } from "./local-cloud.ts";
 
 export interface Emulators {
   /** Cloud Storage base URL: `new Storage({ apiEndpoint: gcsUrl, projectId })`. */
@@ -71,6 +73,9 @@ async function main(): Promise<void> {
       dir: { type: "string" },
       bucket: { type: "string", multiple: true },
       project: { type: "string", default: "test" },
+      bare: { type: "boolean", default: false },
+      partitions: { type: "string" },
+      "shard-bytes": { type: "string" },
     },
   });
   const t0 = Date.now();
@@ -79,12 +84,34 @@ async function main(): Promise<void> {
     gcs: { port: Number(values["gcs-port"]), dir: values.dir, buckets: values.bucket },
     pubsubPort: Number(values["pubsub-port"]),
   });
+  let cloud: LocalCloud | null = null;
+  if (!values.bare) {
+    try {
+      const { startLocalCloud } = await import("./local-cloud.ts");
+      cloud = await startLocalCloud({
+        emulators: emu,
+        partitions: values.partitions ? Number(values.partitions) : undefined,
+        shardBytes: values["shard-bytes"] ? Number(values["shard-bytes"]) : undefined,
+      });
+    } catch (e) {
+      await emu.stop();
+      throw e;
+    }
+  }
+  const env = cloud?.env ?? emu.env;
   const lines = [
     `Emulators ready in ${Date.now() - t0} ms (project "${emu.projectId}")`,
     `  Cloud Storage: ${emu.gcsUrl}   (data in ${emu.gcs.dir})`,
     `  Pub/Sub:       ${emu.pubsubHost}`,
+    ...(cloud
+      ? [
+          `  Functions:     ${Object.entries(cloud.functions).map(([t, h]) => `${t} ${h.url}`).join(", ")}`,
+          `  Buckets:       ${Object.values(cloud.buckets).join(", ")} (uploads to ${cloud.buckets.input} start runs)`,
+        ]
+      : []),
     "Environment for clients:",
-    ...Object.entries(emu.env).map(([k, v]) => `  export ${k}=${v}`),
+    ...Object.entries(env).map(([k, v]) => `  export ${k}=${v}`),
+    ...(cloud ? ["Then: node bin/paracap.js cloud upload <dump>… ; node bin/paracap.js cloud status <run> ; node bin/paracap.js cloud fetch <run> <dir>"] : []),
     "Ctrl-C to stop.",
   ];
   process.stdout.write(lines.join("\n") + "\n");
@@ -92,7 +119,10 @@ async function main(): Promise<void> {
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    void emu.stop().then(() => process.exit(0));
+    void (async () => {
+      await cloud?.stop();
+      await emu.stop();
+    })().then(() => process.exit(0));
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

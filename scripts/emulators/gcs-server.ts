@@ -393,9 +393,10 @@ export async function startGcsServer(opts: GcsServerOptions = {}): Promise<GcsSe
     throw new GcsError(404, "notFound", "Unknown emulator admin path");
   }
 
+  let listeningPort = 0;
   function hostPort(): string {
-    const a = server.address() as AddressInfo;
-    return `${opts.host ?? "127.0.0.1"}:${a.port}`;
+    // Remembered at listen: an upload finishing while the server closes still gets its event URL.
+    return `${opts.host ?? "127.0.0.1"}:${listeningPort}`;
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -403,6 +404,7 @@ export async function startGcsServer(opts: GcsServerOptions = {}): Promise<GcsSe
     server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  listeningPort = port;
   return {
     url: `http://${opts.host ?? "127.0.0.1"}:${port}`,
     port,

@@ -1,6 +1,9 @@
 /**
  * Tokenises, sentence-splits and Penn-tags a caption with wink-nlp (English lite model). The model is
- * loaded once per tagger; `tag` is on the hot path (called once per distinct caption).
+ * loaded once per process (or worker thread) and shared by every tagger: wink-nlp cannot load the
+ * model more than about 20 times in one process (each load grows a shared structure until
+ * JSON.stringify fails with "Invalid string length"), and a warm cloud function instance or a
+ * long local run creates a tagger per shard. `tag` is on the hot path (once per distinct caption).
  */
 import winkNLP from "wink-nlp";
 import model from "wink-eng-lite-web-model";
@@ -24,9 +27,16 @@ export interface CaptionTagger {
   tag(text: string): TaggedCaption;
 }
 
-/** Loads wink-nlp with only the pipes it needs (sentence boundaries and POS). */
+let shared: ReturnType<typeof winkNLP> | null = null;
+
+/** wink-nlp with only the pipes the tagger needs (sentence boundaries and POS), loaded on first use. */
+function loadNlp(): ReturnType<typeof winkNLP> {
+  shared ??= winkNLP(model, ["sbd", "pos"]);
+  return shared;
+}
+
 export function createWinkTagger(): CaptionTagger {
-  const nlp = winkNLP(model, ["sbd", "pos"]);
+  const nlp = loadNlp();
   const its = nlp.its;
   return {
     tag(text) {

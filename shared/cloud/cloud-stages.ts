@@ -1,14 +1,19 @@
 /**
  * The cloud runner's stage logic, behind thin function handlers (functions/): each call does one
  * task of the shared pipeline against Cloud Storage and fans out or in through Pub/Sub.
+ *
+ * Every stage is idempotent under at-least-once delivery: task outputs have deterministic names
+ * and contents (a retry overwrites them with the same bytes), counters travel only in completion
+ * markers (a retried task counts once), and each phase starts the next exactly once (fan-in.ts).
  */
 import type { Bucket } from "@google-cloud/storage";
 import { resolveConfig, type ParacapConfig } from "../core/config.ts";
 import type { Counters } from "../core/counters.ts";
 import type { PageRevision } from "../core/records.ts";
 import { DumpError } from "../dump/errors.ts";
+import type { BlobStore } from "../io/blob-store.ts";
 import { GcsStore } from "../io/gcs-store.ts";
-import { runAggregateTask } from "../tasks/aggregate-task.ts";
+import { OUTPUT_FILES, runAggregateTask, tierFile } from "../tasks/aggregate-task.ts";
 import { runDedupTask } from "../tasks/dedup-task.ts";
 import { runExtractTask } from "../tasks/extract-task.ts";
 import { runGroupTask } from "../tasks/group-task.ts";
@@ -17,55 +22,76 @@ import { RunManifest, type ShardSpec } from "../tasks/manifest.ts";
 import { marker, readMarker, writeMarker } from "../tasks/markers.ts";
 import type { CloudEnv } from "./env.ts";
 import { fanIn } from "./fan-in.ts";
+import { GzipDatasets } from "./gzip-output.ts";
 import type { AggregateTask, DedupTask, ExtractTask, GroupTask, StorageObjectEvent, TaskMessage } from "./messages.ts";
-import { planRun, type InputBucket } from "./plan-run.ts";
+import { PlanError, planRun, type InputBucket } from "./plan-run.ts";
 import { readShardFromBucket } from "./shard-reader.ts";
+
+/** A run's area in a bucket, plus the one metadata read the cloud stages need. */
+export interface CloudStore extends BlobStore {
+  /** creation time of the object's current generation; null if absent */
+  timeCreated(name: string): Promise<Date | null>;
+}
 
 export interface CloudDeps {
   env: CloudEnv;
+  /** the input bucket: ranged shard reads */
   input: Bucket;
-  work: Bucket;
-  output: Bucket;
-  publish(topic: string, message: TaskMessage): Promise<void>;
   /** reads the input bucket for planning (index offsets need decompression) */
   inputBucket: InputBucket;
+  /** a run's work area: `runs/<runId>/` in the work bucket */
+  workStore(runId: string): CloudStore;
+  /** a run's outputs: `<runId>/` in the output bucket */
+  outputStore(runId: string): CloudStore;
+  publish(topic: string, message: TaskMessage): Promise<void>;
   log(message: string): void;
 }
 
-export const workStore = (deps: CloudDeps, runId: string) => new GcsStore(deps.work, `runs/${runId}/`);
-export const outputStore = (deps: CloudDeps, runId: string) => new GcsStore(deps.output, `${runId}/`);
+/** The stores of a deployment: GCS prefixes of the work and output buckets. */
+export function gcsRunStores(work: Bucket, output: Bucket): Pick<CloudDeps, "workStore" | "outputStore"> {
+  return {
+    workStore: (runId) => new GcsStore(work, `runs/${runId}/`),
+    outputStore: (runId) => new GcsStore(output, `${runId}/`),
+  };
+}
 
 export function baseConfig(env: CloudEnv): ParacapConfig {
   return resolveConfig({ partitions: env.PARACAP_PARTITIONS, tiers: env.PARACAP_TIERS.split(",").map((t) => t.trim()), dump: { decoder: "auto" } });
 }
 
-async function loadManifest(deps: CloudDeps, runId: string): Promise<RunManifest> {
-  const text = await workStore(deps, runId).readText(layout.manifest());
+async function loadManifest(work: BlobStore, runId: string): Promise<RunManifest> {
+  const text = await work.readText(layout.manifest());
   if (text === null) throw new PermanentError(`run ${runId} has no manifest`);
   return RunManifest.parse(JSON.parse(text));
 }
 
 /** plan: an upload to the input bucket → run manifest → one extract task per shard. */
 export async function planStage(event: StorageObjectEvent, deps: CloudDeps): Promise<string | null> {
-  const result = await planRun(event, baseConfig(deps.env), deps.inputBucket, deps.env.PARACAP_SHARD_BYTES);
+  let result;
+  try {
+    result = await planRun(event, baseConfig(deps.env), deps.inputBucket, deps.env.PARACAP_SHARD_BYTES);
+  } catch (e) {
+    if (e instanceof PlanError || e instanceof DumpError) throw new PermanentError(`plan: ${event.name}: ${e.message}`);
+    throw e;
+  }
   if ("ignored" in result) {
     deps.log(`plan: ignored: ${result.ignored}`);
     return null;
   }
-  const m = result.manifest;
-  const work = workStore(deps, m.runId);
+  const work = deps.workStore(result.manifest.runId);
   // A redelivered event plans the same run id; the first manifest stays authoritative.
-  await work.createIfAbsent(layout.manifest(), JSON.stringify(m, null, 2));
+  await work.createIfAbsent(layout.manifest(), JSON.stringify(result.manifest, null, 2));
+  const m = await loadManifest(work, result.manifest.runId);
   await Promise.all(m.shards.map((s) => deps.publish(deps.env.PARACAP_TOPIC_EXTRACT, { type: "extract", runId: m.runId, shardId: s.id })));
   deps.log(`plan: run ${m.runId}: ${m.shards.length} shard(s) published`);
   return m.runId;
 }
 
 export async function extractStageTask(task: ExtractTask, messageId: string, deps: CloudDeps): Promise<void> {
-  const manifest = await loadManifest(deps, task.runId);
+  const work = deps.workStore(task.runId);
+  const manifest = await loadManifest(work, task.runId);
   const shard = manifest.shards.find((s) => s.id === task.shardId);
   if (!shard) throw new PermanentError(`run ${task.runId} has no shard ${task.shardId}`);
-  const work = workStore(deps, task.runId);
   await runExtractTask(manifest, shard, work, {
     readPages: (s: ShardSpec, counters: Counters): AsyncIterable<PageRevision> => readShardFromBucket(deps.input, s, manifest.config, counters),
     isCorruptInput: (err) => err instanceof DumpError,
@@ -73,7 +99,7 @@ export async function extractStageTask(task: ExtractTask, messageId: string, dep
   await extractFanIn(manifest, work, messageId, deps);
 }
 
-async function extractFanIn(manifest: RunManifest, work: GcsStore, messageId: string, deps: CloudDeps): Promise<void> {
+async function extractFanIn(manifest: RunManifest, work: BlobStore, messageId: string, deps: CloudDeps): Promise<void> {
   await fanIn(work, {
     markerPrefix: "extract/",
     markerSuffix: "/_DONE.json",
@@ -87,8 +113,8 @@ async function extractFanIn(manifest: RunManifest, work: GcsStore, messageId: st
 }
 
 export async function groupStageTask(task: GroupTask, messageId: string, deps: CloudDeps): Promise<void> {
-  const manifest = await loadManifest(deps, task.runId);
-  const work = workStore(deps, task.runId);
+  const work = deps.workStore(task.runId);
+  const manifest = await loadManifest(work, task.runId);
   await runGroupTask(manifest, task.partition, work);
   await fanIn(work, {
     markerPrefix: "group/",
@@ -103,39 +129,67 @@ export async function groupStageTask(task: GroupTask, messageId: string, deps: C
 }
 
 export async function dedupStageTask(task: DedupTask, messageId: string, deps: CloudDeps): Promise<void> {
-  const manifest = await loadManifest(deps, task.runId);
-  const work = workStore(deps, task.runId);
+  const work = deps.workStore(task.runId);
+  const manifest = await loadManifest(work, task.runId);
   await runDedupTask(manifest, task.partition, work);
   await fanIn(work, {
     markerPrefix: "dedup/",
     markerSuffix: "/_DONE.json",
     expected: manifest.config.partitions,
-    trigger: "dedup/_TRIGGERED",
+    trigger: DEDUP_TRIGGER,
     messageId,
     publishNext: () => deps.publish(deps.env.PARACAP_TOPIC_AGGREGATE, { type: "aggregate", runId: manifest.runId }),
   });
 }
 
+/**
+ * aggregate: datasets (gzip), stats.json, report.md, config.json, then `_SUCCESS`. A redelivery after
+ * `_SUCCESS` does nothing; a retry before it rewrites the same bytes: the report's time and
+ * duration come from the run's own objects (manifest → last dedup), not from the clock.
+ */
 export async function aggregateStageTask(task: AggregateTask, deps: CloudDeps): Promise<void> {
-  const manifest = await loadManifest(deps, task.runId);
-  await runAggregateTask(manifest, workStore(deps, task.runId), outputStore(deps, task.runId), { allowMissingShards: true });
+  const work = deps.workStore(task.runId);
+  const manifest = await loadManifest(work, task.runId);
+  const output = deps.outputStore(task.runId);
+  const success = await output.readText(OUTPUT_FILES.success);
+  if (success !== null && success.includes(manifest.fingerprint)) {
+    deps.log(`aggregate: run ${task.runId} already aggregated`);
+    return;
+  }
+  const planned = await work.timeCreated(layout.manifest());
+  const finished = (await work.timeCreated(DEDUP_TRIGGER)) ?? planned;
+  const stats = await runAggregateTask(manifest, work, new GzipDatasets(output, new Set(manifest.config.tiers.map(tierFile))), {
+    allowMissingShards: true,
+    now: () => finished ?? new Date(0),
+    elapsedSeconds: planned && finished ? (finished.getTime() - planned.getTime()) / 1000 : null,
+  });
+  deps.log(`aggregate: run ${task.runId}: ${Object.entries(stats.tiers).map(([t, s]) => `${t} ${s.pairs}`).join(", ")} pairs${stats.complete ? "" : ` (INCOMPLETE: ${stats.shards.missing.length} shard(s) missing)`}`);
 }
 
 /**
- * A message that exhausted its delivery attempts. An extract shard is marked failed (so the run can
- * finish without it and say it is incomplete); any other task is recorded for `cloud status`.
+ * A message that exhausted its delivery attempts. An extract shard is marked failed and its partial
+ * outputs are removed (so the run can finish without it and say it is incomplete); any other task
+ * is recorded for `cloud status`.
  */
 export async function deadLetterTask(task: TaskMessage, attempts: number | null, deps: CloudDeps): Promise<void> {
-  const work = workStore(deps, task.runId);
+  const work = deps.workStore(task.runId);
   const error = `dead-lettered${attempts ? ` after ${attempts} delivery attempts` : ""}`;
   const key = task.type === "extract" ? task.shardId : task.type === "aggregate" ? "aggregate" : `${task.type}-${task.partition}`;
   await work.writeText(`deadletter/${key}.json`, JSON.stringify({ task, error }) + "\n");
+  deps.log(`deadletter: ${JSON.stringify(task)}: ${error}`);
   if (task.type !== "extract") return;
-  const manifest = await loadManifest(deps, task.runId);
+  const manifest = await loadManifest(work, task.runId);
+  if (!manifest.shards.some((s) => s.id === task.shardId)) return;
   const done = await readMarker(work, layout.extractDone(task.shardId));
-  if (!done) await writeMarker(work, layout.extractDone(task.shardId), marker(`extract:${task.shardId}`, manifest.fingerprint, {}, "failed", error));
+  if (!done || done.fingerprint !== manifest.fingerprint) {
+    // Parts an attempt wrote before it failed must not reach the group phase.
+    for (let p = 0; p < manifest.config.partitions; p++) await work.delete(layout.extractPart(task.shardId, p));
+    await writeMarker(work, layout.extractDone(task.shardId), marker(`extract:${task.shardId}`, manifest.fingerprint, {}, "failed", error));
+  }
   await extractFanIn(manifest, work, `deadletter:${task.shardId}`, deps);
 }
+
+const DEDUP_TRIGGER = "dedup/_TRIGGERED";
 
 function partitions(m: RunManifest): number[] {
   return Array.from({ length: m.config.partitions }, (_, i) => i);

@@ -18,12 +18,23 @@ export const StorageObjectEvent = z.object({
   name: z.string(),
   generation: z.union([z.string(), z.number()]).transform(String),
   size: z.union([z.string(), z.number()]).transform(Number).optional(),
+  /** custom object metadata (`paracap-manifest` marks a part of a multi-dump upload) */
+  metadata: z.record(z.string(), z.string()).optional(),
 });
 export type StorageObjectEvent = z.infer<typeof StorageObjectEvent>;
 
-/** A user-written manifest uploaded as `<name>.manifest.json`: explicit shards and config. */
+/**
+ * A manifest uploaded as `<name>.manifest.json`: the dumps of one run (a multistream dump whose
+ * index is in the bucket is split into byte-range shards) and config overrides.
+ */
 export const UploadManifest = z.object({
   shards: z.array(z.object({ object: z.string(), kind: z.enum(["current", "history"]).optional() })).min(1),
   config: z.record(z.string(), z.unknown()).optional(),
 });
+
+/**
+ * Custom metadata key on uploaded dumps (and indexes) that belong to a manifest: the planner
+ * ignores their own finalize events; the manifest's upload starts the run.
+ */
+export const PART_OF_MANIFEST = "paracap-manifest";
 export type UploadManifest = z.infer<typeof UploadManifest>;

@@ -1,14 +1,16 @@
 /**
  * Plan a cloud run from an uploaded object: a multistream dump (with its index beside it) becomes
  * byte-range shards; a single-stream dump or plain XML is one shard; an uploaded
- * `*.manifest.json` lists shard objects explicitly. Anything else is ignored (and says why).
+ * `*.manifest.json` lists the dumps of one run (each split the same way). Objects uploaded as
+ * parts of a manifest, and anything else, are ignored (and the result says why).
  */
 import { resolveConfig, type ParacapConfig } from "../core/config.ts";
 import { stableId } from "../core/hash.ts";
+import { DumpError } from "../dump/errors.ts";
 import { planByteRangeShards } from "../dump/multistream.ts";
 import { looksLikeHistory } from "../runner/local-shards.ts";
 import { createManifest, shardId, type RunManifest, type ShardSpec } from "../tasks/manifest.ts";
-import { UploadManifest, type StorageObjectEvent } from "./messages.ts";
+import { PART_OF_MANIFEST, UploadManifest, type StorageObjectEvent } from "./messages.ts";
 
 export interface InputBucket {
   /** size and generation of an object, or null if absent */
@@ -26,14 +28,32 @@ const DUMP = /\.xml(\.bz2|\.gz)?$/;
 
 export async function planRun(event: StorageObjectEvent, baseConfig: ParacapConfig, input: InputBucket, shardBytes: number): Promise<PlanResult> {
   const name = event.name;
+  const owner = event.metadata?.[PART_OF_MANIFEST];
+  if (owner) return { ignored: `${name} is part of ${owner}; that manifest's upload starts the run` };
   if (name.endsWith(".manifest.json")) {
-    const parsed = UploadManifest.safeParse(JSON.parse(await input.readText(name)));
+    let json: unknown;
+    try {
+      json = JSON.parse(await input.readText(name));
+    } catch (e) {
+      if (e instanceof SyntaxError) throw new PlanError(`${name}: not valid JSON: ${e.message}`);
+      throw e;
+    }
+    const parsed = UploadManifest.safeParse(json);
     if (!parsed.success) throw new PlanError(`${name}: not a valid paracap manifest: ${parsed.error.message}`);
-    const config = resolveConfig(baseConfig, parsed.data.config ?? {});
+    let config: ParacapConfig;
+    try {
+      config = resolveConfig(baseConfig, parsed.data.config ?? {});
+    } catch (e) {
+      throw new PlanError(`${name}: ${e instanceof Error ? e.message : String(e)}`);
+    }
     const shards: ShardSpec[] = [];
     for (const s of parsed.data.shards) {
-      if (!(await input.stat(s.object))) throw new PlanError(`${name}: shard object ${s.object} is not in the input bucket`);
-      shards.push(wholeObject(shards.length, s.object, s.kind ?? kindOf(s.object)));
+      const stat = await input.stat(s.object);
+      if (!stat) throw new PlanError(`${name}: shard object ${s.object} is not in the input bucket`);
+      const index = await findIndex(s.object, input);
+      const kind = s.kind ?? kindOf(s.object);
+      if (index) shards.push(...(await rangeShards(s.object, stat.size, index, kind, shards.length, input, shardBytes)));
+      else shards.push(wholeObject(shards.length, s.object, kind));
     }
     return { manifest: createManifest(runId(name, event.generation), config, shards) };
   }
@@ -43,16 +63,17 @@ export async function planRun(event: StorageObjectEvent, baseConfig: ParacapConf
     const dump = `${idx[1]}.xml.bz2`;
     const stat = await input.stat(dump);
     if (!stat) return { ignored: `index ${name} uploaded before its dump ${dump}; the dump's upload will start the run` };
-    return planMultistream(dump, stat, name, baseConfig, input, shardBytes);
+    const shards = await rangeShards(dump, stat.size, name, kindOf(dump), 0, input, shardBytes);
+    return { manifest: createManifest(runId(dump, stat.generation), baseConfig, shards) };
   }
   const ms = MULTISTREAM.exec(name);
   if (ms) {
-    for (const index of [`${ms[1]}-index.txt.bz2`, `${ms[1]}-index.txt`]) {
-      if (await input.stat(index)) {
-        return planMultistream(name, { size: event.size ?? (await input.stat(name))!.size, generation: event.generation }, index, baseConfig, input, shardBytes);
-      }
-    }
-    return { ignored: `multistream dump ${name} has no index yet; upload ${ms[1]}-index.txt.bz2 to start the run` };
+    const index = await findIndex(name, input);
+    if (!index) return { ignored: `multistream dump ${name} has no index yet; upload ${ms[1]}-index.txt.bz2 to start the run` };
+    const size = event.size ?? (await input.stat(name))?.size;
+    if (size === undefined) throw new PlanError(`${name}: the object is gone`);
+    const shards = await rangeShards(name, size, index, kindOf(name), 0, input, shardBytes);
+    return { manifest: createManifest(runId(name, event.generation), baseConfig, shards) };
   }
   if (DUMP.test(name)) {
     return { manifest: createManifest(runId(name, event.generation), baseConfig, [wholeObject(0, name, kindOf(name))]) };
@@ -60,18 +81,35 @@ export async function planRun(event: StorageObjectEvent, baseConfig: ParacapConf
   return { ignored: `${name} is not a dump (.xml, .xml.bz2, .xml.gz), a multistream index or a *.manifest.json` };
 }
 
-async function planMultistream(dump: string, stat: { size: number; generation: string }, index: string, config: ParacapConfig, input: InputBucket, shardBytes: number): Promise<PlanResult> {
+/** The index object of a multistream dump, if it is in the bucket. */
+async function findIndex(dump: string, input: InputBucket): Promise<string | null> {
+  const ms = MULTISTREAM.exec(dump);
+  if (!ms) return null;
+  for (const index of [`${ms[1]}-index.txt.bz2`, `${ms[1]}-index.txt`]) if (await input.stat(index)) return index;
+  return null;
+}
+
+/**
+ * Byte-range shards of a multistream dump, numbered from `first` (ids match the local runner's
+ * plan of the same files in the same order).
+ */
+async function rangeShards(dump: string, size: number, index: string, kind: ShardSpec["kind"], first: number, input: InputBucket, shardBytes: number): Promise<ShardSpec[]> {
   const offsets = await input.readIndexOffsets(index);
-  const kind = kindOf(dump);
-  const shards = planByteRangeShards(dump, stat.size, offsets, shardBytes).map((r, i): ShardSpec => ({
-    id: shardId(i, dump, r.start),
+  let ranges;
+  try {
+    ranges = planByteRangeShards(dump, size, offsets, shardBytes);
+  } catch (e) {
+    if (e instanceof DumpError) throw new PlanError(`${index}: ${e.message}`);
+    throw e;
+  }
+  return ranges.map((r, i): ShardSpec => ({
+    id: shardId(first + i, dump, r.start),
     uri: dump,
     kind,
     start: r.start,
     end: r.end,
     fragment: r.start > 0,
   }));
-  return { manifest: createManifest(runId(dump, stat.generation), config, shards) };
 }
 
 function wholeObject(i: number, object: string, kind: ShardSpec["kind"]): ShardSpec {

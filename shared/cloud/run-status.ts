@@ -12,6 +12,8 @@ export interface RunStatus {
   deadLettered: { task: unknown; error: string }[];
   finished: boolean;
   complete: boolean | null;
+  /** objects in the run's output area */
+  outputs: string[];
 }
 
 export async function runStatus(runId: string, work: BlobStore, output: BlobStore): Promise<RunStatus> {
@@ -43,6 +45,7 @@ export async function runStatus(runId: string, work: BlobStore, output: BlobStor
     deadLettered,
     finished: success !== null,
     complete: success === null ? null : (JSON.parse(success) as { complete: boolean }).complete,
+    outputs: await output.list(""),
   };
 }
 
@@ -54,6 +57,8 @@ export function formatStatus(s: RunStatus): string {
     `  dedup partitions: ${s.dedup.done}/${s.dedup.total}`,
   ];
   for (const c of s.shards.corrupt) lines.push(`  damaged shard ${c}`);
+  for (const f of s.shards.failed) lines.push(`  failed shard ${f} (its pages are not in the datasets)`);
   for (const d of s.deadLettered) lines.push(`  dead-lettered: ${JSON.stringify(d.task)} (${d.error})`);
+  if (s.finished) lines.push(`  outputs: ${s.outputs.join(", ")}`);
   return lines.join("\n");
 }

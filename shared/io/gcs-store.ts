@@ -38,6 +38,17 @@ export class GcsStore implements BlobStore {
     }
   }
 
+  /** When the object's current generation was created; null if it does not exist. */
+  async timeCreated(name: string): Promise<Date | null> {
+    try {
+      const [meta] = await this.file(name).getMetadata();
+      return meta.timeCreated ? new Date(meta.timeCreated) : null;
+    } catch (e) {
+      if (isNotFound(e)) return null;
+      throw e;
+    }
+  }
+
   async readStream(name: string): Promise<Readable | null> {
     if (!(await this.exists(name))) return null;
     return this.file(name).createReadStream();

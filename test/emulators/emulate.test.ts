@@ -43,7 +43,7 @@ describe("startEmulators", () => {
     expect(warnings.filter((w) => /Metadata/i.test(w))).toEqual([]);
   });
 
-  it("the CLI prints the endpoints and exits cleanly on SIGINT", async () => {
+  it("the CLI (npm run emulate) wires up the cloud runner, prints the endpoints and exits cleanly on SIGINT", async () => {
     const child = spawn(process.execPath, ["--import", "tsx", "scripts/emulators/emulate.ts", "--gcs-port", "0", "--pubsub-port", "0"], {
       cwd: new URL("../..", import.meta.url).pathname,
       stdio: ["ignore", "pipe", "pipe"],
@@ -55,6 +55,9 @@ describe("startEmulators", () => {
     while (!out.includes("Ctrl-C") && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
     expect(out).toMatch(/export STORAGE_EMULATOR_HOST=http:\/\/127\.0\.0\.1:\d+/);
     expect(out).toMatch(/export PUBSUB_EMULATOR_HOST=127\.0\.0\.1:\d+/);
+    expect(out).toMatch(/Functions: +plan http:\/\/127\.0\.0\.1:\d+\/, extract .*deadletter http/);
+    expect(out).toContain("export PARACAP_INPUT_BUCKET=paracap-input");
+    expect(out).toContain("export PARACAP_TOPIC_EXTRACT=paracap-extract");
     const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
     child.kill("SIGINT");
     expect(await exited).toBe(0);

@@ -1,0 +1,113 @@
+/**
+ * `npm run build:functions [-- --out <dir>]`: the deployable Cloud Functions source (default
+ * dist/functions, where infra/ looks for it).
+ *
+ * 1. tsc emits functions/ and the shared code it imports as ESM JavaScript
+ *    (tsconfig.functions.json rewrites the `.ts` import extensions to `.js`);
+ * 2. the files the emitted code opens at run time through `new URL("./…", import.meta.url)`
+ *    (e.g. shared/caption/data/*.txt) are copied next to it;
+ * 3. package.json names the entry point and the runtime dependencies the emitted code imports,
+ *    at the versions of the root package.json, so Cloud Functions can `npm install` it.
+ */
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { builtinModules } from "node:module";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+export const ENTRY = "functions/index.js";
+
+export interface BuildResult {
+  outDir: string;
+  assets: string[];
+  dependencies: Record<string, string>;
+}
+
+export function buildFunctions(outDir = join(ROOT, "dist/functions")): BuildResult {
+  const out = resolve(outDir);
+  rmSync(out, { recursive: true, force: true });
+  const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
+  try {
+    execFileSync(process.execPath, [tsc, "-p", join(ROOT, "tsconfig.functions.json"), "--outDir", out], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  } catch (e) {
+    const err = e as { stdout?: Buffer; stderr?: Buffer };
+    throw new Error(`tsc failed:\n${err.stdout?.toString() ?? ""}${err.stderr?.toString() ?? ""}`);
+  }
+  const js = listFiles(out).filter((f) => f.endsWith(".js"));
+  if (!js.includes(join(out, ENTRY))) throw new Error(`tsc did not emit ${ENTRY}`);
+
+  const assets = new Set<string>();
+  const packages = new Set<string>();
+  for (const file of js) {
+    const code = readFileSync(file, "utf8");
+    const sourceDir = dirname(join(ROOT, relative(out, file)));
+    for (const m of code.matchAll(/new URL\(\s*["'](\.{1,2}\/[^"']+)["']\s*,\s*import\.meta\.url\s*\)/g)) {
+      const src = resolve(sourceDir, m[1]!);
+      if (/\.(ts|js)$/.test(src)) continue; // modules: emitted, or not part of the functions
+      if (!existsSync(src)) throw new Error(`${relative(out, file)} opens ${m[1]} at run time, but ${relative(ROOT, src)} does not exist`);
+      assets.add(relative(ROOT, src));
+    }
+    const specifiers = [
+      ...code.matchAll(/^\s*(?:import|export)\b[^;"']*?\bfrom\s*["']([^"']+)["']/gm),
+      ...code.matchAll(/^\s*import\s*["']([^"']+)["']/gm),
+      ...code.matchAll(/\b(?:import|require)\(\s*["']([^"']+)["']\s*\)/g),
+    ];
+    for (const m of specifiers) {
+      const spec = m[1]!;
+      if (spec.startsWith(".") || spec.startsWith("/")) continue;
+      if (spec.startsWith("node:") || builtinModules.includes(spec.split("/")[0]!)) continue;
+      packages.add(spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]!);
+    }
+  }
+  for (const asset of assets) {
+    const dest = join(out, asset);
+    mkdirSync(dirname(dest), { recursive: true });
+    cpSync(join(ROOT, asset), dest, { recursive: true });
+  }
+
+  const root = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string; license?: string; engines?: Record<string, string>; dependencies: Record<string, string> };
+  const dependencies: Record<string, string> = {};
+  for (const p of [...packages].sort()) {
+    const version = root.dependencies[p];
+    if (!version) throw new Error(`the functions import ${p}, which is not a runtime dependency in package.json`);
+    dependencies[p] = version;
+  }
+  const pkg = {
+    name: "paracap-functions",
+    version: root.version,
+    private: true,
+    description: "paracap cloud runner: Cloud Functions source built by `npm run build:functions` (do not edit)",
+    license: root.license,
+    type: "module",
+    main: ENTRY,
+    engines: root.engines ?? { node: ">=20" },
+    dependencies,
+  };
+  writeFileSync(join(out, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
+  return { outDir: out, assets: [...assets].sort(), dependencies };
+}
+
+function listFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir)) {
+    const p = join(dir, e);
+    if (statSync(p).isDirectory()) out.push(...listFiles(p));
+    else out.push(p);
+  }
+  return out;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { values } = parseArgs({ options: { out: { type: "string" } } });
+  try {
+    const r = buildFunctions(values.out);
+    process.stdout.write(
+      `built ${relative(process.cwd(), r.outDir).startsWith("..") ? r.outDir : relative(process.cwd(), r.outDir) || "."}${sep} (main ${ENTRY}; ${Object.keys(r.dependencies).length} dependencies; assets: ${r.assets.join(", ") || "none"})\n`,
+    );
+  } catch (e) {
+    process.stderr.write(`build:functions: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * Issue 3 acceptance, end to end through the emulators: the embedded sample, repacked as
+ * multistream dumps and split into 6 shards, goes up with `paracap cloud upload`, runs through the
+ * production function handlers (functions/index.ts, served in-process by the functions framework)
+ * over Cloud Storage and Pub/Sub emulators, and must produce exactly what the local runner
+ * produces on the same files. Then again with every message and event delivered twice.
+ */
+import { Storage } from "@google-cloud/storage";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulators, type Emulators } from "../../scripts/emulators/emulate.ts";
+import { startLocalCloud, type LocalCloud } from "../../scripts/emulators/local-cloud.ts";
+import { closeCloudDeps } from "../../functions/deps.ts";
+import { RunManifest } from "../../shared/tasks/manifest.ts";
+import { Stats } from "../../shared/output/stats.ts";
+import {
+  comparable,
+  localReference,
+  multistreamSample,
+  paracap,
+  PARTITIONS,
+  pubsubEmulatorMissing,
+  readDir,
+  readObjects,
+  SHARD_BYTES,
+  skipMessage,
+  waitForRun,
+  type SampleDumps,
+} from "./helpers.ts";
+
+const missing = pubsubEmulatorMissing();
+if (missing) skipMessage("cloud e2e", missing);
+
+describe.skipIf(missing !== null)("cloud runner end to end on the emulators", () => {
+  let emu: Emulators;
+  let cloud: LocalCloud;
+  let storage: Storage;
+  let sample: SampleDumps;
+  let expected: Record<string, string>;
+  let firstRun: { runId: string; outputs: Map<string, Buffer> };
+
+  beforeAll(async () => {
+    [emu, sample] = await Promise.all([startEmulators(), multistreamSample()]);
+    cloud = await startLocalCloud({ emulators: emu, partitions: PARTITIONS, shardBytes: SHARD_BYTES });
+    storage = new Storage({ apiEndpoint: emu.gcsUrl, projectId: emu.projectId });
+    expected = comparable(readDir(await localReference(sample)), false);
+  });
+
+  afterAll(async () => {
+    await cloud?.stop();
+    await closeCloudDeps();
+    await emu?.stop();
+  });
+
+  async function uploadAndWait(name: string): Promise<string> {
+    const up = await paracap(["cloud", "upload", sample.current, sample.history, "--name", name], cloud.env);
+    expect(up.stderr).toContain(`uploading run manifest → gs://${cloud.buckets.input}/${name}.manifest.json`);
+    expect(up.code).toBe(0);
+    const runId = up.stdout.trim();
+    expect(runId).toMatch(new RegExp(`^${name}-[0-9a-f]{8}$`));
+    await waitForRun(storage, cloud.buckets.output, runId, 60_000);
+    return runId;
+  }
+
+  it("sample in ≥ 4 shards → the local runner's gold/silver/bronze, stats funnel and report", async () => {
+    const runId = await uploadAndWait("sample");
+    const manifest = RunManifest.parse(JSON.parse((await storage.bucket(cloud.buckets.work).file(`runs/${runId}/manifest.json`).download())[0].toString()));
+    expect(manifest.shards.length).toBeGreaterThanOrEqual(4);
+    expect(manifest.shards.filter((s) => s.uri === sample.currentName).length).toBeGreaterThanOrEqual(4);
+    expect(manifest.shards.some((s) => s.kind === "history")).toBe(true);
+
+    const outputs = await readObjects(storage, cloud.buckets.output, `${runId}/`);
+    expect([...outputs.keys()].sort()).toEqual(["_SUCCESS", "bronze.jsonl.gz", "config.json", "gold.jsonl.gz", "report.md", "silver.jsonl.gz", "stats.json"]);
+    const got = comparable(outputs, true);
+    expect(got["stats.json"]).toBe(expected["stats.json"]);
+    expect(got).toEqual(expected);
+    const stats = Stats.parse(JSON.parse(got["stats.json"]!));
+    expect(stats.complete).toBe(true);
+    expect(stats.shards.total).toBe(manifest.shards.length);
+    for (const t of ["gold", "silver", "bronze"]) expect(stats.tiers[t]!.pairs).toBeGreaterThan(0);
+    firstRun = { runId, outputs };
+
+    // The CLI against the same emulator: status, then fetch.
+    const status = await paracap(["cloud", "status", runId], cloud.env);
+    expect(status.stderr).toBe("");
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain(`run ${runId}: finished, complete`);
+    expect(status.stdout).toContain(`extract shards: ${manifest.shards.length}/${manifest.shards.length} done, 0 failed, 0 pending`);
+    const dir = `${sample.dir}/fetched-${runId}`;
+    const fetched = await paracap(["cloud", "fetch", runId, dir], cloud.env);
+    expect(fetched.code).toBe(0);
+    expect(comparable(readDir(dir), true)).toEqual(expected);
+  }, 90_000);
+
+  it("every message and event delivered twice (concurrently) → byte-identical outputs, no double counting", async () => {
+    expect(firstRun).toBeDefined();
+    cloud.setDeliveries(2);
+    let runId: string;
+    try {
+      runId = await uploadAndWait("sample-twice");
+    } finally {
+      cloud.setDeliveries(1);
+    }
+    const outputs = await readObjects(storage, cloud.buckets.output, `${runId}/`);
+    expect(comparable(outputs, true)).toEqual(expected);
+    // Not just equal after decompression: the same bytes as the run delivered once.
+    for (const name of ["gold.jsonl.gz", "silver.jsonl.gz", "bronze.jsonl.gz", "stats.json", "config.json"]) {
+      expect(outputs.get(name)!.equals(firstRun.outputs.get(name)!), name).toBe(true);
+    }
+    // Each phase started its successor exactly once per winning message: one trigger per phase.
+    const work = await readObjects(storage, cloud.buckets.work, `runs/${runId}/`);
+    expect([...work.keys()].filter((n) => n.endsWith("_TRIGGERED")).sort()).toEqual(["dedup/_TRIGGERED", "extract/_TRIGGERED", "group/_TRIGGERED"]);
+  }, 90_000);
+
+  it("a late redelivery of finished tasks changes nothing", async () => {
+    const { runId } = firstRun;
+    const before = await storage.bucket(cloud.buckets.output).file(`${runId}/_SUCCESS`).getMetadata();
+    const push = async (target: "extract" | "aggregate", topic: string, task: unknown) => {
+      const res = await fetch(cloud.functions[target].rawPushEndpoint(topic, emu.projectId), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          message: { data: Buffer.from(JSON.stringify(task)).toString("base64"), messageId: `late-${target}`, publishTime: new Date().toISOString() },
+          subscription: `projects/${emu.projectId}/subscriptions/${topic}-push`,
+        }),
+      });
+      expect(res.status, await res.text()).toBeLessThan(300);
+    };
+    const manifest = RunManifest.parse(JSON.parse((await storage.bucket(cloud.buckets.work).file(`runs/${runId}/manifest.json`).download())[0].toString()));
+    await push("extract", cloud.topics.extract, { type: "extract", runId, shardId: manifest.shards[0]!.id });
+    await push("aggregate", cloud.topics.aggregate, { type: "aggregate", runId });
+    const after = await storage.bucket(cloud.buckets.output).file(`${runId}/_SUCCESS`).getMetadata();
+    expect(after[0].generation).toBe(before[0].generation);
+    const outputs = await readObjects(storage, cloud.buckets.output, `${runId}/`);
+    for (const [name, bytes] of firstRun.outputs) expect(outputs.get(name)!.equals(bytes), name).toBe(true);
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * Issue 3 fault tests through the emulators, with the production handlers and a work store that
+ * fails when an extract task closes a partition file (fixtures/faulty-functions.ts):
+ * - every extract shard crashes once mid-shard, after writing some partition files → Pub/Sub
+ *   redelivers, the retry rewrites them, and the outputs equal the local runner's;
+ * - one shard fails on every attempt → after 5 deliveries it ends in the dead-letter topic, the
+ *   dead-letter function marks it failed, the rest of the run completes and says it is
+ *   incomplete, and `paracap cloud status` reports it.
+ */
+import { PubSub, type Message } from "@google-cloud/pubsub";
+import { Storage } from "@google-cloud/storage";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulators, type Emulators } from "../../scripts/emulators/emulate.ts";
+import { startLocalCloud, type LocalCloud } from "../../scripts/emulators/local-cloud.ts";
+import { pubsubClientOptions } from "../../scripts/emulators/pubsub-emulator.ts";
+import { closeCloudDeps } from "../../functions/deps.ts";
+import { Stats } from "../../shared/output/stats.ts";
+import { RunManifest } from "../../shared/tasks/manifest.ts";
+import { faults } from "./fixtures/faulty-functions.ts";
+import {
+  comparable,
+  localReference,
+  multistreamSample,
+  paracap,
+  PARTITIONS,
+  pubsubEmulatorMissing,
+  readDir,
+  readObjects,
+  SHARD_BYTES,
+  skipMessage,
+  waitForRun,
+  type SampleDumps,
+} from "./helpers.ts";
+
+const FIXTURE = new URL("./fixtures/faulty-functions.ts", import.meta.url).pathname;
+const missing = pubsubEmulatorMissing();
+if (missing) skipMessage("cloud faults", missing);
+
+describe.skipIf(missing !== null)("cloud runner under faults", () => {
+  let emu: Emulators;
+  let cloud: LocalCloud;
+  let storage: Storage;
+  let sample: SampleDumps;
+  let expected: Record<string, string>;
+  let reference: Stats;
+
+  beforeAll(async () => {
+    [emu, sample] = await Promise.all([startEmulators(), multistreamSample()]);
+    cloud = await startLocalCloud({ emulators: emu, source: FIXTURE, partitions: PARTITIONS, shardBytes: SHARD_BYTES, maxDeliveryAttempts: 5, minimumBackoff: 0, maximumBackoff: 1 });
+    storage = new Storage({ apiEndpoint: emu.gcsUrl, projectId: emu.projectId });
+    const local = readDir(await localReference(sample));
+    expected = comparable(local, false);
+    reference = Stats.parse(JSON.parse(local.get("stats.json")!.toString()));
+  });
+
+  afterAll(async () => {
+    await cloud?.stop();
+    await closeCloudDeps();
+    await emu?.stop();
+  });
+
+  async function upload(name: string): Promise<{ runId: string; manifest: RunManifest }> {
+    const up = await paracap(["cloud", "upload", sample.current, sample.history, "--name", name], cloud.env);
+    expect(up.code, up.stderr).toBe(0);
+    const runId = up.stdout.trim();
+    const file = storage.bucket(cloud.buckets.work).file(`runs/${runId}/manifest.json`);
+    for (let i = 0; i < 100 && !(await file.exists())[0]; i++) await new Promise((r) => setTimeout(r, 100));
+    return { runId, manifest: RunManifest.parse(JSON.parse((await file.download())[0].toString())) };
+  }
+
+  it("extract crashes once mid-shard (after writing partition files) → retried, identical outputs", async () => {
+    faults.crashOnceAfterParts = 2;
+    let runId: string;
+    let manifest: RunManifest;
+    try {
+      ({ runId, manifest } = await upload("sample-crash"));
+      await waitForRun(storage, cloud.buckets.output, runId, 60_000);
+    } finally {
+      faults.crashOnceAfterParts = null;
+    }
+    const crashed = faults.crashes.filter((k) => k.startsWith(`${runId}/`));
+    // Every shard with ≥ 2 non-empty partitions crashed once (the history page's shard has one).
+    expect(crashed.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(crashed).size).toBe(crashed.length);
+    expect(crashed.every((k) => manifest.shards.some((s) => k === `${runId}/${s.id}`))).toBe(true);
+
+    expect(comparable(await readObjects(storage, cloud.buckets.output, `${runId}/`), true)).toEqual(expected);
+    const status = await paracap(["cloud", "status", runId], cloud.env);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain("finished, complete");
+    expect(status.stdout).not.toContain("dead-lettered");
+  }, 90_000);
+
+  it("a permanently failing shard → dead-letter topic, run completes INCOMPLETE, cloud status reports it", async () => {
+    const pubsub = new PubSub(pubsubClientOptions(emu.pubsubHost, emu.projectId));
+    const held: Message[] = [];
+    const hold = pubsub.subscription(`${cloud.topics.extract}-dlq-hold`);
+    hold.on("message", (m: Message) => {
+      held.push(m);
+      m.ack();
+    });
+    faults.failShard = "s00002-";
+    let runId: string;
+    let manifest: RunManifest;
+    try {
+      ({ runId, manifest } = await upload("sample-poison"));
+      await waitForRun(storage, cloud.buckets.output, runId, 60_000);
+    } finally {
+      faults.failShard = null;
+    }
+    const failed = manifest.shards.find((s) => s.id.startsWith("s00002-"))!;
+    expect(failed).toBeDefined();
+    // Five deliveries, each failing after writing a partition file.
+    expect(faults.crashes.filter((k) => k === `${runId}/${failed.id}`)).toHaveLength(5);
+
+    // The message is in the dead-letter topic (its hold subscription keeps it listable).
+    for (let i = 0; i < 50 && held.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    await hold.close();
+    await pubsub.close();
+    const dead = held.map((m) => JSON.parse(m.data.toString()) as { runId: string; shardId: string });
+    expect(dead).toContainEqual({ type: "extract", runId, shardId: failed.id });
+    expect(held.find((m) => m.data.toString().includes(runId))!.attributes.CloudPubSubDeadLetterSourceDeliveryCount).toBe("5");
+
+    // The partial partition files of the failed attempts were removed: nothing of that shard reaches the datasets.
+    const work = await readObjects(storage, cloud.buckets.work, `runs/${runId}/extract/${failed.id}/`);
+    expect([...work.keys()]).toEqual(["_DONE.json"]);
+    expect(JSON.parse(work.get("_DONE.json")!.toString())).toMatchObject({ status: "failed", error: "dead-lettered after 5 delivery attempts" });
+
+    // The rest of the run completed and says it is incomplete.
+    const outputs = await readObjects(storage, cloud.buckets.output, `${runId}/`);
+    expect([...outputs.keys()].sort()).toEqual(["_SUCCESS", "bronze.jsonl.gz", "config.json", "gold.jsonl.gz", "report.md", "silver.jsonl.gz", "stats.json"]);
+    expect(JSON.parse(outputs.get("_SUCCESS")!.toString())).toMatchObject({ complete: false });
+    const stats = Stats.parse(JSON.parse(outputs.get("stats.json")!.toString()));
+    expect(stats.complete).toBe(false);
+    expect(stats.shards).toMatchObject({ total: manifest.shards.length, ok: manifest.shards.length - 1, missing: [failed.id] });
+    expect(stats.counters["extract.shards"]).toBe(manifest.shards.length - 1);
+    expect(stats.counters["dump.pages"]!).toBeGreaterThan(0);
+    expect(stats.counters["dump.pages"]!).toBeLessThan(reference.counters["dump.pages"]!);
+
+    const status = await paracap(["cloud", "status", runId], cloud.env);
+    expect(status.code).toBe(3);
+    expect(status.stdout).toContain(`run ${runId}: finished, INCOMPLETE`);
+    expect(status.stdout).toContain(`extract shards: ${manifest.shards.length - 1}/${manifest.shards.length} done, 1 failed, 0 pending`);
+    expect(status.stdout).toContain(`failed shard ${failed.id}`);
+    expect(status.stdout).toMatch(new RegExp(`dead-lettered: .*"shardId":"${failed.id.replace(/[.@]/g, "\\$&")}".*after 5 delivery attempts`));
+    const json = await paracap(["cloud", "status", runId, "--json"], cloud.env);
+    expect(JSON.parse(json.stdout)).toMatchObject({ finished: true, complete: false, shards: { failed: [failed.id] } });
+  }, 90_000);
+});

@@ -1,0 +1,153 @@
+/**
+ * Shared pieces of the cloud runner tests: the embedded sample repacked as multistream dumps, the
+ * local runner's outputs on the same files (the reference), and the real CLI.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import type { Storage } from "@google-cloud/storage";
+import { resolveConfig, type ParacapConfig } from "../../shared/core/config.ts";
+import { writeMultistream } from "../../shared/dump/multistream.ts";
+import { runLocal } from "../../shared/runner/local-runner.ts";
+import { findEmulatorJar } from "../../scripts/emulators/pubsub-emulator.ts";
+
+export const ROOT = new URL("../../", import.meta.url).pathname;
+export const SAMPLE_DIR = join(ROOT, "shared/sample");
+export const SAMPLE_CURRENT = join(SAMPLE_DIR, "enwiki-2016-pages-articles1-sample.xml.bz2");
+export const SAMPLE_HISTORY = join(SAMPLE_DIR, "enwiki-Anarchism-history-sample.xml.bz2");
+
+/** Shuffle partitions and shard size of the cloud tests: the 1.7 MB sample becomes 5 + 1 shards. */
+export const PARTITIONS = 4;
+export const SHARD_BYTES = 300_000;
+export const TIERS = ["gold", "silver", "bronze"] as const;
+
+/** Why the Pub/Sub emulator cannot run here, or null when it can. */
+export function pubsubEmulatorMissing(): string | null {
+  const java = spawnSync("java", ["-version"], { encoding: "utf8" });
+  if (java.error || java.status !== 0) return "java is not installed";
+  try {
+    findEmulatorJar();
+  } catch (e) {
+    return (e as Error).message;
+  }
+  return null;
+}
+
+export function skipMessage(suite: string, why: string): void {
+  console.warn(`[${suite}] SKIPPED: the Pub/Sub emulator cannot run (${why}). Install Java 17+ and google-cloud-cli-pubsub-emulator (see .ci/run).`);
+}
+
+export interface SampleDumps {
+  dir: string;
+  current: string;
+  history: string;
+  /** object names = file names */
+  currentName: string;
+  historyName: string;
+}
+
+/** The embedded sample as two multistream dumps with indexes (20 pages per stream). */
+export async function multistreamSample(): Promise<SampleDumps> {
+  const dir = mkdtempSync(join(tmpdir(), "paracap-cloud-sample-"));
+  const currentName = "enwiki-20160113-pages-articles-multistream.xml.bz2";
+  const historyName = "enwiki-Anarchism-pages-meta-history-multistream.xml.bz2";
+  await writeMultistream(SAMPLE_CURRENT, join(dir, currentName), { pagesPerStream: 20 });
+  await writeMultistream(SAMPLE_HISTORY, join(dir, historyName), { pagesPerStream: 20 });
+  return { dir, current: join(dir, currentName), history: join(dir, historyName), currentName, historyName };
+}
+
+export function cloudConfig(): ParacapConfig {
+  return resolveConfig({ partitions: PARTITIONS });
+}
+
+/**
+ * The local runner on the same files, run from their directory so its input names equal the
+ * object names (stats.json then has to match byte for byte).
+ */
+export async function localReference(sample: SampleDumps): Promise<string> {
+  const out = mkdtempSync(join(tmpdir(), "paracap-local-ref-"));
+  const cwd = process.cwd();
+  process.chdir(sample.dir);
+  try {
+    await runLocal({
+      inputs: [
+        { path: sample.currentName, kind: "current" },
+        { path: sample.historyName, kind: "history" },
+      ],
+      outDir: out,
+      config: cloudConfig(),
+      workers: 1,
+      progress: null,
+      shardBytes: SHARD_BYTES,
+    });
+  } finally {
+    process.chdir(cwd);
+  }
+  return out;
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** bin/paracap.js in a child process. */
+export function paracap(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, "bin/paracap.js"), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Waits for the run's `_SUCCESS` in the output bucket. */
+export async function waitForRun(storage: Storage, bucket: string, runId: string, timeoutMs: number): Promise<void> {
+  const file = storage.bucket(bucket).file(`${runId}/_SUCCESS`);
+  const deadline = Date.now() + timeoutMs;
+  while (!(await file.exists())[0]) {
+    if (Date.now() > deadline) throw new Error(`run ${runId} did not finish within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Object names and bytes under a prefix. */
+export async function readObjects(storage: Storage, bucket: string, prefix: string): Promise<Map<string, Buffer>> {
+  const [files] = await storage.bucket(bucket).getFiles({ prefix });
+  const out = new Map<string, Buffer>();
+  for (const f of files) out.set(f.name.slice(prefix.length), (await f.download())[0]);
+  return out;
+}
+
+export function readDir(dir: string): Map<string, Buffer> {
+  return new Map(readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => [e.name, readFileSync(join(dir, e.name))]));
+}
+
+/** The report without its one timing line ("Generated … in … s."). */
+export function untimedReport(report: Buffer | string): string {
+  return report.toString().replace(/^Generated .*$/m, "Generated <time>");
+}
+
+/**
+ * What must equal the local runner's output: the datasets (decompressed), stats.json (funnel,
+ * counters, shard health), config.json, and report.md but for its timing line.
+ */
+export function comparable(files: Map<string, Buffer>, gz: boolean): Record<string, string> {
+  const get = (name: string) => {
+    const b = files.get(name);
+    if (!b) throw new Error(`missing output ${name} (have ${[...files.keys()].join(", ")})`);
+    return b;
+  };
+  const out: Record<string, string> = {};
+  for (const t of TIERS) out[`${t}.jsonl`] = (gz ? gunzipSync(get(`${t}.jsonl.gz`)) : get(`${t}.jsonl`)).toString();
+  out["stats.json"] = get("stats.json").toString();
+  out["config.json"] = get("config.json").toString();
+  out["report.md"] = untimedReport(get("report.md"));
+  return out;
+}

@@ -1,0 +1,160 @@
+/**
+ * planRun against the Cloud Storage emulator with real dumps: the finalize event of each upload is
+ * the object resource the emulator (and Cloud Storage) sends, read back with getMetadata.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { Storage, type Bucket } from "@google-cloud/storage";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGcsServer, type GcsServer } from "../../scripts/emulators/gcs-server.ts";
+import { resolveConfig } from "../../shared/core/config.ts";
+import { Counters } from "../../shared/core/counters.ts";
+import { gcsInputBucket } from "../../shared/cloud/input-bucket.ts";
+import { PART_OF_MANIFEST, StorageObjectEvent } from "../../shared/cloud/messages.ts";
+import { PlanError, planRun, runId, type PlanResult } from "../../shared/cloud/plan-run.ts";
+import { readShardFromBucket } from "../../shared/cloud/shard-reader.ts";
+import { writeMultistream } from "../../shared/dump/multistream.ts";
+import { readDumpPages } from "../../shared/dump/page-reader.ts";
+import { planLocalShards } from "../../shared/runner/local-shards.ts";
+import type { RunManifest } from "../../shared/tasks/manifest.ts";
+import { SAMPLE_CURRENT, SAMPLE_HISTORY } from "./helpers.ts";
+
+const SHARD_BYTES = 300_000;
+const base = resolveConfig({ partitions: 4 });
+let gcs: GcsServer;
+let bucket: Bucket;
+let dir: string;
+const MS = "enwiki-20160113-pages-articles-multistream.xml.bz2";
+const MS_INDEX = "enwiki-20160113-pages-articles-multistream-index.txt.bz2";
+
+beforeAll(async () => {
+  gcs = await startGcsServer({ buckets: ["input"] });
+  bucket = new Storage({ apiEndpoint: gcs.url, projectId: "test" }).bucket("input");
+  dir = mkdtempSync(join(tmpdir(), "paracap-plan-"));
+  await writeMultistream(SAMPLE_CURRENT, join(dir, MS), { pagesPerStream: 20 });
+});
+
+afterAll(async () => {
+  await gcs?.close();
+});
+
+async function put(name: string, data: string | Buffer, metadata?: Record<string, string>): Promise<StorageObjectEvent> {
+  const file = bucket.file(name);
+  await file.save(data, { resumable: false, ...(metadata ? { metadata: { metadata } } : {}) });
+  return event(name);
+}
+
+async function event(name: string): Promise<StorageObjectEvent> {
+  const [meta] = await bucket.file(name).getMetadata();
+  return StorageObjectEvent.parse(meta);
+}
+
+const plan = (ev: StorageObjectEvent, config = base) => planRun(ev, config, gcsInputBucket(bucket), SHARD_BYTES);
+
+function manifestOf(r: PlanResult): RunManifest {
+  if ("ignored" in r) throw new Error(`ignored: ${r.ignored}`);
+  return r.manifest;
+}
+
+const shape = (m: RunManifest) => m.shards.map(({ id, kind, start, end, fragment }) => ({ id, kind, start, end, fragment }));
+
+describe("planRun", () => {
+  it("a single-stream dump is one whole-object shard; the run id follows the upload's generation", async () => {
+    const ev = await put("enwiki-sample.xml.bz2", readFileSync(SAMPLE_CURRENT));
+    const m = manifestOf(await plan(ev));
+    expect(shape(m)).toEqual([{ id: "s00000-enwiki-sample.xml.bz2", kind: "current", start: null, end: null, fragment: false }]);
+    expect(m.runId).toBe(runId("enwiki-sample.xml.bz2", ev.generation));
+    expect(m.runId).toMatch(/^enwiki-sample-[0-9a-f]{8}$/);
+    expect(m.config).toEqual(base);
+    // A redelivered event plans the same run; a new upload of the same name is a new run.
+    expect(manifestOf(await plan(ev))).toEqual(m);
+    const again = await put("enwiki-sample.xml.bz2", readFileSync(SAMPLE_CURRENT));
+    const m2 = manifestOf(await plan(again));
+    expect(m2.runId).not.toBe(m.runId);
+    expect(m2.fingerprint).toBe(m.fingerprint);
+  });
+
+  it("a history dump is read as history", async () => {
+    const ev = await put("enwiki-Anarchism-history-sample.xml.bz2", readFileSync(SAMPLE_HISTORY));
+    expect(shape(manifestOf(await plan(ev)))).toEqual([{ id: "s00000-enwiki-Anarchism-history-sample.xml.bz2", kind: "history", start: null, end: null, fragment: false }]);
+  });
+
+  it("plain XML and gzip XML are one shard each", async () => {
+    const xml = execFileSync("bzip2", ["-dc", SAMPLE_CURRENT], { maxBuffer: 1 << 28 });
+    expect(shape(manifestOf(await plan(await put("dumps/plain.xml", xml))))).toEqual([{ id: "s00000-plain.xml", kind: "current", start: null, end: null, fragment: false }]);
+    expect(manifestOf(await plan(await put("dumps/zipped.xml.gz", gzipSync(xml)))).shards).toHaveLength(1);
+  });
+
+  it("a multistream dump with its index → the local runner's byte-range shards (≥ 4), which read every page once", async () => {
+    // The index first, as `paracap cloud upload` does: its event waits for the dump.
+    const indexEvent = await put(MS_INDEX, readFileSync(join(dir, MS_INDEX)));
+    expect(await plan(indexEvent)).toEqual({ ignored: expect.stringContaining("uploaded before its dump") });
+    const dumpEvent = await put(MS, readFileSync(join(dir, MS)));
+    const m = manifestOf(await plan(dumpEvent));
+    expect(m.shards.length).toBeGreaterThanOrEqual(4);
+    expect(m.runId).toBe(runId(MS, dumpEvent.generation));
+    const local = await planLocalShards([{ path: join(dir, MS), kind: "current" }], SHARD_BYTES);
+    expect(shape(m)).toEqual(local.map(({ id, kind, start, end, fragment }) => ({ id, kind, start, end, fragment })));
+    expect(m.shards[0]).toMatchObject({ start: 0, fragment: false });
+    expect(m.shards.at(-1)).toMatchObject({ end: null, fragment: true });
+
+    // The index's event, once the dump is there, plans the very same run (either event may come last).
+    expect(manifestOf(await plan(await event(MS_INDEX)))).toEqual(m);
+
+    // Ranged reads of the shards from the bucket together yield exactly the dump's pages.
+    const cloudPages: number[] = [];
+    for (const s of m.shards) for await (const p of readShardFromBucket(bucket, s, m.config, new Counters())) cloudPages.push(p.pageId);
+    const localPages: number[] = [];
+    for await (const p of readDumpPages(join(dir, MS), { namespaces: m.config.dump.namespaces, skipRedirects: m.config.dump.skipRedirects })) localPages.push(p.pageId);
+    expect(cloudPages.length).toBeGreaterThan(50);
+    expect(cloudPages).toEqual(localPages);
+  });
+
+  it("a multistream dump without its index waits for the index (plain-text index too)", async () => {
+    const name = "other-multistream.xml.bz2";
+    const ev = await put(name, readFileSync(join(dir, MS)));
+    expect(await plan(ev)).toEqual({ ignored: expect.stringContaining("has no index yet") });
+    const indexText = execFileSync("bzip2", ["-dc", join(dir, MS_INDEX)]);
+    const m = manifestOf(await plan(await put("other-multistream-index.txt", indexText)));
+    expect(m.runId).toBe(runId(name, ev.generation));
+    expect(m.shards.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it("a manifest makes one run of several dumps, splitting multistream ones; its parts' own events are ignored", async () => {
+    const hold = { [PART_OF_MANIFEST]: "both.manifest.json" };
+    expect(await plan(await put("parts/hist.xml.bz2", readFileSync(SAMPLE_HISTORY), hold))).toEqual({
+      ignored: "parts/hist.xml.bz2 is part of both.manifest.json; that manifest's upload starts the run",
+    });
+    const manifest = {
+      shards: [{ object: MS }, { object: "parts/hist.xml.bz2", kind: "history" }],
+      config: { captions: { minWords: 3 }, partitions: 2 },
+    };
+    const ev = await put("both.manifest.json", JSON.stringify(manifest));
+    const m = manifestOf(await plan(ev));
+    expect(m.runId).toBe(runId("both.manifest.json", ev.generation));
+    expect(m.runId).toMatch(/^both-[0-9a-f]{8}$/);
+    expect(m.config.captions.minWords).toBe(3);
+    expect(m.config.partitions).toBe(2);
+    expect(m.config.tiers).toEqual(base.tiers);
+    const ms = m.shards.filter((s) => s.uri === MS);
+    expect(ms.length).toBeGreaterThanOrEqual(4);
+    expect(m.shards.at(-1)).toEqual({ id: `s${String(ms.length).padStart(5, "0")}-hist.xml.bz2`, uri: "parts/hist.xml.bz2", kind: "history", start: null, end: null, fragment: false });
+    // Same numbering as the local runner given the same files in the same order.
+    const local = await planLocalShards([{ path: join(dir, MS), kind: "current" }, { path: SAMPLE_HISTORY, kind: "history" }], SHARD_BYTES);
+    expect(ms.map((s) => s.id)).toEqual(local.slice(0, ms.length).map((s) => s.id));
+  });
+
+  it("a broken manifest is a PlanError (not retried forever)", async () => {
+    await expect(plan(await put("bad.manifest.json", "{ not json"))).rejects.toThrow(PlanError);
+    await expect(plan(await put("bad2.manifest.json", JSON.stringify({ shards: [] })))).rejects.toThrow(/not a valid paracap manifest/);
+    await expect(plan(await put("bad3.manifest.json", JSON.stringify({ shards: [{ object: "nope.xml.bz2" }] })))).rejects.toThrow(/nope\.xml\.bz2 is not in the input bucket/);
+    await expect(plan(await put("bad4.manifest.json", JSON.stringify({ shards: [{ object: MS }], config: { partitions: 0 } })))).rejects.toThrow(PlanError);
+  });
+
+  it("anything else is ignored, saying why", async () => {
+    expect(await plan(await put("readme.txt", "hello"))).toEqual({ ignored: expect.stringContaining("readme.txt is not a dump") });
+  });
+});

@@ -1,0 +1,129 @@
+/**
+ * `npm run build:functions` produces a deployable source directory (what infra/ zips and Cloud
+ * Functions `npm install`s and starts), and the real functions framework CLI serves it: one entry
+ * point answers an event, and with the emulators all six run a whole job from the build.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+import { Storage } from "@google-cloud/storage";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulators, type Emulators } from "../../scripts/emulators/emulate.ts";
+import { serveBuiltFunction } from "../../scripts/emulators/functions-host.ts";
+import { startLocalCloud, type LocalCloud } from "../../scripts/emulators/local-cloud.ts";
+import { comparable, paracap, pubsubEmulatorMissing, readDir, readObjects, ROOT, SAMPLE_CURRENT, skipMessage, waitForRun } from "../cloud/helpers.ts";
+import { runLocal } from "../../shared/runner/local-runner.ts";
+import { resolveConfig } from "../../shared/core/config.ts";
+
+let out: string;
+let buildMs = 0;
+
+beforeAll(() => {
+  out = join(mkdtempSync(join(tmpdir(), "paracap-build-")), "functions");
+  const t0 = Date.now();
+  const r = spawnSync("npm", ["run", "--silent", "build:functions", "--", "--out", out], { cwd: ROOT, encoding: "utf8" });
+  buildMs = Date.now() - t0;
+  if (r.status !== 0) throw new Error(`build:functions failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  // What `npm install` does in Cloud Functions' build, without the network: the repo's packages.
+  symlinkSync(join(ROOT, "node_modules"), join(out, "node_modules"), "dir");
+}, 120_000);
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((e) => {
+    const p = join(dir, e);
+    if (e === "node_modules") return [];
+    return statSync(p).isDirectory() ? files(p) : [p];
+  });
+}
+
+describe("build:functions", () => {
+  it("emits JavaScript, the run-time assets and a package.json Cloud Functions can install", () => {
+    const pkg = JSON.parse(readFileSync(join(out, "package.json"), "utf8")) as Record<string, unknown> & { dependencies: Record<string, string> };
+    expect(pkg).toMatchObject({ type: "module", main: "functions/index.js" });
+    const root = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    for (const d of ["@google-cloud/functions-framework", "@google-cloud/storage", "@google-cloud/pubsub", "zod", "wink-nlp", "wink-eng-lite-web-model"]) {
+      expect(pkg.dependencies[d], d).toBe(root.dependencies[d]);
+    }
+    for (const dev of ["tsx", "typescript", "vitest", "@pulumi/pulumi"]) expect(pkg.dependencies[dev]).toBeUndefined();
+    expect(existsSync(join(out, "shared/caption/data/ldnoobw-en.txt"))).toBe(true);
+
+    const js = files(out).filter((f) => f.endsWith(".js"));
+    expect(js.map((f) => relative(out, f))).toContain("functions/index.js");
+    expect(files(out).filter((f) => f.endsWith(".ts"))).toEqual([]);
+    // Every relative import was rewritten to a file that exists in the build.
+    for (const f of js) {
+      for (const m of readFileSync(f, "utf8").matchAll(/\bfrom\s*["'](\.{1,2}\/[^"']+)["']/g)) {
+        expect(m[1], `${relative(out, f)} imports ${m[1]}`).toMatch(/\.js$/);
+        expect(existsSync(resolve(dirname(f), m[1]!)), `${relative(out, f)} imports ${m[1]}`).toBe(true);
+      }
+    }
+    console.log(`build:functions took ${buildMs} ms`);
+  });
+
+  it("the real functions framework CLI starts the built entry point and it handles an event", async () => {
+    const fn = await serveBuiltFunction({
+      dir: out,
+      target: "plan",
+      env: { PARACAP_INPUT_BUCKET: "in", PARACAP_WORK_BUCKET: "work", PARACAP_OUTPUT_BUCKET: "out", STORAGE_EMULATOR_HOST: "http://127.0.0.1:9" },
+    });
+    try {
+      const res = await fetch(fn.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "ce-id": "e1",
+          "ce-specversion": "1.0",
+          "ce-type": "google.cloud.storage.object.v1.finalized",
+          "ce-source": "//storage.googleapis.com/projects/_/buckets/in",
+          "ce-subject": "objects/notes.txt",
+        },
+        body: JSON.stringify({ bucket: "in", name: "notes.txt", generation: "1", size: "5" }),
+      });
+      expect(res.status).toBe(204);
+      for (let i = 0; i < 20 && !fn.output().includes("plan: ignored"); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(fn.output()).toContain("Function: plan");
+      expect(fn.output()).toContain("plan: ignored: notes.txt is not a dump");
+    } finally {
+      await fn.close();
+    }
+  }, 30_000);
+});
+
+const missing = pubsubEmulatorMissing();
+if (missing) skipMessage("built functions on the emulators", missing);
+
+describe.skipIf(missing !== null)("the built functions on the emulators", () => {
+  let emu: Emulators;
+  let cloud: LocalCloud;
+
+  beforeAll(async () => {
+    emu = await startEmulators();
+    cloud = await startLocalCloud({ emulators: emu, builtDir: out, partitions: 2 });
+  }, 120_000);
+
+  afterAll(async () => {
+    await cloud?.stop();
+    await emu?.stop();
+  });
+
+  it("run the whole job on the single-stream sample, as the local runner does", async () => {
+    const up = await paracap(["cloud", "upload", SAMPLE_CURRENT], cloud.env);
+    expect(up.code, up.stderr).toBe(0);
+    const runId = up.stdout.trim();
+    const storage = new Storage({ apiEndpoint: emu.gcsUrl, projectId: emu.projectId });
+    await waitForRun(storage, cloud.buckets.output, runId, 60_000);
+    const status = await paracap(["cloud", "status", runId], cloud.env);
+    expect(status.stdout).toContain("finished, complete");
+
+    const local = join(mkdtempSync(join(tmpdir(), "paracap-local-")), "out");
+    const cwd = process.cwd();
+    process.chdir(dirname(SAMPLE_CURRENT));
+    try {
+      await runLocal({ inputs: [{ path: "enwiki-2016-pages-articles1-sample.xml.bz2", kind: "current" }], outDir: local, config: resolveConfig({ partitions: 2 }), workers: 1, progress: null });
+    } finally {
+      process.chdir(cwd);
+    }
+    expect(comparable(await readObjects(storage, cloud.buckets.output, `${runId}/`), true)).toEqual(comparable(readDir(local), false));
+  }, 90_000);
+});
