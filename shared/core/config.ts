@@ -3,6 +3,8 @@
  * the resolved config is saved next to the outputs (config.json) so every dataset says how it was made.
  */
 import { z } from "zod";
+import { PIVOT_NAMES } from "../plugins/pivots.ts";
+import { SCORER_NAMES } from "../plugins/scorers.ts";
 
 export const TierName = z.enum(["gold", "silver", "bronze"]);
 export type TierName = z.infer<typeof TierName>;
@@ -31,6 +33,11 @@ export const ParacapConfig = z.object({
     minRefs: z.number().int().min(2).default(2).describe("an image needs at least this many references"),
     maxRefs: z.number().int().min(2).default(10).describe("current-revision tiers: at most this many references"),
     maxRefsHistory: z.number().int().min(2).default(180).describe("bronze: at most this many references (18 revisions × 10)"),
+  }).prefault({}),
+  pivot: z.enum(PIVOT_NAMES).default("resource")
+    .describe("what makes two references the same image: resource = the same (Commons) file"),
+  scoring: z.object({
+    scorers: z.array(z.enum(SCORER_NAMES)).min(1).default(["syntactic"]).describe("pair scorers whose metrics every output pair carries"),
   }).prefault({}),
   report: z.object({
     samplesPerTier: z.number().int().min(0).default(5),

@@ -6,7 +6,8 @@
 import { applyFilter } from "../core/filter.ts";
 import { CandidatePair, ScoredPair } from "../core/records.ts";
 import type { Stage } from "../core/stage.ts";
-import { scorePair } from "../metrics/index.ts";
+import type { ParacapConfig } from "../core/config.ts";
+import { createScorers } from "../plugins/scorers.ts";
 import { divergentFilter, significantDifferenceFilter } from "./filters.ts";
 import { UNIQUE_ROW } from "./funnel.ts";
 import { cmp } from "./group-stage.ts";
@@ -16,7 +17,8 @@ export function uniqueKey(p: CandidatePair): string {
   return `${p.a.text}\u0000${p.b.text}`;
 }
 
-export function dedupStage(): Stage<CandidatePair, ScoredPair> {
+export function dedupStage(config: ParacapConfig): Stage<CandidatePair, ScoredPair> {
+  const score = createScorers(config.scoring.scorers);
   return {
     name: "dedup",
     input: CandidatePair,
@@ -49,7 +51,7 @@ export function dedupStage(): Stage<CandidatePair, ScoredPair> {
           }
           c.inc(`funnel.${pair.tier}.${f.id}.candidates`);
         }
-        if (kept) survivors.push({ ...pair, metrics: { ...scorePair(pair.a.text, pair.b.text) } });
+        if (kept) survivors.push({ ...pair, metrics: score(pair.a.text, pair.b.text) });
       }
       survivors.sort((x, y) => cmp(x.tier, y.tier) || cmp(x.id, y.id));
       yield* survivors;

@@ -9,6 +9,7 @@ import { type CaptionFeatures, type InputKind, PageRevision, type ReferenceSourc
 import type { Stage } from "../core/stage.ts";
 import { createCaptionAnalyzer } from "../caption/analyzer.ts";
 import { extractImageRefs, ExtractionLimitError } from "../wikitext/extract-images.ts";
+import { createPivot } from "../plugins/pivots.ts";
 
 export interface ExtractedRef {
   image: string;
@@ -46,6 +47,7 @@ export function createReferenceExtractor(config: ParacapConfig, counters: Counte
     cache.set(text, f);
     return f;
   };
+  const pivot = createPivot(config.pivot);
   const opts = { fileAliases: config.extraction.fileAliases, maxPageBytes: config.extraction.maxPageBytes };
   return (rev, kind) => {
     const base = { kind, page: rev.title, pageId: rev.pageId, revisionId: rev.revisionId };
@@ -59,7 +61,7 @@ export function createReferenceExtractor(config: ParacapConfig, counters: Counte
       return { ...base, refs: [], skipped: reason };
     }
     const refs = raw.map((r, ordinal) => ({
-      image: r.image,
+      image: pivot.key({ image: r.image, page: rev.title }),
       source: r.source,
       ordinal,
       caption: features(r.caption),

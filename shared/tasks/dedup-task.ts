@@ -23,7 +23,7 @@ export async function runDedupTask(manifest: RunManifest, partition: number, wor
   // Every tier gets an object, even an empty one, so the aggregate can tell "no pairs" from "missing".
   const writers = new Map(manifest.config.tiers.map((t) => [t, new JsonlWriter(work.writer(layout.dedupPart(partition, t)))]));
   try {
-    for await (const pair of dedupStage().run(pairs(), silentContext(counters))) {
+    for await (const pair of dedupStage(manifest.config).run(pairs(), silentContext(counters))) {
       await writers.get(pair.tier as (typeof manifest.config.tiers)[number])!.write(pair);
     }
   } catch (err) {

@@ -1,5 +1,6 @@
 /** Dedup stage: corpus-wide exact unique filter, divergent and significant-difference filters, metrics. */
 import { describe, expect, it } from "vitest";
+import { resolveConfig } from "../../shared/core/config.ts";
 import { Counters } from "../../shared/core/counters.ts";
 import type { CandidatePair } from "../../shared/core/records.ts";
 import { silentContext } from "../../shared/core/stage.ts";
@@ -8,7 +9,7 @@ import { CAPTIONS as C, collect, from, makePair } from "./stage-helpers.ts";
 
 async function dedup(pairs: CandidatePair[]) {
   const counters = new Counters();
-  const out = await collect(dedupStage().run(from(pairs), silentContext(counters)));
+  const out = await collect(dedupStage(resolveConfig()).run(from(pairs), silentContext(counters)));
   return { out, counters, c: (k: string) => counters.get(k) };
 }
 

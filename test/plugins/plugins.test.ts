@@ -1,0 +1,34 @@
+/** The pluggable seams: configured scorers and pivots reach the stages; bad names are config errors. */
+import { describe, expect, it } from "vitest";
+import { ConfigError, resolveConfig } from "../../shared/core/config.ts";
+import { scorePair } from "../../shared/metrics/index.ts";
+import { createPivot } from "../../shared/plugins/pivots.ts";
+import { createScorers } from "../../shared/plugins/scorers.ts";
+
+const A = "Neil Armstrong descends a ladder to become the first human to step onto the surface of the Moon";
+const B = "A mounted slowscan TV camera shows Armstrong as he climbs down the ladder to surface";
+
+describe("scorers", () => {
+  it("the syntactic scorer reports exactly the paper's metrics", () => {
+    expect(createScorers(["syntactic"])(A, B)).toEqual({ ...scorePair(A, B) });
+  });
+
+  it("two scorers reporting the same metric name is an error, not a silent overwrite", () => {
+    expect(() => createScorers(["syntactic", "syntactic"])(A, B)).toThrow(/already reported/);
+  });
+
+  it("config defaults to the syntactic scorer and rejects unknown ones", () => {
+    expect(resolveConfig().scoring.scorers).toEqual(["syntactic"]);
+    expect(() => resolveConfig({ scoring: { scorers: ["bertscore"] } })).toThrow(ConfigError);
+    expect(() => resolveConfig({ scoring: { scorers: [] } })).toThrow(ConfigError);
+  });
+});
+
+describe("pivots", () => {
+  it("resource identity keys a reference by its normalised file", () => {
+    const p = createPivot("resource");
+    expect(p.key({ image: "File:Apollo 11 first step.jpg", page: "Apollo 11" })).toBe("File:Apollo 11 first step.jpg");
+    expect(resolveConfig().pivot).toBe("resource");
+    expect(() => resolveConfig({ pivot: "phash" })).toThrow(ConfigError);
+  });
+});
