@@ -173,45 +173,58 @@ interface Piece {
  * header, pages, tail (each page keeps its indentation and newline). Tags are found by plain
  * search: "<" inside text content is always escaped, so "<page>" only ever occurs as a tag.
  * The first piece yielded is always the header (possibly empty).
+ *
+ * Linear in the input: chunks of the current piece are collected in a list and searched one at a
+ * time (with the previous chunk's last characters, for a tag split between two), and joined once
+ * when the piece is cut; a full-history page is one piece of hundreds of MB.
  */
 async function* splitPages(chunks: AsyncIterable<{ text: string }>, label: string): AsyncGenerator<Piece> {
-  let buf = "";
-  let from = 0; // where the next search starts (what is before it was searched already)
+  let acc: string[] = []; // text of the current piece, not yet cut
+  let accLen = 0;
+  let tail = ""; // the last characters of acc, for a tag split between chunks
   let headerDone = false;
+  let closeEnd = -1; // in the current piece: just after its "</page>" (waiting for the next "<")
+  const reset = (rest: string): string => {
+    acc = [];
+    accLen = 0;
+    tail = "";
+    closeEnd = -1;
+    return rest;
+  };
   for await (const { text } of chunks) {
-    buf += text;
-    if (!headerDone) {
-      const p = buf.indexOf("<page>");
-      if (p < 0) {
-        if (buf.length > 64 << 20) throw new DumpError(label, null, "no <page> in the first 64 MB: is this a MediaWiki XML export?");
-        continue;
+    let chunk = text;
+    while (chunk.length > 0) {
+      const chunkStart = accLen; // where `chunk` starts in the current piece
+      acc.push(chunk);
+      accLen += chunk.length;
+      let cutBefore = -1; // a "<" in `chunk` at which the current piece ends (index in the piece)
+      if (closeEnd < 0) {
+        const needle = headerDone ? "</page>" : "<page>";
+        const window = tail + chunk;
+        const i = window.indexOf(needle);
+        tail = window.slice(-needle.length);
+        if (i < 0) {
+          if (!headerDone && accLen > 64 << 20) throw new DumpError(label, null, "no <page> in the first 64 MB: is this a MediaWiki XML export?");
+          break;
+        }
+        const at = chunkStart - (window.length - chunk.length) + i;
+        if (!headerDone) cutBefore = at;
+        else closeEnd = at + needle.length;
       }
-      const cut = lineStart(buf, p);
-      yield { text: buf.slice(0, cut), page: null };
-      buf = buf.slice(cut);
-      from = 0;
+      if (cutBefore < 0) {
+        const next = chunk.indexOf("<", Math.max(0, closeEnd - chunkStart));
+        if (next < 0) break; // the cut point is not here yet
+        cutBefore = chunkStart + next;
+      }
+      const piece = acc.join("");
+      const cut = lineStart(piece, cutBefore);
+      yield headerDone ? { text: piece.slice(0, cut), page: pageEntry(piece.slice(0, cut), label) } : { text: piece.slice(0, cut), page: null };
       headerDone = true;
-    }
-    for (;;) {
-      const close = buf.indexOf("</page>", from);
-      if (close < 0) {
-        from = Math.max(0, buf.length - 7);
-        break;
-      }
-      const next = buf.indexOf("<", close + 7);
-      if (next < 0) {
-        from = close; // the cut point is not in the buffer yet
-        break;
-      }
-      const cut = lineStart(buf, next);
-      const page = buf.slice(0, cut);
-      buf = buf.slice(cut);
-      from = 0;
-      yield { text: page, page: pageEntry(page, label) };
+      chunk = reset(piece.slice(cut));
     }
   }
   if (!headerDone) throw new DumpError(label, null, "no <page> found: is this a MediaWiki XML export?");
-  yield { text: buf, page: null };
+  yield { text: acc.join(""), page: null };
 }
 
 /** Index of the first character of the line holding position `i` (indentation belongs to the tag). */

@@ -1,16 +1,23 @@
 /**
  * Streaming reader of MediaWiki XML exports (schema 0.4–0.11): every <revision> of every selected
- * <page> becomes a PageRevision. Memory is bounded by one revision's text: saxes parses chunk by
+ * <page> becomes a PageRevision. Memory is bounded by one revision's text: input is scanned chunk by
  * chunk and only the fields of the current page and revision are kept.
+ *
+ * The scanner is hand-written for dump-shaped XML and works on UTF-8 bytes: the bulk of a dump is
+ * <text> content, which is found with one Buffer.indexOf("<") (memchr) per element and turned into a
+ * string only when it is kept; skipped revisions are never decoded. It still checks what makes a
+ * dump readable (see page-scanner.ts): element nesting, tag and attribute syntax, entities of the
+ * fields it keeps, text outside the root, truncation; damage is a DumpError with the file and the
+ * decompressed byte offset. The general-parser reader it replaced (page-reader-saxes.ts) is the
+ * oracle of its differential tests.
  */
-import { SaxesParser, type SaxesTagPlain } from "saxes";
 import { Counters } from "../core/counters.ts";
 import type { PageRevision } from "../core/records.ts";
 import type { Bz2Decoder } from "./bz2-decoders.ts";
 import { DumpError } from "./errors.ts";
-import { namespaceOfTitle, normaliseNamespaceName } from "./namespaces.ts";
 import { openDumpStream } from "./open-dump.ts";
-import { decodeXmlText, encodedLength } from "./xml-text.ts";
+import { DumpScanner, FormatProblem, XmlProblem } from "./page-scanner.ts";
+import { utf8Source } from "./utf8-source.ts";
 
 export interface ReadPagesOptions {
   /** namespaces whose revisions are emitted; default [0] (articles) */
@@ -38,277 +45,57 @@ export interface ReadDumpPagesOptions extends ReadPagesOptions {
   decoder?: Bz2Decoder;
 }
 
-/** A structural problem found by the page handlers; readPages adds the file and offset. */
-class FormatProblem extends Error {}
-
-interface PageState {
-  title: string | null;
-  ns: number | null;
-  id: number | null;
-  redirect: boolean;
-}
-
-type Skip = "namespace" | "redirect" | null;
-
-interface RevisionState {
-  id: number | null;
-  timestamp: string | null;
-  text: string;
-  skip: Skip;
-}
-
-type Field = "title" | "ns" | "pageId" | "revId" | "timestamp" | "text" | "namespace";
-
-const ROOT = "mediawiki";
-
-/**
- * Turns saxes events into PageRevisions. Leaf fields are captured as arrays of text pieces and
- * joined once when the element closes; everything else in the dump is ignored.
- */
-class PageCollector {
-  readonly ready: PageRevision[] = [];
-  pages = 0;
-  private readonly stack: string[] = [];
-  private capture: string[] | null = null;
-  private captureField: Field | null = null;
-  private captureDepth = 0;
-  private readonly namespaceNames = new Map<string, number>();
-  private namespaceKey: number | null = null;
-  private page: PageState | null = null;
-  private rev: RevisionState | null = null;
-  private readonly namespaces: ReadonlySet<number>;
-  private readonly skipRedirects: boolean;
-
-  constructor(
-    opts: ReadPagesOptions,
-    private readonly counters: Counters,
-  ) {
-    this.namespaces = new Set(opts.namespaces ?? [0]);
-    this.skipRedirects = opts.skipRedirects ?? true;
-  }
-
-  /** Names of the elements open now, outermost first. */
-  openElements(): readonly string[] {
-    return this.stack;
-  }
-
-  attach(parser: SaxesParser): void {
-    parser.on("opentag", (tag) => this.open(tag));
-    parser.on("closetag", (tag) => this.close(tag.name));
-    parser.on("text", (t) => this.capture?.push(t));
-    parser.on("cdata", (t) => this.capture?.push(t));
-  }
-
-  private open(tag: SaxesTagPlain): void {
-    const parent = this.stack[this.stack.length - 1];
-    this.stack.push(tag.name);
-    if (parent === undefined) {
-      if (tag.name !== ROOT) throw new FormatProblem(`root element is <${tag.name}>, not <${ROOT}>: is this a MediaWiki XML export?`);
-      return;
-    }
-    switch (tag.name) {
-      case "page":
-        if (parent === ROOT) this.page = { title: null, ns: null, id: null, redirect: false };
-        return;
-      case "revision":
-        if (parent === "page" && this.page) this.rev = { id: null, timestamp: null, text: "", skip: this.skipReason(this.page) };
-        return;
-      case "redirect":
-        if (parent === "page" && this.page) this.page.redirect = true;
-        return;
-      case "title":
-        if (parent === "page") this.startCapture("title");
-        return;
-      case "ns":
-        if (parent === "page") this.startCapture("ns");
-        return;
-      case "id":
-        if (parent === "page") this.startCapture("pageId");
-        else if (parent === "revision") this.startCapture("revId");
-        return;
-      case "timestamp":
-        if (parent === "revision") this.startCapture("timestamp");
-        return;
-      case "text":
-        // Text of a revision that will be skipped is never assembled.
-        if (parent === "revision" && this.rev && this.rev.skip === null) this.startCapture("text");
-        return;
-      case "namespace":
-        if (parent === "namespaces") {
-          const key = Number(tag.attributes.key);
-          this.namespaceKey = Number.isInteger(key) ? key : null;
-          this.startCapture("namespace");
-        }
-        return;
-    }
-  }
-
-  private startCapture(field: Field): void {
-    this.capture = [];
-    this.captureField = field;
-    this.captureDepth = this.stack.length;
-  }
-
-  private close(name: string): void {
-    if (this.capture !== null && this.stack.length === this.captureDepth) this.endCapture();
-    this.stack.pop();
-    if (name === "revision" && this.stack[this.stack.length - 1] === "page") this.endRevision();
-    else if (name === "page" && this.stack[this.stack.length - 1] === ROOT) this.endPage();
-  }
-
-  private endCapture(): void {
-    const value = this.capture!.length === 1 ? this.capture![0]! : this.capture!.join("");
-    const field = this.captureField;
-    this.capture = null;
-    this.captureField = null;
-    const page = this.page;
-    const rev = this.rev;
-    switch (field) {
-      case "title":
-        if (page) page.title = value;
-        break;
-      case "ns":
-        if (page) page.ns = parseInteger(value, "<ns>");
-        break;
-      case "pageId":
-        if (page) page.id = parseInteger(value, "page <id>");
-        break;
-      case "revId":
-        if (rev) rev.id = parseInteger(value, "revision <id>");
-        break;
-      case "timestamp":
-        if (rev) rev.timestamp = value.trim() || null;
-        break;
-      case "text":
-        if (rev) rev.text = value;
-        break;
-      case "namespace":
-        if (this.namespaceKey !== null && value.trim() !== "") this.namespaceNames.set(normaliseNamespaceName(value), this.namespaceKey);
-        break;
-    }
-  }
-
-  private namespaceOf(page: PageState): number {
-    return page.ns ?? namespaceOfTitle(page.title ?? "", this.namespaceNames);
-  }
-
-  private skipReason(page: PageState): Skip {
-    if (!this.namespaces.has(this.namespaceOf(page))) return "namespace";
-    if (this.skipRedirects && page.redirect) return "redirect";
-    return null;
-  }
-
-  private endRevision(): void {
-    const page = this.page;
-    const rev = this.rev;
-    this.rev = null;
-    if (!page || !rev) return;
-    this.counters.inc("dump.revisions");
-    if (rev.skip !== null) {
-      this.counters.inc(`dump.skipped.${rev.skip}`);
-      return;
-    }
-    if (page.title === null) throw new FormatProblem("a <page> has no <title> before its <revision>");
-    if (page.id === null) throw new FormatProblem(`page "${page.title}" has no <id> before its <revision>`);
-    if (rev.id === null) throw new FormatProblem(`a revision of page "${page.title}" has no <id>`);
-    this.ready.push({
-      title: page.title,
-      ns: this.namespaceOf(page),
-      pageId: page.id,
-      revisionId: rev.id,
-      timestamp: rev.timestamp,
-      redirect: page.redirect,
-      text: rev.text,
-    });
-    this.counters.inc("dump.revisions.emitted");
-  }
-
-  private endPage(): void {
-    this.page = null;
-    this.pages++;
-    this.counters.inc("dump.pages");
-  }
-}
-
-function parseInteger(value: string, what: string): number {
-  const n = Number(value.trim());
-  if (!Number.isSafeInteger(n) || value.trim() === "") throw new FormatProblem(`${what} is not an integer: "${value.slice(0, 40)}"`);
-  return n;
-}
-
 /**
  * Streams every <revision> of every selected <page> as a PageRevision (full-history dumps yield
  * many per page). Input is decompressed XML bytes (UTF-8 or UTF-16, by BOM) or text. Damaged or
  * non-MediaWiki input fails with a DumpError naming the file and decompressed byte offset, after
- * every revision completed before the damage has been yielded.
+ * every revision completed before the damage has been yielded. Like any stream consumer it keeps
+ * views of the input chunks (a revision's text is decoded when read): chunks must not be reused.
  */
 export async function* readPages(input: NodeJS.ReadableStream | AsyncIterable<Buffer | Uint8Array | string> | Iterable<Buffer | Uint8Array | string>, opts: ReadPagesOptions = {}): AsyncGenerator<PageRevision> {
   const file = opts.file ?? "<stream>";
   const counters = opts.counters ?? new Counters();
-  const collector = new PageCollector(opts, counters);
-  const parser = new SaxesParser({ position: true });
-  collector.attach(parser);
+  const scanner = new DumpScanner({ namespaces: opts.namespaces, skipRedirects: opts.skipRedirects, fragment: opts.fragment }, counters);
   // A lone string is iterable too, but by character: treat it as one chunk.
   const chunks = typeof input === "string" ? [input] : input;
-  const source = decodeXmlText(chunks as AsyncIterable<Buffer | string> | Iterable<Buffer | string>);
+  const source = utf8Source(chunks as AsyncIterable<Buffer | Uint8Array | string> | Iterable<Buffer | Uint8Array | string>);
 
-  // Where the chunk being parsed starts, to turn a parser position into a byte offset.
-  let chunkText = "";
-  let chunkChars = 0;
-  let chunkBytes = 0;
-  let totalBytes = 0;
-  const offsetAt = (position: number): number => {
-    const inChunk = Math.min(Math.max(position - chunkChars, 0), chunkText.length);
-    return source.bomBytes() + chunkBytes + encodedLength(chunkText.slice(0, inChunk), source.encoding());
-  };
-  const fail = (err: unknown, offset: number | null): DumpError => {
+  const fail = (err: unknown): DumpError => {
     if (err instanceof DumpError) return err;
-    const message = err instanceof Error ? err.message : String(err);
-    if (err instanceof FormatProblem) return new DumpError(file, offset, message, { cause: err });
-    const hint = collector.pages === 0 && collector.openElements().length === 0 ? ": is this a MediaWiki XML export?" : "";
-    return new DumpError(file, offset, `malformed XML (${message})${hint}`, { cause: err });
+    if (err instanceof FormatProblem) return new DumpError(file, source.originalOffset(err.at), err.message, { cause: err });
+    if (err instanceof XmlProblem) {
+      const hint = scanner.pages === 0 && scanner.openElements().length === 0 ? ": is this a MediaWiki XML export?" : "";
+      return new DumpError(file, source.originalOffset(err.at), `malformed XML (${err.message})${hint}`, { cause: err });
+    }
+    throw err; // a bug, not damaged input
   };
 
-  // A fragment lacks the root's opening tag: supply it (it takes no input bytes).
-  let written = 0;
-  if (opts.fragment) {
-    const prefix = `<${ROOT}>`;
-    parser.write(prefix);
-    written = prefix.length;
-  }
-
+  let totalBytes = 0;
   let failure: DumpError | null = null;
   for await (const chunk of source.chunks) {
-    chunkText = chunk.text;
-    chunkChars = written;
     try {
-      parser.write(chunk.text);
+      if (chunk.bytes.length > 0) scanner.feed(chunk.bytes);
     } catch (err) {
-      failure = fail(err, offsetAt(parser.position));
+      failure = fail(err);
     }
-    written += chunk.text.length;
-    chunkBytes += encodedLength(chunk.text, source.encoding());
-    totalBytes += chunk.bytes;
-    counters.inc("dump.bytes", chunk.bytes);
+    totalBytes += chunk.raw;
+    counters.inc("dump.bytes", chunk.raw);
+    source.forget(scanner.retainedFrom());
     // Revisions completed before a failure are still delivered.
-    while (collector.ready.length > 0) yield collector.ready.shift()!;
+    if (scanner.ready.length > 0) yield* scanner.takeReady();
     if (failure) throw failure;
   }
 
-  chunkText = "";
-  chunkChars = written;
   if (totalBytes === 0 && !opts.fragment) throw new DumpError(file, 0, "input is empty: is this a MediaWiki XML export?");
   try {
-    // A slice that stops at a stream boundary leaves only the root open: close it for the parser.
-    const open = collector.openElements();
-    if ((opts.fragment || opts.partial) && open.length === 1 && open[0] === ROOT) parser.write(`</${ROOT}>`);
-    parser.close();
+    // A slice that stops at a stream boundary leaves only the root open: close it.
+    scanner.finish(opts.fragment === true || opts.partial === true);
   } catch (err) {
-    failure = fail(err, offsetAt(parser.position));
+    failure = fail(err);
   }
-  while (collector.ready.length > 0) yield collector.ready.shift()!;
+  if (scanner.ready.length > 0) yield* scanner.takeReady();
   if (failure) throw failure;
-  if (collector.pages === 0) throw new DumpError(file, null, `no <page> found in ${totalBytes} bytes: is this a MediaWiki XML export?`);
+  if (scanner.pages === 0) throw new DumpError(file, null, `no <page> found in ${totalBytes} bytes: is this a MediaWiki XML export?`);
 }
 
 /** readPages over a dump file or a byte range of it (see openDumpStream). */
@@ -323,3 +110,4 @@ export async function* readDumpPages(path: string, opts: ReadDumpPagesOptions = 
     partial: rest.partial ?? end !== undefined,
   });
 }
+

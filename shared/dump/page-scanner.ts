@@ -1,0 +1,547 @@
+/**
+ * The scanner behind readPages: UTF-8 bytes of a MediaWiki XML export in, PageRevisions out.
+ *
+ * A small XML tokenizer specialised for dumps. Content between tags is located with
+ * Buffer.indexOf("<") and is only looked at when it is kept (the fields of a page and revision);
+ * markup is parsed in full. What it checks, each failure an XmlProblem (or a FormatProblem for
+ * a well-formed document that is not a usable dump) with the byte offset of the markup at fault:
+ * - nesting: every end tag closes the innermost open element; nothing may follow the root;
+ *   the input may not end inside markup or with elements open ("unclosed tag: page");
+ * - tag syntax: names, attributes (name="value" / 'value', whitespace-separated), `/>`;
+ *   comments, CDATA sections, processing instructions, a DOCTYPE before the root;
+ * - non-whitespace text outside the root;
+ * - entities of kept fields: the five predefined ones and character references.
+ * Unlike a general parser it does not check entities and characters of text it skips (a skipped
+ * revision's text), duplicate attributes, or the XML character range: MediaWiki writes neither.
+ * Text is normalised as XML requires (CR LF and lone CR become LF) before entities are decoded.
+ * Revision text is checked here but decoded only when read (see revision-text.ts).
+ */
+import type { Counters } from "../core/counters.ts";
+import type { PageRevision } from "../core/records.ts";
+import { namespaceOfTitle, normaliseNamespaceName } from "./namespaces.ts";
+import { checkCharBytes, decodeCharBytes, lazyRevision } from "./revision-text.ts";
+
+export const ROOT = "mediawiki";
+
+/** Malformed XML at absolute (UTF-8) offset `at`. */
+export class XmlProblem extends Error {
+  constructor(
+    message: string,
+    readonly at: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Well-formed XML that is not a usable MediaWiki export, at absolute (UTF-8) offset `at`. */
+export class FormatProblem extends Error {
+  constructor(
+    message: string,
+    readonly at: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface ScannerOptions {
+  namespaces?: number[];
+  skipRedirects?: boolean;
+  /** the input lacks the root's opening tag (a multistream slice) */
+  fragment?: boolean;
+}
+
+const enum Field {
+  None,
+  Title,
+  Ns,
+  PageId,
+  RevId,
+  Timestamp,
+  Text,
+  Namespace,
+}
+
+const enum Skip {
+  None,
+  Namespace,
+  Redirect,
+}
+
+const LT = 0x3c;
+const GT = 0x3e;
+const SLASH = 0x2f;
+const BANG = 0x21;
+const QUESTION = 0x3f;
+const EQ = 0x3d;
+const DQUOTE = 0x22;
+const SQUOTE = 0x27;
+
+/** Markup longer than this without its end is damage, not a tag still arriving. */
+const MAX_MARKUP = 1 << 20;
+
+/** Bytes allowed in XML names (ASCII subset of NameChar; every non-ASCII byte is accepted). */
+const NAME = new Uint8Array(256);
+/** Bytes that may not start a name. */
+const NOT_NAME_START = new Uint8Array(256);
+const SPACE = new Uint8Array(256);
+for (let c = 0; c < 256; c++) {
+  const ascii = (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x5f || c === 0x2e || c === 0x3a;
+  NAME[c] = ascii || c >= 0x80 ? 1 : 0;
+  NOT_NAME_START[c] = (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e ? 1 : 0;
+  SPACE[c] = c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d ? 1 : 0;
+}
+
+const EMPTY = Buffer.alloc(0);
+const CDATA_OPEN = Buffer.from("<![CDATA[", "latin1");
+const COMMENT_OPEN = Buffer.from("<!--", "latin1");
+const DOCTYPE_OPEN = Buffer.from("<!DOCTYPE", "latin1");
+
+interface PageState {
+  title: string | null;
+  ns: number | null;
+  id: number | null;
+  redirect: boolean;
+}
+
+export class DumpScanner {
+  /** revisions completed and not yet taken */
+  ready: PageRevision[] = [];
+  /** pages closed so far */
+  pages = 0;
+
+  // Input: unscanned bytes are buf[pos..]; base is the absolute offset of buf[0].
+  private buf: Buffer = EMPTY;
+  private pos = 0;
+  private base = 0;
+
+  // Document state.
+  private readonly stack: string[] = [];
+  private rootSeen = false;
+  private rootClosed = false;
+
+  // Field capture: raw content pieces (bytes, entities undecoded) since the field opened, and any
+  // string parts already decoded (a CDATA section or nested markup splits the raw run).
+  private field = Field.None;
+  private fieldDepth = 0;
+  private fieldAt = 0;
+  /** absolute offset where the field's content starts (after its start tag) */
+  private contentAt = 0;
+  private pieces: Buffer[] = [];
+  private parts: string[] = [];
+  private namespaceKey: number | null = null;
+
+  // Page and revision state.
+  private page: PageState | null = null;
+  private inRevision = false;
+  private revSkip = Skip.None;
+  private revId: number | null = null;
+  private revTimestamp: string | null = null;
+  private revText: string | Buffer = "";
+  private readonly namespaceNames = new Map<string, number>();
+  private readonly namespaces: ReadonlySet<number>;
+  private readonly skipRedirects: boolean;
+
+  constructor(
+    opts: ScannerOptions,
+    private readonly counters: Counters,
+  ) {
+    this.namespaces = new Set(opts.namespaces ?? [0]);
+    this.skipRedirects = opts.skipRedirects ?? true;
+    if (opts.fragment) {
+      // A slice lacks the root's opening tag: open it (it takes no input bytes).
+      this.stack.push(ROOT);
+      this.rootSeen = true;
+    }
+  }
+
+  /** Names of the elements open now, outermost first. */
+  openElements(): readonly string[] {
+    return this.stack;
+  }
+
+  /** The absolute offset of the first byte still held (earlier ones are done with). */
+  retainedFrom(): number {
+    return this.base + this.pos;
+  }
+
+  *takeReady(): Generator<PageRevision> {
+    const ready = this.ready;
+    this.ready = [];
+    yield* ready;
+  }
+
+  /** Scans the next bytes of the document; completed revisions are appended to `ready`. */
+  feed(chunk: Buffer): void {
+    // Only markup cut by the chunk boundary is left over; it is joined to the new chunk.
+    this.base += this.pos;
+    this.buf = this.pos < this.buf.length ? Buffer.concat([this.buf.subarray(this.pos), chunk]) : chunk;
+    this.pos = 0;
+    this.scan();
+  }
+
+  /** End of input: checks that the document is complete. `closeRoot`: an open root alone is fine. */
+  finish(closeRoot: boolean): void {
+    const end = this.base + this.buf.length;
+    if (this.pos < this.buf.length) {
+      const at = this.base + this.pos;
+      throw new XmlProblem(`unexpected end of input inside markup "${this.preview(this.pos)}"`, at);
+    }
+    if (closeRoot && this.stack.length === 1 && this.stack[0] === ROOT) this.close(ROOT, end);
+    if (!this.rootSeen) throw new XmlProblem("document must contain a root element.", end);
+    if (this.stack.length > 0) throw new XmlProblem(`unclosed tag: ${this.stack[this.stack.length - 1]}`, end);
+  }
+
+  private scan(): void {
+    const buf = this.buf;
+    const n = buf.length;
+    let pos = this.pos;
+    while (pos < n) {
+      const lt = buf.indexOf(LT, pos);
+      if (lt < 0) {
+        this.content(pos, n);
+        pos = n;
+        break;
+      }
+      if (lt > pos) this.content(pos, lt);
+      const next = this.markup(lt);
+      if (next < 0) {
+        pos = lt;
+        if (n - lt > MAX_MARKUP) throw new XmlProblem(`markup without an end: "${this.preview(lt)}"`, this.base + lt);
+        break;
+      }
+      pos = next;
+    }
+    this.pos = pos;
+  }
+
+  private preview(at: number): string {
+    return this.buf.toString("utf8", at, Math.min(this.buf.length, at + 40)).replace(/\s+/g, " ");
+  }
+
+  /** Character data in buf[a..b). */
+  private content(a: number, b: number): void {
+    if (this.field !== Field.None) {
+      this.pieces.push(this.buf.subarray(a, b));
+    } else if (this.stack.length === 0) {
+      const buf = this.buf;
+      for (let i = a; i < b; i++) if (SPACE[buf[i]!] === 0) throw new XmlProblem("text data outside of root node.", this.base + i);
+    }
+  }
+
+  /** Markup starting at buf[lt] ("<"); returns the index after it, or -1 if it is not all here yet. */
+  private markup(lt: number): number {
+    const buf = this.buf;
+    const n = buf.length;
+    if (lt + 1 >= n) return -1;
+    const c = buf[lt + 1]!;
+    if (c === SLASH) return this.endTag(lt);
+    if (c === BANG) {
+      if (startsWith(buf, lt, COMMENT_OPEN)) {
+        const end = buf.indexOf("-->", lt + 4, "latin1");
+        if (end < 0) return -1;
+        return end + 3;
+      }
+      if (startsWith(buf, lt, CDATA_OPEN)) {
+        const end = buf.indexOf("]]>", lt + 9, "latin1");
+        if (end < 0) return -1;
+        if (this.stack.length === 0) throw new XmlProblem("text data outside of root node.", this.base + lt);
+        if (this.field !== Field.None) {
+          this.flushPieces();
+          this.parts.push(normaliseNewlines(buf.toString("utf8", lt + 9, end)));
+        }
+        return end + 3;
+      }
+      if (startsWith(buf, lt, DOCTYPE_OPEN)) {
+        if (this.rootSeen) throw new XmlProblem("inappropriately located doctype declaration.", this.base + lt);
+        const gt = buf.indexOf(GT, lt);
+        if (gt < 0) return -1;
+        const bracket = buf.indexOf(0x5b /* [ */, lt);
+        if (bracket >= 0 && bracket < gt) {
+          // internal subset: ends at "]" … ">"
+          const close = buf.indexOf("]", bracket, "latin1");
+          if (close < 0) return -1;
+          const end = buf.indexOf(GT, close);
+          return end < 0 ? -1 : end + 1;
+        }
+        return gt + 1;
+      }
+      // "<!" and too few bytes to tell which kind yet
+      if (n - lt < 9 && (isPrefix(buf, lt, COMMENT_OPEN) || isPrefix(buf, lt, CDATA_OPEN) || isPrefix(buf, lt, DOCTYPE_OPEN))) return -1;
+      throw new XmlProblem("incorrect syntax.", this.base + lt);
+    }
+    if (c === QUESTION) {
+      const end = buf.indexOf("?>", lt + 2, "latin1");
+      if (end < 0) return -1;
+      if (end === lt + 2 || NAME[buf[lt + 2]!] === 0) throw new XmlProblem("processing instruction without a target.", this.base + lt);
+      return end + 2;
+    }
+    return this.startTag(lt);
+  }
+
+  private endTag(lt: number): number {
+    const buf = this.buf;
+    const gt = buf.indexOf(GT, lt + 2);
+    if (gt < 0) return -1;
+    let nameEnd = lt + 2;
+    while (nameEnd < gt && NAME[buf[nameEnd]!] === 1) nameEnd++;
+    for (let i = nameEnd; i < gt; i++) if (SPACE[buf[i]!] === 0) throw new XmlProblem("disallowed character in closing tag.", this.base + lt);
+    const name = buf.toString("latin1", lt + 2, nameEnd);
+    const top = this.stack[this.stack.length - 1];
+    if (top === undefined) throw new XmlProblem(`unexpected close tag </${name}>.`, this.base + lt);
+    if (top !== name) throw new XmlProblem(`unmatched closing tag: </${name}> while <${top}> is open.`, this.base + lt);
+    this.close(name, this.base + lt);
+    return gt + 1;
+  }
+
+  private startTag(lt: number): number {
+    const buf = this.buf;
+    const n = buf.length;
+    let i = lt + 1;
+    if (NAME[buf[i]!] === 0 || NOT_NAME_START[buf[i]!] === 1) throw new XmlProblem("disallowed character in tag name.", this.base + lt);
+    while (i < n && NAME[buf[i]!] === 1) i++;
+    if (i >= n) return -1;
+    const nameEnd = i;
+    let key: string | null = null;
+    let selfClosing = false;
+    for (;;) {
+      const c = buf[i]!;
+      if (SPACE[c] === 1) {
+        i++;
+        while (i < n && SPACE[buf[i]!] === 1) i++;
+        if (i >= n) return -1;
+        continue;
+      }
+      if (c === GT) {
+        i++;
+        break;
+      }
+      if (c === SLASH) {
+        if (i + 1 >= n) return -1;
+        if (buf[i + 1] !== GT) throw new XmlProblem("forward-slash in opening tag not followed by >.", this.base + lt);
+        selfClosing = true;
+        i += 2;
+        break;
+      }
+      // an attribute
+      if (SPACE[buf[i - 1]!] === 0) throw new XmlProblem("no whitespace between attributes.", this.base + lt);
+      const attrStart = i;
+      if (NAME[c] === 0 || NOT_NAME_START[c] === 1) throw new XmlProblem("disallowed character in attribute name.", this.base + lt);
+      while (i < n && NAME[buf[i]!] === 1) i++;
+      const attrEnd = i;
+      while (i < n && SPACE[buf[i]!] === 1) i++;
+      if (i >= n) return -1;
+      if (buf[i] !== EQ) throw new XmlProblem("attribute without value.", this.base + lt);
+      i++;
+      while (i < n && SPACE[buf[i]!] === 1) i++;
+      if (i >= n) return -1;
+      const q = buf[i]!;
+      if (q !== DQUOTE && q !== SQUOTE) throw new XmlProblem("unquoted attribute value.", this.base + lt);
+      const close = buf.indexOf(q, i + 1);
+      if (close < 0) return -1;
+      const lt2 = buf.indexOf(LT, i + 1);
+      if (lt2 >= 0 && lt2 < close) throw new XmlProblem("disallowed character \"<\" in attribute value.", this.base + lt);
+      if (attrEnd - attrStart === 3 && buf[attrStart] === 0x6b && buf[attrStart + 1] === 0x65 && buf[attrStart + 2] === 0x79 /* key */) {
+        key = buf.toString("utf8", i + 1, close);
+      }
+      i = close + 1;
+      if (i >= n) return -1;
+    }
+    const name = buf.toString("latin1", lt + 1, nameEnd);
+    const at = this.base + lt;
+    this.open(name, key, at, this.base + i);
+    if (selfClosing) this.close(name, at);
+    return i;
+  }
+
+  private open(name: string, key: string | null, at: number, after: number): void {
+    const stack = this.stack;
+    const parent = stack.length > 0 ? stack[stack.length - 1] : undefined;
+    if (parent === undefined) {
+      if (this.rootClosed || (this.rootSeen && stack.length === 0)) throw new XmlProblem("documents may contain only one root.", at);
+      if (name !== ROOT) throw new FormatProblem(`root element is <${name}>, not <${ROOT}>: is this a MediaWiki XML export?`, at);
+      this.rootSeen = true;
+      stack.push(name);
+      return;
+    }
+    stack.push(name);
+    switch (name) {
+      case "page":
+        if (parent === ROOT) this.page = { title: null, ns: null, id: null, redirect: false };
+        return;
+      case "revision":
+        if (parent === "page" && this.page) {
+          this.inRevision = true;
+          this.revId = null;
+          this.revTimestamp = null;
+          this.revText = "";
+          this.revSkip = this.skipReason(this.page);
+        }
+        return;
+      case "redirect":
+        if (parent === "page" && this.page) this.page.redirect = true;
+        return;
+      case "title":
+        if (parent === "page") this.startField(Field.Title, at, after);
+        return;
+      case "ns":
+        if (parent === "page") this.startField(Field.Ns, at, after);
+        return;
+      case "id":
+        if (parent === "page") this.startField(Field.PageId, at, after);
+        else if (parent === "revision") this.startField(Field.RevId, at, after);
+        return;
+      case "timestamp":
+        if (parent === "revision") this.startField(Field.Timestamp, at, after);
+        return;
+      case "text":
+        // Text of a revision that will be skipped is never assembled.
+        if (parent === "revision" && this.inRevision && this.revSkip === Skip.None) this.startField(Field.Text, at, after);
+        return;
+      case "namespace":
+        if (parent === "namespaces") {
+          const k = Number(key ?? undefined);
+          this.namespaceKey = Number.isInteger(k) ? k : null;
+          this.startField(Field.Namespace, at, after);
+        }
+        return;
+    }
+  }
+
+  private startField(field: Field, at: number, after: number): void {
+    this.field = field;
+    this.fieldDepth = this.stack.length;
+    this.fieldAt = at;
+    this.contentAt = after;
+    this.pieces = [];
+    this.parts = [];
+  }
+
+  private close(name: string, at: number): void {
+    if (this.field !== Field.None && this.stack.length === this.fieldDepth) this.endField(at);
+    this.stack.pop();
+    const parent = this.stack.length > 0 ? this.stack[this.stack.length - 1] : undefined;
+    if (parent === undefined) {
+      this.rootClosed = true;
+    } else if (name === "revision" && parent === "page") {
+      this.endRevision(at);
+    } else if (name === "page" && parent === ROOT) {
+      this.page = null;
+      this.pages++;
+      this.counters.inc("dump.pages");
+    }
+  }
+
+  /** The raw pieces collected so far, checked, as one buffer of their own. */
+  private takeRaw(): Buffer {
+    const pieces = this.pieces;
+    this.pieces = [];
+    // A single piece stays a view of its input chunk (streams hand chunks over for good, so the
+    // bytes stay as they are); the copy of the bytes happens once, when revisions are packed.
+    const bytes = pieces.length === 0 ? EMPTY : pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
+    const problem = checkCharBytes(bytes);
+    if (problem !== null) throw new XmlProblem(problem.message, this.parts.length === 0 ? this.contentAt + problem.index : this.fieldAt);
+    return bytes;
+  }
+
+  /** Decodes the raw pieces collected so far into `parts`. */
+  private flushPieces(): void {
+    if (this.pieces.length > 0) this.parts.push(decodeCharBytes(this.takeRaw()));
+  }
+
+  private endField(at: number): void {
+    const field = this.field;
+    if (field === Field.Text && this.parts.length === 0) {
+      // the common case: decoded when (and where) the text is read
+      const raw = this.takeRaw();
+      this.field = Field.None;
+      if (this.inRevision) this.revText = raw;
+      return;
+    }
+    this.flushPieces();
+    const parts = this.parts;
+    const value = parts.length === 0 ? "" : parts.length === 1 ? parts[0]! : parts.join("");
+    this.field = Field.None;
+    this.parts = [];
+    const page = this.page;
+    switch (field) {
+      case Field.Title:
+        if (page) page.title = value;
+        break;
+      case Field.Ns:
+        if (page) page.ns = parseInteger(value, "<ns>", at);
+        break;
+      case Field.PageId:
+        if (page) page.id = parseInteger(value, "page <id>", at);
+        break;
+      case Field.RevId:
+        if (this.inRevision) this.revId = parseInteger(value, "revision <id>", at);
+        break;
+      case Field.Timestamp:
+        if (this.inRevision) this.revTimestamp = value.trim() || null;
+        break;
+      case Field.Text:
+        if (this.inRevision) this.revText = value;
+        break;
+      case Field.Namespace:
+        if (this.namespaceKey !== null && value.trim() !== "") this.namespaceNames.set(normaliseNamespaceName(value), this.namespaceKey);
+        break;
+    }
+  }
+
+  private namespaceOf(page: PageState): number {
+    return page.ns ?? namespaceOfTitle(page.title ?? "", this.namespaceNames);
+  }
+
+  private skipReason(page: PageState): Skip {
+    if (!this.namespaces.has(this.namespaceOf(page))) return Skip.Namespace;
+    if (this.skipRedirects && page.redirect) return Skip.Redirect;
+    return Skip.None;
+  }
+
+  private endRevision(at: number): void {
+    const page = this.page;
+    const wasOpen = this.inRevision;
+    this.inRevision = false;
+    const text = this.revText;
+    this.revText = "";
+    if (!page || !wasOpen) return;
+    this.counters.inc("dump.revisions");
+    if (this.revSkip !== Skip.None) {
+      this.counters.inc(this.revSkip === Skip.Namespace ? "dump.skipped.namespace" : "dump.skipped.redirect");
+      return;
+    }
+    if (page.title === null) throw new FormatProblem("a <page> has no <title> before its <revision>", at);
+    if (page.id === null) throw new FormatProblem(`page "${page.title}" has no <id> before its <revision>`, at);
+    if (this.revId === null) throw new FormatProblem(`a revision of page "${page.title}" has no <id>`, at);
+    const ns = this.namespaceOf(page);
+    this.ready.push(
+      typeof text === "string"
+        ? { title: page.title, ns, pageId: page.id, revisionId: this.revId, timestamp: this.revTimestamp, redirect: page.redirect, text }
+        : lazyRevision(page.title, ns, page.id, this.revId, this.revTimestamp, page.redirect, text),
+    );
+    this.counters.inc("dump.revisions.emitted");
+  }
+}
+
+function startsWith(buf: Buffer, at: number, prefix: Buffer): boolean {
+  if (at + prefix.length > buf.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (buf[at + i] !== prefix[i]) return false;
+  return true;
+}
+
+/** buf[at..] is a (possibly shorter) prefix of `prefix`. */
+function isPrefix(buf: Buffer, at: number, prefix: Buffer): boolean {
+  for (let i = 0; i < prefix.length && at + i < buf.length; i++) if (buf[at + i] !== prefix[i]) return false;
+  return true;
+}
+
+function parseInteger(value: string, what: string, at: number): number {
+  const n = Number(value.trim());
+  if (!Number.isSafeInteger(n) || value.trim() === "") throw new FormatProblem(`${what} is not an integer: "${value.slice(0, 40)}"`, at);
+  return n;
+}
+
+/** XML end-of-line handling: CR LF and lone CR are read as LF. */
+export function normaliseNewlines(s: string): string {
+  return s.indexOf("\r") < 0 ? s : s.replace(/\r\n?/g, "\n");
+}

@@ -1,0 +1,217 @@
+/**
+ * Revision text kept as the dump's UTF-8 bytes until someone reads it.
+ *
+ * Turning wikitext into a JS string (UTF-8 decoding, entity decoding) is most of what reading a
+ * dump costs once the XML is scanned, so the reader does not do it: a PageRevision from readPages
+ * has a lazy `text` (an ordinary enumerable property: JSON, spreading, structured clone and zod all
+ * see the string). A runner that hands revisions to worker threads packs them with packRevisions:
+ * the still-encoded texts travel as one byte array and are decoded in the workers, in parallel,
+ * instead of on the thread that reads the dump. Entities were validated when the text was read, so
+ * decoding cannot fail later.
+ */
+import type { PageRevision } from "../core/records.ts";
+
+const EMPTY = Buffer.alloc(0);
+const AMP = 0x26;
+const SEMI = 0x3b;
+const CR = 0x0d;
+const LF = 0x0a;
+
+/** Entity names are short; "&" without ";" within this many bytes is malformed. */
+const MAX_ENTITY = 32;
+
+/** The raw (still encoded) text of lazily decoded revisions. */
+const rawTexts = new WeakMap<object, Buffer>();
+
+/** A PageRevision whose text is decoded from `raw` (XML character data, UTF-8) on first read. */
+export function lazyRevision(title: string, ns: number, pageId: number, revisionId: number, timestamp: string | null, redirect: boolean, raw: Buffer): PageRevision {
+  let text: string | null = null;
+  const rev = {
+    title,
+    ns,
+    pageId,
+    revisionId,
+    timestamp,
+    redirect,
+    get text(): string {
+      if (text === null) {
+        text = decodeCharBytes(raw);
+        rawTexts.delete(rev);
+        raw = EMPTY;
+      }
+      return text;
+    },
+    set text(value: string) {
+      text = value;
+      rawTexts.delete(rev);
+      raw = EMPTY;
+    },
+  };
+  rawTexts.set(rev, raw);
+  return rev;
+}
+
+/** Size of a revision's text without decoding it: encoded bytes if still raw, else UTF-16 units. */
+export function textSize(rev: PageRevision): number {
+  const raw = rawTexts.get(rev);
+  return raw === undefined ? rev.text.length : raw.length;
+}
+
+/** Revisions ready for postMessage: metadata, and texts either decoded or as a span of `bytes`. */
+export interface PackedRevisions {
+  revisions: Array<Omit<PageRevision, "text"> & { text: string | null }>;
+  /** the raw texts, back to back; its own ArrayBuffer (so a structured clone copies no more) */
+  bytes: Uint8Array;
+  /** end offset in `bytes` of each revision's raw text (unused where `text` is a string) */
+  ends: number[];
+}
+
+export function packRevisions(revs: readonly PageRevision[]): PackedRevisions {
+  let total = 0;
+  const raws: Array<Buffer | undefined> = revs.map((r) => {
+    const raw = rawTexts.get(r);
+    if (raw !== undefined) total += raw.length;
+    return raw;
+  });
+  const bytes = new Uint8Array(total);
+  const ends: number[] = [];
+  let at = 0;
+  const revisions = revs.map((r, i) => {
+    const raw = raws[i];
+    if (raw !== undefined) {
+      bytes.set(raw, at);
+      at += raw.length;
+    }
+    ends.push(at);
+    return { title: r.title, ns: r.ns, pageId: r.pageId, revisionId: r.revisionId, timestamp: r.timestamp, redirect: r.redirect, text: raw === undefined ? r.text : null };
+  });
+  return { revisions, bytes, ends };
+}
+
+export function unpackRevisions(packed: PackedRevisions): PageRevision[] {
+  const all = Buffer.from(packed.bytes.buffer, packed.bytes.byteOffset, packed.bytes.byteLength);
+  let start = 0;
+  return packed.revisions.map((r, i) => {
+    const end = packed.ends[i]!;
+    const raw = all.subarray(start, end);
+    start = end;
+    return r.text !== null ? { ...r, text: r.text } : lazyRevision(r.title, r.ns, r.pageId, r.revisionId, r.timestamp, r.redirect, raw);
+  });
+}
+
+/** Why character data is malformed, and where (index in the bytes); null if it is fine. */
+export interface CharDataProblem {
+  message: string;
+  index: number;
+}
+
+/**
+ * Checks the entities of XML character data: the five predefined ones and character references
+ * to XML characters (what decodeCharBytes accepts).
+ */
+export function checkCharBytes(b: Buffer): CharDataProblem | null {
+  let amp = b.indexOf(AMP);
+  while (amp >= 0) {
+    const end = entityEnd(b, amp);
+    if (end < 0) return { message: `malformed entity near "${preview(b, amp)}"`, index: amp };
+    if (entityCode(b, amp + 1, end) < 0) {
+      const name = b.toString("utf8", amp + 1, end);
+      return { message: name === "" ? "empty entity name." : name.startsWith("#") ? `malformed character entity: &${name};` : `undefined entity: ${name}.`, index: amp };
+    }
+    amp = b.indexOf(AMP, end + 1);
+  }
+  return null;
+}
+
+/**
+ * XML character data (UTF-8 bytes) as the application sees it: CR LF and lone CR read as LF, then
+ * entities replaced. Entities it cannot decode (checkCharBytes reports them) are kept as written.
+ */
+export function decodeCharBytes(input: Buffer): string {
+  let b = input;
+  if (b.indexOf(CR) >= 0) b = normaliseNewlineBytes(b);
+  let amp = b.indexOf(AMP);
+  if (amp < 0) return b.toString("utf8");
+  const out = Buffer.allocUnsafe(b.length); // decoding never lengthens: "&#x10FFFF;" is 10 bytes, its UTF-8 4
+  let o = 0;
+  let last = 0;
+  while (amp >= 0) {
+    const end = entityEnd(b, amp);
+    const code = end < 0 ? -1 : entityCode(b, amp + 1, end);
+    if (code < 0) {
+      amp = b.indexOf(AMP, amp + 1);
+      continue;
+    }
+    o += b.copy(out, o, last, amp);
+    if (code < 0x80) out[o++] = code;
+    else o += out.write(String.fromCodePoint(code), o, "utf8");
+    last = end + 1;
+    amp = b.indexOf(AMP, last);
+  }
+  o += b.copy(out, o, last, b.length);
+  return out.toString("utf8", 0, o);
+}
+
+/** Index of the ";" ending the entity at `amp`, or -1. */
+function entityEnd(b: Buffer, amp: number): number {
+  const limit = Math.min(b.length, amp + MAX_ENTITY);
+  for (let i = amp + 1; i < limit; i++) if (b[i] === SEMI) return i;
+  return -1;
+}
+
+/** Code point of the entity whose name is b[from..to), or -1 if it is not one XML defines. */
+function entityCode(b: Buffer, from: number, to: number): number {
+  const len = to - from;
+  const c0 = b[from];
+  if (c0 === 0x23 /* # */) {
+    let code = 0;
+    let i = from + 1;
+    const hex = b[i] === 0x78; /* x */
+    if (hex) i++;
+    if (i >= to) return -1;
+    for (; i < to; i++) {
+      const c = b[i]!;
+      let d: number;
+      if (c >= 0x30 && c <= 0x39) d = c - 0x30;
+      else if (hex && c >= 0x61 && c <= 0x66) d = c - 0x57;
+      else if (hex && c >= 0x41 && c <= 0x46) d = c - 0x37;
+      else return -1;
+      code = code * (hex ? 16 : 10) + d;
+      if (code > 0x10ffff) return -1;
+    }
+    return isXmlChar(code) ? code : -1;
+  }
+  if (len === 2 && b[from + 1] === 0x74 /* t */) {
+    if (c0 === 0x6c /* l */) return 0x3c;
+    if (c0 === 0x67 /* g */) return 0x3e;
+  } else if (len === 3 && c0 === 0x61 && b[from + 1] === 0x6d && b[from + 2] === 0x70 /* amp */) {
+    return 0x26;
+  } else if (len === 4) {
+    if (c0 === 0x71 && b[from + 1] === 0x75 && b[from + 2] === 0x6f && b[from + 3] === 0x74 /* quot */) return 0x22;
+    if (c0 === 0x61 && b[from + 1] === 0x70 && b[from + 2] === 0x6f && b[from + 3] === 0x73 /* apos */) return 0x27;
+  }
+  return -1;
+}
+
+function isXmlChar(c: number): boolean {
+  return c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
+}
+
+function normaliseNewlineBytes(b: Buffer): Buffer {
+  const out = Buffer.allocUnsafe(b.length);
+  let o = 0;
+  let last = 0;
+  let cr = b.indexOf(CR);
+  while (cr >= 0) {
+    o += b.copy(out, o, last, cr);
+    out[o++] = LF;
+    last = b[cr + 1] === LF ? cr + 2 : cr + 1;
+    cr = b.indexOf(CR, last);
+  }
+  o += b.copy(out, o, last, b.length);
+  return out.subarray(0, o);
+}
+
+function preview(b: Buffer, at: number): string {
+  return b.toString("utf8", at, Math.min(b.length, at + 20));
+}
