@@ -38,14 +38,23 @@ export function createCaptionAnalyzer(opts: CaptionAnalyzerOptions = {}): Captio
     features(raw) {
       const text = preprocessCaption(raw);
       const tagged = tagger.tag(text);
-      const tags = tagged.tokens.map((t) => t.tag);
-      const lowerWords = tagged.tokens.filter((t) => HAS_WORD_CHAR.test(t.word)).map((t) => t.word.toLowerCase());
+      // one pass over the tokens for the tag string, the verb check and the English check's words
+      const tokens = tagged.tokens;
+      const tags = new Array<string>(tokens.length);
+      const lowerWords: string[] = [];
+      let hasVerb = false;
+      for (let i = 0; i < tokens.length; i++) {
+        const t = tokens[i]!;
+        tags[i] = t.tag;
+        if (!hasVerb && t.tag.startsWith("VB")) hasVerb = true;
+        if (HAS_WORD_CHAR.test(t.word)) lowerWords.push(t.word.toLowerCase());
+      }
       return {
         text,
-        words: countWords(tagged.tokens),
+        words: countWords(tokens),
         profane: profane(text),
         english: looksEnglish(text, lowerWords),
-        hasVerb: tags.some((t) => t.startsWith("VB")),
+        hasVerb,
         isSentence: isSentence(sentenceSegments(tagged), classifier),
         tags: tags.join(" "),
       };

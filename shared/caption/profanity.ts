@@ -7,10 +7,14 @@ import { readFileSync } from "node:fs";
 
 // A word: letters/digits, optionally joined by internal - ' ’ & ("g-spot", "s&m", "don't").
 const WORD = /[\p{L}\p{N}]+(?:[-'’&][\p{L}\p{N}]+)*/gu;
+// The same rule for lower-cased ASCII text (most captions), where it needs no Unicode tables.
+const ASCII_WORD = /[a-z0-9]+(?:[-'&][a-z0-9]+)*/g;
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Lower-cased words of a text, in order, by the same rule used for list entries. */
 export function profanityWords(text: string): string[] {
-  return text.toLowerCase().match(WORD) ?? [];
+  const lower = text.toLowerCase();
+  return lower.match(NON_ASCII.test(lower) ? WORD : ASCII_WORD) ?? [];
 }
 
 /** The shipped LDNOOBW list (shared/caption/data/ldnoobw-en.txt), one entry per non-empty line. */

@@ -52,6 +52,10 @@ export class ExtractionLimitError extends Error {
   }
 }
 
+/** The characters the page scanner acts on: [ ] { } | < */
+const MARKUP_CHAR = new Uint8Array(0x7e);
+for (const ch of "[]{}|<") MARKUP_CHAR[ch.charCodeAt(0)] = 1;
+
 const LINK = 1;
 const TEMPLATE = 2;
 const CUT_NO_REF = -1;
@@ -97,6 +101,11 @@ class PageScanner {
     let i = 0;
     while (i < n) {
       const c = s.charCodeAt(i);
+      // Most characters are plain text: one table lookup skips them.
+      if (c > 0x7d || MARKUP_CHAR[c] === 0) {
+        i++;
+        continue;
+      }
       if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
         if (s.charCodeAt(i + 1) !== c) {
           i++;
