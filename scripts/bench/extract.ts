@@ -2,6 +2,8 @@
  * Benchmark: extractImageRefs over real enwiki pages, against wtf_wikipedia's `wtf(text).images()`
  * on the same pages in the same run (single-threaded). Prints MB/s of each, the speed ratio and how
  * many images each found.
+ * Default input: the repo's pages-articles sample (shared/sample; the same 206 pages as the gensim
+ * excerpt in shared/data).
  * Run: npx tsx scripts/bench/extract.ts [path/to/pages-articles.xml.bz2] [rounds]
  */
 import { execFileSync } from "node:child_process";
@@ -9,7 +11,7 @@ import { decodeXML } from "entities";
 import wtf from "wtf_wikipedia";
 import { extractImageRefs } from "../../shared/wikitext/extract-images.ts";
 
-const DEFAULT_DUMP = "/work/shared/data/wikipedia/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2";
+const DEFAULT_DUMP = new URL("../../shared/sample/enwiki-2016-pages-articles1-sample.xml.bz2", import.meta.url).pathname;
 
 /** The page texts of a dump (simple regex; the streaming reader lives in shared/dump). */
 function loadPages(path: string): string[] {

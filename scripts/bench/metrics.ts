@@ -2,12 +2,15 @@
  * Benchmark: scorePair (all syntactic metrics) on every MSRP train pair, against a naive word-level Levenshtein
  * (the cheapest single metric) measured in the same run. Also prints each metric's mean over positive vs negative
  * MSRP pairs as a sanity check (paraphrases must score higher on `syntactic`).
+ * Default input: the full MSRP train file from shared/data when present, else the repo's first 300 pairs
+ * (test/fixtures/metrics/msrp-train-first300.txt).
  * Run: npx tsx scripts/bench/metrics.ts [path/to/msr_paraphrase_train.txt]
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { METRIC_NAMES, PairScorer, type PairMetrics } from "../../shared/metrics/index.ts";
 
-const DEFAULT_MSRP = "/work/shared/data/paraphrase/msr_paraphrase_train.txt";
+const SHARED_MSRP = new URL("../../../shared/data/paraphrase/msr_paraphrase_train.txt", import.meta.url).pathname;
+const DEFAULT_MSRP = existsSync(SHARED_MSRP) ? SHARED_MSRP : new URL("../../test/fixtures/metrics/msrp-train-first300.txt", import.meta.url).pathname;
 
 interface LabelledPair {
   readonly positive: boolean;
@@ -62,7 +65,7 @@ function measure(pairs: readonly LabelledPair[], rounds: number, fn: (a: string,
 const path = process.argv[2] ?? DEFAULT_MSRP;
 const { pairs, skipped } = readMsrp(path);
 const rounds = 5;
-console.log(`MSRP pairs: ${pairs.length} (skipped malformed rows: ${skipped}); best of ${rounds} rounds; 1 thread`);
+console.log(`${path}\nMSRP pairs: ${pairs.length} (skipped malformed rows: ${skipped}); best of ${rounds} rounds; 1 thread`);
 
 const scorer = new PairScorer();
 measure(pairs, 1, naiveWordLevenshtein); // warm-up (JIT) for both

@@ -1,0 +1,34 @@
+/**
+ * Runs every benchmark in sequence, each in its own process (so one's JIT state and heap do not
+ * colour the next), and ends with a one-line status per benchmark. Benchmarks print throughput
+ * and ratios to baselines measured in the same run; none of them is a test.
+ *
+ *   npm run bench                 (all)
+ *   npm run bench -- run metrics  (only those whose file name contains one of the words)
+ *
+ * Rounds can be lowered for a quick pass: BENCH_ROUNDS=1 (run.ts, cloud-shard.ts).
+ */
+import { spawnSync } from "node:child_process";
+
+const BENCHES = [
+  ["dump-reader.ts", "dump reader vs plain bz2 decoding (and the saxes reader it replaced)"],
+  ["extract.ts", "wikitext image extraction vs wtf_wikipedia"],
+  ["caption-features.ts", "caption features vs plain wink-nlp"],
+  ["sentence-classifier.ts", "sentence classifier quality and tagging speed"],
+  ["metrics.ts", "syntactic metrics vs naive Levenshtein"],
+  ["run.ts", "end-to-end run vs plain bz2 decoding, peak RSS"],
+  ["cloud-shard.ts", "cloud extract shard time/memory and full-dump projection"],
+] as const;
+
+const only = process.argv.slice(2);
+const selected = BENCHES.filter(([file]) => only.length === 0 || only.some((w) => file.includes(w)));
+const results: Array<{ file: string; ok: boolean; seconds: number }> = [];
+for (const [file, what] of selected) {
+  console.log(`\n=== ${file}: ${what}`);
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, ["--import", "tsx", new URL(`./${file}`, import.meta.url).pathname], { stdio: "inherit" });
+  results.push({ file, ok: r.status === 0, seconds: (performance.now() - t0) / 1000 });
+}
+console.log("\n=== summary");
+for (const r of results) console.log(`${r.ok ? "ok    " : "FAILED"} ${r.file.padEnd(24)} ${r.seconds.toFixed(0).padStart(5)} s`);
+process.exitCode = results.every((r) => r.ok) ? 0 : 1;

@@ -1,0 +1,100 @@
+/** Shared helpers of the benchmarks: data paths with repo fallbacks, timed child processes, formatting. */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** The repository root. */
+export const REPO = new URL("../../../", import.meta.url).pathname;
+/** shared/data beside the repository (the workplace's data sets); may be absent. */
+export const SHARED_DATA = new URL("../../../../shared/data/", import.meta.url).pathname;
+
+/** The first of `candidates` that exists (absolute, or relative to the repo root); throws if none. */
+export function firstExisting(...candidates: string[]): string {
+  for (const c of candidates) {
+    const p = c.startsWith("/") ? c : join(REPO, c);
+    if (existsSync(p)) return p;
+  }
+  throw new Error(`none of these files exists: ${candidates.join(", ")}`);
+}
+
+/** A shared/data file if present, else null. */
+export function sharedData(rel: string): string | null {
+  const p = join(SHARED_DATA, rel);
+  return existsSync(p) ? p : null;
+}
+
+export function tempDir(prefix = "pcbench-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export interface ChildUsage {
+  seconds: number;
+  /** peak RSS of the node child (all its threads), KiB; null when not a node child */
+  maxRssKiB: number | null;
+  /** CPU seconds of the node child (all threads, not its own children) */
+  cpuSeconds: number | null;
+  stdout: string;
+}
+
+const PRELOAD = new URL("./rusage-preload.mjs", import.meta.url).pathname;
+
+/**
+ * Runs a command to completion and times it. `node: true` runs `process.execPath` with the
+ * resource-usage preload (peak RSS, CPU); `tsx: true` also loads tsx (for a .ts script). Fails on
+ * a non-zero exit, with the child's stderr.
+ */
+export function runTimed(cmd: string, args: string[], opts: { node?: boolean; tsx?: boolean; stdoutTo?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<ChildUsage> {
+  const node = opts.node || opts.tsx;
+  const usageDir = node ? tempDir("pcbench-rusage-") : null;
+  const usageFile = usageDir ? join(usageDir, "usage.json") : null;
+  const file = node ? process.execPath : cmd;
+  const argv = node ? ["--import", PRELOAD, ...(opts.tsx ? ["--import", "tsx"] : []), cmd, ...args] : args;
+  return new Promise((resolve, reject) => {
+    const out = opts.stdoutTo ? openSync(opts.stdoutTo, "w") : "pipe";
+    const t0 = process.hrtime.bigint();
+    const child = spawn(file, argv, {
+      stdio: ["ignore", out, "pipe"],
+      cwd: opts.cwd ?? REPO,
+      env: { ...process.env, ...opts.env, ...(usageFile ? { PARACAP_BENCH_RUSAGE: usageFile } : {}) },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr!.setEncoding("utf8").on("data", (d: string) => {
+      if (stderr.length < 20_000) stderr += d;
+    });
+    child.once("error", reject);
+    child.once("close", (code, signal) => {
+      const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+      if (code !== 0) {
+        reject(new Error(`${cmd} ${args.join(" ")} failed (${code ?? signal}):\n${stderr.slice(-3000)}`));
+        return;
+      }
+      let maxRssKiB: number | null = null;
+      let cpuSeconds: number | null = null;
+      if (usageFile && existsSync(usageFile)) {
+        const u = JSON.parse(readFileSync(usageFile, "utf8")) as { maxRssKiB: number; userMicros: number; systemMicros: number };
+        maxRssKiB = u.maxRssKiB;
+        cpuSeconds = (u.userMicros + u.systemMicros) / 1e6;
+      }
+      if (usageDir) rmSync(usageDir, { recursive: true, force: true });
+      resolve({ seconds, maxRssKiB, cpuSeconds, stdout });
+    });
+  });
+}
+
+/** `bin -dc file > /dev/null`: the plain decoding baseline. */
+export function decodeToNull(bin: string, path: string): Promise<ChildUsage> {
+  return runTimed(bin, ["-dc", path], { stdoutTo: "/dev/null" });
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+export const mb = (bytes: number): string => (bytes / 1e6).toFixed(1);
+export const mbps = (bytes: number, seconds: number): string => (bytes / 1e6 / seconds).toFixed(1);
+export const mib = (kib: number | null): string => (kib === null ? "n/a" : `${(kib / 1024).toFixed(0)} MiB`);

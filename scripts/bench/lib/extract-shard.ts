@@ -1,0 +1,74 @@
+/**
+ * Child process of scripts/bench/cloud-shard.ts: what one cloud extract invocation does, alone in
+ * a fresh process so its peak RSS is its own. Modes:
+ *   extract <spec.json>: imports, loads the caption model, runs runExtractTask on the byte range
+ *                        (single thread, inline extraction, like the cloud handler) into a local store;
+ *   decode <spec.json>:  decompresses the same byte range with the same decoder and counts bytes.
+ * Prints one JSON line: phase timings (s), dump counters, task status.
+ */
+import { readFileSync } from "node:fs";
+
+interface Spec {
+  path: string;
+  start: number;
+  end: number | null;
+  fragment: boolean;
+  kind: "current" | "history";
+  decoder: "system" | "js";
+  workDir: string;
+}
+
+const t0 = performance.now();
+const [mode, specPath] = process.argv.slice(2);
+const spec = JSON.parse(readFileSync(specPath!, "utf8")) as Spec;
+
+if (mode === "decode") {
+  const { openDumpStream } = await import("../../../shared/dump/open-dump.ts");
+  const t1 = performance.now();
+  let bytes = 0;
+  for await (const chunk of openDumpStream(spec.path, { start: spec.start, end: spec.end ?? undefined, decoder: spec.decoder })) bytes += (chunk as Buffer).length;
+  console.log(JSON.stringify({ importSeconds: (t1 - t0) / 1000, taskSeconds: (performance.now() - t1) / 1000, bytes }));
+} else {
+  const { resolveConfig } = await import("../../../shared/core/config.ts");
+  const { DumpError } = await import("../../../shared/dump/errors.ts");
+  const { readDumpPages } = await import("../../../shared/dump/page-reader.ts");
+  const { LocalStore } = await import("../../../shared/io/local-store.ts");
+  const { runExtractTask } = await import("../../../shared/tasks/extract-task.ts");
+  const { createManifest } = await import("../../../shared/tasks/manifest.ts");
+  const { createCaptionAnalyzer } = await import("../../../shared/caption/analyzer.ts");
+  const t1 = performance.now();
+  createCaptionAnalyzer(); // the model load, once per instance (shared by every analyzer in the process)
+  const t2 = performance.now();
+  const config = resolveConfig({ dump: { decoder: spec.decoder } });
+  const shard = { id: "bench-shard", uri: spec.path, kind: spec.kind, start: spec.start, end: spec.end, fragment: spec.fragment };
+  const manifest = createManifest("bench", config, [shard]);
+  const marker = await runExtractTask(manifest, shard, new LocalStore(spec.workDir), {
+    readPages: (s, counters) =>
+      readDumpPages(s.uri, {
+        start: s.start ?? undefined,
+        end: s.end ?? undefined,
+        fragment: s.fragment,
+        namespaces: config.dump.namespaces,
+        skipRedirects: config.dump.skipRedirects,
+        decoder: config.dump.decoder,
+        counters,
+        file: s.uri,
+      }),
+    isCorruptInput: (err) => err instanceof DumpError,
+  });
+  const t3 = performance.now();
+  const c = marker.counters as Record<string, number>;
+  console.log(
+    JSON.stringify({
+      importSeconds: (t1 - t0) / 1000,
+      modelSeconds: (t2 - t1) / 1000,
+      taskSeconds: (t3 - t2) / 1000,
+      bytes: c["dump.bytes"] ?? 0,
+      pages: c["dump.pages"] ?? 0,
+      revisions: c["dump.revisions"] ?? 0,
+      emitted: c["dump.revisions.emitted"] ?? 0,
+      status: marker.status,
+      error: marker.error ?? null,
+    }),
+  );
+}

@@ -1,0 +1,115 @@
+/**
+ * End-to-end `paracap run` on full-history dumps, against plain bz2 decoding of the same file in the
+ * same run (issue target: run throughput ≥ 0.8 × decoding; peak RSS < 1.5 GB whatever the input).
+ *
+ * Each round decodes the file with the decoder the run itself uses (`lbzip2 -dc > /dev/null`, or
+ * `bzip2` without lbzip2), then spawns `node bin/paracap.js run --history <file>` into a fresh
+ * output directory (all cores, default config) with a preload that records the process's peak RSS
+ * and CPU time. Rounds alternate so a slow spell of a shared machine hits both sides; the table
+ * gives the best of the rounds and the median of the per-round ratios. When lbzip2 is the
+ * decoder, the single-threaded `bzip2 -dc` is timed too, as a second reference.
+ *
+ * Inputs: the repo's history sample, and the 152 MB (decompressed) Anarchism history excerpt from
+ * shared/data when it is there; or the files given as arguments.
+ *
+ *   npx tsx scripts/bench/run.ts [dump.xml.bz2 …]      (BENCH_ROUNDS=3, BENCH_WORKERS=all cores)
+ *
+ * BENCH_BEFORE=<another checkout> also times that checkout's `bin/paracap.js run` in every round
+ * (before/after comparisons of a change under the same machine conditions).
+ */
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { availableParallelism } from "node:os";
+import { Counters } from "../../shared/core/counters.ts";
+import { findSystemBzip2 } from "../../shared/dump/bz2-decoders.ts";
+import { readDumpPages } from "../../shared/dump/page-reader.ts";
+import { decodeToNull, firstExisting, median, mib, mb, mbps, REPO, runTimed, sharedData, tempDir } from "./lib/common.ts";
+
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const workers = process.env.BENCH_WORKERS ?? String(availableParallelism());
+const before = process.env.BENCH_BEFORE ?? null;
+const inputs =
+  process.argv.length > 2
+    ? process.argv.slice(2)
+    : [firstExisting("shared/sample/enwiki-Anarchism-history-sample.xml.bz2"), sharedData("wikipedia-history/enwiki-Anarchism-history-rev04000-05999.xml.bz2")].filter((p): p is string => p !== null);
+
+const decoder = findSystemBzip2();
+if (decoder === null) throw new Error("the baseline needs lbzip2 or bzip2 on PATH");
+const singleThreaded = decoder.endsWith("lbzip2") ? findBzip2() : null;
+
+/** The single-threaded bzip2 binary on PATH, if any. */
+function findBzip2(): string | null {
+  for (const dir of (process.env.PATH ?? "").split(":")) {
+    if (dir && existsSync(join(dir, "bzip2"))) return join(dir, "bzip2");
+  }
+  return null;
+}
+
+/** Decompressed size, pages and revisions of a dump (untimed; the reader without text decoding). */
+async function census(path: string): Promise<{ bytes: number; pages: number; revisions: number }> {
+  const counters = new Counters();
+  for await (const _ of readDumpPages(path, { counters })) {
+    // texts are never read: only counting
+  }
+  return { bytes: counters.get("dump.bytes"), pages: counters.get("dump.pages"), revisions: counters.get("dump.revisions") };
+}
+
+interface Round {
+  before: number | null;
+  beforeRssKiB: number | null;
+  decode: number;
+  bzip2: number | null;
+  run: number;
+  runCpu: number | null;
+  rssKiB: number | null;
+}
+
+async function benchFile(path: string): Promise<void> {
+  const size = await census(path);
+  console.log(`\n${path}\n  ${mb(size.bytes)} MB decompressed, ${size.pages} pages, ${size.revisions} revisions; ${rounds} rounds, --workers ${workers}`);
+  const results: Round[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const decode = await decodeToNull(decoder!, path);
+    const bzip2 = singleThreaded ? await decodeToNull(singleThreaded, path).catch(() => null) : null;
+    const runIn = async (checkout: string) => {
+      const out = tempDir("pcbench-run-");
+      const r = await runTimed(join(checkout, "bin/paracap.js"), ["run", "--quiet", "--fresh", "--workers", workers, "--history", path, "--out", out], { node: true, cwd: checkout });
+      rmSync(out, { recursive: true, force: true });
+      return r;
+    };
+    const old = before ? await runIn(before) : null;
+    const run = await runIn(REPO);
+    results.push({ before: old?.seconds ?? null, beforeRssKiB: old?.maxRssKiB ?? null, decode: decode.seconds, bzip2: bzip2?.seconds ?? null, run: run.seconds, runCpu: run.cpuSeconds, rssKiB: run.maxRssKiB });
+    console.log(
+      `  round ${r + 1}: ${decoder!.split("/").pop()} ${decode.seconds.toFixed(2)} s` +
+        (bzip2 ? `, bzip2 ${bzip2.seconds.toFixed(2)} s` : "") +
+        `, run ${run.seconds.toFixed(2)} s (CPU ${run.cpuSeconds?.toFixed(1) ?? "?"} s, peak RSS ${mib(run.maxRssKiB)})` +
+        `, ratio ${(decode.seconds / run.seconds).toFixed(2)}` +
+        (old ? `; before: run ${old.seconds.toFixed(2)} s (peak RSS ${mib(old.maxRssKiB)}), ratio ${(decode.seconds / old.seconds).toFixed(2)}` : ""),
+    );
+  }
+  const best = (f: (r: Round) => number) => Math.min(...results.map(f));
+  const bestDecode = best((r) => r.decode);
+  const bestRun = best((r) => r.run);
+  const name = decoder!.split("/").pop()!;
+  console.log(`  ${"".padEnd(34)}   seconds     MB/s   revisions/s`);
+  console.log(`  baseline: ${name} -dc > /dev/null`.padEnd(38) + `${bestDecode.toFixed(2).padStart(8)} ${mbps(size.bytes, bestDecode).padStart(8)}`);
+  const b2 = results.map((r) => r.bzip2).filter((x): x is number => x !== null);
+  if (b2.length > 0) console.log(`  reference: bzip2 -dc > /dev/null`.padEnd(38) + `${Math.min(...b2).toFixed(2).padStart(8)} ${mbps(size.bytes, Math.min(...b2)).padStart(8)}`);
+  console.log(`  paracap run (end to end)`.padEnd(38) + `${bestRun.toFixed(2).padStart(8)} ${mbps(size.bytes, bestRun).padStart(8)} ${(size.revisions / bestRun).toFixed(0).padStart(12)}`);
+  if (before) {
+    const bestBefore = best((r) => r.before!);
+    console.log(`  before: ${before}`.padEnd(38) + `${bestBefore.toFixed(2).padStart(8)} ${mbps(size.bytes, bestBefore).padStart(8)} ${(size.revisions / bestBefore).toFixed(0).padStart(12)}`);
+    console.log(`  ratio before / ${name} decode: best-of-${rounds} ${(bestDecode / bestBefore).toFixed(2)}, median of paired rounds ${median(results.map((r) => r.decode / r.before!)).toFixed(2)}; peak RSS max ${mib(Math.max(...results.map((r) => r.beforeRssKiB ?? 0)))}`);
+  }
+  const paired = median(results.map((r) => r.decode / r.run));
+  console.log(`  ratio run / ${name} decode: best-of-${rounds} ${(bestDecode / bestRun).toFixed(2)}, median of paired rounds ${paired.toFixed(2)} (target >= 0.8)`);
+  if (b2.length > 0) console.log(`  ratio run / bzip2 decode:  best-of-${rounds} ${(Math.min(...b2) / bestRun).toFixed(2)}, median of paired rounds ${median(results.filter((r) => r.bzip2 !== null).map((r) => r.bzip2! / r.run)).toFixed(2)}`);
+  const rss = results.map((r) => r.rssKiB).filter((x): x is number => x !== null);
+  if (rss.length > 0) console.log(`  peak RSS of run: max ${mib(Math.max(...rss))} over ${rss.length} rounds (target < 1.5 GB)`);
+  const cpu = results.map((r) => r.runCpu).filter((x): x is number => x !== null);
+  if (cpu.length > 0) console.log(`  CPU of run (node process, all threads, without the decoder child): min ${Math.min(...cpu).toFixed(1)} s`);
+}
+
+console.log(`paracap end-to-end run vs plain bz2 decoding (decoder of the run: ${decoder})`);
+for (const path of inputs) await benchFile(path);
