@@ -14,13 +14,14 @@ export function readShardFromBucket(bucket: Bucket, shard: ShardSpec, config: Pa
   const ranged = shard.start !== null || shard.end !== null;
   const label = ranged ? `gs://${bucket.name}/${shard.uri}[${shard.start ?? 0}..${shard.end ?? "end"}]` : `gs://${bucket.name}/${shard.uri}`;
   // createReadStream's `end` is inclusive; the shard's is exclusive.
-  const raw = bucket.file(shard.uri).createReadStream({
-    ...(shard.start !== null ? { start: shard.start } : {}),
-    ...(shard.end !== null ? { end: shard.end - 1 } : {}),
-    // Ranged reads cannot be validated against the whole object's checksum.
-    validation: ranged ? false : "crc32c",
-  });
-  return readPages(decompressStream(raw, { decoder: config.dump.decoder, file: label }), {
+  const open = () =>
+    bucket.file(shard.uri).createReadStream({
+      ...(shard.start !== null ? { start: shard.start } : {}),
+      ...(shard.end !== null ? { end: shard.end - 1 } : {}),
+      // Ranged reads cannot be validated against the whole object's checksum.
+      validation: ranged ? false : "crc32c",
+    });
+  return readPages(decompressStream(open(), { decoder: config.dump.decoder, file: label, reopen: open }), {
     fragment: shard.fragment,
     partial: shard.end !== null,
     namespaces: config.dump.namespaces,

@@ -16,9 +16,9 @@ export type Bz2Decoder = "auto" | "system" | "js";
 /** Preferred binaries, best first: lbzip2 decodes blocks on all cores. */
 const SYSTEM_BINARIES = ["lbzip2", "bzip2"] as const;
 
-/** Absolute path of the first lbzip2/bzip2 executable on PATH, or null. */
-export function findSystemBzip2(path = process.env.PATH ?? ""): string | null {
-  for (const name of SYSTEM_BINARIES) {
+/** Absolute path of the first lbzip2/bzip2 executable on PATH (or of the given names), or null. */
+export function findSystemBzip2(path = process.env.PATH ?? "", names: readonly string[] = SYSTEM_BINARIES): string | null {
+  for (const name of names) {
     for (const dir of path.split(delimiter)) {
       if (!dir) continue;
       const candidate = join(dir, name);
@@ -39,6 +39,16 @@ export function resolveBz2Decoder(decoder: Bz2Decoder): string | null {
   const bin = findSystemBzip2();
   if (bin === null && decoder === "system") throw new Error("decoder \"system\" requested but neither lbzip2 nor bzip2 is on PATH");
   return bin;
+}
+
+/**
+ * lbzip2 decodes blocks in parallel and, on damaged input, exits after writing a varying prefix of
+ * what it had decoded (seen: 0 to 2.7 MB of the same truncated file). The binaries also drop their
+ * last unflushed output buffer, so damaged input is finished by the JS decoder, which delivers the
+ * same, longest prefix every time.
+ */
+export function isParallelDecoder(bin: string): boolean {
+  return /(^|[\\/])lbzip2$/.test(bin);
 }
 
 /** Decodes bz2 bytes with a child process; a non-zero exit becomes a DumpError after the good output. */

@@ -6,7 +6,7 @@
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
-import { jsBunzip2, resolveBz2Decoder, systemBunzip2, type Bz2Decoder } from "./bz2-decoders.ts";
+import { isParallelDecoder, jsBunzip2, resolveBz2Decoder, systemBunzip2, type Bz2Decoder } from "./bz2-decoders.ts";
 import { DumpError } from "./errors.ts";
 import { MAGIC_BYTES, sniffFormat } from "./magic.ts";
 
@@ -23,6 +23,11 @@ export interface DecompressOptions {
   decoder?: Bz2Decoder;
   /** names the input in error messages */
   file: string;
+  /**
+   * Reads the same raw bytes again from the start. Lets damaged bz2 input decoded by a binary be
+   * re-decoded in JS past what the binary delivered, so damage loses no good pages, deterministically.
+   */
+  reopen?: () => AsyncIterable<Buffer>;
 }
 
 /**
@@ -39,7 +44,8 @@ export function openDumpStream(path: string, opts: OpenDumpOptions = {}): Readab
       ? Readable.from([])
       : createReadStream(path, { start, end: opts.end === undefined ? undefined : opts.end - 1, highWaterMark: 1 << 20 });
   const file = start === 0 && opts.end === undefined ? path : `${path}[${start}..${opts.end ?? "end"}]`;
-  return decompressStream(raw, { decoder: opts.decoder, file });
+  const reopen = () => (opts.end === start ? Readable.from([]) : createReadStream(path, { start, end: opts.end === undefined ? undefined : opts.end - 1, highWaterMark: 1 << 20 }));
+  return decompressStream(raw, { decoder: opts.decoder, file, reopen });
 }
 
 /**
@@ -76,7 +82,29 @@ async function* decompressed(raw: AsyncIterable<Buffer>, opts: DecompressOptions
     yield* gunzip(source, opts.file);
   } else {
     const bin = resolveBz2Decoder(opts.decoder ?? "auto");
-    yield* bin === null ? jsBunzip2(source, opts.file) : systemBunzip2(source, bin, opts.file);
+    if (bin === null) yield* jsBunzip2(source, opts.file);
+    else if (!opts.reopen) yield* systemBunzip2(source, bin, opts.file);
+    else yield* withSequentialRecovery(systemBunzip2(source, bin, opts.file), opts.reopen, opts.file);
+  }
+}
+
+/** The binary's output; if it reports damage, the JS decoder's output past that point (slow, but only on damage). */
+async function* withSequentialRecovery(parallel: AsyncIterable<Buffer>, reopen: () => AsyncIterable<Buffer>, file: string): AsyncGenerator<Buffer> {
+  let delivered = 0;
+  try {
+    for await (const chunk of parallel) {
+      delivered += chunk.length;
+      yield chunk;
+    }
+    return;
+  } catch (err) {
+    if (!(err instanceof DumpError)) throw err;
+  }
+  let seen = 0;
+  for await (const chunk of jsBunzip2(reopen(), file)) {
+    const from = Math.max(0, delivered - seen);
+    seen += chunk.length;
+    if (from < chunk.length) yield from === 0 ? chunk : chunk.subarray(from);
   }
 }
 

@@ -1,8 +1,9 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { findSystemBzip2 } from "../../shared/dump/bz2-decoders.ts";
 import { DumpError } from "../../shared/dump/errors.ts";
 import { sniffFormat } from "../../shared/dump/magic.ts";
 import { openDumpStream } from "../../shared/dump/open-dump.ts";
@@ -83,6 +84,28 @@ describe("openDumpStream", () => {
       if (decoder === "js") expect(delivered.length).toBeGreaterThan(1_000_000);
     });
   }
+
+  it("delivers the same longest good prefix of a truncated bz2 with the system binary, run after run", async () => {
+    const bin = findSystemBzip2();
+    if (bin === null) return void console.warn("skipped: needs lbzip2 or bzip2 on PATH");
+    const dir = tmp();
+    const cut = join(dir, "cut.bz2");
+    writeFileSync(cut, readFileSync(GENSIM).subarray(0, 900_000));
+    // Alone, lbzip2 writes 0 to 2,702,200 bytes of this file and bzip2 2,700,000 (its last buffer is lost).
+    const alone = spawnSync(bin, ["-dc", cut], { maxBuffer: 1 << 28 }).stdout;
+    const { items: jsItems } = await collectUntilError(openDumpStream(cut, { decoder: "js" }) as AsyncIterable<Buffer>);
+    const expected = Buffer.concat(jsItems);
+    expect(expected.length).toBeGreaterThanOrEqual(alone.length);
+    expect(expected.equals(bunzip(GENSIM).subarray(0, expected.length))).toBe(true);
+    for (let round = 0; round < 3; round++) {
+      const { items, error } = await collectUntilError(openDumpStream(cut, { decoder: "system" }) as AsyncIterable<Buffer>);
+      expect(error).toBeInstanceOf(DumpError);
+      const delivered = Buffer.concat(items);
+      expect(delivered.length).toBe(expected.length);
+      expect(delivered.equals(expected)).toBe(true);
+      expect((error as DumpError).offset).toBe(expected.length);
+    }
+  });
 
   it("turns truncated gzip into a DumpError", async () => {
     const dir = tmp();
