@@ -1,4 +1,4 @@
-/** Paths of the real dump excerpts in shared/data (see their PROVENANCE.md) and small helpers. */
+/** Paths of the real dump excerpts in test/fixtures/data (see their PROVENANCE.md) and small helpers. */
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
@@ -6,9 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PageRevision } from "../../shared/core/records.ts";
 
-const DATA = new URL("../../../shared/data/", import.meta.url).pathname;
+const DATA = new URL("../fixtures/data/", import.meta.url).pathname;
+const SAMPLE = new URL("../../shared/sample/", import.meta.url).pathname;
 
-export const GENSIM = `${DATA}wikipedia/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2`;
+/** gensim's enwiki excerpt, shipped as the embedded sample (byte-identical) */
+export const GENSIM = `${SAMPLE}enwiki-2016-pages-articles1-sample.xml.bz2`;
 export const BGWIKI_UTF16 = `${DATA}wikipedia/bgwiki-latest-pages-articles-shortened.xml.bz2`;
 export const WIKIPEDIA2VEC_09 = `${DATA}wikipedia/wikipedia2vec-enwiki-pages-articles-sample.xml.bz2`;
 export const DUMPSTER_DIVE = `${DATA}wikipedia/dumpster-dive-tinywiki-latest-pages-articles.xml`;

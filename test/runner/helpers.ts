@@ -11,7 +11,7 @@ import type { LocalInput } from "../../shared/runner/local-shards.ts";
 
 export const REPO = new URL("../../", import.meta.url).pathname;
 export const BIN = join(REPO, "bin/paracap.js");
-export const DATA = new URL("../../../shared/data/", import.meta.url).pathname;
+export const DATA = new URL("../fixtures/data/", import.meta.url).pathname;
 export const SAMPLE = SAMPLE_INPUTS;
 export const SAMPLE_CURRENT = SAMPLE_INPUTS[0]!.path;
 export const SAMPLE_HISTORY = SAMPLE_INPUTS[1]!.path;

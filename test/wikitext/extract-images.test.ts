@@ -186,7 +186,7 @@ describe("golden: real articles (verified by reading the wikitext)", () => {
 });
 
 describe("stress: every cached wtf_wikipedia article", () => {
-  const dir = "/work/shared/data/wikitext/wtf_wikipedia";
+  const dir = new URL("../fixtures/data/wikitext/wtf_wikipedia/", import.meta.url).pathname;
   const files = readdirSync(dir).filter((f) => f.endsWith(".txt"));
   it("covers all 36 files", () => expect(files).toHaveLength(36));
   it.each(files)("%s: valid refs, clean captions", (file) => {
