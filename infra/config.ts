@@ -39,7 +39,9 @@ export const ParacapConfig = z.object({
   /** Upper bound of instances per function (caps fan-out cost). */
   maxInstances: z.number().int().positive().default(10),
   /** Per-stage override of `maxInstances`. */
-  maxInstancesPerStage: z.partialRecord(z.enum(FUNCTION_STAGES), z.number().int().positive()).default({}),
+  // extract gets more: the full enwiki dump needs ≈ 18,000 instance-seconds of extraction (scripts/bench/cloud-shard.ts),
+  // so 15 min wall needs ≥ 20 instances; 50 leaves room for cold starts and slower shards.
+  maxInstancesPerStage: z.partialRecord(z.enum(FUNCTION_STAGES), z.number().int().positive()).default({}).transform((m) => ({ extract: 50, ...m })),
   /** Hash partitions of the group-by-image shuffle (PARACAP_PARTITIONS). */
   partitions: z.number().int().min(1).default(64),
   /** Comma-separated tiers to emit (PARACAP_TIERS). */

@@ -20,6 +20,12 @@ describe("parseParacapConfig", () => {
     expect(c.shardBytes).toBeUndefined();
   });
 
+  it("gives extract 50 instances unless told otherwise, and keeps that under other per-stage overrides", () => {
+    expect(parseParacapConfig({ project: "p" }).maxInstancesPerStage).toEqual({ extract: 50 });
+    expect(parseParacapConfig({ project: "p", maxInstancesPerStage: { group: 30 } }).maxInstancesPerStage).toEqual({ extract: 50, group: 30 });
+    expect(parseParacapConfig({ project: "p", maxInstancesPerStage: { extract: 200 } }).maxInstancesPerStage).toEqual({ extract: 200 });
+  });
+
   it("merges per-stage memory over the defaults", () => {
     const c = parseParacapConfig({ project: "p", memory: { group: "8Gi" } });
     expect(c.memory.group).toBe("8Gi");
