@@ -17,6 +17,8 @@ export interface OpenDumpOptions {
   end?: number;
   /** bz2 decoder: system binary, pure JS, or the binary when one is on PATH (default) */
   decoder?: Bz2Decoder;
+  /** told the size of every chunk of the file read (progress and ETA on compressed input) */
+  onInput?: (bytes: number) => void;
 }
 
 export interface DecompressOptions {
@@ -44,8 +46,16 @@ export function openDumpStream(path: string, opts: OpenDumpOptions = {}): Readab
       ? Readable.from([])
       : createReadStream(path, { start, end: opts.end === undefined ? undefined : opts.end - 1, highWaterMark: 1 << 20 });
   const file = start === 0 && opts.end === undefined ? path : `${path}[${start}..${opts.end ?? "end"}]`;
+  const counted = opts.onInput ? countChunks(raw, opts.onInput) : raw;
   const reopen = () => (opts.end === start ? Readable.from([]) : createReadStream(path, { start, end: opts.end === undefined ? undefined : opts.end - 1, highWaterMark: 1 << 20 }));
-  return decompressStream(raw, { decoder: opts.decoder, file, reopen });
+  return decompressStream(counted, { decoder: opts.decoder, file, reopen });
+}
+
+async function* countChunks(src: AsyncIterable<Buffer>, onInput: (bytes: number) => void): AsyncGenerator<Buffer> {
+  for await (const chunk of src) {
+    onInput(chunk.length);
+    yield chunk;
+  }
 }
 
 /**

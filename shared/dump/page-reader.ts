@@ -43,6 +43,8 @@ export interface ReadDumpPagesOptions extends ReadPagesOptions {
   /** exclusive */
   end?: number;
   decoder?: Bz2Decoder;
+  /** told the size of every chunk of the file read */
+  onInput?: (bytes: number) => void;
 }
 
 /**
@@ -100,10 +102,10 @@ export async function* readPages(input: NodeJS.ReadableStream | AsyncIterable<Bu
 
 /** readPages over a dump file or a byte range of it (see openDumpStream). */
 export async function* readDumpPages(path: string, opts: ReadDumpPagesOptions = {}): AsyncGenerator<PageRevision> {
-  const { start, end, decoder, ...rest } = opts;
+  const { start, end, decoder, onInput, ...rest } = opts;
   const ranged = (start !== undefined && start > 0) || end !== undefined;
   const label = opts.file ?? path;
-  yield* readPages(openDumpStream(path, { start, end, decoder }), {
+  yield* readPages(openDumpStream(path, { start, end, decoder, onInput }), {
     ...rest,
     file: ranged ? `${label}[${start ?? 0}..${end ?? "end"}]` : label,
     fragment: rest.fragment ?? (start !== undefined && start > 0),

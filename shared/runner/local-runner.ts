@@ -5,6 +5,7 @@
  */
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
+import { statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { TierName, type ParacapConfig } from "../core/config.ts";
 import { Counters } from "../core/counters.ts";
@@ -20,7 +21,7 @@ import { layout } from "../tasks/layout.ts";
 import { createManifest, RunManifest, type ShardSpec } from "../tasks/manifest.ts";
 import type { TaskMarker } from "../tasks/markers.ts";
 import { parallelExtract } from "./parallel-extract.ts";
-import { createProgress } from "./progress.ts";
+import { createProgress, type InputProgress } from "./progress.ts";
 import { InputError, planLocalShards, type LocalInput } from "./local-shards.ts";
 import { WorkerPool } from "./worker-pool.ts";
 
@@ -77,7 +78,8 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
   const workers = Math.max(1, opts.workers ?? availableParallelism());
   const pool = workers > 1 ? new WorkerPool(workers) : null;
   const live: Counters[] = [];
-  const progress = createProgress(() => live, opts.progress === undefined ? process.stderr : opts.progress);
+  const input: InputProgress = { done: 0, total: shards.reduce((n, s) => n + shardBytes(s), 0) };
+  const progress = createProgress(() => live, opts.progress === undefined ? process.stderr : opts.progress, input);
   const resumed = { extract: 0, group: 0, dedup: 0 };
   try {
     // extract: shards concurrently (each fans its pages out to the pool)
@@ -85,14 +87,17 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
     const deps: ExtractTaskDeps = {
       readPages: (shard, counters) => {
         live.push(counters);
-        return readShardPages(shard, opts.config, counters);
+        return readShardPages(shard, opts.config, counters, (n) => (input.done += n));
       },
       extractRevisions: pool ? (pages, shard, counters) => parallelExtract(pages, shard.kind, opts.config, counters, pool) : undefined,
       isCorruptInput: (err) => err instanceof DumpError,
     };
     const extracted: TaskMarker[] = [];
     await forEachLimit(shards, Math.min(workers, shards.length), async (shard) => {
-      if (await isDone(work, layout.extractDone(shard.id), manifest)) resumed.extract++;
+      if (await isDone(work, layout.extractDone(shard.id), manifest)) {
+        resumed.extract++;
+        input.done += shardBytes(shard);
+      }
       extracted.push(await runExtractTask(manifest, shard, work, deps));
       progress.step();
     });
@@ -127,8 +132,19 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
   }
 }
 
-function readShardPages(shard: ShardSpec, config: ParacapConfig, counters: Counters) {
+/** A shard's size on disk: its byte range, or the whole file. */
+function shardBytes(shard: ShardSpec): number {
+  if (shard.end !== null) return shard.end - (shard.start ?? 0);
+  try {
+    return statSync(shard.uri).size - (shard.start ?? 0);
+  } catch {
+    return 0; // reported when the shard is read
+  }
+}
+
+function readShardPages(shard: ShardSpec, config: ParacapConfig, counters: Counters, onInput: (bytes: number) => void) {
   return readDumpPages(shard.uri, {
+    onInput,
     start: shard.start ?? undefined,
     end: shard.end ?? undefined,
     fragment: shard.fragment,

@@ -11,7 +11,13 @@ export interface ProgressSink {
   close(): void;
 }
 
-export function createProgress(counters: () => Counters[], stream: NodeJS.WriteStream | null, intervalMs = 2000): ProgressSink {
+/** Bytes of input read so far (compressed, as on disk) and in all; done counts skipped (resumed) shards. */
+export interface InputProgress {
+  done: number;
+  total: number;
+}
+
+export function createProgress(counters: () => Counters[], stream: NodeJS.WriteStream | null, input: InputProgress | null = null, intervalMs = 2000): ProgressSink {
   if (!stream) return { phase() {}, step() {}, close() {} };
   const tty = stream.isTTY === true;
   const start = Date.now();
@@ -27,6 +33,12 @@ export function createProgress(counters: () => Counters[], stream: NodeJS.WriteS
       const revs = sum("dump.revisions");
       const mb = sum("dump.bytes") / 1e6;
       text = `extract: ${revs.toLocaleString("en-US")} revisions (${(revs / Math.max(secs, 0.001)).toFixed(0)}/s), ${mb.toFixed(1)} MB (${(mb / Math.max(secs, 0.001)).toFixed(1)} MB/s), shards ${done}/${total}`;
+      if (input && input.total > 0 && input.done > 0) {
+        const f = Math.min(1, input.done / input.total);
+        // The decoder reads ahead of the pages it has delivered, so "all read" is not "all done".
+        if (f < 1) text += `, ${(f * 100).toFixed(1)} % of input, ETA ${((secs / f) * (1 - f)).toFixed(0)} s`;
+        else text += done < total ? ", input read, finishing" : ", 100 % of input";
+      }
     } else {
       const eta = done > 0 && total > done ? `, ETA ${(((Date.now() - phaseStart) / done) * (total - done) / 1000).toFixed(0)} s` : "";
       text = `${phase}: ${done}/${total} tasks${eta}`;

@@ -1,0 +1,42 @@
+/** Progress on stderr: rates while extracting, share of the input read and an ETA, per-phase task counts. */
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { Counters } from "../../shared/core/counters.ts";
+import { createProgress } from "../../shared/runner/progress.ts";
+import { removeTempDirs, run, SAMPLE, tempDir } from "./helpers.ts";
+
+afterAll(removeTempDirs);
+
+/** A non-TTY stderr stand-in that keeps the lines written to it. */
+function lines(): { stream: NodeJS.WriteStream; text: string[] } {
+  const text: string[] = [];
+  const stream = { isTTY: false, write: (s: string) => (text.push(s), true) } as unknown as NodeJS.WriteStream;
+  return { stream, text };
+}
+
+describe("progress", () => {
+  it("reports the share of the input read and an ETA from it", () => {
+    const out = lines();
+    const c = new Counters();
+    c.inc("dump.revisions", 500);
+    c.inc("dump.bytes", 40e6);
+    const input = { done: 0, total: 4_000_000 };
+    const p = createProgress(() => [c], out.stream, input, 60_000);
+    p.phase("extract", 2);
+    input.done = 1_000_000;
+    p.phase("group", 16); // prints the extract line as it leaves the phase
+    expect(out.text[0]).toMatch(/^\[paracap \d+s\] extract: 500 revisions \(\d+\/s\), 40\.0 MB \([\d.]+ MB\/s\), shards 0\/2, 25\.0 % of input, ETA \d+ s\n$/);
+    p.step();
+    p.close();
+    expect(out.text[1]).toMatch(/group: 1\/16 tasks/);
+  });
+
+  it("a real run reads 100 % of the sample's bytes and says so when extraction ends", async () => {
+    const out = lines();
+    await run(join(tempDir("paracap-progress-"), "out"), SAMPLE, {}, { progress: out.stream });
+    const extract = out.text.find((l) => l.includes("extract:"))!;
+    const revisions = 106 + 99 + 1 + 120; // current: used + redirects + other namespace; history: 120
+    expect(extract).toContain(`extract: ${revisions} revisions`);
+    expect(extract).toContain("shards 2/2, 100 % of input");
+  });
+});
