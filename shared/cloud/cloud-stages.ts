@@ -116,6 +116,10 @@ export async function groupStageTask(task: GroupTask, messageId: string, deps: C
   const work = deps.workStore(task.runId);
   const manifest = await loadManifest(work, task.runId);
   await runGroupTask(manifest, task.partition, work);
+  await groupFanIn(manifest, work, messageId, deps);
+}
+
+async function groupFanIn(manifest: RunManifest, work: BlobStore, messageId: string, deps: CloudDeps): Promise<void> {
   await fanIn(work, {
     markerPrefix: "group/",
     markerSuffix: "/_DONE.json",
@@ -132,6 +136,10 @@ export async function dedupStageTask(task: DedupTask, messageId: string, deps: C
   const work = deps.workStore(task.runId);
   const manifest = await loadManifest(work, task.runId);
   await runDedupTask(manifest, task.partition, work);
+  await dedupFanIn(manifest, work, messageId, deps);
+}
+
+async function dedupFanIn(manifest: RunManifest, work: BlobStore, messageId: string, deps: CloudDeps): Promise<void> {
   await fanIn(work, {
     markerPrefix: "dedup/",
     markerSuffix: "/_DONE.json",
@@ -163,13 +171,13 @@ export async function aggregateStageTask(task: AggregateTask, deps: CloudDeps): 
     now: () => finished ?? new Date(0),
     elapsedSeconds: planned && finished ? (finished.getTime() - planned.getTime()) / 1000 : null,
   });
-  deps.log(`aggregate: run ${task.runId}: ${Object.entries(stats.tiers).map(([t, s]) => `${t} ${s.pairs}`).join(", ")} pairs${stats.complete ? "" : ` (INCOMPLETE: ${stats.shards.missing.length} shard(s) missing)`}`);
+  deps.log(`aggregate: run ${task.runId}: ${Object.entries(stats.tiers).map(([t, s]) => `${t} ${s.pairs}`).join(", ")} pairs${stats.complete ? "" : ` (INCOMPLETE: ${stats.shards.missing.length} shard(s) missing, ${stats.shards.corrupt.length} damaged, ${stats.failedTasks.length} task(s) failed)`}`);
 }
 
 /**
- * A message that exhausted its delivery attempts. An extract shard is marked failed and its partial
- * outputs are removed (so the run can finish without it and say it is incomplete); any other task
- * is recorded for `cloud status`.
+ * A message that exhausted its delivery attempts. An extract shard, group partition or dedup
+ * partition is marked failed and its partial outputs are removed, so the run finishes without it
+ * and says it is incomplete; a dead aggregate is recorded for `cloud status` (rerun it by hand).
  */
 export async function deadLetterTask(task: TaskMessage, attempts: number | null, deps: CloudDeps): Promise<void> {
   const work = deps.workStore(task.runId);
@@ -177,6 +185,7 @@ export async function deadLetterTask(task: TaskMessage, attempts: number | null,
   const key = task.type === "extract" ? task.shardId : task.type === "aggregate" ? "aggregate" : `${task.type}-${task.partition}`;
   await work.writeText(`deadletter/${key}.json`, JSON.stringify({ task, error }) + "\n");
   deps.log(`deadletter: ${JSON.stringify(task)}: ${error}`);
+  if (task.type === "group" || task.type === "dedup") return deadPartition(task, error, work, deps);
   if (task.type !== "extract") return;
   const manifest = await loadManifest(work, task.runId);
   if (!manifest.shards.some((s) => s.id === task.shardId)) return;
@@ -187,6 +196,22 @@ export async function deadLetterTask(task: TaskMessage, attempts: number | null,
     await writeMarker(work, layout.extractDone(task.shardId), marker(`extract:${task.shardId}`, manifest.fingerprint, {}, "failed", error));
   }
   await extractFanIn(manifest, work, `deadletter:${task.shardId}`, deps);
+}
+
+async function deadPartition(task: GroupTask | DedupTask, error: string, work: CloudStore, deps: CloudDeps): Promise<void> {
+  const manifest = await loadManifest(work, task.runId);
+  const p = task.partition;
+  if (p >= manifest.config.partitions) return;
+  const doneName = task.type === "group" ? layout.groupDone(p) : layout.dedupDone(p);
+  const done = await readMarker(work, doneName);
+  if (!done || done.fingerprint !== manifest.fingerprint) {
+    // Parts an attempt wrote before it failed must not reach the next phase.
+    const parts = task.type === "group" ? partitions(manifest).map((q) => layout.groupPart(p, q)) : manifest.config.tiers.map((t) => layout.dedupPart(p, t));
+    for (const name of parts) await work.delete(name);
+    await writeMarker(work, doneName, marker(`${task.type}:${p}`, manifest.fingerprint, {}, "failed", error));
+  }
+  const messageId = `deadletter:${task.type}-${p}`;
+  await (task.type === "group" ? groupFanIn(manifest, work, messageId, deps) : dedupFanIn(manifest, work, messageId, deps));
 }
 
 const DEDUP_TRIGGER = "dedup/_TRIGGERED";

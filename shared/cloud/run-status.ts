@@ -7,6 +7,8 @@ import { readMarker } from "../tasks/markers.ts";
 export interface RunStatus {
   runId: string;
   shards: { total: number; done: number; corrupt: string[]; failed: string[]; pending: string[] };
+  /** dead-lettered partition tasks, e.g. `group-3` */
+  failedPartitions: string[];
   group: { total: number; done: number };
   dedup: { total: number; done: number };
   deadLettered: { task: unknown; error: string }[];
@@ -31,6 +33,10 @@ export async function runStatus(runId: string, work: BlobStore, output: BlobStor
     }
   }
   const count = async (prefix: string) => (await work.list(prefix)).filter((n) => n.endsWith("/_DONE.json")).length;
+  const failedPartitions: string[] = [];
+  for (const [phase, name] of [["group", layout.groupDone], ["dedup", layout.dedupDone]] as const) {
+    for (let p = 0; p < manifest.config.partitions; p++) if ((await readMarker(work, name(p)))?.status === "failed") failedPartitions.push(`${phase}-${p}`);
+  }
   const deadLettered = [];
   for (const name of await work.list("deadletter/")) {
     const t = await work.readText(name);
@@ -40,6 +46,7 @@ export async function runStatus(runId: string, work: BlobStore, output: BlobStor
   return {
     runId,
     shards,
+    failedPartitions,
     group: { total: manifest.config.partitions, done: await count("group/") },
     dedup: { total: manifest.config.partitions, done: await count("dedup/") },
     deadLettered,
@@ -51,13 +58,14 @@ export async function runStatus(runId: string, work: BlobStore, output: BlobStor
 
 export function formatStatus(s: RunStatus): string {
   const lines = [
-    `run ${s.runId}: ${s.finished ? (s.complete ? "finished, complete" : "finished, INCOMPLETE (some shards failed)") : "running"}`,
+    `run ${s.runId}: ${s.finished ? (s.complete ? "finished, complete" : "finished, INCOMPLETE (some shards or partitions failed)") : "running"}`,
     `  extract shards: ${s.shards.done}/${s.shards.total} done, ${s.shards.failed.length} failed, ${s.shards.pending.length} pending`,
     `  group partitions: ${s.group.done}/${s.group.total}`,
     `  dedup partitions: ${s.dedup.done}/${s.dedup.total}`,
   ];
   for (const c of s.shards.corrupt) lines.push(`  damaged shard ${c}`);
   for (const f of s.shards.failed) lines.push(`  failed shard ${f} (its pages are not in the datasets)`);
+  for (const f of s.failedPartitions) lines.push(`  failed partition ${f} (the images or pairs hashed to it are not in the datasets)`);
   for (const d of s.deadLettered) lines.push(`  dead-lettered: ${JSON.stringify(d.task)} (${d.error})`);
   if (s.finished) lines.push(`  outputs: ${s.outputs.join(", ")}`);
   return lines.join("\n");

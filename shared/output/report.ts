@@ -29,7 +29,7 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
   out.push("");
   const s = stats.shards;
   out.push(`Shards: ${s.total}; read completely: ${s.ok}; damaged: ${s.corrupt.length}; missing: ${s.missing.length}.` +
-    (stats.complete ? " The run is complete." : " **The run is incomplete**: the datasets lack the pages after the damage or of the missing shards."));
+    (stats.complete ? " The run is complete." : " **The run is incomplete**: the datasets lack the pages after the damage, of the missing shards, or of the failed partitions."));
   if (s.corrupt.length > 0) {
     out.push("", "**Damaged shards** (the pages before the damage were used; the rest of the shard was skipped):", "");
     out.push("| shard | file | damage at (decompressed byte) | error |", "|---|---|---:|---|");
@@ -38,6 +38,10 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
   if (s.missing.length > 0) {
     out.push("", "**Missing shards** (never finished; their pages are not in the datasets):", "");
     for (const m of s.missing) out.push(`- \`${m}\``);
+  }
+  if (stats.failedTasks.length > 0) {
+    out.push("", "**Failed partitions** (dead-lettered; the images or pairs hashed to them are not in the datasets):", "");
+    for (const t of stats.failedTasks) out.push(`- \`${t}\``);
   }
 
   out.push("", "## Extraction", "");

@@ -48,6 +48,8 @@ export const Stats = z.object({
     missing: z.array(z.string()),
   }),
   /** true when every shard was read to its end: none missing, none damaged */
+  /** dead-lettered partition tasks (`group-3`, `dedup-7`): the images or pairs hashed to them are missing */
+  failedTasks: z.array(z.string()),
   complete: z.boolean(),
   extraction: z.record(z.string(), z.number()),
   tiers: z.record(z.string(), z.object({ input: z.string(), pairs: z.number(), funnel: z.array(FunnelRow) })),

@@ -42,8 +42,15 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
     throw new Error(`cannot aggregate: ${missing.length} extract shard(s) not done: ${missing.slice(0, 5).join(", ")}`);
   }
   const P = manifest.config.partitions;
-  for (let p = 0; p < P; p++) counters.merge(await requireMarker(work, layout.groupDone(p), manifest));
-  for (let q = 0; q < P; q++) counters.merge(await requireMarker(work, layout.dedupDone(q), manifest));
+  // A failed (dead-lettered) partition contributes nothing; the run then says it is incomplete.
+  const failedTasks: string[] = [];
+  for (const [phase, name] of [["group", layout.groupDone], ["dedup", layout.dedupDone]] as const) {
+    for (let p = 0; p < P; p++) {
+      const m = await requireMarker(work, name(p), manifest);
+      if (m.status === "failed") failedTasks.push(`${phase}-${p}`);
+      else counters.merge(m.counters);
+    }
+  }
 
   const tiers: Stats["tiers"] = {};
   const samples: Record<string, ScoredPair[]> = {};
@@ -66,8 +73,9 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
     version: 1,
     inputs: [...inputs.values()],
     shards: { total: manifest.shards.length, ok, corrupt, missing },
-    // complete: every shard was read to its end (none missing, none damaged)
-    complete: missing.length === 0 && corrupt.length === 0,
+    // complete: every shard was read to its end (none missing, none damaged) and every partition done
+    failedTasks,
+    complete: missing.length === 0 && corrupt.length === 0 && failedTasks.length === 0,
     extraction: Object.fromEntries(Object.entries(snapshot).filter(([k]) => k.startsWith("dump.") || k.startsWith("extract."))),
     tiers,
     counters: snapshot,
@@ -80,10 +88,10 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
   return stats;
 }
 
-async function requireMarker(work: BlobStore, name: string, manifest: RunManifest): Promise<TaskMarker["counters"]> {
+async function requireMarker(work: BlobStore, name: string, manifest: RunManifest): Promise<TaskMarker> {
   const m = await readMarker(work, name);
   if (!m || m.fingerprint !== manifest.fingerprint) throw new Error(`cannot aggregate: task not done: ${name}`);
-  return m.counters;
+  return m;
 }
 
 /** k-way merge of the tier's dedup partitions (each sorted by id) into one file sorted by id. */

@@ -146,4 +146,40 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
     const json = await paracap(["cloud", "status", runId, "--json"], cloud.env);
     expect(JSON.parse(json.stdout)).toMatchObject({ finished: true, complete: false, shards: { failed: [failed.id] } });
   }, 90_000);
+
+  it("a permanently failing group partition → dead-letter topic, run completes INCOMPLETE without its images", async () => {
+    const P = 3;
+    faults.failGroupPartition = P;
+    let runId: string;
+    let manifest: RunManifest;
+    try {
+      ({ runId, manifest } = await upload("sample-poison-group"));
+      await waitForRun(storage, cloud.buckets.output, runId, 60_000);
+    } finally {
+      faults.failGroupPartition = null;
+    }
+    expect(faults.crashes.filter((k) => k === `${runId}/group-${P}`)).toHaveLength(5);
+
+    // Its partial outputs are gone and its marker says failed; the other partitions finished.
+    const work = await readObjects(storage, cloud.buckets.work, `runs/${runId}/group/p-${String(P).padStart(5, "0")}/`);
+    expect([...work.keys()]).toEqual(["_DONE.json"]);
+    expect(JSON.parse(work.get("_DONE.json")!.toString())).toMatchObject({ status: "failed", error: "dead-lettered after 5 delivery attempts" });
+
+    const outputs = await readObjects(storage, cloud.buckets.output, `${runId}/`);
+    expect(JSON.parse(outputs.get("_SUCCESS")!.toString())).toMatchObject({ complete: false });
+    const stats = Stats.parse(JSON.parse(outputs.get("stats.json")!.toString()));
+    expect(stats).toMatchObject({ complete: false, failedTasks: [`group-${P}`], shards: { total: manifest.shards.length, ok: manifest.shards.length, missing: [] } });
+    // Every shard was read, so extraction matches the complete run; the funnel lacks that partition's images.
+    expect(stats.extraction).toEqual(reference.extraction);
+    const all = (s: Stats) => s.tiers.gold!.funnel[0]!.images!;
+    expect(all(stats)).toBeGreaterThan(0);
+    expect(all(stats)).toBeLessThan(all(reference));
+    expect(outputs.get("report.md")!.toString()).toContain(`**Failed partitions**`);
+
+    const status = await paracap(["cloud", "status", runId], cloud.env);
+    expect(status.code).toBe(3);
+    expect(status.stdout).toContain(`run ${runId}: finished, INCOMPLETE`);
+    expect(status.stdout).toContain(`failed partition group-${P}`);
+    expect(status.stdout).toMatch(/dead-lettered: .*"type":"group".*after 5 delivery attempts/);
+  }, 90_000);
 });

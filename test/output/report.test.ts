@@ -45,6 +45,7 @@ describe("renderReport", () => {
     version: 1,
     inputs: [{ uri: "enwiki-20261101-pages-articles-multistream.xml.bz2", kind: "current", shards: 3, tiers: ["silver"] }],
     shards: { total: 3, ok: 1, corrupt: [], missing: [] },
+    failedTasks: [],
     complete: true,
     extraction: {
       "dump.pages": 207, "dump.revisions": 326, "dump.revisions.emitted": 226, "dump.skipped.namespace": 1, "dump.skipped.redirect": 99,
@@ -69,6 +70,10 @@ describe("renderReport", () => {
     expect(md).toContain("Shards: 3; read completely: 1; damaged: 1; missing: 1. **The run is incomplete**");
     expect(md).toContain("| `s00001-x@1000` | `enwiki.xml.bz2[1000..2000]` | 438,528 | enwiki.xml.bz2[1000..2000] at decompressed byte 438528: bz2 data is truncated \\| or corrupt |");
     expect(md).toContain("- `s00002-x@2000`");
+    expect(md).not.toContain("Failed partitions");
+    const failed = renderReport(stats({ complete: false, failedTasks: ["group-3"] }), {}, { generated: "t", elapsedSeconds: null });
+    expect(failed).toContain("**The run is incomplete**");
+    expect(failed).toContain("**Failed partitions** (dead-lettered; the images or pairs hashed to them are not in the datasets):\n\n- `group-3`");
     expect(md).toContain("- 207 pages, 326 revisions read = 226 used + 1 skipped (namespace) + 99 skipped (redirect).");
     expect(md).toContain("- current input: 106 revisions → 1,257 image references (gallery 97, link 1,045, template 115), 1,254 shuffle records");
   });
