@@ -25,6 +25,8 @@ export const ParacapConfig = z.object({
   }).prefault({}),
   captions: z.object({
     minWords: z.number().int().min(0).default(6).describe("paper: 6; thesis: 10"),
+    maxWords: z.number().int().min(1).default(200)
+      .describe("longer \"captions\" are extraction run-ons (e.g. an unclosed link swallowing a page); pair metrics are quadratic in length"),
     classifier: z.enum(["improved", "paper"]).default("improved").describe("sentence classifier used by the gold tier"),
     profanity: z.boolean().default(true).describe("drop captions containing a word of the LDNOOBW list"),
     englishOnly: z.boolean().default(false).describe("drop captions not detected as English (off for English Wikipedia)"),

@@ -51,6 +51,11 @@ export function captionFilters(config: ParacapConfig, tier: TierSpec): Filter<Ca
       description: `caption has ≥ ${c.minWords} words`,
       keep: (f) => (f.words >= c.minWords ? true : { drop: "too_few_words" }),
     },
+    {
+      id: "max_words_v1",
+      description: `caption has ≤ ${c.maxWords} words`,
+      keep: (f) => (f.words <= c.maxWords ? true : { drop: "too_many_words" }),
+    },
   ];
   if (c.profanity) {
     filters.push({ id: "not_profane_v1", description: "caption has no word of the profanity list", keep: (f) => (f.profane ? { drop: "profane" } : true) });

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { CandidatePair } from "../../shared/core/records.ts";
-import { divergentFilter, nearEqualForm, significantDifferenceFilter } from "../../shared/pipeline/filters.ts";
+import { createCaptionAnalyzer } from "../../shared/caption/analyzer.ts";
+import { resolveConfig } from "../../shared/core/config.ts";
+import { captionFilters, divergentFilter, nearEqualForm, significantDifferenceFilter } from "../../shared/pipeline/filters.ts";
+import { tierSpecs } from "../../shared/pipeline/tiers.ts";
 
 const pair = (a: string, b: string): CandidatePair => ({
   id: "0", tier: "silver", image: "File:X.jpg", type: "caption",
@@ -28,5 +31,20 @@ describe("pair filters", () => {
 
   it("removes nested parenthesised asides", () => {
     expect(nearEqualForm("A bridge (built (in 1890) of iron) over the river")).toBe("abridgeovertheriver");
+  });
+});
+
+describe("caption filters", () => {
+  const analyzer = createCaptionAnalyzer({ classifier: "improved" });
+  const filter = (id: string) => captionFilters(resolveConfig(), tierSpecs(resolveConfig()).find((t) => t.name === "silver")!).find((f) => f.id === id)!;
+
+  it("drops run-on 'captions' over the word limit, counted as too_many_words", () => {
+    // an unclosed [[File:…| link swallows the article text after it: the "caption" is the page
+    const runOn = "Peter Kropotkin was a Russian anarchist and geographer who wrote about mutual aid. ".repeat(20).trim();
+    const f = analyzer.features(runOn);
+    expect(f.words).toBe(260);
+    expect(filter("max_words_v1").keep(f)).toEqual({ drop: "too_many_words" });
+    expect(filter("max_words_v1").keep(analyzer.features("Peter Kropotkin was a Russian anarchist and geographer."))).toBe(true);
+    expect(filter("max_words_v1").description).toBe("caption has ≤ 200 words");
   });
 });

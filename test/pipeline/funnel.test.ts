@@ -27,6 +27,7 @@ describe("funnel rows", () => {
       [3, "has_caption_v1", "references"],
       [3, "non_empty_v1", "captions"],
       [4, "min_words_v1", "captions"],
+      [4, "max_words_v1", "captions"],
       [4, "not_profane_v1", "captions"],
       [4, "english_v1", "captions"],
       [5, "is_sentence_improved_v1", "captions"],
