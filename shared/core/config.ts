@@ -32,6 +32,7 @@ export const ParacapConfig = z.object({
     englishOnly: z.boolean().default(false).describe("drop captions not detected as English (off for English Wikipedia)"),
   }).prefault({}),
   images: z.object({
+    skipAudio: z.boolean().default(true).describe("drop references to sound files (.ogg, .mp3, …), which use the same [[File:…]] syntax"),
     minRefs: z.number().int().min(2).default(2).describe("an image needs at least this many references"),
     maxRefs: z.number().int().min(2).default(10).describe("current-revision tiers: at most this many references"),
     maxRefsHistory: z.number().int().min(2).default(180).describe("bronze: at most this many references (18 revisions × 10)"),

@@ -16,6 +16,20 @@ export interface ImageGroup {
   readonly captionedUses: number;
 }
 
+/** Sound files are embedded with the same [[File:…]] syntax, but a sound is not an image. */
+const AUDIO_EXTENSIONS = /\.(ogg|oga|opus|mp3|wav|flac|midi?|spx)$/i;
+
+export const notAudioFilter: Filter<ImageGroup> = {
+  id: "not_audio_v1",
+  description: "file is an image or video, not a sound",
+  keep: (g) => (AUDIO_EXTENSIONS.test(g.image) ? { drop: "audio_file" } : true),
+};
+
+/** The image-level filters of a tier, in funnel order. */
+export function imageFilters(config: ParacapConfig, tier: TierSpec): Filter<ImageGroup>[] {
+  return [...(config.images.skipAudio ? [notAudioFilter] : []), minRefsFilter(config.images.minRefs), maxRefsFilter(tier.maxRefs)];
+}
+
 export function minRefsFilter(min: number): Filter<ImageGroup> {
   return {
     id: "min_refs_v1",

@@ -5,7 +5,7 @@
 import type { ParacapConfig } from "../core/config.ts";
 import type { Counters } from "../core/counters.ts";
 import type { CaptionFeatures, CaptionType, ShuffleRef } from "../core/records.ts";
-import { captionFilters, divergentFilter, hasCaptionFilter, maxRefsFilter, minCaptionedUsesFilter, minRefsFilter, significantDifferenceFilter } from "./filters.ts";
+import { captionFilters, divergentFilter, hasCaptionFilter, imageFilters, minCaptionedUsesFilter, significantDifferenceFilter } from "./filters.ts";
 import type { TierSpec } from "./tiers.ts";
 
 export const FUNNEL_COLUMNS = ["images", "images_ge2", "images_ge5", "references", "captions", "candidates"] as const;
@@ -29,13 +29,11 @@ export const UNIQUE_ROW: FunnelRowSpec = { id: "unique_v1", label: "pair is uniq
  * "captioned references" row that is exactly the pairs built); pair rows count the pairs kept.
  */
 export function funnelRows(config: ParacapConfig, tier: TierSpec): FunnelRowSpec[] {
-  const min = minRefsFilter(config.images.minRefs);
-  const max = maxRefsFilter(tier.maxRefs);
   const captioned = minCaptionedUsesFilter(2);
+  const imageStep = (id: string) => (id.startsWith("min_refs") ? 1 : id.startsWith("max_refs") ? 2 : 0);
   return [
     { id: "all", label: "all image references", paperStep: 0, unit: null },
-    { id: min.id, label: min.description, paperStep: 1, unit: "references" },
-    { id: max.id, label: max.description, paperStep: 2, unit: "references" },
+    ...imageFilters(config, tier).map((f) => ({ id: f.id, label: f.description, paperStep: imageStep(f.id), unit: "references" as const })),
     { id: hasCaptionFilter.id, label: hasCaptionFilter.description, paperStep: 3, unit: "references" },
     ...captionFilters(config, tier).map((f) => ({ id: f.id, label: f.description, paperStep: captionFilterStep(f.id), unit: "captions" as const })),
     { id: captioned.id, label: captioned.description, paperStep: 6, unit: "references" },

@@ -8,7 +8,7 @@ import { applyFilter } from "../core/filter.ts";
 import { stableId } from "../core/hash.ts";
 import { CandidatePair, ShuffleRef, type CaptionType, type PairSide } from "../core/records.ts";
 import type { Stage, StageContext } from "../core/stage.ts";
-import { captionFilters, hasCaptionFilter, maxRefsFilter, minCaptionedUsesFilter, minRefsFilter, type ImageGroup } from "./filters.ts";
+import { captionFilters, hasCaptionFilter, imageFilters, minCaptionedUsesFilter, type ImageGroup } from "./filters.ts";
 import { CAPTION_TYPES, countImageRow, type UseState } from "./funnel.ts";
 import { tierSpecs, type TierSpec } from "./tiers.ts";
 
@@ -49,7 +49,7 @@ export function* imagePairs(config: ParacapConfig, tier: TierSpec, refs: Shuffle
   const group = (captionedUses: number): ImageGroup => ({ image, references, captionedUses });
 
   countImageRow(c, tier.name, "all", uses);
-  for (const f of [minRefsFilter(config.images.minRefs), maxRefsFilter(tier.maxRefs)]) {
+  for (const f of imageFilters(config, tier)) {
     if (!applyFilter(f, group(uses.length), c, prefix, references)) return;
     countImageRow(c, tier.name, f.id, uses);
   }

@@ -38,7 +38,9 @@ const compact = (r: FunnelRow): Row => {
  */
 const CURRENT_HEAD: Row[] = [
   ["all", 1246, 10, 0, 1257, 1204, 5],
-  ["min_refs_v1", 10, 10, 0, 21, 16, 5, 1257, 21, 1236, { too_few_references: 1236 }],
+  // ten single-use sound files (pronunciations, music samples): .ogg
+  ["not_audio_v1", 1236, 10, 0, 1247, 1197, 5, 1257, 1247, 10, { audio_file: 10 }],
+  ["min_refs_v1", 10, 10, 0, 21, 16, 5, 1247, 21, 1226, { too_few_references: 1226 }],
   ["max_refs_v1", 10, 10, 0, 21, 16, 5, 21, 21, 0, {}],
   ["has_caption_v1", 8, 4, 0, 12, 16, 5, 21, 12, 9, { no_caption: 9 }],
   ["non_empty_v1", 8, 4, 0, 12, 16, 5, 16, 16, 0, {}],
@@ -77,6 +79,7 @@ const EXPECTED_FUNNEL: Record<string, Row[]> = {
    */
   bronze: [
     ["all", 11, 11, 11, 831, 714, 2],
+    ["not_audio_v1", 11, 11, 11, 831, 714, 2, 831, 831, 0, {}],
     ["min_refs_v1", 11, 11, 11, 831, 714, 2, 831, 831, 0, {}],
     ["max_refs_v1", 11, 11, 11, 831, 714, 2, 831, 831, 0, {}],
     ["has_caption_v1", 9, 9, 9, 714, 714, 2, 831, 714, 117, { no_caption: 117 }],
@@ -168,7 +171,7 @@ describe("golden run on the embedded sample", () => {
     it(`pins every funnel row of ${tier}`, () => {
       const t = stats.tiers[tier]!;
       expect(t.funnel.map(compact)).toEqual(EXPECTED_FUNNEL[tier]);
-      expect(t.funnel.map((r) => r.paper_step)).toEqual([0, 1, 2, 3, 3, 4, 4, 4, 5, 6, 7, 8, 9]);
+      expect(t.funnel.map((r) => r.paper_step)).toEqual([0, 0, 1, 2, 3, 3, 4, 4, 4, 5, 6, 7, 8, 9]);
       expect(t.pairs).toBe(1);
       expect(t.input).toBe(tier === "bronze" ? "history" : "current");
     });
@@ -193,7 +196,7 @@ describe("golden run on the embedded sample", () => {
     expect(JSON.parse(readFileSync(join(out, "_SUCCESS"), "utf8")).complete).toBe(true);
     const report = readFileSync(join(out, "report.md"), "utf8");
     expect(report).toContain("## gold (current input): 1 pairs");
-    expect(report).toContain("| 12 | 9 | captions differ in more than punctuation, case, whitespace and parenthesised asides | 1 | 1 | 1 | 11 | 11 | 11 | 1 (-50.0 %) |");
+    expect(report).toContain("| 13 | 9 | captions differ in more than punctuation, case, whitespace and parenthesised asides | 1 | 1 | 1 | 11 | 11 | 11 | 1 (-50.0 %) |");
     expect(report).toContain("- 207 pages, 326 revisions read = 226 used + 1 skipped (namespace) + 99 skipped (redirect).");
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { CandidatePair } from "../../shared/core/records.ts";
 import { createCaptionAnalyzer } from "../../shared/caption/analyzer.ts";
 import { resolveConfig } from "../../shared/core/config.ts";
-import { captionFilters, divergentFilter, nearEqualForm, significantDifferenceFilter } from "../../shared/pipeline/filters.ts";
+import { captionFilters, divergentFilter, nearEqualForm, notAudioFilter, significantDifferenceFilter } from "../../shared/pipeline/filters.ts";
 import { tierSpecs } from "../../shared/pipeline/tiers.ts";
 
 const pair = (a: string, b: string): CandidatePair => ({
@@ -46,5 +46,18 @@ describe("caption filters", () => {
     expect(filter("max_words_v1").keep(f)).toEqual({ drop: "too_many_words" });
     expect(filter("max_words_v1").keep(analyzer.features("Peter Kropotkin was a Russian anarchist and geographer."))).toBe(true);
     expect(filter("max_words_v1").description).toBe("caption has ≤ 200 words");
+  });
+});
+
+describe("image filters", () => {
+  const group = (image: string) => ({ image, references: 2, captionedUses: 2 });
+
+  it("drops sound files (same [[File:…]] syntax) but keeps images and videos", () => {
+    // real file names used in the embedded sample
+    expect(notAudioFilter.keep(group("File:Assyriansample.ogg"))).toEqual({ drop: "audio_file" });
+    expect(notAudioFilter.keep(group("File:Tamazightchelha.OGG"))).toEqual({ drop: "audio_file" });
+    expect(notAudioFilter.keep(group("File:Autism spectrum disorder video.webm"))).toBe(true);
+    expect(notAudioFilter.keep(group("File:Charlie in Turkey Pat Sullivan Keen Cartoon Corporation 1916 685703 FLM11263.ogv"))).toBe(true);
+    expect(notAudioFilter.keep(group("File:Apollo 11 first step.jpg"))).toBe(true);
   });
 });

@@ -22,6 +22,7 @@ describe("funnel rows", () => {
     const rows = funnelRows(config, gold!);
     expect(rows.map((r) => [r.paperStep, r.id, r.unit])).toEqual([
       [0, "all", null],
+      [0, "not_audio_v1", "references"],
       [1, "min_refs_v1", "references"],
       [2, "max_refs_v1", "references"],
       [3, "has_caption_v1", "references"],
@@ -36,9 +37,10 @@ describe("funnel rows", () => {
       [8, "divergent_v1", "pairs"],
       [9, "significant_difference_v1", "pairs"],
     ]);
-    expect(rows[2]!.label).toBe("image referenced ≤ 10 times");
-    expect(funnelRows(config, bronze!)[2]!.label).toBe("image referenced ≤ 180 times");
-    expect(funnelRows(resolveConfig({ captions: { minWords: 10 } }), gold!)[5]!.label).toBe("caption has ≥ 10 words");
+    expect(rows[3]!.label).toBe("image referenced ≤ 10 times");
+    expect(funnelRows(config, bronze!)[3]!.label).toBe("image referenced ≤ 180 times");
+    expect(funnelRows(resolveConfig({ captions: { minWords: 10 } }), gold!)[6]!.label).toBe("caption has ≥ 10 words");
+    expect(funnelRows(resolveConfig({ images: { skipAudio: false } }), gold!).map((r) => r.id)).not.toContain("not_audio_v1");
   });
 });
 
@@ -67,8 +69,10 @@ describe("reconciliation on real dumps", () => {
     // the history funnel is not trivial: the ≤ 180 ceiling and the caption filters both bite
     const bronze = stats.tiers.bronze!.funnel;
     expect(bronze[0]!.references).toBe(2814);
-    expect(bronze[2]!.filter!.dropped).toBeGreaterThan(0);
-    expect(bronze[5]!.filter!.dropped).toBeGreaterThan(0);
+    expect(bronze[3]!.id).toBe("max_refs_v1");
+    expect(bronze[3]!.filter!.dropped).toBeGreaterThan(0);
+    expect(bronze[6]!.id).toBe("min_words_v1");
+    expect(bronze[6]!.filter!.dropped).toBeGreaterThan(0);
     expect(stats.tiers.bronze!.pairs).toBeGreaterThan(0);
   });
 
@@ -78,13 +82,13 @@ describe("reconciliation on real dumps", () => {
     const stats = readStats(out);
     expect(reconcile(stats)).toEqual([]);
     const broken: Stats = structuredClone(stats);
-    const row = broken.tiers.bronze!.funnel[5]!;
+    const row = broken.tiers.bronze!.funnel[6]!;
     row.filter!.kept += 1;
     broken.counters["dump.skipped.redirect"] = (broken.counters["dump.skipped.redirect"] ?? 0) + 1;
     expect(reconcile(broken)).toEqual([
       expect.stringMatching(/^dump\.revisions \d+ ≠ emitted/),
-      expect.stringMatching(/row 5 \(min_words_v1\): kept \d+ \+ dropped \d+ ≠ in/),
-      expect.stringMatching(/row 5 \(min_words_v1\): kept \d+ ≠ row captions/),
+      expect.stringMatching(/row 6 \(min_words_v1\): kept \d+ \+ dropped \d+ ≠ in/),
+      expect.stringMatching(/row 6 \(min_words_v1\): kept \d+ ≠ row captions/),
     ]);
   });
 });

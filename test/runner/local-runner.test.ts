@@ -70,7 +70,7 @@ describe("local runner", () => {
 
     const other = await run(dir, SAMPLE.slice(0, 1), { tiers: ["gold"], captions: { minWords: 10 } }, { fresh: true });
     expect(other.resumed).toEqual({ extract: 0, group: 0, dedup: 0 });
-    expect(other.stats.tiers.gold!.funnel[5]!.label).toBe("caption has ≥ 10 words");
+    expect(other.stats.tiers.gold!.funnel.find((r) => r.id === "min_words_v1")!.label).toBe("caption has ≥ 10 words");
     // outputs of the discarded run are gone, not left next to the new ones
     expect(Object.keys(readOutputs(dir)).sort()).toEqual(["_SUCCESS", "config.json", "gold.jsonl", "report.md", "stats.json"]);
   });
