@@ -106,9 +106,13 @@ export async function runCommand(argv: string[]): Promise<number> {
   });
   const s = result.stats;
   const lines = [`paracap: wrote ${values.out}/ in ${result.elapsedSeconds.toFixed(1)} s`];
-  for (const [tier, t] of Object.entries(s.tiers)) lines.push(`  ${tier}.jsonl: ${t.pairs} pairs`);
+  for (const [tier, t] of Object.entries(s.tiers)) lines.push(`  ${tier}.jsonl: ${t.pairs} pair${t.pairs === 1 ? "" : "s"}`);
   lines.push(`  stats.json, report.md, config.json`);
   if (s.shards.corrupt.length > 0) lines.push(`  warning: ${s.shards.corrupt.length} damaged shard(s), see report.md`);
+  const r = result.resumed;
+  if (r.extract + r.group + r.dedup > 0) {
+    lines.push(`  resumed an earlier run in ${values.out}/: ${r.extract} shard(s), ${r.group} group and ${r.dedup} dedup task(s) were already done (--fresh starts over)`);
+  }
   process.stderr.write(lines.join("\n") + "\n");
   return 0;
 }

@@ -131,6 +131,19 @@ describe.concurrent("paracap score", () => {
 });
 
 describe.concurrent("paracap run and general usage", () => {
+  it("run says what it wrote, and on a rerun that it resumed the earlier run", async () => {
+    const out = join(tempDir("paracap-cli-run-"), "out");
+    const dump = join(REPO, "test/fixtures/data/wikipedia/dumpster-dive-tinywiki-latest-pages-articles.xml");
+    const first = await cli(["run", "--quiet", "--workers", "1", "--tiers", "gold,silver", "--input", dump, "--out", out]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain(`paracap: wrote ${out}/ in `);
+    expect(first.stderr).toMatch(/ {2}gold\.jsonl: \d+ pairs?\n/);
+    expect(first.stderr).not.toContain("resumed");
+    const again = await cli(["run", "--quiet", "--workers", "1", "--tiers", "gold,silver", "--input", dump, "--out", out]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`resumed an earlier run in ${out}/: 1 shard(s), 16 group and 16 dedup task(s) were already done (--fresh starts over)`);
+  });
+
   it("run --help prints the run options and exits 0", async () => {
     const r = await cli(["run", "--help"]);
     expect(r.code).toBe(0);
