@@ -13,20 +13,8 @@ export const SAMPLE_INPUTS: LocalInput[] = [
   { path: `${SAMPLE_DIR}enwiki-Anarchism-history-sample.xml.bz2`, kind: "history" },
 ];
 
-export const RUN_USAGE = `paracap run [--input <dump>…] [--history <dump>…] [--out <dir>] [options]
-
-  --input <dump>     current-revision dump (.xml, .xml.bz2, multistream with its index);
-                     a file whose name contains "history" is read as full history
-  --history <dump>   full-history dump (feeds the bronze tier)
-  --out <dir>        output directory (default: out)
-  --tiers <list>     comma-separated tiers (default: gold,silver,bronze)
-  --config <file>    JSON config file (see config.json written next to the outputs)
-  --partitions <n>   shuffle partitions
-  --workers <n>      worker threads (default: all cores)
-  --fresh            discard an earlier run in --out instead of resuming it
-  --quiet            no progress on stderr
-  --help             this text
-With no --input/--history, runs on the embedded real sample (shared/sample/).`;
+export { RUN_USAGE } from "./run-usage.ts";
+import { RUN_USAGE } from "./run-usage.ts";
 
 /** Environment layer of the config (between the file and the flags). */
 export function configFromEnv(env: NodeJS.ProcessEnv): Record<string, unknown> {
