@@ -8,8 +8,6 @@
  */
 import type { Bucket } from "@google-cloud/storage";
 import { resolveConfig, type ParacapConfig } from "../core/config.ts";
-import type { Counters } from "../core/counters.ts";
-import type { PageRevision } from "../core/records.ts";
 import { DumpError } from "../dump/errors.ts";
 import type { BlobStore } from "../io/blob-store.ts";
 import { GcsStore } from "../io/gcs-store.ts";
@@ -18,14 +16,14 @@ import { runDedupTask } from "../tasks/dedup-task.ts";
 import { runExtractTask } from "../tasks/extract-task.ts";
 import { runGroupTask } from "../tasks/group-task.ts";
 import { layout } from "../tasks/layout.ts";
-import { RunManifest, type ShardSpec } from "../tasks/manifest.ts";
+import { RunManifest } from "../tasks/manifest.ts";
 import { marker, readMarker, writeMarker } from "../tasks/markers.ts";
 import type { CloudEnv } from "./env.ts";
 import { fanIn } from "./fan-in.ts";
 import { GzipDatasets } from "./gzip-output.ts";
 import type { AggregateTask, DedupTask, ExtractTask, GroupTask, StorageObjectEvent, TaskMessage } from "./messages.ts";
 import { PlanError, planRun, type InputBucket } from "./plan-run.ts";
-import { readShardFromBucket } from "./shard-reader.ts";
+import { bucketBytes } from "./shard-reader.ts";
 
 /** A run's area in a bucket, plus the one metadata read the cloud stages need. */
 export interface CloudStore extends BlobStore {
@@ -93,7 +91,7 @@ export async function extractStageTask(task: ExtractTask, messageId: string, dep
   const shard = manifest.shards.find((s) => s.id === task.shardId);
   if (!shard) throw new PermanentError(`run ${task.runId} has no shard ${task.shardId}`);
   await runExtractTask(manifest, shard, work, {
-    readPages: (s: ShardSpec, counters: Counters): AsyncIterable<PageRevision> => readShardFromBucket(deps.input, s, manifest.config, counters),
+    bytes: (s) => bucketBytes(deps.input, s.uri),
     isCorruptInput: (err) => err instanceof DumpError,
   });
   await extractFanIn(manifest, work, messageId, deps);

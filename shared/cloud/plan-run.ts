@@ -10,6 +10,7 @@ import { DumpError } from "../dump/errors.ts";
 import { planByteRangeShards } from "../dump/multistream.ts";
 import { looksLikeHistory } from "../runner/local-shards.ts";
 import { createManifest, shardId, type RunManifest, type ShardSpec } from "../tasks/manifest.ts";
+import { captionTsvSource } from "../sources/caption-tsv/caption-tsv-source.ts";
 import { PART_OF_MANIFEST, UploadManifest, type StorageObjectEvent } from "./messages.ts";
 
 export interface InputBucket {
@@ -25,6 +26,7 @@ export type PlanResult = { manifest: RunManifest } | { ignored: string };
 const MULTISTREAM = /^(.*-multistream)\.xml\.bz2$/;
 const MULTISTREAM_INDEX = /^(.*-multistream)-index\.txt(\.bz2)?$/;
 const DUMP = /\.xml(\.bz2|\.gz)?$/;
+const CAPTION_TSV = /\.tsv$/i;
 
 export async function planRun(event: StorageObjectEvent, baseConfig: ParacapConfig, input: InputBucket, shardBytes: number): Promise<PlanResult> {
   const name = event.name;
@@ -53,6 +55,7 @@ export async function planRun(event: StorageObjectEvent, baseConfig: ParacapConf
       const index = await findIndex(s.object, input);
       const kind = s.kind ?? kindOf(s.object);
       if (index) shards.push(...(await rangeShards(s.object, stat.size, index, kind, shards.length, input, shardBytes)));
+      else if (CAPTION_TSV.test(s.object)) shards.push(...tsvShards(s.object, stat.size, shards.length, shardBytes));
       else shards.push(wholeObject(shards.length, s.object, kind));
     }
     return { manifest: createManifest(runId(name, event.generation), config, shards) };
@@ -75,10 +78,15 @@ export async function planRun(event: StorageObjectEvent, baseConfig: ParacapConf
     const shards = await rangeShards(name, size, index, kindOf(name), 0, input, shardBytes);
     return { manifest: createManifest(runId(name, event.generation), baseConfig, shards) };
   }
+  if (CAPTION_TSV.test(name)) {
+    const size = event.size ?? (await input.stat(name))?.size;
+    if (size === undefined) throw new PlanError(`${name}: the object is gone`);
+    return { manifest: createManifest(runId(name, event.generation), baseConfig, tsvShards(name, size, 0, shardBytes)) };
+  }
   if (DUMP.test(name)) {
     return { manifest: createManifest(runId(name, event.generation), baseConfig, [wholeObject(0, name, kindOf(name))]) };
   }
-  return { ignored: `${name} is not a dump (.xml, .xml.bz2, .xml.gz), a multistream index or a *.manifest.json` };
+  return { ignored: `${name} is not a dump (.xml, .xml.bz2, .xml.gz), a multistream index, a caption list (.tsv) or a *.manifest.json` };
 }
 
 /** The index object of a multistream dump, if it is in the bucket. */
@@ -105,6 +113,7 @@ async function rangeShards(dump: string, size: number, index: string, kind: Shar
   return ranges.map((r, i): ShardSpec => ({
     id: shardId(first + i, dump, r.start),
     uri: dump,
+    source: "mediawiki",
     kind,
     start: r.start,
     end: r.end,
@@ -113,7 +122,21 @@ async function rangeShards(dump: string, size: number, index: string, kind: Shar
 }
 
 function wholeObject(i: number, object: string, kind: ShardSpec["kind"]): ShardSpec {
-  return { id: shardId(i, object, null), uri: object, kind, start: null, end: null, fragment: false };
+  return { id: shardId(i, object, null), uri: object, source: "mediawiki", kind, start: null, end: null, fragment: false };
+}
+
+/** Byte-range shards of a caption TSV (ids match the local runner's plan of the same file). */
+function tsvShards(object: string, size: number, first: number, shardBytes: number): ShardSpec[] {
+  const ranges = captionTsvSource.planRanges!(size, shardBytes)!;
+  return ranges.map((r, i) => ({
+    id: shardId(first + i, object, r.start > 0 || r.end !== null ? r.start : null),
+    uri: object,
+    source: "caption-tsv",
+    kind: "current",
+    start: r.start,
+    end: r.end,
+    fragment: r.fragment,
+  }));
 }
 
 function kindOf(name: string): ShardSpec["kind"] {
@@ -122,7 +145,7 @@ function kindOf(name: string): ShardSpec["kind"] {
 
 /** Deterministic run id: the same upload (object generation) always plans the same run. */
 export function runId(object: string, generation: string): string {
-  const base = object.split("/").pop()!.replace(/\.(xml(\.bz2|\.gz)?|manifest\.json)$/, "").replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60);
+  const base = object.split("/").pop()!.replace(/\.(xml(\.bz2|\.gz)?|manifest\.json|tsv)$/, "").replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60);
   return `${base}-${stableId(object, generation).slice(0, 8)}`;
 }
 

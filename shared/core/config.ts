@@ -36,6 +36,8 @@ export const ParacapConfig = z.object({
     minRefs: z.number().int().min(2).default(2).describe("an image needs at least this many references"),
     maxRefs: z.number().int().min(2).default(10).describe("current-revision tiers: at most this many references"),
     maxRefsHistory: z.number().int().min(2).default(180).describe("bronze: at most this many references (18 revisions × 10)"),
+    setSizeZ: z.number().min(0).nullable().default(0.05)
+      .describe("caption lists (web sources): drop pairs of an image whose set of captions exceeds ⌊μ + z·σ⌋ of all set sizes (thesis §5.1.2); null = off"),
   }).prefault({}),
   pivot: z.enum(PIVOT_NAMES).default("resource")
     .describe("what makes two references the same image: resource = the same (Commons) file"),

@@ -79,7 +79,12 @@ function accounting(x: Record<string, number>): string[] {
   const read = x["dump.revisions"] ?? 0;
   const skipped = Object.entries(x).filter(([k]) => k.startsWith("dump.skipped."));
   const parts = [`${fmt(x["dump.revisions.emitted"] ?? 0)} used`, ...skipped.map(([k, v]) => `${fmt(v)} skipped (${k.slice("dump.skipped.".length)})`)];
-  lines.push(`- ${fmt(x["dump.pages"] ?? 0)} pages, ${fmt(read)} revisions read = ${parts.join(" + ")}.`);
+  if (read > 0 || x["tsv.lines"] === undefined) lines.push(`- ${fmt(x["dump.pages"] ?? 0)} pages, ${fmt(read)} revisions read = ${parts.join(" + ")}.`);
+  if (x["tsv.lines"] !== undefined) {
+    const dropped = Object.entries(x).filter(([k]) => k.startsWith("tsv.skipped."));
+    const tsvParts = [`${fmt(x["tsv.lines.emitted"] ?? 0)} used`, ...dropped.map(([k, v]) => `${fmt(v)} skipped (${k.slice("tsv.skipped.".length)})`)];
+    lines.push(`- ${fmt(x["tsv.lines"])} caption lines read = ${tsvParts.join(" + ")}.`);
+  }
   for (const kind of ["current", "history"]) {
     const revs = x[`extract.${kind}.revisions`];
     if (revs === undefined) continue;

@@ -7,6 +7,7 @@ import type { ParacapConfig } from "../core/config.ts";
 import type { Counters } from "../core/counters.ts";
 import { FUNNEL_COLUMNS, funnelRows } from "../pipeline/funnel.ts";
 import { tierSpecs } from "../pipeline/tiers.ts";
+import { boundFromMoments } from "../pipeline/set-size-bound.ts";
 
 export const FunnelRow = z.object({
   step: z.number().int(),
@@ -59,7 +60,7 @@ export type Stats = z.infer<typeof Stats>;
 
 export function funnelTable(config: ParacapConfig, counters: Counters, tier: string, final: FinalRowCounts): FunnelRow[] {
   const spec = tierSpecs(config).find((t) => t.name === tier)!;
-  const rows = funnelRows(config, spec);
+  const rows = funnelRows(config, spec, { setSizeMax: runSetSizeMax(config, counters) });
   return rows.map((row, step) => {
     const f = `funnel.${tier}.${row.id}`;
     const isPairRow = row.unit === "pairs";
@@ -95,4 +96,11 @@ export function funnelTable(config: ParacapConfig, counters: Counters, tier: str
 function round(x: number, digits: number): number {
   const m = 10 ** digits;
   return Math.round(x * m) / m;
+}
+
+/** The equivalence-set size bound the dedup phase applied (null when none applied), from the merged counters. */
+export function runSetSizeMax(config: ParacapConfig, counters: Counters): number | null {
+  const z = config.images.setSizeZ;
+  if (z === null || counters.get("group.web.images") === 0) return null;
+  return boundFromMoments({ sets: counters.get("group.web.sets"), sum: counters.get("group.web.sets.sum"), sumSq: counters.get("group.web.sets.sum_sq") }, z).max;
 }

@@ -31,11 +31,14 @@ export interface RevisionRefs {
 
 const FEATURE_CACHE_LIMIT = 200_000;
 
-/** Per-revision extraction with a bounded caption-feature cache (history dumps repeat captions thousands of times). */
-export function createReferenceExtractor(config: ParacapConfig, counters: Counters): (rev: PageRevision, kind: InputKind) => RevisionRefs {
+/**
+ * Caption features by text, with a bounded cache (history dumps repeat captions thousands of times):
+ * shared by every source's extractor.
+ */
+export function createFeatureLookup(config: ParacapConfig, counters: Counters): (text: string | null) => CaptionFeatures | null {
   const analyzer = createCaptionAnalyzer({ classifier: config.captions.classifier });
   const cache = new Map<string, CaptionFeatures>();
-  const features = (text: string | null): CaptionFeatures | null => {
+  return (text) => {
     if (text === null) return null;
     let f = cache.get(text);
     if (f) {
@@ -47,6 +50,11 @@ export function createReferenceExtractor(config: ParacapConfig, counters: Counte
     cache.set(text, f);
     return f;
   };
+}
+
+/** Per-revision extraction of MediaWiki wikitext. */
+export function createReferenceExtractor(config: ParacapConfig, counters: Counters): (rev: PageRevision, kind: InputKind) => RevisionRefs {
+  const features = createFeatureLookup(config, counters);
   const pivot = createPivot(config.pivot);
   const opts = { fileAliases: config.extraction.fileAliases, maxPageBytes: config.extraction.maxPageBytes };
   return (rev, kind) => {

@@ -120,3 +120,16 @@ export function nearEqualForm(text: string): string {
   }
   return t.toLowerCase().replace(/[\p{P}\p{S}\p{Z}\s]+/gu, "");
 }
+
+/**
+ * The thesis's equivalence-set size bound (§5.1.2) as a pair filter: an image from a caption list
+ * whose set of captions is far larger than usual is a placeholder picture behind many unrelated
+ * captions. Pairs of other images (no `setSize`) pass.
+ */
+export function setSizeFilter(max: number): Filter<CandidatePair> {
+  return {
+    id: "set_size_bound_v1",
+    description: `image's caption set ≤ ${Number.isFinite(max) ? max : "∞"} (⌊μ + z·σ⌋ of set sizes, caption lists only)`,
+    keep: (p) => (p.setSize === undefined || p.setSize <= max ? true : { drop: "set_too_large" }),
+  };
+}

@@ -5,7 +5,7 @@
 import type { ParacapConfig } from "../core/config.ts";
 import type { Counters } from "../core/counters.ts";
 import type { CaptionFeatures, CaptionType, ShuffleRef } from "../core/records.ts";
-import { captionFilters, divergentFilter, hasCaptionFilter, imageFilters, minCaptionedUsesFilter, significantDifferenceFilter } from "./filters.ts";
+import { captionFilters, divergentFilter, hasCaptionFilter, imageFilters, minCaptionedUsesFilter, setSizeFilter, significantDifferenceFilter } from "./filters.ts";
 import type { TierSpec } from "./tiers.ts";
 
 export const FUNNEL_COLUMNS = ["images", "images_ge2", "images_ge5", "references", "captions", "candidates"] as const;
@@ -28,8 +28,9 @@ export const UNIQUE_ROW: FunnelRowSpec = { id: "unique_v1", label: "pair is uniq
  * Rows 0–8 count candidates as Σ per image and caption type of C(n, 2) over distinct uses (at the
  * "captioned references" row that is exactly the pairs built); pair rows count the pairs kept.
  */
-export function funnelRows(config: ParacapConfig, tier: TierSpec): FunnelRowSpec[] {
+export function funnelRows(config: ParacapConfig, tier: TierSpec, opts: { setSizeMax?: number | null } = {}): FunnelRowSpec[] {
   const captioned = minCaptionedUsesFilter(2);
+  const setSize = opts.setSizeMax === undefined || opts.setSizeMax === null ? [] : [setSizeFilter(opts.setSizeMax)];
   const imageStep = (id: string) => (id.startsWith("min_refs") ? 1 : id.startsWith("max_refs") ? 2 : 0);
   return [
     { id: "all", label: "all image references", paperStep: 0, unit: null },
@@ -37,6 +38,7 @@ export function funnelRows(config: ParacapConfig, tier: TierSpec): FunnelRowSpec
     { id: hasCaptionFilter.id, label: hasCaptionFilter.description, paperStep: 3, unit: "references" },
     ...captionFilters(config, tier).map((f) => ({ id: f.id, label: f.description, paperStep: captionFilterStep(f.id), unit: "captions" as const })),
     { id: captioned.id, label: captioned.description, paperStep: 6, unit: "references" },
+    ...setSize.map((f) => ({ id: f.id, label: f.description, paperStep: 6, unit: "pairs" as const })),
     UNIQUE_ROW,
     { id: divergentFilter.id, label: divergentFilter.description, paperStep: 8, unit: "pairs" },
     { id: significantDifferenceFilter.id, label: significantDifferenceFilter.description, paperStep: 9, unit: "pairs" },

@@ -14,16 +14,26 @@ export interface SetSizeBound {
   sets: number;
 }
 
+/** Count, sum and sum of squares of set sizes: counters that merge across partitions. */
+export interface SetSizeMoments {
+  sets: number;
+  sum: number;
+  sumSq: number;
+}
+
 export function setSizeBound(sizes: Iterable<number>, z = 0.05): SetSizeBound {
-  let n = 0;
-  let sum = 0;
-  let sumSq = 0;
+  const m: SetSizeMoments = { sets: 0, sum: 0, sumSq: 0 };
   for (const s of sizes) {
     if (s < 2) continue;
-    n++;
-    sum += s;
-    sumSq += s * s;
+    m.sets++;
+    m.sum += s;
+    m.sumSq += s * s;
   }
+  return boundFromMoments(m, z);
+}
+
+/** The bound from the moments of the sets with at least two members. */
+export function boundFromMoments({ sets: n, sum, sumSq }: SetSizeMoments, z: number): SetSizeBound {
   if (n === 0) return { mean: 0, sd: 0, z, max: Infinity, sets: 0 };
   const mean = sum / n;
   const sd = Math.sqrt(Math.max(0, sumSq / n - mean * mean));

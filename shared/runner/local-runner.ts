@@ -9,8 +9,8 @@ import { statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { TierName, type ParacapConfig } from "../core/config.ts";
 import { Counters } from "../core/counters.ts";
-import { readDumpPages } from "../dump/page-reader.ts";
 import { DumpError } from "../dump/errors.ts";
+import { fileBytes } from "../io/file-bytes.ts";
 import { LocalStore } from "../io/local-store.ts";
 import type { Stats } from "../output/stats.ts";
 import { OUTPUT_FILES, runAggregateTask, tierFile } from "../tasks/aggregate-task.ts";
@@ -24,6 +24,10 @@ import { parallelExtract } from "./parallel-extract.ts";
 import { createProgress, type InputProgress } from "./progress.ts";
 import { InputError, planLocalShards, type LocalInput } from "./local-shards.ts";
 import { WorkerPool } from "./worker-pool.ts";
+import type { InputKind } from "../core/records.ts";
+import type { RevisionRefs } from "../pipeline/extract-stage.ts";
+import type { Source } from "../sources/source.ts";
+import { sourceOf } from "../sources/registry.ts";
 
 export interface LocalRunOptions {
   inputs: LocalInput[];
@@ -85,26 +89,26 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
     // extract: shards concurrently (each fans its pages out to the pool)
     progress.phase("extract", shards.length);
     const deps: ExtractTaskDeps = {
-      readPages: (shard, counters) => {
+      bytes: (shard) => fileBytes(shard.uri, (n) => (input.done += n)),
+      extractDocuments: (source, docs, shard, counters) => {
         live.push(counters);
-        return readShardPages(shard, opts.config, counters, (n) => (input.done += n));
+        return pool ? parallelExtract(source, docs, shard.kind, opts.config, counters, pool) : inlineDocuments(source, docs, shard.kind, opts.config, counters);
       },
-      extractRevisions: pool ? (pages, shard, counters) => parallelExtract(pages, shard.kind, opts.config, counters, pool) : undefined,
       isCorruptInput: (err) => err instanceof DumpError,
     };
-    const extracted: TaskMarker[] = [];
+    const extracted: { shard: ShardSpec; marker: TaskMarker }[] = [];
     await forEachLimit(shards, Math.min(workers, shards.length), async (shard) => {
       if (await isDone(work, layout.extractDone(shard.id), manifest)) {
         resumed.extract++;
         input.done += shardBytes(shard);
       }
-      extracted.push(await runExtractTask(manifest, shard, work, deps));
+      extracted.push({ shard, marker: await runExtractTask(manifest, shard, work, deps) });
       progress.step();
     });
     // Nothing readable at all (e.g. not a MediaWiki export, or an empty file): say so instead of
     // publishing empty datasets.
-    if (extracted.every((m) => (m.counters["dump.pages"] ?? 0) === 0)) {
-      const why = extracted.filter((m) => m.error).map((m) => m.error).slice(0, 3).join("; ");
+    if (extracted.every(({ shard, marker }) => (marker.counters[sourceOf(shard.source).documentsCounter] ?? 0) === 0)) {
+      const why = extracted.filter(({ marker }) => marker.error).map(({ marker }) => marker.error).slice(0, 3).join("; ");
       await rm(workDir, { recursive: true, force: true }); // nothing worth resuming: a corrected rerun starts clean
       throw new InputError(`no pages read from the input${shards.length > 1 ? "s" : ""}${why ? `: ${why}` : ""}`);
     }
@@ -142,18 +146,9 @@ function shardBytes(shard: ShardSpec): number {
   }
 }
 
-function readShardPages(shard: ShardSpec, config: ParacapConfig, counters: Counters, onInput: (bytes: number) => void) {
-  return readDumpPages(shard.uri, {
-    onInput,
-    start: shard.start ?? undefined,
-    end: shard.end ?? undefined,
-    fragment: shard.fragment,
-    namespaces: config.dump.namespaces,
-    skipRedirects: config.dump.skipRedirects,
-    decoder: config.dump.decoder,
-    counters,
-    file: shard.uri,
-  });
+async function* inlineDocuments(source: Source, docs: AsyncIterable<unknown>, kind: InputKind, config: ParacapConfig, counters: Counters): AsyncGenerator<RevisionRefs> {
+  const extract = source.createExtractor(config, counters);
+  for await (const d of docs) yield extract(d, kind);
 }
 
 function parseJsonOrNull(text: string): unknown {

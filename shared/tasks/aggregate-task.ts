@@ -76,7 +76,7 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
     // complete: every shard was read to its end (none missing, none damaged) and every partition done
     failedTasks,
     complete: missing.length === 0 && corrupt.length === 0 && failedTasks.length === 0,
-    extraction: Object.fromEntries(Object.entries(snapshot).filter(([k]) => k.startsWith("dump.") || k.startsWith("extract."))),
+    extraction: Object.fromEntries(Object.entries(snapshot).filter(([k]) => k.startsWith("dump.") || k.startsWith("tsv.") || k.startsWith("extract."))),
     tiers,
     counters: snapshot,
   };

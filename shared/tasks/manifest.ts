@@ -6,12 +6,15 @@ import { z } from "zod";
 import { ParacapConfig } from "../core/config.ts";
 import { stableId } from "../core/hash.ts";
 import { InputKind } from "../core/records.ts";
+import { SourceName } from "../sources/source-names.ts";
 
 export const ShardSpec = z.object({
   /** deterministic, path-safe id */
   id: z.string().regex(/^[A-Za-z0-9._@-]+$/),
-  /** file path (local) or object name (cloud) of the dump */
+  /** file path (local) or object name (cloud) of the input file */
   uri: z.string(),
+  /** the input source that reads the file (sources/registry.ts) */
+  source: SourceName.default("mediawiki"),
   kind: InputKind,
   /** byte range of a multistream dump; null = whole file */
   start: z.number().int().nonnegative().nullable(),

@@ -15,7 +15,8 @@ import { Counters } from "../../shared/core/counters.ts";
 import { gcsInputBucket } from "../../shared/cloud/input-bucket.ts";
 import { PART_OF_MANIFEST, StorageObjectEvent } from "../../shared/cloud/messages.ts";
 import { PlanError, planRun, runId, type PlanResult } from "../../shared/cloud/plan-run.ts";
-import { readShardFromBucket } from "../../shared/cloud/shard-reader.ts";
+import { bucketBytes } from "../../shared/cloud/shard-reader.ts";
+import { mediawikiSource } from "../../shared/sources/mediawiki/mediawiki-source.ts";
 import { writeMultistream } from "../../shared/dump/multistream.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
 import { planLocalShards } from "../../shared/runner/local-shards.ts";
@@ -106,7 +107,7 @@ describe("planRun", () => {
 
     // Ranged reads of the shards from the bucket together yield exactly the dump's pages.
     const cloudPages: number[] = [];
-    for (const s of m.shards) for await (const p of readShardFromBucket(bucket, s, m.config, new Counters())) cloudPages.push(p.pageId);
+    for (const s of m.shards) for await (const p of mediawikiSource.documents(s, bucketBytes(bucket, s.uri), m.config, new Counters())) cloudPages.push(p.pageId);
     const localPages: number[] = [];
     for await (const p of readDumpPages(join(dir, MS), { namespaces: m.config.dump.namespaces, skipRedirects: m.config.dump.skipRedirects })) localPages.push(p.pageId);
     expect(cloudPages.length).toBeGreaterThan(50);
