@@ -62,6 +62,8 @@ function withLock(fn) {
 function copyAssets(from, to) {
   for (const e of readdirSync(from, { withFileTypes: true })) {
     const src = join(from, e.name);
+    // The embedded sample is read from the source tree (core/repo-root.ts), not copied.
+    if (e.isDirectory() && from === SOURCE && e.name === "sample") continue;
     if (e.isDirectory()) copyAssets(src, join(to, e.name));
     else if (!e.name.endsWith(".ts")) {
       mkdirSync(to, { recursive: true });

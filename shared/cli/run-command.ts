@@ -1,13 +1,14 @@
 /** `paracap run`: the whole job on local dumps (default: the embedded real sample). */
 import { readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { resolveConfig, TierName } from "../core/config.ts";
+import { REPO_ROOT } from "../core/repo-root.ts";
 import { looksLikeHistory, type LocalInput } from "../runner/local-shards.ts";
 import { runLocal } from "../runner/local-runner.ts";
 import { UserError } from "./errors.ts";
 
-export const SAMPLE_DIR = fileURLToPath(new URL("../sample/", import.meta.url));
+export const SAMPLE_DIR = join(REPO_ROOT, "shared/sample/");
 export const SAMPLE_INPUTS: LocalInput[] = [
   { path: `${SAMPLE_DIR}enwiki-2016-pages-articles1-sample.xml.bz2`, kind: "current" },
   { path: `${SAMPLE_DIR}enwiki-Anarchism-history-sample.xml.bz2`, kind: "history" },
