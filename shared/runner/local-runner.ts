@@ -27,7 +27,7 @@ import { WorkerPool } from "./worker-pool.ts";
 import type { InputKind } from "../core/records.ts";
 import type { RevisionRefs } from "../pipeline/extract-stage.ts";
 import type { Source } from "../sources/source.ts";
-import { sourceOf } from "../sources/registry.ts";
+import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 
 export interface LocalRunOptions {
   inputs: LocalInput[];
@@ -41,6 +41,8 @@ export interface LocalRunOptions {
   progress?: NodeJS.WriteStream | null;
   /** bytes per shard of a multistream dump */
   shardBytes?: number;
+  /** input sources (default: the built-in ones); extra sources run without worker threads */
+  sources?: SourceRegistry;
 }
 
 export interface LocalRunResult {
@@ -58,7 +60,8 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
   const workDir = join(opts.outDir, ".work");
   const work = new LocalStore(workDir);
   const output = new LocalStore(opts.outDir);
-  const shards = await planLocalShards(opts.inputs, opts.shardBytes);
+  const sources = opts.sources ?? BUILTIN_SOURCES;
+  const shards = await planLocalShards(opts.inputs, opts.shardBytes, sources);
   const manifest = createManifest("local", opts.config, shards);
 
   if (opts.fresh) {
@@ -90,9 +93,10 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
     progress.phase("extract", shards.length);
     const deps: ExtractTaskDeps = {
       bytes: (shard) => fileBytes(shard.uri, (n) => (input.done += n)),
+      sources,
       extractDocuments: (source, docs, shard, counters) => {
         live.push(counters);
-        return pool ? parallelExtract(source, docs, shard.kind, opts.config, counters, pool) : inlineDocuments(source, docs, shard.kind, opts.config, counters);
+        return pool && sources === BUILTIN_SOURCES ? parallelExtract(source, docs, shard.kind, opts.config, counters, pool) : inlineDocuments(source, docs, shard.kind, opts.config, counters);
       },
       isCorruptInput: (err) => err instanceof DumpError,
     };
@@ -107,7 +111,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
     });
     // Nothing readable at all (e.g. not a MediaWiki export, or an empty file): say so instead of
     // publishing empty datasets.
-    if (extracted.every(({ shard, marker }) => (marker.counters[sourceOf(shard.source).documentsCounter] ?? 0) === 0)) {
+    if (extracted.every(({ shard, marker }) => (marker.counters[sources.get(shard.source).documentsCounter] ?? 0) === 0)) {
       const why = extracted.filter(({ marker }) => marker.error).map(({ marker }) => marker.error).slice(0, 3).join("; ");
       await rm(workDir, { recursive: true, force: true }); // nothing worth resuming: a corrected rerun starts clean
       throw new InputError(`no pages read from the input${shards.length > 1 ? "s" : ""}${why ? `: ${why}` : ""}`);

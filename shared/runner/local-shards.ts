@@ -4,7 +4,7 @@
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { basename } from "node:path";
-import { detectSource, sourceOf } from "../sources/registry.ts";
+import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 import { planByteRangeShards, readMultistreamIndex } from "../dump/multistream.ts";
 import type { InputKind } from "../core/records.ts";
 import { shardId, type ShardSpec } from "../tasks/manifest.ts";
@@ -32,7 +32,7 @@ export class InputError extends Error {
   override readonly name = "InputError";
 }
 
-export async function planLocalShards(inputs: LocalInput[], targetBytes = 32 * 1024 * 1024): Promise<ShardSpec[]> {
+export async function planLocalShards(inputs: LocalInput[], targetBytes = 32 * 1024 * 1024, sources: SourceRegistry = BUILTIN_SOURCES): Promise<ShardSpec[]> {
   const shards: ShardSpec[] = [];
   for (const input of inputs) {
     if (!existsSync(input.path)) throw new InputError(`input not found: ${input.path}`);
@@ -40,8 +40,8 @@ export async function planLocalShards(inputs: LocalInput[], targetBytes = 32 * 1
     if (!st.isFile()) throw new InputError(`input is not a file: ${input.path}`);
     const size = st.size;
     // Unrecognised files go to the MediaWiki reader, whose error says what it expected.
-    const source = detectSource(basename(input.path), readHead(input.path)) ?? "mediawiki";
-    const ranges = sourceOf(source).planRanges?.(size, targetBytes);
+    const source = (sources.detect(basename(input.path), readHead(input.path)) ?? sources.get("mediawiki")).name;
+    const ranges = sources.get(source).planRanges?.(size, targetBytes);
     const index = source === "mediawiki" ? findMultistreamIndex(input.path) : null;
     if (ranges) {
       for (const r of ranges) shards.push({ id: shardId(shards.length, input.path, r.start > 0 || r.end !== null ? r.start : null), uri: input.path, source, kind: input.kind, start: r.start, end: r.end, fragment: r.fragment });

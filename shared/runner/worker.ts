@@ -5,14 +5,13 @@ import type { ParacapConfig } from "../core/config.ts";
 import type { InputKind } from "../core/records.ts";
 import { LocalStore } from "../io/local-store.ts";
 import type { RevisionRefs } from "../pipeline/extract-stage.ts";
-import { sourceOf } from "../sources/registry.ts";
-import type { SourceName } from "../sources/source-names.ts";
+import { BUILTIN_SOURCES } from "../sources/registry.ts";
 import { runDedupTask } from "../tasks/dedup-task.ts";
 import { runGroupTask } from "../tasks/group-task.ts";
 import type { RunManifest } from "../tasks/manifest.ts";
 import type { JobRequest, JobResponse } from "./worker-pool.ts";
 
-export interface ExtractBatchPayload { config: ParacapConfig; kind: InputKind; source: SourceName; docs: unknown }
+export interface ExtractBatchPayload { config: ParacapConfig; kind: InputKind; source: string; docs: unknown }
 export interface ExtractBatchResult { revisions: RevisionRefs[]; counters: Record<string, number> }
 export interface PartitionPayload { manifest: RunManifest; partition: number; workDir: string }
 
@@ -22,7 +21,8 @@ let extractor: { key: string; counters: Counters; fn: (doc: unknown, kind: Input
 const jobs: Record<string, (payload: never) => Promise<unknown>> = {
   async extractBatch(p: ExtractBatchPayload): Promise<ExtractBatchResult> {
     const key = `${p.source}\u0000${JSON.stringify(p.config)}`;
-    const source = sourceOf(p.source);
+    // Worker threads know the built-in sources only (a runner with extra sources runs them inline).
+    const source = BUILTIN_SOURCES.get(p.source);
     if (!extractor || extractor.key !== key) {
       const counters = new Counters();
       extractor = { key, counters, fn: source.createExtractor(p.config, counters) };

@@ -26,6 +26,10 @@ export interface ByteRange {
   fragment: boolean;
 }
 
+/** A source of any document type: documents only travel between one source's own methods. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnySource = Source<any>;
+
 export interface Source<Doc = unknown> {
   /** registry key, stored in every shard spec */
   readonly name: string;

@@ -7,7 +7,7 @@ import { Counters } from "../core/counters.ts";
 import { partitionOf } from "../core/hash.ts";
 import type { BlobStore } from "../io/blob-store.ts";
 import { collapseUses, type RevisionRefs } from "../pipeline/extract-stage.ts";
-import { sourceOf } from "../sources/registry.ts";
+import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 import type { ByteSource, Source } from "../sources/source.ts";
 import { layout } from "./layout.ts";
 import { PartitionedWriter } from "./partitioned-writer.ts";
@@ -19,6 +19,8 @@ export interface ExtractTaskDeps {
   bytes(shard: ShardSpec): ByteSource;
   /** per-document extraction; a runner may fan it out over worker threads (order must be kept) */
   extractDocuments?(source: Source, docs: AsyncIterable<unknown>, shard: ShardSpec, counters: Counters): AsyncIterable<RevisionRefs>;
+  /** the sources shards may name (default: the built-in ones) */
+  sources?: SourceRegistry;
   /** errors that mean "the input is damaged" rather than "retry me" */
   isCorruptInput(err: unknown): boolean;
 }
@@ -30,7 +32,7 @@ export async function runExtractTask(manifest: RunManifest, shard: ShardSpec, wo
 
   const counters = new Counters();
   const partitions = manifest.config.partitions;
-  const source = sourceOf(shard.source);
+  const source = (deps.sources ?? BUILTIN_SOURCES).get(shard.source);
   const docs = source.documents(shard, deps.bytes(shard), manifest.config, counters);
   const revisions = deps.extractDocuments
     ? deps.extractDocuments(source, docs, shard, counters)

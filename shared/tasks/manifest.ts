@@ -6,7 +6,6 @@ import { z } from "zod";
 import { ParacapConfig } from "../core/config.ts";
 import { stableId } from "../core/hash.ts";
 import { InputKind } from "../core/records.ts";
-import { SourceName } from "../sources/source-names.ts";
 
 export const ShardSpec = z.object({
   /** deterministic, path-safe id */
@@ -14,7 +13,7 @@ export const ShardSpec = z.object({
   /** file path (local) or object name (cloud) of the input file */
   uri: z.string(),
   /** the input source that reads the file (sources/registry.ts) */
-  source: SourceName.default("mediawiki"),
+  source: z.string().default("mediawiki"),
   kind: InputKind,
   /** byte range of a multistream dump; null = whole file */
   start: z.number().int().nonnegative().nullable(),

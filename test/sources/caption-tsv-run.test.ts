@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { detectSource } from "../../shared/sources/registry.ts";
+import { BUILTIN_SOURCES } from "../../shared/sources/registry.ts";
 import { reconcile } from "../pipeline/reconcile.ts";
 import { DATA, readOutputs, readPairs, readStats, removeTempDirs, run, tempDir } from "../runner/helpers.ts";
 
@@ -38,10 +38,10 @@ function regrouped(): string {
 
 describe("caption TSV source (Conceptual Captions)", () => {
   it("is detected by name or by content; XML dumps are not", () => {
-    expect(detectSource("gcc.tsv", Buffer.from(realLines[0]!))).toBe("caption-tsv");
-    expect(detectSource("captions.txt", Buffer.from(realLines[0]! + "\n"))).toBe("caption-tsv");
-    expect(detectSource("x.xml", Buffer.from("<mediawiki xmlns="))).toBe("mediawiki");
-    expect(detectSource("x.xml.bz2", Buffer.from("BZh91AY&SY"))).toBe("mediawiki");
+    expect(BUILTIN_SOURCES.detect("gcc.tsv", Buffer.from(realLines[0]!))?.name).toBe("caption-tsv");
+    expect(BUILTIN_SOURCES.detect("captions.txt", Buffer.from(realLines[0]! + "\n"))?.name).toBe("caption-tsv");
+    expect(BUILTIN_SOURCES.detect("x.xml", Buffer.from("<mediawiki xmlns="))?.name).toBe("mediawiki");
+    expect(BUILTIN_SOURCES.detect("x.xml.bz2", Buffer.from("BZh91AY&SY"))?.name).toBe("mediawiki");
   });
 
   it("the real validation lines run through every stage; no URL is shared, so no pairs, and the funnel reconciles", async () => {
