@@ -11,7 +11,7 @@ import { boundFromMoments } from "../pipeline/set-size-bound.ts";
 
 export const FunnelRow = z.object({
   step: z.number().int(),
-  /** the step of the paper's Table 3 (METHOD.md) this row implements */
+  /** the step of the paper's Table 3 (docs/method.md) this row implements */
   paper_step: z.number().int(),
   id: z.string(),
   label: z.string(),

@@ -1,5 +1,5 @@
 /**
- * Every filter of the funnel, in paper order (METHOD.md, Table 3). Image filters see an image with
+ * Every filter of the funnel, in paper order (docs/method.md, Table 3). Image filters see an image with
  * its corpus-wide reference count, caption filters see one caption's features, pair filters see a
  * candidate pair. Unique-candidate dedup is stateful and lives in the dedup stage.
  */

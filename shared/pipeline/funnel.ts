@@ -14,7 +14,7 @@ export type FunnelColumn = (typeof FUNNEL_COLUMNS)[number];
 export interface FunnelRowSpec {
   readonly id: string;
   readonly label: string;
-  /** the step of the paper's Table 3 (METHOD.md) this row implements; rows of one step share it */
+  /** the step of the paper's Table 3 (docs/method.md) this row implements; rows of one step share it */
   readonly paperStep: number;
   /** the unit the row's filter counts in (its in = kept + dropped); null for row 0 (no filter) */
   readonly unit: "references" | "captions" | "pairs" | null;

@@ -1,7 +1,7 @@
 /**
  * Golden test of the whole local pipeline on the embedded real sample (shared/sample/): every funnel
  * row of every tier and every output pair are pinned. The values were checked against the sample by
- * hand (bzcat + grep, see the comments) and by the method (METHOD.md), and the independent checks at
+ * hand (bzcat + grep, see the comments) and by the method (docs/method.md), and the independent checks at
  * the end re-derive the key numbers from the raw XML with the bzip2 binary and plain regexes.
  */
 import { execFileSync } from "node:child_process";

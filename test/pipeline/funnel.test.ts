@@ -1,5 +1,5 @@
 /**
- * Funnel reconciliation (METHOD.md Table 3): on real dumps, every filter row's in = kept + dropped, its
+ * Funnel reconciliation (docs/method.md Table 3): on real dumps, every filter row's in = kept + dropped, its
  * drop reasons sum to dropped, its input is what the row above left, row 0 equals the extraction
  * counters, and every revision and shard read is accounted for.
  */

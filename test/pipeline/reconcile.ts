@@ -1,5 +1,5 @@
 /**
- * The accounting rules every stats.json must satisfy (METHOD.md funnel, paper Table 3). Returns the
+ * The accounting rules every stats.json must satisfy (docs/method.md funnel, paper Table 3). Returns the
  * violated rules as readable strings, so a test can both assert "none" and prove the checker bites.
  */
 import type { FunnelRow, Stats } from "../../shared/output/stats.ts";
