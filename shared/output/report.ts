@@ -59,6 +59,7 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
       const reasons = Object.entries(row.filter.reasons).map(([r, n]) => `${r.replace(/_/g, " ")} ${fmt(n)}`).join(", ") || "—";
       out.push(`| ${row.step} | \`${row.id}\` | ${row.unit} | ${fmt(row.filter.in)} | ${fmt(row.filter.kept)} | ${fmt(row.filter.dropped)} | ${reasons} |`);
     }
+    out.push(...droppedExamples(t.funnel));
     const sample = samples[tier] ?? [];
     if (sample.length > 0) {
       out.push("", `Sample pairs (the first ${sample.length} by id):`, "");
@@ -71,6 +72,25 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
   }
   out.push("", "## How to read the funnel", "", COLUMNS_NOTE, "");
   return out.join("\n");
+}
+
+/** A few dropped records per filter and reason, so a reader can judge each filter by eye. */
+function droppedExamples(rows: FunnelRow[]): string[] {
+  const out: string[] = [];
+  for (const row of rows) {
+    for (const [reason, examples] of Object.entries(row.filter?.examples ?? {})) {
+      out.push(`- \`${row.id}\` dropped (${reason.replace(/_/g, " ")}):`);
+      for (const e of examples.slice(0, EXAMPLES_SHOWN)) out.push(`  - ${inlineText(e)}`);
+    }
+  }
+  return out.length > 0 ? ["", "Dropped, for example (a deterministic sample per reason):", "", ...out] : [];
+}
+
+const EXAMPLES_SHOWN = 3;
+
+/** Input text as one inert markdown line. */
+function inlineText(text: string): string {
+  return "“" + text.replace(/[\u0000-\u001f\u007f]+/g, " ").replace(/([\\`*_\[\]<>|~])/g, "\\$1") + "”";
 }
 
 /** One-line accounting of every revision read, and of the references found per input kind. */

@@ -23,7 +23,14 @@ export const FunnelRow = z.object({
   mean_refs_per_image: z.number().nullable(),
   captions: z.number().nullable(),
   candidates: z.number(),
-  filter: z.object({ in: z.number(), kept: z.number(), dropped: z.number(), reasons: z.record(z.string(), z.number()) }).nullable(),
+  filter: z.object({
+    in: z.number(),
+    kept: z.number(),
+    dropped: z.number(),
+    reasons: z.record(z.string(), z.number()),
+    /** a few of the dropped records per reason, chosen deterministically (core/samples.ts) */
+    examples: z.record(z.string(), z.array(z.string())).optional(),
+  }).nullable(),
 });
 export type FunnelRow = z.infer<typeof FunnelRow>;
 
@@ -88,9 +95,19 @@ export function funnelTable(config: ParacapConfig, counters: Counters, tier: str
         kept: counters.get(`${fp}.kept`),
         dropped: counters.get(`${fp}.dropped`),
         reasons: counters.withPrefix(`${fp}.dropped.`),
+        ...examplesOf(counters, fp),
       },
     };
   });
+}
+
+function examplesOf(counters: Counters, fp: string): { examples?: Record<string, string[]> } {
+  const examples: Record<string, string[]> = {};
+  for (const reason of Object.keys(counters.withPrefix(`${fp}.dropped.`))) {
+    const e = counters.samples.get(`${fp}.dropped.${reason}`);
+    if (e.length > 0) examples[reason] = e;
+  }
+  return Object.keys(examples).length > 0 ? { examples } : {};
 }
 
 function round(x: number, digits: number): number {

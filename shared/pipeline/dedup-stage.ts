@@ -51,6 +51,7 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
         if (!first) {
           c.inc(`${prefix}.${UNIQUE_ROW.id}.dropped`);
           c.inc(`${prefix}.${UNIQUE_ROW.id}.dropped.duplicate`);
+          c.samples.add(`${prefix}.${UNIQUE_ROW.id}.dropped.duplicate`, `${pair.a.text} ⟷ ${pair.b.text}`);
           continue;
         }
         c.inc(`${prefix}.${UNIQUE_ROW.id}.kept`);

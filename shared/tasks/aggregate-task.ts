@@ -35,6 +35,7 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
       continue;
     }
     counters.merge(m.counters);
+    if (m.samples) counters.samples.merge(m.samples);
     if (m.status === "corrupt") corrupt.push({ shard: shard.id, file: m.damage?.file ?? shard.uri, offset: m.damage?.offset ?? null, error: m.error ?? "unknown" });
     else ok++;
   }
@@ -48,7 +49,10 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
     for (let p = 0; p < P; p++) {
       const m = await requireMarker(work, name(p), manifest);
       if (m.status === "failed") failedTasks.push(`${phase}-${p}`);
-      else counters.merge(m.counters);
+      else {
+        counters.merge(m.counters);
+        if (m.samples) counters.samples.merge(m.samples);
+      }
     }
   }
 

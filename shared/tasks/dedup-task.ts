@@ -34,7 +34,7 @@ export async function runDedupTask(manifest: RunManifest, partition: number, wor
   }
   for (const w of writers.values()) await w.close();
   counters.inc("dedup.partitions");
-  const m = marker(`dedup:${partition}`, manifest.fingerprint, counters.toJSON());
+  const m = marker(`dedup:${partition}`, manifest.fingerprint, counters);
   await writeMarker(work, doneName, m);
   return m;
 }

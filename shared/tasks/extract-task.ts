@@ -58,7 +58,7 @@ export async function runExtractTask(manifest: RunManifest, shard: ShardSpec, wo
   }
   await out.close();
   counters.inc("extract.shards");
-  const m = marker(`extract:${shard.id}`, manifest.fingerprint, counters.toJSON(), status, error, damage);
+  const m = marker(`extract:${shard.id}`, manifest.fingerprint, counters, status, error, damage);
   await writeMarker(work, doneName, m);
   return m;
 }
