@@ -25,6 +25,10 @@ export const ParacapConfig = z.object({
   }).prefault({}),
   captions: z.object({
     minWords: z.number().int().min(0).default(6).describe("paper: 6; thesis: 10"),
+    maxChars: z.number().int().min(1).default(5000)
+      .describe("longer captions are not analysed (counted drop): the NLP step's cost must be bounded per caption"),
+    maxTokenChars: z.number().int().min(1).default(300)
+      .describe("a caption with a longer unbroken token is not analysed (tokenising one grows superlinearly with its length)"),
     maxWords: z.number().int().min(1).default(200)
       .describe("longer \"captions\" are extraction run-ons (e.g. an unclosed link swallowing a page); pair metrics are quadratic in length"),
     classifier: z.enum(["improved", "paper"]).default("improved").describe("sentence classifier used by the gold tier"),

@@ -52,6 +52,8 @@ export const CaptionFeatures = z.object({
   isSentence: z.boolean(),
   /** Penn Treebank tags, one per token, space-joined */
   tags: z.string(),
+  /** why the caption was not analysed (too long, a runaway token, U+FFFD, the analyser failed): a counted drop */
+  unreadable: z.string().optional(),
 });
 export type CaptionFeatures = z.infer<typeof CaptionFeatures>;
 

@@ -60,6 +60,7 @@ export function captionFilters(config: ParacapConfig, tier: TierSpec): Filter<Ca
       description: "caption is not empty after preprocessing",
       keep: (f) => (f.text.length > 0 ? true : { drop: "empty" }),
     },
+    readableFilter,
     {
       id: "min_words_v1",
       description: `caption has ≥ ${c.minWords} words`,
@@ -84,6 +85,13 @@ export function captionFilters(config: ParacapConfig, tier: TierSpec): Filter<Ca
   );
   return filters;
 }
+
+/** Captions the extract step could not analyse (shared/caption/caption-guard.ts): counted here, with examples. */
+export const readableFilter: Filter<CaptionFeatures> = {
+  id: "readable_v1",
+  description: "caption could be analysed (not over the length bounds, no U+FFFD, the NLP step did not fail)",
+  keep: (f) => (f.unreadable === undefined ? true : { drop: f.unreadable }),
+};
 
 export function minCaptionedUsesFilter(min: number): Filter<ImageGroup> {
   return {

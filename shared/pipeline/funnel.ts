@@ -47,7 +47,7 @@ export function funnelRows(config: ParacapConfig, tier: TierSpec, opts: { setSiz
 
 /** Table 3 step of a caption filter: empty → 3 (has a caption), words/profanity/language → 4, sentence/verb → 5. */
 function captionFilterStep(id: string): number {
-  if (id.startsWith("non_empty")) return 3;
+  if (id.startsWith("non_empty") || id.startsWith("readable")) return 3;
   if (id.startsWith("is_sentence") || id.startsWith("has_verb")) return 5;
   return 4;
 }

@@ -19,7 +19,7 @@ function counters(): Counters {
   };
   // the silver funnel of the golden run
   row("all", [1246, 10, 0, 1257, 1204, 5]);
-  for (const [id, v] of [["not_audio_v1", [1236, 10, 0, 1247, 1197, 5]], ["min_refs_v1", [10, 10, 0, 21, 16, 5]], ["max_refs_v1", [10, 10, 0, 21, 16, 5]], ["has_caption_v1", [8, 4, 0, 12, 16, 5]], ["non_empty_v1", [8, 4, 0, 12, 16, 5]], ["min_words_v1", [6, 2, 0, 8, 8, 2]], ["max_words_v1", [6, 2, 0, 8, 8, 2]], ["not_profane_v1", [6, 2, 0, 8, 8, 2]], ["has_verb_v1", [4, 1, 0, 5, 5, 1]], ["image_captioned_refs_v1", [1, 1, 0, 2, 2, 1]]] as const) row(id, [...v]);
+  for (const [id, v] of [["not_audio_v1", [1236, 10, 0, 1247, 1197, 5]], ["min_refs_v1", [10, 10, 0, 21, 16, 5]], ["max_refs_v1", [10, 10, 0, 21, 16, 5]], ["has_caption_v1", [8, 4, 0, 12, 16, 5]], ["non_empty_v1", [8, 4, 0, 12, 16, 5]], ["readable_v1", [8, 4, 0, 12, 16, 5]], ["min_words_v1", [6, 2, 0, 8, 8, 2]], ["max_words_v1", [6, 2, 0, 8, 8, 2]], ["not_profane_v1", [6, 2, 0, 8, 8, 2]], ["has_verb_v1", [4, 1, 0, 5, 5, 1]], ["image_captioned_refs_v1", [1, 1, 0, 2, 2, 1]]] as const) row(id, [...v]);
   filter("not_audio_v1", 1257, 1247, "audio_file");
   filter("min_refs_v1", 1247, 21, "too_few_references");
   filter("has_verb_v1", 8, 5, "no_verb");
@@ -31,14 +31,14 @@ describe("funnelTable", () => {
   it("derives every row from counters; pair rows carry only candidates, the last row is recounted on the dataset", () => {
     const rows = funnelTable(config, counters(), "silver", { images: 1, images_ge2: 1, images_ge5: 0, references: 2, captions: 2, pairs: 1 });
     expect(rows.map((r) => [r.step, r.paper_step, r.id])).toEqual([
-      [0, 0, "all"], [1, 0, "not_audio_v1"], [2, 1, "min_refs_v1"], [3, 2, "max_refs_v1"], [4, 3, "has_caption_v1"], [5, 3, "non_empty_v1"], [6, 4, "min_words_v1"], [7, 4, "max_words_v1"],
-      [8, 4, "not_profane_v1"], [9, 5, "has_verb_v1"], [10, 6, "image_captioned_refs_v1"], [11, 7, "unique_v1"], [12, 8, "divergent_v1"], [13, 9, "significant_difference_v1"],
+      [0, 0, "all"], [1, 0, "not_audio_v1"], [2, 1, "min_refs_v1"], [3, 2, "max_refs_v1"], [4, 3, "has_caption_v1"], [5, 3, "non_empty_v1"], [6, 3, "readable_v1"], [7, 4, "min_words_v1"], [8, 4, "max_words_v1"],
+      [9, 4, "not_profane_v1"], [10, 5, "has_verb_v1"], [11, 6, "image_captioned_refs_v1"], [12, 7, "unique_v1"], [13, 8, "divergent_v1"], [14, 9, "significant_difference_v1"],
     ]);
     expect(rows[0]).toMatchObject({ images: 1246, references: 1257, mean_refs_per_image: 1.01, captions: 1204, candidates: 5, filter: null, unit: null });
     expect(rows[1]!.filter).toEqual({ in: 1257, kept: 1247, dropped: 10, reasons: { audio_file: 10 } });
     expect(rows[2]!.filter).toEqual({ in: 1247, kept: 21, dropped: 1226, reasons: { too_few_references: 1226 } });
-    expect(rows[11]).toMatchObject({ images: null, images_ge2: null, references: null, mean_refs_per_image: null, captions: null, candidates: 1 });
-    expect(rows[13]).toMatchObject({ images: 1, images_ge2: 1, images_ge5: 0, references: 2, mean_refs_per_image: 2, captions: 2, candidates: 1 });
+    expect(rows[12]).toMatchObject({ images: null, images_ge2: null, references: null, mean_refs_per_image: null, captions: null, candidates: 1 });
+    expect(rows[14]).toMatchObject({ images: 1, images_ge2: 1, images_ge5: 0, references: 2, mean_refs_per_image: 2, captions: 2, candidates: 1 });
   });
 });
 
@@ -84,8 +84,8 @@ describe("renderReport", () => {
     const md = renderReport(stats({}), {}, { generated: "t", elapsedSeconds: null });
     expect(md).toContain("Shards: 3; read completely: 1; damaged: 0; missing: 0. The run is complete.");
     expect(md).toContain("| 2 | 1 | image referenced ≥ 2 times | 10 (-99.2 %) | 10 | 0 | 21 (-98.3 %) | 2.1 | 16 (-98.7 %) | 5 (0.0 %) |");
-    expect(md).toContain("| 11 | 7 | pair is unique corpus-wide (exact texts; duplicates keep the smallest id) | — | — | — | — | — | — | 1 (0.0 %) |");
-    expect(md).toContain("| 9 | `has_verb_v1` | captions | 8 | 5 | 3 | no verb 3 |");
+    expect(md).toContain("| 12 | 7 | pair is unique corpus-wide (exact texts; duplicates keep the smallest id) | — | — | — | — | — | — | 1 (0.0 %) |");
+    expect(md).toContain("| 10 | `has_verb_v1` | captions | 8 | 5 | 3 | no verb 3 |");
     expect(md).toContain("| 3 | `max_refs_v1` | references | 0 | 0 | 0 | — |");
     expect(md).toContain("## How to read the funnel");
   });

@@ -27,6 +27,7 @@ describe("funnel rows", () => {
       [2, "max_refs_v1", "references"],
       [3, "has_caption_v1", "references"],
       [3, "non_empty_v1", "captions"],
+      [3, "readable_v1", "captions"],
       [4, "min_words_v1", "captions"],
       [4, "max_words_v1", "captions"],
       [4, "not_profane_v1", "captions"],
@@ -39,7 +40,7 @@ describe("funnel rows", () => {
     ]);
     expect(rows[3]!.label).toBe("image referenced ≤ 10 times");
     expect(funnelRows(config, bronze!)[3]!.label).toBe("image referenced ≤ 180 times");
-    expect(funnelRows(resolveConfig({ captions: { minWords: 10 } }), gold!)[6]!.label).toBe("caption has ≥ 10 words");
+    expect(funnelRows(resolveConfig({ captions: { minWords: 10 } }), gold!)[7]!.label).toBe("caption has ≥ 10 words");
     expect(funnelRows(resolveConfig({ images: { skipAudio: false } }), gold!).map((r) => r.id)).not.toContain("not_audio_v1");
   });
 });
@@ -71,8 +72,8 @@ describe("reconciliation on real dumps", () => {
     expect(bronze[0]!.references).toBe(2814);
     expect(bronze[3]!.id).toBe("max_refs_v1");
     expect(bronze[3]!.filter!.dropped).toBeGreaterThan(0);
-    expect(bronze[6]!.id).toBe("min_words_v1");
-    expect(bronze[6]!.filter!.dropped).toBeGreaterThan(0);
+    expect(bronze[7]!.id).toBe("min_words_v1");
+    expect(bronze[7]!.filter!.dropped).toBeGreaterThan(0);
     expect(stats.tiers.bronze!.pairs).toBeGreaterThan(0);
   });
 
@@ -82,13 +83,13 @@ describe("reconciliation on real dumps", () => {
     const stats = readStats(out);
     expect(reconcile(stats)).toEqual([]);
     const broken: Stats = structuredClone(stats);
-    const row = broken.tiers.bronze!.funnel[6]!;
+    const row = broken.tiers.bronze!.funnel[7]!;
     row.filter!.kept += 1;
     broken.counters["dump.skipped.redirect"] = (broken.counters["dump.skipped.redirect"] ?? 0) + 1;
     expect(reconcile(broken)).toEqual([
       expect.stringMatching(/^dump\.revisions \d+ ≠ emitted/),
-      expect.stringMatching(/row 6 \(min_words_v1\): kept \d+ \+ dropped \d+ ≠ in/),
-      expect.stringMatching(/row 6 \(min_words_v1\): kept \d+ ≠ row captions/),
+      expect.stringMatching(/row 7 \(min_words_v1\): kept \d+ \+ dropped \d+ ≠ in/),
+      expect.stringMatching(/row 7 \(min_words_v1\): kept \d+ ≠ row captions/),
     ]);
   });
 });
