@@ -15,10 +15,13 @@ export async function runDedupTask(manifest: RunManifest, partition: number, wor
   if (existing && existing.fingerprint === manifest.fingerprint) return existing;
 
   const counters = new Counters();
+  // Only the group partitions that produced pairs for this partition wrote a file here (in group
+  // partition order, as names sort): one listing instead of a probe per partition.
+  const P = manifest.config.partitions;
+  const inputs = new Set(Array.from({ length: P }, (_, p) => layout.groupPart(p, partition)));
+  const names = (await work.list(layout.groupPartsFor(partition))).filter((n) => inputs.has(n));
   async function* pairs() {
-    for (let p = 0; p < manifest.config.partitions; p++) {
-      yield* readJsonl(work, layout.groupPart(p, partition), CandidatePair);
-    }
+    for (const name of names) yield* readJsonl(work, name, CandidatePair);
   }
   // Every tier gets an object, even an empty one, so the aggregate can tell "no pairs" from "missing".
   const writers = new Map(manifest.config.tiers.map((t) => [t, new JsonlWriter(work.writer(layout.dedupPart(partition, t)))]));
