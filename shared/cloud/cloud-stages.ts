@@ -12,7 +12,7 @@ import { DumpError } from "../dump/errors.ts";
 import type { BlobStore } from "../io/blob-store.ts";
 import { GcsStore } from "../io/gcs-store.ts";
 import { OUTPUT_FILES, runAggregateTask, tierFile } from "../tasks/aggregate-task.ts";
-import { runDedupTask } from "../tasks/dedup-task.ts";
+import { runDedupTask, writeSetSizeBound } from "../tasks/dedup-task.ts";
 import { runExtractTask } from "../tasks/extract-task.ts";
 import { runGroupTask } from "../tasks/group-task.ts";
 import { layout } from "../tasks/layout.ts";
@@ -125,6 +125,7 @@ async function groupFanIn(manifest: RunManifest, work: BlobStore, messageId: str
     trigger: "group/_TRIGGERED",
     messageId,
     publishNext: async () => {
+      await writeSetSizeBound(manifest, work);
       await Promise.all(partitions(manifest).map((p) => deps.publish(deps.env.PARACAP_TOPIC_DEDUP, { type: "dedup", runId: manifest.runId, partition: p })));
     },
   });

@@ -1,5 +1,10 @@
-/** report.md: the funnel tables (as in the paper's Table 3), what each filter dropped, and sample pairs. */
+/**
+ * report.md: the funnel tables (as in the paper's Table 3), what each filter dropped, and sample pairs.
+ * Every value that comes from the input (names, titles, captions, error text) goes through
+ * markdown-escape.ts: it renders as inert text and cannot break a table line.
+ */
 import type { ScoredPair } from "../core/records.ts";
+import { mdCode, mdText } from "./markdown-escape.ts";
 import type { FunnelRow, Stats } from "./stats.ts";
 
 const fmt = (n: number | null) => (n === null ? "—" : n.toLocaleString("en-US"));
@@ -25,7 +30,7 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
   for (const [tier, t] of Object.entries(stats.tiers)) out.push(`| ${tier} | ${t.input} revisions | ${fmt(t.pairs)} |`);
   out.push("");
   out.push("## Inputs", "", "| input | kind | shards | feeds tiers |", "|---|---|---:|---|");
-  for (const i of stats.inputs) out.push(`| \`${i.uri}\` | ${i.kind} | ${i.shards} | ${i.tiers.join(", ") || "—"} |`);
+  for (const i of stats.inputs) out.push(`| ${mdCode(i.uri, { inTable: true })} | ${i.kind} | ${i.shards} | ${i.tiers.join(", ") || "—"} |`);
   out.push("");
   const s = stats.shards;
   out.push(`Shards: ${s.total}; read completely: ${s.ok}; damaged: ${s.corrupt.length}; missing: ${s.missing.length}.` +
@@ -33,15 +38,15 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
   if (s.corrupt.length > 0) {
     out.push("", "**Damaged shards** (the pages before the damage were used; the rest of the shard was skipped):", "");
     out.push("| shard | file | damage at (decompressed byte) | error |", "|---|---|---:|---|");
-    for (const c of s.corrupt) out.push(`| \`${c.shard}\` | \`${c.file}\` | ${fmt(c.offset)} | ${c.error.replace(/\|/g, "\\|")} |`);
+    for (const c of s.corrupt) out.push(`| ${mdCode(c.shard, { inTable: true })} | ${mdCode(c.file, { inTable: true })} | ${fmt(c.offset)} | ${mdText(c.error)} |`);
   }
   if (s.missing.length > 0) {
     out.push("", "**Missing shards** (never finished; their pages are not in the datasets):", "");
-    for (const m of s.missing) out.push(`- \`${m}\``);
+    for (const m of s.missing) out.push(`- ${mdCode(m)}`);
   }
   if (stats.failedTasks.length > 0) {
     out.push("", "**Failed partitions** (dead-lettered; the images or pairs hashed to them are not in the datasets):", "");
-    for (const t of stats.failedTasks) out.push(`- \`${t}\``);
+    for (const t of stats.failedTasks) out.push(`- ${mdCode(t)}`);
   }
 
   out.push("", "## Extraction", "");
@@ -64,9 +69,9 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
     if (sample.length > 0) {
       out.push("", `Sample pairs (the first ${sample.length} by id):`, "");
       for (const p of sample) {
-        out.push(`- **${p.image}** (${p.type}; syntactic ${(p.metrics.syntactic ?? NaN).toFixed(2)})`);
-        out.push(`  - “${p.a.text}” — *${p.a.page}*`);
-        out.push(`  - “${p.b.text}” — *${p.b.page}*`);
+        out.push(`- **${mdText(p.image)}** (${mdText(p.type)}; syntactic ${(p.metrics.syntactic ?? NaN).toFixed(2)})`);
+        out.push(`  - “${mdText(p.a.text)}” — *${mdText(p.a.page)}*`);
+        out.push(`  - “${mdText(p.b.text)}” — *${mdText(p.b.page)}*`);
       }
     }
   }

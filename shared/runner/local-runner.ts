@@ -14,7 +14,7 @@ import { fileBytes } from "../io/file-bytes.ts";
 import { LocalStore } from "../io/local-store.ts";
 import type { Stats } from "../output/stats.ts";
 import { OUTPUT_FILES, runAggregateTask, tierFile } from "../tasks/aggregate-task.ts";
-import { runDedupTask } from "../tasks/dedup-task.ts";
+import { runDedupTask, writeSetSizeBound } from "../tasks/dedup-task.ts";
 import { runExtractTask, type ExtractTaskDeps } from "../tasks/extract-task.ts";
 import { runGroupTask } from "../tasks/group-task.ts";
 import { layout } from "../tasks/layout.ts";
@@ -128,6 +128,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
         else await runDedupTask(manifest, p, work);
         progress.step();
       });
+      if (phase === "group") await writeSetSizeBound(manifest, work);
     }
     progress.phase("aggregate", 1);
     const elapsedSeconds = (Date.now() - started) / 1000;

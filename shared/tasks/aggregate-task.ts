@@ -5,10 +5,11 @@
 import { Counters } from "../core/counters.ts";
 import { ScoredPair } from "../core/records.ts";
 import type { BlobStore } from "../io/blob-store.ts";
-import { JsonlWriter, readJsonl } from "../io/jsonl.ts";
+import { JsonlWriter } from "../io/jsonl.ts";
 import { cmp } from "../pipeline/group-stage.ts";
 import { renderReport } from "../output/report.ts";
 import { funnelTable, type FinalRowCounts, type Stats } from "../output/stats.ts";
+import { mergeSorted } from "./bounded-merge.ts";
 import { layout } from "./layout.ts";
 import type { RunManifest } from "./manifest.ts";
 import { readMarker, type TaskMarker } from "./markers.ts";
@@ -98,15 +99,11 @@ async function requireMarker(work: BlobStore, name: string, manifest: RunManifes
   return m;
 }
 
-/** k-way merge of the tier's dedup partitions (each sorted by id) into one file sorted by id. */
+/** Merge of the tier's dedup partitions (each sorted by id) into one file sorted by id, with bounded open files. */
 async function mergeTier(manifest: RunManifest, work: BlobStore, output: BlobStore, tier: string, sampleCount: number, onSamples: (s: ScoredPair[]) => void): Promise<FinalRowCounts> {
   const P = manifest.config.partitions;
-  const sources = await Promise.all(
-    Array.from({ length: P }, async (_, q) => {
-      const it = readJsonl(work, layout.dedupPart(q, tier), ScoredPair)[Symbol.asyncIterator]();
-      return { it, head: await it.next() };
-    }),
-  );
+  const parts = Array.from({ length: P }, (_, q) => layout.dedupPart(q, tier));
+  const merged = mergeSorted(work, parts, { schema: ScoredPair, key: (p) => p.id, compare: cmp, scratch: (level, i) => layout.mergeRun(tier, level, i) });
   const out = new JsonlWriter(output.writer(tierFile(tier)));
   const images = new Map<string, Map<string, number>>();
   // distinct uses (and caption entries) among the pairs, each weighted by the references it stands for
@@ -114,16 +111,7 @@ async function mergeTier(manifest: RunManifest, work: BlobStore, output: BlobSto
   const captions = new Map<string, number>();
   const samples: ScoredPair[] = [];
   let pairs = 0;
-  for (;;) {
-    let best = -1;
-    for (let i = 0; i < sources.length; i++) {
-      const h = sources[i]!.head;
-      if (h.done) continue;
-      if (best < 0 || cmp(h.value.id, (sources[best]!.head as IteratorYieldResult<ScoredPair>).value.id) < 0) best = i;
-    }
-    if (best < 0) break;
-    const src = sources[best]!;
-    const pair = (src.head as IteratorYieldResult<ScoredPair>).value;
+  for await (const pair of merged) {
     await out.write(pair);
     pairs++;
     let imageUses = images.get(pair.image);
@@ -135,7 +123,6 @@ async function mergeTier(manifest: RunManifest, work: BlobStore, output: BlobSto
       captions.set(`${use}\u0000${pair.type}`, s.uses);
     }
     if (samples.length < sampleCount) samples.push(pair);
-    src.head = await src.it.next();
   }
   await out.close();
   onSamples(samples);

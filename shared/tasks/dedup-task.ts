@@ -16,11 +16,14 @@ export async function runDedupTask(manifest: RunManifest, partition: number, wor
   if (existing && existing.fingerprint === manifest.fingerprint) return existing;
 
   const counters = new Counters();
-  const setSizeMax = await runSetSizeBound(manifest, work);
+  const setSizeMax = await readSetSizeBound(work);
+  // Only the group partitions that produced pairs for this partition wrote a file here (in group
+  // partition order, as names sort): one listing instead of a probe per partition.
+  const P = manifest.config.partitions;
+  const inputs = new Set(Array.from({ length: P }, (_, p) => layout.groupPart(p, partition)));
+  const names = (await work.list(layout.groupPartsFor(partition))).filter((n) => inputs.has(n));
   async function* pairs() {
-    for (let p = 0; p < manifest.config.partitions; p++) {
-      yield* readJsonl(work, layout.groupPart(p, partition), CandidatePair);
-    }
+    for (const name of names) yield* readJsonl(work, name, CandidatePair);
   }
   // Every tier gets an object, even an empty one, so the aggregate can tell "no pairs" from "missing".
   const writers = new Map(manifest.config.tiers.map((t) => [t, new JsonlWriter(work.writer(layout.dedupPart(partition, t)))]));
@@ -39,21 +42,36 @@ export async function runDedupTask(manifest: RunManifest, partition: number, wor
   return m;
 }
 
+/** Where the run's equivalence-set size bound is kept between the group and dedup phases. */
+const SET_SIZE_BOUND = "group/_SET_SIZE_BOUND.json";
+
 /**
- * The run's equivalence-set size bound, from the set-size moments every group task counted (all
- * group tasks are done before any dedup task starts); null when no image came from a caption list.
+ * Computes the run's equivalence-set size bound from the set-size moments every group task counted
+ * and stores it for the dedup tasks: called once when the group phase is complete (local runner,
+ * cloud group fan-in), so a dedup task reads one object, not one marker per partition. Deterministic:
+ * a repeated call writes the same bytes.
  */
-async function runSetSizeBound(manifest: RunManifest, work: BlobStore): Promise<number | null> {
+export async function writeSetSizeBound(manifest: RunManifest, work: BlobStore): Promise<void> {
   const z = manifest.config.images.setSizeZ;
-  if (z === null) return null;
   let images = 0;
   const m = { sets: 0, sum: 0, sumSq: 0 };
-  for (let p = 0; p < manifest.config.partitions; p++) {
-    const c = (await readMarker(work, layout.groupDone(p)))?.counters ?? {};
-    images += c["group.web.images"] ?? 0;
-    m.sets += c["group.web.sets"] ?? 0;
-    m.sum += c["group.web.sets.sum"] ?? 0;
-    m.sumSq += c["group.web.sets.sum_sq"] ?? 0;
+  if (z !== null) {
+    for (let p = 0; p < manifest.config.partitions; p++) {
+      const c = (await readMarker(work, layout.groupDone(p)))?.counters ?? {};
+      images += c["group.web.images"] ?? 0;
+      m.sets += c["group.web.sets"] ?? 0;
+      m.sum += c["group.web.sets.sum"] ?? 0;
+      m.sumSq += c["group.web.sets.sum_sq"] ?? 0;
+    }
   }
-  return images === 0 ? null : boundFromMoments(m, z).max;
+  const max = z === null || images === 0 ? null : boundFromMoments(m, z).max;
+  await work.writeText(SET_SIZE_BOUND, JSON.stringify({ max: max === Infinity ? "Infinity" : max }) + "\n");
+}
+
+/** The bound written by writeSetSizeBound; null when no image came from a caption list (or none was written). */
+async function readSetSizeBound(work: BlobStore): Promise<number | null> {
+  const text = await work.readText(SET_SIZE_BOUND);
+  if (text === null) return null;
+  const { max } = JSON.parse(text) as { max: number | "Infinity" | null };
+  return max === "Infinity" ? Infinity : max;
 }

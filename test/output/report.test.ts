@@ -1,8 +1,12 @@
 /** stats.json funnel rows from counters, and report.md rendering (damaged and missing shards, accounting). */
+import MarkdownIt from "markdown-it";
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../shared/core/config.ts";
 import { Counters } from "../../shared/core/counters.ts";
+import type { ScoredPair } from "../../shared/core/records.ts";
+import { mdCode, mdText } from "../../shared/output/markdown-escape.ts";
 import { renderReport } from "../../shared/output/report.ts";
+import { forTerminal } from "../../shared/output/terminal-text.ts";
 import { funnelTable, type Stats } from "../../shared/output/stats.ts";
 
 const config = resolveConfig({ tiers: ["silver"] });
@@ -70,7 +74,7 @@ describe("renderReport", () => {
     }), {}, { generated: "2026-01-01T00:00:00.000Z", elapsedSeconds: 1.25 });
     expect(md).toContain("Generated 2026-01-01T00:00:00.000Z in 1.3 s.");
     expect(md).toContain("Shards: 3; read completely: 1; damaged: 1; missing: 1. **The run is incomplete**");
-    expect(md).toContain("| `s00001-x@1000` | `enwiki.xml.bz2[1000..2000]` | 438,528 | enwiki.xml.bz2[1000..2000] at decompressed byte 438528: bz2 data is truncated \\| or corrupt |");
+    expect(md).toContain("| `s00001-x@1000` | `enwiki.xml.bz2[1000..2000]` | 438,528 | enwiki.xml.bz2\\[1000..2000\\] at decompressed byte 438528: bz2 data is truncated \\| or corrupt |");
     expect(md).toContain("- `s00002-x@2000`");
     expect(md).not.toContain("Failed partitions");
     const failed = renderReport(stats({ complete: false, failedTasks: ["group-3"] }), {}, { generated: "t", elapsedSeconds: null });
@@ -88,5 +92,53 @@ describe("renderReport", () => {
     expect(md).toContain("| 10 | `has_verb_v1` | captions | 8 | 5 | 3 | no verb 3 |");
     expect(md).toContain("| 3 | `max_refs_v1` | references | 0 | 0 | 0 | — |");
     expect(md).toContain("## How to read the funnel");
+  });
+
+  it("renders hostile titles, captions, image names and file names as inert text that cannot break a table", () => {
+    // what a page can carry: an entity that decodes to a tag, a link, emphasis, a code fence, a table
+    // break, a newline, a terminal escape and a bidi override
+    const evil = "<img src=x onerror=alert(1)> [click](javascript:alert(1)) **bold** `code` a | b\n# heading \u001b]0;pwned\u0007\u001b[31mred\u202e";
+    const side = (text: string, page: string) => ({ text, page, pageId: 1, revisionId: 2, ordinal: 0, uses: 1 });
+    const pair = { id: "0123456789abcdef", tier: "silver", image: `File:${evil}.jpg`, type: "caption", a: side(evil, `Page ${evil}`), b: side("A plain caption of six words here", "<script>alert(1)</script>"), metrics: { syntactic: 0.5 } } as unknown as ScoredPair;
+    const md = renderReport(stats({
+      complete: false,
+      inputs: [{ uri: `dumps/${evil}.xml`, kind: "current", shards: 1, tiers: ["silver"] }],
+      shards: { total: 2, ok: 0, corrupt: [{ shard: "s00000-x.xml", file: `dumps/${evil}|x.xml`, offset: 1, error: `malformed XML near ${evil}` }], missing: [`s00001-${evil}`] },
+    }), { silver: [pair] }, { generated: "t", elapsedSeconds: null });
+
+    // no control character reaches the file; no text line was split
+    expect(md).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    // as a markdown renderer sees it (raw HTML and autolinks enabled, as on GitHub): no tag, link,
+    // emphasis, code or heading from the input, and every table row keeps its column count
+    const html = new MarkdownIt({ html: true, linkify: false }).render(md);
+    expect(html).not.toMatch(/<img|<script|<a |<strong>bold|<code>code|<h1>heading/);
+    expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    const tokens = new MarkdownIt({ html: true }).parse(md, {});
+    const rowCells: number[][] = [];
+    let cells = -1;
+    for (const t of tokens) {
+      if (t.type === "table_open") rowCells.push([]);
+      if (t.type === "tr_open") cells = 0;
+      if (t.type === "th_open" || t.type === "td_open") cells++;
+      if (t.type === "tr_close") rowCells.at(-1)!.push(cells);
+    }
+    for (const table of rowCells) expect(new Set(table).size).toBe(1);
+    const inputs = md.split("\n").filter((l) => l.startsWith("| ``dumps/"));
+    expect(inputs).toHaveLength(1);
+    const damaged = md.split("\n").filter((l) => l.startsWith("| `s00000-x.xml`"));
+    expect(damaged).toHaveLength(1);
+    // the sample caption survives as text (the reader sees what the page said)
+    const plain = html.replace(/<[^>]+>/g, "");
+    expect(plain).toContain("[click](javascript:alert(1)) **bold** `code` a | b # heading");
+  });
+});
+
+describe("escaping helpers", () => {
+  it("mdText, mdCode and forTerminal give one inert line", () => {
+    expect(mdText("a|b\nc <i> & [x](y) *z*")).toBe("a\\|b c &lt;i&gt; &amp; \\[x\\](y) \\*z\\*");
+    expect(mdCode("a`b")).toBe("``a`b``");
+    expect(mdCode("`x|y", { inTable: true })).toBe("`` `x\\|y ``");
+    expect(forTerminal("name\u001b[2J\u001b]0;title\u0007\r\nforged line\u009b31m")).toBe("name  forged line");
+    expect(forTerminal("Zürich — 東京.jpg")).toBe("Zürich — 東京.jpg");
   });
 });
