@@ -52,6 +52,7 @@ const SET_SIZE_BOUND = "group/_SET_SIZE_BOUND.json";
  * a repeated call writes the same bytes.
  */
 export async function writeSetSizeBound(manifest: RunManifest, work: BlobStore): Promise<void> {
+  if ((await work.readText(SET_SIZE_BOUND)) !== null) return; // a resumed run: already there
   const z = manifest.config.images.setSizeZ;
   let images = 0;
   const m = { sets: 0, sum: 0, sumSq: 0 };
