@@ -138,14 +138,14 @@ export function untimedReport(report: Buffer | string): string {
  * What must equal the local runner's output: the datasets (decompressed), stats.json (funnel,
  * counters, shard health), config.json, and report.md but for its timing line.
  */
-export function comparable(files: Map<string, Buffer>, gz: boolean): Record<string, string> {
+export function comparable(files: Map<string, Buffer>, gz: boolean, tiers: readonly string[] = TIERS): Record<string, string> {
   const get = (name: string) => {
     const b = files.get(name);
     if (!b) throw new Error(`missing output ${name} (have ${[...files.keys()].join(", ")})`);
     return b;
   };
   const out: Record<string, string> = {};
-  for (const t of TIERS) out[`${t}.jsonl`] = (gz ? gunzipSync(get(`${t}.jsonl.gz`)) : get(`${t}.jsonl`)).toString();
+  for (const t of tiers) out[`${t}.jsonl`] = (gz ? gunzipSync(get(`${t}.jsonl.gz`)) : get(`${t}.jsonl`)).toString();
   out["stats.json"] = get("stats.json").toString();
   out["config.json"] = get("config.json").toString();
   out["report.md"] = untimedReport(get("report.md"));
