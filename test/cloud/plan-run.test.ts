@@ -15,7 +15,7 @@ import { Counters } from "../../shared/core/counters.ts";
 import { gcsInputBucket } from "../../shared/cloud/input-bucket.ts";
 import { PART_OF_MANIFEST, StorageObjectEvent } from "../../shared/cloud/messages.ts";
 import { PlanError, planRun, runId, type PlanResult } from "../../shared/cloud/plan-run.ts";
-import { readShardFromBucket } from "../../shared/cloud/shard-reader.ts";
+import { InputChangedError, readShardFromBucket } from "../../shared/cloud/shard-reader.ts";
 import { writeMultistream } from "../../shared/dump/multistream.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
 import { planLocalShards } from "../../shared/runner/local-shards.ts";
@@ -164,6 +164,29 @@ describe("planRun", () => {
     const stale = await event("pinned.xml.bz2");
     await put("pinned.xml.bz2", readFileSync(SAMPLE_HISTORY));
     await expect(plan(stale)).rejects.toThrow(/replaced by a newer upload/);
+  });
+
+  it("a shard reads the generation planned: replaced by other bytes → InputChangedError; the same bytes re-uploaded → read", async () => {
+    const name = "pin-multistream.xml.bz2";
+    await put("pin-multistream-index.txt.bz2", readFileSync(join(dir, MS_INDEX)));
+    const r = await plan(await put(name, readFileSync(join(dir, MS))));
+    if ("ignored" in r) throw new Error(r.ignored);
+    const shard = r.manifest.shards[1]!;
+    const read = async () => {
+      const ids: number[] = [];
+      for await (const p of readShardFromBucket(bucket, shard, r.manifest.config, new Counters(), r.inputs[name])) ids.push(p.pageId);
+      return ids;
+    };
+    const planned = await read();
+    expect(planned.length).toBeGreaterThan(0);
+    await put(name, readFileSync(join(dir, MS)));
+    expect(await read()).toEqual(planned);
+    // Another dump under the same name: the old code read its bytes at the planned offsets.
+    await put(name, readFileSync(SAMPLE_HISTORY));
+    await expect(read()).rejects.toThrow(InputChangedError);
+    await expect(read()).rejects.toThrow(/pin-multistream\.xml\.bz2 changed after the run was planned/);
+    await bucket.file(name).delete();
+    await expect(read()).rejects.toThrow(/it was deleted/);
   });
 
   it("tiers follow the inputs as in the local runner: history only → bronze only; a manifest of both keeps all", async () => {
