@@ -65,11 +65,11 @@ describe("build:functions", () => {
 
   it("the real functions framework CLI starts the built entry point and it handles an event", async () => {
     // The plan function records the ignored upload for `cloud status`: it needs its work bucket.
-    const gcs = await startGcsServer({ buckets: ["in", "work", "out"] });
+    const gcs = await startGcsServer({ buckets: ["in-bucket", "work-bucket", "out-bucket"] });
     const fn = await serveBuiltFunction({
       dir: out,
       target: "plan",
-      env: { PARACAP_INPUT_BUCKET: "in", PARACAP_WORK_BUCKET: "work", PARACAP_OUTPUT_BUCKET: "out", STORAGE_EMULATOR_HOST: gcs.url },
+      env: { PARACAP_INPUT_BUCKET: "in-bucket", PARACAP_WORK_BUCKET: "work-bucket", PARACAP_OUTPUT_BUCKET: "out-bucket", STORAGE_EMULATOR_HOST: gcs.url },
     });
     try {
       const res = await fetch(fn.url, {
@@ -79,16 +79,17 @@ describe("build:functions", () => {
           "ce-id": "e1",
           "ce-specversion": "1.0",
           "ce-type": "google.cloud.storage.object.v1.finalized",
-          "ce-source": "//storage.googleapis.com/projects/_/buckets/in",
+          "ce-source": "//storage.googleapis.com/projects/_/buckets/in-bucket",
           "ce-subject": "objects/notes.txt",
         },
-        body: JSON.stringify({ bucket: "in", name: "notes.txt", generation: "1", size: "5" }),
+        body: JSON.stringify({ bucket: "in-bucket", name: "notes.txt", generation: "1", size: "5" }),
       });
       expect(res.status).toBe(204);
-      for (let i = 0; i < 20 && !fn.output().includes("plan: ignored"); i++) await new Promise((r) => setTimeout(r, 50));
+      // the log line may trail the response: wait for it (the test's own timeout bounds the wait)
+      while (!fn.output().includes("plan: ignored")) await new Promise((r) => setTimeout(r, 50));
       expect(fn.output()).toContain("Function: plan");
       expect(fn.output()).toContain("plan: ignored: notes.txt is not a dump");
-      const [record] = await new Storage({ apiEndpoint: gcs.url, projectId: "test" }).bucket("work").file(`runs/${planRunId("notes.txt", "1")}/plan.json`).download();
+      const [record] = await new Storage({ apiEndpoint: gcs.url, projectId: "test" }).bucket("work-bucket").file(`runs/${planRunId("notes.txt", "1")}/plan.json`).download();
       expect(JSON.parse(record.toString())).toMatchObject({ status: "ignored" });
     } finally {
       await fn.close();
