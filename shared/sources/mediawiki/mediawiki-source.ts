@@ -32,6 +32,7 @@ export const mediawikiSource: Source<PageRevision> = {
       partial: end !== undefined,
       namespaces: config.dump.namespaces,
       skipRedirects: config.dump.skipRedirects,
+      maxTextBytes: config.extraction.maxPageBytes,
       counters,
       file: label,
     });
