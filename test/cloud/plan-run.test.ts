@@ -143,7 +143,7 @@ describe("planRun", () => {
     expect(m.config.tiers).toEqual(base.tiers);
     const ms = m.shards.filter((s) => s.uri === MS);
     expect(ms.length).toBeGreaterThanOrEqual(4);
-    expect(m.shards.at(-1)).toEqual({ id: `s${String(ms.length).padStart(5, "0")}-hist.xml.bz2`, uri: "parts/hist.xml.bz2", kind: "history", start: null, end: null, fragment: false });
+    expect(m.shards.at(-1)).toEqual({ id: `s${String(ms.length).padStart(5, "0")}-hist.xml.bz2`, uri: "parts/hist.xml.bz2", source: "mediawiki", kind: "history", start: null, end: null, fragment: false });
     // Same numbering as the local runner given the same files in the same order.
     const local = await planLocalShards([{ path: join(dir, MS), kind: "current" }, { path: SAMPLE_HISTORY, kind: "history" }], SHARD_BYTES);
     expect(ms.map((s) => s.id)).toEqual(local.slice(0, ms.length).map((s) => s.id));
