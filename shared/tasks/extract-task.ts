@@ -25,7 +25,7 @@ export interface ExtractTaskDeps {
 export async function runExtractTask(manifest: RunManifest, shard: ShardSpec, work: BlobStore, deps: ExtractTaskDeps): Promise<TaskMarker> {
   const doneName = layout.extractDone(shard.id);
   const existing = await readMarker(work, doneName);
-  if (existing && existing.fingerprint === manifest.fingerprint) return existing;
+  if (existing && existing.fingerprint === manifest.extractFingerprint) return existing;
 
   const counters = new Counters();
   const partitions = manifest.config.partitions;
@@ -54,7 +54,7 @@ export async function runExtractTask(manifest: RunManifest, shard: ShardSpec, wo
   }
   await out.close();
   counters.inc("extract.shards");
-  const m = marker(`extract:${shard.id}`, manifest.fingerprint, counters.toJSON(), status, error, damage);
+  const m = marker(`extract:${shard.id}`, manifest.extractFingerprint, counters.toJSON(), status, error, damage);
   await writeMarker(work, doneName, m);
   return m;
 }
