@@ -244,10 +244,10 @@ export async function deadLetterTask(task: TaskMessage, attempts: number | null,
   const manifest = await loadManifest(work, task.runId);
   if (!manifest.shards.some((s) => s.id === task.shardId)) return;
   const done = await readMarker(work, layout.extractDone(task.shardId));
-  if (!done || done.fingerprint !== manifest.fingerprint) {
+  if (!done || done.fingerprint !== manifest.extractFingerprint) {
     // Parts an attempt wrote before it failed must not reach the group phase.
     for (let p = 0; p < manifest.config.partitions; p++) await work.delete(layout.extractPart(task.shardId, p));
-    await writeMarker(work, layout.extractDone(task.shardId), marker(`extract:${task.shardId}`, manifest.fingerprint, {}, "failed", error));
+    await writeMarker(work, layout.extractDone(task.shardId), marker(`extract:${task.shardId}`, manifest.extractFingerprint, {}, "failed", error));
   }
   await extractFanIn(manifest, work, `deadletter:${task.shardId}`, deps);
 }

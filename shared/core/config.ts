@@ -9,7 +9,12 @@ import { SCORER_NAMES } from "../plugins/scorers.ts";
 export const TierName = z.enum(["gold", "silver", "bronze"]);
 export type TierName = z.infer<typeof TierName>;
 
+export const Preset = z.enum(["improved", "paper"]);
+export type Preset = z.infer<typeof Preset>;
+
 export const ParacapConfig = z.object({
+  preset: Preset.default("improved")
+    .describe("paper: the published rules exactly; improved: the better method (see PRESETS). Explicitly set keys win over the preset"),
   tiers: z.array(TierName).min(1).default(["gold", "silver", "bronze"])
     .describe("tiers to produce; gold/silver need current-revision input, bronze needs full-history input"),
   partitions: z.number().int().min(1).max(4096).default(16)
@@ -22,6 +27,10 @@ export const ParacapConfig = z.object({
   extraction: z.object({
     fileAliases: z.array(z.string()).default([]).describe("localized File: namespace aliases, e.g. Datei, Fichier"),
     maxPageBytes: z.number().int().positive().default(8 * 1024 * 1024).describe("larger pages are skipped and counted"),
+    colonFileLinks: z.enum(["text", "reference"]).default("text")
+      .describe("[[:File:X|label]] links to the file page: text = an ordinary link (its label stays in the caption around it, not a use of the image); reference = a use of the image with the label as caption (reference implementation)"),
+    unknownTemplates: z.enum(["mark", "delete"]).default("mark")
+      .describe("templates in a caption that paracap cannot render: mark = the caption is dropped as unrendered_template (no caption with silently missing words); delete = cut out (reference implementation)"),
   }).prefault({}),
   captions: z.object({
     minWords: z.number().int().min(0).default(6).describe("paper: 6; thesis: 10"),
@@ -42,6 +51,12 @@ export const ParacapConfig = z.object({
     maxRefsHistory: z.number().int().min(2).default(180).describe("bronze: at most this many references (18 revisions × 10)"),
     setSizeZ: z.number().min(0).nullable().default(0.05)
       .describe("caption lists (web sources): drop pairs of an image whose set of captions exceeds ⌊μ + z·σ⌋ of all set sizes (thesis §5.1.2); null = off"),
+    maxRefsHistoryUnit: z.enum(["uses", "references"]).default("uses")
+      .describe("what the bronze bound counts: uses = distinct uses (caption versions; a use unchanged over many revisions counts once); references = every revision's use (paper)"),
+  }).prefault({}),
+  pairs: z.object({
+    dropSpellingFixes: z.boolean().default(true)
+      .describe("drop pairs whose only difference is a small spelling edit (a typo fix between revisions is not a paraphrase)"),
   }).prefault({}),
   pivot: z.enum(PIVOT_NAMES).default("resource")
     .describe("what makes two references the same image: resource = the same (Commons) file"),
@@ -55,9 +70,34 @@ export const ParacapConfig = z.object({
 export type ParacapConfig = z.infer<typeof ParacapConfig>;
 export type ParacapConfigInput = z.input<typeof ParacapConfig>;
 
+/**
+ * What each preset sets. `paper` keeps the published rules exactly (reproducible numbers); `improved`
+ * (default) is the better method. Every choice where the two differ is listed here, nowhere else.
+ */
+export const PRESETS: Record<Preset, Record<string, Record<string, unknown>>> = {
+  improved: {
+    captions: { classifier: "improved" },
+    images: { maxRefsHistoryUnit: "uses", skipAudio: true },
+    extraction: { colonFileLinks: "text", unknownTemplates: "mark" },
+    pairs: { dropSpellingFixes: true },
+  },
+  paper: {
+    captions: { classifier: "paper" },
+    images: { maxRefsHistoryUnit: "references", skipAudio: false },
+    extraction: { colonFileLinks: "reference", unknownTemplates: "delete" },
+    pairs: { dropSpellingFixes: false },
+  },
+};
+
+/** Fills the keys the user did not set from the chosen preset (explicit keys win). An unknown preset is left for the schema to reject. */
+export function applyPreset(merged: Record<string, unknown>): Record<string, unknown> {
+  const preset = Preset.safeParse(merged.preset ?? "improved");
+  return preset.success ? deepMerge(PRESETS[preset.data], merged) : merged;
+}
+
 export function resolveConfig(...layers: unknown[]): ParacapConfig {
   const merged = layers.reduce<Record<string, unknown>>((acc, layer) => deepMerge(acc, (layer ?? {}) as Record<string, unknown>), {});
-  const parsed = ParacapConfig.safeParse(merged);
+  const parsed = ParacapConfig.safeParse(applyPreset(merged));
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(root)"}: ${i.message}`).join("\n");
     throw new ConfigError(`invalid configuration:\n${issues}`);

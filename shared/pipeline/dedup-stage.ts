@@ -1,6 +1,6 @@
 /**
  * Dedup stage (reduce side of the pair shuffle, partitioned by the pairs' caption texts): corpus-wide
- * exact unique-candidate filter, then divergent and significant-difference filters, then syntactic
+ * exact unique-candidate filter, then the pair filters (divergent, significant difference, spelling fix), then syntactic
  * metrics. Exact text comparison, not a hash: two different pairs can never knock each other out.
  */
 import { applyFilter } from "../core/filter.ts";
@@ -8,7 +8,7 @@ import { CandidatePair, ScoredPair } from "../core/records.ts";
 import type { Stage } from "../core/stage.ts";
 import type { ParacapConfig } from "../core/config.ts";
 import { createScorers } from "../plugins/scorers.ts";
-import { divergentFilter, setSizeFilter, significantDifferenceFilter } from "./filters.ts";
+import { pairFilters, setSizeFilter } from "./filters.ts";
 import { UNIQUE_ROW } from "./funnel.ts";
 import { cmp } from "./group-stage.ts";
 
@@ -25,6 +25,7 @@ export interface DedupOptions {
 export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stage<CandidatePair, ScoredPair> {
   const setSize = opts.setSizeMax === undefined || opts.setSizeMax === null ? null : setSizeFilter(opts.setSizeMax);
   const score = createScorers(config.scoring.scorers);
+  const filters = pairFilters(config);
   return {
     name: "dedup",
     input: CandidatePair,
@@ -57,7 +58,7 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
         c.inc(`${prefix}.${UNIQUE_ROW.id}.kept`);
         c.inc(`funnel.${pair.tier}.${UNIQUE_ROW.id}.candidates`);
         let kept = true;
-        for (const f of [divergentFilter, significantDifferenceFilter]) {
+        for (const f of filters) {
           if (!applyFilter(f, pair, c, prefix)) {
             kept = false;
             break;

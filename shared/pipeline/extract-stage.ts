@@ -78,7 +78,8 @@ function safeFeatures(analyzer: CaptionAnalyzer, text: string, bounds: CaptionBo
 export function createReferenceExtractor(config: ParacapConfig, counters: Counters): (rev: PageRevision, kind: InputKind) => RevisionRefs {
   const features = createFeatureLookup(config, counters);
   const pivot = createPivot(config.pivot);
-  const opts = { fileAliases: config.extraction.fileAliases, maxPageBytes: config.extraction.maxPageBytes };
+  const x = config.extraction;
+  const opts = { fileAliases: x.fileAliases, maxPageBytes: x.maxPageBytes, colonFileLinks: x.colonFileLinks, unknownTemplates: x.unknownTemplates, counters };
   return (rev, kind) => {
     const base = { kind, page: rev.title, pageId: rev.pageId, revisionId: rev.revisionId };
     counters.inc(`extract.${kind}.revisions`);

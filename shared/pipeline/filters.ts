@@ -6,12 +6,16 @@
 import type { ParacapConfig } from "../core/config.ts";
 import type { Filter } from "../core/filter.ts";
 import type { CandidatePair, CaptionFeatures, ShuffleRef } from "../core/records.ts";
+import { UNRENDERED } from "../wikitext/inline-templates.ts";
+import { MAX_EDITED_TOKENS, onlySpellingDiffers } from "./spelling-fix.ts";
 import type { TierSpec } from "./tiers.ts";
 
 export interface ImageGroup {
   readonly image: string;
   /** references of this image in the tier's input (history: one per revision that used it) */
   readonly references: number;
+  /** distinct uses (page, place, caption, alt): a use unchanged over many revisions counts once */
+  readonly uses: number;
   /** distinct uses still carrying a caption or alt text (identical uses repeated across revisions count once) */
   readonly captionedUses: number;
 }
@@ -27,7 +31,7 @@ export const notAudioFilter: Filter<ImageGroup> = {
 
 /** The image-level filters of a tier, in funnel order. */
 export function imageFilters(config: ParacapConfig, tier: TierSpec): Filter<ImageGroup>[] {
-  return [...(config.images.skipAudio ? [notAudioFilter] : []), minRefsFilter(config.images.minRefs), maxRefsFilter(tier.maxRefs)];
+  return [...(config.images.skipAudio ? [notAudioFilter] : []), minRefsFilter(config.images.minRefs), maxRefsFilter(tier.maxRefs, tier.maxRefsUnit)];
 }
 
 export function minRefsFilter(min: number): Filter<ImageGroup> {
@@ -38,13 +42,27 @@ export function minRefsFilter(min: number): Filter<ImageGroup> {
   };
 }
 
-export function maxRefsFilter(max: number): Filter<ImageGroup> {
+/**
+ * The upper bound on an image's references. `references` is the paper's rule: every revision's use
+ * counts, so on a much-edited page an image kept for more than 180 revisions is dropped however few
+ * captions it ever had. `uses` counts what makes pairs expensive, distinct uses (caption versions).
+ * On current-revision input the two agree except for identical uses repeated on one page.
+ */
+export function maxRefsFilter(max: number, unit: "references" | "uses" = "references"): Filter<ImageGroup> {
+  if (unit === "uses") {
+    return {
+      id: MAX_USES_ID,
+      description: `image has ≤ ${max} distinct uses (caption versions; a use unchanged over revisions counts once)`,
+      keep: (g) => (g.uses <= max ? true : { drop: "too_many_uses" }),
+    };
+  }
   return {
     id: "max_refs_v1",
     description: `image referenced ≤ ${max} times`,
     keep: (g) => (g.references <= max ? true : { drop: "too_many_references" }),
   };
 }
+export const MAX_USES_ID = "max_uses_v1";
 
 export const hasCaptionFilter: Filter<ShuffleRef> = {
   id: "has_caption_v1",
@@ -61,6 +79,7 @@ export function captionFilters(config: ParacapConfig, tier: TierSpec): Filter<Ca
       keep: (f) => (f.text.length > 0 ? true : { drop: "empty" }),
     },
     readableFilter,
+    ...(config.extraction.unknownTemplates === "mark" ? [renderedFilter] : []),
     {
       id: "min_words_v1",
       description: `caption has ≥ ${c.minWords} words`,
@@ -93,6 +112,13 @@ export const readableFilter: Filter<CaptionFeatures> = {
   keep: (f) => (f.unreadable === undefined ? true : { drop: f.unreadable }),
 };
 
+/** A caption with a template the cleaner could not render (marked UNRENDERED) would be missing words. */
+export const renderedFilter: Filter<CaptionFeatures> = {
+  id: "rendered_v1",
+  description: "caption has no template paracap cannot render (its words would be missing)",
+  keep: (f) => (f.text.includes(UNRENDERED) ? { drop: "unrendered_template" } : true),
+};
+
 export function minCaptionedUsesFilter(min: number): Filter<ImageGroup> {
   return {
     id: "image_captioned_refs_v1",
@@ -118,6 +144,18 @@ export const significantDifferenceFilter: Filter<CandidatePair> = {
   description: "captions differ in more than punctuation, case, whitespace and parenthesised asides",
   keep: (p) => (nearEqualForm(p.a.text) === nearEqualForm(p.b.text) ? { drop: "near_equal" } : true),
 };
+
+/** Not in the paper: a pair whose captions differ only by a small spelling edit (spelling-fix.ts) is a typo fix, not a paraphrase. */
+export const notSpellingFixFilter: Filter<CandidatePair> = {
+  id: "not_spelling_fix_v1",
+  description: `captions differ in more than a spelling edit (≤ ${MAX_EDITED_TOKENS} words, each within 1–2 letters; not in the paper)`,
+  keep: (p) => (onlySpellingDiffers(p.a.text, p.b.text) ? { drop: "spelling_fix" } : true),
+};
+
+/** The pair filters after the unique-candidate step, in funnel order. */
+export function pairFilters(config: ParacapConfig): Filter<CandidatePair>[] {
+  return [divergentFilter, significantDifferenceFilter, ...(config.pairs.dropSpellingFixes ? [notSpellingFixFilter] : [])];
+}
 
 export function nearEqualForm(text: string): string {
   let t = text;

@@ -5,7 +5,7 @@
 import type { ParacapConfig } from "../core/config.ts";
 import type { Counters } from "../core/counters.ts";
 import type { CaptionFeatures, CaptionType, ShuffleRef } from "../core/records.ts";
-import { captionFilters, divergentFilter, hasCaptionFilter, imageFilters, minCaptionedUsesFilter, setSizeFilter, significantDifferenceFilter } from "./filters.ts";
+import { captionFilters, divergentFilter, hasCaptionFilter, imageFilters, minCaptionedUsesFilter, pairFilters, setSizeFilter } from "./filters.ts";
 import type { TierSpec } from "./tiers.ts";
 
 export const FUNNEL_COLUMNS = ["images", "images_ge2", "images_ge5", "references", "captions", "candidates"] as const;
@@ -20,6 +20,13 @@ export interface FunnelRowSpec {
   readonly unit: "references" | "captions" | "pairs" | null;
 }
 
+/**
+ * Counter suffix on the distinct-uses bound row (`filter.<tier>.max_uses_v1.paper_rule_dropped`, and
+ * `…_images`): the references and images the paper's rule (≤ N references, every revision counted)
+ * would have dropped at that row, so a report can show both rules side by side.
+ */
+export const PAPER_RULE_DROPPED = "paper_rule_dropped";
+
 export const UNIQUE_ROW: FunnelRowSpec = { id: "unique_v1", label: "pair is unique corpus-wide (exact texts; duplicates keep the smallest id)", paperStep: 7, unit: "pairs" };
 
 /**
@@ -31,7 +38,7 @@ export const UNIQUE_ROW: FunnelRowSpec = { id: "unique_v1", label: "pair is uniq
 export function funnelRows(config: ParacapConfig, tier: TierSpec, opts: { setSizeMax?: number | null } = {}): FunnelRowSpec[] {
   const captioned = minCaptionedUsesFilter(2);
   const setSize = opts.setSizeMax === undefined || opts.setSizeMax === null ? [] : [setSizeFilter(opts.setSizeMax)];
-  const imageStep = (id: string) => (id.startsWith("min_refs") ? 1 : id.startsWith("max_refs") ? 2 : 0);
+  const imageStep = (id: string) => (id.startsWith("min_refs") ? 1 : id.startsWith("max_refs") || id.startsWith("max_uses") ? 2 : 0);
   return [
     { id: "all", label: "all image references", paperStep: 0, unit: null },
     ...imageFilters(config, tier).map((f) => ({ id: f.id, label: f.description, paperStep: imageStep(f.id), unit: "references" as const })),
@@ -40,14 +47,14 @@ export function funnelRows(config: ParacapConfig, tier: TierSpec, opts: { setSiz
     { id: captioned.id, label: captioned.description, paperStep: 6, unit: "references" },
     ...setSize.map((f) => ({ id: f.id, label: f.description, paperStep: 6, unit: "pairs" as const })),
     UNIQUE_ROW,
-    { id: divergentFilter.id, label: divergentFilter.description, paperStep: 8, unit: "pairs" },
-    { id: significantDifferenceFilter.id, label: significantDifferenceFilter.description, paperStep: 9, unit: "pairs" },
+    // divergent is step 8; significant difference and its refinement (spelling fix) step 9
+    ...pairFilters(config).map((f) => ({ id: f.id, label: f.description, paperStep: f.id === divergentFilter.id ? 8 : 9, unit: "pairs" as const })),
   ];
 }
 
-/** Table 3 step of a caption filter: empty → 3 (has a caption), words/profanity/language → 4, sentence/verb → 5. */
+/** Table 3 step of a caption filter: empty or unrendered → 3 (has a caption), words/profanity/language → 4, sentence/verb → 5. */
 function captionFilterStep(id: string): number {
-  if (id.startsWith("non_empty") || id.startsWith("readable")) return 3;
+  if (id.startsWith("non_empty") || id.startsWith("readable") || id.startsWith("rendered")) return 3;
   if (id.startsWith("is_sentence") || id.startsWith("has_verb")) return 5;
   return 4;
 }

@@ -8,8 +8,8 @@ import { applyFilter } from "../core/filter.ts";
 import { stableId } from "../core/hash.ts";
 import { CandidatePair, ShuffleRef, type CaptionType, type PairSide } from "../core/records.ts";
 import type { Stage, StageContext } from "../core/stage.ts";
-import { captionFilters, hasCaptionFilter, imageFilters, minCaptionedUsesFilter, type ImageGroup } from "./filters.ts";
-import { CAPTION_TYPES, countImageRow, type UseState } from "./funnel.ts";
+import { captionFilters, hasCaptionFilter, imageFilters, MAX_USES_ID, minCaptionedUsesFilter, type ImageGroup } from "./filters.ts";
+import { CAPTION_TYPES, countImageRow, PAPER_RULE_DROPPED, type UseState } from "./funnel.ts";
 import { tierSpecs, type TierSpec } from "./tiers.ts";
 
 export function groupStage(config: ParacapConfig): Stage<ShuffleRef, CandidatePair> {
@@ -68,11 +68,16 @@ export function* imagePairs(config: ParacapConfig, tier: TierSpec, refs: Shuffle
   const sorted = mergeIdenticalUses(refs).sort(compareUses);
   let uses: UseState[] = sorted.map((ref) => ({ ref, caption: ref.caption, alt: ref.alt }));
   const references = sorted.reduce((n, r) => n + r.uses, 0);
-  const group = (captionedUses: number): ImageGroup => ({ image, references, captionedUses });
+  const group: ImageGroup = { image, references, uses: uses.length, captionedUses: uses.length };
 
   countImageRow(c, tier.name, "all", uses);
   for (const f of imageFilters(config, tier)) {
-    if (!applyFilter(f, group(uses.length), c, prefix, references)) return;
+    // Beside the distinct-uses bound, count what the paper's rule (every revision a reference) would drop here.
+    if (f.id === MAX_USES_ID && references > tier.maxRefs) {
+      c.inc(`${prefix}.${f.id}.${PAPER_RULE_DROPPED}`, references);
+      c.inc(`${prefix}.${f.id}.${PAPER_RULE_DROPPED}_images`);
+    }
+    if (!applyFilter(f, group, c, prefix, references)) return;
     countImageRow(c, tier.name, f.id, uses);
   }
 
@@ -90,7 +95,7 @@ export function* imagePairs(config: ParacapConfig, tier: TierSpec, refs: Shuffle
 
   const captioned = uses.reduce((n, u) => n + u.ref.uses, 0);
   const last = minCaptionedUsesFilter(2);
-  if (!applyFilter(last, { image, references: captioned, captionedUses: uses.length }, c, prefix, captioned)) return;
+  if (!applyFilter(last, { image, references: captioned, uses: uses.length, captionedUses: uses.length }, c, prefix, captioned)) return;
   countImageRow(c, tier.name, last.id, uses);
 
   for (const type of CAPTION_TYPES) {

@@ -10,14 +10,16 @@ export interface TierSpec {
   readonly name: TierName;
   readonly input: InputKind;
   readonly maxRefs: number;
+  /** what `maxRefs` counts: every reference (paper) or distinct uses (history default) */
+  readonly maxRefsUnit: "references" | "uses";
   readonly captionRule: "sentence" | "verb";
 }
 
 export function tierSpecs(config: ParacapConfig): TierSpec[] {
   const all: Record<TierName, TierSpec> = {
-    gold: { name: "gold", input: "current", maxRefs: config.images.maxRefs, captionRule: "sentence" },
-    silver: { name: "silver", input: "current", maxRefs: config.images.maxRefs, captionRule: "verb" },
-    bronze: { name: "bronze", input: "history", maxRefs: config.images.maxRefsHistory, captionRule: "verb" },
+    gold: { name: "gold", input: "current", maxRefs: config.images.maxRefs, maxRefsUnit: "references", captionRule: "sentence" },
+    silver: { name: "silver", input: "current", maxRefs: config.images.maxRefs, maxRefsUnit: "references", captionRule: "verb" },
+    bronze: { name: "bronze", input: "history", maxRefs: config.images.maxRefsHistory, maxRefsUnit: config.images.maxRefsHistoryUnit, captionRule: "verb" },
   };
   return config.tiers.map((t) => all[t]);
 }

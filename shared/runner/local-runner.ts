@@ -72,11 +72,16 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
     const previous = await work.readText(layout.manifest());
     if (previous !== null) {
       const old = RunManifest.safeParse(parseJsonOrNull(previous));
-      if (!old.success || old.data.fingerprint !== manifest.fingerprint) {
+      if (!old.success || old.data.extractFingerprint !== manifest.extractFingerprint) {
         throw new ResumeConflictError(
           `${opts.outDir} holds a run with a different input or configuration; ` +
             `rerun with --fresh to discard it, or choose another --out directory`,
         );
+      }
+      // Only later-phase settings changed: keep the extracted shards, redo group and dedup from them
+      // (their old outputs go, so no stale partition file is read).
+      if (old.data.fingerprint !== manifest.fingerprint) {
+        for (const dir of ["group", "dedup"]) await rm(join(workDir, dir), { recursive: true, force: true });
       }
     }
   }
@@ -102,7 +107,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
     };
     const extracted: { shard: ShardSpec; marker: TaskMarker }[] = [];
     await forEachLimit(shards, Math.min(workers, shards.length), async (shard) => {
-      if (await isDone(work, layout.extractDone(shard.id), manifest)) {
+      if (await isDone(work, layout.extractDone(shard.id), manifest.extractFingerprint)) {
         resumed.extract++;
         input.done += shardBytes(shard);
       }
@@ -122,7 +127,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
       progress.phase(phase, partitions.length);
       await forEachLimit(partitions, workers, async (p) => {
         const doneName = phase === "group" ? layout.groupDone(p) : layout.dedupDone(p);
-        if (await isDone(work, doneName, manifest)) resumed[phase]++;
+        if (await isDone(work, doneName, manifest.fingerprint)) resumed[phase]++;
         if (pool) await pool.run<TaskMarker>(phase, { manifest, partition: p, workDir });
         else if (phase === "group") await runGroupTask(manifest, p, work);
         else await runDedupTask(manifest, p, work);
@@ -164,9 +169,9 @@ function parseJsonOrNull(text: string): unknown {
   }
 }
 
-async function isDone(work: LocalStore, name: string, manifest: RunManifest): Promise<boolean> {
+async function isDone(work: LocalStore, name: string, fingerprint: string): Promise<boolean> {
   const text = await work.readText(name);
-  return text !== null && text.includes(manifest.fingerprint);
+  return text !== null && text.includes(fingerprint);
 }
 
 async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {

@@ -31,7 +31,7 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
   let ok = 0;
   for (const shard of manifest.shards) {
     const m = await readMarker(work, layout.extractDone(shard.id));
-    if (!m || m.fingerprint !== manifest.fingerprint || m.status === "failed") {
+    if (!m || m.fingerprint !== manifest.extractFingerprint || m.status === "failed") {
       missing.push(shard.id);
       continue;
     }

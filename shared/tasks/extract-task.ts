@@ -28,7 +28,7 @@ export interface ExtractTaskDeps {
 export async function runExtractTask(manifest: RunManifest, shard: ShardSpec, work: BlobStore, deps: ExtractTaskDeps): Promise<TaskMarker> {
   const doneName = layout.extractDone(shard.id);
   const existing = await readMarker(work, doneName);
-  if (existing && existing.fingerprint === manifest.fingerprint) return existing;
+  if (existing && existing.fingerprint === manifest.extractFingerprint) return existing;
 
   const counters = new Counters();
   const partitions = manifest.config.partitions;
@@ -58,7 +58,7 @@ export async function runExtractTask(manifest: RunManifest, shard: ShardSpec, wo
   }
   await out.close();
   counters.inc("extract.shards");
-  const m = marker(`extract:${shard.id}`, manifest.fingerprint, counters, status, error, damage);
+  const m = marker(`extract:${shard.id}`, manifest.extractFingerprint, counters, status, error, damage);
   await writeMarker(work, doneName, m);
   return m;
 }

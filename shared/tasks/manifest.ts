@@ -4,8 +4,8 @@
  */
 import { z } from "zod";
 import { ParacapConfig } from "../core/config.ts";
-import { stableId } from "../core/hash.ts";
 import { InputKind } from "../core/records.ts";
+import { phaseFingerprints } from "./phase-fingerprints.ts";
 
 export const ShardSpec = z.object({
   /** deterministic, path-safe id (one object-name segment, never `.` or `..`) */
@@ -29,13 +29,14 @@ export const RunManifest = z.object({
   config: ParacapConfig,
   shards: z.array(ShardSpec).min(1),
   fingerprint: z.string(),
+  /** fingerprint of the shard plan and the extract-relevant config (phase-fingerprints.ts): extract markers carry it */
+  extractFingerprint: z.string(),
 });
 export type RunManifest = z.infer<typeof RunManifest>;
 
 export function createManifest(runId: string, config: ParacapConfig, shards: ShardSpec[]): RunManifest {
-  const { report: _report, ...planConfig } = config;
-  const fingerprint = stableId(JSON.stringify(planConfig), JSON.stringify(shards));
-  return { version: 1, runId, config, shards, fingerprint };
+  const { all, extract } = phaseFingerprints(config, shards);
+  return { version: 1, runId, config, shards, fingerprint: all, extractFingerprint: extract };
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { decodeHTML } from "entities";
 import { fileNamespaceEnd, fileNamespaceSet } from "./image-key.ts";
-import { normalizeTemplateName, renderInlineTemplate } from "./inline-templates.ts";
+import { isSilentTemplate, normalizeTemplateName, renderInlineTemplate, UNRENDERED } from "./inline-templates.ts";
 import { BREAK_TAGS, CAPTION_DROP_TAGS, CloserFinder, TAG_AT } from "./markup-tags.ts";
 
 /** Private-use stand-ins for markup characters inside <nowiki>, restored after parsing. */
@@ -14,6 +14,20 @@ const PROTECTED_CHAR = /[\ue000-\ue008]/g;
 const MARKUP_CHAR = /[[\]{}|'=<&]/g;
 
 const DEFAULT_NAMESPACES = fileNamespaceSet();
+
+/** What the cleaner needs besides the text. */
+export interface CaptionContext {
+  /** lower-cased namespace names that mean "file" */
+  readonly namespaces: ReadonlySet<string>;
+  /**
+   * A template that is neither rendered nor known to show no words: "mark" (default) leaves UNRENDERED
+   * in its place so the caption can be dropped as a counted reason; "delete" cuts it out (reference
+   * implementation: the caption silently loses its words).
+   */
+  readonly unknownTemplates?: "mark" | "delete";
+  /** called with the normalised name of each template marked UNRENDERED */
+  readonly onUnrendered?: (name: string) => void;
+}
 
 /** Comments and tags out: dropped-content tags lose their content, others only their markup. */
 function stripTags(s: string): string {
@@ -86,7 +100,7 @@ function renderLink(f: Frame, namespaces: ReadonlySet<string>): string {
   return (c > 0 ? t.slice(c + 1) : t).replace(/\s*\([^()]*\)\s*$/, "").replace(/,.*$/, "").trim();
 }
 
-function renderTemplate(f: Frame): string {
+function renderTemplate(f: Frame, ctx: CaptionContext): string {
   const parts = [...f.parts, f.cur];
   const keys = [...f.keys, f.key];
   const name = normalizeTemplateName(parts[0]!);
@@ -97,11 +111,16 @@ function renderTemplate(f: Frame): string {
     if (key == null) positional.push(parts[k]!.trim());
     else named.set(key.trim().toLowerCase(), parts[k]!.trim());
   }
-  return renderInlineTemplate(name, { positional, named }) ?? "";
+  const text = renderInlineTemplate(name, { positional, named, raw: parts[0]!.trim() });
+  if (text !== null) return text;
+  if (ctx.unknownTemplates === "delete" || isSilentTemplate(name)) return "";
+  ctx.onUnrendered?.(name);
+  return UNRENDERED;
 }
 
 /** Links and templates rendered to text with an explicit stack. */
-function renderMarkup(s: string, namespaces: ReadonlySet<string>): string {
+function renderMarkup(s: string, ctx: CaptionContext): string {
+  const namespaces = ctx.namespaces;
   const stack: Frame[] = [];
   let root = "";
   let openLinks = 0;
@@ -123,7 +142,7 @@ function renderMarkup(s: string, namespaces: ReadonlySet<string>): string {
       return renderLink(f, namespaces);
     }
     openTemplates--;
-    return renderTemplate(f);
+    return renderTemplate(f, ctx);
   };
   // An unclosed `[[` still shows its text; an unclosed `{{` is a broken template and is dropped.
   const popBroken = (): string => (stack[stack.length - 1]!.kind === LINK ? popRender() : (openTemplates--, stack.pop(), ""));
@@ -220,18 +239,19 @@ const quoteRun = (run: string) => (run.length === 4 ? "'" : run.length > 5 ? "'"
  * Wikitext caption or alt text → plain text; null if nothing is left. Links show their label
  * (pipe trick resolved), category/interlanguage links and nested images vanish, external links keep
  * their label, refs/comments/math/gallery content go, other HTML tags keep their text, common inline
- * templates render (see inline-templates.ts) and all others are deleted, entities are decoded,
+ * templates render (see inline-templates.ts), templates that show no words are deleted and unknown ones
+ * become UNRENDERED (or are deleted with unknownTemplates "delete"), entities are decoded,
  * whitespace (incl. line breaks and NBSP) is collapsed.
  */
-export function cleanCaption(wikitext: string, fileAliases?: readonly string[]): string | null {
+export function cleanCaption(wikitext: string, fileAliases?: readonly string[], unknownTemplates: "mark" | "delete" = "mark"): string | null {
   if (wikitext.trim() === "") return null;
   const namespaces = fileAliases && fileAliases.length > 0 ? fileNamespaceSet(fileAliases) : DEFAULT_NAMESPACES;
-  return cleanCaptionWith(wikitext, namespaces);
+  return cleanCaptionWith(wikitext, { namespaces, unknownTemplates });
 }
 
-/** `cleanCaption` with a prepared namespace set (the extractor builds it once per page). */
-export function cleanCaptionWith(wikitext: string, namespaces: ReadonlySet<string>): string | null {
-  let text = renderMarkup(stripTags(wikitext), namespaces);
+/** `cleanCaption` with a prepared context (the extractor builds it once per page). */
+export function cleanCaptionWith(wikitext: string, ctx: CaptionContext): string | null {
+  let text = renderMarkup(stripTags(wikitext), ctx);
   if (text.includes("[")) text = text.replace(EXTERNAL_LINK, (_m, label: string | undefined) => label ?? "");
   if (text.includes("''")) text = text.replace(QUOTE_RUN, quoteRun);
   if (text.includes("&")) text = decodeHTML(text);

@@ -9,8 +9,11 @@
  * parent (a stack of cut spans), so each character is cleaned as caption text at most once.
  *
  * Choices (where MediaWiki or the reference implementation left room):
- * - `[[:File:X.jpg|text]]` (a link to the file page, image not shown) counts as a reference, like the
- *   reference implementation; its caption is the link text, alt is null.
+ * - `[[:File:X.jpg|text]]` links to the file page and does not show the image. By default
+ *   (colonFileLinks "text") it is an ordinary link: not a use of the image, and its label stays in
+ *   the caption around it ("The horizontal axis shows the [[:Image:X.png|real price-earnings ratio]] …").
+ *   With "reference" (the reference implementation) it is a reference whose caption is the link text,
+ *   cut out of any caption around it.
  * - A file link nested in another's caption is its own reference; it adds no text to the outer caption.
  * - `image = [[File:X.jpg|…]]` in a template is one reference with source "template": file from the
  *   link, caption/alt from the template's caption/alt parameters (the link's own as fallback).
@@ -24,7 +27,7 @@ import { cleanCaptionWith } from "./clean-caption.ts";
 import { galleryRefs, imagemapRef, type LineContext, type PlacedRef } from "./gallery-lines.ts";
 import { fileNamespaceEnd, fileNamespaceSet, hasMediaExtension, normalizeWithNamespaces } from "./image-key.ts";
 import { classifyImageOption } from "./image-options.ts";
-import { isInlineTemplate, normalizeTemplateName } from "./inline-templates.ts";
+import { isInlineTemplate, isSilentTemplate, normalizeTemplateName } from "./inline-templates.ts";
 import { CloserFinder, OPAQUE_TAGS, TAG_AT } from "./markup-tags.ts";
 import { GALLERY_TEMPLATES, IMAGE_WORD_LIST, pickGalleryTemplateImages, pickTemplateImages, type TemplateParam } from "./template-images.ts";
 
@@ -35,8 +38,12 @@ export interface ExtractImagesOptions {
   extraOptionWords?: string[];
   /** pages larger than this are skipped with ExtractionLimitError("page_too_large") */
   maxPageBytes?: number;
-  /** optional: counts skipped file links (`wikitext.skipped.<reason>`) */
+  /** optional: counts skipped file links (`wikitext.skipped.<reason>`) and unrendered caption templates (`wikitext.unrendered_template.<name>`) */
   counters?: Counters;
+  /** `[[:File:X|label]]`: "text" (default) = an ordinary link; "reference" = a use of the image with the label as caption */
+  colonFileLinks?: "text" | "reference";
+  /** unknown templates in captions: "mark" (default, see CaptionContext) or "delete" */
+  unknownTemplates?: "mark" | "delete";
 }
 
 export const DEFAULT_MAX_PAGE_BYTES = 8 * 1024 * 1024;
@@ -87,11 +94,15 @@ class PageScanner {
   private readonly cutEnd: number[] = [];
   private readonly cutRef: number[] = [];
   private readonly closers: CloserFinder;
+  private readonly colonLinksAreText: boolean;
+  private readonly deleteUnknownTemplates: boolean;
 
-  constructor(text: string, ctx: LineContext, counters: Counters | undefined) {
+  constructor(text: string, ctx: LineContext, counters: Counters | undefined, colonLinksAreText: boolean) {
     this.s = text;
     this.ctx = ctx;
     this.counters = counters;
+    this.colonLinksAreText = colonLinksAreText;
+    this.deleteUnknownTemplates = ctx.unknownTemplates === "delete";
     this.closers = new CloserFinder(text);
   }
 
@@ -241,7 +252,7 @@ class PageScanner {
     const head = s.slice(cs, Math.min(targetEnd, cs + 256)).replace(/^[\s_]+/, "");
     const colon = head.startsWith(":");
     const title = colon ? head.slice(1).trimStart() : head;
-    if (fileNamespaceEnd(title, this.ctx.namespaces) < 0) {
+    if (fileNamespaceEnd(title, this.ctx.namespaces) < 0 || (colon && this.colonLinksAreText)) {
       this.pipes.length = pipeBase; // a plain link: its pipes are internal; its text stays in captions
       return;
     }
@@ -269,7 +280,7 @@ class PageScanner {
 
   /** `[[:File:X.jpg|text]]`: the link text is the caption. */
   private fileLinkRef(image: string, segments: string[]): WikitextImageRef {
-    const text = segments.length > 0 ? cleanCaptionWith(segments.join("|"), this.ctx.namespaces) : null;
+    const text = segments.length > 0 ? cleanCaptionWith(segments.join("|"), this.ctx) : null;
     return { image, source: "link", caption: text, alt: null };
   }
 
@@ -283,10 +294,10 @@ class PageScanner {
       const seg = segments[k]!;
       const o = classifyImageOption(seg, this.ctx.extraWords);
       if (o.kind === "alt" && !haveAlt) {
-        alt = cleanCaptionWith(o.value, this.ctx.namespaces);
+        alt = cleanCaptionWith(o.value, this.ctx);
         haveAlt = true;
       } else if (o.kind === "text" && !haveCaption && seg.trim() !== "") {
-        caption = cleanCaptionWith(seg, this.ctx.namespaces);
+        caption = cleanCaptionWith(seg, this.ctx);
         haveCaption = true;
       }
     }
@@ -310,8 +321,9 @@ class PageScanner {
       produced = this.templateImages(name, params, cutBase);
     }
     this.pipes.length = pipeBase;
-    // Unknown templates are deleted from captions, so an enclosing caption never needs their text.
-    if (produced || !isInlineTemplate(name)) this.cut(cutBase, start, contentEnd + 2, CUT_NO_REF);
+    // A template an enclosing caption shows no words of is cut out; an inline or (when marking) unknown
+    // one stays for the caption cleaner, which renders or marks it.
+    if (produced || (!isInlineTemplate(name) && (this.deleteUnknownTemplates || isSilentTemplate(name)))) this.cut(cutBase, start, contentEnd + 2, CUT_NO_REF);
   }
 
   /** `key = value` when the text before the first `=` is a plain parameter name; positional otherwise. */
@@ -362,7 +374,7 @@ class PageScanner {
     const text = (i: number | null): string | null => {
       if (i === null) return null;
       const p = params[i]!;
-      return cleanCaptionWith(this.textWithoutCuts(p.start, p.end, this.cutIndexAt(p.start, cutBase)), this.ctx.namespaces);
+      return cleanCaptionWith(this.textWithoutCuts(p.start, p.end, this.cutIndexAt(p.start, cutBase)), this.ctx);
     };
     for (const pick of picks) {
       const caption = text(pick.caption);
@@ -424,9 +436,12 @@ export function extractImageRefs(wikitext: string, opts: ExtractImagesOptions = 
   if (wikitext.length > max || (wikitext.length * 3 > max && Buffer.byteLength(wikitext, "utf8") > max)) {
     throw new ExtractionLimitError("page_too_large", `page has more than ${max} bytes of wikitext`);
   }
+  const counters = opts.counters;
   const ctx: LineContext = {
     namespaces: fileNamespaceSet(opts.fileAliases),
     extraWords: new Set((opts.extraOptionWords ?? []).map((w) => w.trim().toLowerCase())),
+    unknownTemplates: opts.unknownTemplates ?? "mark",
+    onUnrendered: counters ? (name) => counters.inc(`wikitext.unrendered_template.${name}`) : undefined,
   };
-  return new PageScanner(wikitext, ctx, opts.counters).run();
+  return new PageScanner(wikitext, ctx, counters, (opts.colonFileLinks ?? "text") === "text").run();
 }

@@ -3,7 +3,7 @@
  * of `<imagemap>` → image references.
  */
 import type { WikitextImageRef } from "../core/records.ts";
-import { cleanCaptionWith } from "./clean-caption.ts";
+import { cleanCaptionWith, type CaptionContext } from "./clean-caption.ts";
 import { normalizeWithNamespaces } from "./image-key.ts";
 import { classifyImageOption } from "./image-options.ts";
 
@@ -37,7 +37,7 @@ export function splitTopLevelPipes(s: string): string[] {
 }
 
 /** Shared settings of one page's extraction. */
-export interface LineContext {
+export interface LineContext extends CaptionContext {
   namespaces: ReadonlySet<string>;
   extraWords: ReadonlySet<string>;
 }
@@ -54,8 +54,8 @@ export function parseImageLine(line: string, source: WikitextImageRef["source"],
   let alt: string | null = null;
   for (let k = parts.length - 1; k >= 1; k--) {
     const o = classifyImageOption(parts[k]!, ctx.extraWords);
-    if (o.kind === "alt" && alt === null) alt = cleanCaptionWith(o.value, ctx.namespaces);
-    else if (o.kind === "text" && caption === null && parts[k]!.trim() !== "") caption = cleanCaptionWith(parts[k]!, ctx.namespaces) ?? "";
+    if (o.kind === "alt" && alt === null) alt = cleanCaptionWith(o.value, ctx);
+    else if (o.kind === "text" && caption === null && parts[k]!.trim() !== "") caption = cleanCaptionWith(parts[k]!, ctx) ?? "";
   }
   return { image, source, caption: caption === "" ? null : caption, alt };
 }

@@ -1,7 +1,9 @@
 /**
- * Plain-text renderings of the inline templates that commonly carry caption words. Every other
- * template is deleted from captions (citations, footnotes, maps, flags): guessing at unknown
- * templates produces junk words, which is worse for paraphrase mining than losing a few.
+ * Plain-text renderings of the inline templates that commonly carry caption words, and the list of
+ * templates that show no caption words (footnotes, cleanup tags, icons, anchors). A template in
+ * neither list is unknown: guessing at it produces junk words, and deleting it leaves a caption with
+ * words silently missing ("The {{NYCS|J}} and trains serve …" → "The and trains serve …"), so the
+ * caption cleaner marks it (UNRENDERED) and the pipeline drops that caption as a counted reason.
  */
 
 /** A template call with its arguments already rendered to text and trimmed. */
@@ -10,6 +12,8 @@ export interface TemplateArgs {
   positional: string[];
   /** named arguments, keys lower-cased and trimmed */
   named: Map<string, string>;
+  /** the template name as written (case kept), for magic words like {{uc:Foo}} */
+  raw?: string;
 }
 
 type Renderer = (a: TemplateArgs, name: string) => string;
@@ -73,12 +77,62 @@ const SHIP_PREFIXES = [
   "PS", "SMU", "NRP", "BRP", "HTMS", "ROCS", "GS", "CSS", "USAV", "ENS", "ITS", "HS", "SAS",
 ];
 
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const monthName = (m: string | undefined) => (m && /^\d{1,2}$/.test(m) ? MONTHS[Number(m) - 1] : m);
+
+/** `{{as of|2010|5}}` → "As of May 2010"; `lc=y` → "as of …"; `alt=` replaces the text; `since=y` → "Since …". */
+const asOf: Renderer = ({ positional: p, named }) => {
+  const alt = named.get("alt");
+  if (alt) return alt;
+  const [y, m, d] = p;
+  const date = [d && m ? `${monthName(m)} ${Number(d)},` : monthName(m), y].filter(Boolean).join(" ");
+  const lead = named.get("since") ? "Since" : "As of";
+  const words = `${lead} ${date}`.trim();
+  return named.get("lc") ? words.charAt(0).toLowerCase() + words.slice(1) : words;
+};
+
+/** `{{start date|1990|5|1}}` → "May 1, 1990"; `df=y` → "1 May 1990"; year alone → "1990". */
+const dateOf: Renderer = ({ positional: p, named }) => {
+  const [y, m, d] = p;
+  if (!y) return "";
+  if (!m) return y;
+  if (!d) return `${monthName(m)} ${y}`;
+  return named.get("df") ? `${Number(d)} ${monthName(m)} ${y}` : `${monthName(m)} ${Number(d)}, ${y}`;
+};
+
+const suffixed = (suffix: string): Renderer => (a) => (a.positional[0] ? `${a.positional[0]} ${suffix}` : suffix);
+const prefixed = (prefix: string): Renderer => ({ positional: p }) => `${prefix} ${p.filter(Boolean).join("–")}`.trim();
+
+/** `{{ordinal|3}}` → "3rd". */
+const ordinal: Renderer = ({ positional: p }) => {
+  const n = p[0] ?? "";
+  if (!/^\d+$/.test(n)) return n;
+  const tens = Number(n) % 100;
+  const ones = Number(n) % 10;
+  return n + (tens >= 11 && tens <= 13 ? "th" : ones === 1 ? "st" : ones === 2 ? "nd" : ones === 3 ? "rd" : "th");
+};
+
+/** `{{color|red|text}}`, `{{font|text=…}}`: the text, not the styling. */
+const styled: Renderer = (a) => a.named.get("text") ?? a.positional[a.positional.length - 1] ?? "";
+
 const TABLE = new Map<string, Renderer>([
+  ["as of", asOf], ["start date", dateOf], ["end date", dateOf], ["birth date", dateOf], ["death date", dateOf], ["start-date", dateOf],
+  ["bc", suffixed("BC")], ["bce", suffixed("BCE")], ["ad", (a) => `AD ${a.positional[0] ?? ""}`.trim()], ["ce", suffixed("CE")],
+  ["reign", prefixed("r.")], ["r.", prefixed("r.")], ["floruit", prefixed("fl.")], ["fl.", prefixed("fl.")],
+  ["ordinal", ordinal], ["nts", first], ["ntsh", first], ["formatnum", first],
+  ["em", first], ["strong", first], ["var", first], ["code", first], ["samp", first], ["kbd", first], ["tt", first],
+  ["smallcaps", first], ["sc", first], ["sc1", first], ["sc2", first], ["small caps", first], ["allcaps", first], ["highlight", first],
+  ["sup", first], ["sub", first], ["tooltip", first], ["hover title", first], ["abbr", first], ["visible anchor", first], ["vanchor", first],
+  ["not a typo", first], ["notatypo", first], ["proper name", first], ["as written", first], ["typo", first], ["ipa", first],
+  ["quote", first], ["blockquote", first], ["quotation", first], ["smalldiv", first], ["small div", first], ["legend", (a) => a.positional[1] ?? ""],
+  ["color", styled], ["colour", styled], ["font color", styled], ["fontcolor", styled], ["fc", styled], ["font", styled], ["huge", last],
+  ["sortname", (a) => [a.positional[0], a.positional[1]].filter(Boolean).join(" ")], ["sort", (a) => a.positional[1] ?? a.positional[0] ?? ""],
+  ["longitem", first], ["\\", literal(" / ")], ["br", literal(" ")], ["break", literal(" ")], ["crlf", literal(" ")],
   ["nowrap", joined], ["nobr", joined], ["nowr", joined], ["nobreak", joined],
   ["small", last], ["smaller", last], ["big", last], ["larger", last], ["large", last], ["resize", last], ["midsize", last],
   ["center", first], ["centre", first], ["nobold", first], ["noitalic", first], ["sic", first], ["math", first], ["mvar", first],
   ["lang", last], ["transl", last], ["transliteration", last], ["script", last],
-  ["nihongo", first], ["nihongo2", first], ["nihongo3", first], ["abbr", first], ["abbrlink", first], ["flag", first], ["flagcountry", first],
+  ["nihongo", first], ["nihongo2", first], ["nihongo3", first], ["abbrlink", first], ["flag", first], ["flagcountry", first],
   ["ill", interlanguage], ["interlanguage link", interlanguage], ["interlanguage link multi", interlanguage], ["illm", interlanguage],
   ["convert", convert], ["cvt", convert],
   ["circa", circa], ["c.", circa], ["c", circa],
@@ -96,13 +150,43 @@ const TABLE = new Map<string, Renderer>([
 for (const p of SHIP_PREFIXES) TABLE.set(p.toLowerCase(), shipPrefixed(p));
 
 /**
+ * Templates that show no caption words: footnotes and citations, cleanup and dispute tags (superscript
+ * notes), icons and colour boxes, anchors and layout. Deleting them loses nothing a reader would read.
+ */
+const SILENT = new Set([
+  "efn", "efn-ua", "efn-lr", "efn-la", "efn-lg", "refn", "sfn", "sfnp", "sfnm", "harv", "harvnb", "harvp", "r", "rp", "ref", "ref label",
+  "note", "note label", "citation", "citation needed", "cn", "fact", "clarify", "clarification needed", "when", "who", "which", "by whom",
+  "according to whom", "dubious", "verify source", "failed verification", "better source", "better source needed", "unreliable source?",
+  "dead link", "page needed", "full citation needed", "vague", "weasel inline", "specify", "original research inline", "disputed inline",
+  "update inline", "needs update", "citation needed span", "or", "sic?", "reflist", "refbegin", "refend", "notelist",
+  "clear", "clr", "-", "clear left", "clear right", "clearleft", "clearright", "anchor", "anchors", "shy", "zwsp", "wbr", "void", "pad",
+  "flagicon", "flag icon", "flagicon image", "flagdeco", "color box", "colorbox", "legend inline", "increase", "decrease", "steady",
+  "commons", "commons category", "commonscat", "commons-inline", "coord", "coord missing", "italic title", "defaultsort", "audio",
+  "pp-semi", "pp-protected", "use dmy dates", "use mdy dates", "main", "see also", "further",
+]);
+
+/**
  * Plain-text rendering of an inline template, or null when the template is not in the table (the
- * caller deletes it). `name` must be normalised: lower-case, `_` → space, trimmed, no "Template:".
+ * caller deletes or marks it). `name` must be normalised: lower-case, `_` → space, trimmed, no "Template:".
  */
 export function renderInlineTemplate(name: string, args: TemplateArgs): string | null {
   const r = TABLE.get(name) ?? (name.startsWith("lang-") ? first : undefined);
-  return r ? r(args, name) : null;
+  if (r) return r(args, name);
+  // Magic words with an argument after a colon: {{formatnum:1234}}, {{uc:foo}}, {{lc:Foo}}.
+  const colon = name.indexOf(":");
+  if (colon > 0 && MAGIC_TEXT.has(name.slice(0, colon))) return args.raw?.slice(colon + 1).trim() ?? name.slice(colon + 1).trim();
+  return null;
 }
+
+const MAGIC_TEXT = new Set(["formatnum", "uc", "lc", "ucfirst", "lcfirst"]);
+
+/** True when a template shows no caption words (footnotes, cleanup tags, icons): deleting it loses nothing. */
+export function isSilentTemplate(name: string): boolean {
+  return SILENT.has(name) || name.startsWith("cite ") || name.startsWith("#tag:ref") || name.startsWith("#tag: ref");
+}
+
+/** Stand-in for an unknown template in a cleaned caption (U+FFFC OBJECT REPLACEMENT CHARACTER): the caption is dropped as unrendered_template. */
+export const UNRENDERED = "\ufffc";
 
 /** True when captions keep text from this template (so the extractor must not cut it out). */
 export function isInlineTemplate(name: string): boolean {

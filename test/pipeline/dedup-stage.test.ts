@@ -7,9 +7,9 @@ import { silentContext } from "../../shared/core/stage.ts";
 import { dedupStage } from "../../shared/pipeline/dedup-stage.ts";
 import { CAPTIONS as C, collect, from, makePair } from "./stage-helpers.ts";
 
-async function dedup(pairs: CandidatePair[]) {
+async function dedup(pairs: CandidatePair[], config: object = {}) {
   const counters = new Counters();
-  const out = await collect(dedupStage(resolveConfig()).run(from(pairs), silentContext(counters)));
+  const out = await collect(dedupStage(resolveConfig(config)).run(from(pairs), silentContext(counters)));
   return { out, counters, c: (k: string) => counters.get(k) };
 }
 
@@ -28,8 +28,8 @@ describe("dedup stage", () => {
   });
 
   it("compares exact texts: a pair differing in case is another pair (then dropped by neither unique nor divergent)", async () => {
-    const a = makePair("silver", "File:A.jpg", "P", "Q", C.ideomapOld, C.ideomapNew);
-    const b = makePair("silver", "File:B.jpg", "P", "Q", C.ideomapOld.toUpperCase(), C.ideomapNew);
+    const a = makePair("silver", "File:A.jpg", "P", "Q", C.apolloLink, C.apolloInfobox);
+    const b = makePair("silver", "File:B.jpg", "P", "Q", C.apolloLink.toUpperCase(), C.apolloInfobox);
     const { out, c } = await dedup([a, b]);
     expect(out).toHaveLength(2);
     expect(c("filter.silver.unique_v1.dropped")).toBe(0);
@@ -57,14 +57,17 @@ describe("dedup stage", () => {
     const typo = makePair("bronze", "File:Ideomap-v21.gif", "Anarchism", "Anarchism", C.ideomapOld, C.ideomapNew);
     const word = makePair("silver", "File:Young Lincoln By Charles Keck.JPG", "P", "Q", C.lincolnCaption, "The young Lincoln in bronze at Senn Park, Chicago.");
     const { out, c } = await dedup([escaped, aside, spacing, typo, word]);
-    expect(out.map((p) => [p.tier, p.image])).toEqual([
-      ["bronze", "File:Ideomap-v21.gif"],
-      ["silver", "File:Young Lincoln By Charles Keck.JPG"],
-    ]);
+    // the typo fix ("suject" → "subject") is not near-equal; the spelling-fix filter after it drops it
+    expect(out.map((p) => [p.tier, p.image])).toEqual([["silver", "File:Young Lincoln By Charles Keck.JPG"]]);
     expect(c("filter.bronze.significant_difference_v1.dropped.near_equal")).toBe(1);
+    expect(c("filter.bronze.not_spelling_fix_v1.dropped.spelling_fix")).toBe(1);
     expect(c("filter.silver.significant_difference_v1.dropped.near_equal")).toBe(2);
     // the funnel's pair rows: candidates kept after each filter
-    expect([c("funnel.silver.unique_v1.candidates"), c("funnel.silver.divergent_v1.candidates"), c("funnel.silver.significant_difference_v1.candidates")]).toEqual([3, 3, 1]);
+    expect([c("funnel.silver.unique_v1.candidates"), c("funnel.silver.divergent_v1.candidates"), c("funnel.silver.significant_difference_v1.candidates"), c("funnel.silver.not_spelling_fix_v1.candidates")]).toEqual([3, 3, 1, 1]);
+    // preset paper (the published filters) keeps the typo fix
+    const paper = await dedup([escaped, aside, spacing, typo, word], { preset: "paper" });
+    expect(paper.out.map((p) => p.image)).toEqual(["File:Ideomap-v21.gif", "File:Young Lincoln By Charles Keck.JPG"]);
+    expect(paper.c("filter.bronze.not_spelling_fix_v1.in")).toBe(0);
   });
 
   it("scores every surviving pair and yields them sorted by tier, then id", async () => {
@@ -73,7 +76,7 @@ describe("dedup stage", () => {
       makePair("bronze", "File:Ideomap-v21.gif", "Anarchism", "Anarchism", C.ideomapOld, C.ideomapNew),
       makePair("silver", "File:Y.jpg", "P", "Q", C.ideomapOld, C.lincolnAlt),
     ];
-    const { out } = await dedup(pairs);
+    const { out } = await dedup(pairs, { pairs: { dropSpellingFixes: false } });
     expect(out.map((p) => [p.tier, p.id])).toEqual(pairs.map((p) => [p.tier, p.id]).sort((x, y) => (x.join() < y.join() ? -1 : 1)));
     for (const p of out) {
       expect(Object.keys(p.metrics).sort()).toEqual(["bleu4", "bleuCordeiro", "lcpNgramOverlap", "levenshtein", "rouge1F", "rougeLF", "sumo", "syntactic", "wordNgramOverlap"]);

@@ -50,7 +50,7 @@ describe("caption filters", () => {
 });
 
 describe("image filters", () => {
-  const group = (image: string) => ({ image, references: 2, captionedUses: 2 });
+  const group = (image: string) => ({ image, references: 2, uses: 2, captionedUses: 2 });
 
   it("drops sound files (same [[File:…]] syntax) but keeps images and videos", () => {
     // real file names used in the embedded sample

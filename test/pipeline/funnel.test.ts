@@ -28,6 +28,7 @@ describe("funnel rows", () => {
       [3, "has_caption_v1", "references"],
       [3, "non_empty_v1", "captions"],
       [3, "readable_v1", "captions"],
+      [3, "rendered_v1", "captions"],
       [4, "min_words_v1", "captions"],
       [4, "max_words_v1", "captions"],
       [4, "not_profane_v1", "captions"],
@@ -37,10 +38,19 @@ describe("funnel rows", () => {
       [7, "unique_v1", "pairs"],
       [8, "divergent_v1", "pairs"],
       [9, "significant_difference_v1", "pairs"],
+      [9, "not_spelling_fix_v1", "pairs"],
     ]);
     expect(rows[3]!.label).toBe("image referenced ≤ 10 times");
-    expect(funnelRows(config, bronze!)[3]!.label).toBe("image referenced ≤ 180 times");
-    expect(funnelRows(resolveConfig({ captions: { minWords: 10 } }), gold!)[7]!.label).toBe("caption has ≥ 10 words");
+    // bronze's bound counts distinct uses by default, every revision's reference under the paper preset
+    expect(funnelRows(config, bronze!)[3]!.id).toBe("max_uses_v1");
+    expect(funnelRows(config, bronze!)[3]!.label).toMatch(/^image has ≤ 180 distinct uses/);
+    const paper = resolveConfig({ preset: "paper" });
+    expect(funnelRows(paper, tierSpecs(paper)[2]!).map((r) => r.id)).toEqual([
+      "all", "min_refs_v1", "max_refs_v1", "has_caption_v1", "non_empty_v1", "readable_v1", "min_words_v1", "max_words_v1", "not_profane_v1",
+      "has_verb_v1", "image_captioned_refs_v1", "unique_v1", "divergent_v1", "significant_difference_v1",
+    ]);
+    expect(funnelRows(paper, tierSpecs(paper)[2]!)[2]!.label).toBe("image referenced ≤ 180 times");
+    expect(funnelRows(resolveConfig({ captions: { minWords: 10 } }), gold!)[8]!.label).toBe("caption has ≥ 10 words");
     expect(funnelRows(resolveConfig({ images: { skipAudio: false } }), gold!).map((r) => r.id)).not.toContain("not_audio_v1");
   });
 });
@@ -67,14 +77,17 @@ describe("reconciliation on real dumps", () => {
     // 400 + 300 + 5 + 3 + 8 revisions, every one read
     expect(stats.counters["dump.revisions"]).toBe(716);
     expect(stats.shards.ok).toBe(5);
-    // the history funnel is not trivial: the ≤ 180 ceiling and the caption filters both bite
+    // the history funnel is not trivial: the caption filters bite; the ≤ 180 distinct-uses bound keeps
+    // every image here, where the paper's rule (every revision a reference) drops some
     const bronze = stats.tiers.bronze!.funnel;
     expect(bronze[0]!.references).toBe(2814);
-    expect(bronze[3]!.id).toBe("max_refs_v1");
-    expect(bronze[3]!.filter!.dropped).toBeGreaterThan(0);
-    expect(bronze[7]!.id).toBe("min_words_v1");
-    expect(bronze[7]!.filter!.dropped).toBeGreaterThan(0);
-    expect(stats.tiers.bronze!.pairs).toBeGreaterThan(0);
+    expect(bronze[3]!.id).toBe("max_uses_v1");
+    expect(stats.counters["filter.bronze.max_uses_v1.paper_rule_dropped"]).toBeGreaterThan(0);
+    expect(bronze[8]!.id).toBe("min_words_v1");
+    expect(bronze[8]!.filter!.dropped).toBeGreaterThan(0);
+    // the one pair that differs in more than punctuation is the "suject" → "subject" typo fix
+    expect(bronze.at(-1)!.id).toBe("not_spelling_fix_v1");
+    expect(bronze.at(-1)!.filter!.reasons).toEqual({ spelling_fix: 1 });
   });
 
   it("catches a broken stats.json (the checker can fail)", async () => {
@@ -83,13 +96,13 @@ describe("reconciliation on real dumps", () => {
     const stats = readStats(out);
     expect(reconcile(stats)).toEqual([]);
     const broken: Stats = structuredClone(stats);
-    const row = broken.tiers.bronze!.funnel[7]!;
+    const row = broken.tiers.bronze!.funnel[8]!;
     row.filter!.kept += 1;
     broken.counters["dump.skipped.redirect"] = (broken.counters["dump.skipped.redirect"] ?? 0) + 1;
     expect(reconcile(broken)).toEqual([
       expect.stringMatching(/^dump\.revisions \d+ ≠ emitted/),
-      expect.stringMatching(/row 7 \(min_words_v1\): kept \d+ \+ dropped \d+ ≠ in/),
-      expect.stringMatching(/row 7 \(min_words_v1\): kept \d+ ≠ row captions/),
+      expect.stringMatching(/row 8 \(min_words_v1\): kept \d+ \+ dropped \d+ ≠ in/),
+      expect.stringMatching(/row 8 \(min_words_v1\): kept \d+ ≠ row captions/),
     ]);
   });
 });

@@ -7,9 +7,9 @@ import { silentContext } from "../../shared/core/stage.ts";
 import { groupStage, mergeIdenticalUses } from "../../shared/pipeline/group-stage.ts";
 import { CAPTIONS as C, collect, features, from, ref } from "./stage-helpers.ts";
 
-async function group(refs: ShuffleRef[], tiers: ("gold" | "silver" | "bronze")[] = ["gold", "silver", "bronze"]) {
+async function group(refs: ShuffleRef[], tiers: ("gold" | "silver" | "bronze")[] = ["gold", "silver", "bronze"], config: object = {}) {
   const counters = new Counters();
-  const pairs = await collect(groupStage(resolveConfig({ tiers })).run(from(refs), silentContext(counters)));
+  const pairs = await collect(groupStage(resolveConfig(config, { tiers })).run(from(refs), silentContext(counters)));
   return { pairs, counters };
 }
 
@@ -126,8 +126,31 @@ describe("group stage", () => {
     const { pairs, counters } = await group([blk], ["bronze"]);
     expect(pairs).toEqual([]);
     expect(counters.get("filter.bronze.min_refs_v1.kept")).toBe(120);
-    expect(counters.get("filter.bronze.max_refs_v1.kept")).toBe(120);
+    expect(counters.get("filter.bronze.max_uses_v1.kept")).toBe(120);
     expect(counters.get("filter.bronze.image_captioned_refs_v1.dropped.too_few_captioned_references")).toBe(120);
+  });
+
+  it("bounds bronze by distinct uses by default, by every revision's reference under the paper preset, and counts both", async () => {
+    // Issue 10: on a much-edited page an image kept for 200 revisions with two caption versions was
+    // dropped by the paper's rule (200 references > 180) although it gives one pair.
+    const v1 = ref({ image: IDEOMAP, kind: "history", page: "Anarchism", pageId: 12, revisionId: 1, caption: C.apolloLink, uses: 150 });
+    const v2 = ref({ image: IDEOMAP, kind: "history", page: "Anarchism", pageId: 12, revisionId: 2, caption: C.ideomapNew, uses: 50 });
+    const improved = await group([v1, v2], ["bronze"]);
+    expect(improved.pairs).toHaveLength(1);
+    expect(improved.counters.get("filter.bronze.max_uses_v1.kept")).toBe(200);
+    // what the paper's rule would have dropped at this row, beside the row
+    expect(improved.counters.get("filter.bronze.max_uses_v1.paper_rule_dropped")).toBe(200);
+    expect(improved.counters.get("filter.bronze.max_uses_v1.paper_rule_dropped_images")).toBe(1);
+    const paper = await group([v1, v2], ["bronze"], { preset: "paper" });
+    expect(paper.pairs).toEqual([]);
+    expect(paper.counters.get("filter.bronze.max_refs_v1.dropped.too_many_references")).toBe(200);
+    // an explicit key wins over the preset
+    const explicit = await group([v1, v2], ["bronze"], { preset: "paper", images: { maxRefsHistoryUnit: "uses" } });
+    expect(explicit.pairs).toHaveLength(1);
+    // 181 distinct uses are over the bound in both rules
+    const many = Array.from({ length: 181 }, (_, i) => ref({ image: IDEOMAP, kind: "history", page: "Anarchism", pageId: 12, revisionId: i, caption: `${C.ideomapNew} ${i}` }));
+    const over = await group(many, ["bronze"]);
+    expect(over.counters.get("filter.bronze.max_uses_v1.dropped.too_many_uses")).toBe(181);
   });
 
   it("counts references corpus-wide before the caption filters: ≥ 2 and ≤ 10 (bronze ≤ 180) include uncaptioned uses", async () => {
@@ -146,7 +169,7 @@ describe("group stage", () => {
     expect(r2.pairs).toEqual([]);
     expect(r2.counters.get("filter.silver.max_refs_v1.dropped.too_many_references")).toBe(11);
     const r3 = await group(eleven.map((r) => ({ ...r, kind: "history" as const })), ["bronze"]);
-    expect(r3.counters.get("filter.bronze.max_refs_v1.kept")).toBe(11);
+    expect(r3.counters.get("filter.bronze.max_uses_v1.kept")).toBe(11);
     expect(r3.pairs).toHaveLength(55);
   });
 });

@@ -69,12 +69,19 @@ describe("cleanCaption: templates", () => {
     ["{{abbr|UK|United Kingdom}}", "UK"],
     ["{{frac|1|2}} mile", "1/2 mile"],
     ["Claim{{sfn|Smith|2001|p=4}}{{efn|note}}{{refn|x}}{{citation needed|date=May 2020}}{{cn}}{{dubious}}{{cite web|url=x|title=y}} done", "Claim done"],
-    ["Start {{nowrap|{{unknown}}}} tail", "Start tail"],
-    ["{{a}} {{nycs|J}} rest of caption", "rest of caption"],
-    ["{{legend|#fff|White area}} shows}}", "shows"],
+    // unknown templates are marked (U+FFFC): the caption would miss words; the pipeline drops it
+    ["Start {{nowrap|{{unknown}}}} tail", "Start \ufffc tail"],
+    ["{{a}} {{nycs|J}} rest of caption", "\ufffc \ufffc rest of caption"],
+    // templates that show no words go without a mark
+    ["Map{{efn|drawn 1970}} of {{cn}}Angola{{clear}}", "Map of Angola"],
+    ["{{legend|#fff|White area}} shows}}", "White area shows"],
     ["A {{lang|en|{{nowrap|x}} y}} B", "A x y B"],
   ];
   it.each(cases)("%s", (input, expected) => expect(cleanCaption(input)).toBe(expected));
+  it("deletes unknown templates under unknownTemplates: delete (reference implementation)", () => {
+    expect(cleanCaption("{{a}} {{nycs|J}} rest of caption", undefined, "delete")).toBe("rest of caption");
+    expect(cleanCaption("Start {{nowrap|{{unknown}}}} tail", undefined, "delete")).toBe("Start tail");
+  });
   it("drops an unclosed template but keeps the text of an unclosed link", () => {
     expect(cleanCaption("caption {{broken|x")).toBe("caption");
     expect(cleanCaption("see [[Foo bar")).toBe("see Foo bar");
@@ -92,7 +99,8 @@ describe("cleanCaption: hostile input", () => {
   it("handles 10k-deep template and link nesting without recursion", () => {
     const depth = 10_000;
     const t = performance.now();
-    expect(cleanCaption("x " + "{{a|".repeat(depth) + "y" + "}}".repeat(depth) + " z")).toBe("x z");
+    expect(cleanCaption("x " + "{{a|".repeat(depth) + "y" + "}}".repeat(depth) + " z")).toBe("x \ufffc z");
+    expect(cleanCaption("x " + "{{a|".repeat(depth) + "y" + "}}".repeat(depth) + " z", undefined, "delete")).toBe("x z");
     expect(cleanCaption("x " + "{{nowrap|".repeat(depth) + "y" + "}}".repeat(depth) + " z")).toBe("x y z");
     expect(cleanCaption("[[a|".repeat(depth) + "deep" + "]]".repeat(depth))).toBe("deep");
     expect(cleanCaption("{{".repeat(depth) + "text" + "]]".repeat(depth))).toBeNull();

@@ -10,8 +10,12 @@ const link = (image: string, caption: string | null = null, alt: string | null =
 
 describe("file links", () => {
   it("accepts any case of the prefix, spaces, aliases and the leading-colon form", () => {
+    // a colon link is a link to the file page, not a use of the image (reference implementation: a use)
     expect(extractImageRefs("[[file:a.jpg|x]] [[IMAGE:b.jpg|y]] [[ File : c d.jpg |z]] [[:File:E.jpg|the file page]]")).toEqual([
-      link("File:A.jpg", "x"), link("File:B.jpg", "y"), link("File:C d.jpg", "z"), link("File:E.jpg", "the file page"),
+      link("File:A.jpg", "x"), link("File:B.jpg", "y"), link("File:C d.jpg", "z"),
+    ]);
+    expect(extractImageRefs("[[file:a.jpg|x]] [[:File:E.jpg|the file page]]", { colonFileLinks: "reference" })).toEqual([
+      link("File:A.jpg", "x"), link("File:E.jpg", "the file page"),
     ]);
     expect(extractImageRefs("[[Datei:A.jpg|mini|Bild]] [[Файл:B.jpg]]", { fileAliases: ["Datei", "Файл"], extraOptionWords: ["mini"] })).toEqual([
       link("File:A.jpg", "Bild"), link("File:B.jpg"),
