@@ -6,7 +6,7 @@ describe("resolveConfig", () => {
     const c = resolveConfig();
     expect(c.tiers).toEqual(["gold", "silver", "bronze"]);
     expect(c.captions.minWords).toBe(6);
-    expect(c.images).toEqual({ skipAudio: true, minRefs: 2, maxRefs: 10, maxRefsHistory: 180, setSizeZ: 0.05 });
+    expect(c.images).toEqual({ skipAudio: true, minRefs: 2, maxRefs: 10, maxRefsHistory: 180, maxRefsHistoryUnit: "uses", setSizeZ: 0.05 });
   });
 
   it("applies later layers over earlier ones, deeply", () => {
