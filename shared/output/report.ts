@@ -22,10 +22,11 @@ const COLUMNS_NOTE =
   "counted for that row (pairs are deduplicated by text across images, so per-image columns are only " +
   "recounted on the final dataset).";
 
-export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>, meta: { generated: string; elapsedSeconds: number | null }): string {
+export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>, meta: { generated: string; elapsedSeconds: number | null; preset?: string }): string {
   const out: string[] = [];
   out.push("# paracap report", "");
   out.push(`Generated ${meta.generated}${meta.elapsedSeconds !== null ? ` in ${meta.elapsedSeconds.toFixed(1)} s` : ""}.`, "");
+  if (meta.preset) out.push(...methodLines(meta.preset, stats.counters), "");
   out.push("| tier | input | pairs |", "|---|---|---:|");
   for (const [tier, t] of Object.entries(stats.tiers)) out.push(`| ${tier} | ${t.input} revisions | ${fmt(t.pairs)} |`);
   out.push("");
@@ -77,6 +78,20 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
   }
   out.push("", "## How to read the funnel", "", COLUMNS_NOTE, "");
   return out.join("\n");
+}
+
+/** Which preset ran, and what the paper's rule would have done where the default differs from it. */
+function methodLines(preset: string, c: Record<string, number>): string[] {
+  const lines = [preset === "paper"
+    ? "Method: `preset: paper`, the published rules exactly."
+    : "Method: `preset: improved` (the default). For the published rules exactly, run with a config file holding `{\"preset\": \"paper\"}`."];
+  for (const tier of ["gold", "silver", "bronze"]) {
+    const refs = c[`filter.${tier}.max_uses_v1.paper_rule_dropped`];
+    if (refs === undefined) continue;
+    const images = c[`filter.${tier}.max_uses_v1.paper_rule_dropped_images`] ?? 0;
+    lines.push(`${tier}: the bound counted distinct uses; the paper's rule (every revision's use a reference) would have dropped ${fmt(images)} image${images === 1 ? "" : "s"} with ${fmt(refs)} reference${refs === 1 ? "" : "s"} here.`);
+  }
+  return lines;
 }
 
 /** A few dropped records per filter and reason, so a reader can judge each filter by eye. */

@@ -88,7 +88,7 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
   await output.writeText(OUTPUT_FILES.stats, JSON.stringify(stats, null, 2) + "\n");
   await output.writeText(OUTPUT_FILES.config, JSON.stringify(manifest.config, null, 2) + "\n");
   const now = (opts.now ?? (() => new Date()))();
-  await output.writeText(OUTPUT_FILES.report, renderReport(stats, samples, { generated: now.toISOString(), elapsedSeconds: opts.elapsedSeconds ?? null }));
+  await output.writeText(OUTPUT_FILES.report, renderReport(stats, samples, { generated: now.toISOString(), elapsedSeconds: opts.elapsedSeconds ?? null, preset: manifest.config.preset }));
   await output.writeText(OUTPUT_FILES.success, JSON.stringify({ fingerprint: manifest.fingerprint, complete: stats.complete }) + "\n");
   return stats;
 }

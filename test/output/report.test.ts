@@ -63,6 +63,13 @@ describe("renderReport", () => {
     ...over,
   });
 
+  it("says which preset ran, and what the paper's bronze rule would have dropped (151 MB history figures)", () => {
+    const md = renderReport(stats({ counters: { "filter.bronze.max_uses_v1.paper_rule_dropped": 18062, "filter.bronze.max_uses_v1.paper_rule_dropped_images": 16 } }), {}, { generated: "t", elapsedSeconds: null, preset: "improved" });
+    expect(md).toContain("Method: `preset: improved` (the default). For the published rules exactly, run with a config file holding `{\"preset\": \"paper\"}`.");
+    expect(md).toContain("bronze: the bound counted distinct uses; the paper's rule (every revision's use a reference) would have dropped 16 images with 18,062 references here.");
+    expect(renderReport(stats({}), {}, { generated: "t", elapsedSeconds: null, preset: "paper" })).toContain("Method: `preset: paper`, the published rules exactly.");
+  });
+
   it("accounts for every revision read and names damaged and missing shards with file and offset", () => {
     const md = renderReport(stats({
       complete: false,
