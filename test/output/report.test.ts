@@ -9,7 +9,8 @@ import { renderReport } from "../../shared/output/report.ts";
 import { forTerminal } from "../../shared/output/terminal-text.ts";
 import { funnelTable, type Stats } from "../../shared/output/stats.ts";
 
-const config = resolveConfig({ tiers: ["silver"] });
+// the funnel as it was before the rendered-template and spelling-fix filters (both are switched off here)
+const config = resolveConfig({ tiers: ["silver"], extraction: { unknownTemplates: "delete" }, pairs: { dropSpellingFixes: false } });
 
 function counters(): Counters {
   const c = new Counters();
