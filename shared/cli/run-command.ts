@@ -1,11 +1,14 @@
 /** `paracap run`: the whole job on local dumps (default: the embedded real sample). */
 import { readFile } from "node:fs/promises";
+import { realpathSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { resolveConfig, TierName } from "../core/config.ts";
 import { REPO_ROOT } from "../core/repo-root.ts";
 import { looksLikeHistory, type LocalInput } from "../runner/local-shards.ts";
 import { runLocal } from "../runner/local-runner.ts";
+import { expandArgs } from "./argv.ts";
 import { UserError } from "./errors.ts";
 
 export const SAMPLE_DIR = join(REPO_ROOT, "shared/sample/");
@@ -31,7 +34,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Record<string, unknown> {
 
 export async function runCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
-    args: argv,
+    args: expandArgs(argv, ["--input", "--history"], ["--partitions", "--workers"]),
     options: {
       input: { type: "string", multiple: true },
       history: { type: "string", multiple: true },
@@ -62,6 +65,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     }
   }
   const flags: Record<string, unknown> = {};
+  if (values.tiers !== undefined && values.tiers.trim() === "") throw new UserError(`--tiers needs at least one tier (gold, silver, bronze)`);
+  if (values.out !== undefined && values.out.trim() === "") throw new UserError(`--out needs a folder name`);
   if (values.tiers) {
     const tiers = values.tiers.split(",").map((s) => s.trim());
     for (const t of tiers) if (!TierName.safeParse(t).success) throw new UserError(`unknown tier "${t}" (tiers: gold, silver, bronze)`);
@@ -75,26 +80,32 @@ export async function runCommand(argv: string[]): Promise<number> {
     ...(values.history ?? []).map((path) => ({ path, kind: "history" as const })),
   ];
   if (inputs.length === 0) inputs = SAMPLE_INPUTS;
+  refuseDuplicates(inputs);
   const kinds = new Set(inputs.map((i) => i.kind));
   const tiers = config.tiers.filter((t) => kinds.has(t === "bronze" ? "history" : "current"));
   if (tiers.length === 0) throw new UserError(`no input feeds the requested tiers (${config.tiers.join(", ")}): gold/silver need a current-revision dump (--input), bronze a full-history dump (--history)`);
   const skipped = config.tiers.filter((t) => !tiers.includes(t));
-  if (skipped.length > 0 && !values.quiet) {
-    const need = skipped.includes("bronze") ? "a full-history dump (--history)" : "a current-revision dump (--input)";
-    process.stderr.write(`paracap: skipping tier(s) ${skipped.join(", ")}: they need ${need}\n`);
-  }
   config.tiers = tiers;
+  const cores = availableParallelism();
+  let workers = values.workers ? positiveInt(values.workers, "--workers") : undefined;
+  const capped = workers !== undefined && workers > cores;
+  if (capped) workers = cores;
 
   const result = await runLocal({
     inputs,
     outDir: values.out!,
     config,
-    workers: values.workers ? positiveInt(values.workers, "--workers") : undefined,
+    workers,
     fresh: values.fresh,
     progress: values.quiet ? null : process.stderr,
   });
   const s = result.stats;
   const lines = [`paracap: wrote ${values.out}/ in ${result.elapsedSeconds.toFixed(1)} s`];
+  if (skipped.length > 0) {
+    const need = skipped.includes("bronze") ? "a full-history dump (--history)" : "a current-revision dump (--input)";
+    lines.push(`  skipped tier${skipped.length === 1 ? "" : "s"} ${skipped.join(", ")}: ${skipped.length === 1 ? "it needs" : "they need"} ${need}`);
+  }
+  if (capped) lines.push(`  --workers ${values.workers} capped at the ${cores} cores of this machine`);
   for (const [tier, t] of Object.entries(s.tiers)) lines.push(`  ${tier}.jsonl: ${t.pairs} pair${t.pairs === 1 ? "" : "s"}`);
   lines.push(`  stats.json, report.md, config.json`);
   if (s.shards.corrupt.length > 0) lines.push(`  warning: ${s.shards.corrupt.length} damaged shard(s), see report.md`);
@@ -104,6 +115,22 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   process.stderr.write(lines.join("\n") + "\n");
   return 0;
+}
+
+/** The same file named twice (also by another path or a link) would count every page twice. */
+function refuseDuplicates(inputs: LocalInput[]): void {
+  const seen = new Map<string, string>();
+  for (const i of inputs) {
+    let real: string;
+    try {
+      real = realpathSync(i.path);
+    } catch {
+      continue; // a missing input is reported by the runner
+    }
+    const first = seen.get(real);
+    if (first !== undefined) throw new UserError(`${i.path} is the same file as ${first}: give each input once`);
+    seen.set(real, i.path);
+  }
 }
 
 function positiveInt(v: string, flag: string): number {

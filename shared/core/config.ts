@@ -3,6 +3,7 @@
  * the resolved config is saved next to the outputs (config.json) so every dataset says how it was made.
  */
 import { z } from "zod";
+import { closest } from "./closest-name.ts";
 import { PIVOT_NAMES } from "../plugins/pivots.ts";
 import { SCORER_NAMES } from "../plugins/scorers.ts";
 
@@ -97,12 +98,41 @@ export function applyPreset(merged: Record<string, unknown>): Record<string, unk
 
 export function resolveConfig(...layers: unknown[]): ParacapConfig {
   const merged = layers.reduce<Record<string, unknown>>((acc, layer) => deepMerge(acc, (layer ?? {}) as Record<string, unknown>), {});
+  // A mistyped key would otherwise be ignored and its default used without a word.
+  const unknown = unknownKeys(ParacapConfig, merged, []);
+  if (unknown.length > 0) throw new ConfigError(`invalid configuration:\n${unknown.map((u) => `  ${u}`).join("\n")}`);
   const parsed = ParacapConfig.safeParse(applyPreset(merged));
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(root)"}: ${i.message}`).join("\n");
     throw new ConfigError(`invalid configuration:\n${issues}`);
   }
   return parsed.data;
+}
+
+/** Keys of `value` the schema does not know, each with the closest known key of its object. */
+function unknownKeys(schema: z.ZodType, value: unknown, path: string[]): string[] {
+  const obj = objectShape(schema);
+  if (!obj || !isPlainObject(value)) return [];
+  const known = Object.keys(obj);
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(value)) {
+    const where = [...path, k].join(".");
+    if (!(k in obj)) {
+      const near = closest(k, known);
+      out.push(`${where}: unknown key${near ? ` (did you mean "${[...path, near].join(".")}"?)` : ` (known: ${known.join(", ")})`}`);
+    } else out.push(...unknownKeys(obj[k]!, v, [...path, k]));
+  }
+  return out;
+}
+
+/** The fields of an object schema, looking through default/prefault/optional wrappers. */
+function objectShape(schema: z.ZodType): Record<string, z.ZodType> | null {
+  let s: unknown = schema;
+  for (let i = 0; i < 5 && s; i++) {
+    if (s instanceof z.ZodObject) return s.shape as Record<string, z.ZodType>;
+    s = (s as { _zod?: { def?: { innerType?: unknown } } })._zod?.def?.innerType;
+  }
+  return null;
 }
 
 export class ConfigError extends Error {

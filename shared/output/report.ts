@@ -56,7 +56,7 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
   for (const [k, v] of Object.entries(stats.extraction)) out.push(`| ${k} | ${fmt(v)} |`);
 
   for (const [tier, t] of Object.entries(stats.tiers)) {
-    out.push("", `## ${tier} (${t.input} input): ${fmt(t.pairs)} pairs`, "");
+    out.push("", `## ${tier} (${t.input} input): ${counted(t.pairs, "pair")}`, "");
     out.push(...funnelMarkdown(t.funnel));
     out.push("", "Filters (each counts in its own unit; in = kept + dropped):", "");
     out.push("| # | filter | unit | in | kept | dropped | dropped because |", "|---:|---|---|---:|---:|---:|---|");
@@ -78,6 +78,11 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
   }
   out.push("", "## How to read the funnel", "", COLUMNS_NOTE, "");
   return out.join("\n");
+}
+
+/** "1 pair", "2 pairs", "1,234 pairs". */
+function counted(n: number, word: string): string {
+  return `${fmt(n)} ${word}${n === 1 ? "" : "s"}`;
 }
 
 /** Which preset ran, and what the paper's rule would have done where the default differs from it. */
@@ -119,7 +124,7 @@ function accounting(x: Record<string, number>): string[] {
   const read = x["dump.revisions"] ?? 0;
   const skipped = Object.entries(x).filter(([k]) => k.startsWith("dump.skipped."));
   const parts = [`${fmt(x["dump.revisions.emitted"] ?? 0)} used`, ...skipped.map(([k, v]) => `${fmt(v)} skipped (${k.slice("dump.skipped.".length)})`)];
-  if (read > 0 || x["tsv.lines"] === undefined) lines.push(`- ${fmt(x["dump.pages"] ?? 0)} pages, ${fmt(read)} revisions read = ${parts.join(" + ")}.`);
+  if (read > 0 || x["tsv.lines"] === undefined) lines.push(`- ${counted(x["dump.pages"] ?? 0, "page")}, ${counted(read, "revision")} read = ${parts.join(" + ")}.`);
   if (x["tsv.lines"] !== undefined) {
     const dropped = Object.entries(x).filter(([k]) => k.startsWith("tsv.skipped."));
     const tsvParts = [`${fmt(x["tsv.lines.emitted"] ?? 0)} used`, ...dropped.map(([k, v]) => `${fmt(v)} skipped (${k.slice("tsv.skipped.".length)})`)];
