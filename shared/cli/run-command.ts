@@ -91,6 +91,12 @@ export async function runCommand(argv: string[]): Promise<number> {
   const capped = workers !== undefined && workers > cores;
   if (capped) workers = cores;
 
+  // Interrupted: finished shards and tasks are kept, so the same command picks up where this stopped.
+  const onInterrupt = () => {
+    process.stderr.write(`\nparacap: interrupted; run the same command again to resume (finished work in ${values.out}/.work is kept)\n`);
+    process.exit(130);
+  };
+  process.once("SIGINT", onInterrupt);
   const result = await runLocal({
     inputs,
     outDir: values.out!,
@@ -99,6 +105,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     fresh: values.fresh,
     progress: values.quiet ? null : process.stderr,
   });
+  process.off("SIGINT", onInterrupt);
   const s = result.stats;
   const lines = [`paracap: wrote ${values.out}/ in ${result.elapsedSeconds.toFixed(1)} s`];
   if (skipped.length > 0) {

@@ -93,6 +93,10 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
   const input: InputProgress = { done: 0, total: shards.reduce((n, s) => n + shardBytes(s), 0) };
   const progress = createProgress(() => live, opts.progress === undefined ? process.stderr : opts.progress, input);
   const resumed = { extract: 0, group: 0, dedup: 0 };
+  // Say at the start, not only at the end, that this run continues an earlier one.
+  let alreadyDone = 0;
+  for (const s of shards) if (await isDone(work, layout.extractDone(s.id), manifest.extractFingerprint)) alreadyDone++;
+  if (alreadyDone > 0) progress.note(`resuming the run in ${opts.outDir}: ${alreadyDone} of ${shards.length} shard${shards.length === 1 ? "" : "s"} already extracted`);
   try {
     // extract: shards concurrently (each fans its pages out to the pool)
     progress.phase("extract", shards.length);
