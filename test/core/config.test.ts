@@ -23,7 +23,7 @@ describe("resolveConfig", () => {
   it("refuses unknown keys, naming the closest known one (a typo would otherwise run with the default)", () => {
     expect(() => resolveConfig({ captions: { minWord: 10 } })).toThrow(/captions\.minWord: unknown key \(did you mean "captions\.minWords"\?\)/);
     expect(() => resolveConfig({ partition: 4 })).toThrow(/partition: unknown key \(did you mean "partitions"\?\)/);
-    expect(() => resolveConfig({ zzzzzz: 4 })).toThrow(/zzzzzz: unknown key \(known: tiers, /);
+    expect(() => resolveConfig({ zzzzzz: 4 })).toThrow(/zzzzzz: unknown key \(known: .*tiers, partitions/);
     expect(resolveConfig({ captions: { minWords: 10 } }).captions.minWords).toBe(10);
   });
 });

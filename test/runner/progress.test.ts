@@ -52,6 +52,8 @@ describe("resume and interrupt messages", () => {
     await run(dir, SAMPLE, {}, { progress: null });
     const out = lines();
     await run(dir, SAMPLE, {}, { progress: out.stream });
+    // the first line, before any progress
+    expect(out.text.findIndex((l) => l.includes("resuming"))).toBe(0);
     expect(out.text[0]).toBe(`[paracap] resuming the run in ${dir}: 2 of 2 shards already extracted\n`);
   });
 
