@@ -274,13 +274,7 @@ export class DumpScanner {
         const gt = buf.indexOf(GT, lt);
         if (gt < 0) return -1;
         const bracket = buf.indexOf(0x5b /* [ */, lt);
-        if (bracket >= 0 && bracket < gt) {
-          // internal subset: ends at "]" … ">"
-          const close = buf.indexOf("]", bracket, "latin1");
-          if (close < 0) return -1;
-          const end = buf.indexOf(GT, close);
-          return end < 0 ? -1 : end + 1;
-        }
+        if (bracket >= 0 && bracket < gt) return internalSubsetEnd(buf, bracket);
         return gt + 1;
       }
       // "<!" and too few bytes to tell which kind yet
@@ -570,6 +564,33 @@ export class DumpScanner {
     );
     this.counters.inc("dump.revisions.emitted");
   }
+}
+
+/**
+ * End (index after ">") of a DOCTYPE whose internal subset opens at `bracket`, or -1 if not all here.
+ * The subset ends at a "]" outside quoted literals and comments, followed by optional space and ">";
+ * a "]" inside an entity value or comment does not end it.
+ */
+function internalSubsetEnd(buf: Buffer, bracket: number): number {
+  let quote = 0;
+  for (let i = bracket + 1; i < buf.length; i++) {
+    const c = buf[i]!;
+    if (quote !== 0) {
+      if (c === quote) quote = 0;
+    } else if (c === DQUOTE || c === SQUOTE) {
+      quote = c;
+    } else if (c === LT && buf[i + 1] === BANG && buf[i + 2] === 0x2d && buf[i + 3] === 0x2d) {
+      const end = buf.indexOf("-->", i + 4, "latin1");
+      if (end < 0) return -1;
+      i = end + 2;
+    } else if (c === 0x5d /* ] */) {
+      let j = i + 1;
+      while (j < buf.length && SPACE[buf[j]!] === 1) j++;
+      if (j >= buf.length) return -1;
+      if (buf[j] === GT) return j + 1;
+    }
+  }
+  return -1;
 }
 
 /** Marks a revision whose text outgrew maxTextBytes (never collected). */

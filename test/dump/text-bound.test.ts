@@ -54,3 +54,13 @@ describe("revision text bound", () => {
     expect(used + counters.get("dump.skipped.redirect") + counters.get("dump.skipped.namespace")).toBe(counters.get("dump.revisions"));
   }, 120_000);
 });
+
+describe("DOCTYPE", () => {
+  it("an internal subset with \"]\" inside an entity value or a comment is read through", async () => {
+    const { readPages } = await import("../../shared/dump/page-reader.ts");
+    const xml = `<?xml version="1.0"?><!DOCTYPE mediawiki [ <!ENTITY brackets "a]b"> <!-- not the end: ] --> <!ENTITY x 'c]d'> ]><mediawiki><page><title>Mostar</title><ns>0</ns><id>1</id><revision><id>2</id><text>[[File:Stari Most.jpg|thumb|The old bridge]]</text></revision></page></mediawiki>`;
+    const got: string[] = [];
+    for await (const rev of readPages([Buffer.from(xml)])) got.push(rev.title);
+    expect(got).toEqual(["Mostar"]);
+  });
+});
