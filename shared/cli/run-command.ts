@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { resolveConfig, TierName } from "../core/config.ts";
 import { REPO_ROOT } from "../core/repo-root.ts";
+import { looksLikeHistoryByContent } from "../dump/history-sniff.ts";
 import { looksLikeHistory, type LocalInput } from "../runner/local-shards.ts";
 import { runLocal } from "../runner/local-runner.ts";
 import { expandArgs } from "./argv.ts";
@@ -75,8 +76,18 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (values.partitions) flags.partitions = positiveInt(values.partitions, "--partitions");
   const config = resolveConfig(fileConfig, configFromEnv(process.env), flags);
 
+  const detected: string[] = [];
+  const kindOf = async (path: string): Promise<LocalInput["kind"]> => {
+    if (looksLikeHistory(path)) return "history";
+    // Told by content, not only by name: a page with several revisions is a history dump.
+    if (await looksLikeHistoryByContent(path)) {
+      detected.push(`${path} has several revisions per page: read as a full-history dump (bronze)`);
+      return "history";
+    }
+    return "current";
+  };
   let inputs: LocalInput[] = [
-    ...(values.input ?? []).map((path) => ({ path, kind: looksLikeHistory(path) ? ("history" as const) : ("current" as const) })),
+    ...(await Promise.all((values.input ?? []).map(async (path) => ({ path, kind: await kindOf(path) })))),
     ...(values.history ?? []).map((path) => ({ path, kind: "history" as const })),
   ];
   if (inputs.length === 0) inputs = SAMPLE_INPUTS;
@@ -108,6 +119,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   process.off("SIGINT", onInterrupt);
   const s = result.stats;
   const lines = [`paracap: wrote ${values.out}/ in ${result.elapsedSeconds.toFixed(1)} s`];
+  for (const d of detected) lines.push(`  ${d}`);
   if (skipped.length > 0) {
     const need = skipped.includes("bronze") ? "a full-history dump (--history)" : "a current-revision dump (--input)";
     lines.push(`  skipped tier${skipped.length === 1 ? "" : "s"} ${skipped.join(", ")}: ${skipped.length === 1 ? "it needs" : "they need"} ${need}`);
