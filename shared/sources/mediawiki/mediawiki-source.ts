@@ -4,12 +4,32 @@
  * Multistream split points come from the dump's index file, which the runner locates and reads.
  */
 import type { PageRevision } from "../../core/records.ts";
+import { DumpError } from "../../dump/errors.ts";
 import { decompressStream } from "../../dump/open-dump.ts";
 import { sniffFormat } from "../../dump/magic.ts";
 import { readPages } from "../../dump/page-reader.ts";
 import { packRevisions, textSize, unpackRevisions, type PackedRevisions } from "../../dump/revision-text.ts";
 import { createReferenceExtractor } from "../../pipeline/extract-stage.ts";
 import type { Source } from "../source.ts";
+
+async function* startsBz2Stream(chunks: AsyncIterable<Buffer>, label: string, start: number): AsyncGenerator<Buffer> {
+  let head = Buffer.alloc(0);
+  let checked = false;
+  for await (const chunk of chunks) {
+    if (checked) {
+      yield chunk;
+      continue;
+    }
+    head = Buffer.concat([head, chunk]);
+    if (head.length < 4) continue;
+    if (sniffFormat(head) !== "bz2") {
+      throw new DumpError(label, null, `the multistream index does not match this dump: no bz2 stream starts at byte ${start} (was the index made for another file?)`);
+    }
+    checked = true;
+    yield head;
+  }
+  if (!checked && head.length > 0) yield head;
+}
 
 export const mediawikiSource: Source<PageRevision> = {
   name: "mediawiki",
@@ -26,7 +46,8 @@ export const mediawikiSource: Source<PageRevision> = {
     const end = shard.end ?? undefined;
     const ranged = start > 0 || end !== undefined;
     const label = ranged ? `${bytes.label}[${start}..${end ?? "end"}]` : bytes.label;
-    const open = () => bytes.read(start, end);
+    // A slice of a multistream dump must start a bz2 stream; otherwise its index belongs to another file.
+    const open = () => (start > 0 ? startsBz2Stream(bytes.read(start, end), label, start) : bytes.read(start, end));
     return readPages(decompressStream(open(), { decoder: config.dump.decoder, file: label, reopen: open }), {
       fragment: shard.fragment,
       partial: end !== undefined,
