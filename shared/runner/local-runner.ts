@@ -24,6 +24,7 @@ import { parallelExtract } from "./parallel-extract.ts";
 import { createProgress, type InputProgress } from "./progress.ts";
 import { InputError, planLocalShards, type LocalInput } from "./local-shards.ts";
 import { WorkerPool } from "./worker-pool.ts";
+import { lockOutDir, removeStaleTempFiles } from "./out-dir-lock.ts";
 import type { InputKind } from "../core/records.ts";
 import type { RevisionRefs } from "../pipeline/extract-stage.ts";
 import type { Source } from "../sources/source.ts";
@@ -56,6 +57,23 @@ export class ResumeConflictError extends Error {
 }
 
 export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
+  let release: (() => Promise<void>) | null = null;
+  try {
+    release = await lockOutDir(opts.outDir);
+  } catch (err) {
+    // A folder nobody can write to cannot be raced for; the run's own writes say what is wrong.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "EACCES" && code !== "EROFS" && code !== "EPERM") throw err;
+  }
+  try {
+    await removeStaleTempFiles(opts.outDir);
+    return await runLocked(opts);
+  } finally {
+    await release?.();
+  }
+}
+
+async function runLocked(opts: LocalRunOptions): Promise<LocalRunResult> {
   const started = Date.now();
   const workDir = join(opts.outDir, ".work");
   const work = new LocalStore(workDir);
