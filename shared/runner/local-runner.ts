@@ -62,7 +62,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
     release = await lockOutDir(opts.outDir);
   } catch (err) {
     // A folder nobody can write to cannot be raced for; the run's own writes say what is wrong.
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = (err as { code?: string }).code;
     if (code !== "EACCES" && code !== "EROFS" && code !== "EPERM") throw err;
   }
   try {

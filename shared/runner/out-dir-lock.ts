@@ -6,6 +6,7 @@
 import { mkdir, open, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { TMP_MARK } from "../io/local-store.ts";
+import { guardIo, storageError } from "../io/storage-error.ts";
 
 export const LOCK_FILE = ".paracap.lock";
 
@@ -25,7 +26,7 @@ function alive(pid: number): boolean {
 
 /** Takes the folder's lock; returns its release. */
 export async function lockOutDir(dir: string): Promise<() => Promise<void>> {
-  await mkdir(dir, { recursive: true });
+  await guardIo("create", dir, () => mkdir(dir, { recursive: true }));
   const path = join(dir, LOCK_FILE);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
@@ -34,7 +35,7 @@ export async function lockOutDir(dir: string): Promise<() => Promise<void>> {
       await fh.close();
       return () => rm(path, { force: true });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw storageError(err, "write", path);
       const holder = Number((await readFile(path, "utf8").catch(() => "")).trim());
       if (alive(holder) && holder !== process.pid) {
         throw new OutDirBusyError(`another paracap run (pid ${holder}) is writing to ${dir}; wait for it, or choose another --out`);
