@@ -39,7 +39,7 @@ async function setup(refsByShard: ShuffleRef[][]) {
       for (const r of list) await w.write(r);
       await w.close();
     }
-    await writeMarker(work, layout.extractDone(`s${i}`), marker(`extract:s${i}`, manifest.fingerprint, { "extract.shards": 1 }));
+    await writeMarker(work, layout.extractDone(`s${i}`), marker(`extract:s${i}`, manifest.extractFingerprint, { "extract.shards": 1 }));
   }
   return { dir, work, output, manifest };
 }
