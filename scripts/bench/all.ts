@@ -18,6 +18,7 @@ const BENCHES = [
   ["metrics.ts", "syntactic metrics vs naive Levenshtein"],
   ["run.ts", "end-to-end run vs plain bz2 decoding, peak RSS"],
   ["cloud-shard.ts", "cloud extract shard time/memory and full-dump projection"],
+  ["peak-rss.ts", "peak memory on hostile inputs (a .gz bomb) and the 151 MB history"],
 ] as const;
 
 const only = process.argv.slice(2);

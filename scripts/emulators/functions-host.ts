@@ -291,7 +291,8 @@ export interface PushSubscriptionOptions {
 
 /**
  * Creates (if missing) `topic` and the dead-letter topic, then a push subscription delivering to
- * `pushEndpoint` (use `FunctionHost.pubsubPushEndpoint(topic)` for a gen2-style CloudEvent).
+ * `pushEndpoint` (use `FunctionHost.pubsubPushEndpoint(topic)` for a gen2-style CloudEvent); an
+ * existing subscription of that name is reused, pushing to `pushEndpoint` from now on.
  */
 export async function createPushSubscription(
   pubsub: PubSub,
@@ -304,6 +305,12 @@ export async function createPushSubscription(
   const dlq = opts.deadLetterTopic ? await ensureTopic(pubsub, opts.deadLetterTopic) : undefined;
   if (opts.maxDeliveryAttempts !== undefined && !dlq) throw new Error("maxDeliveryAttempts needs a deadLetterTopic");
   const seconds = (s: number) => ({ seconds: Math.floor(s), nanos: Math.round((s % 1) * 1e9) });
+  const existing = t.subscription(subscription);
+  if ((await existing.exists())[0]) {
+    // Set up before (functions restarted against a running emulator): point it at the new endpoint.
+    await existing.modifyPushConfig({ pushEndpoint });
+    return existing;
+  }
   const [sub] = await t.createSubscription(subscription, {
     pushConfig: { pushEndpoint },
     ackDeadlineSeconds: opts.ackDeadlineSeconds ?? 60,
@@ -315,7 +322,7 @@ export async function createPushSubscription(
   return sub;
 }
 
-async function ensureTopic(pubsub: PubSub, name: string) {
+export async function ensureTopic(pubsub: PubSub, name: string) {
   const t = pubsub.topic(name);
   const [exists] = await t.exists();
   if (!exists) {

@@ -85,7 +85,7 @@ export async function startGcsServer(opts: GcsServerOptions = {}): Promise<GcsSe
   const dir = opts.dir ?? (await mkdtemp(join(tmpdir(), "paracap-gcs-")));
   const store = new GcsStore(dir);
   await store.init();
-  for (const b of opts.buckets ?? []) store.createBucket(b);
+  for (const b of opts.buckets ?? []) if (!store.listBuckets(b).some((x) => x.name === b)) store.createBucket(b);
   const notifier = new FinalizeNotifier(opts.notifier);
   for (const n of opts.notifications ?? []) notifier.add(n.bucket, n.url);
   const sessions = new Map<string, ResumableSession>();

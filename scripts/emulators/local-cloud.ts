@@ -115,7 +115,8 @@ export async function startLocalCloud(opts: LocalCloudOptions): Promise<LocalClo
           maxDeliveryAttempts: opts.maxDeliveryAttempts ?? 5,
           ...retry,
         });
-        await pubsub.topic(dlq).createSubscription(`${dlq}-hold`);
+        const hold = pubsub.topic(dlq).subscription(`${dlq}-hold`);
+        if (!(await hold.exists())[0]) await pubsub.topic(dlq).createSubscription(`${dlq}-hold`);
         await createPushSubscription(pubsub, dlq, `${prefix}-deadletter-from-${stage}`, fn.deadletter.rawPushEndpoint(dlq, projectId), retry);
       }
     } finally {

@@ -2,13 +2,13 @@
  * Starts Google's official Pub/Sub emulator (the Java jar shipped by the Debian package
  * `google-cloud-cli-pubsub-emulator`) on a free loopback port. It runs the jar with `java -jar`
  * directly: same server `gcloud beta emulators pubsub start` runs, without gcloud's Python
- * start-up, and as a single process we own so stop() leaves no orphaned JVM.
+ * start-up, under a watchdog that stops it when this process dies, so no JVM is ever orphaned.
  *
  * Point clients at it with `new PubSub({ apiEndpoint: host, projectId })` (emulator mode, no
  * credentials needed) or `PUBSUB_EMULATOR_HOST=host`.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 
@@ -17,6 +17,8 @@ export interface PubSubEmulator {
   host: string;
   port: number;
   projectId: string;
+  /** the watchdog shell's pid (its process group holds the JVM) */
+  pid: number | null;
   stop(): Promise<void>;
 }
 
@@ -25,6 +27,8 @@ export interface PubSubEmulatorOptions {
   port?: number;
   projectId?: string;
   startTimeoutMs?: number;
+  /** The option that set `port`, named in a "port taken" error. */
+  portFlag?: string;
   /** Echo the emulator's own log lines to stderr. */
   verbose?: boolean;
 }
@@ -79,17 +83,34 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Runs the JVM under a watchdog shell that holds a pipe from this process: when this process dies
+ * in any way (even SIGKILL) the pipe closes and the watchdog kills the JVM, so no emulator is
+ * left holding its port. The shell exits with the JVM, so an early exit is still seen.
+ */
+const WATCHDOG = `exec 3<&0
+"$@" </dev/null 3<&- & pid=$!
+( while read -r _ <&3; do :; done; kill -KILL $pid 2>/dev/null ) &
+wait $pid; code=$?
+kill $! 2>/dev/null
+exit $code`;
+
+/** JVM flag that marks the emulators paracap starts, so a later start can tell its own orphans. */
+export const EMULATOR_MARK = "-Dparacap.emulator=1";
+
 /** Starts the emulator and resolves once it answers HTTP on its port. */
 export async function startPubSubEmulator(opts: PubSubEmulatorOptions = {}): Promise<PubSubEmulator> {
   checkJava();
   const jar = findEmulatorJar();
   const projectId = opts.projectId ?? "test";
   const port = opts.port || (await freePort());
+  if (opts.port) await claimPort(port, opts.portFlag ?? "port");
   const host = `127.0.0.1:${port}`;
   // Short-lived test JVM: C1 only starts faster and is plenty for an emulator.
-  const child = spawn("java", ["-XX:TieredStopAtLevel=1", "-Xshare:auto", "-jar", jar, "--host=127.0.0.1", `--port=${port}`], {
+  const java = ["java", EMULATOR_MARK, "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-jar", jar, "--host=127.0.0.1", `--port=${port}`];
+  const child = spawn("sh", ["-c", WATCHDOG, "sh", ...java], {
     detached: true, // own process group, so stop() can signal everything it spawned
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
   });
   let log = "";
   const onLog = (b: Buffer) => {
@@ -99,6 +120,7 @@ export async function startPubSubEmulator(opts: PubSubEmulatorOptions = {}): Pro
   };
   child.stdout!.on("data", onLog);
   child.stderr!.on("data", onLog);
+  child.stdin!.on("error", () => {}); // the watchdog gone first: nothing to tell it
   const killOnExit = () => killGroup(child, "SIGKILL");
   process.once("exit", killOnExit);
 
@@ -110,9 +132,10 @@ export async function startPubSubEmulator(opts: PubSubEmulatorOptions = {}): Pro
     const timer = setTimeout(() => killGroup(child, "SIGKILL"), 3000);
     await exited;
     clearTimeout(timer);
+    child.stdin!.destroy();
   };
 
-  const deadline = Date.now() + (opts.startTimeoutMs ?? 30_000);
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 60_000);
   for (;;) {
     if (child.exitCode !== null) {
       process.removeListener("exit", killOnExit);
@@ -126,11 +149,103 @@ export async function startPubSubEmulator(opts: PubSubEmulatorOptions = {}): Pro
     }
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`Pub/Sub emulator did not become ready on ${host} within ${opts.startTimeoutMs ?? 30_000} ms:\n${log}`);
+      throw new Error(`Pub/Sub emulator did not become ready on ${host} within ${opts.startTimeoutMs ?? 60_000} ms:\n${log}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { host, port, projectId, stop };
+  return { host, port, projectId, pid: child.pid ?? null, stop };
+}
+
+/** Thrown when a fixed port is held by a process that is not an emulator paracap left behind. */
+export class PortTakenError extends Error {
+  override readonly name = "PortTakenError";
+}
+
+/**
+ * Makes sure a fixed port is free before the emulator binds it: a Pub/Sub emulator paracap started
+ * and lost (a killed `npm run emulate` of an older version left its JVM running) is stopped; any
+ * other holder is an error naming the port and the flag that moves it.
+ */
+export async function claimPort(port: number, flag: string): Promise<void> {
+  if (await canBind(port)) return;
+  const holder = listenerOf(port);
+  const cmd = holder === null ? "" : readCmdline(holder);
+  const ours = holder !== null && cmd.includes("cloud-pubsub-emulator") && cmd.includes(`--port=${port}`) && (cmd.includes(EMULATOR_MARK) || cmd.includes("-XX:TieredStopAtLevel=1 -Xshare:auto -jar"));
+  if (!ours) {
+    const who = holder === null ? "another process" : `pid ${holder}${cmd ? ` (${cmd.slice(0, 80)})` : ""}`;
+    throw new PortTakenError(`port ${port} (${flag}) is taken by ${who}: stop it, or pass ${flag} <another port>`);
+  }
+  process.stderr.write(`stopping an orphaned Pub/Sub emulator (pid ${holder}) left on port ${port} by an earlier run\n`);
+  try {
+    process.kill(holder, "SIGKILL");
+  } catch {
+    // gone meanwhile
+  }
+  const deadline = Date.now() + 30_000;
+  while (!(await canBind(port))) {
+    if (Date.now() > deadline) throw new PortTakenError(`port ${port} (${flag}) is still taken after stopping pid ${holder}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Whether a loopback listener could bind `port` right now. */
+export function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once("error", () => resolve(false));
+    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
+  });
+}
+
+/** The pid listening on a TCP port, from /proc (Linux); null when unknown. */
+export function listenerOf(port: number): number | null {
+  const hex = port.toString(16).toUpperCase().padStart(4, "0");
+  const inodes = new Set<string>();
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text = "";
+    try {
+      text = readFileSync(table, "utf8");
+    } catch {
+      continue;
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // local_address is ADDR:PORT; state 0A = LISTEN; inode is the 10th field.
+      if (f.length > 9 && f[1]!.endsWith(`:${hex}`) && f[3] === "0A") inodes.add(f[9]!);
+    }
+  }
+  if (inodes.size === 0) return null;
+  let pids: string[] = [];
+  try {
+    pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d));
+  } catch {
+    return null;
+  }
+  for (const pid of pids) {
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (m && inodes.has(m[1]!)) return Number(pid);
+      } catch {
+        // closed meanwhile
+      }
+    }
+  }
+  return null;
+}
+
+function readCmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
+  } catch {
+    return "";
+  }
 }
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {

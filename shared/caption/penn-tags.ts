@@ -10,7 +10,8 @@ export interface UposToken {
   readonly value: string;
   /** Universal POS tag (NOUN, VERB, AUX, ADP, …) */
   readonly upos: string;
-  readonly lemma: string;
+  /** null where wink-nlp gives none ("cannot," "dont," before punctuation) */
+  readonly lemma: string | null;
 }
 
 const POSSESSIVE_PRONOUNS = new Set(["my", "your", "his", "its", "our", "their", "her", "thy"]);
@@ -126,7 +127,8 @@ export function pennTags(tokens: readonly UposToken[]): string[] {
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     const lower = t.value.toLowerCase();
-    const lemma = t.lemma.toLowerCase();
+    // No lemma: read the form as its own lemma (a base form), the safe reading for "cannot", "dont".
+    const lemma = (t.lemma ?? t.value).toLowerCase();
     let tag: string;
     switch (t.upos) {
       case "PUNCT": tag = punctuationTag(t.value, tags.at(-1)); break;

@@ -1,5 +1,5 @@
 /**
- * Caption preprocessing (METHOD.md "Caption preprocessing"): the text every caption filter and the
+ * Caption preprocessing (docs/method.md "Caption preprocessing"): the text every caption filter and the
  * output see. Unlike the reference (ASCII whitespace only), Unicode spaces such as NBSP are
  * normalised too, because wikitext `&nbsp;` decodes to U+00A0 and would otherwise split "equal" captions.
  */

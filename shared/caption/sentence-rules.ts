@@ -49,7 +49,7 @@ function finiteBefore(tags: readonly string[], end: number): boolean {
 }
 
 /**
- * The four published rules (METHOD.md) for one sentence segment; the first rule whose premise holds decides:
+ * The four published rules (docs/method.md) for one sentence segment; the first rule whose premise holds decides:
  * 1) MD → `MD RB? VB`; 2) WDT/WP/WRB → finite verb before the first wh-word; 3) IN → finite verb before
  * the first IN; 4) otherwise a finite verb anywhere.
  */

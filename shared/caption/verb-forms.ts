@@ -25,7 +25,7 @@ export const PARTICIPLE_ONLY: ReadonlySet<string> = new Set([
 
 /** Modal auxiliaries (Penn MD), including clitic and PTB-split forms. */
 export const MODALS: ReadonlySet<string> = new Set([
-  "can", "could", "may", "might", "must", "shall", "should", "will", "would", "ought", "ca", "wo", "'ll", "'d", "’ll", "’d",
+  "can", "cannot", "could", "may", "might", "must", "shall", "should", "will", "would", "ought", "ca", "wo", "'ll", "'d", "’ll", "’d",
 ]);
 
 /** Forms of be/have/get that make a following past form a participle ("was built", "has led", "got lost"). */

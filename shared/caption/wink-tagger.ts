@@ -45,9 +45,9 @@ export function createWinkTagger(): CaptionTagger {
       const toks = doc.tokens();
       const values = toks.out(its.value) as string[];
       const upos = toks.out(its.pos) as string[];
-      const lemmas = toks.out(its.lemma as never) as unknown as string[]; // its.lemma is typed for the full model add-ons
+      const lemmas = toks.out(its.lemma as never) as unknown as Array<string | null>; // its.lemma is typed for the full model add-ons
       const spaces = toks.out(its.precedingSpaces as never) as unknown as string[]; // ditto
-      const tags = pennTags(values.map((value, i) => ({ value, upos: upos[i]!, lemma: lemmas[i]! })));
+      const tags = pennTags(values.map((value, i) => ({ value, upos: upos[i]!, lemma: lemmas[i] ?? null })));
       const tokens = values.map((word, i) => ({ word, tag: tags[i]!, spaceBefore: spaces[i] !== "" }));
       const sentences = doc.sentences().out(its.span) as unknown as [number, number][];
       return { tokens, sentences };

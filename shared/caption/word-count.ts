@@ -1,5 +1,5 @@
 /**
- * Word count used by the min-words filter. Follows the reference tokenizer's rules (METHOD.md /
+ * Word count used by the min-words filter. Follows the reference tokenizer's rules (docs/method.md /
  * reference §5.3): punctuation-only tokens do not count, hyphenated words are one word ("15-inch"),
  * numbers count, and clitics split off by the tokenizer ("John 's", "ca n't") count as their own token,
  * which also keeps Wikipedia ("John's") and Conceptual Captions ("john 's") text comparable.

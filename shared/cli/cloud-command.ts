@@ -2,30 +2,65 @@
 import { Storage, type Bucket } from "@google-cloud/storage";
 import { existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
 import { PART_OF_MANIFEST, type UploadManifest } from "../cloud/messages.ts";
 import { runId as planRunId } from "../cloud/plan-run.ts";
-import { formatStatus, runStatus } from "../cloud/run-status.ts";
+import { DEFAULT_EMULATOR_DIR, emulatorEnvPath, isAlive, readEmulatorEnv } from "../cloud/emulator-env.ts";
+import { RUN_FAILED } from "../cloud/run-records.ts";
+import { formatStatus, isIncomplete, planOutcome, runStatus } from "../cloud/run-status.ts";
+import { NOT_A_DUMP, sniffDump, uploadKind } from "../cloud/upload-kind.ts";
 import { GcsStore } from "../io/gcs-store.ts";
 import { findMultistreamIndex, looksLikeHistory } from "../runner/local-shards.ts";
 import { OUTPUT_FILES } from "../tasks/aggregate-task.ts";
 import { UserError } from "./errors.ts";
 
-const USAGE = `paracap cloud upload <dump>… [--bucket <input bucket>] [--name <run name>] [--config <file>]
-paracap cloud status <run-id> [--work-bucket <b>] [--output-bucket <b>] [--json]
-paracap cloud fetch <run-id> <dir> [--output-bucket <b>]
+const COMMON = `Where: --emulator <dir> reads the local emulator's settings from <dir>/env.json (written by
+'npm run emulate'); without any of the settings below, ./${DEFAULT_EMULATOR_DIR}/env.json is used
+when it exists. Otherwise buckets come from --bucket/--work-bucket/--output-bucket or
+$PARACAP_INPUT_BUCKET, $PARACAP_WORK_BUCKET, $PARACAP_OUTPUT_BUCKET (see 'pulumi stack output'),
+and --endpoint <url> (or $STORAGE_EMULATOR_HOST) talks to another Cloud Storage emulator.`;
 
-upload   One dump starts one run (a multistream dump's index is uploaded first, found next to it
-         as <name>-index.txt.bz2). Several dumps (e.g. current + history), or --config, make one
-         run through an uploaded <name>.manifest.json. Prints the run id on stdout.
-status   Progress per phase, failed and dead-lettered tasks, and whether the run finished
-         complete. Exit status 3 when a shard failed or a task was dead-lettered.
-fetch    Downloads a finished run's outputs (gold/silver/bronze.jsonl.gz, stats.json, report.md,
-         config.json, _SUCCESS) into <dir>.
+const HELP = {
+  upload: `paracap cloud upload <dump>… [--name <run name>] [--config <file>] [--bucket <input bucket>]
 
-Buckets default to $PARACAP_INPUT_BUCKET, $PARACAP_WORK_BUCKET, $PARACAP_OUTPUT_BUCKET (see 'pulumi stack output').
---endpoint <url> (or $STORAGE_EMULATOR_HOST) talks to a local emulator ('npm run emulate') instead of Google Cloud.`;
+One dump starts one run (a multistream dump's index is uploaded first, found next to it as
+<name>-index.txt.bz2). Several dumps (e.g. current + history), or --config, make one run through an
+uploaded <name>.manifest.json. Each file is checked first (name and first bytes, as the plan
+function reads them); nothing is uploaded if one is not a dump. Prints the run id on stdout.`,
+  status: `paracap cloud status <run-id> [--json] [--work-bucket <b>] [--output-bucket <b>]
+
+Progress per phase, damaged, failed and dead-lettered tasks, and whether the run finished
+complete; for an upload that started no run, why (not a dump, a bad manifest, the same bytes as an
+earlier run). Exit status 0 when the run is complete or still running without problems, 3 when it
+is (or will be) incomplete or failed.`,
+  fetch: `paracap cloud fetch <run-id> <dir> [--output-bucket <b>]
+
+Downloads a finished run's outputs (gold/silver/bronze.jsonl.gz, stats.json, report.md,
+config.json, _SUCCESS) into <dir>. Object names that would land outside <dir> are refused.`,
+};
+
+const USAGE = `paracap cloud upload <dump>… [--name <run name>] [--config <file>]
+paracap cloud status <run-id> [--json]
+paracap cloud fetch <run-id> <dir>
+('paracap cloud <command> --help' for each)
+
+${HELP.upload.split("\n\n")[1]}
+
+${COMMON}`;
+
+const OPTIONS = {
+  bucket: { type: "string" },
+  "work-bucket": { type: "string" },
+  "output-bucket": { type: "string" },
+  endpoint: { type: "string" },
+  emulator: { type: "string" },
+  project: { type: "string" },
+  name: { type: "string" },
+  config: { type: "string" },
+  json: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
 
 export async function cloudCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
@@ -33,68 +68,132 @@ export async function cloudCommand(argv: string[]): Promise<number> {
     process.stdout.write(USAGE + "\n");
     return sub ? 0 : 2;
   }
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      bucket: { type: "string" },
-      "work-bucket": { type: "string" },
-      "output-bucket": { type: "string" },
-      endpoint: { type: "string" },
-      project: { type: "string" },
-      name: { type: "string" },
-      config: { type: "string" },
-      json: { type: "boolean", default: false },
-    },
-  });
-  const endpoint = values.endpoint ?? process.env.STORAGE_EMULATOR_HOST;
-  const projectId = values.project ?? process.env.PARACAP_PROJECT ?? process.env.GOOGLE_CLOUD_PROJECT;
+  if (!(sub in HELP)) throw new UserError(`unknown cloud command "${sub}" (upload, status, fetch; see 'paracap cloud --help')`);
+  const help = `${HELP[sub as keyof typeof HELP]}\n\n${COMMON}`;
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, allowPositionals: true, options: OPTIONS });
+  } catch (e) {
+    throw new UserError(`${(e as Error).message.split("\n")[0]} (see 'paracap cloud ${sub} --help')`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(help + "\n");
+    return 0;
+  }
+  const settings = cloudSettings(values.emulator);
+  const endpoint = values.endpoint ?? settings("STORAGE_EMULATOR_HOST");
+  const projectId = values.project ?? settings("PARACAP_PROJECT") ?? settings("GOOGLE_CLOUD_PROJECT");
   const storage = endpoint ? new Storage({ apiEndpoint: endpoint, projectId: projectId ?? "paracap-local" }) : new Storage(projectId ? { projectId } : {});
   const need = (v: string | undefined, env: string, flag: string) => {
-    const b = v ?? process.env[env];
-    if (!b) throw new UserError(`no bucket: pass ${flag} or set ${env}`);
+    const b = v ?? settings(env);
+    if (!b) throw new UserError(`no bucket: pass ${flag}, set ${env}, or start the local emulator with 'npm run emulate'`);
     return b;
   };
+  const usage = () => new UserError(`${help.split("\n")[0]} (see 'paracap cloud ${sub} --help')`);
   switch (sub) {
     case "upload": {
-      if (positionals.length === 0) throw new UserError(USAGE);
+      if (positionals.length === 0) throw usage();
       const bucket = storage.bucket(need(values.bucket, "PARACAP_INPUT_BUCKET", "--bucket"));
       const config = values.config ? await readConfig(values.config) : undefined;
       const id = await upload(bucket, positionals, values.name, config);
-      process.stderr.write(`run ${id} started; follow it with: paracap cloud status ${id}\n`);
+      process.stderr.write(`run ${id} started; follow it with: npx paracap cloud status ${id}\n`);
       process.stdout.write(id + "\n");
       return 0;
     }
     case "status": {
       const [runId] = positionals;
-      if (!runId) throw new UserError(USAGE);
-      const work = new GcsStore(storage.bucket(need(values["work-bucket"], "PARACAP_WORK_BUCKET", "--work-bucket")), `runs/${runId}/`);
-      const output = new GcsStore(storage.bucket(need(values["output-bucket"], "PARACAP_OUTPUT_BUCKET", "--output-bucket")), `${runId}/`);
-      if (!(await work.exists("manifest.json"))) throw new UserError(`no run ${runId} in ${work.description} (not planned yet, or a typo?)`);
+      if (!runId || positionals.length > 1) throw usage();
+      const workBucket = storage.bucket(need(values["work-bucket"], "PARACAP_WORK_BUCKET", "--work-bucket"));
+      const outputBucket = storage.bucket(need(values["output-bucket"], "PARACAP_OUTPUT_BUCKET", "--output-bucket"));
+      const stores = (id: string) => ({ work: new GcsStore(workBucket, `runs/${id}/`), output: new GcsStore(outputBucket, `${id}/`) });
+      let { work, output } = stores(runId);
+      if (!(await work.exists("manifest.json"))) {
+        const outcome = await planOutcome(work);
+        if (!outcome) throw new UserError(`no run ${runId} in ${work.description}: not planned yet (the plan function may still be reading the upload; try again in a moment), or a typo?`);
+        if (outcome.status !== "duplicate" || !outcome.of) {
+          if (values.json) process.stdout.write(JSON.stringify({ runId, started: false, ...outcome }, null, 2) + "\n");
+          else process.stdout.write(`run ${runId}: not started (${outcome.status === "ignored" ? "upload ignored" : "planning failed"}): ${outcome.reason}\n`);
+          return 3;
+        }
+        process.stderr.write(`run ${runId}: ${outcome.reason}; showing run ${outcome.of}\n`);
+        ({ work, output } = stores(outcome.of));
+        if (!(await work.exists("manifest.json"))) throw new UserError(`run ${outcome.of} is gone from ${work.description}`);
+        const status = await runStatus(outcome.of, work, output);
+        process.stdout.write((values.json ? JSON.stringify(status, null, 2) : formatStatus(status)) + "\n");
+        return isIncomplete(status) ? 3 : 0;
+      }
       const status = await runStatus(runId, work, output);
       process.stdout.write((values.json ? JSON.stringify(status, null, 2) : formatStatus(status)) + "\n");
-      return status.shards.failed.length > 0 || status.deadLettered.length > 0 ? 3 : 0;
+      return isIncomplete(status) ? 3 : 0;
     }
     case "fetch": {
       const [runId, dir] = positionals;
-      if (!runId || !dir) throw new UserError(USAGE);
+      if (!runId || !dir || positionals.length > 2) throw usage();
       const bucket = storage.bucket(need(values["output-bucket"], "PARACAP_OUTPUT_BUCKET", "--output-bucket"));
+      const workName = values["work-bucket"] ?? settings("PARACAP_WORK_BUCKET");
+      if (workName) {
+        const failed = await new GcsStore(storage.bucket(workName), `runs/${runId}/`).readText(RUN_FAILED);
+        if (failed !== null) throw new UserError(`run ${runId} failed, it has no outputs: ${(JSON.parse(failed) as { error: string }).error}`);
+      }
       const [files] = await bucket.getFiles({ prefix: `${runId}/` });
       if (!files.some((f) => f.name === `${runId}/${OUTPUT_FILES.success}`)) {
-        throw new UserError(`run ${runId} has not finished: no ${OUTPUT_FILES.success} in gs://${bucket.name}/${runId}/ (try 'paracap cloud status ${runId}')`);
+        throw new UserError(`run ${runId} has not finished: no ${OUTPUT_FILES.success} in gs://${bucket.name}/${runId}/ (try 'npx paracap cloud status ${runId}')`);
+      }
+      const targets = files.filter((f) => !f.name.endsWith("/")).map((f) => ({ file: f, dest: safeDestination(dir, f.name.slice(runId.length + 1)) }));
+      const unsafe = targets.filter((t) => t.dest === null).map((t) => t.file.name);
+      if (unsafe.length > 0) {
+        throw new UserError(`refusing to fetch run ${runId}: object name${unsafe.length > 1 ? "s" : ""} ${unsafe.map((n) => JSON.stringify(n)).join(", ")} would be written outside ${dir}; nothing was fetched`);
       }
       await mkdir(dir, { recursive: true });
-      for (const f of files) {
-        const dest = join(dir, f.name.slice(runId.length + 1));
-        await mkdir(dirname(dest), { recursive: true });
-        await f.download({ destination: dest });
-        process.stderr.write(`fetched gs://${bucket.name}/${f.name}\n`);
+      for (const { file, dest } of targets) {
+        await mkdir(dirname(dest!), { recursive: true });
+        await file.download({ destination: dest! });
+        process.stderr.write(`fetched gs://${bucket.name}/${file.name}\n`);
       }
       return 0;
     }
-    default:
-      throw new UserError(USAGE);
   }
+  throw usage();
+}
+
+/**
+ * Where an object lands under `dir`, or null when its name would escape `dir` (`..` segments, an
+ * absolute name): the output bucket is written by functions, and anyone who can write it must not
+ * be able to write files anywhere on the machine that fetches.
+ */
+export function safeDestination(dir: string, relativeName: string): string | null {
+  if (relativeName === "" || relativeName.includes("\0")) return null;
+  const root = resolve(dir);
+  const dest = resolve(root, relativeName);
+  const rel = relative(root, dest);
+  if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return null;
+  return dest;
+}
+
+/**
+ * A setting by its environment name: from `--emulator <dir>` first; else the environment; else,
+ * when the environment configures no cloud at all, the default emulator directory's file.
+ */
+function cloudSettings(emulatorDir: string | undefined): (name: string) => string | undefined {
+  if (emulatorDir !== undefined) {
+    const file = liveEmulator(emulatorDir, true)!;
+    return (name) => file.env[name] ?? process.env[name];
+  }
+  const configured = ["STORAGE_EMULATOR_HOST", "PARACAP_INPUT_BUCKET", "PARACAP_WORK_BUCKET", "PARACAP_OUTPUT_BUCKET"].some((k) => process.env[k]);
+  const file = configured ? null : liveEmulator(DEFAULT_EMULATOR_DIR, false);
+  if (file) process.stderr.write(`paracap: using the local emulator (${emulatorEnvPath(DEFAULT_EMULATOR_DIR)})\n`);
+  return (name) => process.env[name] ?? file?.env[name];
+}
+
+function liveEmulator(dir: string, required: boolean) {
+  const file = readEmulatorEnv(dir);
+  if (!file) {
+    if (required) throw new UserError(`no emulator settings in ${emulatorEnvPath(dir)}: start the emulator with 'npm run emulate -- --dir ${dir}'`);
+    return null;
+  }
+  if (!isAlive(file.pid)) throw new UserError(`the emulator recorded in ${emulatorEnvPath(dir)} (pid ${file.pid}) is not running: start it with 'npm run emulate${dir === DEFAULT_EMULATOR_DIR ? "" : ` -- --dir ${dir}`}'`);
+  return file;
 }
 
 async function readConfig(path: string): Promise<Record<string, unknown>> {
@@ -118,6 +217,12 @@ async function upload(bucket: Bucket, paths: string[], name: string | undefined,
   const objects = new Map<string, string>();
   for (const path of paths) {
     if (!existsSync(path)) throw new UserError(`no such file: ${path}`);
+    const kind = uploadKind(basename(path));
+    if (kind === null) throw new UserError(`${path} ${NOT_A_DUMP}: not uploaded`);
+    if (kind === "multistream-index") throw new UserError(`${path} is a multistream index: upload its dump; the index next to it goes up with it`);
+    if (kind === "manifest") throw new UserError(`${path}: upload the dumps themselves; the run manifest is written by 'paracap cloud upload' (several dumps, --name, --config)`);
+    const bad = await sniffDump(path);
+    if (bad) throw new UserError(`${path} ${bad}: not uploaded`);
     if (/-multistream\.xml\.bz2$/.test(path) && !findMultistreamIndex(path)) {
       throw new UserError(`${path} is a multistream dump without its index next to it (${path.replace(/\.xml\.bz2$/, "")}-index.txt.bz2); the run would wait for it`);
     }

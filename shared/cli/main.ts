@@ -1,11 +1,9 @@
-/** paracap command line: dispatches to the commands; user mistakes exit 2 without a stack trace. */
-import { ConfigError } from "../core/config.ts";
-import { ResumeConflictError } from "../runner/local-runner.ts";
-import { InputError } from "../runner/local-shards.ts";
-import { UserError } from "./errors.ts";
-import { RUN_USAGE, runCommand } from "./run-command.ts";
-import { extractCommand, featuresCommand, scoreCommand } from "./tool-commands.ts";
-import { cloudCommand } from "./cloud-command.ts";
+/**
+ * paracap command line: dispatches to the commands; user mistakes exit 2 without a stack trace.
+ * Commands are imported only when called, so `--help` and quick commands do not pay for loading
+ * the NLP model, the cloud clients or the runner.
+ */
+import { RUN_USAGE } from "./run-usage.ts";
 
 const USAGE = `paracap — paraphrase corpora from image captions
 
@@ -17,13 +15,17 @@ const USAGE = `paracap — paraphrase corpora from image captions
 
 ${RUN_USAGE}`;
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
-  run: runCommand,
-  extract: extractCommand,
-  features: featuresCommand,
-  score: scoreCommand,
-  cloud: cloudCommand,
+type Command = (argv: string[]) => Promise<number>;
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import("./run-command.ts")).runCommand,
+  extract: async () => (await import("./tool-commands.ts")).extractCommand,
+  features: async () => (await import("./tool-commands.ts")).featuresCommand,
+  score: async () => (await import("./tool-commands.ts")).scoreCommand,
+  cloud: async () => (await import("./cloud-command.ts")).cloudCommand,
 };
+
+/** Errors that are the user's to fix (by class name, so that checking does not load their modules). */
+const USER_ERRORS = new Set(["UserError", "ConfigError", "ResumeConflictError", "InputError", "StorageError", "OutDirBusyError"]);
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -31,15 +33,16 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE + "\n");
     return name ? 0 : 2;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const load = COMMANDS[name];
+  if (!load) {
     process.stderr.write(`paracap: unknown command "${name}"\n\n${USAGE}\n`);
     return 2;
   }
   try {
+    const command = await load();
     return await command(rest);
   } catch (err) {
-    if (err instanceof UserError || err instanceof ConfigError || err instanceof ResumeConflictError || err instanceof InputError || isArgError(err)) {
+    if ((err instanceof Error && USER_ERRORS.has(err.name)) || isArgError(err)) {
       process.stderr.write(`paracap ${name}: ${(err as Error).message}\n`);
       return 2;
     }

@@ -1,32 +1,25 @@
 /** `paracap run`: the whole job on local dumps (default: the embedded real sample). */
 import { readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
+import { realpathSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { resolveConfig, TierName } from "../core/config.ts";
+import { REPO_ROOT } from "../core/repo-root.ts";
+import { looksLikeHistoryByContent } from "../dump/history-sniff.ts";
 import { looksLikeHistory, type LocalInput } from "../runner/local-shards.ts";
 import { runLocal } from "../runner/local-runner.ts";
+import { expandArgs } from "./argv.ts";
 import { UserError } from "./errors.ts";
 
-export const SAMPLE_DIR = fileURLToPath(new URL("../sample/", import.meta.url));
+export const SAMPLE_DIR = join(REPO_ROOT, "shared/sample/");
 export const SAMPLE_INPUTS: LocalInput[] = [
   { path: `${SAMPLE_DIR}enwiki-2016-pages-articles1-sample.xml.bz2`, kind: "current" },
   { path: `${SAMPLE_DIR}enwiki-Anarchism-history-sample.xml.bz2`, kind: "history" },
 ];
 
-export const RUN_USAGE = `paracap run [--input <dump>…] [--history <dump>…] [--out <dir>] [options]
-
-  --input <dump>     current-revision dump (.xml, .xml.bz2, multistream with its index);
-                     a file whose name contains "history" is read as full history
-  --history <dump>   full-history dump (feeds the bronze tier)
-  --out <dir>        output directory (default: out)
-  --tiers <list>     comma-separated tiers (default: gold,silver,bronze)
-  --config <file>    JSON config file (see config.json written next to the outputs)
-  --partitions <n>   shuffle partitions
-  --workers <n>      worker threads (default: all cores)
-  --fresh            discard an earlier run in --out instead of resuming it
-  --quiet            no progress on stderr
-  --help             this text
-With no --input/--history, runs on the embedded real sample (shared/sample/).`;
+export { RUN_USAGE } from "./run-usage.ts";
+import { RUN_USAGE } from "./run-usage.ts";
 
 /** Environment layer of the config (between the file and the flags). */
 export function configFromEnv(env: NodeJS.ProcessEnv): Record<string, unknown> {
@@ -42,7 +35,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Record<string, unknown> {
 
 export async function runCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
-    args: argv,
+    args: expandArgs(argv, ["--input", "--history"], ["--partitions", "--workers"]),
     options: {
       input: { type: "string", multiple: true },
       history: { type: "string", multiple: true },
@@ -73,6 +66,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     }
   }
   const flags: Record<string, unknown> = {};
+  if (values.tiers !== undefined && values.tiers.trim() === "") throw new UserError(`--tiers needs at least one tier (gold, silver, bronze)`);
+  if (values.out !== undefined && values.out.trim() === "") throw new UserError(`--out needs a folder name`);
   if (values.tiers) {
     const tiers = values.tiers.split(",").map((s) => s.trim());
     for (const t of tiers) if (!TierName.safeParse(t).success) throw new UserError(`unknown tier "${t}" (tiers: gold, silver, bronze)`);
@@ -81,31 +76,55 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (values.partitions) flags.partitions = positiveInt(values.partitions, "--partitions");
   const config = resolveConfig(fileConfig, configFromEnv(process.env), flags);
 
+  const detected: string[] = [];
+  const kindOf = async (path: string): Promise<LocalInput["kind"]> => {
+    if (looksLikeHistory(path)) return "history";
+    // Told by content, not only by name: a page with several revisions is a history dump.
+    if (await looksLikeHistoryByContent(path)) {
+      detected.push(`${path} has several revisions per page: read as a full-history dump (bronze)`);
+      return "history";
+    }
+    return "current";
+  };
   let inputs: LocalInput[] = [
-    ...(values.input ?? []).map((path) => ({ path, kind: looksLikeHistory(path) ? ("history" as const) : ("current" as const) })),
+    ...(await Promise.all((values.input ?? []).map(async (path) => ({ path, kind: await kindOf(path) })))),
     ...(values.history ?? []).map((path) => ({ path, kind: "history" as const })),
   ];
   if (inputs.length === 0) inputs = SAMPLE_INPUTS;
+  refuseDuplicates(inputs);
   const kinds = new Set(inputs.map((i) => i.kind));
   const tiers = config.tiers.filter((t) => kinds.has(t === "bronze" ? "history" : "current"));
   if (tiers.length === 0) throw new UserError(`no input feeds the requested tiers (${config.tiers.join(", ")}): gold/silver need a current-revision dump (--input), bronze a full-history dump (--history)`);
   const skipped = config.tiers.filter((t) => !tiers.includes(t));
-  if (skipped.length > 0 && !values.quiet) {
-    const need = skipped.includes("bronze") ? "a full-history dump (--history)" : "a current-revision dump (--input)";
-    process.stderr.write(`paracap: skipping tier(s) ${skipped.join(", ")}: they need ${need}\n`);
-  }
   config.tiers = tiers;
+  const cores = availableParallelism();
+  let workers = values.workers ? positiveInt(values.workers, "--workers") : undefined;
+  const capped = workers !== undefined && workers > cores;
+  if (capped) workers = cores;
 
+  // Interrupted: finished shards and tasks are kept, so the same command picks up where this stopped.
+  const onInterrupt = () => {
+    process.stderr.write(`\nparacap: interrupted; run the same command again to resume (finished work in ${values.out}/.work is kept)\n`);
+    process.exit(130);
+  };
+  process.once("SIGINT", onInterrupt);
   const result = await runLocal({
     inputs,
     outDir: values.out!,
     config,
-    workers: values.workers ? positiveInt(values.workers, "--workers") : undefined,
+    workers,
     fresh: values.fresh,
     progress: values.quiet ? null : process.stderr,
   });
+  process.off("SIGINT", onInterrupt);
   const s = result.stats;
   const lines = [`paracap: wrote ${values.out}/ in ${result.elapsedSeconds.toFixed(1)} s`];
+  for (const d of detected) lines.push(`  ${d}`);
+  if (skipped.length > 0) {
+    const need = skipped.includes("bronze") ? "a full-history dump (--history)" : "a current-revision dump (--input)";
+    lines.push(`  skipped tier${skipped.length === 1 ? "" : "s"} ${skipped.join(", ")}: ${skipped.length === 1 ? "it needs" : "they need"} ${need}`);
+  }
+  if (capped) lines.push(`  --workers ${values.workers} capped at the ${cores} cores of this machine`);
   for (const [tier, t] of Object.entries(s.tiers)) lines.push(`  ${tier}.jsonl: ${t.pairs} pair${t.pairs === 1 ? "" : "s"}`);
   lines.push(`  stats.json, report.md, config.json`);
   if (s.shards.corrupt.length > 0) lines.push(`  warning: ${s.shards.corrupt.length} damaged shard(s), see report.md`);
@@ -115,6 +134,22 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   process.stderr.write(lines.join("\n") + "\n");
   return 0;
+}
+
+/** The same file named twice (also by another path or a link) would count every page twice. */
+function refuseDuplicates(inputs: LocalInput[]): void {
+  const seen = new Map<string, string>();
+  for (const i of inputs) {
+    let real: string;
+    try {
+      real = realpathSync(i.path);
+    } catch {
+      continue; // a missing input is reported by the runner
+    }
+    const first = seen.get(real);
+    if (first !== undefined) throw new UserError(`${i.path} is the same file as ${first}: give each input once`);
+    seen.set(real, i.path);
+  }
 }
 
 function positiveInt(v: string, flag: string): number {

@@ -45,7 +45,7 @@ export async function extractCommand(argv: string[]): Promise<number> {
   const out = process.stdout;
   const emit = (rev: PageRevision) => {
     const lines = extractImageRefs(rev.text).flatMap((r) => referenceLines(r, rev.title));
-    if (lines.length > 0) out.write(lines.map((l) => JSON.stringify({ ...l, revision: rev.revisionId })).join("\n") + "\n");
+    if (lines.length > 0) out.write(lines.map((l) => JSON.stringify({ ...l, revisionId: rev.revisionId })).join("\n") + "\n");
   };
   if (/\.(wikitext|wiki|txt)$/i.test(file)) {
     const text = await readFile(file, "utf8");
@@ -55,7 +55,9 @@ export async function extractCommand(argv: string[]): Promise<number> {
   const counters = new Counters();
   const namespaces = values["all-namespaces"] ? undefined : [0];
   for await (const rev of readDumpPages(file, { counters, file, namespaces })) emit(rev);
-  process.stderr.write(`paracap extract: ${counters.get("dump.pages")} pages, ${counters.get("dump.revisions.emitted")} revisions read\n`);
+  const pages = counters.get("dump.pages");
+  const revs = counters.get("dump.revisions.emitted");
+  process.stderr.write(`paracap extract: ${pages} page${pages === 1 ? "" : "s"}, ${revs} revision${revs === 1 ? "" : "s"} read\n`);
   return 0;
 }
 

@@ -7,25 +7,28 @@
  * markers (a retried task counts once), and each phase starts the next exactly once (fan-in.ts).
  */
 import type { Bucket } from "@google-cloud/storage";
+import { z } from "zod";
 import { resolveConfig, type ParacapConfig } from "../core/config.ts";
-import type { Counters } from "../core/counters.ts";
-import type { PageRevision } from "../core/records.ts";
+import { stableId } from "../core/hash.ts";
+import { BUILTIN_SOURCES } from "../sources/registry.ts";
 import { DumpError } from "../dump/errors.ts";
 import type { BlobStore } from "../io/blob-store.ts";
 import { GcsStore } from "../io/gcs-store.ts";
 import { OUTPUT_FILES, runAggregateTask, tierFile } from "../tasks/aggregate-task.ts";
-import { runDedupTask } from "../tasks/dedup-task.ts";
+import { runDedupTask, writeSetSizeBound } from "../tasks/dedup-task.ts";
 import { runExtractTask } from "../tasks/extract-task.ts";
 import { runGroupTask } from "../tasks/group-task.ts";
 import { layout } from "../tasks/layout.ts";
-import { RunManifest, type ShardSpec } from "../tasks/manifest.ts";
+import { RunManifest } from "../tasks/manifest.ts";
 import { marker, readMarker, writeMarker } from "../tasks/markers.ts";
 import type { CloudEnv } from "./env.ts";
 import { fanIn } from "./fan-in.ts";
 import { GzipDatasets } from "./gzip-output.ts";
-import type { AggregateTask, DedupTask, ExtractTask, GroupTask, StorageObjectEvent, TaskMessage } from "./messages.ts";
-import { PlanError, planRun, type InputBucket } from "./plan-run.ts";
-import { readShardFromBucket } from "./shard-reader.ts";
+import { PART_OF_MANIFEST, type AggregateTask, type DedupTask, type ExtractTask, type GroupTask, type StorageObjectEvent, type TaskMessage } from "./messages.ts";
+import { ObjectVersion, PlanError, planRun, runId, type InputBucket } from "./plan-run.ts";
+import { bucketBytes, InputChangedError } from "./shard-reader.ts";
+import { PLAN_OUTCOME, RUN_FAILED, type PlanOutcome } from "./run-records.ts";
+import { uploadKind } from "./upload-kind.ts";
 
 /** A run's area in a bucket, plus the one metadata read the cloud stages need. */
 export interface CloudStore extends BlobStore {
@@ -60,28 +63,63 @@ export function baseConfig(env: CloudEnv): ParacapConfig {
 }
 
 async function loadManifest(work: BlobStore, runId: string): Promise<RunManifest> {
-  const text = await work.readText(layout.manifest());
-  if (text === null) throw new PermanentError(`run ${runId} has no manifest`);
-  return RunManifest.parse(JSON.parse(text));
+  return (await loadPlannedRun(work, runId)).manifest;
 }
 
-/** plan: an upload to the input bucket → run manifest → one extract task per shard. */
+/** The stored manifest carries, beside the shared RunManifest, the input generations it pinned. */
+const PinnedInputs = z.object({ inputs: z.record(z.string(), ObjectVersion).default({}) });
+
+async function loadPlannedRun(work: BlobStore, runId: string): Promise<{ manifest: RunManifest; inputs: Record<string, ObjectVersion> }> {
+  const text = await work.readText(layout.manifest());
+  if (text === null) throw new PermanentError(`run ${runId} has no manifest`);
+  const json: unknown = JSON.parse(text);
+  return { manifest: RunManifest.parse(json), inputs: PinnedInputs.parse(json).inputs };
+}
+
+/** Reserved work-area prefix (never a run id): content key of each planned upload → its run id. */
+const UPLOADS = "_uploads";
+
+/**
+ * plan: an upload to the input bucket → run manifest → one extract task per shard. An upload that
+ * starts no run (not a dump, a broken manifest, the same bytes as a run already planned) leaves a
+ * plan outcome under its run id, so `cloud status` can say what happened to it.
+ */
 export async function planStage(event: StorageObjectEvent, deps: CloudDeps): Promise<string | null> {
+  const id = runId(event.name, event.generation);
+  const record = (outcome: PlanOutcome) => deps.workStore(id).writeText(PLAN_OUTCOME, JSON.stringify(outcome) + "\n");
   let result;
   try {
     result = await planRun(event, baseConfig(deps.env), deps.inputBucket, deps.env.PARACAP_SHARD_BYTES);
   } catch (e) {
-    if (e instanceof PlanError || e instanceof DumpError) throw new PermanentError(`plan: ${event.name}: ${e.message}`);
+    if (e instanceof PlanError || e instanceof DumpError) {
+      await record({ status: "failed", reason: e.message });
+      throw new PermanentError(`plan: ${event.name}: ${e.message}`);
+    }
     throw e;
   }
   if ("ignored" in result) {
     deps.log(`plan: ignored: ${result.ignored}`);
+    // Parts of a manifest and an index before its dump are steps of one upload, not runs of their own.
+    if (!event.metadata?.[PART_OF_MANIFEST] && uploadKind(event.name) !== "multistream-index") await record({ status: "ignored", reason: result.ignored });
     return null;
   }
-  const work = deps.workStore(result.manifest.runId);
+  const planned = result.manifest;
+  // The same upload name, config and bytes as a run already planned: point at that run instead of
+  // reading everything again (a redelivered event finds its own run id and goes on).
+  const key = stableId(event.name, planned.fingerprint, JSON.stringify(Object.entries(result.inputs).map(([o, v]) => [o, v.size, v.md5Hash ?? null, v.crc32c ?? null])));
+  const uploads = deps.workStore(UPLOADS);
+  if (!(await uploads.createIfAbsent(`${key}.json`, planned.runId))) {
+    const first = await uploads.readText(`${key}.json`);
+    if (first !== null && first !== planned.runId) {
+      await record({ status: "duplicate", of: first, reason: `${event.name} has the same bytes and config as run ${first}; not starting a second run` });
+      deps.log(`plan: ${event.name}: same bytes as run ${first}; reusing it`);
+      return first;
+    }
+  }
+  const work = deps.workStore(planned.runId);
   // A redelivered event plans the same run id; the first manifest stays authoritative.
-  await work.createIfAbsent(layout.manifest(), JSON.stringify(result.manifest, null, 2));
-  const m = await loadManifest(work, result.manifest.runId);
+  await work.createIfAbsent(layout.manifest(), JSON.stringify({ ...planned, inputs: result.inputs }, null, 2));
+  const m = await loadManifest(work, planned.runId);
   await Promise.all(m.shards.map((s) => deps.publish(deps.env.PARACAP_TOPIC_EXTRACT, { type: "extract", runId: m.runId, shardId: s.id })));
   deps.log(`plan: run ${m.runId}: ${m.shards.length} shard(s) published`);
   return m.runId;
@@ -89,12 +127,13 @@ export async function planStage(event: StorageObjectEvent, deps: CloudDeps): Pro
 
 export async function extractStageTask(task: ExtractTask, messageId: string, deps: CloudDeps): Promise<void> {
   const work = deps.workStore(task.runId);
-  const manifest = await loadManifest(work, task.runId);
+  const { manifest, inputs } = await loadPlannedRun(work, task.runId);
   const shard = manifest.shards.find((s) => s.id === task.shardId);
   if (!shard) throw new PermanentError(`run ${task.runId} has no shard ${task.shardId}`);
   await runExtractTask(manifest, shard, work, {
-    readPages: (s: ShardSpec, counters: Counters): AsyncIterable<PageRevision> => readShardFromBucket(deps.input, s, manifest.config, counters),
-    isCorruptInput: (err) => err instanceof DumpError,
+    bytes: (s) => bucketBytes(deps.input, s.uri, inputs[s.uri]),
+    // A replaced input is as final as a damaged one: retrying cannot bring the planned bytes back.
+    isCorruptInput: (err) => err instanceof DumpError || err instanceof InputChangedError,
   });
   await extractFanIn(manifest, work, messageId, deps);
 }
@@ -107,9 +146,23 @@ async function extractFanIn(manifest: RunManifest, work: BlobStore, messageId: s
     trigger: "extract/_TRIGGERED",
     messageId,
     publishNext: async () => {
+      if (await nothingRead(manifest, work)) return;
       await Promise.all(partitions(manifest).map((p) => deps.publish(deps.env.PARACAP_TOPIC_GROUP, { type: "group", runId: manifest.runId, partition: p })));
     },
   });
+}
+
+/**
+ * No page read from any shard (not a MediaWiki export, garbage, every shard lost): the run fails
+ * with the reason, as the local runner refuses, instead of publishing empty datasets.
+ */
+async function nothingRead(manifest: RunManifest, work: BlobStore): Promise<boolean> {
+  const markers = await Promise.all(manifest.shards.map((s) => readMarker(work, layout.extractDone(s.id))));
+  if (markers.some((m, i) => (m?.counters[BUILTIN_SOURCES.get(manifest.shards[i]!.source).documentsCounter] ?? 0) > 0)) return false;
+  const why = [...new Set(markers.map((m) => m?.error).filter((e): e is string => !!e))].slice(0, 3).join("; ");
+  const n = new Set(manifest.shards.map((s) => s.uri)).size;
+  await work.writeText(RUN_FAILED, JSON.stringify({ error: `no pages read from the input${n > 1 ? "s" : ""}${why ? `: ${why}` : ""}` }) + "\n");
+  return true;
 }
 
 export async function groupStageTask(task: GroupTask, messageId: string, deps: CloudDeps): Promise<void> {
@@ -127,6 +180,7 @@ async function groupFanIn(manifest: RunManifest, work: BlobStore, messageId: str
     trigger: "group/_TRIGGERED",
     messageId,
     publishNext: async () => {
+      await writeSetSizeBound(manifest, work);
       await Promise.all(partitions(manifest).map((p) => deps.publish(deps.env.PARACAP_TOPIC_DEDUP, { type: "dedup", runId: manifest.runId, partition: p })));
     },
   });

@@ -10,10 +10,19 @@ export function gcsInputBucket(bucket: Bucket): InputBucket {
   return {
     async stat(name) {
       const file = bucket.file(name);
-      const [exists] = await file.exists();
-      if (!exists) return null;
-      const [meta] = await file.getMetadata();
-      return { size: Number(meta.size), generation: String(meta.generation) };
+      let meta;
+      try {
+        [meta] = await file.getMetadata();
+      } catch (e) {
+        if ((e as { code?: number }).code === 404) return null;
+        throw e;
+      }
+      return {
+        size: Number(meta.size),
+        generation: String(meta.generation),
+        ...(meta.md5Hash ? { md5Hash: meta.md5Hash } : {}),
+        ...(meta.crc32c ? { crc32c: meta.crc32c } : {}),
+      };
     },
     async readText(name) {
       const [buf] = await bucket.file(name).download();

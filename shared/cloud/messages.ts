@@ -28,8 +28,38 @@ export type StorageObjectEvent = z.infer<typeof StorageObjectEvent>;
  * index is in the bucket is split into byte-range shards) and config overrides.
  */
 export const UploadManifest = z.object({
-  shards: z.array(z.object({ object: z.string(), kind: z.enum(["current", "history"]).optional() })).min(1),
-  config: z.record(z.string(), z.unknown()).optional(),
+  shards: z.array(z.object({ object: z.string().min(1).max(1024), kind: z.enum(["current", "history"]).optional() })).min(1).max(1000),
+  config: z.lazy(() => UploadConfig).optional(),
+});
+
+/**
+ * What an upload may override of the deployment's config: anyone who can write to the input bucket
+ * can upload a manifest, so only method settings, each bounded so one upload cannot exhaust the
+ * deployment (partitions, samples) or pick the decoder (it runs `lbzip2`/`bzip2` binaries).
+ * Unknown keys are refused, naming them. resolveConfig validates the values once more.
+ */
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+export const UploadConfig = z.strictObject({
+  preset: z.enum(["paper", "improved"]).optional(),
+  tiers: z.array(z.enum(["gold", "silver", "bronze"])).min(1).max(3).optional(),
+  partitions: int(1, 256).optional(),
+  dump: z.strictObject({ namespaces: z.array(int(-2, 3000)).min(1).max(32).optional(), skipRedirects: z.boolean().optional() }).optional(),
+  extraction: z.strictObject({ fileAliases: z.array(z.string().min(1).max(64)).max(64).optional(), maxPageBytes: int(1024, 64 * 1024 * 1024).optional() }).optional(),
+  captions: z
+    .strictObject({
+      minWords: int(0, 100).optional(),
+      maxWords: int(1, 1000).optional(),
+      classifier: z.enum(["improved", "paper"]).optional(),
+      profanity: z.boolean().optional(),
+      englishOnly: z.boolean().optional(),
+    })
+    .optional(),
+  images: z
+    .strictObject({ skipAudio: z.boolean().optional(), minRefs: int(2, 1000).optional(), maxRefs: int(2, 1000).optional(), maxRefsHistory: int(2, 100_000).optional() })
+    .optional(),
+  pivot: z.string().max(64).optional(),
+  scoring: z.strictObject({ scorers: z.array(z.string().max(64)).min(1).max(8).optional() }).optional(),
+  report: z.strictObject({ samplesPerTier: int(0, 50).optional() }).optional(),
 });
 
 /**

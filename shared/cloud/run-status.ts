@@ -3,6 +3,7 @@ import type { BlobStore } from "../io/blob-store.ts";
 import { layout } from "../tasks/layout.ts";
 import { RunManifest } from "../tasks/manifest.ts";
 import { readMarker } from "../tasks/markers.ts";
+import { PLAN_OUTCOME, PlanOutcome, RUN_FAILED } from "./run-records.ts";
 
 export interface RunStatus {
   runId: string;
@@ -14,6 +15,8 @@ export interface RunStatus {
   deadLettered: { task: unknown; error: string }[];
   finished: boolean;
   complete: boolean | null;
+  /** why the run stopped without outputs (no page read from any input), or null */
+  failed: string | null;
   /** objects in the run's output area */
   outputs: string[];
 }
@@ -43,6 +46,7 @@ export async function runStatus(runId: string, work: BlobStore, output: BlobStor
     if (t) deadLettered.push(JSON.parse(t) as { task: unknown; error: string });
   }
   const success = await output.readText("_SUCCESS");
+  const failedText = await work.readText(RUN_FAILED);
   return {
     runId,
     shards,
@@ -51,14 +55,21 @@ export async function runStatus(runId: string, work: BlobStore, output: BlobStor
     dedup: { total: manifest.config.partitions, done: await count("dedup/") },
     deadLettered,
     finished: success !== null,
-    complete: success === null ? null : (JSON.parse(success) as { complete: boolean }).complete,
+    complete: failedText !== null ? false : success === null ? null : (JSON.parse(success) as { complete: boolean }).complete,
+    failed: failedText === null ? null : (JSON.parse(failedText) as { error: string }).error,
     outputs: await output.list(""),
   };
 }
 
+/** Anything that keeps the run from being whole: `cloud status` exits 3 on it. */
+export function isIncomplete(s: RunStatus): boolean {
+  return s.failed !== null || s.complete === false || s.shards.corrupt.length > 0 || s.shards.failed.length > 0 || s.failedPartitions.length > 0 || s.deadLettered.length > 0;
+}
+
 export function formatStatus(s: RunStatus): string {
+  const state = s.failed !== null ? `FAILED: ${s.failed}` : s.finished ? (s.complete ? "finished, complete" : "finished, INCOMPLETE (some shards or partitions failed)") : "running";
   const lines = [
-    `run ${s.runId}: ${s.finished ? (s.complete ? "finished, complete" : "finished, INCOMPLETE (some shards or partitions failed)") : "running"}`,
+    `run ${s.runId}: ${state}`,
     `  extract shards: ${s.shards.done}/${s.shards.total} done, ${s.shards.failed.length} failed, ${s.shards.pending.length} pending`,
     `  group partitions: ${s.group.done}/${s.group.total}`,
     `  dedup partitions: ${s.dedup.done}/${s.dedup.total}`,
@@ -69,4 +80,10 @@ export function formatStatus(s: RunStatus): string {
   for (const d of s.deadLettered) lines.push(`  dead-lettered: ${JSON.stringify(d.task)} (${d.error})`);
   if (s.finished) lines.push(`  outputs: ${s.outputs.join(", ")}`);
   return lines.join("\n");
+}
+
+/** What the plan function recorded for an upload that started no run, or null. */
+export async function planOutcome(work: BlobStore): Promise<PlanOutcome | null> {
+  const text = await work.readText(PLAN_OUTCOME);
+  return text === null ? null : PlanOutcome.parse(JSON.parse(text));
 }

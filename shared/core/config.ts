@@ -3,6 +3,7 @@
  * the resolved config is saved next to the outputs (config.json) so every dataset says how it was made.
  */
 import { z } from "zod";
+import { closest } from "./closest-name.ts";
 import { PIVOT_NAMES } from "../plugins/pivots.ts";
 import { SCORER_NAMES } from "../plugins/scorers.ts";
 
@@ -34,6 +35,10 @@ export const ParacapConfig = z.object({
   }).prefault({}),
   captions: z.object({
     minWords: z.number().int().min(0).default(6).describe("paper: 6; thesis: 10"),
+    maxChars: z.number().int().min(1).default(5000)
+      .describe("longer captions are not analysed (counted drop): the NLP step's cost must be bounded per caption"),
+    maxTokenChars: z.number().int().min(1).default(300)
+      .describe("a caption with a longer unbroken token is not analysed (tokenising one grows superlinearly with its length)"),
     maxWords: z.number().int().min(1).default(200)
       .describe("longer \"captions\" are extraction run-ons (e.g. an unclosed link swallowing a page); pair metrics are quadratic in length"),
     classifier: z.enum(["improved", "paper"]).default("improved").describe("sentence classifier used by the gold tier"),
@@ -45,6 +50,8 @@ export const ParacapConfig = z.object({
     minRefs: z.number().int().min(2).default(2).describe("an image needs at least this many references"),
     maxRefs: z.number().int().min(2).default(10).describe("current-revision tiers: at most this many references"),
     maxRefsHistory: z.number().int().min(2).default(180).describe("bronze: at most this many references (18 revisions × 10)"),
+    setSizeZ: z.number().min(0).nullable().default(0.05)
+      .describe("caption lists (web sources): drop pairs of an image whose set of captions exceeds ⌊μ + z·σ⌋ of all set sizes (thesis §5.1.2); null = off"),
     maxRefsHistoryUnit: z.enum(["uses", "references"]).default("uses")
       .describe("what the bronze bound counts: uses = distinct uses (caption versions; a use unchanged over many revisions counts once); references = every revision's use (paper)"),
   }).prefault({}),
@@ -91,12 +98,41 @@ export function applyPreset(merged: Record<string, unknown>): Record<string, unk
 
 export function resolveConfig(...layers: unknown[]): ParacapConfig {
   const merged = layers.reduce<Record<string, unknown>>((acc, layer) => deepMerge(acc, (layer ?? {}) as Record<string, unknown>), {});
+  // A mistyped key would otherwise be ignored and its default used without a word.
+  const unknown = unknownKeys(ParacapConfig, merged, []);
+  if (unknown.length > 0) throw new ConfigError(`invalid configuration:\n${unknown.map((u) => `  ${u}`).join("\n")}`);
   const parsed = ParacapConfig.safeParse(applyPreset(merged));
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(root)"}: ${i.message}`).join("\n");
     throw new ConfigError(`invalid configuration:\n${issues}`);
   }
   return parsed.data;
+}
+
+/** Keys of `value` the schema does not know, each with the closest known key of its object. */
+function unknownKeys(schema: z.ZodType, value: unknown, path: string[]): string[] {
+  const obj = objectShape(schema);
+  if (!obj || !isPlainObject(value)) return [];
+  const known = Object.keys(obj);
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(value)) {
+    const where = [...path, k].join(".");
+    if (!(k in obj)) {
+      const near = closest(k, known);
+      out.push(`${where}: unknown key${near ? ` (did you mean "${[...path, near].join(".")}"?)` : ` (known: ${known.join(", ")})`}`);
+    } else out.push(...unknownKeys(obj[k]!, v, [...path, k]));
+  }
+  return out;
+}
+
+/** The fields of an object schema, looking through default/prefault/optional wrappers. */
+function objectShape(schema: z.ZodType): Record<string, z.ZodType> | null {
+  let s: unknown = schema;
+  for (let i = 0; i < 5 && s; i++) {
+    if (s instanceof z.ZodObject) return s.shape as Record<string, z.ZodType>;
+    s = (s as { _zod?: { def?: { innerType?: unknown } } })._zod?.def?.innerType;
+  }
+  return null;
 }
 
 export class ConfigError extends Error {

@@ -2,10 +2,14 @@
  * Named integer counters: the only way stages report what they did. Mergeable (associative and
  * commutative), so per-shard counters reduce to one stats.json in any order.
  */
+import { Samples } from "./samples.ts";
+
 export type CounterSnapshot = Record<string, number>;
 
 export class Counters {
   private readonly values = new Map<string, number>();
+  /** examples of dropped records, by `<filter counter>.<reason>` (they travel with the counters) */
+  readonly samples = new Samples();
 
   inc(name: string, by = 1): void {
     if (by === 0) return;
@@ -16,10 +20,11 @@ export class Counters {
     return this.values.get(name) ?? 0;
   }
 
-  /** Adds every counter of `other` into this one. */
+  /** Adds every counter (and sample) of `other` into this one. */
   merge(other: Counters | CounterSnapshot): this {
     const entries = other instanceof Counters ? other.values.entries() : Object.entries(other);
     for (const [k, v] of entries) this.inc(k, v);
+    if (other instanceof Counters) this.samples.merge(other.samples);
     return this;
   }
 

@@ -36,5 +36,20 @@ export function applyFilter<T>(
   }
   counters.inc(`${key}.dropped`, weight);
   counters.inc(`${key}.dropped.${verdict.drop}`, weight);
+  const example = exampleOf(record);
+  if (example !== null) counters.samples.add(`${key}.dropped.${verdict.drop}`, example);
   return false;
+}
+
+/**
+ * What a report shows of a dropped record: a caption's text, a pair's two texts, an image's name
+ * (with the page of a single reference). The records filters see are of these few shapes.
+ */
+export function exampleOf(record: unknown): string | null {
+  if (typeof record !== "object" || record === null) return null;
+  const r = record as { text?: unknown; a?: { text?: unknown }; b?: { text?: unknown }; image?: unknown; page?: unknown };
+  if (typeof r.a?.text === "string" && typeof r.b?.text === "string") return `${r.a.text} ⟷ ${r.b.text}`;
+  if (typeof r.text === "string") return r.text;
+  if (typeof r.image === "string") return typeof r.page === "string" ? `${r.image} (on ${r.page})` : r.image;
+  return null;
 }

@@ -20,8 +20,8 @@ export const PageRevision = z.object({
 });
 export type PageRevision = z.infer<typeof PageRevision>;
 
-/** Where in the wikitext an image reference was found. */
-export const ReferenceSource = z.enum(["link", "gallery", "template"]);
+/** Where an image reference was found: in wikitext (link, gallery, template) or as a row of a caption list. */
+export const ReferenceSource = z.enum(["link", "gallery", "template", "row"]);
 export type ReferenceSource = z.infer<typeof ReferenceSource>;
 
 /** Captions and alt texts are separate caption types; pairs are only built within one type. */
@@ -52,6 +52,8 @@ export const CaptionFeatures = z.object({
   isSentence: z.boolean(),
   /** Penn Treebank tags, one per token, space-joined */
   tags: z.string(),
+  /** why the caption was not analysed (too long, a runaway token, U+FFFD, the analyser failed): a counted drop */
+  unreadable: z.string().optional(),
 });
 export type CaptionFeatures = z.infer<typeof CaptionFeatures>;
 
@@ -99,6 +101,8 @@ export const CandidatePair = z.object({
   type: CaptionType,
   a: PairSide,
   b: PairSide,
+  /** distinct uses of the image, for images from caption lists (the equivalence-set size bound applies to them) */
+  setSize: z.number().int().positive().optional(),
 });
 export type CandidatePair = z.infer<typeof CandidatePair>;
 

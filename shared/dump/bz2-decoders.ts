@@ -10,6 +10,10 @@ import { createRequire } from "node:module";
 import { delimiter, join } from "node:path";
 import { Readable } from "node:stream";
 import { DumpError } from "./errors.ts";
+import { readAhead } from "./read-ahead.ts";
+
+/** Decoded bytes the decoder may run ahead of the reader (see read-ahead.ts). */
+const DECODER_READ_AHEAD = 32 << 20;
 
 export type Bz2Decoder = "auto" | "system" | "js";
 
@@ -76,7 +80,7 @@ export async function* systemBunzip2(src: AsyncIterable<Buffer>, bin: string, fi
   let decoded = 0;
   let finished = false;
   try {
-    for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+    for await (const chunk of readAhead(child.stdout, DECODER_READ_AHEAD)) {
       decoded += chunk.length;
       yield chunk;
     }

@@ -185,6 +185,10 @@ class PageCollector {
     if (page.title === null) throw new FormatProblem("a <page> has no <title> before its <revision>");
     if (page.id === null) throw new FormatProblem(`page "${page.title}" has no <id> before its <revision>`);
     if (rev.id === null) throw new FormatProblem(`a revision of page "${page.title}" has no <id>`);
+    if (this.skipRedirects && /^\s*#redirect\b/i.test(rev.text.slice(0, 64))) {
+      this.counters.inc("dump.skipped.redirect");
+      return;
+    }
     this.ready.push({
       title: page.title,
       ns: this.namespaceOf(page),

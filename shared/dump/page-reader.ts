@@ -36,6 +36,8 @@ export interface ReadPagesOptions {
   fragment?: boolean;
   /** The input may stop at a stream boundary before the root closes (a byte range ending early). */
   partial?: boolean;
+  /** longer revision texts are skipped and counted (dump.skipped.page_too_large) without being held */
+  maxTextBytes?: number;
 }
 
 export interface ReadDumpPagesOptions extends ReadPagesOptions {
@@ -57,7 +59,7 @@ export interface ReadDumpPagesOptions extends ReadPagesOptions {
 export async function* readPages(input: NodeJS.ReadableStream | AsyncIterable<Buffer | Uint8Array | string> | Iterable<Buffer | Uint8Array | string>, opts: ReadPagesOptions = {}): AsyncGenerator<PageRevision> {
   const file = opts.file ?? "<stream>";
   const counters = opts.counters ?? new Counters();
-  const scanner = new DumpScanner({ namespaces: opts.namespaces, skipRedirects: opts.skipRedirects, fragment: opts.fragment }, counters);
+  const scanner = new DumpScanner({ namespaces: opts.namespaces, skipRedirects: opts.skipRedirects, fragment: opts.fragment, maxTextBytes: opts.maxTextBytes }, counters);
   // A lone string is iterable too, but by character: treat it as one chunk.
   const chunks = typeof input === "string" ? [input] : input;
   const source = utf8Source(chunks as AsyncIterable<Buffer | Uint8Array | string> | Iterable<Buffer | Uint8Array | string>);

@@ -48,7 +48,16 @@ export interface ScannerOptions {
   skipRedirects?: boolean;
   /** the input lacks the root's opening tag (a multistream slice) */
   fragment?: boolean;
+  /**
+   * A revision text longer than this (encoded bytes) is not kept: the scanner stops collecting it,
+   * reads on to </text> and counts the revision as skipped (page_too_large). Memory stays bounded by
+   * this whatever the input (a 1 MB .gz can hold a 5 GB <text>).
+   */
+  maxTextBytes?: number;
 }
+
+/** Default bound on one revision's text (the extractor's page limit is 8 MiB). */
+export const DEFAULT_MAX_TEXT_BYTES = 8 * 1024 * 1024;
 
 const enum Field {
   None,
@@ -128,6 +137,10 @@ export class DumpScanner {
   private contentAt = 0;
   private pieces: Buffer[] = [];
   private parts: string[] = [];
+  /** bytes of the current field's content so far, and whether the text field outgrew maxTextBytes */
+  private fieldBytes = 0;
+  private oversized = false;
+  private readonly maxTextBytes: number;
   private namespaceKey: number | null = null;
 
   // Page and revision state.
@@ -136,7 +149,7 @@ export class DumpScanner {
   private revSkip = Skip.None;
   private revId: number | null = null;
   private revTimestamp: string | null = null;
-  private revText: string | Buffer = "";
+  private revText: string | Buffer | typeof TOO_LARGE = "";
   private readonly namespaceNames = new Map<string, number>();
   private readonly namespaces: ReadonlySet<number>;
   private readonly skipRedirects: boolean;
@@ -147,6 +160,7 @@ export class DumpScanner {
   ) {
     this.namespaces = new Set(opts.namespaces ?? [0]);
     this.skipRedirects = opts.skipRedirects ?? true;
+    this.maxTextBytes = opts.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES;
     if (opts.fragment) {
       // A slice lacks the root's opening tag: open it (it takes no input bytes).
       this.stack.push(ROOT);
@@ -221,7 +235,7 @@ export class DumpScanner {
   /** Character data in buf[a..b). */
   private content(a: number, b: number): void {
     if (this.field !== Field.None) {
-      this.pieces.push(this.buf.subarray(a, b));
+      this.collect(this.buf.subarray(a, b));
     } else if (this.stack.length === 0) {
       const buf = this.buf;
       for (let i = a; i < b; i++) if (SPACE[buf[i]!] === 0) throw new XmlProblem("text data outside of root node.", this.base + i);
@@ -245,9 +259,13 @@ export class DumpScanner {
         const end = buf.indexOf("]]>", lt + 9, "latin1");
         if (end < 0) return -1;
         if (this.stack.length === 0) throw new XmlProblem("text data outside of root node.", this.base + lt);
-        if (this.field !== Field.None) {
-          this.flushPieces();
-          this.parts.push(normaliseNewlines(buf.toString("utf8", lt + 9, end)));
+        if (this.field !== Field.None && !this.oversized) {
+          this.fieldBytes += end - (lt + 9);
+          if (this.field === Field.Text && this.fieldBytes > this.maxTextBytes) this.dropOversized();
+          else {
+            this.flushPieces();
+            this.parts.push(normaliseNewlines(buf.toString("utf8", lt + 9, end)));
+          }
         }
         return end + 3;
       }
@@ -256,13 +274,7 @@ export class DumpScanner {
         const gt = buf.indexOf(GT, lt);
         if (gt < 0) return -1;
         const bracket = buf.indexOf(0x5b /* [ */, lt);
-        if (bracket >= 0 && bracket < gt) {
-          // internal subset: ends at "]" … ">"
-          const close = buf.indexOf("]", bracket, "latin1");
-          if (close < 0) return -1;
-          const end = buf.indexOf(GT, close);
-          return end < 0 ? -1 : end + 1;
-        }
+        if (bracket >= 0 && bracket < gt) return internalSubsetEnd(buf, bracket);
         return gt + 1;
       }
       // "<!" and too few bytes to tell which kind yet
@@ -407,8 +419,24 @@ export class DumpScanner {
     }
   }
 
+  /** Keeps a piece of the current field's content, unless the text has outgrown its bound. */
+  private collect(piece: Buffer): void {
+    if (this.oversized) return;
+    this.fieldBytes += piece.length;
+    if (this.field === Field.Text && this.fieldBytes > this.maxTextBytes) this.dropOversized();
+    else this.pieces.push(piece);
+  }
+
+  private dropOversized(): void {
+    this.oversized = true;
+    this.pieces = [];
+    this.parts = [];
+  }
+
   private startField(field: Field, at: number, after: number): void {
     this.field = field;
+    this.fieldBytes = 0;
+    this.oversized = false;
     this.fieldDepth = this.stack.length;
     this.fieldAt = at;
     this.contentAt = after;
@@ -450,6 +478,12 @@ export class DumpScanner {
 
   private endField(at: number): void {
     const field = this.field;
+    if (field === Field.Text && this.oversized) {
+      this.field = Field.None;
+      this.oversized = false;
+      if (this.inRevision) this.revText = TOO_LARGE;
+      return;
+    }
     if (field === Field.Text && this.parts.length === 0) {
       // the common case: decoded when (and where) the text is read
       const raw = this.takeRaw();
@@ -510,6 +544,15 @@ export class DumpScanner {
       this.counters.inc(this.revSkip === Skip.Namespace ? "dump.skipped.namespace" : "dump.skipped.redirect");
       return;
     }
+    if (text === TOO_LARGE) {
+      this.counters.inc("dump.skipped.page_too_large");
+      return;
+    }
+    // Old exports (schema 0.3 and before) have no <redirect> element: the text alone says so.
+    if (this.skipRedirects && isRedirectText(text)) {
+      this.counters.inc("dump.skipped.redirect");
+      return;
+    }
     if (page.title === null) throw new FormatProblem("a <page> has no <title> before its <revision>", at);
     if (page.id === null) throw new FormatProblem(`page "${page.title}" has no <id> before its <revision>`, at);
     if (this.revId === null) throw new FormatProblem(`a revision of page "${page.title}" has no <id>`, at);
@@ -521,6 +564,44 @@ export class DumpScanner {
     );
     this.counters.inc("dump.revisions.emitted");
   }
+}
+
+/**
+ * End (index after ">") of a DOCTYPE whose internal subset opens at `bracket`, or -1 if not all here.
+ * The subset ends at a "]" outside quoted literals and comments, followed by optional space and ">";
+ * a "]" inside an entity value or comment does not end it.
+ */
+function internalSubsetEnd(buf: Buffer, bracket: number): number {
+  let quote = 0;
+  for (let i = bracket + 1; i < buf.length; i++) {
+    const c = buf[i]!;
+    if (quote !== 0) {
+      if (c === quote) quote = 0;
+    } else if (c === DQUOTE || c === SQUOTE) {
+      quote = c;
+    } else if (c === LT && buf[i + 1] === BANG && buf[i + 2] === 0x2d && buf[i + 3] === 0x2d) {
+      const end = buf.indexOf("-->", i + 4, "latin1");
+      if (end < 0) return -1;
+      i = end + 2;
+    } else if (c === 0x5d /* ] */) {
+      let j = i + 1;
+      while (j < buf.length && SPACE[buf[j]!] === 1) j++;
+      if (j >= buf.length) return -1;
+      if (buf[j] === GT) return j + 1;
+    }
+  }
+  return -1;
+}
+
+/** Marks a revision whose text outgrew maxTextBytes (never collected). */
+const TOO_LARGE = Symbol("too large");
+
+const REDIRECT = /^\s*#redirect\b/i;
+
+/** `#REDIRECT [[…]]` at the start of a text (checked on its first bytes, without decoding it all). */
+function isRedirectText(text: string | Buffer): boolean {
+  const head = typeof text === "string" ? text.slice(0, 64) : text.toString("utf8", 0, Math.min(text.length, 64));
+  return REDIRECT.test(head);
 }
 
 function startsWith(buf: Buffer, at: number, prefix: Buffer): boolean {

@@ -41,7 +41,12 @@ export class JsonlWriter {
     if (this.size >= this.flushBytes) await this.flush();
   }
 
-  private async flush(): Promise<void> {
+  /** characters buffered and not yet handed to the store */
+  get buffered(): number {
+    return this.size;
+  }
+
+  async flush(): Promise<void> {
     if (this.buffer.length === 0) return;
     const chunk = this.buffer.join("");
     this.buffer = [];

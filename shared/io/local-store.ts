@@ -1,13 +1,28 @@
-/** BlobStore over a local directory; writes go to a temporary name and are renamed into place. */
-import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile, open } from "node:fs/promises";
+/**
+ * BlobStore over a local directory; writes go to a temporary name and are renamed into place.
+ * A writer holds no file handle between writes (each chunk is an append), so the number of open
+ * files stays bounded however many partition writers a task keeps; fs failures surface as one-line
+ * StorageErrors naming the path.
+ */
+import { appendFile, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
-import { once } from "node:events";
 import type { BlobStore, BlobWriter } from "./blob-store.ts";
+import { guardIo, storageError } from "./storage-error.ts";
 
 let tmpCounter = 0;
+/** Marks a temporary file; `paracap run` removes stale ones (see tmp-files.ts). */
+export const TMP_MARK = ".tmp-";
 function tmpName(path: string): string {
-  return `${path}.tmp-${process.pid}-${Date.now().toString(36)}-${(tmpCounter++).toString(36)}`;
+  return `${path}${TMP_MARK}${process.pid}-${Date.now().toString(36)}-${(tmpCounter++).toString(36)}`;
+}
+
+/**
+ * An object name is a relative path of ordinary segments: no empty, `.` or `..` segment, no NUL.
+ * (`release..v2.xml` is an ordinary segment; only a whole `..` segment could leave the root.)
+ */
+export function isSafeObjectName(name: string): boolean {
+  if (name.length === 0 || name.includes("\0") || name.startsWith("/")) return false;
+  return name.split("/").every((seg) => seg !== "" && seg !== "." && seg !== "..");
 }
 
 export class LocalStore implements BlobStore {
@@ -18,7 +33,7 @@ export class LocalStore implements BlobStore {
   }
 
   private path(name: string): string {
-    if (name.includes("..")) throw new Error(`invalid object name: ${name}`);
+    if (!isSafeObjectName(name)) throw new Error(`invalid object name: ${name}`);
     return join(this.root, name);
   }
 
@@ -27,64 +42,81 @@ export class LocalStore implements BlobStore {
   }
 
   async readText(name: string): Promise<string | null> {
-    return readFile(this.path(name), "utf8").catch((e: NodeJS.ErrnoException) => {
+    const p = this.path(name);
+    return readFile(p, "utf8").catch((e: NodeJS.ErrnoException) => {
       if (e.code === "ENOENT") return null;
-      throw e;
+      throw storageError(e, "read", p);
     });
   }
 
   async readStream(name: string) {
-    if (!(await this.exists(name))) return null;
-    return createReadStream(this.path(name));
+    const p = this.path(name);
+    // Opened here, so a failure (EMFILE, EACCES) is reported with the path, not later by the consumer.
+    const fh = await open(p, "r").catch((e: NodeJS.ErrnoException) => {
+      if (e.code === "ENOENT") return null;
+      throw storageError(e, "read", p);
+    });
+    return fh ? fh.createReadStream() : null;
   }
 
   async writeText(name: string, text: string): Promise<void> {
     const p = this.path(name);
-    await mkdir(dirname(p), { recursive: true });
-    const tmp = tmpName(p);
-    await writeFile(tmp, text);
-    await rename(tmp, p);
+    await guardIo("write", p, async () => {
+      await mkdir(dirname(p), { recursive: true });
+      const tmp = tmpName(p);
+      try {
+        await writeFile(tmp, text);
+        await rename(tmp, p);
+      } catch (err) {
+        await rm(tmp, { force: true }).catch(() => {});
+        throw err;
+      }
+    });
   }
 
   async createIfAbsent(name: string, text: string): Promise<boolean> {
     const p = this.path(name);
-    await mkdir(dirname(p), { recursive: true });
+    await guardIo("write", p, () => mkdir(dirname(p), { recursive: true }));
     try {
       const fh = await open(p, "wx");
-      await fh.writeFile(text);
-      await fh.close();
+      try {
+        await fh.writeFile(text);
+      } finally {
+        await fh.close();
+      }
       return true;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
-      throw e;
+      throw storageError(e, "write", p);
     }
   }
 
   writer(name: string): BlobWriter {
     const p = this.path(name);
     const tmp = tmpName(p);
-    let stream: ReturnType<typeof createWriteStream> | null = null;
-    const ensure = async () => {
-      if (!stream) {
+    let started = false;
+    const start = async () => {
+      if (!started) {
         await mkdir(dirname(p), { recursive: true });
-        stream = createWriteStream(tmp);
+        await writeFile(tmp, "");
+        started = true;
       }
-      return stream;
     };
     return {
       async write(chunk) {
-        const s = await ensure();
-        if (!s.write(chunk)) await once(s, "drain");
+        await guardIo("write", p, async () => {
+          await start();
+          await appendFile(tmp, chunk);
+        });
       },
       async close() {
-        const s = await ensure();
-        await new Promise<void>((res, rej) => s.end((err?: Error | null) => (err ? rej(err) : res())));
-        await rename(tmp, p);
+        await guardIo("write", p, async () => {
+          await start();
+          await rename(tmp, p);
+        });
       },
       async abort() {
-        const s = stream as ReturnType<typeof createWriteStream> | null;
-        if (s) s.destroy();
-        await rm(tmp, { force: true });
+        await rm(tmp, { force: true }).catch(() => {});
       },
     };
   }
@@ -92,11 +124,14 @@ export class LocalStore implements BlobStore {
   async list(prefix: string): Promise<string[]> {
     const out: string[] = [];
     const walk = async (dir: string): Promise<void> => {
-      const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+      const entries = await readdir(dir, { withFileTypes: true }).catch((e: NodeJS.ErrnoException) => {
+        if (e.code === "ENOENT" || e.code === "ENOTDIR") return [];
+        throw storageError(e, "list", dir);
+      });
       for (const e of entries) {
         const full = join(dir, e.name);
         if (e.isDirectory()) await walk(full);
-        else if (!e.name.includes(".tmp-")) out.push(relative(this.root, full).split(sep).join("/"));
+        else if (!e.name.includes(TMP_MARK)) out.push(relative(this.root, full).split(sep).join("/"));
       }
     };
     const base = prefix.includes("/") ? prefix.slice(0, prefix.lastIndexOf("/")) : "";
@@ -105,6 +140,7 @@ export class LocalStore implements BlobStore {
   }
 
   async delete(name: string): Promise<void> {
-    await rm(this.path(name), { force: true, recursive: true });
+    const p = this.path(name);
+    await guardIo("delete", p, () => rm(p, { force: true, recursive: true }));
   }
 }

@@ -1,5 +1,10 @@
-/** report.md: the funnel tables (as in the paper's Table 3), what each filter dropped, and sample pairs. */
+/**
+ * report.md: the funnel tables (as in the paper's Table 3), what each filter dropped, and sample pairs.
+ * Every value that comes from the input (names, titles, captions, error text) goes through
+ * markdown-escape.ts: it renders as inert text and cannot break a table line.
+ */
 import type { ScoredPair } from "../core/records.ts";
+import { mdCode, mdText } from "./markdown-escape.ts";
 import type { FunnelRow, Stats } from "./stats.ts";
 
 const fmt = (n: number | null) => (n === null ? "—" : n.toLocaleString("en-US"));
@@ -17,15 +22,16 @@ const COLUMNS_NOTE =
   "counted for that row (pairs are deduplicated by text across images, so per-image columns are only " +
   "recounted on the final dataset).";
 
-export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>, meta: { generated: string; elapsedSeconds: number | null }): string {
+export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>, meta: { generated: string; elapsedSeconds: number | null; preset?: string }): string {
   const out: string[] = [];
   out.push("# paracap report", "");
   out.push(`Generated ${meta.generated}${meta.elapsedSeconds !== null ? ` in ${meta.elapsedSeconds.toFixed(1)} s` : ""}.`, "");
+  if (meta.preset) out.push(...methodLines(meta.preset, stats.counters), "");
   out.push("| tier | input | pairs |", "|---|---|---:|");
   for (const [tier, t] of Object.entries(stats.tiers)) out.push(`| ${tier} | ${t.input} revisions | ${fmt(t.pairs)} |`);
   out.push("");
   out.push("## Inputs", "", "| input | kind | shards | feeds tiers |", "|---|---|---:|---|");
-  for (const i of stats.inputs) out.push(`| \`${i.uri}\` | ${i.kind} | ${i.shards} | ${i.tiers.join(", ") || "—"} |`);
+  for (const i of stats.inputs) out.push(`| ${mdCode(i.uri, { inTable: true })} | ${i.kind} | ${i.shards} | ${i.tiers.join(", ") || "—"} |`);
   out.push("");
   const s = stats.shards;
   out.push(`Shards: ${s.total}; read completely: ${s.ok}; damaged: ${s.corrupt.length}; missing: ${s.missing.length}.` +
@@ -33,15 +39,15 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
   if (s.corrupt.length > 0) {
     out.push("", "**Damaged shards** (the pages before the damage were used; the rest of the shard was skipped):", "");
     out.push("| shard | file | damage at (decompressed byte) | error |", "|---|---|---:|---|");
-    for (const c of s.corrupt) out.push(`| \`${c.shard}\` | \`${c.file}\` | ${fmt(c.offset)} | ${c.error.replace(/\|/g, "\\|")} |`);
+    for (const c of s.corrupt) out.push(`| ${mdCode(c.shard, { inTable: true })} | ${mdCode(c.file, { inTable: true })} | ${fmt(c.offset)} | ${mdText(c.error)} |`);
   }
   if (s.missing.length > 0) {
     out.push("", "**Missing shards** (never finished; their pages are not in the datasets):", "");
-    for (const m of s.missing) out.push(`- \`${m}\``);
+    for (const m of s.missing) out.push(`- ${mdCode(m)}`);
   }
   if (stats.failedTasks.length > 0) {
     out.push("", "**Failed partitions** (dead-lettered; the images or pairs hashed to them are not in the datasets):", "");
-    for (const t of stats.failedTasks) out.push(`- \`${t}\``);
+    for (const t of stats.failedTasks) out.push(`- ${mdCode(t)}`);
   }
 
   out.push("", "## Extraction", "");
@@ -50,7 +56,7 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
   for (const [k, v] of Object.entries(stats.extraction)) out.push(`| ${k} | ${fmt(v)} |`);
 
   for (const [tier, t] of Object.entries(stats.tiers)) {
-    out.push("", `## ${tier} (${t.input} input): ${fmt(t.pairs)} pairs`, "");
+    out.push("", `## ${tier} (${t.input} input): ${counted(t.pairs, "pair")}`, "");
     out.push(...funnelMarkdown(t.funnel));
     out.push("", "Filters (each counts in its own unit; in = kept + dropped):", "");
     out.push("| # | filter | unit | in | kept | dropped | dropped because |", "|---:|---|---|---:|---:|---:|---|");
@@ -59,18 +65,57 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
       const reasons = Object.entries(row.filter.reasons).map(([r, n]) => `${r.replace(/_/g, " ")} ${fmt(n)}`).join(", ") || "—";
       out.push(`| ${row.step} | \`${row.id}\` | ${row.unit} | ${fmt(row.filter.in)} | ${fmt(row.filter.kept)} | ${fmt(row.filter.dropped)} | ${reasons} |`);
     }
+    out.push(...droppedExamples(t.funnel));
     const sample = samples[tier] ?? [];
     if (sample.length > 0) {
       out.push("", `Sample pairs (the first ${sample.length} by id):`, "");
       for (const p of sample) {
-        out.push(`- **${p.image}** (${p.type}; syntactic ${(p.metrics.syntactic ?? NaN).toFixed(2)})`);
-        out.push(`  - “${p.a.text}” — *${p.a.page}*`);
-        out.push(`  - “${p.b.text}” — *${p.b.page}*`);
+        out.push(`- **${mdText(p.image)}** (${mdText(p.type)}; syntactic ${(p.metrics.syntactic ?? NaN).toFixed(2)})`);
+        out.push(`  - “${mdText(p.a.text)}” — *${mdText(p.a.page)}*`);
+        out.push(`  - “${mdText(p.b.text)}” — *${mdText(p.b.page)}*`);
       }
     }
   }
   out.push("", "## How to read the funnel", "", COLUMNS_NOTE, "");
   return out.join("\n");
+}
+
+/** "1 pair", "2 pairs", "1,234 pairs". */
+function counted(n: number, word: string): string {
+  return `${fmt(n)} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** Which preset ran, and what the paper's rule would have done where the default differs from it. */
+function methodLines(preset: string, c: Record<string, number>): string[] {
+  const lines = [preset === "paper"
+    ? "Method: `preset: paper`, the published rules exactly."
+    : "Method: `preset: improved` (the default). For the published rules exactly, run with a config file holding `{\"preset\": \"paper\"}`."];
+  for (const tier of ["gold", "silver", "bronze"]) {
+    const refs = c[`filter.${tier}.max_uses_v1.paper_rule_dropped`];
+    if (refs === undefined) continue;
+    const images = c[`filter.${tier}.max_uses_v1.paper_rule_dropped_images`] ?? 0;
+    lines.push(`${tier}: the bound counted distinct uses; the paper's rule (every revision's use a reference) would have dropped ${fmt(images)} image${images === 1 ? "" : "s"} with ${fmt(refs)} reference${refs === 1 ? "" : "s"} here.`);
+  }
+  return lines;
+}
+
+/** A few dropped records per filter and reason, so a reader can judge each filter by eye. */
+function droppedExamples(rows: FunnelRow[]): string[] {
+  const out: string[] = [];
+  for (const row of rows) {
+    for (const [reason, examples] of Object.entries(row.filter?.examples ?? {})) {
+      out.push(`- \`${row.id}\` dropped (${reason.replace(/_/g, " ")}):`);
+      for (const e of examples.slice(0, EXAMPLES_SHOWN)) out.push(`  - ${inlineText(e)}`);
+    }
+  }
+  return out.length > 0 ? ["", "Dropped, for example (a deterministic sample per reason):", "", ...out] : [];
+}
+
+const EXAMPLES_SHOWN = 3;
+
+/** Input text as one inert markdown line. */
+function inlineText(text: string): string {
+  return "“" + text.replace(/[\u0000-\u001f\u007f]+/g, " ").replace(/([\\`*_\[\]<>|~])/g, "\\$1") + "”";
 }
 
 /** One-line accounting of every revision read, and of the references found per input kind. */
@@ -79,7 +124,12 @@ function accounting(x: Record<string, number>): string[] {
   const read = x["dump.revisions"] ?? 0;
   const skipped = Object.entries(x).filter(([k]) => k.startsWith("dump.skipped."));
   const parts = [`${fmt(x["dump.revisions.emitted"] ?? 0)} used`, ...skipped.map(([k, v]) => `${fmt(v)} skipped (${k.slice("dump.skipped.".length)})`)];
-  lines.push(`- ${fmt(x["dump.pages"] ?? 0)} pages, ${fmt(read)} revisions read = ${parts.join(" + ")}.`);
+  if (read > 0 || x["tsv.lines"] === undefined) lines.push(`- ${counted(x["dump.pages"] ?? 0, "page")}, ${counted(read, "revision")} read = ${parts.join(" + ")}.`);
+  if (x["tsv.lines"] !== undefined) {
+    const dropped = Object.entries(x).filter(([k]) => k.startsWith("tsv.skipped."));
+    const tsvParts = [`${fmt(x["tsv.lines.emitted"] ?? 0)} used`, ...dropped.map(([k, v]) => `${fmt(v)} skipped (${k.slice("tsv.skipped.".length)})`)];
+    lines.push(`- ${fmt(x["tsv.lines"])} caption lines read = ${tsvParts.join(" + ")}.`);
+  }
   for (const kind of ["current", "history"]) {
     const revs = x[`extract.${kind}.revisions`];
     if (revs === undefined) continue;

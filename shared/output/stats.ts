@@ -7,10 +7,11 @@ import type { ParacapConfig } from "../core/config.ts";
 import type { Counters } from "../core/counters.ts";
 import { FUNNEL_COLUMNS, funnelRows } from "../pipeline/funnel.ts";
 import { tierSpecs } from "../pipeline/tiers.ts";
+import { boundFromMoments } from "../pipeline/set-size-bound.ts";
 
 export const FunnelRow = z.object({
   step: z.number().int(),
-  /** the step of the paper's Table 3 (METHOD.md) this row implements */
+  /** the step of the paper's Table 3 (docs/method.md) this row implements */
   paper_step: z.number().int(),
   id: z.string(),
   label: z.string(),
@@ -22,7 +23,14 @@ export const FunnelRow = z.object({
   mean_refs_per_image: z.number().nullable(),
   captions: z.number().nullable(),
   candidates: z.number(),
-  filter: z.object({ in: z.number(), kept: z.number(), dropped: z.number(), reasons: z.record(z.string(), z.number()) }).nullable(),
+  filter: z.object({
+    in: z.number(),
+    kept: z.number(),
+    dropped: z.number(),
+    reasons: z.record(z.string(), z.number()),
+    /** a few of the dropped records per reason, chosen deterministically (core/samples.ts) */
+    examples: z.record(z.string(), z.array(z.string())).optional(),
+  }).nullable(),
 });
 export type FunnelRow = z.infer<typeof FunnelRow>;
 
@@ -59,7 +67,7 @@ export type Stats = z.infer<typeof Stats>;
 
 export function funnelTable(config: ParacapConfig, counters: Counters, tier: string, final: FinalRowCounts): FunnelRow[] {
   const spec = tierSpecs(config).find((t) => t.name === tier)!;
-  const rows = funnelRows(config, spec);
+  const rows = funnelRows(config, spec, { setSizeMax: runSetSizeMax(config, counters) });
   return rows.map((row, step) => {
     const f = `funnel.${tier}.${row.id}`;
     const isPairRow = row.unit === "pairs";
@@ -87,12 +95,29 @@ export function funnelTable(config: ParacapConfig, counters: Counters, tier: str
         kept: counters.get(`${fp}.kept`),
         dropped: counters.get(`${fp}.dropped`),
         reasons: counters.withPrefix(`${fp}.dropped.`),
+        ...examplesOf(counters, fp),
       },
     };
   });
 }
 
+function examplesOf(counters: Counters, fp: string): { examples?: Record<string, string[]> } {
+  const examples: Record<string, string[]> = {};
+  for (const reason of Object.keys(counters.withPrefix(`${fp}.dropped.`))) {
+    const e = counters.samples.get(`${fp}.dropped.${reason}`);
+    if (e.length > 0) examples[reason] = e;
+  }
+  return Object.keys(examples).length > 0 ? { examples } : {};
+}
+
 function round(x: number, digits: number): number {
   const m = 10 ** digits;
   return Math.round(x * m) / m;
+}
+
+/** The equivalence-set size bound the dedup phase applied (null when none applied), from the merged counters. */
+export function runSetSizeMax(config: ParacapConfig, counters: Counters): number | null {
+  const z = config.images.setSizeZ;
+  if (z === null || counters.get("group.web.images") === 0) return null;
+  return boundFromMoments({ sets: counters.get("group.web.sets"), sum: counters.get("group.web.sets.sum"), sumSq: counters.get("group.web.sets.sum_sq") }, z).max;
 }

@@ -8,7 +8,7 @@ import { CandidatePair, ScoredPair } from "../core/records.ts";
 import type { Stage } from "../core/stage.ts";
 import type { ParacapConfig } from "../core/config.ts";
 import { createScorers } from "../plugins/scorers.ts";
-import { pairFilters } from "./filters.ts";
+import { pairFilters, setSizeFilter } from "./filters.ts";
 import { UNIQUE_ROW } from "./funnel.ts";
 import { cmp } from "./group-stage.ts";
 
@@ -17,7 +17,13 @@ export function uniqueKey(p: CandidatePair): string {
   return `${p.a.text}\u0000${p.b.text}`;
 }
 
-export function dedupStage(config: ParacapConfig): Stage<CandidatePair, ScoredPair> {
+export interface DedupOptions {
+  /** the equivalence-set size bound of the run (null: the run has no caption-list images, no filter) */
+  setSizeMax?: number | null;
+}
+
+export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stage<CandidatePair, ScoredPair> {
+  const setSize = opts.setSizeMax === undefined || opts.setSizeMax === null ? null : setSizeFilter(opts.setSizeMax);
   const score = createScorers(config.scoring.scorers);
   const filters = pairFilters(config);
   return {
@@ -27,7 +33,13 @@ export function dedupStage(config: ParacapConfig): Stage<CandidatePair, ScoredPa
     async *run(records, ctx) {
       const c = ctx.counters;
       const all: { key: string; pair: CandidatePair }[] = [];
-      for await (const pair of records) all.push({ key: `${pair.tier}\u0000${uniqueKey(pair)}`, pair });
+      for await (const pair of records) {
+        if (setSize) {
+          if (!applyFilter(setSize, pair, c, `filter.${pair.tier}`)) continue;
+          c.inc(`funnel.${pair.tier}.${setSize.id}.candidates`);
+        }
+        all.push({ key: `${pair.tier}\u0000${uniqueKey(pair)}`, pair });
+      }
       // The representative of duplicates is the one with the smallest id: independent of arrival order.
       all.sort((x, y) => cmp(x.key, y.key) || cmp(x.pair.id, y.pair.id));
       const survivors: ScoredPair[] = [];
@@ -40,6 +52,7 @@ export function dedupStage(config: ParacapConfig): Stage<CandidatePair, ScoredPa
         if (!first) {
           c.inc(`${prefix}.${UNIQUE_ROW.id}.dropped`);
           c.inc(`${prefix}.${UNIQUE_ROW.id}.dropped.duplicate`);
+          c.samples.add(`${prefix}.${UNIQUE_ROW.id}.dropped.duplicate`, `${pair.a.text} ⟷ ${pair.b.text}`);
           continue;
         }
         c.inc(`${prefix}.${UNIQUE_ROW.id}.kept`);

@@ -7,7 +7,8 @@ import type { ParacapConfig } from "../core/config.ts";
 import type { Counters } from "../core/counters.ts";
 import { type CaptionFeatures, type InputKind, PageRevision, type ReferenceSource, ShuffleRef } from "../core/records.ts";
 import type { Stage } from "../core/stage.ts";
-import { createCaptionAnalyzer } from "../caption/analyzer.ts";
+import { createCaptionAnalyzer, type CaptionAnalyzer } from "../caption/analyzer.ts";
+import { unreadableReason, type CaptionBounds } from "../caption/caption-guard.ts";
 import { extractImageRefs, ExtractionLimitError } from "../wikitext/extract-images.ts";
 import { createPivot } from "../plugins/pivots.ts";
 
@@ -31,22 +32,51 @@ export interface RevisionRefs {
 
 const FEATURE_CACHE_LIMIT = 200_000;
 
-/** Per-revision extraction with a bounded caption-feature cache (history dumps repeat captions thousands of times). */
-export function createReferenceExtractor(config: ParacapConfig, counters: Counters): (rev: PageRevision, kind: InputKind) => RevisionRefs {
+/**
+ * Caption features by text, with a bounded cache (history dumps repeat captions thousands of times):
+ * shared by every source's extractor.
+ */
+export function createFeatureLookup(config: ParacapConfig, counters: Counters): (text: string | null) => CaptionFeatures | null {
   const analyzer = createCaptionAnalyzer({ classifier: config.captions.classifier });
   const cache = new Map<string, CaptionFeatures>();
-  const features = (text: string | null): CaptionFeatures | null => {
+  const bounds = { maxChars: config.captions.maxChars, maxTokenChars: config.captions.maxTokenChars };
+  return (text) => {
     if (text === null) return null;
     let f = cache.get(text);
     if (f) {
       counters.inc("extract.features.cache_hits");
       return f;
     }
-    f = analyzer.features(text);
+    f = safeFeatures(analyzer, text, bounds, counters);
     if (cache.size >= FEATURE_CACHE_LIMIT) cache.clear();
     cache.set(text, f);
     return f;
   };
+}
+
+/**
+ * Features of one caption, total: a caption the bounds exclude, or one the analyser throws on, gets
+ * features marked `unreadable` (the caption filter `readable_v1` drops and samples it) and never
+ * ends the shard.
+ */
+function safeFeatures(analyzer: CaptionAnalyzer, text: string, bounds: CaptionBounds, counters: Counters): CaptionFeatures {
+  let reason: string | null = unreadableReason(text, bounds);
+  if (reason === null) {
+    try {
+      return analyzer.features(text);
+    } catch (err) {
+      reason = "analysis_failed";
+      counters.samples.add("extract.features.analysis_failed", `${err instanceof Error ? err.message : String(err)}: ${text}`);
+    }
+  }
+  counters.inc(`extract.features.unreadable.${reason}`);
+  const shown = text.length > 1000 ? `${text.slice(0, 1000)}…` : text;
+  return { text: shown, words: 0, profane: false, english: false, hasVerb: false, isSentence: false, tags: "", unreadable: reason };
+}
+
+/** Per-revision extraction of MediaWiki wikitext. */
+export function createReferenceExtractor(config: ParacapConfig, counters: Counters): (rev: PageRevision, kind: InputKind) => RevisionRefs {
+  const features = createFeatureLookup(config, counters);
   const pivot = createPivot(config.pivot);
   const x = config.extraction;
   const opts = { fileAliases: x.fileAliases, maxPageBytes: x.maxPageBytes, colonFileLinks: x.colonFileLinks, unknownTemplates: x.unknownTemplates, counters };

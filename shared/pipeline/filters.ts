@@ -1,5 +1,5 @@
 /**
- * Every filter of the funnel, in paper order (METHOD.md, Table 3). Image filters see an image with
+ * Every filter of the funnel, in paper order (docs/method.md, Table 3). Image filters see an image with
  * its corpus-wide reference count, caption filters see one caption's features, pair filters see a
  * candidate pair. Unique-candidate dedup is stateful and lives in the dedup stage.
  */
@@ -78,6 +78,7 @@ export function captionFilters(config: ParacapConfig, tier: TierSpec): Filter<Ca
       description: "caption is not empty after preprocessing",
       keep: (f) => (f.text.length > 0 ? true : { drop: "empty" }),
     },
+    readableFilter,
     ...(config.extraction.unknownTemplates === "mark" ? [renderedFilter] : []),
     {
       id: "min_words_v1",
@@ -103,6 +104,13 @@ export function captionFilters(config: ParacapConfig, tier: TierSpec): Filter<Ca
   );
   return filters;
 }
+
+/** Captions the extract step could not analyse (shared/caption/caption-guard.ts): counted here, with examples. */
+export const readableFilter: Filter<CaptionFeatures> = {
+  id: "readable_v1",
+  description: "caption could be analysed (not over the length bounds, no U+FFFD, the NLP step did not fail)",
+  keep: (f) => (f.unreadable === undefined ? true : { drop: f.unreadable }),
+};
 
 /** A caption with a template the cleaner could not render (marked UNRENDERED) would be missing words. */
 export const renderedFilter: Filter<CaptionFeatures> = {
@@ -157,4 +165,17 @@ export function nearEqualForm(text: string): string {
     t = t.replace(/\([^()]*\)/g, " ");
   }
   return t.toLowerCase().replace(/[\p{P}\p{S}\p{Z}\s]+/gu, "");
+}
+
+/**
+ * The thesis's equivalence-set size bound (§5.1.2) as a pair filter: an image from a caption list
+ * whose set of captions is far larger than usual is a placeholder picture behind many unrelated
+ * captions. Pairs of other images (no `setSize`) pass.
+ */
+export function setSizeFilter(max: number): Filter<CandidatePair> {
+  return {
+    id: "set_size_bound_v1",
+    description: `image's caption set ≤ ${Number.isFinite(max) ? max : "∞"} (⌊μ + z·σ⌋ of set sizes, caption lists only)`,
+    keep: (p) => (p.setSize === undefined || p.setSize <= max ? true : { drop: "set_too_large" }),
+  };
 }

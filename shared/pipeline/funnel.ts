@@ -5,7 +5,7 @@
 import type { ParacapConfig } from "../core/config.ts";
 import type { Counters } from "../core/counters.ts";
 import type { CaptionFeatures, CaptionType, ShuffleRef } from "../core/records.ts";
-import { captionFilters, divergentFilter, hasCaptionFilter, imageFilters, minCaptionedUsesFilter, pairFilters } from "./filters.ts";
+import { captionFilters, divergentFilter, hasCaptionFilter, imageFilters, minCaptionedUsesFilter, pairFilters, setSizeFilter } from "./filters.ts";
 import type { TierSpec } from "./tiers.ts";
 
 export const FUNNEL_COLUMNS = ["images", "images_ge2", "images_ge5", "references", "captions", "candidates"] as const;
@@ -14,7 +14,7 @@ export type FunnelColumn = (typeof FUNNEL_COLUMNS)[number];
 export interface FunnelRowSpec {
   readonly id: string;
   readonly label: string;
-  /** the step of the paper's Table 3 (METHOD.md) this row implements; rows of one step share it */
+  /** the step of the paper's Table 3 (docs/method.md) this row implements; rows of one step share it */
   readonly paperStep: number;
   /** the unit the row's filter counts in (its in = kept + dropped); null for row 0 (no filter) */
   readonly unit: "references" | "captions" | "pairs" | null;
@@ -35,8 +35,9 @@ export const UNIQUE_ROW: FunnelRowSpec = { id: "unique_v1", label: "pair is uniq
  * Rows 0–8 count candidates as Σ per image and caption type of C(n, 2) over distinct uses (at the
  * "captioned references" row that is exactly the pairs built); pair rows count the pairs kept.
  */
-export function funnelRows(config: ParacapConfig, tier: TierSpec): FunnelRowSpec[] {
+export function funnelRows(config: ParacapConfig, tier: TierSpec, opts: { setSizeMax?: number | null } = {}): FunnelRowSpec[] {
   const captioned = minCaptionedUsesFilter(2);
+  const setSize = opts.setSizeMax === undefined || opts.setSizeMax === null ? [] : [setSizeFilter(opts.setSizeMax)];
   const imageStep = (id: string) => (id.startsWith("min_refs") ? 1 : id.startsWith("max_refs") || id.startsWith("max_uses") ? 2 : 0);
   return [
     { id: "all", label: "all image references", paperStep: 0, unit: null },
@@ -44,6 +45,7 @@ export function funnelRows(config: ParacapConfig, tier: TierSpec): FunnelRowSpec
     { id: hasCaptionFilter.id, label: hasCaptionFilter.description, paperStep: 3, unit: "references" },
     ...captionFilters(config, tier).map((f) => ({ id: f.id, label: f.description, paperStep: captionFilterStep(f.id), unit: "captions" as const })),
     { id: captioned.id, label: captioned.description, paperStep: 6, unit: "references" },
+    ...setSize.map((f) => ({ id: f.id, label: f.description, paperStep: 6, unit: "pairs" as const })),
     UNIQUE_ROW,
     // divergent is step 8; significant difference and its refinement (spelling fix) step 9
     ...pairFilters(config).map((f) => ({ id: f.id, label: f.description, paperStep: f.id === divergentFilter.id ? 8 : 9, unit: "pairs" as const })),
@@ -52,7 +54,7 @@ export function funnelRows(config: ParacapConfig, tier: TierSpec): FunnelRowSpec
 
 /** Table 3 step of a caption filter: empty or unrendered → 3 (has a caption), words/profanity/language → 4, sentence/verb → 5. */
 function captionFilterStep(id: string): number {
-  if (id.startsWith("non_empty") || id.startsWith("rendered")) return 3;
+  if (id.startsWith("non_empty") || id.startsWith("readable") || id.startsWith("rendered")) return 3;
   if (id.startsWith("is_sentence") || id.startsWith("has_verb")) return 5;
   return 4;
 }

@@ -27,15 +27,37 @@ export function groupStage(config: ParacapConfig): Stage<ShuffleRef, CandidatePa
         else byImage.set(key, [r]);
       }
       const keys = [...byImage.keys()].sort();
+      const setSizes = countWebSets(byImage, ctx);
       for (const tier of tiers) {
         for (const key of keys) {
           const refs = byImage.get(key)!;
           if (refs[0]!.kind !== tier.input) continue;
-          yield* imagePairs(config, tier, refs, ctx);
+          const setSize = setSizes.get(key);
+          if (setSize === undefined) yield* imagePairs(config, tier, refs, ctx);
+          else for (const pair of imagePairs(config, tier, refs, ctx)) yield { ...pair, setSize };
         }
       }
     },
   };
+}
+
+/**
+ * Set sizes (distinct uses) of the images that come from caption lists, and their moments as
+ * counters (`group.web.*`, merged over partitions): the dedup phase bounds set sizes by them.
+ */
+function countWebSets(byImage: Map<string, ShuffleRef[]>, ctx: StageContext): Map<string, number> {
+  const sizes = new Map<string, number>();
+  for (const [key, refs] of byImage) {
+    if (refs[0]!.source !== "row") continue;
+    const size = mergeIdenticalUses(refs).length;
+    sizes.set(key, size);
+    ctx.counters.inc("group.web.images");
+    if (size < 2) continue;
+    ctx.counters.inc("group.web.sets");
+    ctx.counters.inc("group.web.sets.sum", size);
+    ctx.counters.inc("group.web.sets.sum_sq", size * size);
+  }
+  return sizes;
 }
 
 /** Filters one image's references for one tier and yields its candidate pairs. */

@@ -9,12 +9,12 @@ import { statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { TierName, type ParacapConfig } from "../core/config.ts";
 import { Counters } from "../core/counters.ts";
-import { readDumpPages } from "../dump/page-reader.ts";
 import { DumpError } from "../dump/errors.ts";
+import { fileBytes } from "../io/file-bytes.ts";
 import { LocalStore } from "../io/local-store.ts";
 import type { Stats } from "../output/stats.ts";
 import { OUTPUT_FILES, runAggregateTask, tierFile } from "../tasks/aggregate-task.ts";
-import { runDedupTask } from "../tasks/dedup-task.ts";
+import { runDedupTask, writeSetSizeBound } from "../tasks/dedup-task.ts";
 import { runExtractTask, type ExtractTaskDeps } from "../tasks/extract-task.ts";
 import { runGroupTask } from "../tasks/group-task.ts";
 import { layout } from "../tasks/layout.ts";
@@ -24,6 +24,11 @@ import { parallelExtract } from "./parallel-extract.ts";
 import { createProgress, type InputProgress } from "./progress.ts";
 import { InputError, planLocalShards, type LocalInput } from "./local-shards.ts";
 import { WorkerPool } from "./worker-pool.ts";
+import { lockOutDir, removeStaleTempFiles } from "./out-dir-lock.ts";
+import type { InputKind } from "../core/records.ts";
+import type { RevisionRefs } from "../pipeline/extract-stage.ts";
+import type { Source } from "../sources/source.ts";
+import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 
 export interface LocalRunOptions {
   inputs: LocalInput[];
@@ -37,6 +42,8 @@ export interface LocalRunOptions {
   progress?: NodeJS.WriteStream | null;
   /** bytes per shard of a multistream dump */
   shardBytes?: number;
+  /** input sources (default: the built-in ones); extra sources run without worker threads */
+  sources?: SourceRegistry;
 }
 
 export interface LocalRunResult {
@@ -50,11 +57,29 @@ export class ResumeConflictError extends Error {
 }
 
 export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
+  let release: (() => Promise<void>) | null = null;
+  try {
+    release = await lockOutDir(opts.outDir);
+  } catch (err) {
+    // A folder nobody can write to cannot be raced for; the run's own writes say what is wrong.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "EACCES" && code !== "EROFS" && code !== "EPERM") throw err;
+  }
+  try {
+    await removeStaleTempFiles(opts.outDir);
+    return await runLocked(opts);
+  } finally {
+    await release?.();
+  }
+}
+
+async function runLocked(opts: LocalRunOptions): Promise<LocalRunResult> {
   const started = Date.now();
   const workDir = join(opts.outDir, ".work");
   const work = new LocalStore(workDir);
   const output = new LocalStore(opts.outDir);
-  const shards = await planLocalShards(opts.inputs, opts.shardBytes);
+  const sources = opts.sources ?? BUILTIN_SOURCES;
+  const shards = await planLocalShards(opts.inputs, opts.shardBytes, sources);
   const manifest = createManifest("local", opts.config, shards);
 
   if (opts.fresh) {
@@ -86,30 +111,35 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
   const input: InputProgress = { done: 0, total: shards.reduce((n, s) => n + shardBytes(s), 0) };
   const progress = createProgress(() => live, opts.progress === undefined ? process.stderr : opts.progress, input);
   const resumed = { extract: 0, group: 0, dedup: 0 };
+  // Say at the start, not only at the end, that this run continues an earlier one.
+  let alreadyDone = 0;
+  for (const s of shards) if (await isDone(work, layout.extractDone(s.id), manifest.extractFingerprint)) alreadyDone++;
+  if (alreadyDone > 0) progress.note(`resuming the run in ${opts.outDir}: ${alreadyDone} of ${shards.length} shard${shards.length === 1 ? "" : "s"} already extracted`);
   try {
     // extract: shards concurrently (each fans its pages out to the pool)
     progress.phase("extract", shards.length);
     const deps: ExtractTaskDeps = {
-      readPages: (shard, counters) => {
+      bytes: (shard) => fileBytes(shard.uri, (n) => (input.done += n)),
+      sources,
+      extractDocuments: (source, docs, shard, counters) => {
         live.push(counters);
-        return readShardPages(shard, opts.config, counters, (n) => (input.done += n));
+        return pool && sources === BUILTIN_SOURCES ? parallelExtract(source, docs, shard.kind, opts.config, counters, pool) : inlineDocuments(source, docs, shard.kind, opts.config, counters);
       },
-      extractRevisions: pool ? (pages, shard, counters) => parallelExtract(pages, shard.kind, opts.config, counters, pool) : undefined,
       isCorruptInput: (err) => err instanceof DumpError,
     };
-    const extracted: TaskMarker[] = [];
+    const extracted: { shard: ShardSpec; marker: TaskMarker }[] = [];
     await forEachLimit(shards, Math.min(workers, shards.length), async (shard) => {
       if (await isDone(work, layout.extractDone(shard.id), manifest.extractFingerprint)) {
         resumed.extract++;
         input.done += shardBytes(shard);
       }
-      extracted.push(await runExtractTask(manifest, shard, work, deps));
+      extracted.push({ shard, marker: await runExtractTask(manifest, shard, work, deps) });
       progress.step();
     });
     // Nothing readable at all (e.g. not a MediaWiki export, or an empty file): say so instead of
     // publishing empty datasets.
-    if (extracted.every((m) => (m.counters["dump.pages"] ?? 0) === 0)) {
-      const why = extracted.filter((m) => m.error).map((m) => m.error).slice(0, 3).join("; ");
+    if (extracted.every(({ shard, marker }) => (marker.counters[sources.get(shard.source).documentsCounter] ?? 0) === 0)) {
+      const why = extracted.filter(({ marker }) => marker.error).map(({ marker }) => marker.error).slice(0, 3).join("; ");
       await rm(workDir, { recursive: true, force: true }); // nothing worth resuming: a corrected rerun starts clean
       throw new InputError(`no pages read from the input${shards.length > 1 ? "s" : ""}${why ? `: ${why}` : ""}`);
     }
@@ -125,6 +155,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
         else await runDedupTask(manifest, p, work);
         progress.step();
       });
+      if (phase === "group") await writeSetSizeBound(manifest, work);
     }
     progress.phase("aggregate", 1);
     const elapsedSeconds = (Date.now() - started) / 1000;
@@ -147,18 +178,9 @@ function shardBytes(shard: ShardSpec): number {
   }
 }
 
-function readShardPages(shard: ShardSpec, config: ParacapConfig, counters: Counters, onInput: (bytes: number) => void) {
-  return readDumpPages(shard.uri, {
-    onInput,
-    start: shard.start ?? undefined,
-    end: shard.end ?? undefined,
-    fragment: shard.fragment,
-    namespaces: config.dump.namespaces,
-    skipRedirects: config.dump.skipRedirects,
-    decoder: config.dump.decoder,
-    counters,
-    file: shard.uri,
-  });
+async function* inlineDocuments(source: Source, docs: AsyncIterable<unknown>, kind: InputKind, config: ParacapConfig, counters: Counters): AsyncGenerator<RevisionRefs> {
+  const extract = source.createExtractor(config, counters);
+  for await (const d of docs) yield extract(d, kind);
 }
 
 function parseJsonOrNull(text: string): unknown {

@@ -5,9 +5,9 @@
  */
 import type { ParacapConfig } from "../core/config.ts";
 import type { Counters } from "../core/counters.ts";
-import type { InputKind, PageRevision } from "../core/records.ts";
+import type { InputKind } from "../core/records.ts";
 import type { RevisionRefs } from "../pipeline/extract-stage.ts";
-import { packRevisions, textSize } from "../dump/revision-text.ts";
+import type { Source } from "../sources/source.ts";
 import type { ExtractBatchResult } from "./worker.ts";
 import type { WorkerPool } from "./worker-pool.ts";
 
@@ -17,7 +17,8 @@ export interface ParallelExtractOptions {
 }
 
 export async function* parallelExtract(
-  pages: AsyncIterable<PageRevision>,
+  source: Source,
+  docs: AsyncIterable<unknown>,
   kind: InputKind,
   config: ParacapConfig,
   counters: Counters,
@@ -27,11 +28,11 @@ export async function* parallelExtract(
   const batchChars = opts.batchChars ?? 4_000_000;
   const maxInFlight = opts.maxInFlight ?? pool.size * 2;
   const inflight: Promise<ExtractBatchResult>[] = [];
-  let batch: PageRevision[] = [];
+  let batch: unknown[] = [];
   let chars = 0;
   const submit = () => {
-    // Texts still encoded travel as bytes and are decoded in the worker, not on this thread.
-    const p = pool.run<ExtractBatchResult>("extractBatch", { config, kind, pages: packRevisions(batch) });
+    // The source packs the batch (MediaWiki texts travel still encoded and are decoded in the worker).
+    const p = pool.run<ExtractBatchResult>("extractBatch", { config, kind, source: source.name, docs: source.pack(batch) });
     p.catch(() => {}); // observed when awaited in order below
     inflight.push(p);
     batch = [];
@@ -44,9 +45,9 @@ export async function* parallelExtract(
   };
   let readError: unknown = null;
   try {
-    for await (const page of pages) {
-      batch.push(page);
-      chars += textSize(page);
+    for await (const doc of docs) {
+      batch.push(doc);
+      chars += source.size(doc);
       if (chars >= batchChars || batch.length >= 1000) submit();
       while (inflight.length >= maxInFlight) yield* take();
     }

@@ -8,6 +8,8 @@ export interface ProgressSink {
   phase(name: string, total?: number): void;
   /** a task of the current phase finished */
   step(): void;
+  /** a one-off line (e.g. what a resumed run finds already done) */
+  note(text: string): void;
   close(): void;
 }
 
@@ -18,7 +20,7 @@ export interface InputProgress {
 }
 
 export function createProgress(counters: () => Counters[], stream: NodeJS.WriteStream | null, input: InputProgress | null = null, intervalMs = 2000): ProgressSink {
-  if (!stream) return { phase() {}, step() {}, close() {} };
+  if (!stream) return { phase() {}, step() {}, note() {}, close() {} };
   const tty = stream.isTTY === true;
   const start = Date.now();
   let phase = "starting";
@@ -58,6 +60,9 @@ export function createProgress(counters: () => Counters[], stream: NodeJS.WriteS
     },
     step() {
       done++;
+    },
+    note(text) {
+      stream.write(tty ? `\r\x1b[K[paracap] ${text}\n` : `[paracap] ${text}\n`);
     },
     close() {
       clearInterval(timer);

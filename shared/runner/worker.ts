@@ -3,30 +3,32 @@ import { parentPort } from "node:worker_threads";
 import { Counters } from "../core/counters.ts";
 import type { ParacapConfig } from "../core/config.ts";
 import type { InputKind } from "../core/records.ts";
-import { unpackRevisions, type PackedRevisions } from "../dump/revision-text.ts";
 import { LocalStore } from "../io/local-store.ts";
-import { createReferenceExtractor, type RevisionRefs } from "../pipeline/extract-stage.ts";
+import type { RevisionRefs } from "../pipeline/extract-stage.ts";
+import { BUILTIN_SOURCES } from "../sources/registry.ts";
 import { runDedupTask } from "../tasks/dedup-task.ts";
 import { runGroupTask } from "../tasks/group-task.ts";
 import type { RunManifest } from "../tasks/manifest.ts";
 import type { JobRequest, JobResponse } from "./worker-pool.ts";
 
-export interface ExtractBatchPayload { config: ParacapConfig; kind: InputKind; pages: PackedRevisions }
+export interface ExtractBatchPayload { config: ParacapConfig; kind: InputKind; source: string; docs: unknown }
 export interface ExtractBatchResult { revisions: RevisionRefs[]; counters: Record<string, number> }
 export interface PartitionPayload { manifest: RunManifest; partition: number; workDir: string }
 
-// One extractor per config, kept across batches: loading the language model is the expensive part.
-let extractor: { key: string; counters: Counters; fn: ReturnType<typeof createReferenceExtractor> } | null = null;
+// One extractor per source and config, kept across batches: loading the language model is the expensive part.
+let extractor: { key: string; counters: Counters; fn: (doc: unknown, kind: InputKind) => RevisionRefs } | null = null;
 
 const jobs: Record<string, (payload: never) => Promise<unknown>> = {
   async extractBatch(p: ExtractBatchPayload): Promise<ExtractBatchResult> {
-    const key = JSON.stringify(p.config);
+    const key = `${p.source}\u0000${JSON.stringify(p.config)}`;
+    // Worker threads know the built-in sources only (a runner with extra sources runs them inline).
+    const source = BUILTIN_SOURCES.get(p.source);
     if (!extractor || extractor.key !== key) {
       const counters = new Counters();
-      extractor = { key, counters, fn: createReferenceExtractor(p.config, counters) };
+      extractor = { key, counters, fn: source.createExtractor(p.config, counters) };
     }
     const before = extractor.counters.toJSON();
-    const revisions = unpackRevisions(p.pages).map((page) => extractor!.fn(page, p.kind));
+    const revisions = source.unpack(p.docs).map((doc) => extractor!.fn(doc, p.kind));
     const after = extractor.counters.toJSON();
     const delta: Record<string, number> = {};
     for (const [k, v] of Object.entries(after)) if (v !== (before[k] ?? 0)) delta[k] = v - (before[k] ?? 0);

@@ -5,10 +5,11 @@
 import { Counters } from "../core/counters.ts";
 import { ScoredPair } from "../core/records.ts";
 import type { BlobStore } from "../io/blob-store.ts";
-import { JsonlWriter, readJsonl } from "../io/jsonl.ts";
+import { JsonlWriter } from "../io/jsonl.ts";
 import { cmp } from "../pipeline/group-stage.ts";
 import { renderReport } from "../output/report.ts";
 import { funnelTable, type FinalRowCounts, type Stats } from "../output/stats.ts";
+import { mergeSorted } from "./bounded-merge.ts";
 import { layout } from "./layout.ts";
 import type { RunManifest } from "./manifest.ts";
 import { readMarker, type TaskMarker } from "./markers.ts";
@@ -35,6 +36,7 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
       continue;
     }
     counters.merge(m.counters);
+    if (m.samples) counters.samples.merge(m.samples);
     if (m.status === "corrupt") corrupt.push({ shard: shard.id, file: m.damage?.file ?? shard.uri, offset: m.damage?.offset ?? null, error: m.error ?? "unknown" });
     else ok++;
   }
@@ -48,7 +50,10 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
     for (let p = 0; p < P; p++) {
       const m = await requireMarker(work, name(p), manifest);
       if (m.status === "failed") failedTasks.push(`${phase}-${p}`);
-      else counters.merge(m.counters);
+      else {
+        counters.merge(m.counters);
+        if (m.samples) counters.samples.merge(m.samples);
+      }
     }
   }
 
@@ -76,14 +81,14 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
     // complete: every shard was read to its end (none missing, none damaged) and every partition done
     failedTasks,
     complete: missing.length === 0 && corrupt.length === 0 && failedTasks.length === 0,
-    extraction: Object.fromEntries(Object.entries(snapshot).filter(([k]) => k.startsWith("dump.") || k.startsWith("extract."))),
+    extraction: Object.fromEntries(Object.entries(snapshot).filter(([k]) => k.startsWith("dump.") || k.startsWith("tsv.") || k.startsWith("extract."))),
     tiers,
     counters: snapshot,
   };
   await output.writeText(OUTPUT_FILES.stats, JSON.stringify(stats, null, 2) + "\n");
   await output.writeText(OUTPUT_FILES.config, JSON.stringify(manifest.config, null, 2) + "\n");
   const now = (opts.now ?? (() => new Date()))();
-  await output.writeText(OUTPUT_FILES.report, renderReport(stats, samples, { generated: now.toISOString(), elapsedSeconds: opts.elapsedSeconds ?? null }));
+  await output.writeText(OUTPUT_FILES.report, renderReport(stats, samples, { generated: now.toISOString(), elapsedSeconds: opts.elapsedSeconds ?? null, preset: manifest.config.preset }));
   await output.writeText(OUTPUT_FILES.success, JSON.stringify({ fingerprint: manifest.fingerprint, complete: stats.complete }) + "\n");
   return stats;
 }
@@ -94,15 +99,11 @@ async function requireMarker(work: BlobStore, name: string, manifest: RunManifes
   return m;
 }
 
-/** k-way merge of the tier's dedup partitions (each sorted by id) into one file sorted by id. */
+/** Merge of the tier's dedup partitions (each sorted by id) into one file sorted by id, with bounded open files. */
 async function mergeTier(manifest: RunManifest, work: BlobStore, output: BlobStore, tier: string, sampleCount: number, onSamples: (s: ScoredPair[]) => void): Promise<FinalRowCounts> {
   const P = manifest.config.partitions;
-  const sources = await Promise.all(
-    Array.from({ length: P }, async (_, q) => {
-      const it = readJsonl(work, layout.dedupPart(q, tier), ScoredPair)[Symbol.asyncIterator]();
-      return { it, head: await it.next() };
-    }),
-  );
+  const parts = Array.from({ length: P }, (_, q) => layout.dedupPart(q, tier));
+  const merged = mergeSorted(work, parts, { schema: ScoredPair, key: (p) => p.id, compare: cmp, scratch: (level, i) => layout.mergeRun(tier, level, i) });
   const out = new JsonlWriter(output.writer(tierFile(tier)));
   const images = new Map<string, Map<string, number>>();
   // distinct uses (and caption entries) among the pairs, each weighted by the references it stands for
@@ -110,16 +111,7 @@ async function mergeTier(manifest: RunManifest, work: BlobStore, output: BlobSto
   const captions = new Map<string, number>();
   const samples: ScoredPair[] = [];
   let pairs = 0;
-  for (;;) {
-    let best = -1;
-    for (let i = 0; i < sources.length; i++) {
-      const h = sources[i]!.head;
-      if (h.done) continue;
-      if (best < 0 || cmp(h.value.id, (sources[best]!.head as IteratorYieldResult<ScoredPair>).value.id) < 0) best = i;
-    }
-    if (best < 0) break;
-    const src = sources[best]!;
-    const pair = (src.head as IteratorYieldResult<ScoredPair>).value;
+  for await (const pair of merged) {
     await out.write(pair);
     pairs++;
     let imageUses = images.get(pair.image);
@@ -131,7 +123,6 @@ async function mergeTier(manifest: RunManifest, work: BlobStore, output: BlobSto
       captions.set(`${use}\u0000${pair.type}`, s.uses);
     }
     if (samples.length < sampleCount) samples.push(pair);
-    src.head = await src.it.next();
   }
   await out.close();
   onSamples(samples);

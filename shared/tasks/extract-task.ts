@@ -5,19 +5,22 @@
  */
 import { Counters } from "../core/counters.ts";
 import { partitionOf } from "../core/hash.ts";
-import type { PageRevision } from "../core/records.ts";
 import type { BlobStore } from "../io/blob-store.ts";
-import { collapseUses, createReferenceExtractor, type RevisionRefs } from "../pipeline/extract-stage.ts";
+import { collapseUses, type RevisionRefs } from "../pipeline/extract-stage.ts";
+import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
+import type { ByteSource, Source } from "../sources/source.ts";
 import { layout } from "./layout.ts";
 import { PartitionedWriter } from "./partitioned-writer.ts";
 import type { RunManifest, ShardSpec } from "./manifest.ts";
 import { marker, readMarker, writeMarker, type TaskMarker } from "./markers.ts";
 
 export interface ExtractTaskDeps {
-  /** opens the shard's pages (runner-specific: local file or ranged cloud read) */
-  readPages(shard: ShardSpec, counters: Counters): AsyncIterable<PageRevision>;
-  /** per-revision extraction; a runner may fan it out over worker threads (order must be kept) */
-  extractRevisions?(pages: AsyncIterable<PageRevision>, shard: ShardSpec, counters: Counters): AsyncIterable<RevisionRefs>;
+  /** the bytes of the shard's file (runner-specific: a local file or a Cloud Storage object) */
+  bytes(shard: ShardSpec): ByteSource;
+  /** per-document extraction; a runner may fan it out over worker threads (order must be kept) */
+  extractDocuments?(source: Source, docs: AsyncIterable<unknown>, shard: ShardSpec, counters: Counters): AsyncIterable<RevisionRefs>;
+  /** the sources shards may name (default: the built-in ones) */
+  sources?: SourceRegistry;
   /** errors that mean "the input is damaged" rather than "retry me" */
   isCorruptInput(err: unknown): boolean;
 }
@@ -29,10 +32,11 @@ export async function runExtractTask(manifest: RunManifest, shard: ShardSpec, wo
 
   const counters = new Counters();
   const partitions = manifest.config.partitions;
-  const pages = deps.readPages(shard, counters);
-  const revisions = deps.extractRevisions
-    ? deps.extractRevisions(pages, shard, counters)
-    : inlineExtract(pages, shard, manifest, counters);
+  const source = (deps.sources ?? BUILTIN_SOURCES).get(shard.source);
+  const docs = source.documents(shard, deps.bytes(shard), manifest.config, counters);
+  const revisions = deps.extractDocuments
+    ? deps.extractDocuments(source, docs, shard, counters)
+    : inlineExtract(source, docs, shard, manifest, counters);
   const out = new PartitionedWriter(work, (p) => layout.extractPart(shard.id, p));
   let status: TaskMarker["status"] = "ok";
   let error: string | null = null;
@@ -54,14 +58,14 @@ export async function runExtractTask(manifest: RunManifest, shard: ShardSpec, wo
   }
   await out.close();
   counters.inc("extract.shards");
-  const m = marker(`extract:${shard.id}`, manifest.extractFingerprint, counters.toJSON(), status, error, damage);
+  const m = marker(`extract:${shard.id}`, manifest.extractFingerprint, counters, status, error, damage);
   await writeMarker(work, doneName, m);
   return m;
 }
 
-async function* inlineExtract(pages: AsyncIterable<PageRevision>, shard: ShardSpec, manifest: RunManifest, counters: Counters): AsyncGenerator<RevisionRefs> {
-  const extract = createReferenceExtractor(manifest.config, counters);
-  for await (const p of pages) yield extract(p, shard.kind);
+async function* inlineExtract(source: Source, docs: AsyncIterable<unknown>, shard: ShardSpec, manifest: RunManifest, counters: Counters): AsyncGenerator<RevisionRefs> {
+  const extract = source.createExtractor(manifest.config, counters);
+  for await (const d of docs) yield extract(d, shard.kind);
 }
 
 /** File and offset of a damaged-input error (DumpError carries both); the shard's file otherwise. */

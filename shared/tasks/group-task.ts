@@ -35,7 +35,7 @@ export async function runGroupTask(manifest: RunManifest, partition: number, wor
   }
   await out.close();
   counters.inc("group.partitions");
-  const m = marker(`group:${partition}`, manifest.fingerprint, counters.toJSON());
+  const m = marker(`group:${partition}`, manifest.fingerprint, counters);
   await writeMarker(work, doneName, m);
   return m;
 }

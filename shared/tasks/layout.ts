@@ -5,8 +5,13 @@ export const layout = {
   manifest: () => `manifest.json`,
   extractPart: (shard: string, p: number) => `extract/${shard}/p-${pad(p)}.jsonl`,
   extractDone: (shard: string) => `extract/${shard}/_DONE.json`,
-  groupPart: (p: number, q: number) => `group/p-${pad(p)}/q-${pad(q)}.jsonl`,
+  // Group output is filed by the dedup partition that reads it: dedup q lists one folder and reads
+  // only the files that exist, so its work does not grow with the partition count.
+  groupPart: (p: number, q: number) => `pairs/q-${pad(q)}/p-${pad(p)}.jsonl`,
+  groupPartsFor: (q: number) => `pairs/q-${pad(q)}/`,
   groupDone: (p: number) => `group/p-${pad(p)}/_DONE.json`,
   dedupPart: (q: number, tier: string) => `dedup/q-${pad(q)}/${tier}.jsonl`,
   dedupDone: (q: number) => `dedup/q-${pad(q)}/_DONE.json`,
+  /** intermediate runs of the aggregate's bounded merge (removed once the tier file is written) */
+  mergeRun: (tier: string, level: number, i: number) => `merge/${tier}/l${level}-${pad(i)}.jsonl`,
 };

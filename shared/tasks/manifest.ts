@@ -8,10 +8,12 @@ import { InputKind } from "../core/records.ts";
 import { phaseFingerprints } from "./phase-fingerprints.ts";
 
 export const ShardSpec = z.object({
-  /** deterministic, path-safe id */
-  id: z.string().regex(/^[A-Za-z0-9._@-]+$/),
-  /** file path (local) or object name (cloud) of the dump */
+  /** deterministic, path-safe id (one object-name segment, never `.` or `..`) */
+  id: z.string().regex(/^[A-Za-z0-9._@-]+$/).refine((id) => !id.includes(".."), "a shard id never holds `..`"),
+  /** file path (local) or object name (cloud) of the input file */
   uri: z.string(),
+  /** the input source that reads the file (sources/registry.ts) */
+  source: z.string().default("mediawiki"),
   kind: InputKind,
   /** byte range of a multistream dump; null = whole file */
   start: z.number().int().nonnegative().nullable(),
@@ -37,8 +39,16 @@ export function createManifest(runId: string, config: ParacapConfig, shards: Sha
   return { version: 1, runId, config, shards, fingerprint: all, extractFingerprint: extract };
 }
 
-/** Path-safe shard id from a file name and an optional byte offset. */
+/**
+ * Path-safe shard id from a file name and an optional byte offset. Any legal file name gives a
+ * usable object-name segment: characters outside [A-Za-z0-9._-] become `_`, runs of dots collapse to
+ * one (so `release..v2.xml` or `...` can never form a `..` segment), length is bounded. The index
+ * makes ids unique even when two names sanitise alike; the same plan always gives the same ids.
+ */
 export function shardId(index: number, uri: string, start: number | null): string {
-  const base = uri.split("/").pop()!.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 80);
+  const base = (uri.split("/").pop() ?? "")
+    .replace(/[^A-Za-z0-9._-]+/g, "_")
+    .replace(/\.{2,}/g, ".")
+    .slice(0, 80);
   return `s${String(index).padStart(5, "0")}-${base}${start !== null ? `@${start}` : ""}`;
 }

@@ -3,7 +3,7 @@
  * exists is done; the aggregate merges counters from markers only, so a retried task counts once.
  */
 import { z } from "zod";
-import type { CounterSnapshot } from "../core/counters.ts";
+import { Counters, type CounterSnapshot } from "../core/counters.ts";
 import type { BlobStore } from "../io/blob-store.ts";
 
 export const TaskMarker = z.object({
@@ -14,6 +14,8 @@ export const TaskMarker = z.object({
   /** for a corrupt shard: the damaged file and the decompressed byte offset of the damage (when known) */
   damage: z.object({ file: z.string(), offset: z.number().int().nullable() }).optional(),
   counters: z.record(z.string(), z.number()),
+  /** examples of what the task's filters dropped (core/samples.ts) */
+  samples: z.record(z.string(), z.array(z.string())).optional(),
 });
 export type TaskMarker = z.infer<typeof TaskMarker>;
 
@@ -27,6 +29,11 @@ export async function writeMarker(store: BlobStore, name: string, marker: TaskMa
   await store.writeText(name, JSON.stringify(marker) + "\n");
 }
 
-export function marker(task: string, fingerprint: string, counters: CounterSnapshot, status: TaskMarker["status"] = "ok", error: string | null = null, damage?: TaskMarker["damage"]): TaskMarker {
-  return damage ? { task, fingerprint, status, error, damage, counters } : { task, fingerprint, status, error, counters };
+export function marker(task: string, fingerprint: string, counters: Counters | CounterSnapshot, status: TaskMarker["status"] = "ok", error: string | null = null, damage?: TaskMarker["damage"]): TaskMarker {
+  const m: TaskMarker = { task, fingerprint, status, error, ...(damage ? { damage } : {}), counters: counters instanceof Counters ? counters.toJSON() : counters };
+  if (counters instanceof Counters) {
+    const samples = counters.samples.toJSON();
+    if (Object.keys(samples).length > 0) m.samples = samples;
+  }
+  return m;
 }

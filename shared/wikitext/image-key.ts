@@ -63,6 +63,9 @@ export function hasMediaExtension(key: string): boolean {
  * first-letter case-insensitive). A bare name without prefix is taken as a file name.
  * Returns null when nothing is left or the name contains a character MediaWiki forbids in titles.
  */
+/** MediaWiki's limit on a page title (and so a file name), in UTF-8 bytes. */
+export const MAX_TITLE_BYTES = 255;
+
 export function normalizeImageKey(raw: string, aliases?: readonly string[]): string | null {
   return normalizeWithNamespaces(raw, aliases && aliases.length > 0 ? fileNamespaceSet(aliases) : DEFAULT_NAMESPACES);
 }
@@ -84,5 +87,8 @@ export function normalizeWithNamespaces(raw: string, namespaces: ReadonlySet<str
   const upper = String.fromCodePoint(first).toUpperCase();
   // Special casings like "ß" → "SS" are not what MediaWiki does; keep the letter then.
   const head = [...upper].length === 1 ? upper : s.slice(0, firstLen);
-  return `File:${head}${s.slice(firstLen)}`;
+  const name = `${head}${s.slice(firstLen)}`;
+  // MediaWiki titles are at most 255 bytes of UTF-8: a longer "file name" is not a file.
+  if (Buffer.byteLength(name, "utf8") > MAX_TITLE_BYTES) return null;
+  return `File:${name}`;
 }

@@ -8,7 +8,7 @@ const improved = createCaptionAnalyzer({ classifier: "improved" });
 const tags = (s: string) => s.split(" ");
 const words = (ws: string, ts: string) => ws.split(" ").map((word, i) => ({ word, tag: ts.split(" ")[i]! }));
 
-describe("paper rules over Penn tags (METHOD.md)", () => {
+describe("paper rules over Penn tags (docs/method.md)", () => {
   it("rule 1: MD needs MD RB? VB", () => {
     // "Forensic anthropologists can help identify …"
     expect(paperSegmentIsSentence(tags("JJ NNS MD VB VB JJ JJ NNS"))).toBe(true);

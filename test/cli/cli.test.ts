@@ -44,21 +44,22 @@ describe.concurrent("paracap extract", () => {
     const r = await cli(["extract", join(FIXTURES, "United-Kingdom.txt")]);
     expect(r.code).toBe(0);
     const lines = jsonl(r.stdout);
-    for (const l of lines) expect(Object.keys(l)).toEqual(["image", "type", "text", "page", "source", "revision"]);
-    expect(lines).toHaveLength(73);
+    for (const l of lines) expect(Object.keys(l)).toEqual(["image", "type", "text", "page", "source", "revisionId"]);
+    // [[:File:Royal Coat of Arms … (Scotland).svg|[click to view image]]] is a link to the file page, not a use
+    expect(lines).toHaveLength(72);
     const count = (t: unknown) => lines.filter((l) => l.type === t).length;
-    expect([count("caption"), count("alt"), count(null)]).toEqual([61, 6, 6]);
+    expect([count("caption"), count("alt"), count(null)]).toEqual([61, 6, 5]);
 
     const wikitext = readFileSync(join(FIXTURES, "United-Kingdom.txt"), "utf8");
     // [[File:Battle of Waterloo 1815.PNG|thumb|alt=Painting of … grass.|The [[Battle of Waterloo]], 1815, marked … ''[[Pax Britannica]]'']]
     expect(wikitext).toContain("[[File:Battle of Waterloo 1815.PNG|thumb|alt=Painting of a bloody battle. Horses and infantry fight or lie on grass.|The [[Battle of Waterloo]], 1815,");
     expect(lines.filter((l) => l.image === "File:Battle of Waterloo 1815.PNG")).toEqual([
-      { image: "File:Battle of Waterloo 1815.PNG", type: "caption", text: "The Battle of Waterloo, 1815, marked the end of the Napoleonic Wars and the start of Pax Britannica", page: "United-Kingdom", source: "link", revision: 0 },
-      { image: "File:Battle of Waterloo 1815.PNG", type: "alt", text: "Painting of a bloody battle. Horses and infantry fight or lie on grass.", page: "United-Kingdom", source: "link", revision: 0 },
+      { image: "File:Battle of Waterloo 1815.PNG", type: "caption", text: "The Battle of Waterloo, 1815, marked the end of the Napoleonic Wars and the start of Pax Britannica", page: "United-Kingdom", source: "link", revisionId: 0 },
+      { image: "File:Battle of Waterloo 1815.PNG", type: "alt", text: "Painting of a bloody battle. Horses and infantry fight or lie on grass.", page: "United-Kingdom", source: "link", revisionId: 0 },
     ]);
     // | image_flag = Flag of the United Kingdom.svg   (infobox, no caption parameter)
     expect(wikitext).toContain("| image_flag = Flag of the United Kingdom.svg");
-    expect(lines[0]).toEqual({ image: "File:Flag of the United Kingdom.svg", type: null, text: null, page: "United-Kingdom", source: "template", revision: 0 });
+    expect(lines[0]).toEqual({ image: "File:Flag of the United Kingdom.svg", type: null, text: null, page: "United-Kingdom", source: "template", revisionId: 0 });
     // [[File:Stonehenge, …|thumb|[[Stonehenge]], in [[Wiltshire]], was erected around 2500 BC]]
     expect(lines.find((l) => String(l.image).startsWith("File:Stonehenge"))).toMatchObject({ type: "caption", text: "Stonehenge, in Wiltshire, was erected around 2500 BC" });
     // every file named in the output occurs in the article
@@ -72,12 +73,12 @@ describe.concurrent("paracap extract", () => {
     // 831 references, none with an alt text (2005): one line each; Kropotkin.jpg (111) and CircleAsymbol01.gif (6) uncaptioned
     expect(lines).toHaveLength(831);
     expect(lines.filter((l) => l.type === null)).toHaveLength(117);
-    expect(new Set(lines.map((l) => l.revision)).size).toBe(120);
+    expect(new Set(lines.map((l) => l.revisionId)).size).toBe(120);
     expect(lines.filter((l) => l.image === "File:Ideomap-v21.gif").map((l) => /(\w+) to debate\.$/.exec(String(l.text))?.[1])).toEqual([
       ...Array(7).fill("suject"),
       ...Array(4).fill("subject"),
     ]);
-    expect(r.stderr).toBe("paracap extract: 1 pages, 120 revisions read\n");
+    expect(r.stderr).toBe("paracap extract: 1 page, 120 revisions read\n");
   });
 
   it("rejects a missing file or argument as a user error", async () => {
@@ -166,7 +167,31 @@ describe.concurrent("paracap run and general usage", () => {
     expectUserError(await cli(["run", "--config", "/nonexistent/paracap.json"]), /^paracap run: cannot read config file \/nonexistent\/paracap\.json\n$/);
     expectUserError(await cli(["run", "--tiers", "bronze", "--input", SAMPLE_HISTORY.replace("history", "hist0ry")]),
       /^paracap run: no input feeds the requested tiers \(bronze\)/);
-  });
+  }, 180_000);
+
+  it("one-line errors for empty values, negative numbers, the same input twice, an --out that is a file, a mistyped config key", async () => {
+    const dir = tempDir("paracap-cli-");
+    const file = join(dir, "a-file");
+    const typo = join(dir, "typo.json");
+    const fs = await import("node:fs/promises");
+    await fs.writeFile(file, "x");
+    await fs.writeFile(typo, JSON.stringify({ captions: { minWord: 10 } }));
+    const [tiers, out, partitions, twice, notDir, key] = await Promise.all([
+      cli(["run", "--tiers", ""]),
+      cli(["run", "--out", ""]),
+      cli(["run", "--partitions", "-1"]),
+      cli(["run", "--input", SAMPLE_HISTORY, join(dir, "..", dir.split("/").pop()!, "..", "..", SAMPLE_HISTORY)]),
+      cli(["run", "--out", join(file, "sub")]),
+      cli(["run", "--config", typo, "--out", join(dir, "out")]),
+    ]);
+    expectUserError(tiers, /^paracap run: --tiers needs at least one tier/);
+    expectUserError(out, /^paracap run: --out needs a folder name/);
+    expectUserError(partitions, /^paracap run: --partitions needs a positive whole number, got "-1"/);
+    expectUserError(twice, /is the same file as .*: give each input once/);
+    expectUserError(notDir, /a path component is not a directory \(ENOTDIR\)/);
+    expect(key.code).toBe(2);
+    expect(key.stderr).toMatch(/captions\.minWord: unknown key \(did you mean "captions\.minWords"\?\)/);
+  }, 180_000);
 
   it("reports an invalid configuration file with the offending keys", async () => {
     const dir = tempDir("paracap-cli-");

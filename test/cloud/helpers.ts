@@ -107,14 +107,30 @@ export function paracap(args: string[], env: Record<string, string>): Promise<Cl
   });
 }
 
-/** Waits for the run's `_SUCCESS` in the output bucket. */
-export async function waitForRun(storage: Storage, bucket: string, runId: string, timeoutMs: number): Promise<void> {
-  const file = storage.bucket(bucket).file(`${runId}/_SUCCESS`);
+/**
+ * Polls until `probe` gives a value. The bound is generous (a busy 2-core machine can be many times
+ * slower than an idle one): it only keeps a broken run from hanging the suite.
+ */
+export async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 300_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await file.exists())[0]) {
-    if (Date.now() > deadline) throw new Error(`run ${runId} did not finish within ${timeoutMs} ms`);
+  for (;;) {
+    const v = await probe();
+    if (v !== null && v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not seen within ${timeoutMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** Waits for the run's `_SUCCESS` in the output bucket. */
+export async function waitForRun(storage: Storage, bucket: string, runId: string, timeoutMs = 300_000): Promise<void> {
+  const file = storage.bucket(bucket).file(`${runId}/_SUCCESS`);
+  await waitFor(async () => (await file.exists())[0], `run ${runId} finished`, timeoutMs);
+}
+
+/** An object's text once it exists. */
+export async function waitForObject(storage: Storage, bucket: string, name: string, timeoutMs = 300_000): Promise<string> {
+  const file = storage.bucket(bucket).file(name);
+  return waitFor(async () => (await file.exists())[0] && (await file.download())[0].toString(), `gs://${bucket}/${name}`, timeoutMs);
 }
 
 /** Object names and bytes under a prefix. */
@@ -138,14 +154,14 @@ export function untimedReport(report: Buffer | string): string {
  * What must equal the local runner's output: the datasets (decompressed), stats.json (funnel,
  * counters, shard health), config.json, and report.md but for its timing line.
  */
-export function comparable(files: Map<string, Buffer>, gz: boolean): Record<string, string> {
+export function comparable(files: Map<string, Buffer>, gz: boolean, tiers: readonly string[] = TIERS): Record<string, string> {
   const get = (name: string) => {
     const b = files.get(name);
     if (!b) throw new Error(`missing output ${name} (have ${[...files.keys()].join(", ")})`);
     return b;
   };
   const out: Record<string, string> = {};
-  for (const t of TIERS) out[`${t}.jsonl`] = (gz ? gunzipSync(get(`${t}.jsonl.gz`)) : get(`${t}.jsonl`)).toString();
+  for (const t of tiers) out[`${t}.jsonl`] = (gz ? gunzipSync(get(`${t}.jsonl.gz`)) : get(`${t}.jsonl`)).toString();
   out["stats.json"] = get("stats.json").toString();
   out["config.json"] = get("config.json").toString();
   out["report.md"] = untimedReport(get("report.md"));

@@ -15,7 +15,8 @@ import { Counters } from "../../shared/core/counters.ts";
 import { gcsInputBucket } from "../../shared/cloud/input-bucket.ts";
 import { PART_OF_MANIFEST, StorageObjectEvent } from "../../shared/cloud/messages.ts";
 import { PlanError, planRun, runId, type PlanResult } from "../../shared/cloud/plan-run.ts";
-import { readShardFromBucket } from "../../shared/cloud/shard-reader.ts";
+import { bucketBytes, InputChangedError } from "../../shared/cloud/shard-reader.ts";
+import { mediawikiSource } from "../../shared/sources/mediawiki/mediawiki-source.ts";
 import { writeMultistream } from "../../shared/dump/multistream.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
 import { planLocalShards } from "../../shared/runner/local-shards.ts";
@@ -68,7 +69,8 @@ describe("planRun", () => {
     expect(shape(m)).toEqual([{ id: "s00000-enwiki-sample.xml.bz2", kind: "current", start: null, end: null, fragment: false }]);
     expect(m.runId).toBe(runId("enwiki-sample.xml.bz2", ev.generation));
     expect(m.runId).toMatch(/^enwiki-sample-[0-9a-f]{8}$/);
-    expect(m.config).toEqual(base);
+    // Current revisions only: bronze (history) is dropped from the plan, as the local runner skips it.
+    expect(m.config).toEqual({ ...base, tiers: ["gold", "silver"] });
     // A redelivered event plans the same run; a new upload of the same name is a new run.
     expect(manifestOf(await plan(ev))).toEqual(m);
     const again = await put("enwiki-sample.xml.bz2", readFileSync(SAMPLE_CURRENT));
@@ -106,7 +108,7 @@ describe("planRun", () => {
 
     // Ranged reads of the shards from the bucket together yield exactly the dump's pages.
     const cloudPages: number[] = [];
-    for (const s of m.shards) for await (const p of readShardFromBucket(bucket, s, m.config, new Counters())) cloudPages.push(p.pageId);
+    for (const s of m.shards) for await (const p of mediawikiSource.documents(s, bucketBytes(bucket, s.uri), m.config, new Counters())) cloudPages.push(p.pageId);
     const localPages: number[] = [];
     for await (const p of readDumpPages(join(dir, MS), { namespaces: m.config.dump.namespaces, skipRedirects: m.config.dump.skipRedirects })) localPages.push(p.pageId);
     expect(cloudPages.length).toBeGreaterThan(50);
@@ -141,7 +143,7 @@ describe("planRun", () => {
     expect(m.config.tiers).toEqual(base.tiers);
     const ms = m.shards.filter((s) => s.uri === MS);
     expect(ms.length).toBeGreaterThanOrEqual(4);
-    expect(m.shards.at(-1)).toEqual({ id: `s${String(ms.length).padStart(5, "0")}-hist.xml.bz2`, uri: "parts/hist.xml.bz2", kind: "history", start: null, end: null, fragment: false });
+    expect(m.shards.at(-1)).toEqual({ id: `s${String(ms.length).padStart(5, "0")}-hist.xml.bz2`, uri: "parts/hist.xml.bz2", source: "mediawiki", kind: "history", start: null, end: null, fragment: false });
     // Same numbering as the local runner given the same files in the same order.
     const local = await planLocalShards([{ path: join(dir, MS), kind: "current" }, { path: SAMPLE_HISTORY, kind: "history" }], SHARD_BYTES);
     expect(ms.map((s) => s.id)).toEqual(local.slice(0, ms.length).map((s) => s.id));
@@ -152,6 +154,60 @@ describe("planRun", () => {
     await expect(plan(await put("bad2.manifest.json", JSON.stringify({ shards: [] })))).rejects.toThrow(/not a valid paracap manifest/);
     await expect(plan(await put("bad3.manifest.json", JSON.stringify({ shards: [{ object: "nope.xml.bz2" }] })))).rejects.toThrow(/nope\.xml\.bz2 is not in the input bucket/);
     await expect(plan(await put("bad4.manifest.json", JSON.stringify({ shards: [{ object: MS }], config: { partitions: 0 } })))).rejects.toThrow(PlanError);
+  });
+
+  it("pins every input to the generation planned, with its size and checksums", async () => {
+    const r = await plan(await put("pinned.xml.bz2", readFileSync(SAMPLE_CURRENT)));
+    if ("ignored" in r) throw new Error(r.ignored);
+    const [meta] = await bucket.file("pinned.xml.bz2").getMetadata();
+    expect(r.inputs).toEqual({ "pinned.xml.bz2": { generation: String(meta.generation), size: Number(meta.size), md5Hash: meta.md5Hash, crc32c: meta.crc32c } });
+    // An event whose object was replaced before planning cannot plan a run of bytes it never saw.
+    const stale = await event("pinned.xml.bz2");
+    await put("pinned.xml.bz2", readFileSync(SAMPLE_HISTORY));
+    await expect(plan(stale)).rejects.toThrow(/replaced by a newer upload/);
+  });
+
+  it("a shard reads the generation planned: replaced by other bytes → InputChangedError; the same bytes re-uploaded → read", async () => {
+    const name = "pin-multistream.xml.bz2";
+    await put("pin-multistream-index.txt.bz2", readFileSync(join(dir, MS_INDEX)));
+    const r = await plan(await put(name, readFileSync(join(dir, MS))));
+    if ("ignored" in r) throw new Error(r.ignored);
+    const shard = r.manifest.shards[1]!;
+    const read = async () => {
+      const ids: number[] = [];
+      for await (const p of mediawikiSource.documents(shard, bucketBytes(bucket, shard.uri, r.inputs[name]), r.manifest.config, new Counters())) ids.push(p.pageId);
+      return ids;
+    };
+    const planned = await read();
+    expect(planned.length).toBeGreaterThan(0);
+    await put(name, readFileSync(join(dir, MS)));
+    expect(await read()).toEqual(planned);
+    // Another dump under the same name: the old code read its bytes at the planned offsets.
+    await put(name, readFileSync(SAMPLE_HISTORY));
+    await expect(read()).rejects.toThrow(InputChangedError);
+    await expect(read()).rejects.toThrow(/pin-multistream\.xml\.bz2 changed after the run was planned/);
+    await bucket.file(name).delete();
+    await expect(read()).rejects.toThrow(/it was deleted/);
+  });
+
+  it("tiers follow the inputs as in the local runner: history only → bronze only; a manifest of both keeps all", async () => {
+    const hist = manifestOf(await plan(await put("only-history.xml.bz2", readFileSync(SAMPLE_HISTORY))));
+    expect(hist.config.tiers).toEqual(["bronze"]);
+    await expect(plan(await put("silver-of-history.manifest.json", JSON.stringify({ shards: [{ object: "only-history.xml.bz2" }], config: { tiers: ["silver"] } })))).rejects.toThrow(/no input feeds the requested tiers/);
+  });
+
+  it("an uploaded manifest may override only bounded method settings (allow-list, unknown keys named)", async () => {
+    const reject = async (config: unknown, message: RegExp) => {
+      const ev = await put("bounded.manifest.json", JSON.stringify({ shards: [{ object: MS }], config }));
+      await expect(plan(ev)).rejects.toThrow(message);
+    };
+    await reject({ partitions: 4096 }, /partitions/);
+    await reject({ dump: { decoder: "system" } }, /decoder/);
+    await reject({ report: { samplesPerTier: 100000 } }, /samplesPerTier/);
+    await reject({ captions: { minWord: 10 } }, /minWord/);
+    await reject({ somethingElse: true }, /somethingElse/);
+    const ok = manifestOf(await plan(await put("bounded.manifest.json", JSON.stringify({ shards: [{ object: MS }], config: { partitions: 8, captions: { minWords: 4 }, report: { samplesPerTier: 3 } } }))));
+    expect(ok.config).toMatchObject({ partitions: 8, captions: { minWords: 4 }, report: { samplesPerTier: 3 } });
   });
 
   it("anything else is ignored, saying why", async () => {

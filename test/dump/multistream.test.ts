@@ -35,6 +35,21 @@ describe("multistream repack of the gensim enwiki excerpt (206 pages)", () => {
     single = await collect(readDumpPages(GENSIM, ALL));
   });
 
+  it("a shard whose start is not a bz2 stream (an index of another dump) fails with that message", async () => {
+    const { mediawikiSource } = await import("../../shared/sources/mediawiki/mediawiki-source.ts");
+    const { fileBytes } = await import("../../shared/io/file-bytes.ts");
+    const { resolveConfig } = await import("../../shared/core/config.ts");
+    const { Counters } = await import("../../shared/core/counters.ts");
+    const shard = { id: "s1", uri: out, source: "mediawiki", kind: "current" as const, start: offsets[1]! + 7, end: offsets[2]!, fragment: true };
+    await expect(async () => {
+      for await (const _ of mediawikiSource.documents(shard, fileBytes(out), resolveConfig({}), new Counters())) void _;
+    }).rejects.toThrow(/multistream index does not match this dump: no bz2 stream starts at byte \d+/);
+    // the right offset reads its ten pages
+    let n = 0;
+    for await (const _ of mediawikiSource.documents({ ...shard, start: offsets[1]! }, fileBytes(out), resolveConfig({ dump: { namespaces: [0, 1, 2, 4, 6, 10, 14] } }), new Counters())) n++;
+    expect(n).toBeGreaterThan(0);
+  });
+
   it("decompresses to exactly the original XML, as header + 21 page streams + closing stream", async () => {
     expect(bunzip(out).equals(bunzip(GENSIM))).toBe(true);
     expect(streams).toBe(1 + 21 + 1);

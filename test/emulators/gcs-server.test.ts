@@ -125,6 +125,28 @@ describe("uploads and downloads", () => {
     expect(exists).toBe(false);
   });
 
+  it("generation-pinned reads (the `generation` query parameter) see that generation only: 404 once it is replaced", async () => {
+    const file = storage.bucket("inbox").file("pinned.txt");
+    await file.save("generation one", { resumable: false });
+    const [m1] = await file.getMetadata();
+    const pinned = storage.bucket("inbox").file("pinned.txt", { generation: Number(m1.generation) });
+    expect((await pinned.download())[0].toString()).toBe("generation one");
+    const ranged = async () => {
+      const chunks: Buffer[] = [];
+      for await (const c of pinned.createReadStream({ start: 11, end: 13, validation: false })) chunks.push(c as Buffer);
+      return Buffer.concat(chunks).toString();
+    };
+    expect(await ranged()).toBe("one");
+    await file.save("generation two, other bytes", { resumable: false });
+    await expect(pinned.download()).rejects.toMatchObject({ code: 404 });
+    await expect(ranged()).rejects.toMatchObject({ code: 404 });
+    await expect(pinned.getMetadata()).rejects.toMatchObject({ code: 404 });
+    // Unpinned reads see the live generation; pinned to it, too.
+    const [m2] = await file.getMetadata();
+    expect((await file.download())[0].toString()).toBe("generation two, other bytes");
+    expect((await storage.bucket("inbox").file("pinned.txt", { generation: Number(m2.generation) }).download())[0].toString()).toBe("generation two, other bytes");
+  });
+
   it("ranged reads return exact bytes", async () => {
     const data = randomBytes(100_000);
     const file = storage.bucket("inbox").file("range.bin");
@@ -297,6 +319,37 @@ describe("finalize trigger into a functions-framework handler", () => {
       expect(ev.data).toMatchObject({ bucket: "plan-trigger", name: "dumps/sample.xml.bz2", size: "4" });
     } finally {
       await fn.close();
+    }
+  });
+});
+
+describe("persistence", () => {
+  it("a server restarted on the same directory finds buckets, objects, generations and metadata again", async () => {
+    const dir = join(work, "persist");
+    const first = await startGcsServer({ dir, buckets: ["kept"] });
+    const a = new Storage({ apiEndpoint: first.url, projectId: "test" }).bucket("kept");
+    await a.file("runs/r1/manifest.json").save("v1", { resumable: false });
+    await a.file("runs/r1/manifest.json").save("v2", { resumable: false, metadata: { metadata: { k: "v" } } });
+    await a.file("gone.txt").save("x", { resumable: false });
+    await a.file("gone.txt").delete();
+    await a.file("runs/r1/manifest.json").setMetadata({ metadata: { k: "patched" } });
+    const [before] = await a.file("runs/r1/manifest.json").getMetadata();
+    await first.close();
+
+    const second = await startGcsServer({ dir, buckets: ["kept"] });
+    try {
+      const b = new Storage({ apiEndpoint: second.url, projectId: "test" }).bucket("kept");
+      const [files] = await b.getFiles();
+      expect(files.map((f) => f.name)).toEqual(["runs/r1/manifest.json"]);
+      const [after] = await b.file("runs/r1/manifest.json").getMetadata();
+      expect(after).toMatchObject({ generation: before.generation, metageneration: before.metageneration, md5Hash: before.md5Hash, metadata: { k: "patched" } });
+      expect((await b.file("runs/r1/manifest.json").download())[0].toString()).toBe("v2");
+      // New generations keep increasing past the restored ones.
+      await b.file("runs/r1/manifest.json").save("v3", { resumable: false });
+      const [next] = await b.file("runs/r1/manifest.json").getMetadata();
+      expect(BigInt(next.generation!)).toBeGreaterThan(BigInt(before.generation!));
+    } finally {
+      await second.close();
     }
   });
 });

@@ -10,6 +10,8 @@ import { dirname, join, relative, resolve } from "node:path";
 import { Storage } from "@google-cloud/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulators, type Emulators } from "../../scripts/emulators/emulate.ts";
+import { startGcsServer } from "../../scripts/emulators/gcs-server.ts";
+import { runId as planRunId } from "../../shared/cloud/plan-run.ts";
 import { serveBuiltFunction } from "../../scripts/emulators/functions-host.ts";
 import { startLocalCloud, type LocalCloud } from "../../scripts/emulators/local-cloud.ts";
 import { comparable, paracap, pubsubEmulatorMissing, readDir, readObjects, ROOT, SAMPLE_CURRENT, skipMessage, waitForRun } from "../cloud/helpers.ts";
@@ -62,10 +64,12 @@ describe("build:functions", () => {
   });
 
   it("the real functions framework CLI starts the built entry point and it handles an event", async () => {
+    // The plan function records the ignored upload for `cloud status`: it needs its work bucket.
+    const gcs = await startGcsServer({ buckets: ["in-bucket", "work-bucket", "out-bucket"] });
     const fn = await serveBuiltFunction({
       dir: out,
       target: "plan",
-      env: { PARACAP_INPUT_BUCKET: "in", PARACAP_WORK_BUCKET: "work", PARACAP_OUTPUT_BUCKET: "out", STORAGE_EMULATOR_HOST: "http://127.0.0.1:9" },
+      env: { PARACAP_INPUT_BUCKET: "in-bucket", PARACAP_WORK_BUCKET: "work-bucket", PARACAP_OUTPUT_BUCKET: "out-bucket", STORAGE_EMULATOR_HOST: gcs.url },
     });
     try {
       const res = await fetch(fn.url, {
@@ -75,17 +79,21 @@ describe("build:functions", () => {
           "ce-id": "e1",
           "ce-specversion": "1.0",
           "ce-type": "google.cloud.storage.object.v1.finalized",
-          "ce-source": "//storage.googleapis.com/projects/_/buckets/in",
+          "ce-source": "//storage.googleapis.com/projects/_/buckets/in-bucket",
           "ce-subject": "objects/notes.txt",
         },
-        body: JSON.stringify({ bucket: "in", name: "notes.txt", generation: "1", size: "5" }),
+        body: JSON.stringify({ bucket: "in-bucket", name: "notes.txt", generation: "1", size: "5" }),
       });
       expect(res.status).toBe(204);
-      for (let i = 0; i < 20 && !fn.output().includes("plan: ignored"); i++) await new Promise((r) => setTimeout(r, 50));
+      // the log line may trail the response: wait for it (the test's own timeout bounds the wait)
+      while (!fn.output().includes("plan: ignored")) await new Promise((r) => setTimeout(r, 50));
       expect(fn.output()).toContain("Function: plan");
       expect(fn.output()).toContain("plan: ignored: notes.txt is not a dump");
+      const [record] = await new Storage({ apiEndpoint: gcs.url, projectId: "test" }).bucket("work-bucket").file(`runs/${planRunId("notes.txt", "1")}/plan.json`).download();
+      expect(JSON.parse(record.toString())).toMatchObject({ status: "ignored" });
     } finally {
       await fn.close();
+      await gcs.close();
     }
   }, 30_000);
 });
@@ -120,10 +128,13 @@ describe.skipIf(missing !== null)("the built functions on the emulators", () => 
     const cwd = process.cwd();
     process.chdir(dirname(SAMPLE_CURRENT));
     try {
-      await runLocal({ inputs: [{ path: "enwiki-2016-pages-articles1-sample.xml.bz2", kind: "current" }], outDir: local, config: resolveConfig({ partitions: 2 }), workers: 1, progress: null });
+      // Current revisions only: bronze is skipped, as `paracap run` skips it.
+      await runLocal({ inputs: [{ path: "enwiki-2016-pages-articles1-sample.xml.bz2", kind: "current" }], outDir: local, config: resolveConfig({ partitions: 2, tiers: ["gold", "silver"] }), workers: 1, progress: null });
     } finally {
       process.chdir(cwd);
     }
-    expect(comparable(await readObjects(storage, cloud.buckets.output, `${runId}/`), true)).toEqual(comparable(readDir(local), false));
+    const outputs = await readObjects(storage, cloud.buckets.output, `${runId}/`);
+    expect(outputs.has("bronze.jsonl.gz")).toBe(false);
+    expect(comparable(outputs, true, ["gold", "silver"])).toEqual(comparable(readDir(local), false, ["gold", "silver"]));
   }, 90_000);
 });

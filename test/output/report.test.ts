@@ -1,11 +1,16 @@
 /** stats.json funnel rows from counters, and report.md rendering (damaged and missing shards, accounting). */
+import MarkdownIt from "markdown-it";
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../shared/core/config.ts";
 import { Counters } from "../../shared/core/counters.ts";
+import type { ScoredPair } from "../../shared/core/records.ts";
+import { mdCode, mdText } from "../../shared/output/markdown-escape.ts";
 import { renderReport } from "../../shared/output/report.ts";
+import { forTerminal } from "../../shared/output/terminal-text.ts";
 import { funnelTable, type Stats } from "../../shared/output/stats.ts";
 
-const config = resolveConfig({ tiers: ["silver"] });
+// the funnel as it was before the rendered-template and spelling-fix filters (both are switched off here)
+const config = resolveConfig({ tiers: ["silver"], extraction: { unknownTemplates: "delete" }, pairs: { dropSpellingFixes: false } });
 
 function counters(): Counters {
   const c = new Counters();
@@ -19,7 +24,7 @@ function counters(): Counters {
   };
   // the silver funnel of the golden run
   row("all", [1246, 10, 0, 1257, 1204, 5]);
-  for (const [id, v] of [["not_audio_v1", [1236, 10, 0, 1247, 1197, 5]], ["min_refs_v1", [10, 10, 0, 21, 16, 5]], ["max_refs_v1", [10, 10, 0, 21, 16, 5]], ["has_caption_v1", [8, 4, 0, 12, 16, 5]], ["non_empty_v1", [8, 4, 0, 12, 16, 5]], ["min_words_v1", [6, 2, 0, 8, 8, 2]], ["max_words_v1", [6, 2, 0, 8, 8, 2]], ["not_profane_v1", [6, 2, 0, 8, 8, 2]], ["has_verb_v1", [4, 1, 0, 5, 5, 1]], ["image_captioned_refs_v1", [1, 1, 0, 2, 2, 1]]] as const) row(id, [...v]);
+  for (const [id, v] of [["not_audio_v1", [1236, 10, 0, 1247, 1197, 5]], ["min_refs_v1", [10, 10, 0, 21, 16, 5]], ["max_refs_v1", [10, 10, 0, 21, 16, 5]], ["has_caption_v1", [8, 4, 0, 12, 16, 5]], ["non_empty_v1", [8, 4, 0, 12, 16, 5]], ["readable_v1", [8, 4, 0, 12, 16, 5]], ["min_words_v1", [6, 2, 0, 8, 8, 2]], ["max_words_v1", [6, 2, 0, 8, 8, 2]], ["not_profane_v1", [6, 2, 0, 8, 8, 2]], ["has_verb_v1", [4, 1, 0, 5, 5, 1]], ["image_captioned_refs_v1", [1, 1, 0, 2, 2, 1]]] as const) row(id, [...v]);
   filter("not_audio_v1", 1257, 1247, "audio_file");
   filter("min_refs_v1", 1247, 21, "too_few_references");
   filter("has_verb_v1", 8, 5, "no_verb");
@@ -31,14 +36,14 @@ describe("funnelTable", () => {
   it("derives every row from counters; pair rows carry only candidates, the last row is recounted on the dataset", () => {
     const rows = funnelTable(config, counters(), "silver", { images: 1, images_ge2: 1, images_ge5: 0, references: 2, captions: 2, pairs: 1 });
     expect(rows.map((r) => [r.step, r.paper_step, r.id])).toEqual([
-      [0, 0, "all"], [1, 0, "not_audio_v1"], [2, 1, "min_refs_v1"], [3, 2, "max_refs_v1"], [4, 3, "has_caption_v1"], [5, 3, "non_empty_v1"], [6, 4, "min_words_v1"], [7, 4, "max_words_v1"],
-      [8, 4, "not_profane_v1"], [9, 5, "has_verb_v1"], [10, 6, "image_captioned_refs_v1"], [11, 7, "unique_v1"], [12, 8, "divergent_v1"], [13, 9, "significant_difference_v1"],
+      [0, 0, "all"], [1, 0, "not_audio_v1"], [2, 1, "min_refs_v1"], [3, 2, "max_refs_v1"], [4, 3, "has_caption_v1"], [5, 3, "non_empty_v1"], [6, 3, "readable_v1"], [7, 4, "min_words_v1"], [8, 4, "max_words_v1"],
+      [9, 4, "not_profane_v1"], [10, 5, "has_verb_v1"], [11, 6, "image_captioned_refs_v1"], [12, 7, "unique_v1"], [13, 8, "divergent_v1"], [14, 9, "significant_difference_v1"],
     ]);
     expect(rows[0]).toMatchObject({ images: 1246, references: 1257, mean_refs_per_image: 1.01, captions: 1204, candidates: 5, filter: null, unit: null });
     expect(rows[1]!.filter).toEqual({ in: 1257, kept: 1247, dropped: 10, reasons: { audio_file: 10 } });
     expect(rows[2]!.filter).toEqual({ in: 1247, kept: 21, dropped: 1226, reasons: { too_few_references: 1226 } });
-    expect(rows[11]).toMatchObject({ images: null, images_ge2: null, references: null, mean_refs_per_image: null, captions: null, candidates: 1 });
-    expect(rows[13]).toMatchObject({ images: 1, images_ge2: 1, images_ge5: 0, references: 2, mean_refs_per_image: 2, captions: 2, candidates: 1 });
+    expect(rows[12]).toMatchObject({ images: null, images_ge2: null, references: null, mean_refs_per_image: null, captions: null, candidates: 1 });
+    expect(rows[14]).toMatchObject({ images: 1, images_ge2: 1, images_ge5: 0, references: 2, mean_refs_per_image: 2, captions: 2, candidates: 1 });
   });
 });
 
@@ -59,6 +64,13 @@ describe("renderReport", () => {
     ...over,
   });
 
+  it("says which preset ran, and what the paper's bronze rule would have dropped (151 MB history figures)", () => {
+    const md = renderReport(stats({ counters: { "filter.bronze.max_uses_v1.paper_rule_dropped": 18062, "filter.bronze.max_uses_v1.paper_rule_dropped_images": 16 } }), {}, { generated: "t", elapsedSeconds: null, preset: "improved" });
+    expect(md).toContain("Method: `preset: improved` (the default). For the published rules exactly, run with a config file holding `{\"preset\": \"paper\"}`.");
+    expect(md).toContain("bronze: the bound counted distinct uses; the paper's rule (every revision's use a reference) would have dropped 16 images with 18,062 references here.");
+    expect(renderReport(stats({}), {}, { generated: "t", elapsedSeconds: null, preset: "paper" })).toContain("Method: `preset: paper`, the published rules exactly.");
+  });
+
   it("accounts for every revision read and names damaged and missing shards with file and offset", () => {
     const md = renderReport(stats({
       complete: false,
@@ -70,7 +82,7 @@ describe("renderReport", () => {
     }), {}, { generated: "2026-01-01T00:00:00.000Z", elapsedSeconds: 1.25 });
     expect(md).toContain("Generated 2026-01-01T00:00:00.000Z in 1.3 s.");
     expect(md).toContain("Shards: 3; read completely: 1; damaged: 1; missing: 1. **The run is incomplete**");
-    expect(md).toContain("| `s00001-x@1000` | `enwiki.xml.bz2[1000..2000]` | 438,528 | enwiki.xml.bz2[1000..2000] at decompressed byte 438528: bz2 data is truncated \\| or corrupt |");
+    expect(md).toContain("| `s00001-x@1000` | `enwiki.xml.bz2[1000..2000]` | 438,528 | enwiki.xml.bz2\\[1000..2000\\] at decompressed byte 438528: bz2 data is truncated \\| or corrupt |");
     expect(md).toContain("- `s00002-x@2000`");
     expect(md).not.toContain("Failed partitions");
     const failed = renderReport(stats({ complete: false, failedTasks: ["group-3"] }), {}, { generated: "t", elapsedSeconds: null });
@@ -84,9 +96,57 @@ describe("renderReport", () => {
     const md = renderReport(stats({}), {}, { generated: "t", elapsedSeconds: null });
     expect(md).toContain("Shards: 3; read completely: 1; damaged: 0; missing: 0. The run is complete.");
     expect(md).toContain("| 2 | 1 | image referenced ≥ 2 times | 10 (-99.2 %) | 10 | 0 | 21 (-98.3 %) | 2.1 | 16 (-98.7 %) | 5 (0.0 %) |");
-    expect(md).toContain("| 11 | 7 | pair is unique corpus-wide (exact texts; duplicates keep the smallest id) | — | — | — | — | — | — | 1 (0.0 %) |");
-    expect(md).toContain("| 9 | `has_verb_v1` | captions | 8 | 5 | 3 | no verb 3 |");
+    expect(md).toContain("| 12 | 7 | pair is unique corpus-wide (exact texts; duplicates keep the smallest id) | — | — | — | — | — | — | 1 (0.0 %) |");
+    expect(md).toContain("| 10 | `has_verb_v1` | captions | 8 | 5 | 3 | no verb 3 |");
     expect(md).toContain("| 3 | `max_refs_v1` | references | 0 | 0 | 0 | — |");
     expect(md).toContain("## How to read the funnel");
+  });
+
+  it("renders hostile titles, captions, image names and file names as inert text that cannot break a table", () => {
+    // what a page can carry: an entity that decodes to a tag, a link, emphasis, a code fence, a table
+    // break, a newline, a terminal escape and a bidi override
+    const evil = "<img src=x onerror=alert(1)> [click](javascript:alert(1)) **bold** `code` a | b\n# heading \u001b]0;pwned\u0007\u001b[31mred\u202e";
+    const side = (text: string, page: string) => ({ text, page, pageId: 1, revisionId: 2, ordinal: 0, uses: 1 });
+    const pair = { id: "0123456789abcdef", tier: "silver", image: `File:${evil}.jpg`, type: "caption", a: side(evil, `Page ${evil}`), b: side("A plain caption of six words here", "<script>alert(1)</script>"), metrics: { syntactic: 0.5 } } as unknown as ScoredPair;
+    const md = renderReport(stats({
+      complete: false,
+      inputs: [{ uri: `dumps/${evil}.xml`, kind: "current", shards: 1, tiers: ["silver"] }],
+      shards: { total: 2, ok: 0, corrupt: [{ shard: "s00000-x.xml", file: `dumps/${evil}|x.xml`, offset: 1, error: `malformed XML near ${evil}` }], missing: [`s00001-${evil}`] },
+    }), { silver: [pair] }, { generated: "t", elapsedSeconds: null });
+
+    // no control character reaches the file; no text line was split
+    expect(md).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    // as a markdown renderer sees it (raw HTML and autolinks enabled, as on GitHub): no tag, link,
+    // emphasis, code or heading from the input, and every table row keeps its column count
+    const html = new MarkdownIt({ html: true, linkify: false }).render(md);
+    expect(html).not.toMatch(/<img|<script|<a |<strong>bold|<code>code|<h1>heading/);
+    expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    const tokens = new MarkdownIt({ html: true }).parse(md, {});
+    const rowCells: number[][] = [];
+    let cells = -1;
+    for (const t of tokens) {
+      if (t.type === "table_open") rowCells.push([]);
+      if (t.type === "tr_open") cells = 0;
+      if (t.type === "th_open" || t.type === "td_open") cells++;
+      if (t.type === "tr_close") rowCells.at(-1)!.push(cells);
+    }
+    for (const table of rowCells) expect(new Set(table).size).toBe(1);
+    const inputs = md.split("\n").filter((l) => l.startsWith("| ``dumps/"));
+    expect(inputs).toHaveLength(1);
+    const damaged = md.split("\n").filter((l) => l.startsWith("| `s00000-x.xml`"));
+    expect(damaged).toHaveLength(1);
+    // the sample caption survives as text (the reader sees what the page said)
+    const plain = html.replace(/<[^>]+>/g, "");
+    expect(plain).toContain("[click](javascript:alert(1)) **bold** `code` a | b # heading");
+  });
+});
+
+describe("escaping helpers", () => {
+  it("mdText, mdCode and forTerminal give one inert line", () => {
+    expect(mdText("a|b\nc <i> & [x](y) *z*")).toBe("a\\|b c &lt;i&gt; &amp; \\[x\\](y) \\*z\\*");
+    expect(mdCode("a`b")).toBe("``a`b``");
+    expect(mdCode("`x|y", { inTable: true })).toBe("`` `x\\|y ``");
+    expect(forTerminal("name\u001b[2J\u001b]0;title\u0007\r\nforged line\u009b31m")).toBe("name  forged line");
+    expect(forTerminal("Zürich — 東京.jpg")).toBe("Zürich — 東京.jpg");
   });
 });

@@ -50,7 +50,7 @@ describe("dedup stage", () => {
     expect(c("filter.bronze.significant_difference_v1.in")).toBe(0);
   });
 
-  it("drops near-equal captions: only punctuation, case, whitespace or parenthesised asides differ (METHOD.md step 9)", async () => {
+  it("drops near-equal captions: only punctuation, case, whitespace or parenthesised asides differ (docs/method.md step 9)", async () => {
     const escaped = makePair("bronze", "File:Food Not Bombs logo.png", "Anarchism", "Anarchism", C.foodNotBombs, C.foodNotBombsEscaped);
     const aside = makePair("silver", "File:Angola Ethnic map 1970.svg", "Angola", "Demographics of Angola", C.angolaLong, C.angolaShort);
     const spacing = makePair("silver", "File:X.jpg", "P", "Q", "Lincoln and George McClellan after the Battle of Antietam in 1862.", "Lincoln and George McClellan after the Battle of Antietam, in 1862");

@@ -1,5 +1,5 @@
 /**
- * Funnel reconciliation (METHOD.md Table 3): on real dumps, every filter row's in = kept + dropped, its
+ * Funnel reconciliation (docs/method.md Table 3): on real dumps, every filter row's in = kept + dropped, its
  * drop reasons sum to dropped, its input is what the row above left, row 0 equals the extraction
  * counters, and every revision and shard read is accounted for.
  */
@@ -27,6 +27,7 @@ describe("funnel rows", () => {
       [2, "max_refs_v1", "references"],
       [3, "has_caption_v1", "references"],
       [3, "non_empty_v1", "captions"],
+      [3, "readable_v1", "captions"],
       [3, "rendered_v1", "captions"],
       [4, "min_words_v1", "captions"],
       [4, "max_words_v1", "captions"],
@@ -45,11 +46,11 @@ describe("funnel rows", () => {
     expect(funnelRows(config, bronze!)[3]!.label).toMatch(/^image has ≤ 180 distinct uses/);
     const paper = resolveConfig({ preset: "paper" });
     expect(funnelRows(paper, tierSpecs(paper)[2]!).map((r) => r.id)).toEqual([
-      "all", "min_refs_v1", "max_refs_v1", "has_caption_v1", "non_empty_v1", "min_words_v1", "max_words_v1", "not_profane_v1",
+      "all", "min_refs_v1", "max_refs_v1", "has_caption_v1", "non_empty_v1", "readable_v1", "min_words_v1", "max_words_v1", "not_profane_v1",
       "has_verb_v1", "image_captioned_refs_v1", "unique_v1", "divergent_v1", "significant_difference_v1",
     ]);
     expect(funnelRows(paper, tierSpecs(paper)[2]!)[2]!.label).toBe("image referenced ≤ 180 times");
-    expect(funnelRows(resolveConfig({ captions: { minWords: 10 } }), gold!)[7]!.label).toBe("caption has ≥ 10 words");
+    expect(funnelRows(resolveConfig({ captions: { minWords: 10 } }), gold!)[8]!.label).toBe("caption has ≥ 10 words");
     expect(funnelRows(resolveConfig({ images: { skipAudio: false } }), gold!).map((r) => r.id)).not.toContain("not_audio_v1");
   });
 });
@@ -82,8 +83,8 @@ describe("reconciliation on real dumps", () => {
     expect(bronze[0]!.references).toBe(2814);
     expect(bronze[3]!.id).toBe("max_uses_v1");
     expect(stats.counters["filter.bronze.max_uses_v1.paper_rule_dropped"]).toBeGreaterThan(0);
-    expect(bronze[7]!.id).toBe("min_words_v1");
-    expect(bronze[7]!.filter!.dropped).toBeGreaterThan(0);
+    expect(bronze[8]!.id).toBe("min_words_v1");
+    expect(bronze[8]!.filter!.dropped).toBeGreaterThan(0);
     // the one pair that differs in more than punctuation is the "suject" → "subject" typo fix
     expect(bronze.at(-1)!.id).toBe("not_spelling_fix_v1");
     expect(bronze.at(-1)!.filter!.reasons).toEqual({ spelling_fix: 1 });
@@ -95,13 +96,13 @@ describe("reconciliation on real dumps", () => {
     const stats = readStats(out);
     expect(reconcile(stats)).toEqual([]);
     const broken: Stats = structuredClone(stats);
-    const row = broken.tiers.bronze!.funnel[7]!;
+    const row = broken.tiers.bronze!.funnel[8]!;
     row.filter!.kept += 1;
     broken.counters["dump.skipped.redirect"] = (broken.counters["dump.skipped.redirect"] ?? 0) + 1;
     expect(reconcile(broken)).toEqual([
       expect.stringMatching(/^dump\.revisions \d+ ≠ emitted/),
-      expect.stringMatching(/row 7 \(min_words_v1\): kept \d+ \+ dropped \d+ ≠ in/),
-      expect.stringMatching(/row 7 \(min_words_v1\): kept \d+ ≠ row captions/),
+      expect.stringMatching(/row 8 \(min_words_v1\): kept \d+ \+ dropped \d+ ≠ in/),
+      expect.stringMatching(/row 8 \(min_words_v1\): kept \d+ ≠ row captions/),
     ]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The accounting rules every stats.json must satisfy (METHOD.md funnel, paper Table 3). Returns the
+ * The accounting rules every stats.json must satisfy (docs/method.md funnel, paper Table 3). Returns the
  * violated rules as readable strings, so a test can both assert "none" and prove the checker bites.
  */
 import type { FunnelRow, Stats } from "../../shared/output/stats.ts";
@@ -22,8 +22,13 @@ export function reconcile(stats: Stats, pairLines: Record<string, number> = {}):
   const skipped = Object.entries(c).filter(([k]) => k.startsWith("dump.skipped.")).reduce((s, [, v]) => s + v, 0);
   check(n("dump.revisions") === n("dump.revisions.emitted") + skipped,
     `dump.revisions ${n("dump.revisions")} ≠ emitted ${n("dump.revisions.emitted")} + skipped ${skipped}`);
-  check(n("dump.revisions.emitted") === n("extract.current.revisions") + n("extract.history.revisions"),
-    `dump.revisions.emitted ${n("dump.revisions.emitted")} ≠ extract revisions ${n("extract.current.revisions") + n("extract.history.revisions")}`);
+  // every caption-list line read is accounted for
+  const tsvSkipped = Object.entries(c).filter(([k]) => k.startsWith("tsv.skipped.")).reduce((s, [, v]) => s + v, 0);
+  check(n("tsv.lines") === n("tsv.lines.emitted") + tsvSkipped, `tsv.lines ${n("tsv.lines")} ≠ emitted ${n("tsv.lines.emitted")} + skipped ${tsvSkipped}`);
+  // every document (revision or line) used reaches extraction
+  const documents = n("dump.revisions.emitted") + n("tsv.lines.emitted");
+  check(documents === n("extract.current.revisions") + n("extract.history.revisions"),
+    `documents used ${documents} ≠ extract revisions ${n("extract.current.revisions") + n("extract.history.revisions")}`);
   for (const kind of ["current", "history"]) {
     const bySource = Object.entries(c).filter(([k]) => k.startsWith(`extract.${kind}.references.`)).reduce((s, [, v]) => s + v, 0);
     check(bySource === n(`extract.${kind}.references`), `${kind}: references by source ${bySource} ≠ ${n(`extract.${kind}.references`)}`);
@@ -72,9 +77,9 @@ export function reconcile(stats: Stats, pairLines: Record<string, number> = {}):
         if (b !== null && row.images !== null) check(b <= row.images, `${where}: ${k} ${b} > images ${row.images}`);
       }
     }
-    // pairs built = input of the unique filter; the last row = the dataset
-    const unique = rows.find((r) => r.id.startsWith("unique"))!;
-    check(unique.filter!.in === n(`group.${tier}.pairs`), `${tier}: unique in ${unique.filter!.in} ≠ pairs built ${n(`group.${tier}.pairs`)}`);
+    // pairs built = input of the first pair filter; the last row = the dataset
+    const firstPairRow = rows.find((r) => r.unit === "pairs")!;
+    check(firstPairRow.filter!.in === n(`group.${tier}.pairs`), `${tier}: ${firstPairRow.id} in ${firstPairRow.filter!.in} ≠ pairs built ${n(`group.${tier}.pairs`)}`);
     const last = rows[rows.length - 1]!;
     check(last.candidates === t.pairs, `${tier}: last row ${last.candidates} ≠ pairs ${t.pairs}`);
     if (pairLines[tier] !== undefined) check(pairLines[tier] === t.pairs, `${tier}: ${pairLines[tier]} lines in ${tier}.jsonl ≠ pairs ${t.pairs}`);

@@ -77,6 +77,8 @@ describe("local runner", () => {
     const dir = tempDir("paracap-conflict-");
     await run(dir);
     await expect(run(dir, SAMPLE, { partitions: 8 })).rejects.toThrow(ResumeConflictError);
+    // a setting the extract phase reads (the sentence classifier decides caption features) conflicts
+    await expect(run(dir, SAMPLE, { captions: { classifier: "paper" } })).rejects.toThrow(ResumeConflictError);
     await expect(run(dir, SAMPLE.slice(0, 1), { tiers: ["gold", "silver"] })).rejects.toThrow(/different input or configuration.*--fresh/);
     // the refused runs changed nothing
     expect(readOutputs(dir)).toEqual(reference);
@@ -85,6 +87,12 @@ describe("local runner", () => {
     const same = await run(dir, SAMPLE, {}, { fresh: true });
     expect(same.resumed).toEqual({ extract: 0, group: 0, dedup: 0 });
     expect(readOutputs(dir)).toEqual(reference);
+
+    // a later-phase setting reuses the extracted shards and redoes group and dedup
+    const later = await run(dir, SAMPLE, { captions: { minWords: 10 } });
+    expect(later.resumed).toEqual({ extract: 2, group: 0, dedup: 0 });
+    expect(later.stats.tiers.gold!.funnel.find((r) => r.id === "min_words_v1")!.label).toBe("caption has ≥ 10 words");
+    expect(readOutputs(dir)).not.toEqual(reference);
 
     const other = await run(dir, SAMPLE.slice(0, 1), { tiers: ["gold"], captions: { minWords: 10 } }, { fresh: true });
     expect(other.resumed).toEqual({ extract: 0, group: 0, dedup: 0 });

@@ -1,9 +1,10 @@
 /** Progress on stderr: rates while extracting, share of the input read and an ETA, per-phase task counts. */
+import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Counters } from "../../shared/core/counters.ts";
 import { createProgress } from "../../shared/runner/progress.ts";
-import { removeTempDirs, run, SAMPLE, tempDir } from "./helpers.ts";
+import { BIN, removeTempDirs, REPO, run, SAMPLE, tempDir } from "./helpers.ts";
 
 afterAll(removeTempDirs);
 
@@ -34,9 +35,39 @@ describe("progress", () => {
   it("a real run reads 100 % of the sample's bytes and says so when extraction ends", async () => {
     const out = lines();
     await run(join(tempDir("paracap-progress-"), "out"), SAMPLE, {}, { progress: out.stream });
-    const extract = out.text.find((l) => l.includes("extract:"))!;
+    // Timer lines may come first on a slow machine; the line printed as extraction ends is the last.
+    const extractLines = out.text.filter((l) => l.includes("extract:"));
+    const extract = extractLines.at(-1)!;
+    const counts = extractLines.map((l) => Number(/extract: ([\d,]+) revisions/.exec(l)![1]!.replace(/,/g, "")));
+    expect(counts).toEqual([...counts].sort((a, b) => a - b)); // never goes backwards
     const revisions = 106 + 99 + 1 + 120; // current: used + redirects + other namespace; history: 120
     expect(extract).toContain(`extract: ${revisions} revisions`);
     expect(extract).toContain("shards 2/2, 100 % of input");
+  });
+});
+
+describe("resume and interrupt messages", () => {
+  it("a rerun says at its start how much an earlier run already did", async () => {
+    const dir = join(tempDir("paracap-progress-resume-"), "out");
+    await run(dir, SAMPLE, {}, { progress: null });
+    const out = lines();
+    await run(dir, SAMPLE, {}, { progress: out.stream });
+    // the first line, before any progress
+    expect(out.text.findIndex((l) => l.includes("resuming"))).toBe(0);
+    expect(out.text[0]).toBe(`[paracap] resuming the run in ${dir}: 2 of 2 shards already extracted\n`);
+  });
+
+  it("SIGINT during a run says that rerunning the same command resumes", async () => {
+    const dir = join(tempDir("paracap-sigint-"), "out");
+    const child = spawn(process.execPath, [BIN, "run", "--out", dir, "--workers", "1"], { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    // interrupt once the run has started working (its first progress line), however fast the machine
+    await new Promise<void>((resolve) => child.stderr.on("data", () => resolve()));
+    child.kill("SIGINT");
+    const code = await new Promise<number | null>((resolve) => child.once("close", (c) => resolve(c)));
+    if (code === 0) return; // it finished before the signal arrived: nothing to interrupt
+    expect(code).toBe(130);
+    expect(stderr).toContain("interrupted; run the same command again to resume");
   });
 });

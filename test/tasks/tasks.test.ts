@@ -29,7 +29,7 @@ async function setup(refsByShard: ShuffleRef[][]) {
   const dir = tempDir("paracap-tasks-");
   const work = new LocalStore(join(dir, ".work"));
   const output = new LocalStore(dir);
-  const shards: ShardSpec[] = refsByShard.map((_, i) => ({ id: `s${i}`, uri: `shard-${i}.xml`, kind: "current", start: null, end: null, fragment: false }));
+  const shards: ShardSpec[] = refsByShard.map((_, i) => ({ id: `s${i}`, uri: `shard-${i}.xml`, source: "mediawiki", kind: "current", start: null, end: null, fragment: false }));
   const manifest = createManifest("test", resolveConfig({ tiers: ["gold", "silver"], partitions: P }), shards);
   for (const [i, refs] of refsByShard.entries()) {
     const byPartition = new Map<number, ShuffleRef[]>();

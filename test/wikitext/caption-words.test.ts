@@ -78,9 +78,9 @@ describe("templates in captions", () => {
     expect(counters.withPrefix("wikitext.unrendered_template.")).toEqual({ ov: 1 });
     const f = features(astronaut[0]!);
     expect(renderedFilter.keep(f)).toEqual({ drop: "unrendered_template" });
-    // the filter runs under the default preset only, right after the empty-caption filter
-    const ids = (preset: string) => { const c = resolveConfig({ preset }); return captionFilters(c, tierSpecs(c)[0]!).map((x) => x.id).slice(0, 2); };
-    expect(ids("improved")).toEqual(["non_empty_v1", "rendered_v1"]);
-    expect(ids("paper")).toEqual(["non_empty_v1", "min_words_v1"]);
+    // the filter runs under the default preset only, after the empty-caption and readable filters
+    const ids = (preset: string) => { const c = resolveConfig({ preset }); return captionFilters(c, tierSpecs(c)[0]!).map((x) => x.id).slice(0, 3); };
+    expect(ids("improved")).toEqual(["non_empty_v1", "readable_v1", "rendered_v1"]);
+    expect(ids("paper")).toEqual(["non_empty_v1", "readable_v1", "min_words_v1"]);
   });
 });

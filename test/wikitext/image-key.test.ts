@@ -36,4 +36,10 @@ describe("hasMediaExtension", () => {
     expect(hasMediaExtension("File:Canada")).toBe(false);
     expect(hasMediaExtension("File:250px")).toBe(false);
   });
+  it("refuses names longer than MediaWiki's 255-byte title limit (the extractor counts them as invalid)", () => {
+    const max = `${"é".repeat(125)}.jpg`; // 254 bytes
+    expect(normalizeImageKey(`File:${max}`)).toBe(`File:É${"é".repeat(124)}.jpg`);
+    expect(normalizeImageKey(`File:${"é".repeat(126)}.jpg`)).toBeNull();
+    expect(normalizeImageKey(`File:${"a".repeat(300)}.png`)).toBeNull();
+  });
 });

@@ -31,7 +31,7 @@ if (mode === "decode") {
 } else {
   const { resolveConfig } = await import("../../../shared/core/config.ts");
   const { DumpError } = await import("../../../shared/dump/errors.ts");
-  const { readDumpPages } = await import("../../../shared/dump/page-reader.ts");
+  const { fileBytes } = await import("../../../shared/io/file-bytes.ts");
   const { LocalStore } = await import("../../../shared/io/local-store.ts");
   const { runExtractTask } = await import("../../../shared/tasks/extract-task.ts");
   const { createManifest } = await import("../../../shared/tasks/manifest.ts");
@@ -40,20 +40,10 @@ if (mode === "decode") {
   createCaptionAnalyzer(); // the model load, once per instance (shared by every analyzer in the process)
   const t2 = performance.now();
   const config = resolveConfig({ dump: { decoder: spec.decoder } });
-  const shard = { id: "bench-shard", uri: spec.path, kind: spec.kind, start: spec.start, end: spec.end, fragment: spec.fragment };
+  const shard = { id: "bench-shard", uri: spec.path, source: "mediawiki" as const, kind: spec.kind, start: spec.start, end: spec.end, fragment: spec.fragment };
   const manifest = createManifest("bench", config, [shard]);
   const marker = await runExtractTask(manifest, shard, new LocalStore(spec.workDir), {
-    readPages: (s, counters) =>
-      readDumpPages(s.uri, {
-        start: s.start ?? undefined,
-        end: s.end ?? undefined,
-        fragment: s.fragment,
-        namespaces: config.dump.namespaces,
-        skipRedirects: config.dump.skipRedirects,
-        decoder: config.dump.decoder,
-        counters,
-        file: s.uri,
-      }),
+    bytes: (s) => fileBytes(s.uri),
     isCorruptInput: (err) => err instanceof DumpError,
   });
   const t3 = performance.now();

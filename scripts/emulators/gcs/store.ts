@@ -1,12 +1,14 @@
 /**
- * Bucket/object store behind the Cloud Storage emulator: metadata in memory, object bytes on disk
- * (one file per generation) so large dumps do not fill memory. Knows GCS semantics (generations,
- * preconditions, listing with prefix/delimiter/pageToken) but nothing about HTTP.
+ * Bucket/object store behind the Cloud Storage emulator: object bytes on disk (one file per
+ * generation) so large dumps do not fill memory, metadata in memory and persisted beside them
+ * (`blobs/<blob>.json`, `buckets/<name>.json`), so a restart on the same directory (even after a
+ * SIGKILL) finds every bucket and object again. Knows GCS semantics (generations, preconditions,
+ * listing with prefix/delimiter/pageToken) but nothing about HTTP.
  */
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
+import { createReadStream, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir, rename, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { CRC32C } from "@google-cloud/storage";
 
 /** A GCS-style failure; `code` is the HTTP status the JSON API returns. */
@@ -113,9 +115,44 @@ export class GcsStore {
 
   constructor(readonly dir: string) {}
 
+  /** Creates the directories, or loads what an earlier server left in them. */
   async init(): Promise<void> {
     await mkdir(join(this.dir, "blobs"), { recursive: true });
+    await mkdir(join(this.dir, "buckets"), { recursive: true });
+    // Uploads in flight when an earlier server died were never acknowledged: drop them.
+    await rm(join(this.dir, "tmp"), { recursive: true, force: true });
     await mkdir(join(this.dir, "tmp"), { recursive: true });
+    for (const f of readdirSync(join(this.dir, "buckets")).filter((f) => f.endsWith(".json"))) {
+      const b = JSON.parse(readFileSync(join(this.dir, "buckets", f), "utf8")) as Omit<StoredBucket, "objects">;
+      this.buckets.set(b.name, { ...b, objects: new Map() });
+    }
+    const sidecars = readdirSync(join(this.dir, "blobs")).filter((f) => f.endsWith(".json"));
+    const objects = sidecars.map((f) => ({ ...(JSON.parse(readFileSync(join(this.dir, "blobs", f), "utf8")) as StoredObject), blobPath: join(this.dir, "blobs", f.slice(0, -".json".length)) }));
+    objects.sort((a, b) => (BigInt(a.generation) < BigInt(b.generation) ? -1 : 1));
+    for (const o of objects) {
+      const b = this.buckets.get(o.bucket);
+      if (!b) continue;
+      // A crash between writing a new generation and removing the old one leaves both: the newer wins.
+      const older = b.objects.get(o.name);
+      if (older) this.removeBlob(older);
+      b.objects.set(o.name, o);
+      if (BigInt(o.generation) > this.lastGeneration) this.lastGeneration = BigInt(o.generation);
+    }
+  }
+
+  private saveBucket(b: StoredBucket): void {
+    const { objects: _objects, ...meta } = b;
+    writeAtomic(join(this.dir, "buckets", `${b.name}.json`), JSON.stringify(meta));
+  }
+
+  private saveObject(o: StoredObject): void {
+    const { blobPath, ...meta } = o;
+    writeAtomic(`${blobPath}.json`, JSON.stringify({ ...meta, blob: basename(blobPath) }));
+  }
+
+  private removeBlob(o: StoredObject): void {
+    rmSync(`${o.blobPath}.json`, { force: true });
+    rmSync(o.blobPath, { force: true });
   }
 
   /** A fresh path for an in-progress upload. */
@@ -140,6 +177,7 @@ export class GcsStore {
     const now = new Date().toISOString();
     const b: StoredBucket = { name, timeCreated: now, updated: now, metageneration: 1, location, storageClass, objects: new Map() };
     this.buckets.set(name, b);
+    this.saveBucket(b);
     return b;
   }
 
@@ -157,6 +195,7 @@ export class GcsStore {
     const b = this.getBucket(name);
     if (b.objects.size > 0) throw new GcsError(409, "conflict", "The bucket you tried to delete is not empty.");
     this.buckets.delete(name);
+    rmSync(join(this.dir, "buckets", `${name}.json`), { force: true });
   }
 
   /** Live object, or a 404 GcsError. */
@@ -235,8 +274,9 @@ export class GcsStore {
       applyMetadata(obj, meta);
       b.objects.set(name, obj);
       await rename(tempPath, blobPath);
+      this.saveObject(obj);
       // Readers holding the old blob open keep reading it: unlink is safe on POSIX.
-      if (previous) await rm(previous.blobPath, { force: true });
+      if (previous) this.removeBlob(previous);
       return obj;
     } finally {
       await rm(tempPath, { force: true });
@@ -249,6 +289,7 @@ export class GcsStore {
     applyMetadata(o, meta);
     o.metageneration += 1;
     o.updated = new Date().toISOString();
+    this.saveObject(o);
     return o;
   }
 
@@ -256,7 +297,7 @@ export class GcsStore {
     const o = this.getObject(bucket, name, generation);
     this.checkPreconditions(bucket, name, pre);
     this.getBucket(bucket).objects.delete(name);
-    await rm(o.blobPath, { force: true });
+    this.removeBlob(o);
   }
 
   list(bucket: string, opts: ListOptions): ListResult {
@@ -292,6 +333,12 @@ export class GcsStore {
     }
     return { items, prefixes };
   }
+}
+
+/** Write-then-rename: a crash leaves the old file or the new one, never half of one. */
+function writeAtomic(path: string, text: string): void {
+  writeFileSync(`${path}.tmp`, text);
+  renameSync(`${path}.tmp`, path);
 }
 
 /** GCS orders object names by their UTF-8 bytes. */

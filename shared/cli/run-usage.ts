@@ -1,0 +1,15 @@
+/** Usage text of `paracap run`, apart from the command so that `paracap --help` loads nothing else. */
+export const RUN_USAGE = `paracap run [--input <dump>…] [--history <dump>…] [--out <dir>] [options]
+
+  --input <dump>     current-revision dump (.xml, .xml.bz2, multistream with its index);
+                     a file whose name contains "history" is read as full history
+  --history <dump>   full-history dump (feeds the bronze tier)
+  --out <dir>        output directory (default: out)
+  --tiers <list>     comma-separated tiers (default: gold,silver,bronze)
+  --config <file>    JSON config file (see config.json written next to the outputs)
+  --partitions <n>   shuffle partitions
+  --workers <n>      worker threads (default: all cores)
+  --fresh            discard an earlier run in --out instead of resuming it
+  --quiet            no progress on stderr
+  --help             this text
+With no --input/--history, runs on the embedded real sample (shared/sample/).`;

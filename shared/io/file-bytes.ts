@@ -1,0 +1,24 @@
+/** A local file as a byte source for the input sources (sources/source.ts). */
+import { createReadStream } from "node:fs";
+import type { ByteSource } from "../sources/source.ts";
+
+/** @param onInput told the size of every chunk read (progress) */
+export function fileBytes(path: string, onInput?: (bytes: number) => void): ByteSource {
+  return {
+    label: path,
+    read(start = 0, end) {
+      if (end !== undefined && end <= start) return emptyBytes();
+      const stream = createReadStream(path, { start, end: end === undefined ? undefined : end - 1, highWaterMark: 1 << 20 });
+      return onInput ? counted(stream, onInput) : stream;
+    },
+  };
+}
+
+async function* emptyBytes(): AsyncGenerator<Buffer> {}
+
+async function* counted(src: AsyncIterable<Buffer>, onInput: (bytes: number) => void): AsyncGenerator<Buffer> {
+  for await (const chunk of src) {
+    onInput(chunk.length);
+    yield chunk;
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Caption TSV files (`caption<TAB>image URL` per line: Conceptual Captions, img2dataset URL lists).
+ * One line is one document with one image reference, keyed by its normalised URL. Files split at any
+ * byte: a shard owns the lines that start in its range (tsv-lines.ts).
+ */
+import { basename } from "node:path";
+import type { InputKind } from "../../core/records.ts";
+import { createFeatureLookup, type RevisionRefs } from "../../pipeline/extract-stage.ts";
+import { createPivot } from "../../plugins/pivots.ts";
+import type { ByteRange, Source } from "../source.ts";
+import { imageUrlKey } from "./image-url.ts";
+import { tsvLines, tsvReadStart, type TsvRecord } from "./tsv-lines.ts";
+
+/** A line of the file, named by the file and its byte offset (stable under any sharding). */
+export interface CaptionLine extends TsvRecord {
+  file: string;
+}
+
+export const captionTsvSource: Source<CaptionLine> = {
+  name: "caption-tsv",
+  description: "caption<TAB>image URL lines (Conceptual Captions, img2dataset URL lists)",
+  documentsCounter: "tsv.lines.emitted",
+  claims(fileName, head) {
+    if (/\.tsv$/i.test(fileName)) return true;
+    // No extension to go by: the first line is two fields, the second an http(s) URL.
+    const first = head.toString("utf8").split("\n", 1)[0]!.replace(/\r$/, "");
+    const fields = first.split("\t");
+    return fields.length === 2 && /^https?:\/\//i.test(fields[1]!.trim());
+  },
+  planRanges(size, targetBytes): ByteRange[] {
+    const ranges: ByteRange[] = [];
+    const step = Math.max(1, targetBytes);
+    for (let start = 0; start < size || ranges.length === 0; start += step) {
+      const end = Math.min(size, start + step);
+      ranges.push({ start, end: end >= size ? null : end, fragment: start > 0 });
+      if (end >= size) break;
+    }
+    return ranges;
+  },
+  async *documents(shard, bytes, _config, counters) {
+    const start = shard.start ?? 0;
+    const end = shard.end ?? Infinity;
+    const file = basename(shard.uri);
+    for await (const line of tsvLines(bytes.read(tsvReadStart(start)), start, end)) {
+      counters.inc("tsv.lines");
+      if ("drop" in line) {
+        counters.inc(`tsv.skipped.${line.drop}`);
+        continue;
+      }
+      counters.inc("tsv.lines.emitted");
+      yield { ...line, file };
+    }
+  },
+  createExtractor(config, counters) {
+    const features = createFeatureLookup(config, counters);
+    const pivot = createPivot(config.pivot);
+    return (line: CaptionLine, kind: InputKind): RevisionRefs => {
+      const page = `${line.file}:${line.offset}`;
+      const base = { kind, page, pageId: line.offset, revisionId: line.offset };
+      counters.inc(`extract.${kind}.revisions`);
+      const url = imageUrlKey(line.url);
+      if ("drop" in url) {
+        counters.inc(`extract.${kind}.revisions.skipped.${url.drop}`);
+        return { ...base, refs: [], skipped: url.drop };
+      }
+      const caption = features(line.caption);
+      return { ...base, refs: [{ image: pivot.key({ image: url.key, page }), source: "row", ordinal: 0, caption, alt: null }] };
+    };
+  },
+  pack: (docs) => docs,
+  unpack: (packed) => packed as CaptionLine[],
+  size: (line) => line.caption.length + line.url.length,
+};

@@ -1,0 +1,63 @@
+/**
+ * Caption TSV files (`caption<TAB>image URL` per line, no header: Conceptual Captions' format) read
+ * as a byte-range shard. A shard owns the lines that START in [start, end), so shards split at any
+ * byte cover every line exactly once, and a line is read to its end even past `end`. Lines that are
+ * not two non-empty fields are counted drops with their offset, never silently skipped.
+ */
+import { StringDecoder } from "node:string_decoder";
+
+export interface TsvRecord {
+  /** byte offset of the line in the file: a deterministic identity across shardings */
+  offset: number;
+  caption: string;
+  url: string;
+}
+export type TsvDrop = { offset: number; drop: "malformed_line" | "empty_caption" | "empty_url" };
+export type TsvLine = TsvRecord | TsvDrop;
+
+const LF = 0x0a;
+
+/** Where the bytes handed to tsvLines for a shard starting at `start` must begin. */
+export function tsvReadStart(start: number): number {
+  return start === 0 ? 0 : start - 1;
+}
+
+/**
+ * Lines of the shard [start, end) of a file, from `chunks` = the file's bytes from
+ * tsvReadStart(start) on (bytes past `end` are only used to finish the last line).
+ */
+export async function* tsvLines(chunks: AsyncIterable<Buffer>, start = 0, end = Infinity): AsyncGenerator<TsvLine> {
+  let pos = tsvReadStart(start); // file offset of pending[0]
+  let pending: Buffer = Buffer.alloc(0);
+  // Mid-file, the byte before `start` decides: the shard's first line begins after the first LF
+  // at or after start - 1 (a line starting before `start` belongs to the previous shard).
+  let skipping = start > 0;
+  for await (const chunk of chunks) {
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+    let from = 0;
+    for (let nl = pending.indexOf(LF); nl >= 0; nl = pending.indexOf(LF, from)) {
+      if (skipping) skipping = false;
+      else {
+        if (pos + from >= end) return;
+        yield parseLine(pending.subarray(from, nl), pos + from);
+      }
+      from = nl + 1;
+    }
+    pos += from;
+    pending = pending.subarray(from);
+  }
+  if (!skipping && pending.length > 0 && pos < end) yield parseLine(pending, pos);
+}
+
+function parseLine(bytes: Buffer, offset: number): TsvLine {
+  const decoder = new StringDecoder("utf8");
+  let text = decoder.write(bytes) + decoder.end();
+  if (text.endsWith("\r")) text = text.slice(0, -1);
+  const fields = text.split("\t");
+  if (fields.length !== 2) return { offset, drop: "malformed_line" };
+  const caption = fields[0]!.trim();
+  const url = fields[1]!.trim();
+  if (caption === "") return { offset, drop: "empty_caption" };
+  if (url === "") return { offset, drop: "empty_url" };
+  return { offset, caption, url };
+}

@@ -1,0 +1,93 @@
+/**
+ * Conceptual Captions through the whole local pipeline: the same stages, filters and funnel as
+ * Wikipedia, with lines as documents and normalised image URLs as the pivot.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { BUILTIN_SOURCES } from "../../shared/sources/registry.ts";
+import { reconcile } from "../pipeline/reconcile.ts";
+import { DATA, readOutputs, readPairs, readStats, removeTempDirs, run, tempDir } from "../runner/helpers.ts";
+
+afterAll(removeTempDirs);
+
+const CC = join(DATA, "conceptual-captions/gcc-validation-lines00001-00500.tsv");
+const realLines = readFileSync(CC, "utf8").split("\n").filter((l) => l.length > 0);
+const captions = realLines.map((l) => l.split("\t")[0]!);
+
+/**
+ * Real CC captions, regrouped under shared URLs (the validation split has one caption per URL): four
+ * images with 2 captions each and one "placeholder" with 8 (within the ≤ 10 references rule), plus singletons, plus damaged lines.
+ */
+function regrouped(): string {
+  const out: string[] = [];
+  let i = 0;
+  const take = (url: string, n: number) => {
+    for (let k = 0; k < n; k++) out.push(`${captions[i++]}\t${url}`);
+  };
+  for (let img = 0; img < 4; img++) take(`https://images.example.org/photo-${img}.jpg`, 2);
+  take("http://images.example.org/not-available.png", 8);
+  // two spellings of one address are one image
+  out.push(`${captions[i++]}\tHTTPS://Images.Example.org:443/a/../photo-0.jpg`);
+  for (let k = 0; k < 20; k++) take(`https://images.example.org/single-${k}.jpg`, 1);
+  out.push("a line without a tab");
+  out.push(`${captions[i++]}\tnot a url`);
+  out.push(`\thttps://images.example.org/no-caption.jpg`);
+  return out.join("\n") + "\n";
+}
+
+describe("caption TSV source (Conceptual Captions)", () => {
+  it("is detected by name or by content; XML dumps are not", () => {
+    expect(BUILTIN_SOURCES.detect("gcc.tsv", Buffer.from(realLines[0]!))?.name).toBe("caption-tsv");
+    expect(BUILTIN_SOURCES.detect("captions.txt", Buffer.from(realLines[0]! + "\n"))?.name).toBe("caption-tsv");
+    expect(BUILTIN_SOURCES.detect("x.xml", Buffer.from("<mediawiki xmlns="))?.name).toBe("mediawiki");
+    expect(BUILTIN_SOURCES.detect("x.xml.bz2", Buffer.from("BZh91AY&SY"))?.name).toBe("mediawiki");
+  });
+
+  it("the real validation lines run through every stage; no URL is shared, so no pairs, and the funnel reconciles", async () => {
+    const out = tempDir();
+    await run(out, [{ path: CC, kind: "current" }], { tiers: ["gold", "silver"] });
+    const stats = readStats(out);
+    expect(stats.counters["tsv.lines"]).toBe(500);
+    expect(stats.counters["extract.current.references.row"]).toBe(500);
+    expect(stats.tiers.silver!.funnel[0]!.images).toBe(500);
+    expect(stats.tiers.silver!.funnel[0]!.images_ge2).toBe(0);
+    expect(stats.tiers.silver!.pairs).toBe(0);
+    expect(reconcile(stats)).toEqual([]);
+    expect(readFileSync(join(out, "report.md"), "utf8")).toContain("500 caption lines read = 500 used.");
+  });
+
+  it("pairs captions of one image URL, drops oversized sets by ⌊μ + z·σ⌋, counts damaged lines; shards do not change the result", async () => {
+    const dir = tempDir();
+    const file = join(dir, "regrouped.tsv");
+    writeFileSync(file, regrouped());
+    const whole = join(dir, "whole");
+    const sharded = join(dir, "sharded");
+    await run(whole, [{ path: file, kind: "current" }], { tiers: ["silver"], captions: { minWords: 3 } });
+    await run(sharded, [{ path: file, kind: "current" }], { tiers: ["silver"], captions: { minWords: 3 } }, { shardBytes: 700 });
+    const stats = readStats(whole);
+    expect(stats.shards.total).toBe(1);
+    expect(readStats(sharded).shards.total).toBeGreaterThan(3);
+    expect(reconcile(stats)).toEqual([]);
+    expect(reconcile(readStats(sharded))).toEqual([]);
+    const { ["report.md"]: _a, ["stats.json"]: statsWhole, _SUCCESS: _s1, ...datasetsWhole } = readOutputs(whole);
+    const { ["report.md"]: _b, ["stats.json"]: statsSharded, _SUCCESS: _s2, ...datasetsSharded } = readOutputs(sharded);
+    expect(datasetsSharded).toEqual(datasetsWhole);
+    expect(JSON.parse(statsSharded!).tiers).toEqual(JSON.parse(statsWhole!).tiers);
+
+    // damaged lines: counted, never silently lost
+    expect(stats.counters["tsv.skipped.malformed_line"]).toBe(1);
+    expect(stats.counters["tsv.skipped.empty_caption"]).toBe(1);
+    expect(stats.counters["extract.current.revisions.skipped.invalid_url"]).toBe(1);
+    // sets ≥ 2: sizes 3 (photo-0 with its second spelling), 2, 2, 2, 8 → μ = 3.4, σ ≈ 2.33 → bound ⌊3.52⌋ = 3
+    const row = stats.tiers.silver!.funnel.find((r) => r.id === "set_size_bound_v1")!;
+    expect(row.label).toContain("≤ 3");
+    const pairs = readPairs(whole, "silver");
+    expect(pairs.length).toBeGreaterThan(0);
+    expect(pairs.every((p) => p.image.includes("/photo-"))).toBe(true);
+    expect(row.filter!.reasons.set_too_large).toBeGreaterThan(0);
+    // the second spelling of photo-0 joined its set: 3 + 2 + 2 + 2 + 8
+    expect(stats.counters["group.web.sets"]).toBe(5);
+    expect(stats.counters["group.web.sets.sum"]).toBe(17);
+  });
+});
