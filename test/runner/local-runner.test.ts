@@ -1,6 +1,6 @@
 /**
  * The local runner on the embedded sample: resume skips finished tasks (proved by the resumed counts and
- * untouched markers) with identical outputs; a changed configuration is refused unless --fresh; a run
+ * untouched markers) with identical outputs; a change to a later-phase setting reuses the extracted shards, a changed input or extract-phase setting is refused unless --fresh; a run
  * killed mid-way resumes to identical outputs; several workers give the same outputs as one.
  */
 import { spawn } from "node:child_process";
@@ -55,9 +55,28 @@ describe("local runner", () => {
     expect(readOutputs(dir)).toEqual(reference);
   });
 
-  it("refuses to resume a run with another configuration, unless fresh; --fresh always starts over", async () => {
+  it("a later-phase config change reuses the extracted shards and redoes group and dedup", async () => {
+    const dir = tempDir("paracap-later-");
+    await run(dir);
+    const extractMarkers = [...files(join(dir, ".work"))].filter(([k]) => k.startsWith("extract") && k.endsWith("_DONE.json"));
+    expect(extractMarkers).toHaveLength(2);
+    const changed = await run(dir, SAMPLE, { captions: { minWords: 10 } });
+    // extract not redone: both shards resumed and their markers untouched; group/dedup ran again
+    expect(changed.resumed).toEqual({ extract: 2, group: 0, dedup: 0 });
+    const after = files(join(dir, ".work"));
+    for (const [name, stamp] of extractMarkers) expect([name, after.get(name)]).toEqual([name, stamp]);
+    expect(changed.stats.tiers.gold!.funnel.find((r) => r.id === "min_words_v1")!.label).toBe("caption has ≥ 10 words");
+    // output follows the new setting: identical to a fresh run with it
+    const freshDir = tempDir("paracap-later-fresh-");
+    await run(freshDir, SAMPLE, { captions: { minWords: 10 } });
+    expect(readOutputs(dir)).toEqual(readOutputs(freshDir));
+    expect(readOutputs(dir)["stats.json"]).not.toEqual(reference["stats.json"]);
+  });
+
+  it("refuses to resume a run with another input or extract-phase configuration, unless fresh; --fresh always starts over", async () => {
     const dir = tempDir("paracap-conflict-");
     await run(dir);
+    await expect(run(dir, SAMPLE, { partitions: 8 })).rejects.toThrow(ResumeConflictError);
     // a setting the extract phase reads (the sentence classifier decides caption features) conflicts
     await expect(run(dir, SAMPLE, { captions: { classifier: "paper" } })).rejects.toThrow(ResumeConflictError);
     await expect(run(dir, SAMPLE.slice(0, 1), { tiers: ["gold", "silver"] })).rejects.toThrow(/different input or configuration.*--fresh/);
