@@ -56,7 +56,8 @@ export function isParallelDecoder(bin: string): boolean {
 }
 
 /** Decodes bz2 bytes with a child process; a non-zero exit becomes a DumpError after the good output. */
-export async function* systemBunzip2(src: AsyncIterable<Buffer>, bin: string, file: string): AsyncGenerator<Buffer> {
+/** @param onDecoded told the size of every decoded chunk as the decoder delivers it (it runs ahead of the consumer) */
+export async function* systemBunzip2(src: AsyncIterable<Buffer>, bin: string, file: string, onDecoded?: (bytes: number) => void): AsyncGenerator<Buffer> {
   const child = spawn(bin, ["-dc"], { stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (d: string) => {
@@ -80,7 +81,7 @@ export async function* systemBunzip2(src: AsyncIterable<Buffer>, bin: string, fi
   let decoded = 0;
   let finished = false;
   try {
-    for await (const chunk of readAhead(child.stdout, DECODER_READ_AHEAD)) {
+    for await (const chunk of readAhead(child.stdout, DECODER_READ_AHEAD, onDecoded)) {
       decoded += chunk.length;
       yield chunk;
     }

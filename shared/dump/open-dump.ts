@@ -30,6 +30,11 @@ export interface DecompressOptions {
    * re-decoded in JS past what the binary delivered, so damage loses no good pages, deterministically.
    */
   reopen?: () => AsyncIterable<Buffer>;
+  /**
+   * Told the size of the decoded bytes as the decoder produces them, which may be ahead of what the
+   * consumer has read (progress: the share of the input really processed).
+   */
+  onDecoded?: (bytes: number) => void;
 }
 
 /**
@@ -86,15 +91,23 @@ async function* decompressed(raw: AsyncIterable<Buffer>, opts: DecompressOptions
     await it.return?.();
     throw new DumpError(opts.file, null, `${format.unsupported}-compressed input is not supported: recompress it with bzip2 or gzip`);
   }
+  const told = opts.onDecoded;
+  // Decoders without a read-ahead produce as the consumer reads: tell each chunk as it goes out.
+  const counted = async function* (chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    for await (const c of chunks) {
+      told?.(c.length);
+      yield c;
+    }
+  };
   if (format === "plain") {
-    yield* source;
+    yield* counted(source);
   } else if (format === "gzip") {
-    yield* gunzip(source, opts.file);
+    yield* counted(gunzip(source, opts.file));
   } else {
     const bin = resolveBz2Decoder(opts.decoder ?? "auto");
-    if (bin === null) yield* jsBunzip2(source, opts.file);
-    else if (!opts.reopen) yield* systemBunzip2(source, bin, opts.file);
-    else yield* withSequentialRecovery(systemBunzip2(source, bin, opts.file), opts.reopen, opts.file);
+    if (bin === null) yield* counted(jsBunzip2(source, opts.file));
+    else if (!opts.reopen) yield* systemBunzip2(source, bin, opts.file, told);
+    else yield* withSequentialRecovery(systemBunzip2(source, bin, opts.file, told), opts.reopen, opts.file);
   }
 }
 

@@ -7,7 +7,8 @@
  */
 import type { Readable } from "node:stream";
 
-export async function* readAhead(stream: Readable, maxBytes: number): AsyncGenerator<Buffer> {
+/** @param onData told the size of every chunk as it arrives (before the consumer takes it) */
+export async function* readAhead(stream: Readable, maxBytes: number, onData?: (bytes: number) => void): AsyncGenerator<Buffer> {
   const queue: Buffer[] = [];
   let queued = 0;
   let ended = false;
@@ -18,7 +19,8 @@ export async function* readAhead(stream: Readable, maxBytes: number): AsyncGener
     wake = null;
     w?.();
   };
-  const onData = (chunk: Buffer) => {
+  const onChunk = (chunk: Buffer) => {
+    onData?.(chunk.length);
     queue.push(chunk);
     queued += chunk.length;
     if (queued >= maxBytes) stream.pause();
@@ -32,7 +34,7 @@ export async function* readAhead(stream: Readable, maxBytes: number): AsyncGener
     failure = { error };
     notify();
   };
-  stream.on("data", onData);
+  stream.on("data", onChunk);
   stream.once("end", onEnd);
   stream.once("close", onEnd);
   stream.once("error", onError);
@@ -50,7 +52,7 @@ export async function* readAhead(stream: Readable, maxBytes: number): AsyncGener
       await new Promise<void>((resolve) => (wake = resolve));
     }
   } finally {
-    stream.off("data", onData);
+    stream.off("data", onChunk);
     stream.off("end", onEnd);
     stream.off("close", onEnd);
     stream.off("error", onError);

@@ -108,7 +108,7 @@ async function runLocked(opts: LocalRunOptions): Promise<LocalRunResult> {
   const workers = Math.max(1, opts.workers ?? availableParallelism());
   const pool = workers > 1 ? new WorkerPool(workers) : null;
   const live: Counters[] = [];
-  const input: InputProgress = { done: 0, total: shards.reduce((n, s) => n + shardBytes(s), 0) };
+  const input: InputProgress = { done: 0, total: shards.reduce((n, s) => n + shardBytes(s), 0), resumed: 0, decoded: 0 };
   const progress = createProgress(() => live, opts.progress === undefined ? process.stderr : opts.progress, input);
   const resumed = { extract: 0, group: 0, dedup: 0 };
   // Say at the start, not only at the end, that this run continues an earlier one.
@@ -119,7 +119,7 @@ async function runLocked(opts: LocalRunOptions): Promise<LocalRunResult> {
     // extract: shards concurrently (each fans its pages out to the pool)
     progress.phase("extract", shards.length);
     const deps: ExtractTaskDeps = {
-      bytes: (shard) => fileBytes(shard.uri, (n) => (input.done += n)),
+      bytes: (shard) => fileBytes(shard.uri, (n) => (input.done += n), (n) => (input.decoded! += n)),
       sources,
       extractDocuments: (source, docs, shard, counters) => {
         live.push(counters);
@@ -132,6 +132,7 @@ async function runLocked(opts: LocalRunOptions): Promise<LocalRunResult> {
       if (await isDone(work, layout.extractDone(shard.id), manifest.extractFingerprint)) {
         resumed.extract++;
         input.done += shardBytes(shard);
+        input.resumed! += shardBytes(shard);
       }
       extracted.push({ shard, marker: await runExtractTask(manifest, shard, work, deps) });
       progress.step();

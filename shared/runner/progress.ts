@@ -17,6 +17,24 @@ export interface ProgressSink {
 export interface InputProgress {
   done: number;
   total: number;
+  /** of `done`: bytes of shards an earlier run finished */
+  resumed?: number;
+  /** decoded bytes the decoders have produced (they run ahead of the reader) */
+  decoded?: number;
+}
+
+/**
+ * Share of the input really processed. The decoder reads ahead of the pages delivered (up to tens
+ * of MB), so the compressed bytes read overstate the progress; scaled by the share of the decoded
+ * bytes the reader has consumed (`consumed` = dump.bytes), the estimate follows the work done.
+ */
+export function processedShare(input: InputProgress, consumed: number): number {
+  if (input.total <= 0) return 0;
+  const resumed = input.resumed ?? 0;
+  const read = input.done - resumed;
+  const decoded = input.decoded ?? 0;
+  const scale = decoded > 0 ? Math.min(1, consumed / decoded) : 1;
+  return Math.min(1, (resumed + read * scale) / input.total);
 }
 
 export function createProgress(counters: () => Counters[], stream: NodeJS.WriteStream | null, input: InputProgress | null = null, intervalMs = 2000): ProgressSink {
@@ -36,9 +54,10 @@ export function createProgress(counters: () => Counters[], stream: NodeJS.WriteS
       const mb = sum("dump.bytes") / 1e6;
       text = `extract: ${revs.toLocaleString("en-US")} revisions (${(revs / Math.max(secs, 0.001)).toFixed(0)}/s), ${mb.toFixed(1)} MB (${(mb / Math.max(secs, 0.001)).toFixed(1)} MB/s), shards ${done}/${total}`;
       if (input && input.total > 0 && input.done > 0) {
-        const f = Math.min(1, input.done / input.total);
-        // The decoder reads ahead of the pages it has delivered, so "all read" is not "all done".
-        if (f < 1) text += `, ${(f * 100).toFixed(1)} % of input, ETA ${((secs / f) * (1 - f)).toFixed(0)} s`;
+        const f = processedShare(input, sum("dump.bytes"));
+        // The ETA follows this run's own pace: shards an earlier run finished took no time here.
+        const fRun = f - (input.resumed ?? 0) / input.total;
+        if (f < 1) text += `, ${(f * 100).toFixed(1)} % of input` + (fRun > 0 ? `, ETA ${((secs / fRun) * (1 - f)).toFixed(0)} s` : "");
         else text += done < total ? ", input read, finishing" : ", 100 % of input";
       }
     } else {

@@ -16,6 +16,8 @@ export interface ByteSource {
   readonly label: string;
   /** bytes [start, end) of the file; end undefined = to the end of the file */
   read(start?: number, end?: number): AsyncIterable<Buffer>;
+  /** told the size of decoded bytes as a decompressing source produces them (progress only) */
+  onDecoded?: (bytes: number) => void;
 }
 
 /** A byte range of a file that a source can read on its own. */

@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Counters } from "../../shared/core/counters.ts";
-import { createProgress } from "../../shared/runner/progress.ts";
+import { createProgress, processedShare } from "../../shared/runner/progress.ts";
 import { BIN, removeTempDirs, REPO, run, SAMPLE, tempDir } from "./helpers.ts";
 
 afterAll(removeTempDirs);
@@ -30,6 +30,15 @@ describe("progress", () => {
     p.step();
     p.close();
     expect(out.text[1]).toMatch(/group: 1\/16 tasks/);
+  });
+
+  it("the share of the input follows the bytes the reader consumed, not what the decoder read ahead", () => {
+    // 9 MB compressed, all read by the decoder, which has decoded 100 MB; the reader has taken 50 MB
+    expect(processedShare({ done: 9e6, total: 9e6, decoded: 100e6 }, 50e6)).toBeCloseTo(0.5, 10);
+    // without decoder figures (plain input): the bytes read
+    expect(processedShare({ done: 1e6, total: 4e6 }, 0)).toBe(0.25);
+    // shards an earlier run finished count whole
+    expect(processedShare({ done: 6e6, total: 8e6, resumed: 4e6, decoded: 20e6 }, 10e6)).toBeCloseTo((4e6 + 2e6 * 0.5) / 8e6, 10);
   });
 
   it("a real run reads 100 % of the sample's bytes and says so when extraction ends", async () => {

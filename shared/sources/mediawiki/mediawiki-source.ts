@@ -48,7 +48,7 @@ export const mediawikiSource: Source<PageRevision> = {
     const label = ranged ? `${bytes.label}[${start}..${end ?? "end"}]` : bytes.label;
     // A slice of a multistream dump must start a bz2 stream; otherwise its index belongs to another file.
     const open = () => (start > 0 ? startsBz2Stream(bytes.read(start, end), label, start) : bytes.read(start, end));
-    return readPages(decompressStream(open(), { decoder: config.dump.decoder, file: label, reopen: open }), {
+    return readPages(decompressStream(open(), { decoder: config.dump.decoder, file: label, reopen: open, onDecoded: bytes.onDecoded }), {
       fragment: shard.fragment,
       partial: end !== undefined,
       namespaces: config.dump.namespaces,
