@@ -22,9 +22,10 @@ export interface DedupOptions {
   setSizeMax?: number | null;
 }
 
+const SCORE_BATCH = 64;
+
 export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stage<CandidatePair, ScoredPair> {
   const setSize = opts.setSizeMax === undefined || opts.setSizeMax === null ? null : setSizeFilter(opts.setSizeMax);
-  const score = createScorers(config.scoring.scorers);
   const filters = pairFilters(config);
   return {
     name: "dedup",
@@ -32,6 +33,7 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
     output: ScoredPair,
     async *run(records, ctx) {
       const c = ctx.counters;
+      const score = await createScorers(config);
       const all: { key: string; pair: CandidatePair }[] = [];
       for await (const pair of records) {
         if (setSize) {
@@ -42,7 +44,7 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
       }
       // The representative of duplicates is the one with the smallest id: independent of arrival order.
       all.sort((x, y) => cmp(x.key, y.key) || cmp(x.pair.id, y.pair.id));
-      const survivors: ScoredPair[] = [];
+      const survivors: CandidatePair[] = [];
       let prevKey: string | null = null;
       for (const { key, pair } of all) {
         const prefix = `filter.${pair.tier}`;
@@ -65,10 +67,15 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
           }
           c.inc(`funnel.${pair.tier}.${f.id}.candidates`);
         }
-        if (kept) survivors.push({ ...pair, metrics: score(pair.a.text, pair.b.text) });
+        if (kept) survivors.push(pair);
       }
       survivors.sort((x, y) => cmp(x.tier, y.tier) || cmp(x.id, y.id));
-      yield* survivors;
+      // Batches let a model scorer run one inference for many pairs.
+      for (let i = 0; i < survivors.length; i += SCORE_BATCH) {
+        const batch = survivors.slice(i, i + SCORE_BATCH);
+        const metrics = await score(batch.map((p) => [p.a.text, p.b.text] as const));
+        for (let j = 0; j < batch.length; j++) yield { ...batch[j]!, metrics: metrics[j]! };
+      }
     },
   };
 }

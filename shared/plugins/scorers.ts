@@ -1,38 +1,85 @@
 /**
  * Pair scorers: each adds named metric values to every surviving pair. The syntactic scorer is the
- * paper's; the roadmap's semantic scorers (BERTScore, Sentence-Transformer cosine, Word Mover) and
+ * paper's; semantic scorers (word vectors, Word Mover, sentence embeddings, BERTScore) and
  * Δsem,syn plug in here without touching the stages.
+ *
+ * Scoring is async and batched: a model scorer runs one inference per batch, and loading a model
+ * (seconds, hundreds of MB) happens once per process, not once per task (see `ScorerCache`).
  */
+import type { ParacapConfig } from "../core/config.ts";
 import { PairScorer as SyntacticScorer } from "../metrics/index.ts";
+
+export type TextPair = readonly [a: string, b: string];
+export type PairMetrics = Record<string, number>;
 
 export interface PairScorer {
   /** config name; also the namespace a scorer's metric names must not collide in */
   readonly id: string;
-  score(a: string, b: string): Record<string, number>;
+  /** one result per input pair, in order; every value normalised to [0, 1] unless documented */
+  scoreBatch(pairs: readonly TextPair[]): Promise<PairMetrics[]>;
 }
 
-type ScorerFactory = () => PairScorer;
+export interface ScorerContext {
+  readonly config: ParacapConfig;
+}
+
+export type ScorerFactory = (ctx: ScorerContext) => PairScorer | Promise<PairScorer>;
+
+/** A scorer whose work is per pair and synchronous (no model, no batching benefit). */
+export function perPairScorer(id: string, score: (a: string, b: string) => PairMetrics): PairScorer {
+  return { id, scoreBatch: async (pairs) => pairs.map(([a, b]) => score(a, b)) };
+}
 
 const SCORERS = {
   syntactic: (): PairScorer => {
     const s = new SyntacticScorer();
-    return { id: "syntactic", score: (a, b) => ({ ...s.score(a, b) }) };
+    return perPairScorer("syntactic", (a, b) => ({ ...s.score(a, b) }));
   },
 } satisfies Record<string, ScorerFactory>;
 
 export type ScorerName = keyof typeof SCORERS;
 export const SCORER_NAMES = Object.keys(SCORERS) as [ScorerName, ...ScorerName[]];
 
-/** One function that runs the configured scorers in order; a metric name reported twice is a bug. */
-export function createScorers(names: readonly ScorerName[]): (a: string, b: string) => Record<string, number> {
-  const scorers = names.map((n) => SCORERS[n]());
-  return (a, b) => {
-    const out: Record<string, number> = {};
+/**
+ * Loaded scorers, keyed by name and the config they were built from. One per process (a worker
+ * thread, a function instance): a model is loaded on first use and shared by every later task.
+ */
+export class ScorerCache {
+  private readonly loaded = new Map<string, Promise<PairScorer>>();
+
+  get(name: ScorerName, ctx: ScorerContext): Promise<PairScorer> {
+    const key = `${name}\u0000${JSON.stringify(ctx.config.scoring)}`;
+    let s = this.loaded.get(key);
+    if (!s) {
+      s = Promise.resolve().then(() => (SCORERS[name] as ScorerFactory)(ctx));
+      // A failed load is not cached: the next task tries again (and fails loudly again).
+      s.catch(() => this.loaded.delete(key));
+      this.loaded.set(key, s);
+    }
+    return s;
+  }
+}
+
+/** The process's scorer cache (one per worker thread or function instance). */
+export const processScorers = new ScorerCache();
+
+export type BatchScore = (pairs: readonly TextPair[]) => Promise<PairMetrics[]>;
+
+/** Runs the configured scorers in order over a batch; a metric name reported twice is a bug. */
+export async function createScorers(config: ParacapConfig, cache: ScorerCache = processScorers): Promise<BatchScore> {
+  const scorers = await Promise.all(config.scoring.scorers.map((n) => cache.get(n, { config })));
+  return async (pairs) => {
+    const out: PairMetrics[] = pairs.map(() => ({}));
     for (const s of scorers) {
-      for (const [k, v] of Object.entries(s.score(a, b))) {
-        if (k in out) throw new Error(`scorer ${s.id} reports metric ${k} already reported by another scorer`);
-        out[k] = v;
-      }
+      const scored = await s.scoreBatch(pairs);
+      if (scored.length !== pairs.length) throw new Error(`scorer ${s.id} returned ${scored.length} results for ${pairs.length} pairs`);
+      scored.forEach((metrics, i) => {
+        const target = out[i]!;
+        for (const [k, v] of Object.entries(metrics)) {
+          if (k in target) throw new Error(`scorer ${s.id} reports metric ${k} already reported by another scorer`);
+          target[k] = v;
+        }
+      });
     }
     return out;
   };

@@ -3,18 +3,29 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, resolveConfig } from "../../shared/core/config.ts";
 import { scorePair } from "../../shared/metrics/index.ts";
 import { createPivot } from "../../shared/plugins/pivots.ts";
-import { createScorers } from "../../shared/plugins/scorers.ts";
+import { createScorers, ScorerCache } from "../../shared/plugins/scorers.ts";
 
 const A = "Neil Armstrong descends a ladder to become the first human to step onto the surface of the Moon";
 const B = "A mounted slowscan TV camera shows Armstrong as he climbs down the ladder to surface";
 
 describe("scorers", () => {
-  it("the syntactic scorer reports exactly the paper's metrics", () => {
-    expect(createScorers(["syntactic"])(A, B)).toEqual({ ...scorePair(A, B) });
+  it("the syntactic scorer reports exactly the paper's metrics, one result per pair in order", async () => {
+    const score = await createScorers(resolveConfig());
+    expect(await score([[A, B], [B, A]])).toEqual([{ ...scorePair(A, B) }, { ...scorePair(B, A) }]);
+    expect(await score([])).toEqual([]);
   });
 
-  it("two scorers reporting the same metric name is an error, not a silent overwrite", () => {
-    expect(() => createScorers(["syntactic", "syntactic"])(A, B)).toThrow(/already reported/);
+  it("two scorers reporting the same metric name is an error, not a silent overwrite", async () => {
+    const score = await createScorers(resolveConfig({ scoring: { scorers: ["syntactic", "syntactic"] } }));
+    await expect(score([[A, B]])).rejects.toThrow(/already reported/);
+  });
+
+  it("a scorer is loaded once per cache and config, and a failed load is retried", async () => {
+    const cache = new ScorerCache();
+    const config = resolveConfig();
+    const first = await cache.get("syntactic", { config });
+    expect(await cache.get("syntactic", { config })).toBe(first);
+    expect(await cache.get("syntactic", { config: resolveConfig({ scoring: { scorers: ["syntactic", "syntactic"] } }) })).not.toBe(first);
   });
 
   it("config defaults to the syntactic scorer and rejects unknown ones", () => {
