@@ -58,7 +58,14 @@ export const UploadConfig = z.strictObject({
     .strictObject({ skipAudio: z.boolean().optional(), minRefs: int(2, 1000).optional(), maxRefs: int(2, 1000).optional(), maxRefsHistory: int(2, 100_000).optional() })
     .optional(),
   pivot: z.string().max(64).optional(),
-  scoring: z.strictObject({ scorers: z.array(z.string().max(64)).min(1).max(8).optional() }).optional(),
+  scoring: z
+    .strictObject({
+      scorers: z.array(z.string().max(64)).min(1).max(8).optional(),
+      semantic: z.array(z.string().max(64)).min(1).max(8).optional(),
+      paraphraseThreshold: z.number().min(0).max(1).nullable().optional(),
+      vectors: z.strictObject({ maxWords: int(1, 10_000_000).nullable().optional() }).optional(),
+    })
+    .optional(),
   report: z.strictObject({ samplesPerTier: int(0, 50).optional() }).optional(),
 });
 

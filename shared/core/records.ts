@@ -106,8 +106,18 @@ export const CandidatePair = z.object({
 });
 export type CandidatePair = z.infer<typeof CandidatePair>;
 
-/** A pair that survived every filter, with its syntactic metrics: one line of gold/silver/bronze.jsonl. */
+/** How a pair's paraphrase verdict was reached: `score` > `threshold` (score: a metric name or `mean(m1,m2,…)`). */
+export const ParaphraseRule = z.object({ score: z.string(), threshold: z.number() });
+export type ParaphraseRule = z.infer<typeof ParaphraseRule>;
+
+/**
+ * A pair that survived every filter, with its metrics: one line of gold/silver/bronze.jsonl. With a semantic scorer
+ * configured it also carries `semantic`, `deltaSemSyn` (in metrics) and the paraphrase verdict; outputs made with
+ * syntactic scoring only have neither, and stay valid.
+ */
 export const ScoredPair = CandidatePair.extend({
   metrics: z.record(z.string(), z.number()),
+  paraphrase: z.boolean().optional(),
+  paraphraseBy: ParaphraseRule.optional(),
 });
 export type ScoredPair = z.infer<typeof ScoredPair>;

@@ -1,13 +1,14 @@
 /**
  * Dedup stage (reduce side of the pair shuffle, partitioned by the pairs' caption texts): corpus-wide
  * exact unique-candidate filter, then the pair filters (divergent, significant difference, spelling fix), then syntactic
- * metrics. Exact text comparison, not a hash: two different pairs can never knock each other out.
+ * metrics (and, with a semantic scorer, the semantic score, Δsem,syn and the paraphrase verdict). Exact text comparison, not a hash: two different pairs can never knock each other out.
  */
 import { applyFilter } from "../core/filter.ts";
 import { CandidatePair, ScoredPair } from "../core/records.ts";
 import type { Stage } from "../core/stage.ts";
 import type { ParacapConfig } from "../core/config.ts";
 import { createScorers } from "../plugins/scorers.ts";
+import { semanticVerdict } from "../semantic/semantic-score.ts";
 import { pairFilters, setSizeFilter } from "./filters.ts";
 import { UNIQUE_ROW } from "./funnel.ts";
 import { cmp } from "./group-stage.ts";
@@ -34,6 +35,7 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
     async *run(records, ctx) {
       const c = ctx.counters;
       const score = await createScorers(config);
+      const verdict = semanticVerdict(config);
       const all: { key: string; pair: CandidatePair }[] = [];
       for await (const pair of records) {
         if (setSize) {
@@ -74,7 +76,7 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
       for (let i = 0; i < survivors.length; i += SCORE_BATCH) {
         const batch = survivors.slice(i, i + SCORE_BATCH);
         const metrics = await score(batch.map((p) => [p.a.text, p.b.text] as const));
-        for (let j = 0; j < batch.length; j++) yield { ...batch[j]!, metrics: metrics[j]! };
+        for (let j = 0; j < batch.length; j++) yield { ...batch[j]!, ...verdict(metrics[j]!) };
       }
     },
   };

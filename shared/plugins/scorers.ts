@@ -8,6 +8,7 @@
  */
 import type { ParacapConfig } from "../core/config.ts";
 import { PairScorer as SyntacticScorer } from "../metrics/index.ts";
+import { processWordVectors, wordVectorScorer } from "../semantic/vector-scorer.ts";
 
 export type TextPair = readonly [a: string, b: string];
 export type PairMetrics = Record<string, number>;
@@ -35,6 +36,8 @@ const SCORERS = {
     const s = new SyntacticScorer();
     return perPairScorer("syntactic", (a, b) => ({ ...s.score(a, b) }));
   },
+  /** vectorCosine, wordMoverSimilarity, vectorOov from the shipped word vectors (offline; shared/semantic/) */
+  wordVectors: (ctx: ScorerContext): PairScorer => wordVectorScorer(processWordVectors(ctx.config.scoring.vectors.maxWords)),
 } satisfies Record<string, ScorerFactory>;
 
 export type ScorerName = keyof typeof SCORERS;

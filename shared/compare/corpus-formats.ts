@@ -1,0 +1,124 @@
+/**
+ * Readers for published paraphrase corpora, as users download them, and for paracap's own datasets. The format is
+ * told by the content, not the file name:
+ * - MSRPC (`msr_paraphrase_*.txt`): `Quality\t#1 ID\t#2 ID\t#1 String\t#2 String`, header optional, UTF-8 BOM
+ *   optional. Read with quoting disabled: its sentences hold unbalanced `"` that break CSV readers.
+ * - PAWS (`train/dev/test.tsv`): `id\tsentence1\tsentence2\tlabel`, header optional, CRLF or LF.
+ * - QQP (GLUE `train/dev.tsv`): `id\tqid1\tqid2\tquestion1\tquestion2\tis_duplicate` with header; GLUE's test file
+ *   (`id\tquestion1\tquestion2`, no labels) too.
+ * - TaPaCo (`tapaco_v1.0/<lang>.txt`): `paraphrase_set_id\tsentence_id\tparaphrase[\tlists[\ttags]]`, no header;
+ *   every unordered pair of sentences of one set is a pair (as the paper's code built them), all labelled paraphrase.
+ * - paracap datasets (`gold.jsonl`, `.jsonl.gz`): one ScoredPair per line; unlabelled.
+ */
+import { gunzipSync } from "node:zlib";
+
+export type CorpusFormat = "msrp" | "paws" | "qqp" | "tapaco" | "paracap";
+
+export interface LabelledPair {
+  a: string;
+  b: string;
+  /** the corpus's own paraphrase label; null when it has none */
+  label: boolean | null;
+}
+
+export interface Corpus {
+  format: CorpusFormat;
+  pairs: LabelledPair[];
+  /** lines that could not be read as a pair (counted, with the first few line numbers) */
+  skipped: number;
+  skippedLines: number[];
+}
+
+export class CorpusFormatError extends Error {}
+
+const INT_RE = /^-?\d+$/;
+const LABEL_RE = /^[01]$/;
+
+/** Decodes gzip when the bytes start with its magic number; strips a UTF-8 BOM. */
+export function corpusText(bytes: Uint8Array): string {
+  const raw = bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes;
+  return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("utf8").replace(/^\uFEFF/, "");
+}
+
+function lines(text: string): string[] {
+  const out = text.split(/\r?\n/);
+  if (out.length > 0 && out[out.length - 1] === "") out.pop();
+  return out;
+}
+
+/** The format of a corpus text, from its first lines. */
+export function detectFormat(text: string): CorpusFormat {
+  const sample = lines(text.slice(0, 64 * 1024)).filter((l) => l.trim() !== "").slice(0, 20);
+  if (sample.length === 0) throw new CorpusFormatError("the file is empty");
+  const first = sample[0]!;
+  if (first.trimStart().startsWith("{")) return "paracap";
+  const header = first.split("\t").map((h) => h.trim().toLowerCase());
+  if (header.includes("question1") && header.includes("question2")) return "qqp";
+  if (header[0] === "quality" && header.length === 5) return "msrp";
+  if (header.includes("sentence1") && header.includes("sentence2")) return "paws";
+  const rows = sample.map((l) => l.split("\t"));
+  const all = (test: (f: string[]) => boolean) => rows.every(test);
+  if (all((f) => f.length === 5 && LABEL_RE.test(f[0]!) && INT_RE.test(f[1]!) && INT_RE.test(f[2]!))) return "msrp";
+  if (all((f) => f.length === 4 && INT_RE.test(f[0]!) && LABEL_RE.test(f[3]!.trim()))) return "paws";
+  if (all((f) => f.length === 6 && INT_RE.test(f[0]!) && LABEL_RE.test(f[5]!.trim()))) return "qqp";
+  if (all((f) => f.length >= 3 && f.length <= 6 && INT_RE.test(f[0]!) && INT_RE.test(f[1]!) && !INT_RE.test(f[2]!))) return "tapaco";
+  throw new CorpusFormatError(
+    `unknown corpus format (first line: ${JSON.stringify(first.slice(0, 120))}); expected MSRPC, PAWS, QQP, TaPaCo or paracap JSONL`,
+  );
+}
+
+/** Reads a corpus from its bytes (gzip or plain), detecting the format unless given. */
+export function readCorpus(bytes: Uint8Array, format?: CorpusFormat): Corpus {
+  const text = corpusText(bytes);
+  const f = format ?? detectFormat(text);
+  const corpus: Corpus = { format: f, pairs: [], skipped: 0, skippedLines: [] };
+  const skip = (n: number) => {
+    corpus.skipped++;
+    if (corpus.skippedLines.length < 10) corpus.skippedLines.push(n);
+  };
+  const all = lines(text);
+  if (f === "paracap") {
+    all.forEach((line, i) => {
+      if (line.trim() === "") return;
+      try {
+        const o = JSON.parse(line) as { a?: { text?: unknown }; b?: { text?: unknown }; paraphrase?: unknown };
+        if (typeof o.a?.text !== "string" || typeof o.b?.text !== "string") return skip(i + 1);
+        corpus.pairs.push({ a: o.a.text, b: o.b.text, label: null });
+      } catch {
+        skip(i + 1);
+      }
+    });
+    return corpus;
+  }
+  if (f === "tapaco") {
+    const sets = new Map<string, string[]>();
+    all.forEach((line, i) => {
+      const c = line.split("\t");
+      if (c.length < 3 || !INT_RE.test(c[0]!) || c[2]!.trim() === "") return skip(i + 1);
+      let s = sets.get(c[0]!);
+      if (!s) sets.set(c[0]!, (s = []));
+      s.push(c[2]!);
+    });
+    for (const s of sets.values()) {
+      for (let i = 0; i < s.length; i++) for (let j = i + 1; j < s.length; j++) corpus.pairs.push({ a: s[i]!, b: s[j]!, label: true });
+    }
+    return corpus;
+  }
+  // tab-separated pairs with an optional header: column positions per format
+  let cols = f === "msrp" ? { a: 3, b: 4, label: 0, n: 5 } : f === "paws" ? { a: 1, b: 2, label: 3, n: 4 } : { a: 3, b: 4, label: 5, n: 6 };
+  all.forEach((line, i) => {
+    if (line.trim() === "") return;
+    const c = line.split("\t");
+    if (i === 0 && !INT_RE.test(c[0]!.trim())) {
+      const h = c.map((x) => x.trim().toLowerCase());
+      // GLUE's QQP test file: id, question1, question2
+      if (f === "qqp" && !h.includes("is_duplicate")) cols = { a: h.indexOf("question1"), b: h.indexOf("question2"), label: -1, n: h.length };
+      return; // a header
+    }
+    if (c.length !== cols.n) return skip(i + 1);
+    const label = cols.label < 0 ? null : c[cols.label]!.trim();
+    if (label !== null && !LABEL_RE.test(label)) return skip(i + 1);
+    corpus.pairs.push({ a: c[cols.a]!, b: c[cols.b]!, label: label === null ? null : label === "1" });
+  });
+  return corpus;
+}

@@ -1,0 +1,88 @@
+/**
+ * The pair's semantic score, Δsem,syn and the paraphrase verdict (paper §4): semantic = mean of the configured
+ * semantic metrics (`scoring.semantic`); Δsem,syn = semantic − syntactic (in [−1, 1]: the one metric outside [0, 1]);
+ * paraphrase = semantic > threshold, the threshold calibrated on MSRP train (scripts/calibrate-paraphrase.ts →
+ * data/paraphrase-thresholds.json) unless `scoring.paraphraseThreshold` sets one.
+ */
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import type { ParacapConfig } from "../core/config.ts";
+import type { ParaphraseRule } from "../core/records.ts";
+import type { PairMetrics } from "../plugins/scorers.ts";
+
+export const SEMANTIC = "semantic";
+export const DELTA_SEM_SYN = "deltaSemSyn";
+export const SYNTACTIC = "syntactic";
+
+export const Calibration = z.object({
+  threshold: z.number(),
+  precision: z.number(),
+  recall: z.number(),
+  f1: z.number(),
+});
+export type Calibration = z.infer<typeof Calibration>;
+
+export const ThresholdsFile = z.object({
+  /** how the thresholds were chosen, in words */
+  rule: z.string(),
+  /** the calibration corpus: file, pairs, positives, sha256 */
+  corpus: z.object({ file: z.string(), pairs: z.number().int(), positives: z.number().int(), sha256: z.string() }),
+  /** per score name (a metric, or `mean(m1,m2)`): the threshold and its figures on the calibration corpus */
+  thresholds: z.record(z.string(), Calibration),
+  /** the same thresholds evaluated on other labelled corpora (file name → score → figures) */
+  evaluation: z.record(z.string(), z.record(z.string(), Calibration.omit({ threshold: true }))).default({}),
+});
+export type ThresholdsFile = z.infer<typeof ThresholdsFile>;
+
+export const THRESHOLDS_URL = new URL("./data/paraphrase-thresholds.json", import.meta.url);
+
+/** The shipped calibration (validated). */
+export function shippedThresholds(): ThresholdsFile {
+  return ThresholdsFile.parse(JSON.parse(readFileSync(THRESHOLDS_URL, "utf8")));
+}
+
+/** The name a semantic definition is calibrated and reported under: the metric, or `mean(a,b,…)`. */
+export function semanticScoreName(metrics: readonly string[]): string {
+  return metrics.length === 1 ? metrics[0]! : `mean(${metrics.join(",")})`;
+}
+
+export interface SemanticVerdict {
+  metrics: PairMetrics;
+  paraphrase?: boolean;
+  paraphraseBy?: ParaphraseRule;
+}
+
+/**
+ * Adds `semantic` and `deltaSemSyn` to a pair's metrics and decides whether it is a paraphrase. Pairs scored without
+ * any of the semantic metrics (syntactic scoring only) pass through unchanged; a pair with some but not all of them
+ * is a configuration mistake and an error.
+ */
+export function semanticVerdict(config: ParacapConfig, thresholds: () => ThresholdsFile = shippedThresholds): (m: PairMetrics) => SemanticVerdict {
+  const names = config.scoring.semantic;
+  const score = semanticScoreName(names);
+  let rule: ParaphraseRule | null = null;
+  const ruleFor = (): ParaphraseRule => {
+    if (rule) return rule;
+    let threshold = config.scoring.paraphraseThreshold;
+    if (threshold === null) {
+      const t = thresholds().thresholds[score];
+      if (!t) throw new Error(`no calibrated paraphrase threshold for ${score}: set scoring.paraphraseThreshold or run scripts/calibrate-paraphrase.ts`);
+      threshold = t.threshold;
+    }
+    return (rule = { score, threshold });
+  };
+  return (m) => {
+    const present = names.filter((n) => typeof m[n] === "number");
+    if (present.length === 0) return { metrics: m };
+    if (present.length < names.length) {
+      const missing = names.filter((n) => !present.includes(n));
+      throw new Error(`scoring.semantic names ${missing.join(", ")}, which no configured scorer reports (scorers report: ${Object.keys(m).join(", ")})`);
+    }
+    if (SEMANTIC in m || DELTA_SEM_SYN in m) throw new Error(`a scorer reports ${SEMANTIC}/${DELTA_SEM_SYN}, which are derived here`);
+    const semantic = present.reduce((s, n) => s + m[n]!, 0) / names.length;
+    const out: PairMetrics = { ...m, [SEMANTIC]: semantic };
+    if (typeof m[SYNTACTIC] === "number") out[DELTA_SEM_SYN] = semantic - m[SYNTACTIC];
+    const r = ruleFor();
+    return { metrics: out, paraphrase: semantic > r.threshold, paraphraseBy: r };
+  };
+}
