@@ -1,0 +1,133 @@
+/** `paracap compare <corpus…>`: the paper's Table 7 and characteristic maps for published corpora and our datasets. */
+import { readFile } from "node:fs/promises";
+import { basename } from "node:path";
+import { parseArgs } from "node:util";
+import { ConfigError, resolveConfig } from "../core/config.ts";
+import { CorpusFormatError, readCorpus, type CorpusFormat } from "../compare/corpus-formats.ts";
+import { MAP_LEVELS, summarisePairs, type CorpusSummary } from "../compare/corpus-summary.ts";
+import { scoreCorpusPairs } from "../compare/score-corpus.ts";
+import { METRIC_NAMES } from "../metrics/index.ts";
+import { DELTA_SEM_SYN, SEMANTIC } from "../semantic/semantic-score.ts";
+import { UserError } from "./errors.ts";
+
+export const COMPARE_USAGE = `paracap compare [--json] [--all] [--scorers <list>] [--config <file>] <corpus>…
+  Table 7 of the paper (n, share judged paraphrase, length, ROUGE-1, ROUGE-L, BLEU, syntactic, each semantic
+  score, semantic, Δsem,syn; μ and σ) and the 5×5 characteristic map per corpus. Corpora: MSRPC, PAWS, QQP (GLUE
+  TSV), TaPaCo (<lang>.txt) and paracap datasets (.jsonl, .jsonl.gz); the format is detected from the content.
+  --all              describe every pair (default: the pairs judged paraphrase, as Table 7)
+  --scorers <list>   comma-separated scorers (default: syntactic,wordVectors)
+  --config <file>    JSON config: scoring.semantic, scoring.paraphraseThreshold, scoring.vectors
+  --json             one JSON array, one object per corpus, in argument order`;
+
+export interface ComparedCorpus extends CorpusSummary {
+  file: string;
+  format: CorpusFormat;
+  /** lines that were not a pair (counted, never silently lost) */
+  skipped: number;
+}
+
+export async function compareCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      json: { type: "boolean", default: false },
+      all: { type: "boolean", default: false },
+      scorers: { type: "string", default: "syntactic,wordVectors" },
+      config: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(COMPARE_USAGE + "\n");
+    return 0;
+  }
+  if (positionals.length === 0) throw new UserError("usage: paracap compare [--json] <corpus>…");
+  let fileConfig: unknown = {};
+  if (values.config) {
+    const text = await readFile(values.config, "utf8").catch(() => {
+      throw new UserError(`cannot read config file ${values.config}`);
+    });
+    try {
+      fileConfig = JSON.parse(text);
+    } catch {
+      throw new UserError(`config file ${values.config} is not valid JSON`);
+    }
+  }
+  const scorers = values.scorers.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const config = resolveConfig(fileConfig, { scoring: { scorers } });
+  if (!config.scoring.scorers.includes("syntactic")) throw new ConfigError("compare needs the syntactic scorer (Table 7's syntactic columns)");
+  const rows: ComparedCorpus[] = [];
+  for (const file of positionals) {
+    const bytes = await readFile(file).catch((e: NodeJS.ErrnoException) => {
+      throw new UserError(e.code === "ENOENT" ? `no such file: ${file}` : `cannot read ${file}: ${e.code ?? e.message}`);
+    });
+    let corpus;
+    try {
+      corpus = readCorpus(bytes);
+    } catch (e) {
+      if (e instanceof CorpusFormatError) throw new UserError(`${file}: ${e.message}`);
+      throw e;
+    }
+    if (corpus.skipped > 0) {
+      process.stderr.write(`paracap compare: ${file}: ${corpus.skipped} line(s) not read as a pair (lines ${corpus.skippedLines.join(", ")}${corpus.skipped > corpus.skippedLines.length ? ", …" : ""})\n`);
+    }
+    const pairs = await scoreCorpusPairs(corpus.pairs, config);
+    const summary = summarisePairs(basename(file), pairs, { subset: values.all ? "all" : "paraphrase" });
+    rows.push({ file, format: corpus.format, skipped: corpus.skipped, ...summary });
+  }
+  process.stdout.write(values.json ? JSON.stringify(rows) + "\n" : formatComparison(rows));
+  return 0;
+}
+
+const SHORT: Record<string, string> = {
+  rouge1F: "ROUGE-1", rougeLF: "ROUGE-L", bleu4: "BLEU", syntactic: "Syn", [SEMANTIC]: "Sem", [DELTA_SEM_SYN]: "Δsem,syn",
+  wordMoverSimilarity: "WMS", vectorCosine: "VecCos",
+};
+
+/** Table 7's columns for these corpora: ROUGE/BLEU/syntactic, every other non-thesis metric, semantic, Δ. */
+export function tableColumns(rows: readonly CorpusSummary[]): string[] {
+  const thesis = new Set<string>(METRIC_NAMES);
+  const present = new Set(rows.flatMap((r) => Object.keys(r.metrics)));
+  const head = ["rouge1F", "rougeLF", "bleu4", "syntactic"].filter((m) => present.has(m));
+  const tail = [SEMANTIC, DELTA_SEM_SYN].filter((m) => present.has(m));
+  const middle = [...present].filter((m) => !thesis.has(m) && !tail.includes(m) && m !== "vectorOov");
+  return [...head, ...middle, ...tail];
+}
+
+const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "–");
+
+/** The plain-text Table 7 and one characteristic map per corpus. */
+export function formatComparison(rows: readonly ComparedCorpus[]): string {
+  const cols = tableColumns(rows);
+  const header = ["corpus", "format", "n", "%", "len μ", "σ", ...cols.flatMap((c) => [`${SHORT[c] ?? c} μ`, "σ"])];
+  const body = rows.map((r) => [
+    r.name,
+    r.format,
+    String(r.n),
+    r.paraphraseShare === null ? "–" : `${Math.round(r.paraphraseShare * 100)}%`,
+    r.length.mean.toFixed(2),
+    r.length.sd.toFixed(2),
+    ...cols.flatMap((c) => (r.metrics[c] ? [f2(r.metrics[c].mean), f2(r.metrics[c].sd)] : ["–", "–"])),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  const out: string[] = [];
+  out.push(`Table 7 (${rows.every((r) => r.subset === "paraphrase") ? "pairs judged paraphrase" : "all pairs"}; % = share of the corpus judged paraphrase)`);
+  out.push(line(header), ...body.map(line), "");
+  for (const r of rows) {
+    const d = r.decision;
+    out.push(`${r.name}: characteristic map, share of ${r.n} pairs (rows: syntactic level, columns: semantic level)` +
+      (d ? `; verdict vs labels: P ${d.precision.toFixed(2)} R ${d.recall.toFixed(2)} F1 ${d.f1.toFixed(2)} (${d.positives}/${d.labelled} labelled paraphrase)` : ""));
+    if (!r.map) {
+      out.push("  (no semantic score: configure a semantic scorer)", "");
+      continue;
+    }
+    out.push("         " + Array.from({ length: MAP_LEVELS }, (_, s) => `sem-${s}`.padStart(6)).join(""));
+    for (let y = MAP_LEVELS - 1; y >= 0; y--) {
+      out.push(`  syn-${y}  ` + r.map[y]!.map((v) => `${(v * 100).toFixed(1)}%`.padStart(6)).join(""));
+    }
+    out.push("");
+  }
+  return out.join("\n") + "\n";
+}
