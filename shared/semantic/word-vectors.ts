@@ -14,6 +14,8 @@ export interface WordVectorsOptions {
   maxWords?: number | null;
   /** keep only these words (e.g. a run's vocabulary); null: all */
   vocabulary?: ReadonlySet<string> | null;
+  /** read size (tests use tiny chunks to cross entry boundaries) */
+  chunkBytes?: number;
 }
 
 /** Unit-length word vectors, looked up by lower-cased word. */
@@ -92,7 +94,7 @@ export function loadWordVectors(opts: WordVectorsOptions = {}): WordVectors {
   const vocab = opts.vocabulary ?? null;
   const fd = openSync(file, "r");
   try {
-    let buf = Buffer.alloc(CHUNK * 2);
+    let buf = Buffer.alloc((opts.chunkBytes ?? CHUNK) * 2);
     let len = 0;
     let eof = false;
     const fill = (keepFrom: number) => {
@@ -115,13 +117,12 @@ export function loadWordVectors(opts: WordVectorsOptions = {}): WordVectors {
     for (;;) {
       const head = buf.toString("latin1", 0, Math.min(len, 4096));
       const d = /"dimensions":(\d+)/.exec(head);
-      if (d) dims = Number(d[1]);
-      pos = buf.indexOf(marker, 0);
-      if (pos >= 0 && pos < len) break;
+      if (d && dims === 0) dims = Number(d[1]);
+      pos = buf.subarray(0, len).indexOf(marker);
+      if (pos >= 0) break;
       if (eof) throw new Error(`word vectors: ${file} has no "vectors" object`);
       // keep the start (for "dimensions") only until it has been read
       fill(dims > 0 ? Math.max(0, len - marker.length) : 0);
-      if (dims === 0 && len >= buf.length) throw new Error(`word vectors: ${file} has no "dimensions" field`);
     }
     if (!(dims > 0)) throw new Error(`word vectors: ${file} has no "dimensions" field`);
     pos += marker.length;
@@ -130,7 +131,12 @@ export function loadWordVectors(opts: WordVectorsOptions = {}): WordVectors {
     let data = new Float32Array(dims * Math.min(Number.isFinite(maxWords) ? maxWords : 350_000, vocab ? vocab.size + 1 : Infinity, 400_000));
     const row = new Float64Array(dims + 3);
     for (;;) {
-      if (pos >= len - 1 && eof) throw new Error(`word vectors: ${file} ends inside the "vectors" object`);
+      if (pos >= len) {
+        if (eof) throw new Error(`word vectors: ${file} ends inside the "vectors" object`);
+        fill(pos);
+        pos = 0;
+        continue;
+      }
       const c = buf[pos];
       if (c === COMMA || c === 0x20 || c === 0x0a || c === 0x0d) { pos++; continue; }
       if (c === BRACE_CLOSE) break;
