@@ -2,9 +2,10 @@
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../shared/core/config.ts";
 import { Counters } from "../../shared/core/counters.ts";
-import type { CandidatePair } from "../../shared/core/records.ts";
+import { ScoredPair, type CandidatePair } from "../../shared/core/records.ts";
 import { silentContext } from "../../shared/core/stage.ts";
 import { dedupStage } from "../../shared/pipeline/dedup-stage.ts";
+import { shippedThresholds } from "../../shared/semantic/semantic-score.ts";
 import { CAPTIONS as C, collect, from, makePair } from "./stage-helpers.ts";
 
 async function dedup(pairs: CandidatePair[], config: object = {}) {
@@ -83,5 +84,31 @@ describe("dedup stage", () => {
     }
     // "suject" → "subject": one of 62 words changed
     expect(out.find((p) => p.tier === "bronze")!.metrics.levenshtein).toBeCloseTo(1 / 62, 12);
+  });
+
+  it("with a semantic scorer, each pair carries the semantic score, Δsem,syn and the calibrated paraphrase verdict", async () => {
+    const pair = makePair("gold", "File:Apollo 11 first step.jpg", "Apollo 11", "Apollo 11", C.apolloLink, C.apolloInfobox);
+    const scorers = ["syntactic", "wordVectors"];
+    const [p] = (await dedup([pair], { scoring: { scorers } })).out;
+    const m = p!.metrics;
+    expect(m.semantic).toBeCloseTo((m.vectorCosine! + m.wordMoverSimilarity!) / 2, 12);
+    expect(m.deltaSemSyn).toBeCloseTo(m.semantic! - m.syntactic!, 12);
+    const rule = { score: "mean(vectorCosine,wordMoverSimilarity)", threshold: shippedThresholds().thresholds["mean(vectorCosine,wordMoverSimilarity)"]!.threshold };
+    expect(p!.paraphraseBy).toEqual(rule);
+    expect(p!.paraphrase).toBe(m.semantic! > rule.threshold);
+    // an explicit threshold wins; a single semantic metric is used as is
+    const [low] = (await dedup([pair], { scoring: { scorers, paraphraseThreshold: 0.1 } })).out;
+    expect([low!.paraphrase, low!.paraphraseBy]).toEqual([true, { score: "mean(vectorCosine,wordMoverSimilarity)", threshold: 0.1 }]);
+    const [wms] = (await dedup([pair], { scoring: { scorers, semantic: ["wordMoverSimilarity"], paraphraseThreshold: 0.99 } })).out;
+    expect(wms!.metrics.semantic).toBe(m.wordMoverSimilarity);
+    expect(wms!.paraphrase).toBe(false);
+  });
+
+  it("with syntactic scoring only, pairs carry no semantic fields (earlier outputs stay the same)", async () => {
+    const pair = makePair("gold", "File:Apollo 11 first step.jpg", "Apollo 11", "Apollo 11", C.apolloLink, C.apolloInfobox);
+    const [p] = (await dedup([pair])).out;
+    expect(Object.keys(p!)).not.toContain("paraphrase");
+    expect(p!.metrics.semantic).toBeUndefined();
+    expect(ScoredPair.parse(p)).toEqual(p);
   });
 });

@@ -1,0 +1,94 @@
+/**
+ * `paracap compare` as a user runs it, on the published MSRP train and PAWS dev files (gzipped fixtures, detected by
+ * content): the paper's qualitative ordering (Table 7: PAWS has the highest syntactic similarity and the lowest
+ * Δsem,syn; MSRPC a higher Δ than PAWS), the JSON shape, the printed tables, user errors.
+ */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { formatComparison, type ComparedCorpus } from "../../shared/cli/compare-command.ts";
+import { MAP_LEVELS } from "../../shared/compare/corpus-summary.ts";
+import { shippedThresholds } from "../../shared/semantic/semantic-score.ts";
+import { BIN, REPO } from "../runner/helpers.ts";
+
+const FIX = join(REPO, "test/fixtures/paraphrase");
+const MSRP = join(FIX, "msr_paraphrase_train.txt.gz");
+const PAWS = join(FIX, "paws-wiki-labeled-final-dev.tsv.gz");
+const QQP = join(FIX, "qqp-glue-dev-first9.tsv");
+
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "", stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+let rows: ComparedCorpus[];
+beforeAll(async () => {
+  const r = await cli(["compare", "--json", MSRP, PAWS, QQP]);
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(0);
+  rows = JSON.parse(r.stdout) as ComparedCorpus[];
+}, 120_000);
+
+describe("paracap compare", () => {
+  it("prints one JSON object per corpus, in argument order, with its detected format", () => {
+    expect(rows.map((r) => [r.name, r.format, r.pairs])).toEqual([
+      ["msr_paraphrase_train.txt.gz", "msrp", 4076],
+      ["paws-wiki-labeled-final-dev.tsv.gz", "paws", 8000],
+      ["qqp-glue-dev-first9.tsv", "qqp", 9],
+    ]);
+    for (const r of rows) {
+      expect(r.subset).toBe("paraphrase");
+      expect(r.n).toBe(Math.round(r.paraphraseShare! * r.pairs));
+      for (const m of ["rouge1F", "rougeLF", "bleu4", "syntactic", "vectorCosine", "wordMoverSimilarity", "semantic", "deltaSemSyn"]) {
+        expect(r.metrics[m]!.mean).toBeTypeOf("number");
+        expect(r.metrics[m]!.sd).toBeGreaterThanOrEqual(0);
+      }
+      // Δ is the mean of semantic − syntactic, so its mean is the difference of the means
+      expect(r.metrics.deltaSemSyn!.mean).toBeCloseTo(r.metrics.semantic!.mean - r.metrics.syntactic!.mean, 10);
+      expect(r.map).toHaveLength(MAP_LEVELS);
+      expect(r.map!.flat().reduce((s, v) => s + v, 0)).toBeCloseTo(1, 10);
+    }
+  });
+
+  it("reproduces the paper's ordering: PAWS most syntactically similar with the lowest Δsem,syn; MSRPC's Δ above PAWS's", () => {
+    const [msrp, paws] = rows;
+    expect(paws!.metrics.syntactic!.mean).toBeGreaterThan(msrp!.metrics.syntactic!.mean + 0.1);
+    expect(paws!.metrics.rouge1F!.mean).toBeGreaterThan(0.9); // Table 7: 0.94 (σ 0.03)
+    expect(msrp!.metrics.deltaSemSyn!.mean).toBeGreaterThan(paws!.metrics.deltaSemSyn!.mean);
+    // syntactic columns near the paper's (MSRPC 0.73/0.69/0.54/0.65, PAWS 0.94/0.79/0.69/0.81)
+    expect(msrp!.metrics.syntactic!.mean).toBeCloseTo(0.65, 1);
+    expect(paws!.metrics.syntactic!.mean).toBeCloseTo(0.81, 1);
+  });
+
+  it("checks its verdict against the corpus labels: on MSRP train it is the shipped calibration", () => {
+    const calibrated = shippedThresholds().thresholds["mean(vectorCosine,wordMoverSimilarity)"]!;
+    expect(rows[0]!.decision!.precision).toBeCloseTo(calibrated.precision, 5);
+    expect(rows[0]!.decision!.recall).toBeCloseTo(calibrated.recall, 5);
+    expect(rows[0]!.decision!.labelled).toBe(4076);
+  });
+
+  it("prints Table 7 and a 5×5 map per corpus", () => {
+    const text = formatComparison(rows);
+    const lines = text.split("\n");
+    expect(lines[1]).toMatch(/^corpus\s+format\s+n\s+%\s+len μ\s+σ\s+ROUGE-1 μ\s+σ\s+ROUGE-L μ\s+σ\s+BLEU μ\s+σ\s+Syn μ\s+σ\s+WMS μ\s+σ\s+VecCos μ\s+σ\s+Sem μ\s+σ\s+Δsem,syn μ\s+σ$/);
+    expect(lines[2]).toMatch(/^msr_paraphrase_train\.txt\.gz\s+msrp\s+\d+\s+\d+%/);
+    expect(text.match(/characteristic map/g)).toHaveLength(3);
+    expect(text).toMatch(/sem-0 +sem-1 +sem-2 +sem-3 +sem-4\n {2}syn-4 /);
+  });
+
+  it("a missing file or an unknown format is a one-line user error", async () => {
+    const missing = await cli(["compare", join(FIX, "nope.tsv")]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/no such file/);
+    const unknown = await cli(["compare", join(FIX, "PROVENANCE.md")]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown corpus format/);
+    expect(unknown.stderr.trimEnd().split("\n")).toHaveLength(1);
+  }, 60_000);
+});
