@@ -144,13 +144,28 @@ export class VectorSimilarity {
   /** Word Mover's Distance with normalised bag-of-words weights; exact (min-cost transport). Infinity if a bag is empty. */
   wmd(a: WordBag, b: WordBag): number {
     if (a.tokens === 0 || b.tokens === 0) return Infinity;
-    const cost = this.costMatrix(a, b);
     // Prefilter: with one distinct word on a side all mass must go to/from it, so the relaxed bound is exact.
-    if (a.words.length === 1 || b.words.length === 1) return this.relaxedWmd(a, b, cost);
+    if (a.words.length === 1 || b.words.length === 1) return this.relaxedWmd(a, b);
     // Integer masses with a common total: a word's share c/L becomes c·L' of L·L'.
     const supply = Array.from(a.counts, (c) => c * b.tokens);
     const demand = Array.from(b.counts, (c) => c * a.tokens);
-    return minCostTransport(supply, demand, cost).cost / (a.tokens * b.tokens);
+    // A word on both sides keeps its common mass in place: with a metric ground distance some optimal flow does so
+    // (moving it away and something else in costs at least as much, by the triangle inequality). Paraphrases share
+    // many words, so what is left to solve is small.
+    for (let i = 0; i < a.words.length; i++) {
+      const j = b.words.indexOf(a.words[i]!);
+      if (j < 0) continue;
+      const common = Math.min(supply[i]!, demand[j]!);
+      supply[i] = supply[i]! - common;
+      demand[j] = demand[j]! - common;
+    }
+    const rows = supply.flatMap((v, i) => (v > 0 ? [i] : []));
+    const cols = demand.flatMap((v, j) => (v > 0 ? [j] : []));
+    if (rows.length === 0) return 0;
+    const cost = new Float64Array(rows.length * cols.length);
+    rows.forEach((i, r) => cols.forEach((j, c) => (cost[r * cols.length + c] = this.distance(a, i, b, j))));
+    const moved = minCostTransport(rows.map((i) => supply[i]!), cols.map((j) => demand[j]!), cost).cost;
+    return moved / (a.tokens * b.tokens);
   }
 
   /** 1 − WMD/2 in [0, 1]; 0 when a text has no words. */
