@@ -106,8 +106,8 @@ export function formatComparison(rows: readonly ComparedCorpus[]): string {
     r.format,
     String(r.n),
     r.paraphraseShare === null ? "–" : `${Math.round(r.paraphraseShare * 100)}%`,
-    r.length.mean.toFixed(2),
-    r.length.sd.toFixed(2),
+    f2(r.length.mean),
+    f2(r.length.sd),
     ...cols.flatMap((c) => (r.metrics[c] ? [f2(r.metrics[c].mean), f2(r.metrics[c].sd)] : ["–", "–"])),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
@@ -120,12 +120,12 @@ export function formatComparison(rows: readonly ComparedCorpus[]): string {
     out.push(`${r.name}: characteristic map, share of ${r.n} pairs (rows: syntactic level, columns: semantic level)` +
       (d ? `; verdict vs labels: P ${d.precision.toFixed(2)} R ${d.recall.toFixed(2)} F1 ${d.f1.toFixed(2)} (${d.positives}/${d.labelled} labelled paraphrase)` : ""));
     if (!r.map) {
-      out.push("  (no semantic score: configure a semantic scorer)", "");
+      out.push(r.n === 0 ? "  (no pairs)" : "  (no semantic score: configure a semantic scorer)", "");
       continue;
     }
-    out.push("         " + Array.from({ length: MAP_LEVELS }, (_, s) => `sem-${s}`.padStart(6)).join(""));
+    out.push("         " + Array.from({ length: MAP_LEVELS }, (_, s) => `sem-${s}`.padStart(7)).join(""));
     for (let y = MAP_LEVELS - 1; y >= 0; y--) {
-      out.push(`  syn-${y}  ` + r.map[y]!.map((v) => `${(v * 100).toFixed(1)}%`.padStart(6)).join(""));
+      out.push(`  syn-${y}  ` + r.map[y]!.map((v) => `${(v * 100).toFixed(1)}%`.padStart(7)).join(""));
     }
     out.push("");
   }

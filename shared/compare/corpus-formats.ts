@@ -9,10 +9,11 @@
  * - TaPaCo (`tapaco_v1.0/<lang>.txt`): `paraphrase_set_id\tsentence_id\tparaphrase[\tlists[\ttags]]`, no header;
  *   every unordered pair of sentences of one set is a pair (as the paper's code built them), all labelled paraphrase.
  * - paracap datasets (`gold.jsonl`, `.jsonl.gz`): one ScoredPair per line; unlabelled.
+ * An empty file (a tier without pairs) is a corpus of no pairs.
  */
 import { gunzipSync } from "node:zlib";
 
-export type CorpusFormat = "msrp" | "paws" | "qqp" | "tapaco" | "paracap";
+export type CorpusFormat = "msrp" | "paws" | "qqp" | "tapaco" | "paracap" | "empty";
 
 export interface LabelledPair {
   a: string;
@@ -49,7 +50,7 @@ function lines(text: string): string[] {
 /** The format of a corpus text, from its first lines. */
 export function detectFormat(text: string): CorpusFormat {
   const sample = lines(text.slice(0, 64 * 1024)).filter((l) => l.trim() !== "").slice(0, 20);
-  if (sample.length === 0) throw new CorpusFormatError("the file is empty");
+  if (sample.length === 0) return "empty";
   const first = sample[0]!;
   if (first.trimStart().startsWith("{")) return "paracap";
   const header = first.split("\t").map((h) => h.trim().toLowerCase());
@@ -77,6 +78,7 @@ export function readCorpus(bytes: Uint8Array, format?: CorpusFormat): Corpus {
     if (corpus.skippedLines.length < 10) corpus.skippedLines.push(n);
   };
   const all = lines(text);
+  if (f === "empty") return corpus;
   if (f === "paracap") {
     all.forEach((line, i) => {
       if (line.trim() === "") return;

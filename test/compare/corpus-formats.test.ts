@@ -86,9 +86,13 @@ describe("readCorpus", () => {
     expect(c.skippedLines).toEqual([3]);
   });
 
-  it("names what it expected for an unknown or empty file", () => {
+  it("names what it expected for an unknown format", () => {
     expect(() => readCorpus(bytes("hello world\nsecond line\n"))).toThrow(CorpusFormatError);
     expect(() => readCorpus(bytes("hello world\n"))).toThrow(/MSRPC, PAWS, QQP, TaPaCo or paracap JSONL/);
-    expect(() => readCorpus(bytes("\n\n"))).toThrow(/empty/);
+  });
+
+  it("reads an empty file (a tier without pairs) as a corpus of no pairs", () => {
+    expect(readCorpus(bytes("\n\n"))).toEqual({ format: "empty", pairs: [], skipped: 0, skippedLines: [] });
+    expect(readCorpus(gzipSync(bytes(""))).pairs).toEqual([]);
   });
 });
