@@ -37,7 +37,7 @@ const SCORERS = {
     return perPairScorer("syntactic", (a, b) => ({ ...s.score(a, b) }));
   },
   /** vectorCosine, wordMoverSimilarity, vectorOov from the shipped word vectors (offline; shared/semantic/) */
-  wordVectors: (ctx: ScorerContext): PairScorer => wordVectorScorer(processWordVectors(ctx.config.scoring.vectors.maxWords)),
+  wordVectors: (ctx: ScorerContext): PairScorer => wordVectorScorer(() => processWordVectors(ctx.config.scoring.vectors.maxWords)),
 } satisfies Record<string, ScorerFactory>;
 
 export type ScorerName = keyof typeof SCORERS;

@@ -17,10 +17,18 @@ export function processWordVectors(maxWords: number | null): WordVectors {
   return v;
 }
 
-export function wordVectorScorer(vectors: WordVectors): PairScorer {
-  const sim = new VectorSimilarity(vectors);
+/**
+ * The scorer loads the vectors on its first non-empty batch: a run's dedup tasks are many and most partitions of a
+ * small run have no pairs, so a worker that never scores a pair never pays the load.
+ */
+export function wordVectorScorer(vectors: () => WordVectors): PairScorer {
+  let sim: VectorSimilarity | null = null;
   return {
     id: "wordVectors",
-    scoreBatch: async (pairs) => pairs.map(([a, b]) => ({ ...sim.score(a, b) })),
+    scoreBatch: async (pairs) => {
+      if (pairs.length === 0) return [];
+      sim ??= new VectorSimilarity(vectors());
+      return pairs.map(([a, b]) => ({ ...sim!.score(a, b) }));
+    },
   };
 }

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { minCostTransport } from "../../shared/semantic/transport.ts";
 import { VectorSimilarity } from "../../shared/semantic/vector-similarity.ts";
 import type { WordVectors } from "../../shared/semantic/word-vectors.ts";
-import { processWordVectors } from "../../shared/semantic/vector-scorer.ts";
+import { processWordVectors, wordVectorScorer } from "../../shared/semantic/vector-scorer.ts";
 import { fixturePairs, MOORE } from "../metrics/msrp-pairs.ts";
 import { bruteForce } from "./brute-transport.ts";
 
@@ -100,5 +100,18 @@ describe("VectorSimilarity", () => {
       const s = sim.score(x, y);
       for (const v of Object.values(s)) expect(v >= 0 && v <= 1).toBe(true);
     }
+  });
+});
+
+describe("wordVectors scorer", () => {
+  it("loads the vectors on its first non-empty batch only, and once", async () => {
+    let loads = 0;
+    const scorer = wordVectorScorer(() => (loads++, vectors));
+    expect(await scorer.scoreBatch([])).toEqual([]);
+    expect(loads).toBe(0);
+    const [s] = await scorer.scoreBatch([["Cat.", "A kitten!"]]);
+    expect(s).toEqual(sim.score("Cat.", "A kitten!"));
+    await scorer.scoreBatch([["a dog", "a puppy"]]);
+    expect(loads).toBe(1);
   });
 });
