@@ -2,7 +2,8 @@
  * Exact optimal transport between two small discrete distributions (the Earth Mover's problem behind Word Mover's
  * Distance), by successive shortest paths on the bipartite residual graph with Dijkstra and node potentials. npm has
  * no maintained exact solver for this (the `emd`/`wasserstein` packages are 1-D or approximate), and caption bags are
- * small (tens of words), so a dense O((n+m)²) Dijkstra per augmentation is the fastest simple choice.
+ * small (tens of words), so a dense O((n+m)²) Dijkstra per augmentation, stopped at the nearest sink with demand
+ * left, is the fastest simple choice.
  *
  * Masses are integers (WMD scales word frequencies to a common integer total), so every augmentation empties a supply,
  * a demand or a reverse edge, and the result is an exact vertex of the transportation polytope.
@@ -56,6 +57,8 @@ export function minCostTransport(supply: ArrayLike<number>, demand: ArrayLike<nu
       for (let v = 0; v < V; v++) if (!done[v] && dist[v]! < best) { best = dist[v]!; u = v; }
       if (u < 0) break;
       done[u] = 1;
+      // the nearest sink with demand left ends the search: the rest is not needed for this path
+      if (u >= n && need[u - n]! > 0) break;
       if (u < n) {
         const row = u * m;
         for (let j = 0; j < m; j++) {
@@ -74,10 +77,12 @@ export function minCostTransport(supply: ArrayLike<number>, demand: ArrayLike<nu
       }
     }
     let t = -1;
-    for (let j = 0; j < m; j++) if (need[j]! > 0 && done[n + j] && (t < 0 || dist[n + j]! < dist[t]!)) t = n + j;
+    for (let j = 0; j < m; j++) if (need[j]! > 0 && done[n + j]) t = n + j;
     if (t < 0) throw new Error("transport: no augmenting path (inconsistent input)");
-    // potentials stay feasible for every node reached (unreached ones are sources that can never be reached again)
-    for (let v = 0; v < V; v++) if (done[v]) pot[v] = pot[v]! + dist[v]!;
+    // Potentials += min(distance, distance of t) keep every residual reduced cost ≥ 0 after an early stop (settled
+    // nodes by the relaxation inequality, the others because their raise is the largest), so Dijkstra stays valid.
+    const cap = dist[t]!;
+    for (let v = 0; v < V; v++) pot[v] = pot[v]! + Math.min(dist[v]!, cap);
     // bottleneck along the path back to a source with supply
     let amount = need[t - n]!;
     let v = t;
