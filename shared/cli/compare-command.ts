@@ -1,14 +1,15 @@
 /** `paracap compare <corpus…>`: the paper's Table 7 and characteristic maps for published corpora and our datasets. */
 import { readFile } from "node:fs/promises";
-import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError, resolveConfig } from "../core/config.ts";
-import { CorpusFormatError, readCorpus, type CorpusFormat } from "../compare/corpus-formats.ts";
-import { MAP_LEVELS, summarisePairs, type CorpusSummary } from "../compare/corpus-summary.ts";
-import { scoreCorpusPairs } from "../compare/score-corpus.ts";
+import { compareFiles, type ComparedCorpus } from "../compare/compare-corpora.ts";
+import { CorpusFormatError, readCorpus } from "../compare/corpus-formats.ts";
+import { MAP_LEVELS, type CorpusSummary } from "../compare/corpus-summary.ts";
 import { METRIC_NAMES } from "../metrics/index.ts";
 import { DELTA_SEM_SYN, SEMANTIC } from "../semantic/semantic-score.ts";
 import { UserError } from "./errors.ts";
+
+export type { ComparedCorpus };
 
 export const COMPARE_USAGE = `paracap compare [--json] [--all] [--scorers <list>] [--config <file>] <corpus>…
   Table 7 of the paper (n, share judged paraphrase, length, ROUGE-1, ROUGE-L, BLEU, syntactic, each semantic
@@ -18,13 +19,6 @@ export const COMPARE_USAGE = `paracap compare [--json] [--all] [--scorers <list>
   --scorers <list>   comma-separated scorers (default: syntactic,wordVectors)
   --config <file>    JSON config: scoring.semantic, scoring.paraphraseThreshold, scoring.vectors
   --json             one JSON array, one object per corpus, in argument order`;
-
-export interface ComparedCorpus extends CorpusSummary {
-  file: string;
-  format: CorpusFormat;
-  /** lines that were not a pair (counted, never silently lost) */
-  skipped: number;
-}
 
 export async function compareCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -57,25 +51,23 @@ export async function compareCommand(argv: string[]): Promise<number> {
   const scorers = values.scorers.split(",").map((s) => s.trim()).filter((s) => s !== "");
   const config = resolveConfig(fileConfig, { scoring: { scorers } });
   if (!config.scoring.scorers.includes("syntactic")) throw new ConfigError("compare needs the syntactic scorer (Table 7's syntactic columns)");
-  const rows: ComparedCorpus[] = [];
+  // read every file first: a missing file or an unknown format fails before minutes of scoring
   for (const file of positionals) {
     const bytes = await readFile(file).catch((e: NodeJS.ErrnoException) => {
       throw new UserError(e.code === "ENOENT" ? `no such file: ${file}` : `cannot read ${file}: ${e.code ?? e.message}`);
     });
-    let corpus;
     try {
-      corpus = readCorpus(bytes);
+      const corpus = readCorpus(bytes);
+      if (corpus.skipped > 0) {
+        const more = corpus.skipped > corpus.skippedLines.length ? ", …" : "";
+        process.stderr.write(`paracap compare: ${file}: ${corpus.skipped} line(s) not read as a pair (lines ${corpus.skippedLines.join(", ")}${more})\n`);
+      }
     } catch (e) {
       if (e instanceof CorpusFormatError) throw new UserError(`${file}: ${e.message}`);
       throw e;
     }
-    if (corpus.skipped > 0) {
-      process.stderr.write(`paracap compare: ${file}: ${corpus.skipped} line(s) not read as a pair (lines ${corpus.skippedLines.join(", ")}${corpus.skipped > corpus.skippedLines.length ? ", …" : ""})\n`);
-    }
-    const pairs = await scoreCorpusPairs(corpus.pairs, config);
-    const summary = summarisePairs(basename(file), pairs, { subset: values.all ? "all" : "paraphrase" });
-    rows.push({ file, format: corpus.format, skipped: corpus.skipped, ...summary });
   }
+  const rows = await compareFiles(positionals, config, values.all ? "all" : "paraphrase");
   process.stdout.write(values.json ? JSON.stringify(rows) + "\n" : formatComparison(rows));
   return 0;
 }

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { formatComparison, type ComparedCorpus } from "../../shared/cli/compare-command.ts";
 import { MAP_LEVELS } from "../../shared/compare/corpus-summary.ts";
+import { referenceCorpora } from "../../shared/compare/reference-corpora.ts";
 import { shippedThresholds } from "../../shared/semantic/semantic-score.ts";
 import { BIN, REPO } from "../runner/helpers.ts";
 
@@ -71,6 +72,17 @@ describe("paracap compare", () => {
     expect(rows[0]!.decision!.precision).toBeCloseTo(calibrated.precision, 5);
     expect(rows[0]!.decision!.recall).toBeCloseTo(calibrated.recall, 5);
     expect(rows[0]!.decision!.labelled).toBe(4076);
+  });
+
+  it("equals the shipped reference summaries of MSRP train and PAWS dev (scripts/reference-corpora.ts)", () => {
+    const shipped = referenceCorpora().paraphrase;
+    expect(shipped.map((r) => r.name)).toEqual([rows[0]!.name, rows[1]!.name]);
+    shipped.forEach((ref, i) => {
+      const got = rows[i]!;
+      expect([ref.pairs, ref.n, ref.format]).toEqual([got.pairs, got.n, got.format]);
+      for (const [m, v] of Object.entries(ref.metrics)) expect(v.mean).toBeCloseTo(got.metrics[m]!.mean, 5);
+      ref.map!.forEach((row, y) => row.forEach((v, x) => expect(v).toBeCloseTo(got.map![y]![x]!, 5)));
+    });
   });
 
   it("prints Table 7 and a 5×5 map per corpus", () => {
