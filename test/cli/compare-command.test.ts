@@ -94,6 +94,16 @@ describe("paracap compare", () => {
     expect(text).toMatch(/sem-0 +sem-1 +sem-2 +sem-3 +sem-4\n {2}syn-4 /);
   });
 
+  it("prints a corpus without semantic scores or without pairs with a note instead of a map", () => {
+    const plain: ComparedCorpus = { ...rows[2]!, name: "syntactic-only", map: null, paraphraseShare: null, subset: "all" };
+    const empty: ComparedCorpus = { ...rows[2]!, name: "empty", format: "empty", map: null, n: 0, pairs: 0 };
+    const text = formatComparison([plain, empty]);
+    expect(text).toMatch(/^Table 7 \(all pairs;/);
+    expect(text).toContain("syntactic-only: characteristic map, share of 5 pairs");
+    expect(text).toContain("(no semantic score: configure a semantic scorer)");
+    expect(text).toContain("(no pairs)");
+  });
+
   it("a missing file or an unknown format is a one-line user error", async () => {
     const missing = await cli(["compare", join(FIX, "nope.tsv")]);
     expect(missing.code).toBe(2);
@@ -102,5 +112,8 @@ describe("paracap compare", () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown corpus format/);
     expect(unknown.stderr.trimEnd().split("\n")).toHaveLength(1);
+    const noSyntactic = await cli(["compare", "--scorers", "wordVectors", QQP]);
+    expect(noSyntactic.code).toBe(2);
+    expect(noSyntactic.stderr).toMatch(/compare needs the syntactic scorer/);
   }, 60_000);
 });
