@@ -130,7 +130,11 @@ export function loadWordVectors(opts: WordVectorsOptions = {}): WordVectors {
     const ids = new Map<string, number>();
     let data = new Float32Array(dims * Math.min(Number.isFinite(maxWords) ? maxWords : 350_000, vocab ? vocab.size + 1 : Infinity, 400_000));
     const row = new Float64Array(dims + 3);
+    let entries = 0;
+    let byRank = true;
     for (;;) {
+      // The package lists entries by rank: once ranks 0…cap−1 have been read in order, no later entry can be kept.
+      if (byRank && entries >= maxWords) break;
       if (pos >= len) {
         if (eof) throw new Error(`word vectors: ${file} ends inside the "vectors" object`);
         fill(pos);
@@ -157,7 +161,9 @@ export function loadWordVectors(opts: WordVectorsOptions = {}): WordVectors {
       pos = bracket + 1;
       if (n < dims) throw new Error(`word vectors: "${word}" has ${n} numbers, expected ${dims} or more`);
       // the entry's last number is the word's frequency rank (its index in the "words" list)
-      const rank = n >= dims + 2 ? row[n - 1]! : ids.size;
+      const rank = n >= dims + 2 ? row[n - 1]! : entries;
+      if (rank !== entries) byRank = false;
+      entries++;
       if (rank >= maxWords || (vocab && !vocab.has(word)) || ids.has(word)) continue;
       let norm = 0;
       for (let i = 0; i < dims; i++) norm += row[i]! * row[i]!;

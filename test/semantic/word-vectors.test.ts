@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -52,6 +52,20 @@ describe("loadWordVectors", () => {
     const vocab = loadWordVectors({ file, vocabulary: new Set(["kitten", "dog"]) });
     expect(vocab.size).toBe(1);
     expect(vocab.id("kitten")).toBe(0);
+  });
+
+  it("stops reading at the cap when the file lists words by rank (as the package does), not otherwise", () => {
+    const text = readFileSync(vectorFile(ENTRIES, 3), "utf8");
+    // damage everything after the third entry ("café")
+    const cut = text.indexOf('"cat":');
+    const damaged = join(dir, "damaged.json");
+    writeFileSync(damaged, text.slice(0, cut) + "#".repeat(50));
+    expect(loadWordVectors({ file: damaged, maxWords: 3 }).size).toBe(3);
+    expect(() => loadWordVectors({ file: damaged, maxWords: 4 })).toThrow(/unexpected byte/);
+    // ranks out of order: the whole file must be read
+    const shuffled = join(dir, "shuffled.json");
+    writeFileSync(shuffled, text.replace('"the":[3,4,0,5,0]', '"the":[3,4,0,5,9]').slice(0, cut) + "#".repeat(50));
+    expect(() => loadWordVectors({ file: shuffled, maxWords: 3 })).toThrow(/unexpected byte/);
   });
 
   it("fails with a clear error on a file that is not a vector file or is cut short", () => {
