@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { ConfigError, resolveConfig } from "../core/config.ts";
 import { compareFiles, type ComparedCorpus } from "../compare/compare-corpora.ts";
 import { CorpusFormatError, readCorpus } from "../compare/corpus-formats.ts";
-import { MAP_LEVELS, type CorpusSummary } from "../compare/corpus-summary.ts";
+import { MAP_LEVELS, TABLE_METRICS, type CorpusSummary } from "../compare/corpus-summary.ts";
 import { METRIC_NAMES } from "../metrics/index.ts";
 import { DELTA_SEM_SYN, SEMANTIC } from "../semantic/semantic-score.ts";
 import { UserError } from "./errors.ts";
@@ -74,16 +74,20 @@ export async function compareCommand(argv: string[]): Promise<number> {
 
 const SHORT: Record<string, string> = {
   rouge1F: "ROUGE-1", rougeLF: "ROUGE-L", bleu4: "BLEU", syntactic: "Syn", [SEMANTIC]: "Sem", [DELTA_SEM_SYN]: "Δsem,syn",
-  wordMoverSimilarity: "WMS", vectorCosine: "VecCos",
+  wordMoverSimilarity: "WMS", vectorCosine: "VecCos", bertscoreF1: "BERT", embeddingCosine: "ST",
 };
+/** reported in --json, left out of the printed table (not Table 7 columns) */
+const NOT_PRINTED = new Set(["vectorOov", "bertscoreP", "bertscoreR"]);
 
-/** Table 7's columns for these corpora: ROUGE/BLEU/syntactic, every other non-thesis metric, semantic, Δ. */
+/** Table 7's columns for these corpora: ROUGE/BLEU/syntactic, the semantic metrics (Table 7's order first), semantic, Δ. */
 export function tableColumns(rows: readonly CorpusSummary[]): string[] {
   const thesis = new Set<string>(METRIC_NAMES);
   const present = new Set(rows.flatMap((r) => Object.keys(r.metrics)));
   const head = ["rouge1F", "rougeLF", "bleu4", "syntactic"].filter((m) => present.has(m));
   const tail = [SEMANTIC, DELTA_SEM_SYN].filter((m) => present.has(m));
-  const middle = [...present].filter((m) => !thesis.has(m) && !tail.includes(m) && m !== "vectorOov");
+  const middle = [...present].filter((m) => !thesis.has(m) && !tail.includes(m) && !NOT_PRINTED.has(m));
+  const rank = (m: string) => (TABLE_METRICS.includes(m) ? TABLE_METRICS.indexOf(m) : TABLE_METRICS.length);
+  middle.sort((x, y) => rank(x) - rank(y) || (x < y ? -1 : 1));
   return [...head, ...middle, ...tail];
 }
 

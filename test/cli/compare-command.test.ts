@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { formatComparison, type ComparedCorpus } from "../../shared/cli/compare-command.ts";
+import { formatComparison, tableColumns, type ComparedCorpus } from "../../shared/cli/compare-command.ts";
 import { MAP_LEVELS } from "../../shared/compare/corpus-summary.ts";
 import { referenceCorpora } from "../../shared/compare/reference-corpora.ts";
 import { shippedThresholds } from "../../shared/semantic/semantic-score.ts";
@@ -116,4 +116,11 @@ describe("paracap compare", () => {
     expect(noSyntactic.code).toBe(2);
     expect(noSyntactic.stderr).toMatch(/compare needs the syntactic scorer/);
   }, 60_000);
+});
+
+describe("tableColumns", () => {
+  it("orders Table 7's columns as the paper (WMS, BERT, ST) whatever scorers ran, and leaves out non-scores", () => {
+    const metrics = Object.fromEntries(["embeddingCosine", "syntactic", "bertscoreR", "deltaSemSyn", "zeta", "vectorOov", "semantic", "bertscoreF1", "rouge1F", "wordMoverSimilarity", "levenshtein"].map((m) => [m, { mean: 0, sd: 0 }]));
+    expect(tableColumns([{ metrics } as unknown as ComparedCorpus])).toEqual(["rouge1F", "syntactic", "wordMoverSimilarity", "bertscoreF1", "embeddingCosine", "zeta", "semantic", "deltaSemSyn"]);
+  });
 });
