@@ -3,9 +3,11 @@
  * Every value that comes from the input (names, titles, captions, error text) goes through
  * markdown-escape.ts: it renders as inert text and cannot break a table line.
  */
-import type { ScoredPair } from "../core/records.ts";
+import * as names from "../core/counter-names.ts";
+import type { InputKind, ScoredPair } from "../core/records.ts";
 import { mdCode, mdText } from "./markdown-escape.ts";
 import type { FunnelRow, Stats } from "./stats.ts";
+import { MAX_USES_ID } from "../pipeline/filters.ts";
 
 const fmt = (n: number | null) => (n === null ? "—" : n.toLocaleString("en-US"));
 const delta = (cur: number | null, prev: number | null) =>
@@ -91,9 +93,9 @@ function methodLines(preset: string, c: Record<string, number>): string[] {
     ? "Method: `preset: paper`, the published rules exactly."
     : "Method: `preset: improved` (the default). For the published rules exactly, run with a config file holding `{\"preset\": \"paper\"}`."];
   for (const tier of ["gold", "silver", "bronze"]) {
-    const refs = c[`filter.${tier}.max_uses_v1.paper_rule_dropped`];
+    const refs = c[names.paperRuleDroppedCounter(tier, MAX_USES_ID, "references")];
     if (refs === undefined) continue;
-    const images = c[`filter.${tier}.max_uses_v1.paper_rule_dropped_images`] ?? 0;
+    const images = c[names.paperRuleDroppedCounter(tier, MAX_USES_ID, "images")] ?? 0;
     lines.push(`${tier}: the bound counted distinct uses; the paper's rule (every revision's use a reference) would have dropped ${fmt(images)} image${images === 1 ? "" : "s"} with ${fmt(refs)} reference${refs === 1 ? "" : "s"} here.`);
   }
   return lines;
@@ -121,25 +123,24 @@ function inlineText(text: string): string {
 /** One-line accounting of every revision read, and of the references found per input kind. */
 function accounting(x: Record<string, number>): string[] {
   const lines: string[] = [];
-  const read = x["dump.revisions"] ?? 0;
-  const skipped = Object.entries(x).filter(([k]) => k.startsWith("dump.skipped."));
-  const parts = [`${fmt(x["dump.revisions.emitted"] ?? 0)} used`, ...skipped.map(([k, v]) => `${fmt(v)} skipped (${k.slice("dump.skipped.".length)})`)];
-  if (read > 0 || x["tsv.lines"] === undefined) lines.push(`- ${counted(x["dump.pages"] ?? 0, "page")}, ${counted(read, "revision")} read = ${parts.join(" + ")}.`);
-  if (x["tsv.lines"] !== undefined) {
-    const dropped = Object.entries(x).filter(([k]) => k.startsWith("tsv.skipped."));
-    const tsvParts = [`${fmt(x["tsv.lines.emitted"] ?? 0)} used`, ...dropped.map(([k, v]) => `${fmt(v)} skipped (${k.slice("tsv.skipped.".length)})`)];
-    lines.push(`- ${fmt(x["tsv.lines"])} caption lines read = ${tsvParts.join(" + ")}.`);
+  const n = (name: string) => x[name] ?? 0;
+  const withPrefix = (prefix: string) => Object.entries(x).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v] as const);
+  const read = n(names.dumpCounter("revisions"));
+  const tsvLines = x[names.tsvCounter("lines")];
+  const parts = [`${fmt(n(names.dumpCounter("revisions.emitted")))} used`, ...withPrefix(names.DUMP_SKIPPED_PREFIX).map(([r, v]) => `${fmt(v)} skipped (${r})`)];
+  if (read > 0 || tsvLines === undefined) lines.push(`- ${counted(n(names.dumpCounter("pages")), "page")}, ${counted(read, "revision")} read = ${parts.join(" + ")}.`);
+  if (tsvLines !== undefined) {
+    const tsvParts = [`${fmt(n(names.tsvCounter("lines.emitted")))} used`, ...withPrefix(names.TSV_SKIPPED_PREFIX).map(([r, v]) => `${fmt(v)} skipped (${r})`)];
+    lines.push(`- ${fmt(tsvLines)} caption lines read = ${tsvParts.join(" + ")}.`);
   }
-  for (const kind of ["current", "history"]) {
-    const revs = x[`extract.${kind}.revisions`];
+  for (const kind of ["current", "history"] as const satisfies readonly InputKind[]) {
+    const revs = x[names.extractCounter(kind, "revisions")];
     if (revs === undefined) continue;
-    const bySource = Object.entries(x)
-      .filter(([k]) => k.startsWith(`extract.${kind}.references.`))
-      .map(([k, v]) => `${k.slice(`extract.${kind}.references.`.length)} ${fmt(v)}`);
-    const tooBig = Object.entries(x).filter(([k]) => k.startsWith(`extract.${kind}.revisions.skipped.`));
-    const skippedNote = tooBig.length > 0 ? ` (not parsed: ${tooBig.map(([k, v]) => `${k.slice(`extract.${kind}.revisions.skipped.`.length)} ${fmt(v)}`).join(", ")})` : "";
-    lines.push(`- ${kind} input: ${fmt(revs)} revisions${skippedNote} → ${fmt(x[`extract.${kind}.references`] ?? 0)} image references` +
-      (bySource.length > 0 ? ` (${bySource.join(", ")})` : "") + `, ${fmt(x[`extract.${kind}.shuffle_records`] ?? 0)} shuffle records (a page's identical uses collapsed).`);
+    const bySource = withPrefix(names.extractReferencesBySourcePrefix(kind)).map(([source, v]) => `${source} ${fmt(v)}`);
+    const tooBig = withPrefix(names.extractSkippedPrefix(kind));
+    const skippedNote = tooBig.length > 0 ? ` (not parsed: ${tooBig.map(([r, v]) => `${r} ${fmt(v)}`).join(", ")})` : "";
+    lines.push(`- ${kind} input: ${fmt(revs)} revisions${skippedNote} → ${fmt(n(names.extractCounter(kind, "references")))} image references` +
+      (bySource.length > 0 ? ` (${bySource.join(", ")})` : "") + `, ${fmt(n(names.extractCounter(kind, "shuffle_records")))} shuffle records (a page's identical uses collapsed).`);
   }
   return lines;
 }
