@@ -41,6 +41,21 @@ export function groupPairsCounter(tier: string): string {
   return `group.${tier}.pairs`;
 }
 
+/** Per-task totals of the phases (written by shared/tasks/). */
+export const TASK_COUNTERS = {
+  extractShards: "extract.shards",
+  extractShardsCorrupt: "extract.shards.corrupt",
+  groupPartitions: "group.partitions",
+  dedupPartitions: "dedup.partitions",
+} as const;
+
+/** The counters stats.json lists under `extraction`: everything the readers and the extract stage counted. */
+export const EXTRACTION_PREFIXES = ["dump.", "tsv.", "extract."] as const;
+
+export function isExtractionCounter(name: string): boolean {
+  return EXTRACTION_PREFIXES.some((p) => name.startsWith(p));
+}
+
 /** Moments of the caption-list equivalence-set sizes (group phase; the dedup phase bounds by them). */
 export const WEB_SET_COUNTERS = {
   images: "group.web.images",

@@ -18,6 +18,7 @@ import { DumpError } from "./errors.ts";
 import { openDumpStream } from "./open-dump.ts";
 import { DumpScanner, FormatProblem, XmlProblem } from "./page-scanner.ts";
 import { utf8Source } from "./utf8-source.ts";
+import { dumpCounter } from "../core/counter-names.ts";
 
 export interface ReadPagesOptions {
   /** namespaces whose revisions are emitted; default [0] (articles) */
@@ -83,7 +84,7 @@ export async function* readPages(input: NodeJS.ReadableStream | AsyncIterable<Bu
       failure = fail(err);
     }
     totalBytes += chunk.raw;
-    counters.inc("dump.bytes", chunk.raw);
+    counters.inc(dumpCounter("bytes"), chunk.raw);
     source.forget(scanner.retainedFrom());
     // Revisions completed before a failure are still delivered.
     if (scanner.ready.length > 0) yield* scanner.takeReady();
