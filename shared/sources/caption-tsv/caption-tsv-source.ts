@@ -9,7 +9,7 @@ import { createFeatureLookup, type RevisionRefs } from "../../pipeline/extract-s
 import { createPivot } from "../../plugins/pivots.ts";
 import type { ByteRange, Source } from "../source.ts";
 import { imageUrlKey } from "./image-url.ts";
-import { tsvLines, tsvReadStart, type TsvRecord } from "./tsv-lines.ts";
+import { tsvLines, tsvShardBytes, type TsvRecord } from "./tsv-lines.ts";
 import { extractCounter, extractSkippedCounter, tsvCounter, tsvSkippedCounter } from "../../core/counter-names.ts";
 
 /** A line of the file, named by the file and its byte offset (stable under any sharding). */
@@ -40,9 +40,9 @@ export const captionTsvSource: Source<CaptionLine> = {
   },
   async *documents(shard, bytes, _config, counters) {
     const start = shard.start ?? 0;
-    const end = shard.end ?? Infinity;
     const file = basename(shard.uri);
-    for await (const line of tsvLines(bytes.read(tsvReadStart(start)), start, end)) {
+    const chunks = tsvShardBytes((from, to) => bytes.read(from, to), start, shard.end);
+    for await (const line of tsvLines(chunks, start, shard.end ?? Infinity)) {
       counters.inc(tsvCounter("lines"));
       if ("drop" in line) {
         counters.inc(tsvSkippedCounter(line.drop));
