@@ -8,7 +8,7 @@
  * string only when it is kept; skipped revisions are never decoded. It still checks what makes a
  * dump readable (see page-scanner.ts): element nesting, tag and attribute syntax, entities of the
  * fields it keeps, text outside the root, truncation; damage is a DumpError with the file and the
- * decompressed byte offset. The general-parser reader it replaced (page-reader-saxes.ts) is the
+ * decompressed byte offset. The general-parser reader it replaced (test/dump/page-reader-saxes.ts) is the
  * oracle of its differential tests.
  */
 import { Counters } from "../core/counters.ts";

@@ -1,17 +1,17 @@
 /**
  * Reference reader of MediaWiki XML exports on a general XML parser (saxes): the reader paracap
  * used before the hand-written scanner in page-reader.ts. Kept as the oracle of the differential
- * tests (test/dump/page-scanner.test.ts) and as the "before" of scripts/bench/dump-reader.ts; the
- * runners use readPages from page-reader.ts.
+ * tests (page-scanner.test.ts) and as the "before" of scripts/bench/dump-reader.ts, so it lives with
+ * the tests (saxes is a devDependency); the runners use readPages from shared/dump/page-reader.ts.
  */
 import { SaxesParser, type SaxesTagPlain } from "saxes";
-import { Counters } from "../core/counters.ts";
-import type { ReadPagesOptions } from "./page-reader.ts";
-import type { PageRevision } from "../core/records.ts";
-import { DumpError } from "./errors.ts";
-import { namespaceOfTitle, normaliseNamespaceName } from "./namespaces.ts";
-import { decodeXmlText, encodedLength } from "./xml-text.ts";
-import { dumpCounter, dumpSkippedCounter } from "../core/counter-names.ts";
+import { Counters } from "../../shared/core/counters.ts";
+import type { ReadPagesOptions } from "../../shared/dump/page-reader.ts";
+import type { PageRevision } from "../../shared/core/records.ts";
+import { DumpError } from "../../shared/dump/errors.ts";
+import { namespaceOfTitle, normaliseNamespaceName } from "../../shared/dump/namespaces.ts";
+import { decodeXmlText, encodedLength } from "../../shared/dump/xml-text.ts";
+import { dumpCounter, dumpSkippedCounter } from "../../shared/core/counter-names.ts";
 
 /** A structural problem found by the page handlers; readPages adds the file and offset. */
 class FormatProblem extends Error {}
