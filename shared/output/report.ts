@@ -20,7 +20,8 @@ const COLUMNS_NOTE =
   "entries of those references; **candidates**: the pairs those captions form, Σ per image and caption type " +
   "of C(n, 2) over distinct uses (identical uses repeated across revisions count once) — at the “distinct " +
   "references” row these are exactly the pairs built; on the pair rows, the pairs kept. The percentage is the " +
-  "change from the row above. **Table 3**: the step of the paper's funnel the row implements. “—”: not " +
+  "change from the row above. **Table 3**: the step of the paper's funnel the row implements; in parentheses, " +
+  "a rule that is not the paper's (ours or the thesis's) placed in that step. “—”: not " +
   "counted for that row (pairs are deduplicated by text across images, so per-image columns are only " +
   "recounted on the final dataset).";
 
@@ -149,7 +150,7 @@ function funnelMarkdown(rows: FunnelRow[]): string[] {
   const lines = ["| # | Table 3 | step | images | ≥2 | ≥5 | references | μ | captions | candidates |", "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"];
   let prev: FunnelRow | null = null;
   for (const r of rows) {
-    lines.push(`| ${r.step} | ${r.paper_step} | ${r.label} | ${fmt(r.images)}${delta(r.images, prev?.images ?? null)} | ${fmt(r.images_ge2)} | ${fmt(r.images_ge5)} | ${fmt(r.references)}${delta(r.references, prev?.references ?? null)} | ${r.mean_refs_per_image ?? "—"} | ${fmt(r.captions)}${delta(r.captions, prev?.captions ?? null)} | ${fmt(r.candidates)}${delta(r.candidates, prev?.candidates ?? null)} |`);
+    lines.push(`| ${r.step} | ${r.in_paper === false ? `(${r.paper_step})` : r.paper_step} | ${r.label} | ${fmt(r.images)}${delta(r.images, prev?.images ?? null)} | ${fmt(r.images_ge2)} | ${fmt(r.images_ge5)} | ${fmt(r.references)}${delta(r.references, prev?.references ?? null)} | ${r.mean_refs_per_image ?? "—"} | ${fmt(r.captions)}${delta(r.captions, prev?.captions ?? null)} | ${fmt(r.candidates)}${delta(r.candidates, prev?.candidates ?? null)} |`);
     prev = r;
   }
   return lines;

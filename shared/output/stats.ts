@@ -12,8 +12,10 @@ import { boundFromMoments } from "../pipeline/set-size-bound.ts";
 
 export const FunnelRow = z.object({
   step: z.number().int(),
-  /** the step of the paper's Table 3 (docs/method.md) this row implements */
+  /** the step of the paper's Table 3 (docs/method.md) this row implements, or sits in when in_paper is false */
   paper_step: z.number().int(),
+  /** whether the row's rule is the paper's (false: ours or the thesis's, from the filter's metadata); null for row 0 */
+  in_paper: z.boolean().nullable(),
   id: z.string(),
   label: z.string(),
   unit: z.enum(["references", "captions", "pairs"]).nullable(),
@@ -79,6 +81,7 @@ export function funnelTable(config: ParacapConfig, counters: Counters, tier: str
     return {
       step,
       paper_step: row.paperStep,
+      in_paper: row.inPaper,
       id: row.id,
       label: row.label,
       unit: row.unit,
