@@ -14,7 +14,7 @@ import { existsSync, openSync } from "node:fs";
 import { findSystemBzip2 } from "../../shared/dump/bz2-decoders.ts";
 import { openDumpStream } from "../../shared/dump/open-dump.ts";
 import { readDumpPages, readPages } from "../../shared/dump/page-reader.ts";
-import { readPagesSaxes } from "../../shared/dump/page-reader-saxes.ts";
+import { readPagesSaxes } from "../../test/dump/page-reader-saxes.ts";
 import { Counters } from "../../shared/core/counters.ts";
 
 const DATA = new URL("../../../shared/data/wikipedia-history/", import.meta.url).pathname;

@@ -11,6 +11,7 @@ import { scorePair } from "../metrics/index.ts";
 import { extractImageRefs } from "../wikitext/extract-images.ts";
 import { UserError } from "./errors.ts";
 import { mapLines } from "./lines.ts";
+import { dumpCounter } from "../core/counter-names.ts";
 
 export const EXTRACT_USAGE = `paracap extract <file.xml[.bz2|.gz]|file.wikitext> [--all-namespaces]
   image references as JSONL, one line per reference and caption type:
@@ -55,8 +56,8 @@ export async function extractCommand(argv: string[]): Promise<number> {
   const counters = new Counters();
   const namespaces = values["all-namespaces"] ? undefined : [0];
   for await (const rev of readDumpPages(file, { counters, file, namespaces })) emit(rev);
-  const pages = counters.get("dump.pages");
-  const revs = counters.get("dump.revisions.emitted");
+  const pages = counters.get(dumpCounter("pages"));
+  const revs = counters.get(dumpCounter("revisions.emitted"));
   process.stderr.write(`paracap extract: ${pages} page${pages === 1 ? "" : "s"}, ${revs} revision${revs === 1 ? "" : "s"} read\n`);
   return 0;
 }

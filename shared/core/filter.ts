@@ -1,44 +1,83 @@
 /**
- * Filters return a verdict; `applyFilter` counts it. Funnel rows are derived from these counters,
- * never maintained by hand.
+ * Filters return a verdict; `applyFilter` counts it. Funnel rows are derived from these counters and
+ * from each filter's own metadata (paper step, unit), never maintained by hand.
  */
+import { filterCounter } from "./counter-names.ts";
 import type { Counters } from "./counters.ts";
 
 /** keep, or drop with a reason (snake_case, stable: it becomes a counter name). */
 export type Verdict = true | { drop: string };
 
-export interface Filter<T> {
-  /** versioned rule id, e.g. "min_words_v1", so a report can say which rule version dropped what */
+/**
+ * What a filter judges: one image (with its corpus-wide counts), one reference, one caption, or one
+ * candidate pair. The funnel counts an image or reference filter in references, a caption filter in
+ * captions and a pair filter in pairs.
+ */
+export type FilterUnit = "image" | "reference" | "caption" | "pair";
+
+/** A filter's identity and place in the method, without its rule (also describes stateful steps such as unique-candidate dedup). */
+export interface FilterInfo {
+  /** versioned rule id, `<name>_v<version>`: a report says which rule version dropped what */
   readonly id: string;
+  readonly name: string;
+  /** bumped when the rule changes what it keeps, so counters of different rules never mix */
+  readonly version: number;
+  /** the step of the paper's Table 3 (docs/method.md) this filter implements; null: not in the paper (ours, or the thesis's) */
+  readonly paperStep: number | null;
+  readonly unit: FilterUnit;
   /** one-line description for the report */
   readonly description: string;
+}
+
+export interface Filter<T> extends FilterInfo {
   keep(record: T): Verdict;
 }
 
+export interface FilterSpec<T> extends Omit<FilterInfo, "id"> {
+  keep(record: T): Verdict;
+}
+
+/** A filter whose id is built from its name and version. */
+export function defineFilter<T>(spec: FilterSpec<T>): Filter<T> {
+  return { id: filterId(spec.name, spec.version), ...spec };
+}
+
+/** The metadata of a step that is not a plain per-record filter. */
+export function defineFilterInfo(spec: Omit<FilterInfo, "id">): FilterInfo {
+  return { id: filterId(spec.name, spec.version), ...spec };
+}
+
+function filterId(name: string, version: number): string {
+  if (!/^[a-z][a-z0-9_]*$/.test(name) || !Number.isInteger(version) || version < 1) throw new Error(`invalid filter name/version: ${name} v${version}`);
+  return `${name}_v${version}`;
+}
+
 /**
- * Runs one filter on one record and counts `<prefix>.<id>.in`, `.kept`, `.dropped` and
- * `.dropped.<reason>`, each weighted by `weight` (a history reference repeated in N revisions
- * weighs N).
+ * Runs one filter on one record of a tier and counts `filter.<tier>.<id>.in`, `.kept`, `.dropped`
+ * and `.dropped.<reason>`, each weighted by `weight` (a history reference repeated in N revisions
+ * weighs N), with the record as a sample of its reason.
  */
-export function applyFilter<T>(
-  filter: Filter<T>,
-  record: T,
-  counters: Counters,
-  prefix: string,
-  weight = 1,
-): boolean {
-  const key = `${prefix}.${filter.id}`;
-  counters.inc(`${key}.in`, weight);
+export function applyFilter<T>(filter: Filter<T>, record: T, counters: Counters, tier: string, weight = 1): boolean {
   const verdict = filter.keep(record);
   if (verdict === true) {
-    counters.inc(`${key}.kept`, weight);
+    countFilterVerdict(filter, counters, tier, true, weight);
     return true;
   }
-  counters.inc(`${key}.dropped`, weight);
-  counters.inc(`${key}.dropped.${verdict.drop}`, weight);
+  countFilterVerdict(filter, counters, tier, verdict.drop, weight);
   const example = exampleOf(record);
-  if (example !== null) counters.samples.add(`${key}.dropped.${verdict.drop}`, example);
+  if (example !== null) counters.samples.add(filterCounter(tier, filter.id, "dropped", verdict.drop), example);
   return false;
+}
+
+/** The counts of one verdict (true: kept; a string: dropped for that reason), for steps that decide without a Filter. */
+export function countFilterVerdict(info: FilterInfo, counters: Counters, tier: string, verdict: true | string, weight = 1): void {
+  counters.inc(filterCounter(tier, info.id, "in"), weight);
+  if (verdict === true) {
+    counters.inc(filterCounter(tier, info.id, "kept"), weight);
+    return;
+  }
+  counters.inc(filterCounter(tier, info.id, "dropped"), weight);
+  counters.inc(filterCounter(tier, info.id, "dropped", verdict), weight);
 }
 
 /**

@@ -8,7 +8,7 @@
  * string only when it is kept; skipped revisions are never decoded. It still checks what makes a
  * dump readable (see page-scanner.ts): element nesting, tag and attribute syntax, entities of the
  * fields it keeps, text outside the root, truncation; damage is a DumpError with the file and the
- * decompressed byte offset. The general-parser reader it replaced (page-reader-saxes.ts) is the
+ * decompressed byte offset. The general-parser reader it replaced (test/dump/page-reader-saxes.ts) is the
  * oracle of its differential tests.
  */
 import { Counters } from "../core/counters.ts";
@@ -18,6 +18,7 @@ import { DumpError } from "./errors.ts";
 import { openDumpStream } from "./open-dump.ts";
 import { DumpScanner, FormatProblem, XmlProblem } from "./page-scanner.ts";
 import { utf8Source } from "./utf8-source.ts";
+import { dumpCounter } from "../core/counter-names.ts";
 
 export interface ReadPagesOptions {
   /** namespaces whose revisions are emitted; default [0] (articles) */
@@ -83,7 +84,7 @@ export async function* readPages(input: NodeJS.ReadableStream | AsyncIterable<Bu
       failure = fail(err);
     }
     totalBytes += chunk.raw;
-    counters.inc("dump.bytes", chunk.raw);
+    counters.inc(dumpCounter("bytes"), chunk.raw);
     source.forget(scanner.retainedFrom());
     // Revisions completed before a failure are still delivered.
     if (scanner.ready.length > 0) yield* scanner.takeReady();

@@ -20,6 +20,7 @@ import type { Counters } from "../core/counters.ts";
 import type { PageRevision } from "../core/records.ts";
 import { namespaceOfTitle, normaliseNamespaceName } from "./namespaces.ts";
 import { checkCharBytes, decodeCharBytes, lazyRevision } from "./revision-text.ts";
+import { dumpCounter, dumpSkippedCounter } from "../core/counter-names.ts";
 
 export const ROOT = "mediawiki";
 
@@ -455,7 +456,7 @@ export class DumpScanner {
     } else if (name === "page" && parent === ROOT) {
       this.page = null;
       this.pages++;
-      this.counters.inc("dump.pages");
+      this.counters.inc(dumpCounter("pages"));
     }
   }
 
@@ -539,18 +540,18 @@ export class DumpScanner {
     const text = this.revText;
     this.revText = "";
     if (!page || !wasOpen) return;
-    this.counters.inc("dump.revisions");
+    this.counters.inc(dumpCounter("revisions"));
     if (this.revSkip !== Skip.None) {
-      this.counters.inc(this.revSkip === Skip.Namespace ? "dump.skipped.namespace" : "dump.skipped.redirect");
+      this.counters.inc(dumpSkippedCounter(this.revSkip === Skip.Namespace ? "namespace" : "redirect"));
       return;
     }
     if (text === TOO_LARGE) {
-      this.counters.inc("dump.skipped.page_too_large");
+      this.counters.inc(dumpSkippedCounter("page_too_large"));
       return;
     }
     // Old exports (schema 0.3 and before) have no <redirect> element: the text alone says so.
     if (this.skipRedirects && isRedirectText(text)) {
-      this.counters.inc("dump.skipped.redirect");
+      this.counters.inc(dumpSkippedCounter("redirect"));
       return;
     }
     if (page.title === null) throw new FormatProblem("a <page> has no <title> before its <revision>", at);
@@ -562,7 +563,7 @@ export class DumpScanner {
         ? { title: page.title, ns, pageId: page.id, revisionId: this.revId, timestamp: this.revTimestamp, redirect: page.redirect, text }
         : lazyRevision(page.title, ns, page.id, this.revId, this.revTimestamp, page.redirect, text),
     );
-    this.counters.inc("dump.revisions.emitted");
+    this.counters.inc(dumpCounter("revisions.emitted"));
   }
 }
 

@@ -3,9 +3,11 @@
  * Every value that comes from the input (names, titles, captions, error text) goes through
  * markdown-escape.ts: it renders as inert text and cannot break a table line.
  */
-import type { ScoredPair } from "../core/records.ts";
+import * as names from "../core/counter-names.ts";
+import type { InputKind, ScoredPair } from "../core/records.ts";
 import { mdCode, mdText } from "./markdown-escape.ts";
 import type { FunnelRow, Stats } from "./stats.ts";
+import { MAX_USES_ID } from "../pipeline/filters.ts";
 
 const fmt = (n: number | null) => (n === null ? "—" : n.toLocaleString("en-US"));
 const delta = (cur: number | null, prev: number | null) =>
@@ -18,7 +20,8 @@ const COLUMNS_NOTE =
   "entries of those references; **candidates**: the pairs those captions form, Σ per image and caption type " +
   "of C(n, 2) over distinct uses (identical uses repeated across revisions count once) — at the “distinct " +
   "references” row these are exactly the pairs built; on the pair rows, the pairs kept. The percentage is the " +
-  "change from the row above. **Table 3**: the step of the paper's funnel the row implements. “—”: not " +
+  "change from the row above. **Table 3**: the step of the paper's funnel the row implements; in parentheses, " +
+  "a rule that is not the paper's (ours or the thesis's) placed in that step. “—”: not " +
   "counted for that row (pairs are deduplicated by text across images, so per-image columns are only " +
   "recounted on the final dataset).";
 
@@ -91,9 +94,9 @@ function methodLines(preset: string, c: Record<string, number>): string[] {
     ? "Method: `preset: paper`, the published rules exactly."
     : "Method: `preset: improved` (the default). For the published rules exactly, run with a config file holding `{\"preset\": \"paper\"}`."];
   for (const tier of ["gold", "silver", "bronze"]) {
-    const refs = c[`filter.${tier}.max_uses_v1.paper_rule_dropped`];
+    const refs = c[names.paperRuleDroppedCounter(tier, MAX_USES_ID, "references")];
     if (refs === undefined) continue;
-    const images = c[`filter.${tier}.max_uses_v1.paper_rule_dropped_images`] ?? 0;
+    const images = c[names.paperRuleDroppedCounter(tier, MAX_USES_ID, "images")] ?? 0;
     lines.push(`${tier}: the bound counted distinct uses; the paper's rule (every revision's use a reference) would have dropped ${fmt(images)} image${images === 1 ? "" : "s"} with ${fmt(refs)} reference${refs === 1 ? "" : "s"} here.`);
   }
   return lines;
@@ -121,25 +124,24 @@ function inlineText(text: string): string {
 /** One-line accounting of every revision read, and of the references found per input kind. */
 function accounting(x: Record<string, number>): string[] {
   const lines: string[] = [];
-  const read = x["dump.revisions"] ?? 0;
-  const skipped = Object.entries(x).filter(([k]) => k.startsWith("dump.skipped."));
-  const parts = [`${fmt(x["dump.revisions.emitted"] ?? 0)} used`, ...skipped.map(([k, v]) => `${fmt(v)} skipped (${k.slice("dump.skipped.".length)})`)];
-  if (read > 0 || x["tsv.lines"] === undefined) lines.push(`- ${counted(x["dump.pages"] ?? 0, "page")}, ${counted(read, "revision")} read = ${parts.join(" + ")}.`);
-  if (x["tsv.lines"] !== undefined) {
-    const dropped = Object.entries(x).filter(([k]) => k.startsWith("tsv.skipped."));
-    const tsvParts = [`${fmt(x["tsv.lines.emitted"] ?? 0)} used`, ...dropped.map(([k, v]) => `${fmt(v)} skipped (${k.slice("tsv.skipped.".length)})`)];
-    lines.push(`- ${fmt(x["tsv.lines"])} caption lines read = ${tsvParts.join(" + ")}.`);
+  const n = (name: string) => x[name] ?? 0;
+  const withPrefix = (prefix: string) => Object.entries(x).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v] as const);
+  const read = n(names.dumpCounter("revisions"));
+  const tsvLines = x[names.tsvCounter("lines")];
+  const parts = [`${fmt(n(names.dumpCounter("revisions.emitted")))} used`, ...withPrefix(names.DUMP_SKIPPED_PREFIX).map(([r, v]) => `${fmt(v)} skipped (${r})`)];
+  if (read > 0 || tsvLines === undefined) lines.push(`- ${counted(n(names.dumpCounter("pages")), "page")}, ${counted(read, "revision")} read = ${parts.join(" + ")}.`);
+  if (tsvLines !== undefined) {
+    const tsvParts = [`${fmt(n(names.tsvCounter("lines.emitted")))} used`, ...withPrefix(names.TSV_SKIPPED_PREFIX).map(([r, v]) => `${fmt(v)} skipped (${r})`)];
+    lines.push(`- ${fmt(tsvLines)} caption lines read = ${tsvParts.join(" + ")}.`);
   }
-  for (const kind of ["current", "history"]) {
-    const revs = x[`extract.${kind}.revisions`];
+  for (const kind of ["current", "history"] as const satisfies readonly InputKind[]) {
+    const revs = x[names.extractCounter(kind, "revisions")];
     if (revs === undefined) continue;
-    const bySource = Object.entries(x)
-      .filter(([k]) => k.startsWith(`extract.${kind}.references.`))
-      .map(([k, v]) => `${k.slice(`extract.${kind}.references.`.length)} ${fmt(v)}`);
-    const tooBig = Object.entries(x).filter(([k]) => k.startsWith(`extract.${kind}.revisions.skipped.`));
-    const skippedNote = tooBig.length > 0 ? ` (not parsed: ${tooBig.map(([k, v]) => `${k.slice(`extract.${kind}.revisions.skipped.`.length)} ${fmt(v)}`).join(", ")})` : "";
-    lines.push(`- ${kind} input: ${fmt(revs)} revisions${skippedNote} → ${fmt(x[`extract.${kind}.references`] ?? 0)} image references` +
-      (bySource.length > 0 ? ` (${bySource.join(", ")})` : "") + `, ${fmt(x[`extract.${kind}.shuffle_records`] ?? 0)} shuffle records (a page's identical uses collapsed).`);
+    const bySource = withPrefix(names.extractReferencesBySourcePrefix(kind)).map(([source, v]) => `${source} ${fmt(v)}`);
+    const tooBig = withPrefix(names.extractSkippedPrefix(kind));
+    const skippedNote = tooBig.length > 0 ? ` (not parsed: ${tooBig.map(([r, v]) => `${r} ${fmt(v)}`).join(", ")})` : "";
+    lines.push(`- ${kind} input: ${fmt(revs)} revisions${skippedNote} → ${fmt(n(names.extractCounter(kind, "references")))} image references` +
+      (bySource.length > 0 ? ` (${bySource.join(", ")})` : "") + `, ${fmt(n(names.extractCounter(kind, "shuffle_records")))} shuffle records (a page's identical uses collapsed).`);
   }
   return lines;
 }
@@ -148,7 +150,7 @@ function funnelMarkdown(rows: FunnelRow[]): string[] {
   const lines = ["| # | Table 3 | step | images | ≥2 | ≥5 | references | μ | captions | candidates |", "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"];
   let prev: FunnelRow | null = null;
   for (const r of rows) {
-    lines.push(`| ${r.step} | ${r.paper_step} | ${r.label} | ${fmt(r.images)}${delta(r.images, prev?.images ?? null)} | ${fmt(r.images_ge2)} | ${fmt(r.images_ge5)} | ${fmt(r.references)}${delta(r.references, prev?.references ?? null)} | ${r.mean_refs_per_image ?? "—"} | ${fmt(r.captions)}${delta(r.captions, prev?.captions ?? null)} | ${fmt(r.candidates)}${delta(r.candidates, prev?.candidates ?? null)} |`);
+    lines.push(`| ${r.step} | ${r.in_paper === false ? `(${r.paper_step})` : r.paper_step} | ${r.label} | ${fmt(r.images)}${delta(r.images, prev?.images ?? null)} | ${fmt(r.images_ge2)} | ${fmt(r.images_ge5)} | ${fmt(r.references)}${delta(r.references, prev?.references ?? null)} | ${r.mean_refs_per_image ?? "—"} | ${fmt(r.captions)}${delta(r.captions, prev?.captions ?? null)} | ${fmt(r.candidates)}${delta(r.candidates, prev?.candidates ?? null)} |`);
     prev = r;
   }
   return lines;

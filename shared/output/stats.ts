@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import type { ParacapConfig } from "../core/config.ts";
+import { filterCounter, filterReasonsPrefix, funnelCounter, WEB_SET_COUNTERS } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
 import { FUNNEL_COLUMNS, funnelRows } from "../pipeline/funnel.ts";
 import { tierSpecs } from "../pipeline/tiers.ts";
@@ -11,8 +12,10 @@ import { boundFromMoments } from "../pipeline/set-size-bound.ts";
 
 export const FunnelRow = z.object({
   step: z.number().int(),
-  /** the step of the paper's Table 3 (docs/method.md) this row implements */
+  /** the step of the paper's Table 3 (docs/method.md) this row implements, or sits in when in_paper is false */
   paper_step: z.number().int(),
+  /** whether the row's rule is the paper's (false: ours or the thesis's, from the filter's metadata); null for row 0 */
+  in_paper: z.boolean().nullable(),
   id: z.string(),
   label: z.string(),
   unit: z.enum(["references", "captions", "pairs"]).nullable(),
@@ -69,17 +72,16 @@ export function funnelTable(config: ParacapConfig, counters: Counters, tier: str
   const spec = tierSpecs(config).find((t) => t.name === tier)!;
   const rows = funnelRows(config, spec, { setSizeMax: runSetSizeMax(config, counters) });
   return rows.map((row, step) => {
-    const f = `funnel.${tier}.${row.id}`;
     const isPairRow = row.unit === "pairs";
     const isLast = step === rows.length - 1;
-    const col = (c: (typeof FUNNEL_COLUMNS)[number]) => counters.get(`${f}.${c}`);
+    const col = (c: (typeof FUNNEL_COLUMNS)[number]) => counters.get(funnelCounter(tier, row.id, c));
     const images = isPairRow ? (isLast ? final.images : null) : col("images");
     const references = isPairRow ? (isLast ? final.references : null) : col("references");
-    const fp = `filter.${tier}.${row.id}`;
-    const filterIn = counters.get(`${fp}.in`);
+    const filterIn = counters.get(filterCounter(tier, row.id, "in"));
     return {
       step,
       paper_step: row.paperStep,
+      in_paper: row.inPaper,
       id: row.id,
       label: row.label,
       unit: row.unit,
@@ -92,19 +94,19 @@ export function funnelTable(config: ParacapConfig, counters: Counters, tier: str
       candidates: isLast ? final.pairs : col("candidates"),
       filter: row.unit === null ? null : {
         in: filterIn,
-        kept: counters.get(`${fp}.kept`),
-        dropped: counters.get(`${fp}.dropped`),
-        reasons: counters.withPrefix(`${fp}.dropped.`),
-        ...examplesOf(counters, fp),
+        kept: counters.get(filterCounter(tier, row.id, "kept")),
+        dropped: counters.get(filterCounter(tier, row.id, "dropped")),
+        reasons: counters.withPrefix(filterReasonsPrefix(tier, row.id)),
+        ...examplesOf(counters, tier, row.id),
       },
     };
   });
 }
 
-function examplesOf(counters: Counters, fp: string): { examples?: Record<string, string[]> } {
+function examplesOf(counters: Counters, tier: string, filterId: string): { examples?: Record<string, string[]> } {
   const examples: Record<string, string[]> = {};
-  for (const reason of Object.keys(counters.withPrefix(`${fp}.dropped.`))) {
-    const e = counters.samples.get(`${fp}.dropped.${reason}`);
+  for (const reason of Object.keys(counters.withPrefix(filterReasonsPrefix(tier, filterId)))) {
+    const e = counters.samples.get(filterCounter(tier, filterId, "dropped", reason));
     if (e.length > 0) examples[reason] = e;
   }
   return Object.keys(examples).length > 0 ? { examples } : {};
@@ -118,6 +120,7 @@ function round(x: number, digits: number): number {
 /** The equivalence-set size bound the dedup phase applied (null when none applied), from the merged counters. */
 export function runSetSizeMax(config: ParacapConfig, counters: Counters): number | null {
   const z = config.images.setSizeZ;
-  if (z === null || counters.get("group.web.images") === 0) return null;
-  return boundFromMoments({ sets: counters.get("group.web.sets"), sum: counters.get("group.web.sets.sum"), sumSq: counters.get("group.web.sets.sum_sq") }, z).max;
+  if (z === null || counters.get(WEB_SET_COUNTERS.images) === 0) return null;
+  const moments = { sets: counters.get(WEB_SET_COUNTERS.sets), sum: counters.get(WEB_SET_COUNTERS.sum), sumSq: counters.get(WEB_SET_COUNTERS.sumSq) };
+  return boundFromMoments(moments, z).max;
 }

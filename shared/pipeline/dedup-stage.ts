@@ -1,16 +1,17 @@
 /**
  * Dedup stage (reduce side of the pair shuffle, partitioned by the pairs' caption texts): corpus-wide
  * exact unique-candidate filter, then the pair filters (divergent, significant difference, spelling fix), then syntactic
- * metrics (and, with a semantic scorer, the semantic score, Δsem,syn and the paraphrase verdict). Exact text comparison, not a hash: two different pairs can never knock each other out.
+ * metrics (and, with a semantic scorer, the semantic score, Δsem,syn and the paraphrase verdict). Exact text
+ * comparison, not a hash: two different pairs can never knock each other out.
  */
-import { applyFilter } from "../core/filter.ts";
+import { filterCounter, funnelCounter } from "../core/counter-names.ts";
+import { applyFilter, countFilterVerdict, exampleOf } from "../core/filter.ts";
 import { CandidatePair, ScoredPair } from "../core/records.ts";
 import type { Stage } from "../core/stage.ts";
 import type { ParacapConfig } from "../core/config.ts";
 import { createScorers } from "../plugins/scorers.ts";
 import { semanticVerdict } from "../semantic/semantic-score.ts";
-import { pairFilters, setSizeFilter } from "./filters.ts";
-import { UNIQUE_ROW } from "./funnel.ts";
+import { pairFilters, setSizeFilter, uniqueFilterInfo } from "./filters.ts";
 import { cmp } from "./group-stage.ts";
 
 /** What makes two candidates "the same pair" for the unique filter. */
@@ -39,8 +40,8 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
       const all: { key: string; pair: CandidatePair }[] = [];
       for await (const pair of records) {
         if (setSize) {
-          if (!applyFilter(setSize, pair, c, `filter.${pair.tier}`)) continue;
-          c.inc(`funnel.${pair.tier}.${setSize.id}.candidates`);
+          if (!applyFilter(setSize, pair, c, pair.tier)) continue;
+          c.inc(funnelCounter(pair.tier, setSize.id, "candidates"));
         }
         all.push({ key: `${pair.tier}\u0000${uniqueKey(pair)}`, pair });
       }
@@ -49,25 +50,22 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
       const survivors: CandidatePair[] = [];
       let prevKey: string | null = null;
       for (const { key, pair } of all) {
-        const prefix = `filter.${pair.tier}`;
         const first = key !== prevKey;
         prevKey = key;
-        c.inc(`${prefix}.${UNIQUE_ROW.id}.in`);
         if (!first) {
-          c.inc(`${prefix}.${UNIQUE_ROW.id}.dropped`);
-          c.inc(`${prefix}.${UNIQUE_ROW.id}.dropped.duplicate`);
-          c.samples.add(`${prefix}.${UNIQUE_ROW.id}.dropped.duplicate`, `${pair.a.text} ⟷ ${pair.b.text}`);
+          countFilterVerdict(uniqueFilterInfo, c, pair.tier, "duplicate");
+          c.samples.add(filterCounter(pair.tier, uniqueFilterInfo.id, "dropped", "duplicate"), exampleOf(pair)!);
           continue;
         }
-        c.inc(`${prefix}.${UNIQUE_ROW.id}.kept`);
-        c.inc(`funnel.${pair.tier}.${UNIQUE_ROW.id}.candidates`);
+        countFilterVerdict(uniqueFilterInfo, c, pair.tier, true);
+        c.inc(funnelCounter(pair.tier, uniqueFilterInfo.id, "candidates"));
         let kept = true;
         for (const f of filters) {
-          if (!applyFilter(f, pair, c, prefix)) {
+          if (!applyFilter(f, pair, c, pair.tier)) {
             kept = false;
             break;
           }
-          c.inc(`funnel.${pair.tier}.${f.id}.candidates`);
+          c.inc(funnelCounter(pair.tier, f.id, "candidates"));
         }
         if (kept) survivors.push(pair);
       }

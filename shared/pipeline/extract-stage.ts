@@ -11,6 +11,7 @@ import { createCaptionAnalyzer, type CaptionAnalyzer } from "../caption/analyzer
 import { unreadableReason, type CaptionBounds } from "../caption/caption-guard.ts";
 import { extractImageRefs, ExtractionLimitError } from "../wikitext/extract-images.ts";
 import { createPivot } from "../plugins/pivots.ts";
+import { extractCounter, extractReferencesBySourceCounter, extractSkippedCounter, FEATURE_COUNTERS, unreadableCaptionCounter } from "../core/counter-names.ts";
 
 export interface ExtractedRef {
   image: string;
@@ -44,7 +45,7 @@ export function createFeatureLookup(config: ParacapConfig, counters: Counters): 
     if (text === null) return null;
     let f = cache.get(text);
     if (f) {
-      counters.inc("extract.features.cache_hits");
+      counters.inc(FEATURE_COUNTERS.cacheHits);
       return f;
     }
     f = safeFeatures(analyzer, text, bounds, counters);
@@ -66,10 +67,10 @@ function safeFeatures(analyzer: CaptionAnalyzer, text: string, bounds: CaptionBo
       return analyzer.features(text);
     } catch (err) {
       reason = "analysis_failed";
-      counters.samples.add("extract.features.analysis_failed", `${err instanceof Error ? err.message : String(err)}: ${text}`);
+      counters.samples.add(FEATURE_COUNTERS.analysisFailed, `${err instanceof Error ? err.message : String(err)}: ${text}`);
     }
   }
-  counters.inc(`extract.features.unreadable.${reason}`);
+  counters.inc(unreadableCaptionCounter(reason));
   const shown = text.length > 1000 ? `${text.slice(0, 1000)}…` : text;
   return { text: shown, words: 0, profane: false, english: false, hasVerb: false, isSentence: false, tags: "", unreadable: reason };
 }
@@ -82,13 +83,13 @@ export function createReferenceExtractor(config: ParacapConfig, counters: Counte
   const opts = { fileAliases: x.fileAliases, maxPageBytes: x.maxPageBytes, colonFileLinks: x.colonFileLinks, unknownTemplates: x.unknownTemplates, counters };
   return (rev, kind) => {
     const base = { kind, page: rev.title, pageId: rev.pageId, revisionId: rev.revisionId };
-    counters.inc(`extract.${kind}.revisions`);
+    counters.inc(extractCounter(kind, "revisions"));
     let raw;
     try {
       raw = extractImageRefs(rev.text, opts);
     } catch (err) {
       const reason = err instanceof ExtractionLimitError ? err.reason : "extraction_error";
-      counters.inc(`extract.${kind}.revisions.skipped.${reason}`);
+      counters.inc(extractSkippedCounter(kind, reason));
       return { ...base, refs: [], skipped: reason };
     }
     const refs = raw.map((r, ordinal) => ({
@@ -137,8 +138,8 @@ export async function* collapseUses(revisions: AsyncIterable<RevisionRefs>, coun
         pageKey = key;
       }
       for (const r of rev.refs) {
-        counters.inc(`extract.${rev.kind}.references`);
-        counters.inc(`extract.${rev.kind}.references.${r.source}`);
+        counters.inc(extractCounter(rev.kind, "references"));
+        counters.inc(extractReferencesBySourceCounter(rev.kind, r.source));
         const useKey = `${r.image}\u0000${r.source}\u0000${r.caption?.text ?? "\u0001"}\u0000${r.alt?.text ?? "\u0001"}`;
         const seen = open.get(useKey);
         if (seen) {

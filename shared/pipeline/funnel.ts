@@ -1,33 +1,38 @@
 /**
- * Funnel rows (paper Table 3), derived from the filter list of a tier. Each row's numbers are
- * accumulated as counters `funnel.<tier>.<row>.<column>` by the stage that applies the row's filter.
+ * Funnel rows (paper Table 3), derived from the filter lists of a tier (filters.ts): one row per
+ * filter, its step, label and unit read from the filter's own metadata. Each row's numbers are
+ * accumulated as counters `funnel.<tier>.<row>.<column>` (core/counter-names.ts) by the stage that
+ * applies the row's filter.
  */
 import type { ParacapConfig } from "../core/config.ts";
+import { funnelCounter, type FunnelCounterColumn } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
+import type { FilterInfo, FilterUnit } from "../core/filter.ts";
 import type { CaptionFeatures, CaptionType, ShuffleRef } from "../core/records.ts";
-import { captionFilters, divergentFilter, hasCaptionFilter, imageFilters, minCaptionedUsesFilter, pairFilters, setSizeFilter } from "./filters.ts";
+import { funnelSteps, tierFilters, type TierFilters } from "./filters.ts";
 import type { TierSpec } from "./tiers.ts";
 
-export const FUNNEL_COLUMNS = ["images", "images_ge2", "images_ge5", "references", "captions", "candidates"] as const;
+export const FUNNEL_COLUMNS = ["images", "images_ge2", "images_ge5", "references", "captions", "candidates"] as const satisfies readonly FunnelCounterColumn[];
 export type FunnelColumn = (typeof FUNNEL_COLUMNS)[number];
+
+export type FunnelUnit = "references" | "captions" | "pairs";
 
 export interface FunnelRowSpec {
   readonly id: string;
   readonly label: string;
-  /** the step of the paper's Table 3 (docs/method.md) this row implements; rows of one step share it */
+  /**
+   * the step of the paper's Table 3 (docs/method.md) this row sits in: the filter's own step, or, for
+   * a filter that is not in the paper, the step of the row above it (rows of one step share it)
+   */
   readonly paperStep: number;
+  /** whether the row's rule is the paper's (false: ours or the thesis's; null for row 0, no filter) */
+  readonly inPaper: boolean | null;
   /** the unit the row's filter counts in (its in = kept + dropped); null for row 0 (no filter) */
-  readonly unit: "references" | "captions" | "pairs" | null;
+  readonly unit: FunnelUnit | null;
 }
 
-/**
- * Counter suffix on the distinct-uses bound row (`filter.<tier>.max_uses_v1.paper_rule_dropped`, and
- * `…_images`): the references and images the paper's rule (≤ N references, every revision counted)
- * would have dropped at that row, so a report can show both rules side by side.
- */
-export const PAPER_RULE_DROPPED = "paper_rule_dropped";
-
-export const UNIQUE_ROW: FunnelRowSpec = { id: "unique_v1", label: "pair is unique corpus-wide (exact texts; duplicates keep the smallest id)", paperStep: 7, unit: "pairs" };
+/** The unit a filter's counts are in: image and reference filters are weighted by references. */
+export const FUNNEL_UNIT: Record<FilterUnit, FunnelUnit> = { image: "references", reference: "references", caption: "captions", pair: "pairs" };
 
 /**
  * The rows of a tier's funnel, in paper order. Columns (see countImageRow): images, references and
@@ -36,27 +41,17 @@ export const UNIQUE_ROW: FunnelRowSpec = { id: "unique_v1", label: "pair is uniq
  * "captioned references" row that is exactly the pairs built); pair rows count the pairs kept.
  */
 export function funnelRows(config: ParacapConfig, tier: TierSpec, opts: { setSizeMax?: number | null } = {}): FunnelRowSpec[] {
-  const captioned = minCaptionedUsesFilter(2);
-  const setSize = opts.setSizeMax === undefined || opts.setSizeMax === null ? [] : [setSizeFilter(opts.setSizeMax)];
-  const imageStep = (id: string) => (id.startsWith("min_refs") ? 1 : id.startsWith("max_refs") || id.startsWith("max_uses") ? 2 : 0);
-  return [
-    { id: "all", label: "all image references", paperStep: 0, unit: null },
-    ...imageFilters(config, tier).map((f) => ({ id: f.id, label: f.description, paperStep: imageStep(f.id), unit: "references" as const })),
-    { id: hasCaptionFilter.id, label: hasCaptionFilter.description, paperStep: 3, unit: "references" },
-    ...captionFilters(config, tier).map((f) => ({ id: f.id, label: f.description, paperStep: captionFilterStep(f.id), unit: "captions" as const })),
-    { id: captioned.id, label: captioned.description, paperStep: 6, unit: "references" },
-    ...setSize.map((f) => ({ id: f.id, label: f.description, paperStep: 6, unit: "pairs" as const })),
-    UNIQUE_ROW,
-    // divergent is step 8; significant difference and its refinement (spelling fix) step 9
-    ...pairFilters(config).map((f) => ({ id: f.id, label: f.description, paperStep: f.id === divergentFilter.id ? 8 : 9, unit: "pairs" as const })),
-  ];
+  return funnelRowsOf(tierFilters(config, tier, opts));
 }
 
-/** Table 3 step of a caption filter: empty or unrendered → 3 (has a caption), words/profanity/language → 4, sentence/verb → 5. */
-function captionFilterStep(id: string): number {
-  if (id.startsWith("non_empty") || id.startsWith("readable") || id.startsWith("rendered")) return 3;
-  if (id.startsWith("is_sentence") || id.startsWith("has_verb")) return 5;
-  return 4;
+export function funnelRowsOf(filters: TierFilters): FunnelRowSpec[] {
+  const rows: FunnelRowSpec[] = [{ id: "all", label: "all image references", paperStep: 0, inPaper: null, unit: null }];
+  for (const f of funnelSteps(filters)) rows.push(rowOf(f, rows[rows.length - 1]!.paperStep));
+  return rows;
+}
+
+function rowOf(f: FilterInfo, stepAbove: number): FunnelRowSpec {
+  return { id: f.id, label: f.description, paperStep: f.paperStep ?? stepAbove, inPaper: f.paperStep !== null, unit: FUNNEL_UNIT[f.unit] };
 }
 
 /** One distinct use of an image while it moves through the caption filters. */
@@ -71,7 +66,6 @@ export const CAPTION_TYPES: readonly CaptionType[] = ["caption", "alt"];
 /** Adds one image's contribution to a funnel row. Candidates = Σ over caption types of C(n, 2) distinct uses. */
 export function countImageRow(counters: Counters, tier: string, row: string, uses: readonly UseState[]): void {
   if (uses.length === 0) return;
-  const p = `funnel.${tier}.${row}`;
   let references = 0;
   let captions = 0;
   let nCaption = 0;
@@ -83,10 +77,10 @@ export function countImageRow(counters: Counters, tier: string, row: string, use
     if (u.caption) nCaption++;
     if (u.alt) nAlt++;
   }
-  counters.inc(`${p}.images`);
-  if (references >= 2) counters.inc(`${p}.images_ge2`);
-  if (references >= 5) counters.inc(`${p}.images_ge5`);
-  counters.inc(`${p}.references`, references);
-  counters.inc(`${p}.captions`, captions);
-  counters.inc(`${p}.candidates`, (nCaption * (nCaption - 1)) / 2 + (nAlt * (nAlt - 1)) / 2);
+  counters.inc(funnelCounter(tier, row, "images"));
+  if (references >= 2) counters.inc(funnelCounter(tier, row, "images_ge2"));
+  if (references >= 5) counters.inc(funnelCounter(tier, row, "images_ge5"));
+  counters.inc(funnelCounter(tier, row, "references"), references);
+  counters.inc(funnelCounter(tier, row, "captions"), captions);
+  counters.inc(funnelCounter(tier, row, "candidates"), (nCaption * (nCaption - 1)) / 2 + (nAlt * (nAlt - 1)) / 2);
 }

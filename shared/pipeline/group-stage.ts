@@ -4,16 +4,18 @@
  * Runs every tier over the same grouped references in one pass.
  */
 import type { ParacapConfig } from "../core/config.ts";
+import { paperRuleDroppedCounter, WEB_SET_COUNTERS } from "../core/counter-names.ts";
 import { applyFilter } from "../core/filter.ts";
 import { stableId } from "../core/hash.ts";
 import { CandidatePair, ShuffleRef, type CaptionType, type PairSide } from "../core/records.ts";
 import type { Stage, StageContext } from "../core/stage.ts";
-import { captionFilters, hasCaptionFilter, imageFilters, MAX_USES_ID, minCaptionedUsesFilter, type ImageGroup } from "./filters.ts";
-import { CAPTION_TYPES, countImageRow, PAPER_RULE_DROPPED, type UseState } from "./funnel.ts";
-import { tierSpecs, type TierSpec } from "./tiers.ts";
+import { MAX_USES_ID, tierFilters, type ImageGroup, type TierFilters } from "./filters.ts";
+import { CAPTION_TYPES, countImageRow, type UseState } from "./funnel.ts";
+import { tierSpecs } from "./tiers.ts";
 
 export function groupStage(config: ParacapConfig): Stage<ShuffleRef, CandidatePair> {
-  const tiers = tierSpecs(config);
+  // built once per stage: every image of every partition goes through the same lists
+  const tiers = tierSpecs(config).map((t) => tierFilters(config, t));
   return {
     name: "group",
     input: ShuffleRef,
@@ -28,13 +30,13 @@ export function groupStage(config: ParacapConfig): Stage<ShuffleRef, CandidatePa
       }
       const keys = [...byImage.keys()].sort();
       const setSizes = countWebSets(byImage, ctx);
-      for (const tier of tiers) {
+      for (const filters of tiers) {
         for (const key of keys) {
           const refs = byImage.get(key)!;
-          if (refs[0]!.kind !== tier.input) continue;
+          if (refs[0]!.kind !== filters.tier.input) continue;
           const setSize = setSizes.get(key);
-          if (setSize === undefined) yield* imagePairs(config, tier, refs, ctx);
-          else for (const pair of imagePairs(config, tier, refs, ctx)) yield { ...pair, setSize };
+          if (setSize === undefined) yield* imagePairs(filters, refs, ctx);
+          else for (const pair of imagePairs(filters, refs, ctx)) yield { ...pair, setSize };
         }
       }
     },
@@ -51,19 +53,19 @@ function countWebSets(byImage: Map<string, ShuffleRef[]>, ctx: StageContext): Ma
     if (refs[0]!.source !== "row") continue;
     const size = mergeIdenticalUses(refs).length;
     sizes.set(key, size);
-    ctx.counters.inc("group.web.images");
+    ctx.counters.inc(WEB_SET_COUNTERS.images);
     if (size < 2) continue;
-    ctx.counters.inc("group.web.sets");
-    ctx.counters.inc("group.web.sets.sum", size);
-    ctx.counters.inc("group.web.sets.sum_sq", size * size);
+    ctx.counters.inc(WEB_SET_COUNTERS.sets);
+    ctx.counters.inc(WEB_SET_COUNTERS.sum, size);
+    ctx.counters.inc(WEB_SET_COUNTERS.sumSq, size * size);
   }
   return sizes;
 }
 
-/** Filters one image's references for one tier and yields its candidate pairs. */
-export function* imagePairs(config: ParacapConfig, tier: TierSpec, refs: ShuffleRef[], ctx: StageContext): Generator<CandidatePair> {
+/** Filters one image's references for one tier (its filter lists) and yields its candidate pairs. */
+export function* imagePairs(filters: TierFilters, refs: ShuffleRef[], ctx: StageContext): Generator<CandidatePair> {
   const c = ctx.counters;
-  const prefix = `filter.${tier.name}`;
+  const tier = filters.tier;
   const image = refs[0]!.image;
   const sorted = mergeIdenticalUses(refs).sort(compareUses);
   let uses: UseState[] = sorted.map((ref) => ({ ref, caption: ref.caption, alt: ref.alt }));
@@ -71,31 +73,33 @@ export function* imagePairs(config: ParacapConfig, tier: TierSpec, refs: Shuffle
   const group: ImageGroup = { image, references, uses: uses.length, captionedUses: uses.length };
 
   countImageRow(c, tier.name, "all", uses);
-  for (const f of imageFilters(config, tier)) {
+  for (const f of filters.image) {
     // Beside the distinct-uses bound, count what the paper's rule (every revision a reference) would drop here.
     if (f.id === MAX_USES_ID && references > tier.maxRefs) {
-      c.inc(`${prefix}.${f.id}.${PAPER_RULE_DROPPED}`, references);
-      c.inc(`${prefix}.${f.id}.${PAPER_RULE_DROPPED}_images`);
+      c.inc(paperRuleDroppedCounter(tier.name, f.id, "references"), references);
+      c.inc(paperRuleDroppedCounter(tier.name, f.id, "images"));
     }
-    if (!applyFilter(f, group, c, prefix, references)) return;
+    if (!applyFilter(f, group, c, tier.name, references)) return;
     countImageRow(c, tier.name, f.id, uses);
   }
 
-  uses = uses.filter((u) => applyFilter(hasCaptionFilter, u.ref, c, prefix, u.ref.uses));
-  countImageRow(c, tier.name, hasCaptionFilter.id, uses);
+  for (const f of filters.reference) {
+    uses = uses.filter((u) => applyFilter(f, u.ref, c, tier.name, u.ref.uses));
+    countImageRow(c, tier.name, f.id, uses);
+  }
 
-  for (const f of captionFilters(config, tier)) {
+  for (const f of filters.caption) {
     for (const u of uses) {
-      if (u.caption && !applyFilter(f, u.caption, c, prefix, u.ref.uses)) u.caption = null;
-      if (u.alt && !applyFilter(f, u.alt, c, prefix, u.ref.uses)) u.alt = null;
+      if (u.caption && !applyFilter(f, u.caption, c, tier.name, u.ref.uses)) u.caption = null;
+      if (u.alt && !applyFilter(f, u.alt, c, tier.name, u.ref.uses)) u.alt = null;
     }
     uses = uses.filter((u) => u.caption !== null || u.alt !== null);
     countImageRow(c, tier.name, f.id, uses);
   }
 
   const captioned = uses.reduce((n, u) => n + u.ref.uses, 0);
-  const last = minCaptionedUsesFilter(2);
-  if (!applyFilter(last, { image, references: captioned, uses: uses.length, captionedUses: uses.length }, c, prefix, captioned)) return;
+  const last = filters.captioned;
+  if (!applyFilter(last, { image, references: captioned, uses: uses.length, captionedUses: uses.length }, c, tier.name, captioned)) return;
   countImageRow(c, tier.name, last.id, uses);
 
   for (const type of CAPTION_TYPES) {

@@ -30,6 +30,7 @@ import { classifyImageOption } from "./image-options.ts";
 import { isInlineTemplate, isSilentTemplate, normalizeTemplateName } from "./inline-templates.ts";
 import { CloserFinder, OPAQUE_TAGS, TAG_AT } from "./markup-tags.ts";
 import { GALLERY_TEMPLATES, IMAGE_WORD_LIST, pickGalleryTemplateImages, pickTemplateImages, type TemplateParam } from "./template-images.ts";
+import { INVALID_FILE_NAME_COUNTER, unrenderedTemplateCounter } from "../core/counter-names.ts";
 
 export interface ExtractImagesOptions {
   /** extra namespace aliases for files besides File/Image, e.g. ["Datei", "Файл", "Fichier"]; matched case-insensitively */
@@ -261,7 +262,7 @@ class PageScanner {
     const image = normalizeWithNamespaces(target, this.ctx.namespaces);
     let refIndex = CUT_NO_REF;
     if (image === null) {
-      this.counters?.inc("wikitext.skipped.invalid_file_name");
+      this.counters?.inc(INVALID_FILE_NAME_COUNTER);
     } else {
       const segments: string[] = [];
       let j = cutBase;
@@ -441,7 +442,7 @@ export function extractImageRefs(wikitext: string, opts: ExtractImagesOptions = 
     namespaces: fileNamespaceSet(opts.fileAliases),
     extraWords: new Set((opts.extraOptionWords ?? []).map((w) => w.trim().toLowerCase())),
     unknownTemplates: opts.unknownTemplates ?? "mark",
-    onUnrendered: counters ? (name) => counters.inc(`wikitext.unrendered_template.${name}`) : undefined,
+    onUnrendered: counters ? (name) => counters.inc(unrenderedTemplateCounter(name)) : undefined,
   };
   return new PageScanner(wikitext, ctx, counters, (opts.colonFileLinks ?? "text") === "text").run();
 }

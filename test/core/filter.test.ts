@@ -1,23 +1,52 @@
 import { describe, expect, it } from "vitest";
 import { Counters } from "../../shared/core/counters.ts";
-import { applyFilter, type Filter } from "../../shared/core/filter.ts";
+import { applyFilter, countFilterVerdict, defineFilter, defineFilterInfo, type Filter } from "../../shared/core/filter.ts";
 
-const longEnough: Filter<string> = {
-  id: "min_len_v1",
+const longEnough: Filter<string> = defineFilter({
+  name: "min_len",
+  version: 1,
+  paperStep: null,
+  unit: "caption",
   description: "at least 10 characters",
   keep: (s) => (s.length >= 10 ? true : { drop: "too_short" }),
-};
+});
+
+describe("defineFilter", () => {
+  it("carries its metadata and builds the versioned id from name and version", () => {
+    expect(longEnough).toMatchObject({ id: "min_len_v1", name: "min_len", version: 1, paperStep: null, unit: "caption", description: "at least 10 characters" });
+    expect(defineFilterInfo({ name: "unique", version: 2, paperStep: 7, unit: "pair", description: "d" }).id).toBe("unique_v2");
+  });
+
+  it("rejects ids that could not be counter names", () => {
+    const spec = { paperStep: 1, unit: "image" as const, description: "", keep: () => true as const };
+    expect(() => defineFilter({ ...spec, name: "min.refs", version: 1 })).toThrow(/invalid filter name/);
+    expect(() => defineFilter({ ...spec, name: "min_refs", version: 0 })).toThrow(/invalid filter name/);
+  });
+});
 
 describe("applyFilter", () => {
-  it("counts in, kept, dropped and the reason, weighted", () => {
+  it("counts in, kept, dropped and the reason, weighted, under the tier", () => {
     const c = new Counters();
-    expect(applyFilter(longEnough, "A map of Angola.", c, "filter.gold")).toBe(true);
-    expect(applyFilter(longEnough, "Angola", c, "filter.gold", 3)).toBe(false);
+    expect(applyFilter(longEnough, "A map of Angola.", c, "gold")).toBe(true);
+    expect(applyFilter(longEnough, "Angola", c, "gold", 3)).toBe(false);
     expect(c.toJSON()).toEqual({
       "filter.gold.min_len_v1.in": 4,
       "filter.gold.min_len_v1.kept": 1,
       "filter.gold.min_len_v1.dropped": 3,
       "filter.gold.min_len_v1.dropped.too_short": 3,
+    });
+  });
+
+  it("a stateful step counts its verdicts the same way", () => {
+    const c = new Counters();
+    const unique = defineFilterInfo({ name: "unique", version: 1, paperStep: 7, unit: "pair", description: "" });
+    countFilterVerdict(unique, c, "silver", true);
+    countFilterVerdict(unique, c, "silver", "duplicate");
+    expect(c.toJSON()).toEqual({
+      "filter.silver.unique_v1.in": 2,
+      "filter.silver.unique_v1.kept": 1,
+      "filter.silver.unique_v1.dropped": 1,
+      "filter.silver.unique_v1.dropped.duplicate": 1,
     });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Counters } from "../../shared/core/counters.ts";
-import { applyFilter, type Filter } from "../../shared/core/filter.ts";
+import { applyFilter, defineFilter, type Filter } from "../../shared/core/filter.ts";
 import { Samples } from "../../shared/core/samples.ts";
 
 // real captions (MSRP / Wikipedia sample) as the dropped texts
@@ -34,10 +34,10 @@ describe("dropped-record samples", () => {
   });
 
   it("the filter wrapper samples what a filter drops, by filter and reason, and counters carry them through merges", () => {
-    const shortCaption: Filter<{ text: string }> = { id: "min_words_v1", description: "", keep: (f) => (f.text.split(" ").length >= 4 ? true : { drop: "too_few_words" }) };
+    const shortCaption: Filter<{ text: string }> = defineFilter({ name: "min_words", version: 1, paperStep: 4, unit: "caption", description: "", keep: (f) => (f.text.split(" ").length >= 4 ? true : { drop: "too_few_words" }) });
     const a = new Counters();
     const b = new Counters();
-    for (const [i, text] of TEXTS.entries()) applyFilter(shortCaption, { text }, i % 2 ? a : b, "filter.gold");
+    for (const [i, text] of TEXTS.entries()) applyFilter(shortCaption, { text }, i % 2 ? a : b, "gold");
     const all = new Counters().merge(a).merge(b);
     const dropped = all.samples.get("filter.gold.min_words_v1.dropped.too_few_words");
     expect(dropped.sort()).toEqual(["A map of the Moon", "Benjamin Tucker", "Emma Goldman 1869-1940", "Shaxmednuradc1", "Thallium pieces in ampoule"].filter((t) => t.split(" ").length < 4).sort());

@@ -11,7 +11,7 @@ import type { PageRevision } from "../../shared/core/records.ts";
 import { DumpError } from "../../shared/dump/errors.ts";
 import { openDumpStream } from "../../shared/dump/open-dump.ts";
 import { readPages, type ReadPagesOptions } from "../../shared/dump/page-reader.ts";
-import { readPagesSaxes } from "../../shared/dump/page-reader-saxes.ts";
+import { readPagesSaxes } from "./page-reader-saxes.ts";
 import { BGWIKI_UTF16, bunzip, collect, collectUntilError, DUMPSTER_DIVE, fingerprint, GENSIM, HISTORY_0000, HISTORY_2900, TABLE_MARKUP, WIKIPEDIA2VEC_09 } from "./real-data.ts";
 
 const SAMPLES = ["enwiki-2016-pages-articles1-sample.xml.bz2", "enwiki-Anarchism-history-sample.xml.bz2"].map((f) => new URL(`../../shared/sample/${f}`, import.meta.url).pathname);

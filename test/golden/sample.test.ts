@@ -217,7 +217,7 @@ describe("golden run on the embedded sample", () => {
     const report = readFileSync(join(out, "report.md"), "utf8");
     expect(report).toContain("## gold (current input): 1 pair");
     expect(report).toContain("| 15 | 9 | captions differ in more than punctuation, case, whitespace and parenthesised asides | — | — | — | — | — | — | 1 (-50.0 %) |");
-    expect(report).toContain("| 16 | 9 | captions differ in more than a spelling edit (≤ 2 words, each within 1–2 letters; not in the paper) | 0 | 0 | 0 | 0 | — | 0 | 0 (-100.0 %) |");
+    expect(report).toContain("| 16 | (9) | captions differ in more than a spelling edit (≤ 2 words, each within 1–2 letters; not in the paper) | 0 | 0 | 0 | 0 | — | 0 | 0 (-100.0 %) |");
     expect(report).toContain("- 207 pages, 326 revisions read = 226 used + 1 skipped (namespace) + 99 skipped (redirect).");
   });
 });

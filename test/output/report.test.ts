@@ -39,6 +39,8 @@ describe("funnelTable", () => {
       [0, 0, "all"], [1, 0, "not_audio_v1"], [2, 1, "min_refs_v1"], [3, 2, "max_refs_v1"], [4, 3, "has_caption_v1"], [5, 3, "non_empty_v1"], [6, 3, "readable_v1"], [7, 4, "min_words_v1"], [8, 4, "max_words_v1"],
       [9, 4, "not_profane_v1"], [10, 5, "has_verb_v1"], [11, 6, "image_captioned_refs_v1"], [12, 7, "unique_v1"], [13, 8, "divergent_v1"], [14, 9, "significant_difference_v1"],
     ]);
+    expect(rows.filter((r) => r.in_paper === false).map((r) => r.id)).toEqual(["not_audio_v1", "readable_v1", "max_words_v1"]);
+    expect(rows[0]!.in_paper).toBeNull();
     expect(rows[0]).toMatchObject({ images: 1246, references: 1257, mean_refs_per_image: 1.01, captions: 1204, candidates: 5, filter: null, unit: null });
     expect(rows[1]!.filter).toEqual({ in: 1257, kept: 1247, dropped: 10, reasons: { audio_file: 10 } });
     expect(rows[2]!.filter).toEqual({ in: 1247, kept: 21, dropped: 1226, reasons: { too_few_references: 1226 } });
@@ -96,6 +98,9 @@ describe("renderReport", () => {
     const md = renderReport(stats({}), {}, { generated: "t", elapsedSeconds: null });
     expect(md).toContain("Shards: 3; read completely: 1; damaged: 0; missing: 0. The run is complete.");
     expect(md).toContain("| 2 | 1 | image referenced ≥ 2 times | 10 (-99.2 %) | 10 | 0 | 21 (-98.3 %) | 2.1 | 16 (-98.7 %) | 5 (0.0 %) |");
+    // a rule that is not the paper's shows its step in parentheses (the filter's metadata: paperStep null)
+    expect(md).toContain("| 1 | (0) | file is an image or video, not a sound | 1,236 (-0.8 %) |");
+    expect(md).toContain("| 6 | (3) | caption could be analysed");
     expect(md).toContain("| 12 | 7 | pair is unique corpus-wide (exact texts; duplicates keep the smallest id) | — | — | — | — | — | — | 1 (0.0 %) |");
     expect(md).toContain("| 10 | `has_verb_v1` | captions | 8 | 5 | 3 | no verb 3 |");
     expect(md).toContain("| 3 | `max_refs_v1` | references | 0 | 0 | 0 | — |");

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { CandidatePair } from "../../shared/core/records.ts";
 import { createCaptionAnalyzer } from "../../shared/caption/analyzer.ts";
 import { resolveConfig } from "../../shared/core/config.ts";
-import { captionFilters, divergentFilter, nearEqualForm, notAudioFilter, significantDifferenceFilter } from "../../shared/pipeline/filters.ts";
+import { captionFilters, divergentFilter, funnelSteps, nearEqualForm, notAudioFilter, significantDifferenceFilter, tierFilters } from "../../shared/pipeline/filters.ts";
 import { tierSpecs } from "../../shared/pipeline/tiers.ts";
 
 const pair = (a: string, b: string): CandidatePair => ({
@@ -59,5 +59,28 @@ describe("image filters", () => {
     expect(notAudioFilter.keep(group("File:Autism spectrum disorder video.webm"))).toBe(true);
     expect(notAudioFilter.keep(group("File:Charlie in Turkey Pat Sullivan Keen Cartoon Corporation 1916 685703 FLM11263.ogv"))).toBe(true);
     expect(notAudioFilter.keep(group("File:Apollo 11 first step.jpg"))).toBe(true);
+  });
+});
+
+describe("filter metadata", () => {
+  it("every filter of every tier and preset says its unit (matching its list), version and paper step", () => {
+    for (const preset of ["improved", "paper"] as const) {
+      const config = resolveConfig({ preset, captions: { englishOnly: true } });
+      for (const tier of tierSpecs(config)) {
+        const f = tierFilters(config, tier, { setSizeMax: 4 });
+        const lists = { image: [...f.image, f.captioned], reference: f.reference, caption: f.caption, pair: [...f.pair, f.setSize!, f.unique] };
+        for (const [unit, list] of Object.entries(lists)) {
+          for (const x of list) {
+            expect(x.unit, x.id).toBe(unit);
+            expect(x.id).toBe(`${x.name}_v${x.version}`);
+            expect(x.paperStep === null || (Number.isInteger(x.paperStep) && x.paperStep >= 1 && x.paperStep <= 9), x.id).toBe(true);
+            expect(x.description.length, x.id).toBeGreaterThan(0);
+          }
+        }
+        // ids are unique within a tier's funnel
+        const ids = funnelSteps(f).map((x) => x.id);
+        expect(new Set(ids).size).toBe(ids.length);
+      }
+    }
   });
 });

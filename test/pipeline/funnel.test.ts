@@ -5,7 +5,9 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { resolveConfig } from "../../shared/core/config.ts";
-import { funnelRows } from "../../shared/pipeline/funnel.ts";
+import { defineFilter } from "../../shared/core/filter.ts";
+import { tierFilters } from "../../shared/pipeline/filters.ts";
+import { funnelRows, funnelRowsOf } from "../../shared/pipeline/funnel.ts";
 import { tierSpecs } from "../../shared/pipeline/tiers.ts";
 import type { Stats } from "../../shared/output/stats.ts";
 import { DATA, readPairs, readStats, run, tempDir, removeTempDirs } from "../runner/helpers.ts";
@@ -52,6 +54,30 @@ describe("funnel rows", () => {
     expect(funnelRows(paper, tierSpecs(paper)[2]!)[2]!.label).toBe("image referenced ≤ 180 times");
     expect(funnelRows(resolveConfig({ captions: { minWords: 10 } }), gold!)[8]!.label).toBe("caption has ≥ 10 words");
     expect(funnelRows(resolveConfig({ images: { skipAudio: false } }), gold!).map((r) => r.id)).not.toContain("not_audio_v1");
+  });
+});
+
+describe("funnel rows from filter metadata", () => {
+  it("a row's step and unit are its filter's own; a filter not in the paper sits in the step above it", () => {
+    const config = resolveConfig();
+    const silver = tierSpecs(config)[1]!;
+    const rows = funnelRows(config, silver, { setSizeMax: 4 });
+    const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
+    // ours: not_audio (row 0's step), readable and rendered (step 3), max_words (4), the thesis's set bound (6), spelling fix (9)
+    expect(rows.filter((r) => r.inPaper === false).map((r) => [r.id, r.paperStep])).toEqual([
+      ["not_audio_v1", 0], ["readable_v1", 3], ["rendered_v1", 3], ["max_words_v1", 4], ["set_size_bound_v1", 6], ["not_spelling_fix_v1", 9],
+    ]);
+    expect(byId["all"]!.inPaper).toBeNull();
+    expect(byId["set_size_bound_v1"]!.unit).toBe("pairs");
+    expect(byId["has_caption_v1"]!.unit).toBe("references");
+
+    // a new filter placed by its metadata alone, no funnel edit: a caption filter of our own after step 5
+    const filters = tierFilters(config, silver);
+    const extra = defineFilter<unknown>({ name: "toy_rule", version: 3, paperStep: null, unit: "caption", description: "a toy rule", keep: () => true });
+    const withExtra = funnelRowsOf({ ...filters, caption: [...filters.caption, extra] });
+    const row = withExtra.find((r) => r.id === "toy_rule_v3")!;
+    expect(row).toEqual({ id: "toy_rule_v3", label: "a toy rule", paperStep: 5, inPaper: false, unit: "captions" });
+    expect(withExtra[withExtra.indexOf(row) + 1]!.id).toBe("image_captioned_refs_v1");
   });
 });
 

@@ -4,7 +4,10 @@ import { resolveConfig } from "../../shared/core/config.ts";
 import { Counters } from "../../shared/core/counters.ts";
 import type { CandidatePair, ShuffleRef } from "../../shared/core/records.ts";
 import { silentContext } from "../../shared/core/stage.ts";
-import { groupStage, mergeIdenticalUses } from "../../shared/pipeline/group-stage.ts";
+import { defineFilter } from "../../shared/core/filter.ts";
+import { tierFilters } from "../../shared/pipeline/filters.ts";
+import { groupStage, imagePairs, mergeIdenticalUses } from "../../shared/pipeline/group-stage.ts";
+import { tierSpecs } from "../../shared/pipeline/tiers.ts";
 import { CAPTIONS as C, collect, features, from, ref } from "./stage-helpers.ts";
 
 async function group(refs: ShuffleRef[], tiers: ("gold" | "silver" | "bronze")[] = ["gold", "silver", "bronze"], config: object = {}) {
@@ -171,5 +174,25 @@ describe("group stage", () => {
     const r3 = await group(eleven.map((r) => ({ ...r, kind: "history" as const })), ["bronze"]);
     expect(r3.counters.get("filter.bronze.max_uses_v1.kept")).toBe(11);
     expect(r3.pairs).toHaveLength(55);
+  });
+});
+
+describe("imagePairs runs the filter lists it is given", () => {
+  it("a caption filter added to the tier's list is applied, counted and drives the funnel row", () => {
+    const config = resolveConfig({}, { tiers: ["gold"] });
+    const base = tierFilters(config, tierSpecs(config)[0]!);
+    const noLadder = defineFilter<{ text: string }>({ name: "no_ladder", version: 1, paperStep: null, unit: "caption", description: "no ladder", keep: (f) => (/ladder/.test(f.text) ? { drop: "ladder" } : true) });
+    const refs = [
+      ref({ image: APOLLO, page: "Apollo 11", pageId: 662, revisionId: 716123666, ordinal: 0, source: "template", caption: C.apolloInfobox }),
+      ref({ image: APOLLO, page: "Apollo 11", pageId: 662, revisionId: 716123666, ordinal: 12, caption: C.apolloLink }),
+    ];
+    const counters = new Counters();
+    expect([...imagePairs(base, refs, silentContext(counters))]).toHaveLength(1);
+    const filtered = new Counters();
+    expect([...imagePairs({ ...base, caption: [...base.caption, noLadder] }, refs, silentContext(filtered))]).toHaveLength(0);
+    expect(filtered.get("filter.gold.no_ladder_v1.in")).toBe(2);
+    expect(filtered.get("filter.gold.no_ladder_v1.dropped.ladder")).toBe(2);
+    expect(filtered.get("funnel.gold.no_ladder_v1.images")).toBe(0);
+    expect(filtered.get("filter.gold.image_captioned_refs_v1.dropped.too_few_captioned_references")).toBe(0);
   });
 });

@@ -12,6 +12,8 @@ import { DATA, readOutputs, readPairs, readStats, removeTempDirs, run, tempDir }
 afterAll(removeTempDirs);
 
 const CC = join(DATA, "conceptual-captions/gcc-validation-lines00001-00500.tsv");
+/** Real CC lines whose URLs were regrouped by the captions' first three words (see that folder's PROVENANCE.md). */
+const CC_SHARED = join(DATA, "conceptual-captions/gcc-validation-lines00001-02000-shared-urls.tsv");
 const realLines = readFileSync(CC, "utf8").split("\n").filter((l) => l.length > 0);
 const captions = realLines.map((l) => l.split("\t")[0]!);
 
@@ -89,5 +91,30 @@ describe("caption TSV source (Conceptual Captions)", () => {
     // the second spelling of photo-0 joined its set: 3 + 2 + 2 + 2 + 8
     expect(stats.counters["group.web.sets"]).toBe(5);
     expect(stats.counters["group.web.sets.sum"]).toBe(17);
+  });
+
+  it("real captions sharing URLs (derived fixture): sets of 2–20 captions, the ⌊μ + 0.05·σ⌋ = 3 bound, pair filters at work; the funnel reconciles", async () => {
+    const out = tempDir();
+    await run(out, [{ path: CC_SHARED, kind: "current" }], { tiers: ["gold", "silver"] });
+    const stats = readStats(out);
+    expect(reconcile(stats, { gold: readPairs(out, "gold").length, silver: readPairs(out, "silver").length })).toEqual([]);
+    // 2,000 lines, 1,855 URLs, 68 of them shared by 213 lines (μ = 3.13, σ = 2.74)
+    expect(stats.counters["tsv.lines"]).toBe(2000);
+    expect(stats.counters["group.web.images"]).toBe(1855);
+    expect(stats.counters["group.web.sets"]).toBe(68);
+    expect(stats.counters["group.web.sets.sum"]).toBe(213);
+    const silver = stats.tiers.silver!.funnel;
+    const row = (id: string) => silver.find((r) => r.id === id)!;
+    expect(silver[0]).toMatchObject({ images: 1855, images_ge2: 68, references: 2000 });
+    // the 20-caption set is over the ≤ 10 references rule
+    expect(row("max_refs_v1").filter!.reasons).toEqual({ too_many_references: 20 });
+    expect(row("set_size_bound_v1").label).toContain("≤ 3");
+    expect(row("set_size_bound_v1").filter).toMatchObject({ in: 68, kept: 26, reasons: { set_too_large: 42 } });
+    expect(row("divergent_v1").filter!.reasons).toEqual({ equal_ignoring_case: 1 });
+    expect(stats.tiers.silver!.pairs).toBe(25);
+    expect(stats.tiers.gold!.pairs).toBe(12);
+    // every pair is of one shared URL whose set is within the bound
+    for (const p of readPairs(out, "silver")) expect(p.image).toMatch(/^https?:\/\//);
+    expect(readFileSync(join(out, "report.md"), "utf8")).toContain("2,000 caption lines read = 2,000 used.");
   });
 });

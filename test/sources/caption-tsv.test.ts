@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { imageUrlKey } from "../../shared/sources/caption-tsv/image-url.ts";
-import { tsvLines, tsvReadStart, type TsvLine } from "../../shared/sources/caption-tsv/tsv-lines.ts";
+import { tsvLines, tsvReadStart, tsvShardBytes, type TsvLine } from "../../shared/sources/caption-tsv/tsv-lines.ts";
 
 const CC = join(import.meta.dirname, "../fixtures/data/conceptual-captions/gcc-validation-lines00001-00500.tsv");
 
@@ -41,6 +41,39 @@ describe("caption TSV shards", () => {
       for (let i = 0; i + 1 < bounds.length; i++) parts.push(...(await collect(shard(CC, bounds[i]!, bounds[i + 1]!, 1000))));
       expect(parts).toEqual(whole);
     }
+  });
+
+  it("reads a shard in bounded reads, each consumed to its end, none at or past the end of the file", async () => {
+    const file = readFileSync(CC);
+    const whole = await collect(shard(CC, 0, Infinity));
+    const reads: { start: number; end: number | undefined; requested: number; delivered: number }[] = [];
+    // a Cloud Storage-like reader: a read starting at the end of the object is an error (416)
+    const reader = (start: number, end?: number) => {
+      if (start >= file.length) throw new Error(`read at ${start} of ${file.length} bytes`);
+      const body = file.subarray(start, end);
+      const r = { start, end, requested: body.length, delivered: 0 };
+      reads.push(r);
+      return (async function* () {
+        for (let i = 0; i < body.length; i += 7) {
+          const chunk = body.subarray(i, i + 7);
+          r.delivered += chunk.length;
+          yield chunk;
+        }
+      })();
+    };
+    const starts = whole.map((l) => l.offset);
+    // the last cut falls inside the last line: its shard's tail reaches the end of the file
+    const bounds = [0, starts[7]! + 3, starts[8]!, 50_000, file.length - 3, file.length];
+    for (const window of [3, 5, 64, 65_536]) {
+      const parts: TsvLine[] = [];
+      for (let i = 0; i + 1 < bounds.length; i++) {
+        const end = i + 2 === bounds.length ? null : bounds[i + 1]!;
+        parts.push(...(await collect(tsvLines(tsvShardBytes(reader, bounds[i]!, end, window), bounds[i]!, end ?? Infinity))));
+      }
+      expect(parts).toEqual(whole);
+    }
+    expect(reads.length).toBeGreaterThan(15);
+    for (const r of reads) expect(r.delivered, `read ${r.start}..${r.end}`).toBe(r.requested);
   });
 
   it("counts malformed lines instead of dropping them silently, and takes CRLF and a missing final newline", async () => {

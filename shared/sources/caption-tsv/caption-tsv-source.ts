@@ -9,7 +9,8 @@ import { createFeatureLookup, type RevisionRefs } from "../../pipeline/extract-s
 import { createPivot } from "../../plugins/pivots.ts";
 import type { ByteRange, Source } from "../source.ts";
 import { imageUrlKey } from "./image-url.ts";
-import { tsvLines, tsvReadStart, type TsvRecord } from "./tsv-lines.ts";
+import { tsvLines, tsvShardBytes, type TsvRecord } from "./tsv-lines.ts";
+import { extractCounter, extractSkippedCounter, tsvCounter, tsvSkippedCounter } from "../../core/counter-names.ts";
 
 /** A line of the file, named by the file and its byte offset (stable under any sharding). */
 export interface CaptionLine extends TsvRecord {
@@ -19,7 +20,7 @@ export interface CaptionLine extends TsvRecord {
 export const captionTsvSource: Source<CaptionLine> = {
   name: "caption-tsv",
   description: "caption<TAB>image URL lines (Conceptual Captions, img2dataset URL lists)",
-  documentsCounter: "tsv.lines.emitted",
+  documentsCounter: tsvCounter("lines.emitted"),
   claims(fileName, head) {
     if (/\.tsv$/i.test(fileName)) return true;
     // No extension to go by: the first line is two fields, the second an http(s) URL.
@@ -39,15 +40,15 @@ export const captionTsvSource: Source<CaptionLine> = {
   },
   async *documents(shard, bytes, _config, counters) {
     const start = shard.start ?? 0;
-    const end = shard.end ?? Infinity;
     const file = basename(shard.uri);
-    for await (const line of tsvLines(bytes.read(tsvReadStart(start)), start, end)) {
-      counters.inc("tsv.lines");
+    const chunks = tsvShardBytes((from, to) => bytes.read(from, to), start, shard.end);
+    for await (const line of tsvLines(chunks, start, shard.end ?? Infinity)) {
+      counters.inc(tsvCounter("lines"));
       if ("drop" in line) {
-        counters.inc(`tsv.skipped.${line.drop}`);
+        counters.inc(tsvSkippedCounter(line.drop));
         continue;
       }
-      counters.inc("tsv.lines.emitted");
+      counters.inc(tsvCounter("lines.emitted"));
       yield { ...line, file };
     }
   },
@@ -57,10 +58,10 @@ export const captionTsvSource: Source<CaptionLine> = {
     return (line: CaptionLine, kind: InputKind): RevisionRefs => {
       const page = `${line.file}:${line.offset}`;
       const base = { kind, page, pageId: line.offset, revisionId: line.offset };
-      counters.inc(`extract.${kind}.revisions`);
+      counters.inc(extractCounter(kind, "revisions"));
       const url = imageUrlKey(line.url);
       if ("drop" in url) {
-        counters.inc(`extract.${kind}.revisions.skipped.${url.drop}`);
+        counters.inc(extractSkippedCounter(kind, url.drop));
         return { ...base, refs: [], skipped: url.drop };
       }
       const caption = features(line.caption);

@@ -22,6 +22,67 @@ export function tsvReadStart(start: number): number {
   return start === 0 ? 0 : start - 1;
 }
 
+/** Bytes read past a shard's end per step while its last line is unfinished (CC lines are ~150 bytes). */
+export const TAIL_WINDOW = 64 * 1024;
+
+/** What a shard reads from: a byte-range reader (a local file, a Cloud Storage object). */
+export type RangeReader = (start: number, end?: number) => AsyncIterable<Buffer>;
+
+/**
+ * The bytes tsvLines needs for the shard [start, end): the range itself, then windows past `end`
+ * until the shard's last line has ended. No read is left half-consumed when tsvLines stops: an HTTP
+ * response abandoned mid-body (a Cloud Storage read) broke the next request on the kept-alive
+ * connection ("socket hang up"), so each read is bounded and drained. A window asks for one byte
+ * more than it hands on, to learn whether the file goes on without ever reading at its end.
+ */
+export async function* tsvShardBytes(read: RangeReader, start: number, end: number | null, window = TAIL_WINDOW): AsyncGenerator<Buffer> {
+  const from = tsvReadStart(start);
+  if (end === null) {
+    yield* drained(read(from));
+    return;
+  }
+  yield* drained(read(from, end));
+  for (let pos = end; ; pos += window) {
+    let got = 0;
+    for await (const chunk of drained(read(pos, pos + window + 1))) {
+      const keep = chunk.subarray(0, Math.max(0, window - got));
+      got += chunk.length;
+      if (keep.length > 0) yield keep;
+    }
+    if (got <= window) return;
+  }
+}
+
+/** A read's chunks; when the consumer stops early, the rest of the (bounded) read is consumed, not abandoned. */
+async function* drained(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  const it = chunks[Symbol.asyncIterator]();
+  let finished = false;
+  try {
+    for (;;) {
+      let next: IteratorResult<Buffer>;
+      try {
+        next = await it.next();
+      } catch (e) {
+        finished = true;
+        throw e;
+      }
+      if (next.done) {
+        finished = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    if (!finished) {
+      try {
+        while (!(await it.next()).done);
+      } catch {
+        // the consumer has what it needed; a failure in bytes it will not use is not its error
+      }
+    }
+  }
+}
+
 /**
  * Lines of the shard [start, end) of a file, from `chunks` = the file's bytes from
  * tsvReadStart(start) on (bytes past `end` are only used to finish the last line).

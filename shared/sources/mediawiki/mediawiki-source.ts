@@ -11,6 +11,7 @@ import { readPages } from "../../dump/page-reader.ts";
 import { packRevisions, textSize, unpackRevisions, type PackedRevisions } from "../../dump/revision-text.ts";
 import { createReferenceExtractor } from "../../pipeline/extract-stage.ts";
 import type { Source } from "../source.ts";
+import { dumpCounter } from "../../core/counter-names.ts";
 
 async function* startsBz2Stream(chunks: AsyncIterable<Buffer>, label: string, start: number): AsyncGenerator<Buffer> {
   let head = Buffer.alloc(0);
@@ -34,7 +35,7 @@ async function* startsBz2Stream(chunks: AsyncIterable<Buffer>, label: string, st
 export const mediawikiSource: Source<PageRevision> = {
   name: "mediawiki",
   description: "MediaWiki XML export (bz2, multistream bz2, gzip or plain XML)",
-  documentsCounter: "dump.pages",
+  documentsCounter: dumpCounter("pages"),
   // Compressed input is a dump (the only compressed format we read); plain input must look like XML.
   claims(_fileName, head) {
     const format = sniffFormat(head);

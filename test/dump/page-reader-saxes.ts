@@ -1,16 +1,17 @@
 /**
  * Reference reader of MediaWiki XML exports on a general XML parser (saxes): the reader paracap
  * used before the hand-written scanner in page-reader.ts. Kept as the oracle of the differential
- * tests (test/dump/page-scanner.test.ts) and as the "before" of scripts/bench/dump-reader.ts; the
- * runners use readPages from page-reader.ts.
+ * tests (page-scanner.test.ts) and as the "before" of scripts/bench/dump-reader.ts, so it lives with
+ * the tests (saxes is a devDependency); the runners use readPages from shared/dump/page-reader.ts.
  */
 import { SaxesParser, type SaxesTagPlain } from "saxes";
-import { Counters } from "../core/counters.ts";
-import type { ReadPagesOptions } from "./page-reader.ts";
-import type { PageRevision } from "../core/records.ts";
-import { DumpError } from "./errors.ts";
-import { namespaceOfTitle, normaliseNamespaceName } from "./namespaces.ts";
-import { decodeXmlText, encodedLength } from "./xml-text.ts";
+import { Counters } from "../../shared/core/counters.ts";
+import type { ReadPagesOptions } from "../../shared/dump/page-reader.ts";
+import type { PageRevision } from "../../shared/core/records.ts";
+import { DumpError } from "../../shared/dump/errors.ts";
+import { namespaceOfTitle, normaliseNamespaceName } from "../../shared/dump/namespaces.ts";
+import { decodeXmlText, encodedLength } from "../../shared/dump/xml-text.ts";
+import { dumpCounter, dumpSkippedCounter } from "../../shared/core/counter-names.ts";
 
 /** A structural problem found by the page handlers; readPages adds the file and offset. */
 class FormatProblem extends Error {}
@@ -177,16 +178,16 @@ class PageCollector {
     const rev = this.rev;
     this.rev = null;
     if (!page || !rev) return;
-    this.counters.inc("dump.revisions");
+    this.counters.inc(dumpCounter("revisions"));
     if (rev.skip !== null) {
-      this.counters.inc(`dump.skipped.${rev.skip}`);
+      this.counters.inc(dumpSkippedCounter(rev.skip));
       return;
     }
     if (page.title === null) throw new FormatProblem("a <page> has no <title> before its <revision>");
     if (page.id === null) throw new FormatProblem(`page "${page.title}" has no <id> before its <revision>`);
     if (rev.id === null) throw new FormatProblem(`a revision of page "${page.title}" has no <id>`);
     if (this.skipRedirects && /^\s*#redirect\b/i.test(rev.text.slice(0, 64))) {
-      this.counters.inc("dump.skipped.redirect");
+      this.counters.inc(dumpSkippedCounter("redirect"));
       return;
     }
     this.ready.push({
@@ -198,13 +199,13 @@ class PageCollector {
       redirect: page.redirect,
       text: rev.text,
     });
-    this.counters.inc("dump.revisions.emitted");
+    this.counters.inc(dumpCounter("revisions.emitted"));
   }
 
   private endPage(): void {
     this.page = null;
     this.pages++;
-    this.counters.inc("dump.pages");
+    this.counters.inc(dumpCounter("pages"));
   }
 }
 
@@ -267,7 +268,7 @@ export async function* readPagesSaxes(input: NodeJS.ReadableStream | AsyncIterab
     written += chunk.text.length;
     chunkBytes += encodedLength(chunk.text, source.encoding());
     totalBytes += chunk.bytes;
-    counters.inc("dump.bytes", chunk.bytes);
+    counters.inc(dumpCounter("bytes"), chunk.bytes);
     // Revisions completed before a failure are still delivered.
     while (collector.ready.length > 0) yield collector.ready.shift()!;
     if (failure) throw failure;

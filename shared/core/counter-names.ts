@@ -1,0 +1,133 @@
+/**
+ * Every counter name a stage writes or a report reads, built in one place. A name is data that
+ * crosses process boundaries (merged per shard, saved in stats.json, read by the report and the
+ * reconciliation checks), so a typo in one writer would silently split a count: here each family
+ * of names has one typed builder, and the strings in stats.json stay exactly what they were.
+ */
+import type { InputKind } from "./records.ts";
+
+/** What a filter counts for each record it sees (core/filter.ts applies it). */
+export type FilterTally = "in" | "kept" | "dropped";
+
+/** `filter.<tier>.<filterId>.<tally>`, or `….dropped.<reason>` for one reason of the drops. */
+export function filterCounter(tier: string, filterId: string, tally: FilterTally, reason?: string): string {
+  if (reason !== undefined && tally !== "dropped") throw new Error(`filterCounter: a reason only qualifies "dropped" (got ${tally})`);
+  return reason === undefined ? `filter.${tier}.${filterId}.${tally}` : `filter.${tier}.${filterId}.dropped.${reason}`;
+}
+
+/** Prefix of a filter's per-reason drop counters (for Counters.withPrefix: reason → count). */
+export function filterReasonsPrefix(tier: string, filterId: string): string {
+  return `filter.${tier}.${filterId}.dropped.`;
+}
+
+/**
+ * On the distinct-uses bound row: the references (or images) the paper's rule (≤ N references,
+ * every revision counted) would have dropped there, so a report can show both rules side by side.
+ */
+export function paperRuleDroppedCounter(tier: string, filterId: string, what: "references" | "images"): string {
+  return `filter.${tier}.${filterId}.paper_rule_dropped${what === "images" ? "_images" : ""}`;
+}
+
+/** The columns a funnel row counts (output/stats.ts derives the table from them). */
+export type FunnelCounterColumn = "images" | "images_ge2" | "images_ge5" | "references" | "captions" | "candidates";
+
+/** `funnel.<tier>.<rowId>.<column>`. */
+export function funnelCounter(tier: string, rowId: string, column: FunnelCounterColumn): string {
+  return `funnel.${tier}.${rowId}.${column}`;
+}
+
+/** Candidate pairs the group phase built for a tier. */
+export function groupPairsCounter(tier: string): string {
+  return `group.${tier}.pairs`;
+}
+
+/** Per-task totals of the phases (written by shared/tasks/). */
+export const TASK_COUNTERS = {
+  extractShards: "extract.shards",
+  extractShardsCorrupt: "extract.shards.corrupt",
+  groupPartitions: "group.partitions",
+  dedupPartitions: "dedup.partitions",
+} as const;
+
+/** The counters stats.json lists under `extraction`: everything the readers and the extract stage counted. */
+export const EXTRACTION_PREFIXES = ["dump.", "tsv.", "extract."] as const;
+
+export function isExtractionCounter(name: string): boolean {
+  return EXTRACTION_PREFIXES.some((p) => name.startsWith(p));
+}
+
+/** Moments of the caption-list equivalence-set sizes (group phase; the dedup phase bounds by them). */
+export const WEB_SET_COUNTERS = {
+  images: "group.web.images",
+  sets: "group.web.sets",
+  sum: "group.web.sets.sum",
+  sumSq: "group.web.sets.sum_sq",
+} as const;
+
+/** Totals of the dump reader. */
+export type DumpTotal = "pages" | "revisions" | "revisions.emitted" | "bytes";
+
+export function dumpCounter(total: DumpTotal): string {
+  return `dump.${total}`;
+}
+
+export const DUMP_SKIPPED_PREFIX = "dump.skipped.";
+
+/** A revision the dump reader did not hand on: `dump.skipped.<reason>` (namespace, redirect, page_too_large, …). */
+export function dumpSkippedCounter(reason: string): string {
+  return `${DUMP_SKIPPED_PREFIX}${reason}`;
+}
+
+/** Totals of the caption-list (TSV) reader. */
+export function tsvCounter(total: "lines" | "lines.emitted"): string {
+  return `tsv.${total}`;
+}
+
+export const TSV_SKIPPED_PREFIX = "tsv.skipped.";
+
+export function tsvSkippedCounter(reason: string): string {
+  return `${TSV_SKIPPED_PREFIX}${reason}`;
+}
+
+/** Per input kind totals of the extract stage. */
+export type ExtractTotal = "revisions" | "references" | "shuffle_records";
+
+export function extractCounter(kind: InputKind, total: ExtractTotal): string {
+  return `extract.${kind}.${total}`;
+}
+
+/** Prefix of the references found per reference source (`extract.<kind>.references.<source>`). */
+export function extractReferencesBySourcePrefix(kind: InputKind): string {
+  return `extract.${kind}.references.`;
+}
+
+export function extractReferencesBySourceCounter(kind: InputKind, source: string): string {
+  return `${extractReferencesBySourcePrefix(kind)}${source}`;
+}
+
+/** Prefix of the documents the extract stage read but did not parse (`…revisions.skipped.<reason>`). */
+export function extractSkippedPrefix(kind: InputKind): string {
+  return `extract.${kind}.revisions.skipped.`;
+}
+
+export function extractSkippedCounter(kind: InputKind, reason: string): string {
+  return `${extractSkippedPrefix(kind)}${reason}`;
+}
+
+/** The caption feature lookup of the extract stage. */
+export const FEATURE_COUNTERS = {
+  cacheHits: "extract.features.cache_hits",
+  /** a sample name: examples of captions the NLP step failed on */
+  analysisFailed: "extract.features.analysis_failed",
+} as const;
+
+export function unreadableCaptionCounter(reason: string): string {
+  return `extract.features.unreadable.${reason}`;
+}
+
+/** Wikitext the extractor met but could not use. */
+export function unrenderedTemplateCounter(template: string): string {
+  return `wikitext.unrendered_template.${template}`;
+}
+
+export const INVALID_FILE_NAME_COUNTER = "wikitext.skipped.invalid_file_name";

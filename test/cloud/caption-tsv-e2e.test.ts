@@ -1,0 +1,114 @@
+/**
+ * Conceptual Captions, local = cloud: a caption list (`.tsv`) uploaded to the input bucket is a run
+ * (shared/cloud/plan-run.ts), and through the emulators and the production function handlers it
+ * must give what `paracap run --input <file>.tsv` gives. The fixture is real CC lines whose URLs
+ * were regrouped so that images have several captions (test/fixtures/data/conceptual-captions/
+ * PROVENANCE.md): pairs are built, the equivalence-set bound drops some, the pair filters act.
+ */
+import { spawn } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Storage } from "@google-cloud/storage";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulators, type Emulators } from "../../scripts/emulators/emulate.ts";
+import { startLocalCloud, type LocalCloud } from "../../scripts/emulators/local-cloud.ts";
+import { closeCloudDeps } from "../../functions/deps.ts";
+import { resolveConfig } from "../../shared/core/config.ts";
+import { Stats } from "../../shared/output/stats.ts";
+import { runLocal } from "../../shared/runner/local-runner.ts";
+import { RunManifest } from "../../shared/tasks/manifest.ts";
+import { reconcile } from "../pipeline/reconcile.ts";
+import { comparable, paracap, PARTITIONS, pubsubEmulatorMissing, readDir, readObjects, ROOT, skipMessage, waitForRun, type CliResult } from "./helpers.ts";
+
+const FIXTURE = join(ROOT, "test/fixtures/data/conceptual-captions/gcc-validation-lines00001-02000-shared-urls.tsv");
+const NAME = "gcc-validation-lines00001-02000-shared-urls.tsv";
+/** 330 KB in 100 KB shards: 4 shards, each starting mid-line */
+const SHARD_BYTES = 100_000;
+/** a caption list feeds gold and silver (bronze needs a full-history dump) */
+const TIERS = ["gold", "silver"] as const;
+
+const missing = pubsubEmulatorMissing();
+if (missing) skipMessage("cloud caption-tsv e2e", missing);
+
+/** bin/paracap.js run from `cwd`, so its input name is the bare file name, as the object's is. */
+function paracapIn(cwd: string, args: string[]): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, "bin/paracap.js"), ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe.skipIf(missing !== null)("Conceptual Captions: cloud upload = paracap run", () => {
+  let emu: Emulators;
+  let cloud: LocalCloud;
+  let storage: Storage;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "paracap-cc-cloud-"));
+    copyFileSync(FIXTURE, join(dir, NAME));
+    emu = await startEmulators();
+    cloud = await startLocalCloud({ emulators: emu, partitions: PARTITIONS, shardBytes: SHARD_BYTES });
+    storage = new Storage({ apiEndpoint: emu.gcsUrl, projectId: emu.projectId });
+  });
+
+  afterAll(async () => {
+    await cloud?.stop();
+    await closeCloudDeps();
+    await emu?.stop();
+  });
+
+  it("the uploaded .tsv runs in 4 shards and equals `paracap run --input` (datasets, funnel) and the local runner with the same shards (every output)", async () => {
+    const up = await paracap(["cloud", "upload", join(dir, NAME)], cloud.env);
+    expect(up.stderr).toContain(`→ gs://${cloud.buckets.input}/${NAME}`);
+    expect(up.code).toBe(0);
+    const runId = up.stdout.trim();
+    await waitForRun(storage, cloud.buckets.output, runId, 120_000);
+    const manifest = RunManifest.parse(JSON.parse((await storage.bucket(cloud.buckets.work).file(`runs/${runId}/manifest.json`).download())[0].toString()));
+    expect(manifest.shards.map((s) => [s.source, s.start])).toEqual([["caption-tsv", 0], ["caption-tsv", 100_000], ["caption-tsv", 200_000], ["caption-tsv", 300_000]]);
+    const outputs = await readObjects(storage, cloud.buckets.output, `${runId}/`);
+    expect([...outputs.keys()].sort()).toEqual(["_SUCCESS", "config.json", "gold.jsonl.gz", "report.md", "silver.jsonl.gz", "stats.json"]);
+    const got = comparable(outputs, true, TIERS);
+
+    // 1. The CLI as a user runs it (one shard: its default shard size is larger than the file).
+    const cli = await paracapIn(dir, ["run", "--input", NAME, "--out", "cli", "--partitions", String(PARTITIONS), "--quiet"]);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stderr).toContain("silver.jsonl: 25 pairs");
+    const local = comparable(readDir(join(dir, "cli")), false, TIERS);
+    for (const t of TIERS) expect(got[`${t}.jsonl`], t).toBe(local[`${t}.jsonl`]);
+    expect(got["config.json"]).toBe(local["config.json"]);
+    const cloudStats = Stats.parse(JSON.parse(got["stats.json"]!));
+    const cliStats = Stats.parse(JSON.parse(local["stats.json"]!));
+    expect(cloudStats.tiers).toEqual(cliStats.tiers);
+    // only the shard count differs (4 in the cloud, 1 locally)
+    expect({ ...cloudStats.extraction, "extract.shards": 1 }).toEqual(cliStats.extraction);
+    const { ["extract.shards"]: cloudShards, ...cloudCounters } = cloudStats.counters;
+    const { ["extract.shards"]: cliShards, ...cliCounters } = cliStats.counters;
+    expect([cloudShards, cliShards]).toEqual([4, 1]);
+    expect(cloudCounters).toEqual(cliCounters);
+
+    // 2. The local runner with the cloud's shard size: every output byte for byte (report but its timing line).
+    const sameShards = join(dir, "same-shards");
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      await runLocal({ inputs: [{ path: NAME, kind: "current" }], outDir: sameShards, config: resolveConfig({ partitions: PARTITIONS, tiers: [...TIERS] }), workers: 1, progress: null, shardBytes: SHARD_BYTES });
+    } finally {
+      process.chdir(cwd);
+    }
+    expect(got).toEqual(comparable(readDir(sameShards), false, TIERS));
+
+    // The funnel says something: pairs, the set bound and the pair filters acted, and it reconciles.
+    expect(reconcile(cloudStats, { gold: got["gold.jsonl"]!.split("\n").filter(Boolean).length, silver: got["silver.jsonl"]!.split("\n").filter(Boolean).length })).toEqual([]);
+    const silver = cloudStats.tiers.silver!;
+    expect(silver.pairs).toBe(25);
+    expect(silver.funnel.find((r) => r.id === "set_size_bound_v1")!.filter!.reasons).toEqual({ set_too_large: 42 });
+    expect(readFileSync(join(dir, "cli", "report.md"), "utf8")).toContain("2,000 caption lines read = 2,000 used.");
+  }, 240_000);
+});

@@ -1,0 +1,61 @@
+/**
+ * Counter names are a file format (stats.json, merged per shard, read by report and reconciliation):
+ * the builders must give exactly the names earlier runs wrote, and stage code must use them.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import * as names from "../../shared/core/counter-names.ts";
+
+describe("counter names", () => {
+  it("filter and funnel names are the stats.json names", () => {
+    expect(names.filterCounter("gold", "min_refs_v1", "in")).toBe("filter.gold.min_refs_v1.in");
+    expect(names.filterCounter("gold", "min_refs_v1", "kept")).toBe("filter.gold.min_refs_v1.kept");
+    expect(names.filterCounter("gold", "min_refs_v1", "dropped")).toBe("filter.gold.min_refs_v1.dropped");
+    expect(names.filterCounter("gold", "min_refs_v1", "dropped", "too_few_references")).toBe("filter.gold.min_refs_v1.dropped.too_few_references");
+    expect(names.filterReasonsPrefix("silver", "has_verb_v1")).toBe("filter.silver.has_verb_v1.dropped.");
+    expect(() => names.filterCounter("gold", "x_v1", "kept", "why")).toThrow(/only qualifies "dropped"/);
+    expect(names.paperRuleDroppedCounter("bronze", "max_uses_v1", "references")).toBe("filter.bronze.max_uses_v1.paper_rule_dropped");
+    expect(names.paperRuleDroppedCounter("bronze", "max_uses_v1", "images")).toBe("filter.bronze.max_uses_v1.paper_rule_dropped_images");
+    expect(names.funnelCounter("bronze", "all", "images_ge5")).toBe("funnel.bronze.all.images_ge5");
+    expect(names.groupPairsCounter("gold")).toBe("group.gold.pairs");
+  });
+
+  it("reader and extract names are the stats.json names", () => {
+    expect(names.dumpCounter("revisions.emitted")).toBe("dump.revisions.emitted");
+    expect(names.dumpSkippedCounter("redirect")).toBe("dump.skipped.redirect");
+    expect(names.tsvCounter("lines")).toBe("tsv.lines");
+    expect(names.tsvSkippedCounter("malformed_line")).toBe("tsv.skipped.malformed_line");
+    expect(names.extractCounter("history", "shuffle_records")).toBe("extract.history.shuffle_records");
+    expect(names.extractReferencesBySourceCounter("current", "gallery")).toBe("extract.current.references.gallery");
+    expect(names.extractSkippedCounter("current", "page_too_large")).toBe("extract.current.revisions.skipped.page_too_large");
+    expect(names.unreadableCaptionCounter("too_long")).toBe("extract.features.unreadable.too_long");
+    expect(names.unrenderedTemplateCounter("convert")).toBe("wikitext.unrendered_template.convert");
+    expect(names.WEB_SET_COUNTERS.sumSq).toBe("group.web.sets.sum_sq");
+    expect(names.isExtractionCounter("tsv.lines")).toBe(true);
+    expect(names.isExtractionCounter("group.web.sets")).toBe(false);
+  });
+
+  it("stage code builds no counter name by hand (runner/, cloud/, tasks/ are being rewritten elsewhere)", () => {
+    const root = new URL("../../shared/", import.meta.url).pathname;
+    const excluded = ["runner/", "cloud/", "tasks/", "core/counter-names.ts"];
+    // a template literal, or a quoted name of a counter family, handed straight to a counter or sample
+    const handMade = /(counters|\bc)\??\.(inc|get)\(\s*`|\.(inc|get)\(\s*["'](dump|tsv|extract|filter|funnel|group|wikitext)\.|samples\.(add|get)\(\s*[`"']/;
+    const offenders: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name);
+        const rel = relative(root, path);
+        if (excluded.some((e) => rel.startsWith(e))) continue;
+        if (statSync(path).isDirectory()) walk(path);
+        else if (name.endsWith(".ts")) {
+          readFileSync(path, "utf8").split("\n").forEach((line, i) => {
+            if (handMade.test(line)) offenders.push(`${rel}:${i + 1}: ${line.trim()}`);
+          });
+        }
+      }
+    };
+    walk(root);
+    expect(offenders).toEqual([]);
+  });
+});
