@@ -62,13 +62,13 @@ export const ParacapConfig = z.object({
   pivot: z.enum(PIVOT_NAMES).default("resource")
     .describe("what makes two references the same image: resource = the same (Commons) file"),
   scoring: z.object({
-    scorers: z.array(z.enum(SCORER_NAMES)).min(1).default(["syntactic"]).describe("pair scorers whose metrics every output pair carries"),
+    scorers: z.array(z.enum(SCORER_NAMES)).min(1).default(["syntactic", "wordVectors"]).describe("pair scorers whose metrics every output pair carries"),
     semantic: z.array(z.string().min(1)).min(1).default(["vectorCosine", "wordMoverSimilarity"])
       .describe("metrics averaged into the pair's semantic score (Δsem,syn = semantic − syntactic, and the paraphrase decision); used when the configured scorers report them"),
     paraphraseThreshold: z.number().min(0).max(1).nullable().default(null)
       .describe("a pair is a paraphrase when its semantic score exceeds this; null: the threshold calibrated on MSRP train for this semantic score (shared/semantic/data/paraphrase-thresholds.json)"),
     vectors: z.object({
-      maxWords: z.number().int().positive().nullable().default(null)
+      maxWords: z.number().int().positive().nullable().default(100_000)
         .describe("word vectors: keep only the most frequent words (memory: 100,000 words ≈ 40 MB instead of 136 MB); null: all 341,479"),
     }).prefault({}),
   }).prefault({}),

@@ -190,10 +190,21 @@ describe("golden run on the embedded sample", () => {
     });
 
     it(`pins the ${tier} pairs (ids, images, texts, sides)`, () => {
-      const got = pairs[tier]!.map(({ metrics: _m, ...p }) => p);
+      const got = pairs[tier]!.map(({ metrics: _m, paraphrase: _p, paraphraseBy: _b, ...p }) => p);
       expect(got).toEqual(EXPECTED_PAIRS[tier]);
     });
   }
+
+  it("scores the pairs semantically by default: Δsem,syn = semantic − syntactic, and a calibrated paraphrase verdict", () => {
+    const [apollo] = pairs.gold!;
+    const m = apollo!.metrics;
+    expect(m.semantic).toBeCloseTo((m.vectorCosine! + m.wordMoverSimilarity!) / 2, 12);
+    expect(m.deltaSemSyn).toBeCloseTo(m.semantic! - m.syntactic!, 12);
+    // the infobox caption and the body caption of the Apollo photo describe different moments
+    expect(apollo!.paraphrase).toBe(false);
+    expect(apollo!.paraphraseBy).toEqual({ score: "mean(vectorCosine,wordMoverSimilarity)", threshold: expect.any(Number) });
+    expect(m.semantic).toBeLessThan(apollo!.paraphraseBy!.threshold);
+  });
 
   it("scores the pairs (syntactic = mean of ROUGE-1, ROUGE-L and BLEU-4)", () => {
     const apollo = pairs.gold![0]!.metrics;
@@ -206,7 +217,9 @@ describe("golden run on the embedded sample", () => {
     const dir = tempDir("paracap-golden-typo-");
     await run(dir, [{ path: SAMPLE_HISTORY, kind: "history" }], { tiers: ["bronze"], pairs: { dropSpellingFixes: false } });
     const got = readPairs(dir, "bronze");
-    expect(got.map(({ metrics: _m, ...p }) => p)).toEqual([IDEOMAP_PAIR]);
+    expect(got.map(({ metrics: _m, paraphrase: _p, paraphraseBy: _b, ...p }) => p)).toEqual([IDEOMAP_PAIR]);
+    // a one-letter typo fix is, semantically, the same caption
+    expect(got[0]!.paraphrase).toBe(true);
     // one changed word of 62: word-level Levenshtein distance 1/62
     expect(got[0]!.metrics.levenshtein).toBeCloseTo(1 / 62, 12);
   });

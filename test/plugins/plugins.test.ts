@@ -10,7 +10,7 @@ const B = "A mounted slowscan TV camera shows Armstrong as he climbs down the la
 
 describe("scorers", () => {
   it("the syntactic scorer reports exactly the paper's metrics, one result per pair in order", async () => {
-    const score = await createScorers(resolveConfig());
+    const score = await createScorers(resolveConfig({ scoring: { scorers: ["syntactic"] } }));
     expect(await score([[A, B], [B, A]])).toEqual([{ ...scorePair(A, B) }, { ...scorePair(B, A) }]);
     expect(await score([])).toEqual([]);
   });
@@ -28,8 +28,8 @@ describe("scorers", () => {
     expect(await cache.get("syntactic", { config: resolveConfig({ scoring: { scorers: ["syntactic", "syntactic"] } }) })).not.toBe(first);
   });
 
-  it("config defaults to the syntactic scorer and rejects unknown ones", () => {
-    expect(resolveConfig().scoring.scorers).toEqual(["syntactic"]);
+  it("config defaults to the syntactic and word-vector scorers and rejects unknown ones", () => {
+    expect(resolveConfig().scoring.scorers).toEqual(["syntactic", "wordVectors"]);
     expect(() => resolveConfig({ scoring: { scorers: ["bertscore"] } })).toThrow(ConfigError);
     expect(() => resolveConfig({ scoring: { scorers: [] } })).toThrow(ConfigError);
   });
