@@ -6,6 +6,7 @@ import { z } from "zod";
 import { closest } from "./closest-name.ts";
 import { PIVOT_NAMES } from "../plugins/pivots.ts";
 import { SCORER_NAMES } from "../plugins/scorers.ts";
+import { requireModel, TransformerConfig } from "../semantic/transformer-config.ts";
 
 export const TierName = z.enum(["gold", "silver", "bronze"]);
 export type TierName = z.infer<typeof TierName>;
@@ -63,7 +64,8 @@ export const ParacapConfig = z.object({
     .describe("what makes two references the same image: resource = the same (Commons) file"),
   scoring: z.object({
     scorers: z.array(z.enum(SCORER_NAMES)).min(1).default(["syntactic"]).describe("pair scorers whose metrics every output pair carries"),
-  }).prefault({}),
+    transformer: TransformerConfig.describe("model of the embedding and bertscore scorers"),
+  }).superRefine(requireModel).prefault({}),
   report: z.object({
     samplesPerTier: z.number().int().min(0).default(5),
   }).prefault({}),

@@ -8,6 +8,7 @@
  */
 import type { ParacapConfig } from "../core/config.ts";
 import { PairScorer as SyntacticScorer } from "../metrics/index.ts";
+import { bertscoreScorer, embeddingScorer } from "../semantic/transformer-scorers.ts";
 
 export type TextPair = readonly [a: string, b: string];
 export type PairMetrics = Record<string, number>;
@@ -35,6 +36,8 @@ const SCORERS = {
     const s = new SyntacticScorer();
     return perPairScorer("syntactic", (a, b) => ({ ...s.score(a, b) }));
   },
+  embedding: embeddingScorer,
+  bertscore: bertscoreScorer,
 } satisfies Record<string, ScorerFactory>;
 
 export type ScorerName = keyof typeof SCORERS;
