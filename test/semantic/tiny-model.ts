@@ -56,6 +56,12 @@ export interface TinyModelOptions {
 export function writeTinyModel(dir: string, opts: TinyModelOptions = {}): string {
   mkdirSync(join(dir, "onnx"), { recursive: true });
   writeFileSync(join(dir, "onnx/model.onnx"), encodeGraph(opts));
+  writeTinyTokenizer(dir, TINY_DIM);
+  return dir;
+}
+
+/** The WordPiece tokenizer files and a BERT config.json (hidden size `dim`) of a model directory. */
+export function writeTinyTokenizer(dir: string, dim: number): void {
   writeFileSync(join(dir, "tokenizer.json"), JSON.stringify(tokenizerJson()));
   writeFileSync(
     join(dir, "tokenizer_config.json"),
@@ -75,7 +81,7 @@ export function writeTinyModel(dir: string, opts: TinyModelOptions = {}): string
     JSON.stringify({
       model_type: "bert",
       architectures: ["BertModel"],
-      hidden_size: TINY_DIM,
+      hidden_size: dim,
       num_hidden_layers: 0,
       num_attention_heads: 1,
       vocab_size: TINY_VOCAB.length,
@@ -83,7 +89,6 @@ export function writeTinyModel(dir: string, opts: TinyModelOptions = {}): string
       pad_token_id: 0,
     }),
   );
-  return dir;
 }
 
 function encodeGraph(opts: TinyModelOptions): Uint8Array {

@@ -127,6 +127,16 @@ describe("model loading", () => {
     expect(m.loadSeconds).toBeGreaterThan(0);
   });
 
+  it("runs each distinct text of a batch once, shared by the embedding and bertscore scorers", async () => {
+    const spec = { model: MODEL, dtype: "fp32", maxTokens: 256, batchSize: 2, threads: null } as const;
+    const m = await loadTransformer(spec);
+    const score = await scorer(["embedding", "bertscore"], { batchSize: 2 });
+    const before = { ...m.runs };
+    await score([[S1, S2], [S2, S3], [S1, S3], [S1, S1]]);
+    // 3 distinct texts in batches of 2 → 2 calls, 3 texts; the bertscore scorer reuses them
+    expect({ calls: m.runs.calls - before.calls, texts: m.runs.texts - before.texts }).toEqual({ calls: 2, texts: 3 });
+  });
+
   it("truncates a text to maxTokens", async () => {
     const m = await loadTransformer({ model: MODEL, dtype: "fp32", maxTokens: 4, batchSize: 32, threads: null });
     const [e] = await m.encode([S3], "last_hidden_state");
