@@ -14,7 +14,7 @@ export const TransformerConfig = z.object({
     .describe("longer texts are truncated to this many tokens (all-MiniLM-L6-v2 was trained on 256)"),
   batchSize: z.number().int().min(1).max(1024).default(32).describe("texts per inference call"),
   threads: z.number().int().min(1).max(256).nullable().default(null)
-    .describe("onnxruntime threads per process (null: its default, all cores); with several workers, 1 avoids oversubscription"),
+    .describe("onnxruntime intra-op threads per model (null: all cores in the main thread, 1 in each worker thread of a --workers pool)"),
   bertscoreOutput: z.string().min(1).default("last_hidden_state")
     .describe("the model output whose token vectors BERTScore matches (a model exported with per-layer outputs can name a middle layer)"),
   bertscoreIdf: z.string().min(1).nullable().default(null)

@@ -6,6 +6,7 @@
 import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { isMainThread } from "node:worker_threads";
 import type { TokenVectors } from "./embedding-math.ts";
 import { DTYPE_SUFFIX, type ModelDtype, type TransformerConfig } from "./transformer-config.ts";
 
@@ -51,6 +52,8 @@ export interface TransformerModel {
   readonly outputs: readonly string[];
   /** seconds the load took (tokenizer, config and onnxruntime session) */
   readonly loadSeconds: number;
+  /** onnxruntime intra-op threads (null: onnxruntime's default, all cores) */
+  readonly threads: number | null;
   /** inference calls and texts run so far (for benchmarks and tests) */
   readonly runs: { readonly calls: number; readonly texts: number };
   /** each text's vectors from `output`, in input order; identical texts are run once */
@@ -90,6 +93,9 @@ async function load(spec: Spec): Promise<TransformerModel> {
   const { AutoModel, AutoTokenizer, env, LogLevel } = await import("@huggingface/transformers");
   env.logLevel = LogLevel.ERROR;
   const id = source.kind === "dir" ? source.path : source.id;
+  // A worker thread is one of a pool that already spreads over the cores: onnxruntime's own pool of
+  // all cores in every worker would oversubscribe them.
+  const threads = spec.threads ?? (isMainThread ? null : 1);
   // A directory never falls back to the hub (local_files_only is per call; env flags are process-wide).
   const options = source.kind === "dir" ? { local_files_only: true } : { local_files_only: false, cache_dir: hubCacheDir() };
   let tokenizer: Awaited<ReturnType<typeof AutoTokenizer.from_pretrained>>;
@@ -100,7 +106,7 @@ async function load(spec: Spec): Promise<TransformerModel> {
       ...options,
       dtype: spec.dtype,
       device: "cpu",
-      session_options: spec.threads === null ? {} : { intraOpNumThreads: spec.threads, interOpNumThreads: 1 },
+      session_options: threads === null ? {} : { intraOpNumThreads: threads, interOpNumThreads: 1 },
     });
   } catch (err) {
     const why = err instanceof Error ? err.message.split("\n")[0] : String(err);
@@ -143,6 +149,7 @@ async function load(spec: Spec): Promise<TransformerModel> {
     source,
     outputs,
     loadSeconds,
+    threads,
     runs,
     encode(texts, output) {
       const key = JSON.stringify([output, texts]);

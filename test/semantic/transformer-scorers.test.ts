@@ -4,7 +4,9 @@
  * embedding lookup, so every expected score below is worked out by hand from TINY_TABLE.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, resolveConfig, type ParacapConfigInput } from "../../shared/core/config.ts";
 import { createScorers, ScorerCache } from "../../shared/plugins/scorers.ts";
@@ -135,6 +137,19 @@ describe("model loading", () => {
     await score([[S1, S2], [S2, S3], [S1, S3], [S1, S1]]);
     // 3 distinct texts in batches of 2 → 2 calls, 3 texts; the bertscore scorer reuses them
     expect({ calls: m.runs.calls - before.calls, texts: m.runs.texts - before.texts }).toEqual({ calls: 2, texts: 3 });
+  });
+
+  it("onnxruntime gets all cores in the main thread and one thread in each worker of a pool", async () => {
+    expect((await loadTransformer({ model: MODEL, dtype: "fp32", maxTokens: 256, batchSize: 32, threads: null })).threads).toBeNull();
+    expect((await loadTransformer({ model: MODEL, dtype: "fp32", maxTokens: 256, batchSize: 32, threads: 3 })).threads).toBe(3);
+    const entry = new URL("./fixtures/load-in-worker.ts", import.meta.url).pathname;
+    const w = new Worker(new URL("../../shared/runner/worker-bootstrap.mjs", import.meta.url), { workerData: { entry, model: MODEL } });
+    try {
+      const [msg] = (await once(w, "message")) as [{ threads: number | null; len: number }];
+      expect(msg).toEqual({ threads: 1, len: 4 });
+    } finally {
+      await w.terminate();
+    }
   });
 
   it("truncates a text to maxTokens", async () => {
