@@ -5,12 +5,13 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { once } from "node:events";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, resolveConfig, type ParacapConfigInput } from "../../shared/core/config.ts";
 import { createScorers, ScorerCache } from "../../shared/plugins/scorers.ts";
-import { loadTransformer, ModelError, modelSource } from "../../shared/semantic/transformer-model.ts";
+import { hubCacheDir, loadTransformer, ModelError, modelSource } from "../../shared/semantic/transformer-model.ts";
 import { removeTempDirs, tempDir } from "../runner/helpers.ts";
 import { writeTinyModel } from "./tiny-model.ts";
 
@@ -169,6 +170,12 @@ describe("model loading", () => {
     expect(() => modelSource("./no/such/dir/here", "fp32")).toThrow(/no model directory/);
     expect(modelSource("Xenova/all-MiniLM-L6-v2", "fp32")).toEqual({ kind: "hub", id: "Xenova/all-MiniLM-L6-v2" });
     rmSync(bad, { recursive: true, force: true });
+  });
+
+  it("hub downloads go to PARACAP_MODEL_CACHE, else the XDG cache, never into node_modules", () => {
+    expect(hubCacheDir({ PARACAP_MODEL_CACHE: "/m", XDG_CACHE_HOME: "/x" })).toBe("/m");
+    expect(hubCacheDir({ XDG_CACHE_HOME: "/x" })).toBe("/x/paracap/transformers");
+    expect(hubCacheDir({})).toBe(join(homedir(), ".cache/paracap/transformers"));
   });
 
   it("a transformer scorer without a model is a config error before anything runs", () => {
