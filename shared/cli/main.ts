@@ -10,7 +10,7 @@ const USAGE = `paracap — paraphrase corpora from image captions
   paracap run [options]                 the whole job → gold/silver/bronze.jsonl, stats.json, report.md
   paracap extract <dump|file.wikitext>  image references as JSONL
   paracap features < captions.txt       caption features as JSONL, one line per input line
-  paracap score < pairs.tsv             syntactic metrics of caption1<TAB>caption2 lines as JSONL
+  paracap score < pairs.tsv             metrics of caption1<TAB>caption2 lines as JSONL (--model: + transformer)
   paracap cloud upload|status|fetch     run on Google Cloud (see README)
 
 ${RUN_USAGE}`;
