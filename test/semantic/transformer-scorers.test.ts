@@ -3,7 +3,7 @@
  * loading, WordPiece tokenising, padded batching and onnxruntime inference run; the "network" is an
  * embedding lookup, so every expected score below is worked out by hand from TINY_TABLE.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { once } from "node:events";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -151,6 +151,15 @@ describe("model loading", () => {
     } finally {
       await w.terminate();
     }
+  });
+
+  it("dtype q8 loads onnx/model_quantized.onnx (here the same graph under that name)", async () => {
+    const dir = join(tempDir("paracap-q8-"), "model");
+    writeTinyModel(dir);
+    renameSync(join(dir, "onnx/model.onnx"), join(dir, "onnx/model_quantized.onnx"));
+    expect(() => modelSource(dir, "fp32")).toThrow(/lacks onnx\/model.onnx/);
+    const [r] = await (await scorer(["embedding"], { model: dir, dtype: "q8" }))([[S1, S2]]);
+    expect(r!.embeddingCosine).toBeCloseTo(26 / Math.sqrt(31 * 23), 6);
   });
 
   it("truncates a text to maxTokens", async () => {
