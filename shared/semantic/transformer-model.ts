@@ -50,7 +50,7 @@ export interface TransformerModel {
   readonly source: ModelSource;
   /** names of the model's outputs */
   readonly outputs: readonly string[];
-  /** seconds the load took (tokenizer, config and onnxruntime session) */
+  /** seconds the load took (tokenizer, config and onnxruntime session; not the library's import) */
   readonly loadSeconds: number;
   /** onnxruntime intra-op threads (null: onnxruntime's default, all cores) */
   readonly threads: number | null;
@@ -58,7 +58,7 @@ export interface TransformerModel {
   readonly runs: { readonly calls: number; readonly texts: number };
   /** each text's vectors from `output`, in input order; identical texts are run once */
   encode(texts: readonly string[], output: string): Promise<EncodedText[]>;
-  /** token ids of a text with the tokenizer's special tokens (for idf statistics) */
+  /** token ids of a text, without special tokens (for idf statistics) */
   tokenIds(text: string): number[];
 }
 
@@ -88,9 +88,9 @@ export function hubCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 
 async function load(spec: Spec): Promise<TransformerModel> {
   const source = modelSource(spec.model, spec.dtype);
-  const started = performance.now();
   // Imported here: onnxruntime's native library is loaded only by runs that use a transformer scorer.
   const { AutoModel, AutoTokenizer, env, LogLevel } = await import("@huggingface/transformers");
+  const started = performance.now();
   env.logLevel = LogLevel.ERROR;
   const id = source.kind === "dir" ? source.path : source.id;
   // A worker thread is one of a pool that already spreads over the cores: onnxruntime's own pool of
@@ -110,7 +110,7 @@ async function load(spec: Spec): Promise<TransformerModel> {
     });
   } catch (err) {
     const why = err instanceof Error ? err.message.split("\n")[0] : String(err);
-    const hint = source.kind === "hub" ? " (downloading needs network access; offline, give a local model directory)" : "";
+    const hint = source.kind === "hub" ? ` (no directory ${spec.model} here, so it was read as a hub id; downloading needs network access)` : "";
     throw new ModelError(`cannot load model ${spec.model}: ${why}${hint}`);
   }
   const session = (model as unknown as { sessions: Record<string, { outputNames: string[] }> }).sessions;
@@ -126,6 +126,7 @@ async function load(spec: Spec): Promise<TransformerModel> {
     const result = (await model(enc)) as Record<string, { dims: number[]; data: Float32Array } | undefined>;
     const states = result[output];
     if (!states) throw new ModelError(`model ${spec.model} has no output ${output} (it has ${Object.keys(result).join(", ")})`);
+    if (states.dims.length !== 3) throw new ModelError(`model ${spec.model}'s output ${output} has shape [${states.dims.join(", ")}], not per-token vectors [batch, tokens, dim]`);
     const [batch, seq, dim] = states.dims as [number, number, number];
     const ids = enc.input_ids.tolist() as bigint[][];
     const mask = enc.attention_mask.tolist() as bigint[][];

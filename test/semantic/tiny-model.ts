@@ -50,6 +50,8 @@ export function row(t: TinyToken): number[] {
 export interface TinyModelOptions {
   /** a second output, `hidden_state_0`: last_hidden_state multiplied elementwise by this row (a stand-in for another layer) */
   scaledLayer?: [number, number, number, number];
+  /** a pooled output, `sentence_embedding` [batch, dim] (mean over all positions), as some exports have */
+  pooled?: boolean;
 }
 
 /** Writes the model directory and returns its path (dir itself). */
@@ -104,6 +106,10 @@ function encodeGraph(opts: TinyModelOptions): Uint8Array {
     initializer.push({ name: "scale", dataType: T.FLOAT, dims: [TINY_DIM], floatData: opts.scaledLayer });
     nodes.push({ opType: "Mul", input: ["last_hidden_state", "scale"], output: ["hidden_state_0"], name: "scaled" });
     outputs.push(output("hidden_state_0"));
+  }
+  if (opts.pooled) {
+    nodes.push({ opType: "ReduceMean", input: ["last_hidden_state"], output: ["sentence_embedding"], name: "pool", attribute: [{ name: "axes", type: onnx.AttributeProto.AttributeType.INTS, ints: [1] }, { name: "keepdims", type: onnx.AttributeProto.AttributeType.INT, i: 0 }] });
+    outputs.push({ name: "sentence_embedding", type: { tensorType: { elemType: T.FLOAT, shape: dynamic("batch", String(TINY_DIM)) } } });
   }
   const model = onnx.ModelProto.create({
     irVersion: 7,

@@ -19,7 +19,7 @@ let MODEL = "";
 let IDF = "";
 beforeAll(() => {
   const dir = tempDir("paracap-tiny-model-");
-  MODEL = writeTinyModel(join(dir, "model"), { scaledLayer: [1, 1, 1, 0] });
+  MODEL = writeTinyModel(join(dir, "model"), { scaledLayer: [1, 1, 1, 0], pooled: true });
   IDF = join(dir, "idf.txt");
   writeFileSync(IDF, "the cat\n\nthe dog\nthe mat\n");
 });
@@ -112,7 +112,9 @@ describe("bertscore scorer (greedy cosine matching)", () => {
 
   it("an output the model does not have is a clear error naming the ones it has", async () => {
     const score = await scorer(["bertscore"], { bertscoreOutput: "layer_7" });
-    await expect(score([[S1, S2]])).rejects.toThrow(/no output layer_7 \(it has last_hidden_state, hidden_state_0\)/);
+    await expect(score([[S1, S2]])).rejects.toThrow(/no output layer_7 \(it has last_hidden_state, hidden_state_0, sentence_embedding\)/);
+    const pooled = await scorer(["bertscore"], { bertscoreOutput: "sentence_embedding" });
+    await expect(pooled([[S1, S2]])).rejects.toThrow(/output sentence_embedding has shape \[2, 4\], not per-token vectors/);
   });
 
   it("an unreadable idf file is a ModelError", async () => {
@@ -126,7 +128,7 @@ describe("model loading", () => {
     const m = await loadTransformer(spec);
     expect(await loadTransformer({ ...spec })).toBe(m);
     expect(m.source).toEqual({ kind: "dir", path: MODEL });
-    expect(m.outputs).toEqual(["last_hidden_state", "hidden_state_0"]);
+    expect(m.outputs).toEqual(["last_hidden_state", "hidden_state_0", "sentence_embedding"]);
     expect(m.loadSeconds).toBeGreaterThan(0);
   });
 
