@@ -15,6 +15,8 @@ export const TransformerConfig = z.object({
   batchSize: z.number().int().min(1).max(1024).default(32).describe("texts per inference call"),
   threads: z.number().int().min(1).max(256).nullable().default(null)
     .describe("onnxruntime intra-op threads per model (null: all cores in the main thread, 1 in each worker thread of a --workers pool)"),
+  embeddingPooling: z.enum(["mean", "cls"]).default("mean")
+    .describe("how the embedding scorer makes one vector of a text: mean of the token vectors (sentence-transformers' MiniLM, mpnet) or the first token's (CLS-pooled models such as BGE)"),
   bertscoreOutput: z.string().min(1).default("last_hidden_state")
     .describe("the model output whose token vectors BERTScore matches (a model exported with per-layer outputs can name a middle layer)"),
   bertscoreIdf: z.string().min(1).nullable().default(null)

@@ -6,7 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import type { PairScorer, ScorerContext } from "../plugins/scorers.ts";
-import { bertScore, clamp01, meanPoolNormalised, unitRows } from "./embedding-math.ts";
+import { bertScore, clamp01, meanPoolNormalised, normalised, unitRows } from "./embedding-math.ts";
 import type { TransformerConfig } from "./transformer-config.ts";
 import { loadTransformer, ModelError, type EncodedText, type TransformerModel } from "./transformer-model.ts";
 
@@ -15,7 +15,7 @@ async function modelOf(t: TransformerConfig): Promise<TransformerModel> {
   return loadTransformer({ ...t, model: t.model });
 }
 
-/** `embeddingCosine`: cosine of the two sentence embeddings, negative values clamped to 0. */
+/** `embeddingCosine`: cosine of the two sentence embeddings (mean- or CLS-pooled), negative values clamped to 0. */
 export async function embeddingScorer({ config }: ScorerContext): Promise<PairScorer> {
   const t = config.scoring.transformer;
   const model = await modelOf(t);
@@ -25,7 +25,8 @@ export async function embeddingScorer({ config }: ScorerContext): Promise<PairSc
       const texts = pairs.flat();
       const encoded = await model.encode(texts, "last_hidden_state");
       const pooled = new Map<string, Float32Array>();
-      texts.forEach((text, i) => pooled.has(text) || pooled.set(text, meanPoolNormalised(encoded[i]!)));
+      const pool = t.embeddingPooling === "cls" ? (e: EncodedText) => normalised(e.data.slice(0, e.dim)) : meanPoolNormalised;
+      texts.forEach((text, i) => pooled.has(text) || pooled.set(text, pool(encoded[i]!)));
       return pairs.map(([a, b]) => {
         const va = pooled.get(a)!;
         const vb = pooled.get(b)!;

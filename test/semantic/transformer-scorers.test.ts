@@ -50,6 +50,13 @@ describe("embedding scorer (mean pooling, L2 norm, cosine)", () => {
     expect(got[0]!.embeddingCosine).not.toBeCloseTo(cos([39, 39, 39, 38], [39, 39, 38, 37]), 4);
   });
 
+  it("CLS pooling takes the first token's vector", async () => {
+    const score = await scorer(["embedding"], { embeddingPooling: "cls" });
+    // every text starts with [CLS] = [1,0,0,0] in this lookup model (mean pooling gives 61/√4030 here)
+    const [r] = await score([[S1, S3]]);
+    expect(r!.embeddingCosine).toBeCloseTo(1, 6);
+  });
+
   it("a negative cosine is clamped to 0", async () => {
     const score = await scorer(["embedding"]);
     // "not": CLS + not[-1,-1,-1,-1] + SEP = [0,0,-1,-1]; "the": [1,1,1,0] → cosine −1/√6
