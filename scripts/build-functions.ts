@@ -86,6 +86,8 @@ export function buildFunctions(outDir = join(ROOT, "dist/functions")): BuildResu
     dependencies,
   };
   writeFileSync(join(out, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
+  // onnxruntime-node's install step would fetch CUDA libraries (hundreds of MB) a CPU function never loads.
+  if (dependencies["onnxruntime-node"] || dependencies["@huggingface/transformers"]) writeFileSync(join(out, ".npmrc"), "onnxruntime-node-install=skip\n");
   return { outDir: out, assets: [...assets].sort(), dependencies };
 }
 

@@ -17,6 +17,7 @@ const BENCHES = [
   ["sentence-classifier.ts", "sentence classifier quality and tagging speed"],
   ["metrics.ts", "syntactic metrics vs naive Levenshtein"],
   ["semantic.ts", "word-vector cosine and exact WMD vs the syntactic scorer; vector load time and memory"],
+  ["transformer.ts", "embedding/BERTScore scorers (tiny and MiniLM-shaped models) vs the syntactic scorer"],
   ["run.ts", "end-to-end run vs plain bz2 decoding, peak RSS"],
   ["cloud-shard.ts", "cloud extract shard time/memory and full-dump projection"],
   ["peak-rss.ts", "peak memory on hostile inputs (a .gz bomb) and the 151 MB history"],

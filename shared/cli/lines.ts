@@ -32,3 +32,40 @@ export async function mapLines(input: Readable, output: Writable, fn: (line: str
   await flush();
   return n;
 }
+
+/**
+ * Like mapLines, for work done in batches (a model scores many pairs per call): `parse` checks each
+ * line as it arrives, `run` turns up to `size` parsed lines into their results. A line `parse`
+ * rejects still gets the lines before it scored and written, then the error propagates.
+ */
+export async function mapLineBatches<T>(
+  input: Readable,
+  output: Writable,
+  size: number,
+  parse: (line: string, n: number) => T,
+  run: (batch: T[]) => Promise<unknown[]>,
+): Promise<number> {
+  const rl = createInterface({ input, crlfDelay: Infinity });
+  let n = 0;
+  let batch: T[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const results = await run(batch);
+    batch = [];
+    if (!output.write(results.map((r) => JSON.stringify(r)).join("\n") + "\n")) await once(output, "drain");
+  };
+  try {
+    for await (const line of rl) {
+      n++;
+      batch.push(parse(line, n));
+      if (batch.length >= size) await flush();
+    }
+  } catch (err) {
+    await flush();
+    rl.close();
+    input.destroy();
+    throw err;
+  }
+  await flush();
+  return n;
+}

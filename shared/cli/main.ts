@@ -10,7 +10,7 @@ const USAGE = `paracap — paraphrase corpora from image captions
   paracap run [options]                 the whole job → gold/silver/bronze.jsonl, stats.json, report.md
   paracap extract <dump|file.wikitext>  image references as JSONL
   paracap features < captions.txt       caption features as JSONL, one line per input line
-  paracap score < pairs.tsv             syntactic metrics of caption1<TAB>caption2 lines as JSONL
+  paracap score < pairs.tsv             metrics of caption1<TAB>caption2 lines as JSONL (--model: + transformer)
   paracap compare <corpus>…             Table 7 and characteristic maps (MSRPC, PAWS, QQP, TaPaCo, our datasets)
   paracap cloud upload|status|fetch     run on Google Cloud (see README)
 
@@ -27,7 +27,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 };
 
 /** Errors that are the user's to fix (by class name, so that checking does not load their modules). */
-const USER_ERRORS = new Set(["UserError", "ConfigError", "ResumeConflictError", "InputError", "StorageError", "OutDirBusyError"]);
+const USER_ERRORS = new Set(["UserError", "ConfigError", "ResumeConflictError", "InputError", "StorageError", "OutDirBusyError", "ModelError"]);
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

@@ -9,6 +9,7 @@ import { REPO_ROOT } from "../core/repo-root.ts";
 import { looksLikeHistoryByContent } from "../dump/history-sniff.ts";
 import { looksLikeHistory, type LocalInput } from "../runner/local-shards.ts";
 import { runLocal } from "../runner/local-runner.ts";
+import { applyModelFlag, checkModel } from "../semantic/model-flag.ts";
 import { expandArgs } from "./argv.ts";
 import { UserError } from "./errors.ts";
 
@@ -30,6 +31,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Record<string, unknown> {
   if (env.PARACAP_MIN_WORDS) captions.minWords = Number(env.PARACAP_MIN_WORDS);
   if (env.PARACAP_CLASSIFIER) captions.classifier = env.PARACAP_CLASSIFIER;
   if (Object.keys(captions).length > 0) out.captions = captions;
+  if (env.PARACAP_MODEL) out.scoring = { transformer: { model: env.PARACAP_MODEL } };
   return out;
 }
 
@@ -44,6 +46,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       config: { type: "string" },
       partitions: { type: "string" },
       workers: { type: "string" },
+      model: { type: "string" },
       fresh: { type: "boolean", default: false },
       quiet: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
@@ -74,7 +77,12 @@ export async function runCommand(argv: string[]): Promise<number> {
     flags.tiers = tiers;
   }
   if (values.partitions) flags.partitions = positiveInt(values.partitions, "--partitions");
+  if (values.model) flags.scoring = { transformer: { model: values.model } };
   const config = resolveConfig(fileConfig, configFromEnv(process.env), flags);
+  if (values.model !== undefined) {
+    if (values.model.trim() === "") throw new UserError(`--model needs a model directory (or a hub id)`);
+    applyModelFlag(config, values.model);
+  } else checkModel(config);
 
   const detected: string[] = [];
   const kindOf = async (path: string): Promise<LocalInput["kind"]> => {

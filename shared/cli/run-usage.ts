@@ -9,6 +9,8 @@ export const RUN_USAGE = `paracap run [--input <dump>…] [--history <dump>…] 
   --config <file>    JSON config file (see config.json written next to the outputs)
   --partitions <n>   shuffle partitions
   --workers <n>      worker threads (default: all cores)
+  --model <dir>      transformer model directory (or, online, a hub id such as
+                     Xenova/all-MiniLM-L6-v2): adds the embedding and bertscore metrics
   --fresh            discard an earlier run in --out instead of resuming it
   --quiet            no progress on stderr
   --help             this text

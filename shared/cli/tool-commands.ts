@@ -7,10 +7,12 @@ import { createCaptionAnalyzer } from "../caption/analyzer.ts";
 import { Counters } from "../core/counters.ts";
 import type { PageRevision, WikitextImageRef } from "../core/records.ts";
 import { readDumpPages } from "../dump/page-reader.ts";
-import { scorePair } from "../metrics/index.ts";
+import { resolveConfig } from "../core/config.ts";
+import { createScorers, SCORER_NAMES } from "../plugins/scorers.ts";
+import { applyModelFlag, checkModel } from "../semantic/model-flag.ts";
 import { extractImageRefs } from "../wikitext/extract-images.ts";
 import { UserError } from "./errors.ts";
-import { mapLines } from "./lines.ts";
+import { mapLineBatches, mapLines } from "./lines.ts";
 import { dumpCounter } from "../core/counter-names.ts";
 
 export const EXTRACT_USAGE = `paracap extract <file.xml[.bz2|.gz]|file.wikitext> [--all-namespaces]
@@ -19,8 +21,13 @@ export const EXTRACT_USAGE = `paracap extract <file.xml[.bz2|.gz]|file.wikitext>
   (a .wikitext/.wiki/.txt file is one page titled after the file name)`;
 export const FEATURES_USAGE = `paracap features [--classifier improved|paper] < captions.txt
   one JSONL line per input line, in order: {"text","words","profane","english","hasVerb","isSentence","tags"}`;
-export const SCORE_USAGE = `paracap score < pairs.tsv
-  one JSONL line of syntactic metrics per caption1<TAB>caption2 line, in order`;
+export const SCORE_USAGE = `paracap score [--model <dir>] [--scorers <list>] [--config <file>] < pairs.tsv
+  one JSONL line of metrics per caption1<TAB>caption2 line, in order
+  --model <dir>      transformer model directory (or, online, a hub id): adds the embedding and
+                     bertscore metrics
+  --scorers <list>   comma-separated scorers (default: the config's, syntactic):
+                     ${SCORER_NAMES.join(", ")}
+  --config <file>    JSON config file (its scoring section is used)`;
 
 /** One output line per reference and caption type; a reference with neither caption nor alt has type null. */
 export function referenceLines(ref: WikitextImageRef, page: string): object[] {
@@ -81,11 +88,41 @@ export function parsePairLine(line: string, n: number): [string, string] {
   return [fields[0]!, fields[1]!];
 }
 
+/** Pairs per scoring call: what the dedup stage uses, so a model sees the same batches. */
+const SCORE_BATCH = 64;
+
 export async function scoreCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { help: { type: "boolean", short: "h", default: false } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      model: { type: "string" },
+      scorers: { type: "string" },
+      config: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
   if (values.help) return usage(SCORE_USAGE);
-  await mapLines(process.stdin, process.stdout, (line, n) => scorePair(...parsePairLine(line, n)));
+  const fileConfig = values.config ? await readJsonFile(values.config) : {};
+  const scorers = values.scorers?.split(",").map((s) => s.trim());
+  const config = resolveConfig(fileConfig, { scoring: { scorers, transformer: { model: values.model || undefined } } });
+  if (values.model !== undefined) {
+    if (values.model.trim() === "") throw new UserError(`--model needs a model directory (or a hub id)`);
+    applyModelFlag(config, values.model);
+  } else checkModel(config);
+  const score = await createScorers(config);
+  await mapLineBatches(process.stdin, process.stdout, SCORE_BATCH, parsePairLine, score);
   return 0;
+}
+
+async function readJsonFile(file: string): Promise<unknown> {
+  const text = await readFile(file, "utf8").catch(() => {
+    throw new UserError(`cannot read config file ${file}`);
+  });
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UserError(`config file ${file} is not valid JSON`);
+  }
 }
 
 function usage(text: string): number {

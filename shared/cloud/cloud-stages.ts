@@ -9,6 +9,7 @@
 import type { Bucket } from "@google-cloud/storage";
 import { z } from "zod";
 import { resolveConfig, type ParacapConfig } from "../core/config.ts";
+import { TRANSFORMER_SCORERS } from "../semantic/transformer-config.ts";
 import { stableId } from "../core/hash.ts";
 import { BUILTIN_SOURCES } from "../sources/registry.ts";
 import { DumpError } from "../dump/errors.ts";
@@ -59,7 +60,8 @@ export function gcsRunStores(work: Bucket, output: Bucket): Pick<CloudDeps, "wor
 }
 
 export function baseConfig(env: CloudEnv): ParacapConfig {
-  return resolveConfig({ partitions: env.PARACAP_PARTITIONS, tiers: env.PARACAP_TIERS.split(",").map((t) => t.trim()), dump: { decoder: "auto" } });
+  const scoring = env.PARACAP_MODEL ? { scorers: ["syntactic", ...TRANSFORMER_SCORERS], transformer: { model: env.PARACAP_MODEL } } : {};
+  return resolveConfig({ partitions: env.PARACAP_PARTITIONS, tiers: env.PARACAP_TIERS.split(",").map((t) => t.trim()), dump: { decoder: "auto" }, scoring });
 }
 
 async function loadManifest(work: BlobStore, runId: string): Promise<RunManifest> {

@@ -14,6 +14,8 @@ export const CloudEnv = z.object({
   PARACAP_TIERS: z.string().default("gold,silver,bronze"),
   /** target compressed bytes per extract shard of a multistream dump */
   PARACAP_SHARD_BYTES: z.coerce.number().int().positive().default(24 * 1024 * 1024),
+  /** transformer model of the embedding/bertscore scorers (a directory in the deployed source, or a hub id fetched at cold start); runs then score with them unless their manifest names scorers */
+  PARACAP_MODEL: z.string().min(1).optional(),
   /** emulator endpoints for local runs (unset on Google Cloud) */
   STORAGE_EMULATOR_HOST: z.string().optional(),
   PUBSUB_EMULATOR_HOST: z.string().optional(),

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { closest } from "./closest-name.ts";
 import { PIVOT_NAMES } from "../plugins/pivots.ts";
 import { SCORER_NAMES } from "../plugins/scorers.ts";
+import { requireModel, TransformerConfig } from "../semantic/transformer-config.ts";
 
 export const TierName = z.enum(["gold", "silver", "bronze"]);
 export type TierName = z.infer<typeof TierName>;
@@ -71,7 +72,8 @@ export const ParacapConfig = z.object({
       maxWords: z.number().int().positive().nullable().default(100_000)
         .describe("word vectors: keep only the most frequent words (memory: 100,000 words ≈ 40 MB instead of 136 MB); null: all 341,479"),
     }).prefault({}),
-  }).prefault({}),
+    transformer: TransformerConfig.describe("model of the embedding and bertscore scorers"),
+  }).superRefine(requireModel).prefault({}),
   report: z.object({
     samplesPerTier: z.number().int().min(0).default(5),
   }).prefault({}),

@@ -9,6 +9,7 @@
 import type { ParacapConfig } from "../core/config.ts";
 import { PairScorer as SyntacticScorer } from "../metrics/index.ts";
 import { processWordVectors, wordVectorScorer } from "../semantic/vector-scorer.ts";
+import { bertscoreScorer, embeddingScorer } from "../semantic/transformer-scorers.ts";
 
 export type TextPair = readonly [a: string, b: string];
 export type PairMetrics = Record<string, number>;
@@ -38,6 +39,8 @@ const SCORERS = {
   },
   /** vectorCosine, wordMoverSimilarity, vectorOov from the shipped word vectors (offline; shared/semantic/) */
   wordVectors: (ctx: ScorerContext): PairScorer => wordVectorScorer(() => processWordVectors(ctx.config.scoring.vectors.maxWords)),
+  embedding: embeddingScorer,
+  bertscore: bertscoreScorer,
 } satisfies Record<string, ScorerFactory>;
 
 export type ScorerName = keyof typeof SCORERS;

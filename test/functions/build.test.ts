@@ -49,6 +49,9 @@ describe("build:functions", () => {
     }
     for (const dev of ["tsx", "typescript", "vitest", "@pulumi/pulumi"]) expect(pkg.dependencies[dev]).toBeUndefined();
     expect(existsSync(join(out, "shared/caption/data/ldnoobw-en.txt"))).toBe(true);
+    // the transformer scorers' runtime, installed without onnxruntime-node's CUDA download
+    expect(pkg.dependencies["@huggingface/transformers"]).toBe(root.dependencies["@huggingface/transformers"]);
+    expect(readFileSync(join(out, ".npmrc"), "utf8")).toBe("onnxruntime-node-install=skip\n");
 
     const js = files(out).filter((f) => f.endsWith(".js"));
     expect(js.map((f) => relative(out, f))).toContain("functions/index.js");
