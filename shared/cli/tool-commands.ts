@@ -25,7 +25,7 @@ export const SCORE_USAGE = `paracap score [--model <dir>] [--scorers <list>] [--
   one JSONL line of metrics per caption1<TAB>caption2 line, in order
   --model <dir>      transformer model directory (or, online, a hub id): adds the embedding and
                      bertscore metrics
-  --scorers <list>   comma-separated scorers (default: the config's, syntactic):
+  --scorers <list>   comma-separated scorers (default: the config's, syntactic and wordVectors):
                      ${SCORER_NAMES.join(", ")}
   --config <file>    JSON config file (its scoring section is used)`;
 

@@ -116,7 +116,7 @@ describe.concurrent("paracap score", () => {
     expect(r.code).toBe(0);
     const lines = jsonl(r.stdout) as Record<string, number>[];
     expect(lines).toHaveLength(3);
-    for (const l of lines) expect(Object.keys(l).sort()).toEqual(["bleu4", "bleuCordeiro", "lcpNgramOverlap", "levenshtein", "rouge1F", "rougeLF", "sumo", "syntactic", "wordNgramOverlap"]);
+    for (const l of lines) expect(Object.keys(l).sort()).toEqual(["bleu4", "bleuCordeiro", "lcpNgramOverlap", "levenshtein", "rouge1F", "rougeLF", "sumo", "syntactic", "vectorCosine", "vectorOov", "wordMoverSimilarity", "wordNgramOverlap"]);
     expect(lines[0]!.levenshtein).toBeCloseTo(1 / 62, 12); // "suject" → "subject"
     expect(lines[1]!.syntactic).toBeCloseTo(0.2441, 4); // the golden Apollo pair
     expect(lines[2]).toMatchObject({ levenshtein: 0, rouge1F: 1, rougeLF: 1, syntactic: 1 });

@@ -40,7 +40,7 @@ const TRANSFORMER_METRICS = ["embeddingCosine", "bertscoreP", "bertscoreR", "ber
 
 describe.concurrent("paracap score --model", () => {
   it("adds the embedding and bertscore metrics to the syntactic ones, in input order", async () => {
-    const r = await cli(["score", "--model", MODEL], "The cat sat\ta dog ran\nthe cat\tThe cat sat\n");
+    const r = await cli(["score", "--model", MODEL, "--scorers", "syntactic,embedding,bertscore"], "The cat sat\ta dog ran\nthe cat\tThe cat sat\n");
     expect(r.code, r.stderr).toBe(0);
     const [a, b] = jsonl(r.stdout);
     expect(Object.keys(a!)).toEqual([...Object.keys(scorePair("x", "y")), ...TRANSFORMER_METRICS]);
@@ -76,7 +76,7 @@ describe("paracap run --model", () => {
     const r = await cli(["run", "--quiet", "--workers", "2", "--partitions", "2", "--model", MODEL, "--out", out]);
     expect(r.code, r.stderr).toBe(0);
     const config = JSON.parse(readFileSync(join(out, "config.json"), "utf8"));
-    expect(config.scoring.scorers).toEqual(["syntactic", "embedding", "bertscore"]);
+    expect(config.scoring.scorers).toEqual(["syntactic", "wordVectors", "embedding", "bertscore"]);
     expect(config.scoring.transformer.model).toBe(MODEL);
     const pairs = [...readPairs(out, "gold"), ...readPairs(out, "silver"), ...readPairs(out, "bronze")];
     expect(pairs.length).toBeGreaterThanOrEqual(2);

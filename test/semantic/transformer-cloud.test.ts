@@ -15,7 +15,7 @@ const env = (extra: Record<string, string> = {}) => CloudEnv.parse({ PARACAP_INP
 describe("cloud config of the transformer scorers", () => {
   it("PARACAP_MODEL adds the embedding and bertscore scorers; a manifest can still name its scorers", () => {
     const base = baseConfig(env({ PARACAP_MODEL: "Xenova/all-MiniLM-L6-v2" }));
-    expect(base.scoring.scorers).toEqual(["syntactic", "embedding", "bertscore"]);
+    expect(base.scoring.scorers).toEqual(["syntactic", "wordVectors", "embedding", "bertscore"]);
     expect(base.scoring.transformer.model).toBe("Xenova/all-MiniLM-L6-v2");
     const upload = UploadConfig.parse({ scoring: { scorers: ["syntactic", "bertscore"] } });
     expect(resolveConfig(base, upload).scoring.scorers).toEqual(["syntactic", "bertscore"]);
@@ -23,7 +23,7 @@ describe("cloud config of the transformer scorers", () => {
 
   it("without PARACAP_MODEL, a manifest asking for a transformer scorer is a config error; an upload cannot name a model", () => {
     const base = baseConfig(env());
-    expect(base.scoring.scorers).toEqual(["syntactic"]);
+    expect(base.scoring.scorers).toEqual(["syntactic", "wordVectors"]);
     expect(() => resolveConfig(base, UploadConfig.parse({ scoring: { scorers: ["embedding"] } }))).toThrow(/scorer embedding needs a model/);
     // the operator picks the model (a download, code run on the functions), not whoever uploads a dump
     expect(UploadConfig.safeParse({ scoring: { transformer: { model: "evil/model" } } }).success).toBe(false);

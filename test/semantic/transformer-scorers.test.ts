@@ -200,6 +200,6 @@ describe("model loading", () => {
     expect(() => resolveConfig({ scoring: { scorers: ["syntactic", "bertscore"] } })).toThrow(ConfigError);
     expect(() => resolveConfig({ scoring: { scorers: ["embedding"] } })).toThrow(/scoring.transformer.model: scorer embedding needs a model/);
     expect(() => resolveConfig({ scoring: { transformer: { modle: "x" } } } as ParacapConfigInput)).toThrow(/did you mean "scoring.transformer.model"/);
-    expect(resolveConfig({ scoring: { transformer: { model: "x" } } }).scoring.scorers).toEqual(["syntactic"]);
+    expect(resolveConfig({ scoring: { transformer: { model: "x" } } }).scoring.scorers).toEqual(["syntactic", "wordVectors"]);
   });
 });
