@@ -11,11 +11,11 @@ const unsetIfEmpty = (v: unknown) => (v === "" ? undefined : v);
 const wholeNumber = <T extends z.ZodType<number, number>>(piece: T) =>
   z.preprocess(unsetIfEmpty, z.string().trim().regex(/^\d+$/, "expected a whole number").transform(Number).pipe(piece).optional());
 
+/** Tiers as one comma-separated string (`gold,silver`): an environment variable, a deployment setting. */
+export const TierList = z.string().transform((s) => s.split(",").map((t) => t.trim())).pipe(z.array(TierName).min(1));
+
 export const ConfigEnv = z.object({
-  PARACAP_TIERS: z.preprocess(
-    unsetIfEmpty,
-    z.string().transform((s) => s.split(",").map((t) => t.trim())).pipe(z.array(TierName).min(1)).optional(),
-  ),
+  PARACAP_TIERS: z.preprocess(unsetIfEmpty, TierList.optional()),
   PARACAP_PARTITIONS: wholeNumber(Partitions),
   PARACAP_MIN_WORDS: wholeNumber(MinWords),
   PARACAP_CLASSIFIER: z.preprocess(unsetIfEmpty, Classifier.optional()),
