@@ -39,7 +39,9 @@ export function definePipeline(phases: readonly Phase[]): Pipeline {
   if (final.unit !== "once") throw new Error(`the last phase "${final.name}" must run once (it publishes the outputs)`);
   const unitPhases = phases.slice(0, -1).map((p) => {
     if (p.unit === "once") throw new Error(`phase "${p.name}" runs once, so it can only be the last phase`);
-    if (!p.done("0").startsWith(`${p.name}/`)) throw new Error(`phase "${p.name}": markers must lie under ${p.name}/ (its fan-in lists that folder)`);
+    const marker = p.done("0");
+    // The cloud fan-in counts a phase's markers by listing `<name>/` for names ending in `/_DONE.json`.
+    if (!marker.startsWith(`${p.name}/`) || !marker.endsWith("/_DONE.json")) throw new Error(`phase "${p.name}": markers must be named ${p.name}/…/_DONE.json (its fan-in lists that folder), not ${marker}`);
     return p;
   });
   const byName = new Map(phases.map((p) => [p.name, p]));

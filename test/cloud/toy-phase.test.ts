@@ -71,6 +71,7 @@ describe("a phase registered by the caller, local runner", () => {
     expect(() => definePipeline([extractPhase, groupPhase, { ...dedupPhase, next: "census" }, { ...census, next: "cencus" }, aggregatePhase])).toThrow(/unknown next phase "cencus"/);
     expect(() => definePipeline([extractPhase, { ...groupPhase, next: "aggregate" }, aggregatePhase, { ...dedupPhase, next: null }])).toThrow(/"aggregate" is followed by "dedup"/);
     expect(() => definePipeline([extractPhase, { ...groupPhase, name: "plan" }])).toThrow(/reserved/);
+    expect(() => definePipeline([extractPhase, groupPhase, { ...dedupPhase, next: "census" }, { ...census, done: (k: string) => `tally/${k}.json` }, aggregatePhase])).toThrow(/markers must be named census\/…\/_DONE.json/);
   });
 });
 
