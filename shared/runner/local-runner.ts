@@ -101,9 +101,12 @@ async function runLocked(opts: LocalRunOptions): Promise<LocalRunResult> {
         );
       }
       // Only later-phase settings changed: keep the extracted shards, redo the later phases from them
-      // (their old markers go, so none is taken for done).
+      // (their old markers and outputs go, so none is taken for done and no stale file is read).
       if (old.data.fingerprint !== manifest.fingerprint) {
-        for (const p of pipeline.unitPhases) if (p.fingerprint !== "extract") await rm(join(workDir, p.name), { recursive: true, force: true });
+        for (const p of pipeline.unitPhases) {
+          if (p.fingerprint === "extract") continue;
+          for (const dir of [p.name, ...(p.workDirs ?? [])]) await rm(join(workDir, dir), { recursive: true, force: true });
+        }
       }
     }
   }

@@ -19,6 +19,7 @@ export const groupPhase = partitionTask({
   ...phaseShape("group"),
   done: (key) => layout.groupDone(Number(key)),
   outputs: (manifest, p) => Array.from({ length: manifest.config.partitions }, (_, q) => layout.groupPart(p, q)),
+  workDirs: [layout.groupPartsRoot],
   run: groupPartition,
   // The dedup tasks need the run's equivalence-set size bound, which needs every group partition.
   afterPhase: ({ manifest, work }) => writeSetSizeBound(manifest, work),

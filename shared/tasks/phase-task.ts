@@ -57,6 +57,8 @@ export interface UnitPhase extends PhaseShape {
   done(key: string): string;
   /** objects one task writes: removed when its task is dead-lettered, so no partial output reaches the next phase */
   outputs(manifest: RunManifest, unit: UnitRef): string[];
+  /** work-store folders its tasks write outside `<name>/`; cleared with it when a resumed run must redo the phase */
+  readonly workDirs?: readonly string[];
   run(ctx: UnitContext): Promise<UnitOutcome | void>;
   /**
    * Runs once after the phase's last task, before the next phase starts (local runner: after the
@@ -135,6 +137,7 @@ export interface PartitionTaskSpec extends PhaseShape {
   /** completion marker of partition `key` (default `<name>/p-00000/_DONE.json`) */
   done?(key: string): string;
   outputs(manifest: RunManifest, partition: number): string[];
+  workDirs?: readonly string[];
   run(manifest: RunManifest, partition: number, work: BlobStore, counters: Counters): Promise<void>;
   afterPhase?(ctx: PhaseEndContext): Promise<string | void>;
 }
