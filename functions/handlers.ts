@@ -6,15 +6,20 @@
  */
 import * as functions from "@google-cloud/functions-framework";
 import type { z } from "zod";
-import { aggregateStageTask, dedupStageTask, deadLetterTask, extractStageTask, groupStageTask, planStage, PermanentError, type CloudDeps } from "../shared/cloud/cloud-stages.ts";
-import { AggregateTask, DedupTask, ExtractTask, GroupTask, StorageObjectEvent, TaskMessage } from "../shared/cloud/messages.ts";
+import { deadLetterTask, onceStageTask, planStage, PermanentError, unitStageTask, type CloudDeps } from "../shared/cloud/cloud-stages.ts";
+import { phaseMessage, StorageObjectEvent, taskMessage } from "../shared/cloud/messages.ts";
+import { DEADLETTER_FUNCTION, functionNames, PLAN_FUNCTION } from "../shared/core/phase-names.ts";
+import { BUILTIN_PIPELINE, type Pipeline } from "../shared/tasks/phases.ts";
 import { BadMessageError, decodeMessage } from "./pubsub-message.ts";
 
-/** Entry point names: one deployed function each (infra/naming.ts FUNCTION_STAGES). */
-export const FUNCTION_TARGETS = ["plan", "extract", "group", "dedup", "aggregate", "deadletter"] as const;
+/** Entry point names: one deployed function each (plan, one per phase, deadletter; infra derives the same list). */
+export const FUNCTION_TARGETS = functionNames(BUILTIN_PIPELINE.phases);
 
-/** @param deps the instance's clients, resolved on the first event */
-export function registerFunctions(deps: () => CloudDeps): void {
+/**
+ * @param deps the instance's clients, resolved on the first event
+ * @param pipeline the phases to serve, one entry point each (default: the built-in pipeline)
+ */
+export function registerFunctions(deps: () => CloudDeps, pipeline: Pipeline = BUILTIN_PIPELINE): void {
   const acknowledgePermanent = async (name: string, id: string, run: () => Promise<unknown>) => {
     try {
       await run();
@@ -39,17 +44,17 @@ export function registerFunctions(deps: () => CloudDeps): void {
     });
   };
 
-  functions.cloudEvent("plan", async (event: functions.CloudEvent<unknown>) => {
+  functions.cloudEvent(PLAN_FUNCTION.name, async (event: functions.CloudEvent<unknown>) => {
     const parsed = StorageObjectEvent.safeParse(event.data);
     if (!parsed.success) {
       console.error(`plan: not a storage object event: ${parsed.error.message}`);
       return;
     }
-    await acknowledgePermanent("plan", event.id, () => planStage(parsed.data, deps()));
+    await acknowledgePermanent("plan", event.id, () => planStage(parsed.data, deps(), pipeline));
   });
-  taskHandler("extract", ExtractTask, (t, id) => extractStageTask(t, id, deps()));
-  taskHandler("group", GroupTask, (t, id) => groupStageTask(t, id, deps()));
-  taskHandler("dedup", DedupTask, (t, id) => dedupStageTask(t, id, deps()));
-  taskHandler("aggregate", AggregateTask, (t) => aggregateStageTask(t, deps()));
-  taskHandler("deadletter", TaskMessage, (t, _id, attempts) => deadLetterTask(t, attempts, deps()));
+  for (const phase of pipeline.phases) {
+    if (phase.unit === "once") taskHandler(phase.name, phaseMessage(phase), (t) => onceStageTask(phase, t, deps(), pipeline));
+    else taskHandler(phase.name, phaseMessage(phase), (t, id) => unitStageTask(phase, t, id, deps(), pipeline));
+  }
+  taskHandler(DEADLETTER_FUNCTION.name, taskMessage(pipeline.phases), (t, _id, attempts) => deadLetterTask(t, attempts, deps(), pipeline));
 }

@@ -3,10 +3,10 @@
  * stack.ts; this file only reads the stack config and exports the outputs the `paracap cloud` CLI
  * and operators need.
  */
-import { readParacapConfig } from "./config.ts";
+import { readDeploymentConfig } from "./config.ts";
 import { buildParacapStack } from "./stack.ts";
 
-const stack = buildParacapStack(readParacapConfig());
+const stack = buildParacapStack(readDeploymentConfig());
 
 export const project = stack.project;
 export const region = stack.region;

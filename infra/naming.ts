@@ -1,20 +1,15 @@
 /**
- * Deterministic names of the cloud runner's resources. Topic names are fixed strings (not
- * Pulumi auto-names) because every function gets every topic name as an environment variable,
- * including topics owned by stages created later in the program.
+ * Deterministic names of the cloud runner's resources, derived from the pipeline's phase table
+ * (shared/core/phase-names.ts, plain data: no stage code reaches the Pulumi program). Topic names
+ * are fixed strings (not Pulumi auto-names) because every function gets every topic name as an
+ * environment variable, including topics owned by stages created later in the program.
  */
+import { BUILTIN_PHASE_SHAPES, functionNames, topicEnvName, type PhaseShape } from "../shared/core/phase-names.ts";
 
-/** Pipeline stages; each is a function whose entry point is the stage name. */
-export const PIPELINE_STAGES = ["plan", "extract", "group", "dedup", "aggregate"] as const;
-export type PipelineStage = (typeof PIPELINE_STAGES)[number];
-
-/** Stages fed by a Pub/Sub topic (all but `plan`, which a Cloud Storage event starts). */
-export const TOPIC_STAGES = ["extract", "group", "dedup", "aggregate"] as const satisfies readonly PipelineStage[];
-export type TopicStage = (typeof TOPIC_STAGES)[number];
-
-/** All deployed functions: the pipeline plus the dead-letter recorder (`functions/index.ts` "deadletter"). */
-export const FUNCTION_STAGES = [...PIPELINE_STAGES, "deadletter"] as const;
-export type FunctionStage = (typeof FUNCTION_STAGES)[number];
+/** All deployed functions of the built-in pipeline: plan, one per phase, the dead-letter recorder. */
+export const FUNCTION_STAGES = functionNames(BUILTIN_PHASE_SHAPES);
+/** Stages fed by a Pub/Sub topic: the phases (plan is started by a Cloud Storage event). */
+export const TOPIC_STAGES = BUILTIN_PHASE_SHAPES.map((p) => p.name);
 
 /** Physical names of one stage's resources. */
 export interface StageNames {
@@ -35,7 +30,7 @@ export interface StageNames {
 }
 
 /** Names for `stage` under `prefix` (validated by the config schema to keep account ids ≤ 30 chars). */
-export function stageNames(prefix: string, stage: FunctionStage): StageNames {
+export function stageNames(prefix: string, stage: string): StageNames {
   const base = `${prefix}-${stage}`;
   return {
     function: base,
@@ -48,12 +43,7 @@ export function stageNames(prefix: string, stage: FunctionStage): StageNames {
   };
 }
 
-/** The `PARACAP_TOPIC_*` environment of every function. */
-export function topicEnvironment(prefix: string): Record<`PARACAP_TOPIC_${Uppercase<TopicStage>}`, string> {
-  return {
-    PARACAP_TOPIC_EXTRACT: stageNames(prefix, "extract").topic,
-    PARACAP_TOPIC_GROUP: stageNames(prefix, "group").topic,
-    PARACAP_TOPIC_DEDUP: stageNames(prefix, "dedup").topic,
-    PARACAP_TOPIC_AGGREGATE: stageNames(prefix, "aggregate").topic,
-  };
+/** The `PARACAP_TOPIC_<PHASE>` environment of every function. */
+export function topicEnvironment(prefix: string, phases: readonly PhaseShape[] = BUILTIN_PHASE_SHAPES): Record<string, string> {
+  return Object.fromEntries(phases.map((p) => [topicEnvName(p.name), stageNames(prefix, p.name).topic]));
 }

@@ -1,15 +1,19 @@
 /**
  * The whole cloud runner: APIs, buckets, source archive, project-level service-agent grants and
- * one StageFunction per stage. Stages are created downstream-first because each one is granted
- * publish rights on the next stage's topic, which that stage owns.
+ * one StageFunction per function of the pipeline's phase table (shared/core/phase-names.ts): plan,
+ * one per phase, the dead-letter recorder. Which buckets each reads and writes and which topics it
+ * may publish to come from the table. Phases are created downstream-first because each one is
+ * granted publish rights on the next phase's topic, which that phase owns.
  */
 import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
 import { enableApis } from "./apis.ts";
 import { createBuckets } from "./buckets.ts";
 import { StageFunction, type BucketRef, type StageTrigger, type TopicRef } from "./components/stage-function.ts";
-import type { ParacapConfig } from "./config.ts";
-import { stageNames, topicEnvironment, type FunctionStage } from "./naming.ts";
+import { BUILTIN_PHASE_SHAPES, checkPhaseChain, DEADLETTER_FUNCTION, PLAN_FUNCTION, publishTargets, type BucketRole, type PhaseShape } from "../shared/core/phase-names.ts";
+import { envFromLayer } from "../shared/core/env-layer.ts";
+import type { DeploymentConfig } from "./config.ts";
+import { stageNames, topicEnvironment } from "./naming.ts";
 import { functionsSource } from "./source-archive.ts";
 
 /** Event-driven gen2 functions may run at most 540 s (and push waits at most 600 s). */
@@ -20,17 +24,20 @@ export interface ParacapStackOutputs {
   project: string;
   region: string;
   buckets: { input: pulumi.Output<string>; work: pulumi.Output<string>; output: pulumi.Output<string>; source: pulumi.Output<string> };
-  topics: Record<"extract" | "group" | "dedup" | "aggregate", pulumi.Output<string>>;
-  deadLetterTopics: Record<"extract" | "group" | "dedup" | "aggregate", pulumi.Output<string>>;
-  deadLetterHoldSubscriptions: Record<"extract" | "group" | "dedup" | "aggregate", pulumi.Output<string>>;
-  functionUris: Record<FunctionStage, pulumi.Output<string>>;
-  runtimeServiceAccounts: Record<FunctionStage, pulumi.Output<string>>;
-  triggerServiceAccounts: Record<FunctionStage, pulumi.Output<string>>;
+  /** per phase */
+  topics: Record<string, pulumi.Output<string>>;
+  deadLetterTopics: Record<string, pulumi.Output<string>>;
+  deadLetterHoldSubscriptions: Record<string, pulumi.Output<string>>;
+  /** per function */
+  functionUris: Record<string, pulumi.Output<string>>;
+  runtimeServiceAccounts: Record<string, pulumi.Output<string>>;
+  triggerServiceAccounts: Record<string, pulumi.Output<string>>;
   buildServiceAccount: pulumi.Output<string>;
 }
 
-/** Declare every resource of the cloud runner for `cfg`; `cwd` resolves `cfg.sourceDir`. */
-export function buildParacapStack(cfg: ParacapConfig, cwd = process.cwd()): ParacapStackOutputs {
+/** Declare every resource of the cloud runner for `cfg` running `phases`; `cwd` resolves `cfg.sourceDir`. */
+export function buildParacapStack(cfg: DeploymentConfig, cwd = process.cwd(), phases: readonly PhaseShape[] = BUILTIN_PHASE_SHAPES): ParacapStackOutputs {
+  checkPhaseChain(phases);
   const { project, region, prefix } = cfg;
   const source = functionsSource(cfg.sourceDir, cwd);
   const apis = cfg.enableApis ? enableApis(project) : [];
@@ -75,90 +82,73 @@ export function buildParacapStack(cfg: ParacapConfig, cwd = process.cwd()): Para
     PARACAP_INPUT_BUCKET: buckets.input.name,
     PARACAP_WORK_BUCKET: buckets.work.name,
     PARACAP_OUTPUT_BUCKET: buckets.output.name,
-    PARACAP_PARTITIONS: String(cfg.partitions),
-    PARACAP_TIERS: cfg.tiers,
-    ...topicEnvironment(prefix),
+    ...envFromLayer({ tiers: cfg.tiers, partitions: cfg.partitions, captions: { minWords: cfg.minWords, classifier: cfg.classifier } }),
+    ...topicEnvironment(prefix, phases),
     ...(cfg.shardBytes !== undefined ? { PARACAP_SHARD_BYTES: String(cfg.shardBytes) } : {}),
   };
-  const bucket = {
+  const bucket: Record<BucketRole, BucketRef> = {
     input: { label: "input", bucket: buckets.input.name },
     work: { label: "work", bucket: buckets.work.name },
     output: { label: "output", bucket: buckets.output.name },
-  } satisfies Record<string, BucketRef>;
+  };
 
-  const stage = (name: FunctionStage, access: { reads: BucketRef[]; writes: BucketRef[]; publishes: TopicRef[] }, trigger: StageTrigger, extraDeps: pulumi.Resource[] = []) =>
-    new StageFunction(name, {
-      stage: name,
-      names: stageNames(prefix, name),
+  const canPublish = publishTargets(phases);
+  const all: Record<string, StageFunction> = {};
+  const stage = (fn: { name: string; reads: readonly BucketRole[]; writes: readonly BucketRole[] }, trigger: StageTrigger, extraDeps: pulumi.Resource[] = []) =>
+    (all[fn.name] = new StageFunction(fn.name, {
+      stage: fn.name,
+      names: stageNames(prefix, fn.name),
       project,
       region,
       source: { bucket: buckets.source.name, object: archive.name },
       buildServiceAccount: buildAccount.id,
-      memory: cfg.memory[name],
-      maxInstances: cfg.maxInstancesPerStage[name] ?? cfg.maxInstances,
+      memory: cfg.memory[fn.name]!,
+      maxInstances: cfg.maxInstancesPerStage[fn.name] ?? cfg.maxInstances,
       timeoutSeconds: FUNCTION_TIMEOUT_SECONDS,
       environment,
       pubsubServiceAgent,
       retry: { minimumBackoff: `${cfg.minBackoffSeconds}s`, maximumBackoff: `${cfg.maxBackoffSeconds}s` },
       trigger,
       dependsOn: [...apis, buildRole, ...extraDeps],
-      ...access,
-    });
-  const topicTrigger: StageTrigger = { kind: "topic", maxDeliveryAttempts: cfg.dlqMaxDeliveryAttempts };
-  const topicOf = (s: StageFunction, label: string): TopicRef => {
-    if (!s.topic) throw new Error(`stage ${label} has no trigger topic`);
-    return { label, topic: s.topic };
+      reads: fn.reads.map((b) => bucket[b]),
+      writes: fn.writes.map((b) => bucket[b]),
+      publishes: (canPublish[fn.name] ?? []).map((target) => topicOf(target)),
+    }));
+  const topicOf = (phase: string): TopicRef => {
+    const topic = all[phase]?.topic;
+    if (!topic) throw new Error(`phase ${phase} has no trigger topic yet (phases are created downstream-first)`);
+    return { label: phase, topic };
   };
-  const deadLetterOf = (s: StageFunction, label: string): TopicRef => {
-    if (!s.deadLetterTopic) throw new Error(`stage ${label} has no dead-letter topic`);
-    return { label, topic: s.deadLetterTopic };
+  const deadLetterOf = (phase: string): TopicRef => {
+    const topic = all[phase]?.deadLetterTopic;
+    if (!topic) throw new Error(`phase ${phase} has no dead-letter topic`);
+    return { label: phase, topic };
   };
 
-  const aggregate = stage("aggregate", { reads: [bucket.work], writes: [bucket.output], publishes: [] }, topicTrigger);
-  const dedup = stage("dedup", { reads: [], writes: [bucket.work], publishes: [topicOf(aggregate, "aggregate")] }, topicTrigger);
-  const group = stage("group", { reads: [], writes: [bucket.work], publishes: [topicOf(dedup, "dedup")] }, topicTrigger);
-  const extract = stage("extract", { reads: [bucket.input], writes: [bucket.work], publishes: [topicOf(group, "group")] }, topicTrigger);
-  const plan = stage(
-    "plan",
-    { reads: [bucket.input], writes: [bucket.work], publishes: [topicOf(extract, "extract")] },
-    { kind: "storage", bucket: buckets.input.name },
-    [gcsAgentPublisher],
-  );
-  const topicStages = { extract, group, dedup, aggregate };
-  // The recorder marks dead shards failed and, for extract, completes the fan-in so the run does
-  // not wait forever on a shard that will never finish; hence it publishes to the group topic.
-  const deadletter = stage(
-    "deadletter",
-    { reads: [], writes: [bucket.work], publishes: [topicOf(group, "group")] },
-    { kind: "deadLetters", topics: (Object.entries(topicStages) as [string, StageFunction][]).map(([label, s]) => deadLetterOf(s, label)) },
-  );
-  const all: Record<FunctionStage, StageFunction> = { plan, extract, group, dedup, aggregate, deadletter };
+  for (const phase of [...phases].reverse()) stage(phase, { kind: "topic", maxDeliveryAttempts: cfg.dlqMaxDeliveryAttempts });
+  stage(PLAN_FUNCTION, { kind: "storage", bucket: buckets.input.name }, [gcsAgentPublisher]);
+  // The recorder marks dead tasks failed and completes their phase's fan-in so the run does not wait
+  // forever on a task that will never finish; hence it may start any phase but the first.
+  stage(DEADLETTER_FUNCTION, { kind: "deadLetters", topics: phases.map((p) => deadLetterOf(p.name)) });
 
-  const perTopicStage = (pick: (s: StageFunction) => pulumi.Output<string> | undefined) => {
-    const out = {} as Record<keyof typeof topicStages, pulumi.Output<string>>;
-    for (const [label, s] of Object.entries(topicStages) as [keyof typeof topicStages, StageFunction][]) {
-      const value = pick(s);
-      if (!value) throw new Error(`stage ${label} lacks a topic resource`);
-      out[label] = value;
-    }
-    return out;
-  };
-  const perStage = (pick: (s: StageFunction) => pulumi.Output<string>) => {
-    const out = {} as Record<FunctionStage, pulumi.Output<string>>;
-    for (const [label, s] of Object.entries(all) as [FunctionStage, StageFunction][]) out[label] = pick(s);
-    return out;
-  };
+  const perPhase = (pick: (s: StageFunction) => pulumi.Output<string> | undefined) =>
+    Object.fromEntries(phases.map((p) => {
+      const value = pick(all[p.name]!);
+      if (!value) throw new Error(`phase ${p.name} lacks a topic resource`);
+      return [p.name, value];
+    }));
+  const perFunction = (pick: (s: StageFunction) => pulumi.Output<string>) => Object.fromEntries(Object.entries(all).map(([name, s]) => [name, pick(s)]));
 
   return {
     project,
     region,
     buckets: { input: buckets.input.name, work: buckets.work.name, output: buckets.output.name, source: buckets.source.name },
-    topics: perTopicStage((s) => s.topic?.name),
-    deadLetterTopics: perTopicStage((s) => s.deadLetterTopic?.name),
-    deadLetterHoldSubscriptions: perTopicStage((s) => s.deadLetterHold?.name),
-    functionUris: perStage((s) => s.uri),
-    runtimeServiceAccounts: perStage((s) => s.runtimeServiceAccount.email),
-    triggerServiceAccounts: perStage((s) => s.triggerServiceAccount.email),
+    topics: perPhase((s) => s.topic?.name),
+    deadLetterTopics: perPhase((s) => s.deadLetterTopic?.name),
+    deadLetterHoldSubscriptions: perPhase((s) => s.deadLetterHold?.name),
+    functionUris: perFunction((s) => s.uri),
+    runtimeServiceAccounts: perFunction((s) => s.runtimeServiceAccount.email),
+    triggerServiceAccounts: perFunction((s) => s.triggerServiceAccount.email),
     buildServiceAccount: buildAccount.email,
   };
 }

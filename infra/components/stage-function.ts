@@ -17,7 +17,7 @@
  */
 import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
-import type { FunctionStage, StageNames } from "../naming.ts";
+import type { StageNames } from "../naming.ts";
 
 /** How the function is invoked. */
 export type StageTrigger =
@@ -42,7 +42,7 @@ export interface TopicRef {
 
 export interface StageFunctionArgs {
   /** stage name = entry point in functions/index.ts */
-  stage: FunctionStage;
+  stage: string;
   names: StageNames;
   project: string;
   region: string;

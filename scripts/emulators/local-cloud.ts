@@ -18,17 +18,19 @@ import type { Emulators } from "./emulate.ts";
 import { createPushSubscription, serveBuiltFunction, serveFunction, type FunctionHost } from "./functions-host.ts";
 import { pubsubClientOptions } from "./pubsub-emulator.ts";
 
-import { FUNCTION_TARGETS } from "../../functions/handlers.ts";
+import { BUILTIN_PHASE_SHAPES, DEADLETTER_FUNCTION, functionNames, PLAN_FUNCTION, topicEnvName, type PhaseShape } from "../../shared/core/phase-names.ts";
 
-export type FunctionTarget = (typeof FUNCTION_TARGETS)[number];
-const TOPIC_STAGES = ["extract", "group", "dedup", "aggregate"] as const;
+/** An entry point: plan, a phase, or deadletter. */
+export type FunctionTarget = string;
 
 export const DEFAULT_FUNCTIONS_SOURCE = fileURLToPath(new URL("../../functions/index.ts", import.meta.url));
 
 export interface LocalCloudOptions {
   emulators: Emulators;
-  /** module that registers the six entry points in this process (default: functions/index.ts) */
-  source?: string;
+  /** module that registers the entry points in this process (default: functions/index.ts); null: already registered by the caller */
+  source?: string | null;
+  /** the pipeline's phases: one topic and function each (default: the built-in ones) */
+  phases?: readonly PhaseShape[];
   /** serve the entry points from this build output in child processes instead (`source` is ignored) */
   builtDir?: string;
   /** resource name prefix, as `paracap:prefix` in infra (default "paracap") */
@@ -50,7 +52,8 @@ export interface LocalCloud {
   /** everything a function or the CLI needs: emulator endpoints, buckets, topics */
   env: Record<string, string>;
   buckets: { input: string; work: string; output: string };
-  topics: Record<(typeof TOPIC_STAGES)[number], string>;
+  /** trigger topic of each phase */
+  topics: Record<string, string>;
   functions: Record<FunctionTarget, FunctionHost>;
   /** changes how often every push and event is delivered from now on */
   setDeliveries(n: number): void;
@@ -63,17 +66,16 @@ export async function startLocalCloud(opts: LocalCloudOptions): Promise<LocalClo
   const projectId = emulators.projectId;
   const prefix = opts.prefix ?? "paracap";
   const buckets = { input: `${prefix}-input`, work: `${prefix}-work`, output: `${prefix}-output` };
-  const topics = Object.fromEntries(TOPIC_STAGES.map((s) => [s, `${prefix}-${s}`])) as LocalCloud["topics"];
+  const phases = opts.phases ?? BUILTIN_PHASE_SHAPES;
+  const targets = functionNames(phases);
+  const topics: Record<string, string> = Object.fromEntries(phases.map((p) => [p.name, `${prefix}-${p.name}`]));
   const env: Record<string, string> = {
     ...emulators.env,
     PARACAP_PROJECT: projectId,
     PARACAP_INPUT_BUCKET: buckets.input,
     PARACAP_WORK_BUCKET: buckets.work,
     PARACAP_OUTPUT_BUCKET: buckets.output,
-    PARACAP_TOPIC_EXTRACT: topics.extract,
-    PARACAP_TOPIC_GROUP: topics.group,
-    PARACAP_TOPIC_DEDUP: topics.dedup,
-    PARACAP_TOPIC_AGGREGATE: topics.aggregate,
+    ...Object.fromEntries(phases.map((p) => [topicEnvName(p.name), topics[p.name]!])),
     ...(opts.partitions !== undefined ? { PARACAP_PARTITIONS: String(opts.partitions) } : {}),
     ...(opts.tiers !== undefined ? { PARACAP_TIERS: opts.tiers } : {}),
     ...(opts.shardBytes !== undefined ? { PARACAP_SHARD_BYTES: String(opts.shardBytes) } : {}),
@@ -89,40 +91,42 @@ export async function startLocalCloud(opts: LocalCloudOptions): Promise<LocalClo
     }
   }
 
-  const hosts: Partial<Record<FunctionTarget, FunctionHost>> = {};
+  const hosts: Record<FunctionTarget, FunctionHost> = {};
   const stop = async () => {
     await Promise.all(Object.values(hosts).map((h) => h.close()));
   };
   try {
     if (opts.builtDir) {
       const dir = opts.builtDir;
-      await Promise.all(FUNCTION_TARGETS.map(async (target) => (hosts[target] = await serveBuiltFunction({ dir, target, env }))));
+      await Promise.all(targets.map(async (target) => (hosts[target] = await serveBuiltFunction({ dir, target, env }))));
       if (opts.deliveries !== undefined && opts.deliveries !== 1) throw new Error("deliveries needs in-process functions");
     } else {
-      const source = opts.source ?? DEFAULT_FUNCTIONS_SOURCE;
-      for (const target of FUNCTION_TARGETS) hosts[target] = await serveFunction({ target, source, deliveries: opts.deliveries });
+      const source = opts.source === null ? undefined : (opts.source ?? DEFAULT_FUNCTIONS_SOURCE);
+      for (const target of targets) hosts[target] = await serveFunction({ target, source, deliveries: opts.deliveries });
     }
-    const fn = hosts as Record<FunctionTarget, FunctionHost>;
+    const fn = hosts;
+    const plan = fn[PLAN_FUNCTION.name]!;
+    const deadletter = fn[DEADLETTER_FUNCTION.name]!;
 
     const pubsub = new PubSub(pubsubClientOptions(emulators.pubsubHost, projectId));
     try {
       const retry = { minimumBackoff: opts.minimumBackoff ?? 0, maximumBackoff: opts.maximumBackoff ?? 1 };
-      for (const stage of TOPIC_STAGES) {
-        const topic = topics[stage];
+      for (const { name: stage } of phases) {
+        const topic = topics[stage]!;
         const dlq = `${topic}-dlq`;
-        await createPushSubscription(pubsub, topic, `${topic}-push`, fn[stage].rawPushEndpoint(topic, projectId), {
+        await createPushSubscription(pubsub, topic, `${topic}-push`, fn[stage]!.rawPushEndpoint(topic, projectId), {
           deadLetterTopic: dlq,
           maxDeliveryAttempts: opts.maxDeliveryAttempts ?? 5,
           ...retry,
         });
         const hold = pubsub.topic(dlq).subscription(`${dlq}-hold`);
         if (!(await hold.exists())[0]) await pubsub.topic(dlq).createSubscription(`${dlq}-hold`);
-        await createPushSubscription(pubsub, dlq, `${prefix}-deadletter-from-${stage}`, fn.deadletter.rawPushEndpoint(dlq, projectId), retry);
+        await createPushSubscription(pubsub, dlq, `${prefix}-deadletter-from-${stage}`, deadletter.rawPushEndpoint(dlq, projectId), retry);
       }
     } finally {
       await pubsub.close();
     }
-    emulators.gcs.addNotification(buckets.input, fn.plan.url);
+    emulators.gcs.addNotification(buckets.input, plan.url);
 
     return {
       env,
@@ -133,7 +137,7 @@ export async function startLocalCloud(opts: LocalCloudOptions): Promise<LocalClo
         for (const h of Object.values(fn)) h.setDeliveries(n);
       },
       async stop() {
-        emulators.gcs.removeNotification(buckets.input, fn.plan.url);
+        emulators.gcs.removeNotification(buckets.input, plan.url);
         await stop();
       },
     };

@@ -5,6 +5,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { resolveConfig, TierName } from "../core/config.ts";
+import { configFromEnv } from "../core/env-layer.ts";
 import { REPO_ROOT } from "../core/repo-root.ts";
 import { looksLikeHistoryByContent } from "../dump/history-sniff.ts";
 import { looksLikeHistory, type LocalInput } from "../runner/local-shards.ts";
@@ -21,19 +22,6 @@ export const SAMPLE_INPUTS: LocalInput[] = [
 
 export { RUN_USAGE } from "./run-usage.ts";
 import { RUN_USAGE } from "./run-usage.ts";
-
-/** Environment layer of the config (between the file and the flags). */
-export function configFromEnv(env: NodeJS.ProcessEnv): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (env.PARACAP_TIERS) out.tiers = env.PARACAP_TIERS.split(",").map((s) => s.trim());
-  if (env.PARACAP_PARTITIONS) out.partitions = Number(env.PARACAP_PARTITIONS);
-  const captions: Record<string, unknown> = {};
-  if (env.PARACAP_MIN_WORDS) captions.minWords = Number(env.PARACAP_MIN_WORDS);
-  if (env.PARACAP_CLASSIFIER) captions.classifier = env.PARACAP_CLASSIFIER;
-  if (Object.keys(captions).length > 0) out.captions = captions;
-  if (env.PARACAP_MODEL) out.scoring = { transformer: { model: env.PARACAP_MODEL } };
-  return out;
-}
 
 export async function runCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -78,11 +66,13 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   if (values.partitions) flags.partitions = positiveInt(values.partitions, "--partitions");
   if (values.model) flags.scoring = { transformer: { model: values.model } };
-  const config = resolveConfig(fileConfig, configFromEnv(process.env), flags);
-  if (values.model !== undefined) {
-    if (values.model.trim() === "") throw new UserError(`--model needs a model directory (or a hub id)`);
-    applyModelFlag(config, values.model);
-  } else checkModel(config);
+  const envLayer = configFromEnv(process.env);
+  const config = resolveConfig(fileConfig, envLayer, flags);
+  if (values.model !== undefined && values.model.trim() === "") throw new UserError(`--model needs a model directory (or a hub id)`);
+  // A model given on the command line or in PARACAP_MODEL means wanting its metrics (as in the cloud).
+  const model = values.model ?? envLayer.scoring?.transformer.model;
+  if (model !== undefined) applyModelFlag(config, model);
+  else checkModel(config);
 
   const detected: string[] = [];
   const kindOf = async (path: string): Promise<LocalInput["kind"]> => {
@@ -136,9 +126,11 @@ export async function runCommand(argv: string[]): Promise<number> {
   for (const [tier, t] of Object.entries(s.tiers)) lines.push(`  ${tier}.jsonl: ${t.pairs} pair${t.pairs === 1 ? "" : "s"}`);
   lines.push(`  stats.json, report.md, config.json`);
   if (s.shards.corrupt.length > 0) lines.push(`  warning: ${s.shards.corrupt.length} damaged shard(s), see report.md`);
-  const r = result.resumed;
-  if (r.extract + r.group + r.dedup > 0) {
-    lines.push(`  resumed an earlier run in ${values.out}/: ${r.extract} shard(s), ${r.group} group and ${r.dedup} dedup task(s) were already done (--fresh starts over)`);
+  const { extract: shards = 0, ...later } = result.resumed;
+  if (shards + Object.values(later).reduce((a, b) => a + b, 0) > 0) {
+    const tasks = Object.entries(later).map(([phase, n]) => `${n} ${phase}`);
+    const laterText = tasks.length === 0 ? "" : `, ${tasks.slice(0, -1).join(", ")}${tasks.length > 1 ? " and " : ""}${tasks.at(-1)} task(s)`;
+    lines.push(`  resumed an earlier run in ${values.out}/: ${shards} shard(s)${laterText} were already done (--fresh starts over)`);
   }
   process.stderr.write(lines.join("\n") + "\n");
   return 0;

@@ -9,23 +9,22 @@
 import type { Bucket } from "@google-cloud/storage";
 import { z } from "zod";
 import { resolveConfig, type ParacapConfig } from "../core/config.ts";
-import { TRANSFORMER_SCORERS } from "../semantic/transformer-config.ts";
+import { layerFromEnv } from "../core/env-layer.ts";
+import { applyModelFlag } from "../semantic/model-flag.ts";
 import { stableId } from "../core/hash.ts";
 import { BUILTIN_SOURCES } from "../sources/registry.ts";
 import { DumpError } from "../dump/errors.ts";
 import type { BlobStore } from "../io/blob-store.ts";
 import { GcsStore } from "../io/gcs-store.ts";
-import { OUTPUT_FILES, runAggregateTask, tierFile } from "../tasks/aggregate-task.ts";
-import { runDedupTask, writeSetSizeBound } from "../tasks/dedup-task.ts";
-import { runExtractTask } from "../tasks/extract-task.ts";
-import { runGroupTask } from "../tasks/group-task.ts";
+import { tierFile } from "../tasks/aggregate-task.ts";
 import { layout } from "../tasks/layout.ts";
 import { RunManifest } from "../tasks/manifest.ts";
-import { marker, readMarker, writeMarker } from "../tasks/markers.ts";
+import { failUnit, findUnit, runUnitTask, unitsOf, type OncePhase, type Phase, type RunnerDeps, type UnitPhase } from "../tasks/phase-task.ts";
+import { BUILTIN_PIPELINE, type Pipeline } from "../tasks/phases.ts";
 import type { CloudEnv } from "./env.ts";
 import { fanIn } from "./fan-in.ts";
 import { GzipDatasets } from "./gzip-output.ts";
-import { PART_OF_MANIFEST, type AggregateTask, type DedupTask, type ExtractTask, type GroupTask, type StorageObjectEvent, type TaskMessage } from "./messages.ts";
+import { PART_OF_MANIFEST, type StorageObjectEvent, type TaskMessage } from "./messages.ts";
 import { ObjectVersion, PlanError, planRun, runId, type InputBucket } from "./plan-run.ts";
 import { bucketBytes, InputChangedError } from "./shard-reader.ts";
 import { PLAN_OUTCOME, RUN_FAILED, type PlanOutcome } from "./run-records.ts";
@@ -59,9 +58,13 @@ export function gcsRunStores(work: Bucket, output: Bucket): Pick<CloudDeps, "wor
   };
 }
 
+/** The deployment's config: the environment layer (parsed with the env), as `paracap run` reads it. */
 export function baseConfig(env: CloudEnv): ParacapConfig {
-  const scoring = env.PARACAP_MODEL ? { scorers: ["syntactic", ...TRANSFORMER_SCORERS], transformer: { model: env.PARACAP_MODEL } } : {};
-  return resolveConfig({ partitions: env.PARACAP_PARTITIONS, tiers: env.PARACAP_TIERS.split(",").map((t) => t.trim()), dump: { decoder: "auto" }, scoring });
+  const config = resolveConfig(layerFromEnv(env), { dump: { decoder: "auto" } });
+  // A deployment's model (a directory in the deployed source, or a hub id fetched at cold start) means
+  // its scorers, unless a run's manifest names scorers.
+  if (env.PARACAP_MODEL) applyModelFlag(config, env.PARACAP_MODEL);
+  return config;
 }
 
 async function loadManifest(work: BlobStore, runId: string): Promise<RunManifest> {
@@ -86,7 +89,7 @@ const UPLOADS = "_uploads";
  * starts no run (not a dump, a broken manifest, the same bytes as a run already planned) leaves a
  * plan outcome under its run id, so `cloud status` can say what happened to it.
  */
-export async function planStage(event: StorageObjectEvent, deps: CloudDeps): Promise<string | null> {
+export async function planStage(event: StorageObjectEvent, deps: CloudDeps, pipeline: Pipeline = BUILTIN_PIPELINE): Promise<string | null> {
   const id = runId(event.name, event.generation);
   const record = (outcome: PlanOutcome) => deps.workStore(id).writeText(PLAN_OUTCOME, JSON.stringify(outcome) + "\n");
   let result;
@@ -122,158 +125,116 @@ export async function planStage(event: StorageObjectEvent, deps: CloudDeps): Pro
   // A redelivered event plans the same run id; the first manifest stays authoritative.
   await work.createIfAbsent(layout.manifest(), JSON.stringify({ ...planned, inputs: result.inputs }, null, 2));
   const m = await loadManifest(work, planned.runId);
-  await Promise.all(m.shards.map((s) => deps.publish(deps.env.PARACAP_TOPIC_EXTRACT, { type: "extract", runId: m.runId, shardId: s.id })));
-  deps.log(`plan: run ${m.runId}: ${m.shards.length} shard(s) published`);
+  await publishPhase(pipeline.phases[0]!, m, deps);
+  deps.log(`plan: run ${m.runId}: ${m.shards.length} shard(s) planned, ${pipeline.phases[0]!.name} published`);
   return m.runId;
 }
 
-export async function extractStageTask(task: ExtractTask, messageId: string, deps: CloudDeps): Promise<void> {
+/** The runner a cloud task gets: ranged reads of the input objects pinned at planning. */
+function cloudRunner(deps: CloudDeps, inputs: Record<string, ObjectVersion>): RunnerDeps {
+  return {
+    sources: BUILTIN_SOURCES,
+    extract: {
+      bytes: (s) => bucketBytes(deps.input, s.uri, inputs[s.uri]),
+      // A replaced input is as final as a damaged one: retrying cannot bring the planned bytes back.
+      isCorruptInput: (err) => err instanceof DumpError || err instanceof InputChangedError,
+    },
+  };
+}
+
+/**
+ * One task of a shard or partition phase (the phase's marker makes a redelivery a no-op), then the
+ * phase's fan-in: the last task to finish starts the next phase.
+ */
+export async function unitStageTask(phase: UnitPhase, task: TaskMessage, messageId: string, deps: CloudDeps, pipeline: Pipeline = BUILTIN_PIPELINE): Promise<void> {
   const work = deps.workStore(task.runId);
   const { manifest, inputs } = await loadPlannedRun(work, task.runId);
-  const shard = manifest.shards.find((s) => s.id === task.shardId);
-  if (!shard) throw new PermanentError(`run ${task.runId} has no shard ${task.shardId}`);
-  await runExtractTask(manifest, shard, work, {
-    bytes: (s) => bucketBytes(deps.input, s.uri, inputs[s.uri]),
-    // A replaced input is as final as a damaged one: retrying cannot bring the planned bytes back.
-    isCorruptInput: (err) => err instanceof DumpError || err instanceof InputChangedError,
-  });
-  await extractFanIn(manifest, work, messageId, deps);
+  const unit = findUnit(phase, manifest, task);
+  if (!unit) throw new PermanentError(`run ${task.runId} has no ${phase.name} ${phase.unit} ${task.shardId ?? task.partition}`);
+  await runUnitTask(phase, manifest, work, unit, cloudRunner(deps, inputs));
+  await phaseFanIn(phase, manifest, work, messageId, deps, pipeline);
 }
 
-async function extractFanIn(manifest: RunManifest, work: BlobStore, messageId: string, deps: CloudDeps): Promise<void> {
+/** Where the winner of a phase's fan-in is recorded (its creation time also dates the phase's end). */
+const triggerOf = (phase: Phase) => `${phase.name}/_TRIGGERED`;
+
+async function phaseFanIn(phase: UnitPhase, manifest: RunManifest, work: BlobStore, messageId: string, deps: CloudDeps, pipeline: Pipeline): Promise<void> {
   await fanIn(work, {
-    markerPrefix: "extract/",
+    markerPrefix: `${phase.name}/`,
     markerSuffix: "/_DONE.json",
-    expected: manifest.shards.length,
-    trigger: "extract/_TRIGGERED",
+    expected: unitsOf(phase, manifest).length,
+    trigger: triggerOf(phase),
     messageId,
     publishNext: async () => {
-      if (await nothingRead(manifest, work)) return;
-      await Promise.all(partitions(manifest).map((p) => deps.publish(deps.env.PARACAP_TOPIC_GROUP, { type: "group", runId: manifest.runId, partition: p })));
+      const stop = await phase.afterPhase?.({ manifest, work, sources: BUILTIN_SOURCES, phases: pipeline.phases });
+      // The run fails with the reason, as the local runner refuses, instead of publishing empty datasets.
+      if (stop) return work.writeText(RUN_FAILED, JSON.stringify({ error: stop }) + "\n");
+      if (phase.next !== null) await publishPhase(pipeline.get(phase.next), manifest, deps);
     },
   });
 }
 
-/**
- * No page read from any shard (not a MediaWiki export, garbage, every shard lost): the run fails
- * with the reason, as the local runner refuses, instead of publishing empty datasets.
- */
-async function nothingRead(manifest: RunManifest, work: BlobStore): Promise<boolean> {
-  const markers = await Promise.all(manifest.shards.map((s) => readMarker(work, layout.extractDone(s.id))));
-  if (markers.some((m, i) => (m?.counters[BUILTIN_SOURCES.get(manifest.shards[i]!.source).documentsCounter] ?? 0) > 0)) return false;
-  const why = [...new Set(markers.map((m) => m?.error).filter((e): e is string => !!e))].slice(0, 3).join("; ");
-  const n = new Set(manifest.shards.map((s) => s.uri)).size;
-  await work.writeText(RUN_FAILED, JSON.stringify({ error: `no pages read from the input${n > 1 ? "s" : ""}${why ? `: ${why}` : ""}` }) + "\n");
-  return true;
-}
-
-export async function groupStageTask(task: GroupTask, messageId: string, deps: CloudDeps): Promise<void> {
-  const work = deps.workStore(task.runId);
-  const manifest = await loadManifest(work, task.runId);
-  await runGroupTask(manifest, task.partition, work);
-  await groupFanIn(manifest, work, messageId, deps);
-}
-
-async function groupFanIn(manifest: RunManifest, work: BlobStore, messageId: string, deps: CloudDeps): Promise<void> {
-  await fanIn(work, {
-    markerPrefix: "group/",
-    markerSuffix: "/_DONE.json",
-    expected: manifest.config.partitions,
-    trigger: "group/_TRIGGERED",
-    messageId,
-    publishNext: async () => {
-      await writeSetSizeBound(manifest, work);
-      await Promise.all(partitions(manifest).map((p) => deps.publish(deps.env.PARACAP_TOPIC_DEDUP, { type: "dedup", runId: manifest.runId, partition: p })));
-    },
-  });
-}
-
-export async function dedupStageTask(task: DedupTask, messageId: string, deps: CloudDeps): Promise<void> {
-  const work = deps.workStore(task.runId);
-  const manifest = await loadManifest(work, task.runId);
-  await runDedupTask(manifest, task.partition, work);
-  await dedupFanIn(manifest, work, messageId, deps);
-}
-
-async function dedupFanIn(manifest: RunManifest, work: BlobStore, messageId: string, deps: CloudDeps): Promise<void> {
-  await fanIn(work, {
-    markerPrefix: "dedup/",
-    markerSuffix: "/_DONE.json",
-    expected: manifest.config.partitions,
-    trigger: DEDUP_TRIGGER,
-    messageId,
-    publishNext: () => deps.publish(deps.env.PARACAP_TOPIC_AGGREGATE, { type: "aggregate", runId: manifest.runId }),
-  });
+/** One message per task of `phase`. */
+async function publishPhase(phase: Phase, manifest: RunManifest, deps: CloudDeps): Promise<void> {
+  const topic = deps.env.topics[phase.name];
+  if (!topic) throw new Error(`no topic for phase ${phase.name} in the function's environment`);
+  const runId = manifest.runId;
+  const messages: TaskMessage[] =
+    phase.unit === "once"
+      ? [{ type: phase.name, runId }]
+      : unitsOf(phase, manifest).map((u) => (u.unit === "shard" ? { type: phase.name, runId, shardId: u.key } : { type: phase.name, runId, partition: u.partition }));
+  await Promise.all(messages.map((m) => deps.publish(topic, m)));
 }
 
 /**
- * aggregate: datasets (gzip), stats.json, report.md, config.json, then `_SUCCESS`. A redelivery after
- * `_SUCCESS` does nothing; a retry before it rewrites the same bytes: the report's time and
- * duration come from the run's own objects (manifest → last dedup), not from the clock.
+ * The once phase (aggregate): datasets (gzip), stats.json, report.md, config.json, then `_SUCCESS`.
+ * A redelivery after `_SUCCESS` does nothing; a retry before it rewrites the same bytes: the
+ * report's time and duration come from the run's own objects (manifest → the previous phase's
+ * fan-in), not from the clock.
  */
-export async function aggregateStageTask(task: AggregateTask, deps: CloudDeps): Promise<void> {
+export async function onceStageTask(phase: OncePhase, task: TaskMessage, deps: CloudDeps, pipeline: Pipeline = BUILTIN_PIPELINE): Promise<void> {
   const work = deps.workStore(task.runId);
   const manifest = await loadManifest(work, task.runId);
   const output = deps.outputStore(task.runId);
-  const success = await output.readText(OUTPUT_FILES.success);
-  if (success !== null && success.includes(manifest.fingerprint)) {
-    deps.log(`aggregate: run ${task.runId} already aggregated`);
+  if (await phase.published(manifest, output)) {
+    deps.log(`${phase.name}: run ${task.runId} already published`);
     return;
   }
   const planned = await work.timeCreated(layout.manifest());
-  const finished = (await work.timeCreated(DEDUP_TRIGGER)) ?? planned;
-  const stats = await runAggregateTask(manifest, work, new GzipDatasets(output, new Set(manifest.config.tiers.map(tierFile))), {
-    allowMissingShards: true,
-    now: () => finished ?? new Date(0),
-    elapsedSeconds: planned && finished ? (finished.getTime() - planned.getTime()) / 1000 : null,
+  const previous = pipeline.previous(phase.name);
+  const finished = (previous ? await work.timeCreated(triggerOf(previous)) : null) ?? planned;
+  const stats = await phase.run({
+    manifest,
+    work,
+    output: new GzipDatasets(output, new Set(manifest.config.tiers.map(tierFile))),
+    phases: pipeline.phases,
+    options: {
+      allowMissingShards: true,
+      now: () => finished ?? new Date(0),
+      elapsedSeconds: planned && finished ? (finished.getTime() - planned.getTime()) / 1000 : null,
+    },
   });
-  deps.log(`aggregate: run ${task.runId}: ${Object.entries(stats.tiers).map(([t, s]) => `${t} ${s.pairs}`).join(", ")} pairs${stats.complete ? "" : ` (INCOMPLETE: ${stats.shards.missing.length} shard(s) missing, ${stats.shards.corrupt.length} damaged, ${stats.failedTasks.length} task(s) failed)`}`);
+  deps.log(`${phase.name}: run ${task.runId}: ${Object.entries(stats.tiers).map(([t, s]) => `${t} ${s.pairs}`).join(", ")} pairs${stats.complete ? "" : ` (INCOMPLETE: ${stats.shards.missing.length} shard(s) missing, ${stats.shards.corrupt.length} damaged, ${stats.failedTasks.length} task(s) failed)`}`);
 }
 
 /**
- * A message that exhausted its delivery attempts. An extract shard, group partition or dedup
- * partition is marked failed and its partial outputs are removed, so the run finishes without it
- * and says it is incomplete; a dead aggregate is recorded for `cloud status` (rerun it by hand).
+ * A message that exhausted its delivery attempts. A shard or partition task is marked failed and
+ * its partial outputs are removed, so the run finishes without it and says it is incomplete; a dead
+ * once-task (aggregate) is recorded for `cloud status` (rerun it by republishing its message).
  */
-export async function deadLetterTask(task: TaskMessage, attempts: number | null, deps: CloudDeps): Promise<void> {
+export async function deadLetterTask(task: TaskMessage, attempts: number | null, deps: CloudDeps, pipeline: Pipeline = BUILTIN_PIPELINE): Promise<void> {
   const work = deps.workStore(task.runId);
   const error = `dead-lettered${attempts ? ` after ${attempts} delivery attempts` : ""}`;
-  const key = task.type === "extract" ? task.shardId : task.type === "aggregate" ? "aggregate" : `${task.type}-${task.partition}`;
+  const key = [task.type, task.shardId ?? task.partition].filter((k) => k !== undefined).join("-");
   await work.writeText(`deadletter/${key}.json`, JSON.stringify({ task, error }) + "\n");
   deps.log(`deadletter: ${JSON.stringify(task)}: ${error}`);
-  if (task.type === "group" || task.type === "dedup") return deadPartition(task, error, work, deps);
-  if (task.type !== "extract") return;
+  const phase = pipeline.get(task.type);
+  if (phase.unit === "once") return;
   const manifest = await loadManifest(work, task.runId);
-  if (!manifest.shards.some((s) => s.id === task.shardId)) return;
-  const done = await readMarker(work, layout.extractDone(task.shardId));
-  if (!done || done.fingerprint !== manifest.extractFingerprint) {
-    // Parts an attempt wrote before it failed must not reach the group phase.
-    for (let p = 0; p < manifest.config.partitions; p++) await work.delete(layout.extractPart(task.shardId, p));
-    await writeMarker(work, layout.extractDone(task.shardId), marker(`extract:${task.shardId}`, manifest.extractFingerprint, {}, "failed", error));
-  }
-  await extractFanIn(manifest, work, `deadletter:${task.shardId}`, deps);
-}
-
-async function deadPartition(task: GroupTask | DedupTask, error: string, work: CloudStore, deps: CloudDeps): Promise<void> {
-  const manifest = await loadManifest(work, task.runId);
-  const p = task.partition;
-  if (p >= manifest.config.partitions) return;
-  const doneName = task.type === "group" ? layout.groupDone(p) : layout.dedupDone(p);
-  const done = await readMarker(work, doneName);
-  if (!done || done.fingerprint !== manifest.fingerprint) {
-    // Parts an attempt wrote before it failed must not reach the next phase.
-    const parts = task.type === "group" ? partitions(manifest).map((q) => layout.groupPart(p, q)) : manifest.config.tiers.map((t) => layout.dedupPart(p, t));
-    for (const name of parts) await work.delete(name);
-    await writeMarker(work, doneName, marker(`${task.type}:${p}`, manifest.fingerprint, {}, "failed", error));
-  }
-  const messageId = `deadletter:${task.type}-${p}`;
-  await (task.type === "group" ? groupFanIn(manifest, work, messageId, deps) : dedupFanIn(manifest, work, messageId, deps));
-}
-
-const DEDUP_TRIGGER = "dedup/_TRIGGERED";
-
-function partitions(m: RunManifest): number[] {
-  return Array.from({ length: m.config.partitions }, (_, i) => i);
+  const unit = findUnit(phase, manifest, task);
+  if (!unit) return;
+  await failUnit(phase, manifest, work, unit, error);
+  await phaseFanIn(phase, manifest, work, `deadletter:${key}`, deps, pipeline);
 }
 
 /** Errors a retry cannot fix: the handler acknowledges instead of retrying forever. */

@@ -1,16 +1,36 @@
-/** Pub/Sub task messages between the cloud stages (validated with zod where a handler receives them). */
+/**
+ * Pub/Sub task messages between the cloud functions (validated with zod where a handler receives
+ * them), built from the phase table: a phase's message names its unit (`shardId`, `partition`, or
+ * nothing for a phase that runs once), e.g. `{ type: "group", runId, partition: 3 }`.
+ */
 import { z } from "zod";
+import { BUILTIN_PHASE_SHAPES, phaseShape, type PhaseShape, type PhaseUnit } from "../core/phase-names.ts";
 
-export const ExtractTask = z.object({ type: z.literal("extract"), runId: z.string(), shardId: z.string() });
-export const GroupTask = z.object({ type: z.literal("group"), runId: z.string(), partition: z.number().int().nonnegative() });
-export const DedupTask = z.object({ type: z.literal("dedup"), runId: z.string(), partition: z.number().int().nonnegative() });
-export const AggregateTask = z.object({ type: z.literal("aggregate"), runId: z.string() });
-export const TaskMessage = z.discriminatedUnion("type", [ExtractTask, GroupTask, DedupTask, AggregateTask]);
-export type ExtractTask = z.infer<typeof ExtractTask>;
-export type GroupTask = z.infer<typeof GroupTask>;
-export type DedupTask = z.infer<typeof DedupTask>;
-export type AggregateTask = z.infer<typeof AggregateTask>;
-export type TaskMessage = z.infer<typeof TaskMessage>;
+const UNIT_FIELDS = {
+  shard: { shardId: z.string() },
+  partition: { partition: z.number().int().nonnegative() },
+  once: {},
+} satisfies Record<PhaseUnit, z.ZodRawShape>;
+
+/** The message that starts one task of `phase`. */
+export function phaseMessage(phase: PhaseShape) {
+  return z.object({ type: z.literal(phase.name), runId: z.string(), ...UNIT_FIELDS[phase.unit] });
+}
+
+/** Any task message of a pipeline with `phases` (what the dead-letter recorder receives). */
+export function taskMessage(phases: readonly PhaseShape[]): z.ZodType<TaskMessage> {
+  const [first, ...rest] = phases.map(phaseMessage);
+  return z.discriminatedUnion("type", [first!, ...rest]) as z.ZodType<TaskMessage>;
+}
+
+export interface TaskMessage {
+  type: string;
+  runId: string;
+  shardId?: string;
+  partition?: number;
+}
+export const TaskMessage = taskMessage(BUILTIN_PHASE_SHAPES);
+export const ExtractTask = phaseMessage(phaseShape("extract"));
 
 /** The Cloud Storage object a "finalized" event names (StorageObjectData, the fields we use). */
 export const StorageObjectEvent = z.object({

@@ -3,6 +3,8 @@ import type { BlobStore } from "../io/blob-store.ts";
 import { layout } from "../tasks/layout.ts";
 import { RunManifest } from "../tasks/manifest.ts";
 import { readMarker } from "../tasks/markers.ts";
+import { unitsOf } from "../tasks/phase-task.ts";
+import { BUILTIN_PIPELINE, type Pipeline } from "../tasks/phases.ts";
 import { PLAN_OUTCOME, PlanOutcome, RUN_FAILED } from "./run-records.ts";
 
 export interface RunStatus {
@@ -10,8 +12,8 @@ export interface RunStatus {
   shards: { total: number; done: number; corrupt: string[]; failed: string[]; pending: string[] };
   /** dead-lettered partition tasks, e.g. `group-3` */
   failedPartitions: string[];
-  group: { total: number; done: number };
-  dedup: { total: number; done: number };
+  /** progress of each partition phase, in run order */
+  partitions: Record<string, { total: number; done: number }>;
   deadLettered: { task: unknown; error: string }[];
   finished: boolean;
   complete: boolean | null;
@@ -21,7 +23,7 @@ export interface RunStatus {
   outputs: string[];
 }
 
-export async function runStatus(runId: string, work: BlobStore, output: BlobStore): Promise<RunStatus> {
+export async function runStatus(runId: string, work: BlobStore, output: BlobStore, pipeline: Pipeline = BUILTIN_PIPELINE): Promise<RunStatus> {
   const text = await work.readText(layout.manifest());
   if (text === null) throw new Error(`no run ${runId} in ${work.description}`);
   const manifest = RunManifest.parse(JSON.parse(text));
@@ -35,10 +37,14 @@ export async function runStatus(runId: string, work: BlobStore, output: BlobStor
       if (m.status === "corrupt") shards.corrupt.push(`${s.id}: ${m.error}`);
     }
   }
-  const count = async (prefix: string) => (await work.list(prefix)).filter((n) => n.endsWith("/_DONE.json")).length;
   const failedPartitions: string[] = [];
-  for (const [phase, name] of [["group", layout.groupDone], ["dedup", layout.dedupDone]] as const) {
-    for (let p = 0; p < manifest.config.partitions; p++) if ((await readMarker(work, name(p)))?.status === "failed") failedPartitions.push(`${phase}-${p}`);
+  const partitions: RunStatus["partitions"] = {};
+  for (const phase of pipeline.unitPhases) {
+    if (phase.unit !== "partition") continue;
+    const units = unitsOf(phase, manifest);
+    const listed = new Set(await work.list(`${phase.name}/`));
+    partitions[phase.name] = { total: units.length, done: units.filter((u) => listed.has(phase.done(u.key))).length };
+    for (const u of units) if (listed.has(phase.done(u.key)) && (await readMarker(work, phase.done(u.key)))?.status === "failed") failedPartitions.push(`${phase.name}-${u.key}`);
   }
   const deadLettered = [];
   for (const name of await work.list("deadletter/")) {
@@ -51,8 +57,7 @@ export async function runStatus(runId: string, work: BlobStore, output: BlobStor
     runId,
     shards,
     failedPartitions,
-    group: { total: manifest.config.partitions, done: await count("group/") },
-    dedup: { total: manifest.config.partitions, done: await count("dedup/") },
+    partitions,
     deadLettered,
     finished: success !== null,
     complete: failedText !== null ? false : success === null ? null : (JSON.parse(success) as { complete: boolean }).complete,
@@ -71,8 +76,7 @@ export function formatStatus(s: RunStatus): string {
   const lines = [
     `run ${s.runId}: ${state}`,
     `  extract shards: ${s.shards.done}/${s.shards.total} done, ${s.shards.failed.length} failed, ${s.shards.pending.length} pending`,
-    `  group partitions: ${s.group.done}/${s.group.total}`,
-    `  dedup partitions: ${s.dedup.done}/${s.dedup.total}`,
+    ...Object.entries(s.partitions).map(([phase, p]) => `  ${phase} partitions: ${p.done}/${p.total}`),
   ];
   for (const c of s.shards.corrupt) lines.push(`  damaged shard ${c}`);
   for (const f of s.shards.failed) lines.push(`  failed shard ${f} (its pages are not in the datasets)`);

@@ -8,8 +8,9 @@ import { PIVOT_NAMES } from "../plugins/pivots.ts";
 import { SCORER_NAMES } from "../plugins/scorers.ts";
 import { requireModel, TransformerConfig } from "../semantic/transformer-config.ts";
 
-export const TierName = z.enum(["gold", "silver", "bronze"]);
-export type TierName = z.infer<typeof TierName>;
+import { Classifier, ConfigError, MinWords, Partitions, TierName } from "./config-pieces.ts";
+
+export { ConfigError, TierName };
 
 export const Preset = z.enum(["improved", "paper"]);
 export type Preset = z.infer<typeof Preset>;
@@ -19,7 +20,7 @@ export const ParacapConfig = z.object({
     .describe("paper: the published rules exactly; improved: the better method (see PRESETS). Explicitly set keys win over the preset"),
   tiers: z.array(TierName).min(1).default(["gold", "silver", "bronze"])
     .describe("tiers to produce; gold/silver need current-revision input, bronze needs full-history input"),
-  partitions: z.number().int().min(1).max(4096).default(16)
+  partitions: Partitions.default(16)
     .describe("shuffle partitions (group-by-image and pair dedup); memory per partition task ≈ input / partitions"),
   dump: z.object({
     namespaces: z.array(z.number().int()).default([0]).describe("page namespaces to read (0 = articles)"),
@@ -35,14 +36,14 @@ export const ParacapConfig = z.object({
       .describe("templates in a caption that paracap cannot render: mark = the caption is dropped as unrendered_template (no caption with silently missing words); delete = cut out (reference implementation)"),
   }).prefault({}),
   captions: z.object({
-    minWords: z.number().int().min(0).default(6).describe("paper: 6; thesis: 10"),
+    minWords: MinWords.default(6).describe("paper: 6; thesis: 10"),
     maxChars: z.number().int().min(1).default(5000)
       .describe("longer captions are not analysed (counted drop): the NLP step's cost must be bounded per caption"),
     maxTokenChars: z.number().int().min(1).default(300)
       .describe("a caption with a longer unbroken token is not analysed (tokenising one grows superlinearly with its length)"),
     maxWords: z.number().int().min(1).default(200)
       .describe("longer \"captions\" are extraction run-ons (e.g. an unclosed link swallowing a page); pair metrics are quadratic in length"),
-    classifier: z.enum(["improved", "paper"]).default("improved").describe("sentence classifier used by the gold tier"),
+    classifier: Classifier.default("improved").describe("sentence classifier used by the gold tier"),
     profanity: z.boolean().default(true).describe("drop captions containing a word of the LDNOOBW list"),
     englishOnly: z.boolean().default(false).describe("drop captions not detected as English (off for English Wikipedia)"),
   }).prefault({}),
@@ -143,10 +144,6 @@ function objectShape(schema: z.ZodType): Record<string, z.ZodType> | null {
     s = (s as { _zod?: { def?: { innerType?: unknown } } })._zod?.def?.innerType;
   }
   return null;
-}
-
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
 }
 
 function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {

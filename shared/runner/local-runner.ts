@@ -13,13 +13,13 @@ import { DumpError } from "../dump/errors.ts";
 import { fileBytes } from "../io/file-bytes.ts";
 import { LocalStore } from "../io/local-store.ts";
 import type { Stats } from "../output/stats.ts";
-import { OUTPUT_FILES, runAggregateTask, tierFile } from "../tasks/aggregate-task.ts";
-import { runDedupTask, writeSetSizeBound } from "../tasks/dedup-task.ts";
-import { runExtractTask, type ExtractTaskDeps } from "../tasks/extract-task.ts";
-import { runGroupTask } from "../tasks/group-task.ts";
+import { OUTPUT_FILES, tierFile } from "../tasks/aggregate-task.ts";
 import { layout } from "../tasks/layout.ts";
 import { createManifest, RunManifest, type ShardSpec } from "../tasks/manifest.ts";
 import type { TaskMarker } from "../tasks/markers.ts";
+import { finishedMarker, runUnitTask, unitsOf, type RunnerDeps } from "../tasks/phase-task.ts";
+import { BUILTIN_PIPELINE, type Pipeline } from "../tasks/phases.ts";
+import type { PartitionPayload } from "./worker.ts";
 import { parallelExtract } from "./parallel-extract.ts";
 import { createProgress, type InputProgress } from "./progress.ts";
 import { InputError, planLocalShards, type LocalInput } from "./local-shards.ts";
@@ -44,11 +44,14 @@ export interface LocalRunOptions {
   shardBytes?: number;
   /** input sources (default: the built-in ones); extra sources run without worker threads */
   sources?: SourceRegistry;
+  /** the phases to run (default: the built-in pipeline); phases of another pipeline run without worker threads */
+  pipeline?: Pipeline;
 }
 
 export interface LocalRunResult {
   stats: Stats;
-  resumed: { extract: number; group: number; dedup: number };
+  /** tasks found done at the start, per phase */
+  resumed: Record<string, number>;
   elapsedSeconds: number;
 }
 
@@ -79,6 +82,7 @@ async function runLocked(opts: LocalRunOptions): Promise<LocalRunResult> {
   const work = new LocalStore(workDir);
   const output = new LocalStore(opts.outDir);
   const sources = opts.sources ?? BUILTIN_SOURCES;
+  const pipeline = opts.pipeline ?? BUILTIN_PIPELINE;
   const shards = await planLocalShards(opts.inputs, opts.shardBytes, sources);
   const manifest = createManifest("local", opts.config, shards);
 
@@ -96,10 +100,13 @@ async function runLocked(opts: LocalRunOptions): Promise<LocalRunResult> {
             `rerun with --fresh to discard it, or choose another --out directory`,
         );
       }
-      // Only later-phase settings changed: keep the extracted shards, redo group and dedup from them
-      // (their old outputs go, so no stale partition file is read).
+      // Only later-phase settings changed: keep the extracted shards, redo the later phases from them
+      // (their old markers and outputs go, so none is taken for done and no stale file is read).
       if (old.data.fingerprint !== manifest.fingerprint) {
-        for (const dir of ["group", "dedup"]) await rm(join(workDir, dir), { recursive: true, force: true });
+        for (const p of pipeline.unitPhases) {
+          if (p.fingerprint === "extract") continue;
+          for (const dir of [p.name, ...(p.workDirs ?? [])]) await rm(join(workDir, dir), { recursive: true, force: true });
+        }
       }
     }
   }
@@ -110,57 +117,53 @@ async function runLocked(opts: LocalRunOptions): Promise<LocalRunResult> {
   const live: Counters[] = [];
   const input: InputProgress = { done: 0, total: shards.reduce((n, s) => n + shardBytes(s), 0), resumed: 0, decoded: 0 };
   const progress = createProgress(() => live, opts.progress === undefined ? process.stderr : opts.progress, input);
-  const resumed = { extract: 0, group: 0, dedup: 0 };
-  // Say at the start, not only at the end, that this run continues an earlier one.
-  let alreadyDone = 0;
-  for (const s of shards) if (await isDone(work, layout.extractDone(s.id), manifest.extractFingerprint)) alreadyDone++;
-  if (alreadyDone > 0) progress.note(`resuming the run in ${opts.outDir}: ${alreadyDone} of ${shards.length} shard${shards.length === 1 ? "" : "s"} already extracted`);
-  try {
-    // extract: shards concurrently (each fans its pages out to the pool)
-    progress.phase("extract", shards.length);
-    const deps: ExtractTaskDeps = {
+  const resumed: Record<string, number> = Object.fromEntries(pipeline.unitPhases.map((p) => [p.name, 0]));
+  const runner: RunnerDeps = {
+    sources,
+    extract: {
       bytes: (shard) => fileBytes(shard.uri, (n) => (input.done += n), (n) => (input.decoded! += n)),
-      sources,
       extractDocuments: (source, docs, shard, counters) => {
         live.push(counters);
         return pool && sources === BUILTIN_SOURCES ? parallelExtract(source, docs, shard.kind, opts.config, counters, pool) : inlineDocuments(source, docs, shard.kind, opts.config, counters);
       },
       isCorruptInput: (err) => err instanceof DumpError,
-    };
-    const extracted: { shard: ShardSpec; marker: TaskMarker }[] = [];
-    await forEachLimit(shards, Math.min(workers, shards.length), async (shard) => {
-      if (await isDone(work, layout.extractDone(shard.id), manifest.extractFingerprint)) {
-        resumed.extract++;
-        input.done += shardBytes(shard);
-        input.resumed! += shardBytes(shard);
-      }
-      extracted.push({ shard, marker: await runExtractTask(manifest, shard, work, deps) });
-      progress.step();
-    });
-    // Nothing readable at all (e.g. not a MediaWiki export, or an empty file): say so instead of
-    // publishing empty datasets.
-    if (extracted.every(({ shard, marker }) => (marker.counters[sources.get(shard.source).documentsCounter] ?? 0) === 0)) {
-      const why = extracted.filter(({ marker }) => marker.error).map(({ marker }) => marker.error).slice(0, 3).join("; ");
-      await rm(workDir, { recursive: true, force: true }); // nothing worth resuming: a corrected rerun starts clean
-      throw new InputError(`no pages read from the input${shards.length > 1 ? "s" : ""}${why ? `: ${why}` : ""}`);
-    }
-
-    const partitions = Array.from({ length: opts.config.partitions }, (_, i) => i);
-    for (const phase of ["group", "dedup"] as const) {
-      progress.phase(phase, partitions.length);
-      await forEachLimit(partitions, workers, async (p) => {
-        const doneName = phase === "group" ? layout.groupDone(p) : layout.dedupDone(p);
-        if (await isDone(work, doneName, manifest.fingerprint)) resumed[phase]++;
-        if (pool) await pool.run<TaskMarker>(phase, { manifest, partition: p, workDir });
-        else if (phase === "group") await runGroupTask(manifest, p, work);
-        else await runDedupTask(manifest, p, work);
+    },
+  };
+  // Say at the start, not only at the end, that this run continues an earlier one.
+  const first = pipeline.unitPhases[0];
+  if (first?.unit === "shard") {
+    let alreadyDone = 0;
+    for (const unit of unitsOf(first, manifest)) if (await finishedMarker(first, manifest, work, unit)) alreadyDone++;
+    if (alreadyDone > 0) progress.note(`resuming the run in ${opts.outDir}: ${alreadyDone} of ${shards.length} shard${shards.length === 1 ? "" : "s"} already extracted`);
+  }
+  try {
+    for (const phase of pipeline.unitPhases) {
+      const units = unitsOf(phase, manifest);
+      progress.phase(phase.name, units.length);
+      await forEachLimit(units, workers, async (unit) => {
+        if (await finishedMarker(phase, manifest, work, unit)) {
+          resumed[phase.name]!++;
+          if (unit.unit === "shard") {
+            input.done += shardBytes(unit.shard);
+            input.resumed! += shardBytes(unit.shard);
+          }
+        }
+        // Shard tasks stay in this thread (their documents fan out to the pool); the pool runs
+        // whole partition tasks of the built-in phases (worker threads know only those).
+        if (pool && unit.unit === "partition" && BUILTIN_PIPELINE.phases.includes(phase)) {
+          await pool.run<TaskMarker>("partition", { phase: phase.name, manifest, partition: unit.partition, workDir } satisfies PartitionPayload);
+        } else await runUnitTask(phase, manifest, work, unit, runner);
         progress.step();
       });
-      if (phase === "group") await writeSetSizeBound(manifest, work);
+      const stop = await phase.afterPhase?.({ manifest, work, sources, phases: pipeline.phases });
+      if (stop) {
+        await rm(workDir, { recursive: true, force: true }); // nothing worth resuming: a corrected rerun starts clean
+        throw new InputError(stop);
+      }
     }
-    progress.phase("aggregate", 1);
+    progress.phase(pipeline.final.name, 1);
     const elapsedSeconds = (Date.now() - started) / 1000;
-    const stats = await runAggregateTask(manifest, work, output, { elapsedSeconds });
+    const stats = await pipeline.final.run({ manifest, work, output, phases: pipeline.phases, options: { elapsedSeconds } });
     progress.step();
     return { stats, resumed, elapsedSeconds };
   } finally {
@@ -190,11 +193,6 @@ function parseJsonOrNull(text: string): unknown {
   } catch {
     return null;
   }
-}
-
-async function isDone(work: LocalStore, name: string, fingerprint: string): Promise<boolean> {
-  const text = await work.readText(name);
-  return text !== null && text.includes(fingerprint);
 }
 
 async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {

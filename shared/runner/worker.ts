@@ -6,14 +6,14 @@ import type { InputKind } from "../core/records.ts";
 import { LocalStore } from "../io/local-store.ts";
 import type { RevisionRefs } from "../pipeline/extract-stage.ts";
 import { BUILTIN_SOURCES } from "../sources/registry.ts";
-import { runDedupTask } from "../tasks/dedup-task.ts";
-import { runGroupTask } from "../tasks/group-task.ts";
+import { NO_RUNNER, runUnitTask } from "../tasks/phase-task.ts";
+import { BUILTIN_PIPELINE } from "../tasks/phases.ts";
 import type { RunManifest } from "../tasks/manifest.ts";
 import type { JobRequest, JobResponse } from "./worker-pool.ts";
 
 export interface ExtractBatchPayload { config: ParacapConfig; kind: InputKind; source: string; docs: unknown }
 export interface ExtractBatchResult { revisions: RevisionRefs[]; counters: Record<string, number> }
-export interface PartitionPayload { manifest: RunManifest; partition: number; workDir: string }
+export interface PartitionPayload { phase: string; manifest: RunManifest; partition: number; workDir: string }
 
 // One extractor per source and config, kept across batches: loading the language model is the expensive part.
 let extractor: { key: string; counters: Counters; fn: (doc: unknown, kind: InputKind) => RevisionRefs } | null = null;
@@ -34,11 +34,12 @@ const jobs: Record<string, (payload: never) => Promise<unknown>> = {
     for (const [k, v] of Object.entries(after)) if (v !== (before[k] ?? 0)) delta[k] = v - (before[k] ?? 0);
     return { revisions, counters: delta };
   },
-  async group(p: PartitionPayload) {
-    return runGroupTask(p.manifest, p.partition, new LocalStore(p.workDir));
-  },
-  async dedup(p: PartitionPayload) {
-    return runDedupTask(p.manifest, p.partition, new LocalStore(p.workDir));
+  /** one partition task of a built-in phase */
+  async partition(p: PartitionPayload) {
+    const phase = BUILTIN_PIPELINE.get(p.phase);
+    if (phase.unit !== "partition") throw new Error(`phase ${p.phase} has no partition tasks`);
+    const unit = { unit: "partition", key: String(p.partition), partition: p.partition } as const;
+    return runUnitTask(phase, p.manifest, new LocalStore(p.workDir), unit, NO_RUNNER);
   },
 };
 

@@ -3,6 +3,7 @@
  * counters into stats.json, and writes report.md, config.json and a _SUCCESS marker last.
  */
 import { Counters } from "../core/counters.ts";
+import { phaseShape } from "../core/phase-names.ts";
 import { ScoredPair } from "../core/records.ts";
 import type { BlobStore } from "../io/blob-store.ts";
 import { JsonlWriter } from "../io/jsonl.ts";
@@ -13,13 +14,29 @@ import { mergeSorted } from "./bounded-merge.ts";
 import { layout } from "./layout.ts";
 import type { RunManifest } from "./manifest.ts";
 import { readMarker, type TaskMarker } from "./markers.ts";
+import { dedupPhase } from "./dedup-task.ts";
+import { groupPhase } from "./group-task.ts";
+import { unitsOf, type OncePhase, type Phase } from "./phase-task.ts";
 
 export interface AggregateOptions {
   /** write the datasets even if some extract shards never finished (they are listed as missing) */
   allowMissingShards?: boolean;
   elapsedSeconds?: number | null;
   now?: () => Date;
+  /** the run's phases: counters and failures of every partition phase are merged (default: the built-in ones) */
+  phases?: readonly Phase[];
 }
+
+/** The once phase: merges every partition phase's markers and publishes the outputs. */
+export const aggregatePhase: OncePhase = {
+  ...phaseShape("aggregate"),
+  unit: "once",
+  run: ({ manifest, work, output, phases, options }) => runAggregateTask(manifest, work, output, { ...options, phases }),
+  async published(manifest, output) {
+    const success = await output.readText(OUTPUT_FILES.success);
+    return success !== null && success.includes(manifest.fingerprint);
+  },
+};
 
 export const OUTPUT_FILES = { stats: "stats.json", report: "report.md", config: "config.json", success: "_SUCCESS" } as const;
 export const tierFile = (tier: string) => `${tier}.jsonl`;
@@ -43,13 +60,13 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
   if (missing.length > 0 && !opts.allowMissingShards) {
     throw new Error(`cannot aggregate: ${missing.length} extract shard(s) not done: ${missing.slice(0, 5).join(", ")}`);
   }
-  const P = manifest.config.partitions;
   // A failed (dead-lettered) partition contributes nothing; the run then says it is incomplete.
   const failedTasks: string[] = [];
-  for (const [phase, name] of [["group", layout.groupDone], ["dedup", layout.dedupDone]] as const) {
-    for (let p = 0; p < P; p++) {
-      const m = await requireMarker(work, name(p), manifest);
-      if (m.status === "failed") failedTasks.push(`${phase}-${p}`);
+  for (const phase of opts.phases ?? [groupPhase, dedupPhase]) {
+    if (phase.unit !== "partition") continue;
+    for (const unit of unitsOf(phase, manifest)) {
+      const m = await requireMarker(work, phase.done(unit.key), manifest);
+      if (m.status === "failed") failedTasks.push(`${phase.name}-${unit.key}`);
       else {
         counters.merge(m.counters);
         if (m.samples) counters.samples.merge(m.samples);

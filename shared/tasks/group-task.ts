@@ -1,6 +1,7 @@
 /** Group task: one image partition from every shard → candidate pairs partitioned by caption texts. */
-import { Counters } from "../core/counters.ts";
+import type { Counters } from "../core/counters.ts";
 import { partitionOf } from "../core/hash.ts";
+import { phaseShape } from "../core/phase-names.ts";
 import { ShuffleRef } from "../core/records.ts";
 import { silentContext } from "../core/stage.ts";
 import type { BlobStore } from "../io/blob-store.ts";
@@ -9,15 +10,25 @@ import { uniqueKey } from "../pipeline/dedup-stage.ts";
 import { groupStage } from "../pipeline/group-stage.ts";
 import { layout } from "./layout.ts";
 import type { RunManifest } from "./manifest.ts";
-import { marker, readMarker, writeMarker, type TaskMarker } from "./markers.ts";
+import type { TaskMarker } from "./markers.ts";
 import { PartitionedWriter } from "./partitioned-writer.ts";
+import { partitionTask } from "./phase-task.ts";
+import { writeSetSizeBound } from "./set-size-bound-file.ts";
 
-export async function runGroupTask(manifest: RunManifest, partition: number, work: BlobStore): Promise<TaskMarker> {
-  const doneName = layout.groupDone(partition);
-  const existing = await readMarker(work, doneName);
-  if (existing && existing.fingerprint === manifest.fingerprint) return existing;
+export const groupPhase = partitionTask({
+  ...phaseShape("group"),
+  done: (key) => layout.groupDone(Number(key)),
+  outputs: (manifest, p) => Array.from({ length: manifest.config.partitions }, (_, q) => layout.groupPart(p, q)),
+  workDirs: [layout.groupPartsRoot],
+  run: groupPartition,
+  // The dedup tasks need the run's equivalence-set size bound, which needs every group partition.
+  afterPhase: ({ manifest, work }) => writeSetSizeBound(manifest, work),
+});
 
-  const counters = new Counters();
+/** One group task outside a runner's phase loop (tests): the same marker rules. */
+export const runGroupTask = (manifest: RunManifest, partition: number, work: BlobStore): Promise<TaskMarker> => groupPhase.runPartition(manifest, partition, work);
+
+async function groupPartition(manifest: RunManifest, partition: number, work: BlobStore, counters: Counters): Promise<void> {
   async function* refs() {
     for (const shard of manifest.shards) {
       yield* readJsonl(work, layout.extractPart(shard.id, partition), ShuffleRef);
@@ -34,8 +45,4 @@ export async function runGroupTask(manifest: RunManifest, partition: number, wor
     throw err;
   }
   await out.close();
-  counters.inc("group.partitions");
-  const m = marker(`group:${partition}`, manifest.fingerprint, counters);
-  await writeMarker(work, doneName, m);
-  return m;
 }

@@ -9,6 +9,7 @@ export const layout = {
   // only the files that exist, so its work does not grow with the partition count.
   groupPart: (p: number, q: number) => `pairs/q-${pad(q)}/p-${pad(p)}.jsonl`,
   groupPartsFor: (q: number) => `pairs/q-${pad(q)}/`,
+  groupPartsRoot: "pairs",
   groupDone: (p: number) => `group/p-${pad(p)}/_DONE.json`,
   dedupPart: (q: number, tier: string) => `dedup/q-${pad(q)}/${tier}.jsonl`,
   dedupDone: (q: number) => `dedup/q-${pad(q)}/_DONE.json`,

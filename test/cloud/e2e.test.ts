@@ -117,7 +117,7 @@ describe.skipIf(missing !== null)("cloud runner end to end on the emulators", ()
     const { runId } = firstRun;
     const before = await storage.bucket(cloud.buckets.output).file(`${runId}/_SUCCESS`).getMetadata();
     const push = async (target: "extract" | "aggregate", topic: string, task: unknown) => {
-      const res = await fetch(cloud.functions[target].rawPushEndpoint(topic, emu.projectId), {
+      const res = await fetch(cloud.functions[target]!.rawPushEndpoint(topic, emu.projectId), {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({
@@ -128,8 +128,8 @@ describe.skipIf(missing !== null)("cloud runner end to end on the emulators", ()
       expect(res.status, await res.text()).toBeLessThan(300);
     };
     const manifest = RunManifest.parse(JSON.parse((await storage.bucket(cloud.buckets.work).file(`runs/${runId}/manifest.json`).download())[0].toString()));
-    await push("extract", cloud.topics.extract, { type: "extract", runId, shardId: manifest.shards[0]!.id });
-    await push("aggregate", cloud.topics.aggregate, { type: "aggregate", runId });
+    await push("extract", cloud.topics.extract!, { type: "extract", runId, shardId: manifest.shards[0]!.id });
+    await push("aggregate", cloud.topics.aggregate!, { type: "aggregate", runId });
     const after = await storage.bucket(cloud.buckets.output).file(`${runId}/_SUCCESS`).getMetadata();
     expect(after[0].generation).toBe(before[0].generation);
     const outputs = await readObjects(storage, cloud.buckets.output, `${runId}/`);

@@ -11,6 +11,7 @@ import type { Storage } from "@google-cloud/storage";
 import { resolveConfig, type ParacapConfig } from "../../shared/core/config.ts";
 import { writeMultistream } from "../../shared/dump/multistream.ts";
 import { runLocal } from "../../shared/runner/local-runner.ts";
+import type { Pipeline } from "../../shared/tasks/phases.ts";
 import { findEmulatorJar } from "../../scripts/emulators/pubsub-emulator.ts";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
@@ -66,7 +67,7 @@ export function cloudConfig(): ParacapConfig {
  * The local runner on the same files, run from their directory so its input names equal the
  * object names (stats.json then has to match byte for byte).
  */
-export async function localReference(sample: SampleDumps): Promise<string> {
+export async function localReference(sample: SampleDumps, pipeline?: Pipeline): Promise<string> {
   const out = mkdtempSync(join(tmpdir(), "paracap-local-ref-"));
   const cwd = process.cwd();
   process.chdir(sample.dir);
@@ -81,6 +82,7 @@ export async function localReference(sample: SampleDumps): Promise<string> {
       workers: 1,
       progress: null,
       shardBytes: SHARD_BYTES,
+      pipeline,
     });
   } finally {
     process.chdir(cwd);

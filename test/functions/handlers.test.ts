@@ -11,7 +11,7 @@ import { createCloudDeps } from "../../functions/deps.ts";
 import { registerFunctions } from "../../functions/handlers.ts";
 import { decodeMessage } from "../../functions/pubsub-message.ts";
 import type { CloudDeps } from "../../shared/cloud/cloud-stages.ts";
-import { CloudEnv } from "../../shared/cloud/env.ts";
+import { readCloudEnv } from "../../shared/cloud/env.ts";
 import { ExtractTask, TaskMessage } from "../../shared/cloud/messages.ts";
 
 let gcs: GcsServer;
@@ -21,7 +21,7 @@ const errors: string[] = [];
 
 beforeAll(async () => {
   gcs = await startGcsServer({ buckets: ["input", "work", "output"] });
-  deps = createCloudDeps(CloudEnv.parse({ PARACAP_INPUT_BUCKET: "input", PARACAP_WORK_BUCKET: "work", PARACAP_OUTPUT_BUCKET: "output", STORAGE_EMULATOR_HOST: gcs.url, PUBSUB_EMULATOR_HOST: "127.0.0.1:9" }));
+  deps = createCloudDeps(readCloudEnv({ PARACAP_INPUT_BUCKET: "input", PARACAP_WORK_BUCKET: "work", PARACAP_OUTPUT_BUCKET: "output", STORAGE_EMULATOR_HOST: gcs.url, PUBSUB_EMULATOR_HOST: "127.0.0.1:9" }));
   registerFunctions(() => deps);
   for (const t of ["plan", "extract", "deadletter"]) hosts[t] = await serveFunction({ target: t });
   vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void errors.push(args.map(String).join(" ")));

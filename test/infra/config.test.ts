@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { parseParacapConfig } from "../../infra/config.ts";
+import { parseDeploymentConfig } from "../../infra/config.ts";
 import { FUNCTION_STAGES, stageNames } from "../../infra/naming.ts";
 
-describe("parseParacapConfig", () => {
+describe("parseDeploymentConfig", () => {
   it("fills the documented defaults", () => {
-    const c = parseParacapConfig({ project: "p" });
+    const c = parseDeploymentConfig({ project: "p" });
     expect(c).toMatchObject({
       region: "europe-west1",
       prefix: "paracap",
       partitions: 64,
-      tiers: "gold,silver,bronze",
+      tiers: ["gold", "silver", "bronze"],
       workLifecycleDays: 7,
       dlqMaxDeliveryAttempts: 5,
       sourceDir: "../dist/functions",
@@ -21,13 +21,13 @@ describe("parseParacapConfig", () => {
   });
 
   it("gives extract 50 instances unless told otherwise, and keeps that under other per-stage overrides", () => {
-    expect(parseParacapConfig({ project: "p" }).maxInstancesPerStage).toEqual({ extract: 50 });
-    expect(parseParacapConfig({ project: "p", maxInstancesPerStage: { group: 30 } }).maxInstancesPerStage).toEqual({ extract: 50, group: 30 });
-    expect(parseParacapConfig({ project: "p", maxInstancesPerStage: { extract: 200 } }).maxInstancesPerStage).toEqual({ extract: 200 });
+    expect(parseDeploymentConfig({ project: "p" }).maxInstancesPerStage).toEqual({ extract: 50 });
+    expect(parseDeploymentConfig({ project: "p", maxInstancesPerStage: { group: 30 } }).maxInstancesPerStage).toEqual({ extract: 50, group: 30 });
+    expect(parseDeploymentConfig({ project: "p", maxInstancesPerStage: { extract: 200 } }).maxInstancesPerStage).toEqual({ extract: 200 });
   });
 
   it("merges per-stage memory over the defaults", () => {
-    const c = parseParacapConfig({ project: "p", memory: { group: "8Gi" } });
+    const c = parseDeploymentConfig({ project: "p", memory: { group: "8Gi" } });
     expect(c.memory.group).toBe("8Gi");
     expect(c.memory.plan).toBe("512Mi");
   });
@@ -40,17 +40,23 @@ describe("parseParacapConfig", () => {
     [{ memory: { extract: "2GB" } }, "memory.extract"],
     [{ memory: { extrakt: "2Gi" } }, "memory"],
     [{ minBackoffSeconds: 60, maxBackoffSeconds: 30 }, "minBackoffSeconds"],
-    [{ tiers: "gold, silver" }, "tiers"],
+    [{ tiers: "gold,platinum" }, "tiers"],
+    [{ tiers: "" }, "tiers"],
+    // the core config's own pieces: the same bounds as `paracap run` and an upload's config
+    [{ partitions: 4097 }, "partitions"],
+    [{ partitions: 0 }, "partitions"],
+    [{ minWords: -1 }, "minWords"],
+    [{ classifier: "clever" }, "classifier"],
   ])("rejects %j naming %s", (bad, field) => {
-    expect(() => parseParacapConfig({ project: "p", ...bad })).toThrow(field);
+    expect(() => parseDeploymentConfig({ project: "p", ...bad })).toThrow(field);
   });
 
   it("requires gcp:project", () => {
-    expect(() => parseParacapConfig({})).toThrow(/project/);
+    expect(() => parseDeploymentConfig({})).toThrow(/project/);
   });
 
   it("keeps every service-account id valid for the longest allowed prefix", () => {
-    const prefix = parseParacapConfig({ project: "p", prefix: "abcdefghijklmno" }).prefix;
+    const prefix = parseDeploymentConfig({ project: "p", prefix: "abcdefghijklmno" }).prefix;
     for (const stage of FUNCTION_STAGES) {
       const n = stageNames(prefix, stage);
       for (const id of [n.runtimeAccountId, n.triggerAccountId, `${prefix}-build`]) {

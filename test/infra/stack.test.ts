@@ -4,11 +4,11 @@ import { GCS_AGENT, PUBSUB_AGENT, TEST_PROJECT, fakeFunctionsDir, installMocks, 
 // Mocks go in before the program's modules load (Pulumi unit-testing rule).
 const recorded = installMocks();
 const { buildParacapStack } = await import("../../infra/stack.ts");
-const { parseParacapConfig } = await import("../../infra/config.ts");
-const { FUNCTION_STAGES, PIPELINE_STAGES, TOPIC_STAGES } = await import("../../infra/naming.ts");
+const { parseDeploymentConfig } = await import("../../infra/config.ts");
+const { FUNCTION_STAGES, TOPIC_STAGES } = await import("../../infra/naming.ts");
 
 // Non-default values, so each assertion proves the config is wired through rather than defaulted.
-const cfg = parseParacapConfig({
+const cfg = parseDeploymentConfig({
   project: TEST_PROJECT,
   prefix: "pc",
   dlqMaxDeliveryAttempts: 7,
@@ -52,7 +52,7 @@ describe("functions", () => {
   it("deploys the five pipeline stages plus the dead-letter recorder, one component each", () => {
     expect(ofType("gcp:cloudfunctionsv2/function:Function").map((r) => r.inputs.name).sort()).toEqual(FUNCTION_STAGES.map((s) => `pc-${s}`).sort());
     expect(ofType("paracap:stage:StageFunction").map((r) => r.name).sort()).toEqual([...FUNCTION_STAGES].sort());
-    expect(PIPELINE_STAGES).toHaveLength(5);
+    expect(FUNCTION_STAGES).toEqual(["plan", "extract", "group", "dedup", "aggregate", "deadletter"]);
   });
 
   it.each(FUNCTION_STAGES)("%s runs nodejs22 with its stage as entry point, internal ingress, 540 s", (stage) => {
@@ -181,6 +181,12 @@ describe("least privilege", () => {
     );
     expect(grantsOf(member("pc-group-run"))).toEqual([`roles/pubsub.publisher on pc-dedup`, `roles/storage.objectUser on ${bucketName("work")}`].sort());
     expect(grantsOf(member("pc-dedup-run"))).toEqual([`roles/pubsub.publisher on pc-aggregate`, `roles/storage.objectUser on ${bucketName("work")}`].sort());
+  });
+
+  it("deadletter writes work and may start every phase after the first (it completes a dead task's fan-in)", () => {
+    expect(grantsOf(member("pc-deadletter-run"))).toEqual(
+      [`roles/pubsub.publisher on pc-group`, `roles/pubsub.publisher on pc-dedup`, `roles/pubsub.publisher on pc-aggregate`, `roles/storage.objectUser on ${bucketName("work")}`].sort(),
+    );
   });
 
   it("each function can be invoked by its own trigger account only", () => {

@@ -73,6 +73,19 @@ describe("local runner", () => {
     expect(readOutputs(dir)["stats.json"]).not.toEqual(reference["stats.json"]);
   });
 
+  it("a later-phase change after which a group partition writes no pairs reads none of the earlier run's", async () => {
+    const dir = tempDir("paracap-later-stale-");
+    await run(dir);
+    // no image has 1000 references: every group partition now writes nothing for dedup
+    const strict = { images: { minRefs: 1000, maxRefs: 1000, maxRefsHistory: 1000 } };
+    const changed = await run(dir, SAMPLE, strict);
+    expect(changed.resumed).toEqual({ extract: 2, group: 0, dedup: 0 });
+    for (const tier of ["gold", "silver", "bronze"]) expect(changed.stats.tiers[tier]!.pairs, tier).toBe(0);
+    const freshDir = tempDir("paracap-later-stale-fresh-");
+    await run(freshDir, SAMPLE, strict);
+    expect(readOutputs(dir)).toEqual(readOutputs(freshDir));
+  });
+
   it("refuses to resume a run with another input or extract-phase configuration, unless fresh; --fresh always starts over", async () => {
     const dir = tempDir("paracap-conflict-");
     await run(dir);

@@ -6,11 +6,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { baseConfig } from "../../shared/cloud/cloud-stages.ts";
-import { CloudEnv } from "../../shared/cloud/env.ts";
+import { readCloudEnv } from "../../shared/cloud/env.ts";
 import { UploadConfig } from "../../shared/cloud/messages.ts";
 import { resolveConfig } from "../../shared/core/config.ts";
 
-const env = (extra: Record<string, string> = {}) => CloudEnv.parse({ PARACAP_INPUT_BUCKET: "i", PARACAP_WORK_BUCKET: "w", PARACAP_OUTPUT_BUCKET: "o", ...extra });
+const env = (extra: Record<string, string> = {}) => readCloudEnv({ PARACAP_INPUT_BUCKET: "i", PARACAP_WORK_BUCKET: "w", PARACAP_OUTPUT_BUCKET: "o", ...extra });
 
 describe("cloud config of the transformer scorers", () => {
   it("PARACAP_MODEL adds the embedding and bertscore scorers; a manifest can still name its scorers", () => {
