@@ -53,6 +53,12 @@ export function deploymentConfigSchema(phases: readonly PhaseShape[]) {
     /** Caption bounds for every run of this deployment (PARACAP_MIN_WORDS, PARACAP_CLASSIFIER); unset = the core's defaults. */
     minWords: MinWords.optional(),
     classifier: Classifier.optional(),
+    /**
+     * Transformer model of the embedding/bertscore scorers (PARACAP_MODEL): a hub id fetched at cold
+     * start, or a directory shipped in the function source. Give dedup 2Gi with a MiniLM-size model
+     * (≈ 0.5 GB peak measured with a MiniLM-shaped model), more for base-size models (≈ 1.2 GB).
+     */
+    model: z.string().min(1).optional(),
     /** Target compressed bytes per extract shard (PARACAP_SHARD_BYTES); the functions' default when unset. */
     shardBytes: z.number().int().positive().optional(),
     /** Days after which work-bucket objects are deleted by a lifecycle rule. */
@@ -98,6 +104,7 @@ export function readDeploymentConfig(cfg = new pulumi.Config("paracap"), gcpCfg 
     tiers: cfg.get("tiers"),
     minWords: cfg.getNumber("minWords"),
     classifier: cfg.get("classifier"),
+    model: cfg.get("model"),
     shardBytes: cfg.getNumber("shardBytes"),
     workLifecycleDays: cfg.getNumber("workLifecycleDays"),
     dlqMaxDeliveryAttempts: cfg.getNumber("dlqMaxDeliveryAttempts"),

@@ -51,6 +51,16 @@ describe("parseDeploymentConfig", () => {
     expect(() => parseDeploymentConfig({ project: "p", ...bad })).toThrow(field);
   });
 
+  it("carries a deployment's transformer model to the functions' environment layer, read back as the same config", async () => {
+    const { envFromLayer, configFromEnv } = await import("../../shared/core/env-layer.ts");
+    const c = parseDeploymentConfig({ project: "p", model: "Xenova/all-MiniLM-L6-v2" });
+    expect(c.model).toBe("Xenova/all-MiniLM-L6-v2");
+    const env = envFromLayer({ scoring: { transformer: { model: c.model! } } });
+    expect(env).toEqual({ PARACAP_MODEL: "Xenova/all-MiniLM-L6-v2" });
+    expect(configFromEnv(env)).toEqual({ scoring: { transformer: { model: "Xenova/all-MiniLM-L6-v2" } } });
+    expect(parseDeploymentConfig({ project: "p" }).model).toBeUndefined();
+  });
+
   it("requires gcp:project", () => {
     expect(() => parseDeploymentConfig({})).toThrow(/project/);
   });
