@@ -11,6 +11,7 @@ const USAGE = `paracap — paraphrase corpora from image captions
   paracap extract <dump|file.wikitext>  image references as JSONL
   paracap features < captions.txt       caption features as JSONL, one line per input line
   paracap score < pairs.tsv             syntactic metrics of caption1<TAB>caption2 lines as JSONL
+  paracap report <out-dir>              report.html, <tier>.parquet and the dataset card README.md
   paracap cloud upload|status|fetch     run on Google Cloud (see README)
 
 ${RUN_USAGE}`;
@@ -21,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   extract: async () => (await import("./tool-commands.ts")).extractCommand,
   features: async () => (await import("./tool-commands.ts")).featuresCommand,
   score: async () => (await import("./tool-commands.ts")).scoreCommand,
+  report: async () => (await import("./report-command.ts")).reportCommand,
   cloud: async () => (await import("./cloud-command.ts")).cloudCommand,
 };
 
