@@ -7,7 +7,7 @@ import { RUN_USAGE } from "./run-usage.ts";
 
 const USAGE = `paracap — paraphrase corpora from image captions
 
-  paracap run [options]                 the whole job → gold/silver/bronze.jsonl, stats.json, report.md
+  paracap run [options]                 the whole job → gold/silver/bronze.jsonl, stats.json, report.md/.html
   paracap extract <dump|file.wikitext>  image references as JSONL
   paracap features < captions.txt       caption features as JSONL, one line per input line
   paracap score < pairs.tsv             syntactic metrics of caption1<TAB>caption2 lines as JSONL

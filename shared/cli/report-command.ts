@@ -32,7 +32,8 @@ export async function reportCommand(argv: string[]): Promise<number> {
     if (!existsSync(file)) throw new UserError(`no such file: ${file}`);
     references.push(...parseReferenceMaps(await readFile(file, "utf8"), file));
   }
-  const { files } = await writePublication(new LocalStore(dir), { references });
+  const { files, cardSkipped } = await writePublication(new LocalStore(dir), { references });
   process.stderr.write(`paracap report: wrote ${files.join(", ")} in ${dir}\n`);
+  if (cardSkipped) process.stderr.write(`paracap report: ${dir}/README.md is not a paracap dataset card; left unchanged\n`);
   return 0;
 }

@@ -105,12 +105,13 @@ export function funnelChart(rows: FunnelRow[]): Promise<string> {
 export function histogramChart(metric: string, byTier: { tier: string; histogram: Histogram }[], opts: { title?: string; zeroRule?: boolean } = {}): Promise<string> {
   const values = byTier.flatMap(({ tier, histogram }) => histogram.bins.map((b) => ({ tier, start: b.start, end: b.end, share: histogram.n === 0 ? 0 : b.count / histogram.n, count: b.count })));
   const tiers = byTier.map((t) => t.tier);
-  const lo = Math.min(0, ...values.map((v) => v.start));
+  // scores live in [0, 1], Δsem,syn in [−1, 1]; a value outside widens the axis rather than vanish
+  const lo = Math.min(opts.zeroRule ? -1 : 0, ...values.map((v) => v.start));
   const hi = Math.max(1, ...values.map((v) => v.end));
   const bars = {
     mark: { type: "bar" as const, binSpacing: 0.5 },
     encoding: {
-      x: { field: "start", type: "quantitative" as const, bin: { binned: true, step: 0.05 }, scale: { domain: [lo, hi] }, title: opts.title ?? metric },
+      x: { field: "start", type: "quantitative" as const, bin: { binned: true, step: 0.05 }, scale: { domain: [lo, hi] }, title: opts.title ?? metric, axis: { format: ".1~f", values: axisTicks(lo, hi) } },
       x2: { field: "end" },
       y: { field: "share", type: "quantitative" as const, axis: { format: ".0%" }, title: "share of pairs" },
       color: { field: "tier", type: "nominal" as const, scale: tierColor(tiers), legend: null },
@@ -123,6 +124,13 @@ export function histogramChart(metric: string, byTier: { tier: string; histogram
     spec: { width: 170, height: 90, layer },
     resolve: { scale: { y: "independent" } },
   } as TopLevelSpec);
+}
+
+function axisTicks(lo: number, hi: number): number[] {
+  const step = hi - lo > 1.5 ? 0.5 : 0.2;
+  const out: number[] = [];
+  for (let x = Math.ceil(lo / step) * step; x <= hi + 1e-9; x += step) out.push(Math.round(x * 10) / 10);
+  return out;
 }
 
 /** Characteristic maps as heatmaps, one panel per corpus: rows syntactic level (high at top), columns semantic level. */
@@ -141,8 +149,8 @@ export function mapsChart(maps: { corpus: string; map: CharacteristicMap }[], se
         y: { field: "syn", type: "ordinal", sort: [...LEVEL_LABELS].reverse(), title: "syntactic level", axis: { labelFontSize: 9 } },
       },
       layer: [
-        { mark: { type: "rect", stroke: "#fff", strokeWidth: 1 }, encoding: { color: { field: "share", type: "quantitative", scale: { scheme: "blues", domain: [0, 1], type: "sqrt" }, legend: { title: "share of pairs", format: ".0%", gradientLength: 150 } } } },
-        { mark: { type: "text", fontSize: 10 }, encoding: { text: { field: "label" }, color: { condition: { test: "datum.share > 0.3", value: "white" }, value: "#222" } } },
+        { mark: { type: "rect", stroke: "#fff", strokeWidth: 1 }, encoding: { color: { condition: { test: "datum.share === 0", value: "#f2f2f2" }, field: "share", type: "quantitative", scale: { type: "sqrt", domain: [0, Math.max(0.01, ...values.map((v) => v.share))], range: ["#ffffff", "#08519c"] }, legend: { title: "share of pairs", format: ".0%", gradientLength: 150 } } } },
+        { mark: { type: "text", fontSize: 10 }, encoding: { text: { field: "label" }, color: { condition: { test: `datum.share > ${0.45 * Math.max(0.01, ...values.map((v) => v.share))}`, value: "white" }, value: "#222" } } },
       ],
     },
   } as TopLevelSpec);

@@ -48,6 +48,9 @@ export function inputFacts(stats: Stats): { languages: string[]; wikipedia: bool
   return { languages: [...new Set(langs.map((l) => l.replace(/_/g, "-")))], wikipedia: !captionLists };
 }
 
+/** marks a README.md as paracap's own card, which a later run may overwrite */
+export const CARD_MARKER = "<!-- dataset card written by paracap (paracap report <dir> rewrites it) -->";
+
 const q = (s: string) => JSON.stringify(s);
 const fmt = (n: number | null | undefined) => (n === null || n === undefined ? "—" : n.toLocaleString("en-US"));
 
@@ -78,7 +81,7 @@ export function renderDatasetCard(input: CardInput): string {
   y.push("---");
 
   const b: string[] = [];
-  b.push("# Paraphrases from image captions", "");
+  b.push(CARD_MARKER, "", "# Paraphrases from image captions", "");
   b.push("When one image is used on several Wikipedia pages (or in several revisions of a page), each use tends to get its own caption; " +
     "captions of the same image are paraphrase candidates. This dataset holds such caption pairs, filtered and scored as in " +
     "*Paraphrase Acquisition from Image Captions* (Gohsen et al., EACL 2023), produced by paracap.", "");

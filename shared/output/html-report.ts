@@ -81,7 +81,7 @@ export async function renderHtmlReport(input: HtmlReportInput): Promise<string> 
   else {
     const byTier = withPairs.filter((s) => s.histograms[DELTA_METRIC]).map((s) => ({ tier: s.tier, histogram: s.histograms[DELTA_METRIC]! }));
     body.push(`<p class="note">Semantic (${h(semantic)}) minus syntactic similarity per pair (paper §4): above 0, the captions mean more alike than they are worded alike — the pairs a paraphrase corpus wants.</p>`);
-    body.push(figure("delta", await histogramChart(DELTA_METRIC, byTier, { title: "Δsem,syn", zeroRule: true }), "Δsem,syn per tier"));
+    body.push(figure("delta", await histogramChart(DELTA_METRIC, byTier, { title: "Δsem,syn", zeroRule: true }), `Δsem,syn per tier: ${byTier.map(({ tier, histogram: x }) => `${tier} μ = ${x.mean.toFixed(3)} ± ${x.sd.toFixed(3)}`).join("; ")}.`));
   }
   body.push(`</section>`);
 
@@ -90,7 +90,7 @@ export async function renderHtmlReport(input: HtmlReportInput): Promise<string> 
   if (ours.length === 0) body.push(note(`Not available: the pairs carry no semantic metric next to ${SYNTACTIC_AXIS} (enable a semantic scorer in scoring.scorers).`));
   else {
     const refs = input.references.map((r) => ({ corpus: r.corpus, map: r.map }));
-    body.push(`<p class="note">Share of pairs per cell of syntactic level × semantic level (${h(semantic!)}), as in the paper's Figure 2. Paraphrase corpora sit left of the diagonal's top (high meaning, varied wording).${refs.length === 0 ? " Reference corpora (MSRPC, PAWS) are drawn alongside when given: <code>paracap report &lt;dir&gt; --reference &lt;summary.json&gt;</code>." : ""}</p>`);
+    body.push(`<p class="note">Share of pairs per cell of syntactic level × semantic level (${h(semantic!)}), as in the paper's Figure 2. Cells right of the diagonal hold pairs whose meaning is closer than their wording (Δsem,syn &gt; 0): paraphrases with varied wording; the top-right cell holds near-copies.${refs.length === 0 ? " Reference corpora (MSRPC, PAWS) are drawn alongside when given: <code>paracap report &lt;dir&gt; --reference &lt;summary.json&gt;</code>." : ""}</p>`);
     const mismatched = input.references.filter((r) => r.semantic !== null && r.semantic !== semantic);
     if (mismatched.length > 0) body.push(note(`Reference maps on a different semantic score: ${mismatched.map((r) => `${h(r.corpus)} (${h(r.semantic!)})`).join(", ")}.`));
     body.push(figure("maps", await mapsChart([...ours, ...refs], semantic!), `Characteristic maps: ${[...ours, ...refs].map((m) => `${m.corpus} (n = ${fmt(m.map.n)})`).join(", ")}`));

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { UserError } from "../cli/errors.ts";
 import type { BlobStore } from "../io/blob-store.ts";
-import { renderDatasetCard, type CardTier } from "./dataset-card.ts";
+import { CARD_MARKER, renderDatasetCard, type CardTier } from "./dataset-card.ts";
 import { renderHtmlReport } from "./html-report.ts";
 import { parquetColumns, tierParquet, writeTierParquet } from "./parquet-tier.ts";
 import type { ReferenceMap } from "./reference-maps.ts";
@@ -26,6 +26,8 @@ export interface PublishOptions {
 
 export interface Publication {
   files: string[];
+  /** README.md existed and was not a paracap card: left alone */
+  cardSkipped: boolean;
   summaries: TierSummary[];
 }
 
@@ -68,8 +70,11 @@ export async function writePublication(store: BlobStore, opts: PublishOptions = 
     files,
   });
   await store.writeText(PUBLISHED_FILES.html, html);
-  await store.writeText(PUBLISHED_FILES.card, renderDatasetCard({ stats, preset, tiers: cardTiers }));
-  return { files: [...files.filter((f) => f.endsWith(".parquet")), PUBLISHED_FILES.html, PUBLISHED_FILES.card], summaries };
+  // an --out that already holds someone's README.md (a project folder) keeps it
+  const existing = await store.readText(PUBLISHED_FILES.card);
+  const cardWritten = existing === null || existing.includes(CARD_MARKER);
+  if (cardWritten) await store.writeText(PUBLISHED_FILES.card, renderDatasetCard({ stats, preset, tiers: cardTiers }));
+  return { files: [...files.filter((f) => f.endsWith(".parquet")), PUBLISHED_FILES.html, ...(cardWritten ? [PUBLISHED_FILES.card] : [])], summaries, cardSkipped: !cardWritten };
 }
 
 async function readStats(store: BlobStore): Promise<Stats> {
