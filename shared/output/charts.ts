@@ -133,10 +133,16 @@ function axisTicks(lo: number, hi: number): number[] {
   return out;
 }
 
+/** "0–.2" … ".8–1": the levels of LEVEL_LABELS, short enough for a 40-pixel cell */
+const SHORT_LEVELS = LEVEL_LABELS.map((_, i) => `${fmtLevel(i / MAP_LEVELS)}–${fmtLevel((i + 1) / MAP_LEVELS)}`);
+function fmtLevel(x: number): string {
+  return x === 0 || x === 1 ? String(x) : String(x).replace(/^0/, "");
+}
+
 /** Characteristic maps as heatmaps, one panel per corpus: rows syntactic level (high at top), columns semantic level. */
 export function mapsChart(maps: { corpus: string; map: CharacteristicMap }[], semanticTitle: string): Promise<string> {
   const values = maps.flatMap(({ corpus, map }) =>
-    Array.from({ length: MAP_LEVELS }, (_, i) => Array.from({ length: MAP_LEVELS }, (_, j) => ({ corpus, syn: LEVEL_LABELS[i]!, sem: LEVEL_LABELS[j]!, share: map.shares[i]![j]!, label: map.shares[i]![j]! === 0 ? "" : `${(map.shares[i]![j]! * 100).toFixed(map.shares[i]![j]! < 0.1 ? 1 : 0)}%` }))).flat());
+    Array.from({ length: MAP_LEVELS }, (_, i) => Array.from({ length: MAP_LEVELS }, (_, j) => ({ corpus, syn: SHORT_LEVELS[i]!, sem: SHORT_LEVELS[j]!, share: map.shares[i]![j]!, label: map.shares[i]![j]! === 0 ? "" : `${(map.shares[i]![j]! * 100).toFixed(map.shares[i]![j]! < 0.1 ? 1 : 0)}%` }))).flat());
   const corpora = maps.map((m) => m.corpus);
   return renderSvg({
     data: { values },
@@ -145,8 +151,8 @@ export function mapsChart(maps: { corpus: string; map: CharacteristicMap }[], se
       width: 190,
       height: 190,
       encoding: {
-        x: { field: "sem", type: "ordinal", sort: LEVEL_LABELS, title: `semantic level (${semanticTitle})`, axis: { labelAngle: 0, labelFontSize: 9 } },
-        y: { field: "syn", type: "ordinal", sort: [...LEVEL_LABELS].reverse(), title: "syntactic level", axis: { labelFontSize: 9 } },
+        x: { field: "sem", type: "ordinal", sort: SHORT_LEVELS, title: `semantic level (${semanticTitle})`, axis: { labelAngle: 0, labelFontSize: 9 } },
+        y: { field: "syn", type: "ordinal", sort: [...SHORT_LEVELS].reverse(), title: "syntactic level", axis: { labelFontSize: 9 } },
       },
       layer: [
         { mark: { type: "rect", stroke: "#fff", strokeWidth: 1 }, encoding: { color: { condition: { test: "datum.share === 0", value: "#f2f2f2" }, field: "share", type: "quantitative", scale: { type: "sqrt", domain: [0, Math.max(0.01, ...values.map((v) => v.share))], range: ["#ffffff", "#08519c"] }, legend: { title: "share of pairs", format: ".0%", gradientLength: 150 } } } },

@@ -17,6 +17,19 @@ import { semanticFolder, semanticPairs } from "./constructed-output.ts";
 
 const ARTIFACTS = join(REPO, "test-artifacts");
 
+/**
+ * Runs in the page (a string: the project compiles without DOM types). Per chart: its size and its
+ * data marks (not axes or legends) with a drawn, non-empty shape.
+ */
+const CHART_PROBE = `[...document.querySelectorAll("figure.chart")].map((f) => {
+  const box = f.querySelector("svg")?.getBoundingClientRect();
+  const marks = [...f.querySelectorAll("g.role-mark path, g.role-mark rect")].filter((e) => {
+    const b = e.getBBox();
+    return (e.getAttribute("d") ?? "x") !== "" && b.width > 0 && b.height > 0;
+  });
+  return { id: f.getAttribute("data-chart"), width: box?.width ?? 0, height: box?.height ?? 0, marks: marks.length };
+})`;
+
 if (skipBrowser) console.warn(`report-browser.test.ts skipped: ${chromiumMissing} (in CI this fails)`);
 
 describe.skipIf(skipBrowser)("report.html in chromium", () => {
@@ -56,18 +69,8 @@ describe.skipIf(skipBrowser)("report.html in chromium", () => {
     const url = pathToFileURL(join(dir, "report.html")).href;
     const response = await page.goto(url, { waitUntil: "load" });
     expect(response?.ok() ?? true).toBe(true);
-    const charts = await page.evaluate(() =>
-      [...document.querySelectorAll("figure.chart")].map((f) => {
-        const svg = f.querySelector("svg");
-        const box = svg?.getBoundingClientRect();
-        // data marks (not axes or legends) with a drawn, non-empty shape
-        const marks = [...f.querySelectorAll("g.role-mark path, g.role-mark rect")].filter((e) => {
-          const b = (e as SVGGraphicsElement).getBBox();
-          return (e.getAttribute("d") ?? "x") !== "" && b.width > 0 && b.height > 0;
-        });
-        return { id: f.getAttribute("data-chart"), width: box?.width ?? 0, height: box?.height ?? 0, marks: marks.length };
-      }));
-    const active = await page.evaluate(() => document.querySelectorAll("script, img, iframe, object, embed, link[rel=stylesheet]").length);
+    const charts = (await page.evaluate(CHART_PROBE)) as { id: string; width: number; height: number; marks: number }[];
+    const active = (await page.evaluate(`document.querySelectorAll("script, img, iframe, object, embed, link[rel=stylesheet]").length`)) as number;
     await page.screenshot({ path: join(ARTIFACTS, shot), fullPage: true });
     await page.close();
     return { problems, requests: requests.filter((r) => r !== url), charts, active };
