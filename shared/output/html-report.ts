@@ -87,8 +87,14 @@ export async function renderHtmlReport(input: HtmlReportInput): Promise<string> 
 
   body.push(`<section id="maps"><h2>Characteristic maps</h2>`);
   const ours = withPairs.filter((s) => s.semantic).map((s) => ({ corpus: s.tier, map: s.semantic!.map }));
-  if (ours.length === 0) body.push(note(`Not available: the pairs carry no semantic metric next to ${SYNTACTIC_AXIS} (enable a semantic scorer in scoring.scorers).`));
-  else {
+  if (ours.length === 0) {
+    body.push(note(`Not available for our tiers: the pairs carry no semantic metric next to ${SYNTACTIC_AXIS} (enable a semantic scorer in scoring.scorers).`));
+    if (input.references.length > 0) {
+      const refs = input.references.map((r) => ({ corpus: r.corpus, map: r.map }));
+      const sem = input.references[0]!.semantic ?? "semantic";
+      body.push(figure("maps", await mapsChart(refs, sem), `Reference corpora only: ${refs.map((m) => `${m.corpus} (n = ${fmt(m.map.n)})`).join(", ")}`));
+    }
+  } else {
     const refs = input.references.map((r) => ({ corpus: r.corpus, map: r.map }));
     body.push(`<p class="note">Share of pairs per cell of syntactic level × semantic level (${h(semantic!)}), as in the paper's Figure 2; levels are [0, 0.2), [0.2, 0.4), … [0.8, 1]. Cells right of the diagonal hold pairs whose meaning is closer than their wording (Δsem,syn &gt; 0): paraphrases with varied wording; the top-right cell holds near-copies.${refs.length === 0 ? " Reference corpora (MSRPC, PAWS) are drawn alongside when given: <code>paracap report &lt;dir&gt; --reference &lt;summary.json&gt;</code>." : ""}</p>`);
     const mismatched = input.references.filter((r) => r.semantic !== null && r.semantic !== semantic);

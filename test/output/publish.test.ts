@@ -153,6 +153,7 @@ describe("writePublication", () => {
     expect(html).not.toContain('data-chart="maps"');
     expect(html).not.toContain('data-chart="delta"');
     expect(html).toMatch(/<p class="absent">Not available: the pairs carry no semantic metric/);
+    expect(html).toMatch(/<p class="absent">Not available for our tiers: the pairs carry no semantic metric/);
   });
 
   it("Parquet of constructed semantic pairs (gold from .jsonl.gz) has one column per metric and paraphrase, equal to the input", async () => {
