@@ -55,13 +55,16 @@ export async function renderHtmlReport(input: HtmlReportInput): Promise<string> 
 
   body.push(`<section id="overview"><h2>Overview</h2>`, overview(input), `</section>`);
 
-  body.push(`<section id="funnel"><h2>Funnel per tier</h2><p class="note">What is left after each step, in references, captions and candidate pairs (log scale). Under each chart: the full table (filters count in their own unit, in = kept + dropped) and examples of what each filter dropped.</p><div class="tiers-grid">`);
+  body.push(`<section id="funnel"><h2>Funnel per tier</h2><p class="note">What is left after each step, in references, captions and candidate pairs (log scale). Below the charts: each tier's full table (filters count in their own unit, in = kept + dropped) and examples of what each filter dropped.</p><div class="tiers-grid">`);
   for (const [tier, t] of Object.entries(stats.tiers)) {
     body.push(`<div><h3>${h(tier)} <span class="sub">${h(t.input)} input · ${fmt(t.pairs)} pair${t.pairs === 1 ? "" : "s"}</span></h3>`);
-    body.push(figure(`funnel-${tier}`, await funnelChart(t.funnel), `Funnel of ${tier}: references, captions and candidate pairs left after each step.`));
-    body.push(`<details><summary>Funnel table of ${h(tier)}</summary>${funnelTable(t.funnel)}</details>`, droppedExamples(t.funnel), `</div>`);
+    body.push(figure(`funnel-${tier}`, await funnelChart(t.funnel), `Funnel of ${tier}: references, captions and candidate pairs left after each step.`), `</div>`);
   }
-  body.push(`</div></section>`);
+  body.push(`</div>`);
+  for (const [i, [tier, t]] of Object.entries(stats.tiers).entries()) {
+    body.push(`<details${i === 0 ? " open" : ""}><summary>${h(tier)}: funnel table and dropped examples</summary>${funnelTable(t.funnel)}${droppedExamples(t.funnel)}</details>`);
+  }
+  body.push(`</section>`);
 
   body.push(`<section id="metrics"><h2>Metric distributions</h2>`);
   if (withPairs.length === 0) body.push(note("No tier has pairs, so there are no metric distributions."));
@@ -104,8 +107,10 @@ export async function renderHtmlReport(input: HtmlReportInput): Promise<string> 
   body.push(`</section>`);
 
   body.push(`<section id="samples"><h2>Pairs per map cell</h2>`);
-  if (ours.length === 0) body.push(note("Not available without a semantic metric (see above)."));
-  else for (const s of withPairs) if (s.semantic) body.push(cellSamples(s));
+  if (ours.length === 0) {
+    body.push(note("Not available without a semantic metric (see above); the first pairs of each tier instead."));
+    for (const s of withPairs) body.push(firstPairs(s));
+  } else for (const s of withPairs) if (s.semantic) body.push(cellSamples(s));
   body.push(`</section>`);
 
   return page(body.join("\n"), input.preset);
@@ -157,7 +162,7 @@ function droppedExamples(rows: FunnelRow[]): string {
     }
   }
   if (items.length === 0) return "";
-  return `<details><summary>Dropped, for example (${items.length} filter reason${items.length === 1 ? "" : "s"}; a deterministic sample)</summary><ul class="dropped">${items.join("")}</ul></details>`;
+  return `<p class="sub">Dropped, for example (a deterministic sample per filter and reason):</p><ul class="dropped">${items.join("")}</ul>`;
 }
 
 function momentsTable(metrics: string[], summaries: TierSummary[]): string {
@@ -186,6 +191,11 @@ function cellSamples(s: TierSummary): string {
     }
   }
   return `<details${s.tier === "gold" ? " open" : ""}><summary>${h(s.tier)}: up to ${2} pairs from each non-empty cell (the first by id)</summary><table class="samples"><tr><th>cell</th><th>image</th><th>caption a</th><th>caption b</th><th class="n">syn</th><th class="n">sem</th><th class="n">Δ</th><th>para&shy;phrase</th></tr>${rows.join("")}</table></details>`;
+}
+
+function firstPairs(s: TierSummary): string {
+  const rows = s.first.map((p) => `<tr><td class="image">${h(p.image)}<br><span class="unit">${h(p.type)}</span></td><td><span class="caption">“${h(p.a.text)}”</span><br><span class="page">${h(p.a.page)}</span></td><td><span class="caption">“${h(p.b.text)}”</span><br><span class="page">${h(p.b.page)}</span></td><td class="n">${score(p.metrics[SYNTACTIC_AXIS])}</td></tr>`);
+  return `<details open><summary>${h(s.tier)}: the first ${s.first.length} pair${s.first.length === 1 ? "" : "s"} by id</summary><table class="samples"><tr><th>image</th><th>caption a</th><th>caption b</th><th class="n">syn</th></tr>${rows.join("")}</table></details>`;
 }
 
 function sampleRow(p: PublishedPair, semantic: string, cell: string): string {

@@ -20,6 +20,8 @@ const SYNTACTIC_METRICS = new Set<string>(METRIC_NAMES);
 export const BIN_WIDTH = 0.05;
 /** pairs shown per map cell (the first ones in file order, i.e. by id: a deterministic sample) */
 export const SAMPLES_PER_CELL = 2;
+/** pairs shown per tier when there is no map to sample from */
+export const FIRST_PAIRS = 5;
 /** |Δ − (semantic − syntactic)| allowed for rounding of stored metrics */
 const DELTA_TOLERANCE = 0.01;
 
@@ -54,6 +56,8 @@ export interface TierSummary {
   /** every semantic candidate seen, best (the axis) first */
   semanticCandidates: string[];
   paraphrase: { yes: number; no: number } | null;
+  /** the first FIRST_PAIRS pairs in file order (by id) */
+  first: PublishedPair[];
   /** pairs carrying `setSize` (caption-list input) */
   withSetSize: number;
 }
@@ -108,11 +112,13 @@ export class TierSummaryBuilder {
   private paraphraseYes = 0;
   private paraphraseNo = 0;
   private withSetSize = 0;
+  private readonly first: PublishedPair[] = [];
 
   constructor(private readonly tier: string) {}
 
   add(pair: PublishedPair): void {
     this.pairs++;
+    if (this.first.length < FIRST_PAIRS) this.first.push(pair);
     const m = pair.metrics;
     for (const [name, v] of Object.entries(m)) {
       if (!Number.isFinite(v)) continue;
@@ -159,6 +165,7 @@ export class TierSummaryBuilder {
       semanticCandidates: ranked.map(([k]) => k),
       paraphrase: this.paraphraseYes + this.paraphraseNo > 0 ? { yes: this.paraphraseYes, no: this.paraphraseNo } : null,
       withSetSize: this.withSetSize,
+      first: this.first,
     };
   }
 }

@@ -154,6 +154,10 @@ describe("writePublication", () => {
     expect(html).not.toContain('data-chart="delta"');
     expect(html).toMatch(/<p class="absent">Not available: the pairs carry no semantic metric/);
     expect(html).toMatch(/<p class="absent">Not available for our tiers: the pairs carry no semantic metric/);
+    // the pairs are still shown, and the funnel's dropped examples
+    expect(html).toContain("gold: the first 1 pair by id");
+    expect(html).toContain("Neil Armstrong descends a ladder");
+    expect(html).toContain("“File:A New Look at the Apollo 11 Landing Site.ogg”");
   });
 
   it("Parquet of constructed semantic pairs (gold from .jsonl.gz) has one column per metric and paraphrase, equal to the input", async () => {
