@@ -7,6 +7,7 @@
 import { ParquetWriter, ByteWriter, schemaFromColumnData, type ColumnSource } from "hyparquet-writer";
 import type { BlobStore, BlobWriter } from "../io/blob-store.ts";
 import type { PublishedPair } from "./tier-dataset.ts";
+import type { ExtraKind } from "./tier-summary.ts";
 
 export const tierParquet = (tier: string) => `${tier}.parquet`;
 /** rows per row group: large enough for compression, small enough to keep memory flat */
@@ -16,7 +17,7 @@ type Kind = "STRING" | "INT64" | "INT32" | "DOUBLE" | "BOOLEAN";
 interface Column { name: string; type: Kind; dtype: string; description: string; get: (p: PublishedPair) => unknown }
 
 /** The columns of a tier's Parquet file, for the pairs' metrics and optional fields. */
-export function parquetColumns(metrics: string[], opts: { paraphrase: boolean; setSize: boolean }): Column[] {
+export function parquetColumns(metrics: string[], opts: { paraphrase: boolean; setSize: boolean; extras?: Record<string, ExtraKind> }): Column[] {
   const side = (s: "a" | "b"): Column[] => [
     { name: `${s}_text`, type: "STRING", dtype: "string", description: `caption ${s}`, get: (p) => p[s].text },
     { name: `${s}_page`, type: "STRING", dtype: "string", description: `title of the page that used caption ${s}`, get: (p) => p[s].page },
@@ -25,7 +26,7 @@ export function parquetColumns(metrics: string[], opts: { paraphrase: boolean; s
     { name: `${s}_ordinal`, type: "INT32", dtype: "int32", description: "position among the page's image references", get: (p) => p[s].ordinal },
     { name: `${s}_uses`, type: "INT32", dtype: "int32", description: "revisions that had this use unchanged", get: (p) => p[s].uses },
   ];
-  return [
+  const base: Column[] = [
     { name: "id", type: "STRING", dtype: "string", description: "stable pair id", get: (p) => p.id },
     { name: "tier", type: "STRING", dtype: "string", description: "gold, silver or bronze", get: (p) => p.tier },
     { name: "image", type: "STRING", dtype: "string", description: "the image both captions describe (File:…)", get: (p) => p.image },
@@ -36,6 +37,17 @@ export function parquetColumns(metrics: string[], opts: { paraphrase: boolean; s
     ...metrics.map((m): Column => ({ name: m, type: "DOUBLE", dtype: "float64", description: `metric ${m}`, get: (p) => p.metrics[m] ?? null })),
     ...(opts.paraphrase ? [{ name: "paraphrase", type: "BOOLEAN" as const, dtype: "bool", description: "paraphrase decision", get: (p: PublishedPair) => p.paraphrase ?? null }] : []),
   ];
+  // fields a later scorer added, so that the Parquet file loses nothing the JSONL has
+  const taken = new Set(base.map((c) => c.name));
+  const extras = Object.entries(opts.extras ?? {}).map(([field, kind]): Column => {
+    const name = taken.has(field) ? `extra_${field}` : field;
+    const get = (p: PublishedPair) => (p as Record<string, unknown>)[field] ?? null;
+    if (kind === "number") return { name, type: "DOUBLE", dtype: "float64", description: `field ${field}`, get };
+    if (kind === "boolean") return { name, type: "BOOLEAN", dtype: "bool", description: `field ${field}`, get };
+    if (kind === "string") return { name, type: "STRING", dtype: "string", description: `field ${field}`, get };
+    return { name, type: "STRING", dtype: "string", description: `field ${field} (JSON)`, get: (p) => { const v = get(p); return v === null ? null : JSON.stringify(v); } };
+  });
+  return [...base, ...extras];
 }
 
 /** hyparquet-writer's ByteWriter, emptied into the blob after every row group. */

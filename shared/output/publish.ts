@@ -13,7 +13,7 @@ import { parquetColumns, tierParquet, writeTierParquet } from "./parquet-tier.ts
 import type { ReferenceMap } from "./reference-maps.ts";
 import { Stats } from "./stats.ts";
 import { readTier, tierObject } from "./tier-dataset.ts";
-import { summariseTier, type TierSummary } from "./tier-summary.ts";
+import { summariseTier, type ExtraKind, type TierSummary } from "./tier-summary.ts";
 
 export const PUBLISHED_FILES = { html: "report.html", card: "README.md" } as const;
 
@@ -50,7 +50,9 @@ export async function writePublication(store: BlobStore, opts: PublishOptions = 
   }
   // one schema for every tier (an empty tier has the columns of the others), so configs load alike
   const metrics = [...new Set(summaries.flatMap((s) => s.metrics))];
-  const columns = parquetColumns(metrics, { paraphrase: summaries.some((s) => s.paraphrase !== null), setSize: summaries.some((s) => s.withSetSize > 0) });
+  const extras: Record<string, ExtraKind> = {};
+  for (const s of summaries) for (const [k, kind] of Object.entries(s.extras)) extras[k] = extras[k] === undefined || extras[k] === kind ? kind : "json";
+  const columns = parquetColumns(metrics, { paraphrase: summaries.some((s) => s.paraphrase !== null), setSize: summaries.some((s) => s.withSetSize > 0), extras });
   const features = columns.map(({ name, dtype, description }) => ({ name, dtype, description }));
   const cardTiers: CardTier[] = [];
   const files: string[] = [];

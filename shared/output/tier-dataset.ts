@@ -12,7 +12,10 @@ import type { BlobStore } from "../io/blob-store.ts";
 export const PublishedPair = ScoredPair.extend({
   /** the paraphrase decision of a semantic scorer, when one ran */
   paraphrase: z.boolean().optional(),
-});
+}).loose(); // fields a later scorer adds (the score a decision used, …) are kept and exported too
+
+/** the fields every pair has or paracap knows; any other top-level field is an extra column */
+export const KNOWN_FIELDS = new Set(["id", "tier", "image", "type", "a", "b", "metrics", "setSize", "paraphrase"]);
 export type PublishedPair = z.infer<typeof PublishedPair>;
 
 export const tierJsonl = (tier: string) => `${tier}.jsonl`;

@@ -10,7 +10,10 @@
  */
 import { METRIC_NAMES } from "../metrics/index.ts";
 import { CharacteristicMapBuilder, MAP_LEVELS, type CharacteristicMap } from "./characteristic-map.ts";
-import type { PublishedPair } from "./tier-dataset.ts";
+import { KNOWN_FIELDS, type PublishedPair } from "./tier-dataset.ts";
+
+/** how an extra top-level field is exported: its JSON type, or `json` (text) when mixed or nested */
+export type ExtraKind = "string" | "number" | "boolean" | "json";
 
 export const SYNTACTIC_AXIS = "syntactic";
 export const DELTA_METRIC = "deltaSemSyn";
@@ -56,6 +59,8 @@ export interface TierSummary {
   /** every semantic candidate seen, best (the axis) first */
   semanticCandidates: string[];
   paraphrase: { yes: number; no: number } | null;
+  /** top-level fields beyond the known ones, in first-seen order, with how to export them */
+  extras: Record<string, ExtraKind>;
   /** the first FIRST_PAIRS pairs in file order (by id) */
   first: PublishedPair[];
   /** pairs carrying `setSize` (caption-list input) */
@@ -113,12 +118,19 @@ export class TierSummaryBuilder {
   private paraphraseNo = 0;
   private withSetSize = 0;
   private readonly first: PublishedPair[] = [];
+  private readonly extras = new Map<string, ExtraKind>();
 
   constructor(private readonly tier: string) {}
 
   add(pair: PublishedPair): void {
     this.pairs++;
     if (this.first.length < FIRST_PAIRS) this.first.push(pair);
+    for (const [k, v] of Object.entries(pair)) {
+      if (KNOWN_FIELDS.has(k) || v === null || v === undefined) continue;
+      const kind: ExtraKind = typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? typeof v as ExtraKind : "json";
+      const seen = this.extras.get(k);
+      this.extras.set(k, seen === undefined || seen === kind ? kind : "json");
+    }
     const m = pair.metrics;
     for (const [name, v] of Object.entries(m)) {
       if (!Number.isFinite(v)) continue;
@@ -166,6 +178,7 @@ export class TierSummaryBuilder {
       paraphrase: this.paraphraseYes + this.paraphraseNo > 0 ? { yes: this.paraphraseYes, no: this.paraphraseNo } : null,
       withSetSize: this.withSetSize,
       first: this.first,
+      extras: Object.fromEntries(this.extras),
     };
   }
 }

@@ -3,7 +3,8 @@
  * yet: real MSRP caption pairs (first 300 of train, test/fixtures/metrics) with their real syntactic
  * metrics, a bag-of-words cosine as the semantic score, `deltaSemSyn` = cosine − syntactic, a second
  * semantic-looking metric (Jaccard, listed first so the axis must be found through Δ) and MSRP's gold
- * label as the `paraphrase` decision. One pair carries an HTML/markdown injection (issue 9 item 5).
+ * label as the `paraphrase` decision, and a `paraphraseBy` field paracap does not know. One pair and one
+ * dropped example carry an HTML/markdown injection (issue 9 item 5).
  */
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -50,6 +51,8 @@ export function semanticPairs(tier: string, from: number, to: number): Published
       b: side(b, 1),
       metrics: { jaccardWords: jaccard(a, b), ...syn, bagOfWordsCosine: cos, deltaSemSyn: cos - syn.syntactic },
       paraphrase: label,
+      // a field paracap does not know (the score a decision used): exported as a column all the same
+      paraphraseBy: "bagOfWordsCosine",
     };
   });
 }
@@ -68,6 +71,10 @@ export function semanticFolder(runDir: string, dir: string): { gold: PublishedPa
   stats.tiers.gold!.pairs = gold.length;
   stats.tiers.silver!.pairs = silver.length;
   stats.tiers.bronze!.pairs = 0;
+  // a dropped example is input text too
+  const dropped = stats.tiers.gold!.funnel.find((r) => r.filter?.examples)!.filter!;
+  const reason = Object.keys(dropped.examples!)[0]!;
+  dropped.examples![reason]!.unshift(EVIL_CAPTION);
   writeFileSync(join(dir, "stats.json"), JSON.stringify(stats, null, 2));
   writeFileSync(join(dir, "gold.jsonl.gz"), gzipSync(jsonl(gold)));
   writeFileSync(join(dir, "silver.jsonl"), jsonl(silver));

@@ -13,6 +13,7 @@ import { LocalStore } from "../../shared/io/local-store.ts";
 import { characteristicMap, CharacteristicMapBuilder, levelOf } from "../../shared/output/characteristic-map.ts";
 import { CARD_MARKER, sizeCategory } from "../../shared/output/dataset-card.ts";
 import { htmlText } from "../../shared/output/html-escape.ts";
+import { parquetColumns } from "../../shared/output/parquet-tier.ts";
 import { writePublication } from "../../shared/output/publish.ts";
 import { parseReferenceMaps } from "../../shared/output/reference-maps.ts";
 import type { Stats } from "../../shared/output/stats.ts";
@@ -77,6 +78,24 @@ describe("tier summary", () => {
   });
 });
 
+describe("extra fields", () => {
+  it("are exported by their JSON type, as JSON text when mixed or nested, renamed when they clash with a column", () => {
+    const b = new TierSummaryBuilder("gold");
+    const side = { text: "a", page: "P", pageId: 1, revisionId: 1, ordinal: 0, uses: 1 };
+    const base = { tier: "gold", image: "File:X.jpg", type: "caption" as const, a: side, b: side, metrics: { syntactic: 0.5 } };
+    b.add({ ...base, id: "1", by: "wms", mixed: 1, nested: { k: [1] }, a_text: "clash" });
+    b.add({ ...base, id: "2", by: "wms", mixed: "one" });
+    const s = b.toJSON();
+    expect(s.extras).toEqual({ by: "string", mixed: "json", nested: "json", a_text: "string" });
+    const cols = parquetColumns(["syntactic"], { paraphrase: false, setSize: false, extras: s.extras });
+    const byName = new Map(cols.map((c) => [c.name, c]));
+    expect(byName.get("mixed")!.get({ ...base, id: "2", mixed: "one" })).toBe('"one"');
+    expect(byName.get("nested")!.get({ ...base, id: "1", nested: { k: [1] } })).toBe('{"k":[1]}');
+    expect(byName.get("extra_a_text")!.get({ ...base, id: "1", a_text: "clash" })).toBe("clash");
+    expect(byName.get("a_text")!.get({ ...base, id: "1", a_text: "clash" })).toBe("a");
+  });
+});
+
 describe("htmlText", () => {
   it("makes captions decoded from entities, newlines, quotes and escape sequences inert", () => {
     const out = htmlText('<img src=x onerror="alert(1)">\n| a & \'b\' \u001b[31mred\u202e');
@@ -113,6 +132,7 @@ function fromParquet(row: Record<string, unknown>, metrics: string[]): Published
     id: row.id, tier: row.tier, image: row.image, type: row.type, a: side("a"), b: side("b"),
     metrics: Object.fromEntries(metrics.filter((m) => row[m] !== null).map((m) => [m, row[m]])),
     ...(row.paraphrase === undefined || row.paraphrase === null ? {} : { paraphrase: row.paraphrase }),
+    ...(row.paraphraseBy === undefined || row.paraphraseBy === null ? {} : { paraphraseBy: row.paraphraseBy }),
   } as PublishedPair;
 }
 
@@ -164,7 +184,7 @@ describe("writePublication", () => {
     for (const tier of ["gold", "silver"] as const) {
       const file = await asyncBufferFromFile(join(semDir, `${tier}.parquet`));
       const rows = await parquetReadObjects({ file });
-      expect(Object.keys(rows[0]!)).toEqual(expect.arrayContaining(["bagOfWordsCosine", "deltaSemSyn", "jaccardWords", "paraphrase", "a_revision_id"]));
+      expect(Object.keys(rows[0]!)).toEqual(expect.arrayContaining(["bagOfWordsCosine", "deltaSemSyn", "jaccardWords", "paraphrase", "a_revision_id", "paraphraseBy"]));
       const metrics = Object.keys(sem[tier][0]!.metrics);
       expect(rows.map((r) => fromParquet(r, metrics))).toEqual(sem[tier]);
     }
@@ -211,8 +231,9 @@ describe("writePublication", () => {
     expect(html).toContain("semantic level (bagOfWordsCosine)");
     expect(html).toContain("MSRPC (first 300)");
     expect(html).not.toContain("Not available");
-    // the injected caption and page title, once each, as text
+    // the injected caption, dropped example and page title, as text
     expect(html).toContain(htmlText(EVIL_CAPTION));
+    expect(html).toContain(`<li class="caption">“${htmlText(EVIL_CAPTION)}”</li>`);
     expect(html).toContain(htmlText(EVIL_PAGE));
     expect(html).not.toMatch(/<img|<script|onerror="/i);
     expect(html).not.toContain("\nand a second line");
