@@ -11,7 +11,7 @@ import { htmlText as h } from "./html-escape.ts";
 import type { ReferenceMap } from "./reference-maps.ts";
 import type { FunnelRow, Stats } from "./stats.ts";
 import type { PublishedPair } from "./tier-dataset.ts";
-import { DELTA_METRIC, SYNTACTIC_AXIS, type TierSummary } from "./tier-summary.ts";
+import { DELTA_METRIC, SAMPLES_PER_CELL, SYNTACTIC_AXIS, type TierSummary } from "./tier-summary.ts";
 
 export interface HtmlReportInput {
   stats: Stats;
@@ -190,7 +190,7 @@ function cellSamples(s: TierSummary): string {
       pairs.forEach((p, k) => rows.push(sampleRow(p, v.metric, k === 0 ? `<td rowspan="${pairs.length}" class="cell">syn ${LEVEL_LABELS[i]}<br>sem ${LEVEL_LABELS[j]}<br><span class="unit">${pct(v.map.shares[i]![j]!)} of pairs</span></td>` : "")));
     }
   }
-  return `<details${s.tier === "gold" ? " open" : ""}><summary>${h(s.tier)}: up to ${2} pairs from each non-empty cell (the first by id)</summary><table class="samples"><tr><th>cell</th><th>image</th><th>caption a</th><th>caption b</th><th class="n">syn</th><th class="n">sem</th><th class="n">Δ</th><th>para&shy;phrase</th></tr>${rows.join("")}</table></details>`;
+  return `<details${s.tier === "gold" ? " open" : ""}><summary>${h(s.tier)}: up to ${SAMPLES_PER_CELL} pairs from each non-empty cell (the first by id)</summary><table class="samples"><tr><th>cell</th><th>image</th><th>caption a</th><th>caption b</th><th class="n">syn</th><th class="n">sem</th><th class="n">Δ</th><th>para&shy;phrase</th></tr>${rows.join("")}</table></details>`;
 }
 
 function firstPairs(s: TierSummary): string {
