@@ -21,6 +21,7 @@ const BENCHES = [
   ["run.ts", "end-to-end run vs plain bz2 decoding, peak RSS"],
   ["cloud-shard.ts", "cloud extract shard time/memory and full-dump projection"],
   ["peak-rss.ts", "peak memory on hostile inputs (a .gz bomb) and the 151 MB history"],
+  ["publish.ts", "report.html, Parquet and dataset card vs one read pass over the dataset"],
 ] as const;
 
 const only = process.argv.slice(2);

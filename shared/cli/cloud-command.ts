@@ -36,7 +36,7 @@ earlier run). Exit status 0 when the run is complete or still running without pr
 is (or will be) incomplete or failed.`,
   fetch: `paracap cloud fetch <run-id> <dir> [--output-bucket <b>]
 
-Downloads a finished run's outputs (gold/silver/bronze.jsonl.gz, stats.json, report.md,
+Downloads a finished run's outputs (gold/silver/bronze.jsonl.gz and .parquet, stats.json, report.md, report.html, README.md,
 config.json, _SUCCESS) into <dir>. Object names that would land outside <dir> are refused.`,
 };
 

@@ -7,11 +7,12 @@ import { RUN_USAGE } from "./run-usage.ts";
 
 const USAGE = `paracap — paraphrase corpora from image captions
 
-  paracap run [options]                 the whole job → gold/silver/bronze.jsonl, stats.json, report.md
+  paracap run [options]                 the whole job → gold/silver/bronze.jsonl, stats.json, report.md/.html
   paracap extract <dump|file.wikitext>  image references as JSONL
   paracap features < captions.txt       caption features as JSONL, one line per input line
   paracap score < pairs.tsv             metrics of caption1<TAB>caption2 lines as JSONL (--model: + transformer)
   paracap compare <corpus>…             Table 7 and characteristic maps (MSRPC, PAWS, QQP, TaPaCo, our datasets)
+  paracap report <out-dir>              report.html, <tier>.parquet and the dataset card README.md
   paracap cloud upload|status|fetch     run on Google Cloud (see README)
 
 ${RUN_USAGE}`;
@@ -23,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   features: async () => (await import("./tool-commands.ts")).featuresCommand,
   score: async () => (await import("./tool-commands.ts")).scoreCommand,
   compare: async () => (await import("./compare-command.ts")).compareCommand,
+  report: async () => (await import("./report-command.ts")).reportCommand,
   cloud: async () => (await import("./cloud-command.ts")).cloudCommand,
 };
 

@@ -124,7 +124,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   if (capped) lines.push(`  --workers ${values.workers} capped at the ${cores} cores of this machine`);
   for (const [tier, t] of Object.entries(s.tiers)) lines.push(`  ${tier}.jsonl: ${t.pairs} pair${t.pairs === 1 ? "" : "s"}`);
-  lines.push(`  stats.json, report.md, config.json`);
+  lines.push(`  stats.json, report.md, report.html, <tier>.parquet, README.md (dataset card), config.json`);
   if (s.shards.corrupt.length > 0) lines.push(`  warning: ${s.shards.corrupt.length} damaged shard(s), see report.md`);
   const { extract: shards = 0, ...later } = result.resumed;
   if (shards + Object.values(later).reduce((a, b) => a + b, 0) > 0) {

@@ -14,6 +14,8 @@ import { fileBytes } from "../io/file-bytes.ts";
 import { LocalStore } from "../io/local-store.ts";
 import type { Stats } from "../output/stats.ts";
 import { OUTPUT_FILES, tierFile } from "../tasks/aggregate-task.ts";
+import { tierParquet } from "../output/parquet-tier.ts";
+import { PUBLISHED_FILES } from "../output/publish.ts";
 import { layout } from "../tasks/layout.ts";
 import { createManifest, RunManifest, type ShardSpec } from "../tasks/manifest.ts";
 import type { TaskMarker } from "../tasks/markers.ts";
@@ -89,7 +91,7 @@ async function runLocked(opts: LocalRunOptions): Promise<LocalRunResult> {
   if (opts.fresh) {
     // Discard the earlier run entirely, even one with the same plan, and its published outputs.
     await rm(workDir, { recursive: true, force: true });
-    for (const name of [...Object.values(OUTPUT_FILES), ...TierName.options.map(tierFile)]) await output.delete(name);
+    for (const name of [...Object.values(OUTPUT_FILES), PUBLISHED_FILES.html, ...TierName.options.flatMap((t) => [tierFile(t), tierParquet(t)])]) await output.delete(name);
   } else {
     const previous = await work.readText(layout.manifest());
     if (previous !== null) {

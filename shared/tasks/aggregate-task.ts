@@ -1,6 +1,7 @@
 /**
  * Aggregate task: merges the dedup partitions into one sorted JSONL per tier, reduces every task's
- * counters into stats.json, and writes report.md, config.json and a _SUCCESS marker last.
+ * counters into stats.json, and writes report.md, config.json, the publishable outputs (report.html,
+ * Parquet, dataset card: output/publish.ts) and a _SUCCESS marker last.
  */
 import { Counters } from "../core/counters.ts";
 import { phaseShape } from "../core/phase-names.ts";
@@ -8,6 +9,7 @@ import { ScoredPair } from "../core/records.ts";
 import type { BlobStore } from "../io/blob-store.ts";
 import { JsonlWriter } from "../io/jsonl.ts";
 import { cmp } from "../pipeline/group-stage.ts";
+import { writePublication } from "../output/publish.ts";
 import { renderReport } from "../output/report.ts";
 import { funnelTable, type FinalRowCounts, type Stats } from "../output/stats.ts";
 import { mergeSorted } from "./bounded-merge.ts";
@@ -106,6 +108,7 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
   await output.writeText(OUTPUT_FILES.config, JSON.stringify(manifest.config, null, 2) + "\n");
   const now = (opts.now ?? (() => new Date()))();
   await output.writeText(OUTPUT_FILES.report, renderReport(stats, samples, { generated: now.toISOString(), elapsedSeconds: opts.elapsedSeconds ?? null, preset: manifest.config.preset }));
+  await writePublication(output, { generated: now.toISOString(), elapsedSeconds: opts.elapsedSeconds ?? null });
   await output.writeText(OUTPUT_FILES.success, JSON.stringify({ fingerprint: manifest.fingerprint, complete: stats.complete }) + "\n");
   return stats;
 }

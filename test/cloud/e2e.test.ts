@@ -69,7 +69,7 @@ describe.skipIf(missing !== null)("cloud runner end to end on the emulators", ()
     expect(manifest.shards.some((s) => s.kind === "history")).toBe(true);
 
     const outputs = await readObjects(storage, cloud.buckets.output, `${runId}/`);
-    expect([...outputs.keys()].sort()).toEqual(["_SUCCESS", "bronze.jsonl.gz", "config.json", "gold.jsonl.gz", "report.md", "silver.jsonl.gz", "stats.json"]);
+    expect([...outputs.keys()].sort()).toEqual(["README.md", "_SUCCESS", "bronze.jsonl.gz", "bronze.parquet", "config.json", "gold.jsonl.gz", "gold.parquet", "report.html", "report.md", "silver.jsonl.gz", "silver.parquet", "stats.json"]);
     const got = comparable(outputs, true);
     expect(got["stats.json"]).toBe(expected["stats.json"]);
     expect(got).toEqual(expected);
@@ -105,7 +105,7 @@ describe.skipIf(missing !== null)("cloud runner end to end on the emulators", ()
     const outputs = await readObjects(storage, cloud.buckets.output, `${runId}/`);
     expect(comparable(outputs, true)).toEqual(expected);
     // Not just equal after decompression: the same bytes as the run delivered once.
-    for (const name of ["gold.jsonl.gz", "silver.jsonl.gz", "bronze.jsonl.gz", "stats.json", "config.json"]) {
+    for (const name of ["gold.jsonl.gz", "silver.jsonl.gz", "bronze.jsonl.gz", "stats.json", "config.json", "gold.parquet", "README.md"]) {
       expect(outputs.get(name)!.equals(firstRun.outputs.get(name)!), name).toBe(true);
     }
     // Each phase started its successor exactly once per winning message: one trigger per phase.

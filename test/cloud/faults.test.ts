@@ -128,8 +128,12 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
 
     // The rest of the run completed and says it is incomplete.
     const outputs = await readObjects(storage, cloud.buckets.output, `${runId}/`);
-    expect([...outputs.keys()].sort()).toEqual(["_SUCCESS", "bronze.jsonl.gz", "config.json", "gold.jsonl.gz", "report.md", "silver.jsonl.gz", "stats.json"]);
+    expect([...outputs.keys()].sort()).toEqual(["README.md", "_SUCCESS", "bronze.jsonl.gz", "bronze.parquet", "config.json", "gold.jsonl.gz", "gold.parquet", "report.html", "report.md", "silver.jsonl.gz", "silver.parquet", "stats.json"]);
     expect(JSON.parse(outputs.get("_SUCCESS")!.toString())).toMatchObject({ complete: false });
+    // the report and the dataset card say so too, naming the missing shard
+    expect(outputs.get("report.html")!.toString()).toMatch(/✘ Incomplete: \d+ of \d+ shards read completely; 0 damaged, 1 missing/);
+    expect(outputs.get("report.html")!.toString()).toContain(`<code>${failed.id}</code>`);
+    expect(outputs.get("README.md")!.toString()).toContain("**The run was incomplete**");
     const stats = Stats.parse(JSON.parse(outputs.get("stats.json")!.toString()));
     expect(stats.complete).toBe(false);
     expect(stats.shards).toMatchObject({ total: manifest.shards.length, ok: manifest.shards.length - 1, missing: [failed.id] });

@@ -167,5 +167,10 @@ export function comparable(files: Map<string, Buffer>, gz: boolean, tiers: reado
   out["stats.json"] = get("stats.json").toString();
   out["config.json"] = get("config.json").toString();
   out["report.md"] = untimedReport(get("report.md"));
+  // the publishable outputs: Parquet and the card byte for byte; report.html up to its time and the
+  // names of the dataset files it links (the cloud's are gzipped)
+  for (const t of tiers) out[`${t}.parquet`] = get(`${t}.parquet`).toString("base64");
+  out["README.md"] = get("README.md").toString();
+  out["report.html"] = get("report.html").toString().replace(/Generated \S+( in [0-9.]+ s)?\./, "Generated <time>.").replaceAll(".jsonl.gz", ".jsonl");
   return out;
 }

@@ -37,16 +37,21 @@ export function run(outDir: string, inputs: LocalInput[] = SAMPLE, config: Parac
 export const DATASETS = ["gold.jsonl", "silver.jsonl", "bronze.jsonl"] as const;
 
 /**
- * Every published output of a run as text, for byte comparisons between runs. report.md's first lines
- * carry the wall-clock time and duration, the only parts allowed to differ.
+ * Every published output of a run as text (Parquet as base64), for byte comparisons between runs.
  */
 export function readOutputs(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of [...DATASETS, "stats.json", "config.json", "_SUCCESS", "report.md"]) {
+  const parquet = DATASETS.map((d) => d.replace(/\.jsonl$/, ".parquet"));
+  for (const name of [...DATASETS, "stats.json", "config.json", "_SUCCESS", "report.md", "report.html", "README.md", ...parquet]) {
     const p = join(dir, name);
     if (!existsSync(p)) continue;
+    if (name.endsWith(".parquet")) {
+      out[name] = readFileSync(p).toString("base64");
+      continue;
+    }
     const text = readFileSync(p, "utf8");
-    out[name] = name === "report.md" ? text.replace(/^Generated .*$/m, "Generated <time>") : text;
+    // report.md's and report.html's "Generated <time> in <s> s." are the only parts allowed to differ
+    out[name] = name === "report.md" ? text.replace(/^Generated .*$/m, "Generated <time>") : name === "report.html" ? text.replace(/Generated \S+( in [0-9.]+ s)?\./, "Generated <time>.") : text;
   }
   return out;
 }

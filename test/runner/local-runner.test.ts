@@ -35,7 +35,7 @@ beforeAll(async () => {
   const dir = tempDir("paracap-ref-");
   await run(dir);
   reference = readOutputs(dir);
-  expect(Object.keys(reference).sort()).toEqual(["_SUCCESS", "bronze.jsonl", "config.json", "gold.jsonl", "report.md", "silver.jsonl", "stats.json"]);
+  expect(Object.keys(reference).sort()).toEqual(["README.md", "_SUCCESS", "bronze.jsonl", "bronze.parquet", "config.json", "gold.jsonl", "gold.parquet", "report.html", "report.md", "silver.jsonl", "silver.parquet", "stats.json"]);
 });
 
 describe("local runner", () => {
@@ -111,7 +111,7 @@ describe("local runner", () => {
     expect(other.resumed).toEqual({ extract: 0, group: 0, dedup: 0 });
     expect(other.stats.tiers.gold!.funnel.find((r) => r.id === "min_words_v1")!.label).toBe("caption has ≥ 10 words");
     // outputs of the discarded run are gone, not left next to the new ones
-    expect(Object.keys(readOutputs(dir)).sort()).toEqual(["_SUCCESS", "config.json", "gold.jsonl", "report.md", "stats.json"]);
+    expect(Object.keys(readOutputs(dir)).sort()).toEqual(["README.md", "_SUCCESS", "config.json", "gold.jsonl", "gold.parquet", "report.html", "report.md", "stats.json"]);
   });
 
   it("a run killed mid-way resumes from its finished shards to identical outputs", async () => {

@@ -1,0 +1,163 @@
+/**
+ * The report's charts: Vega-Lite specs compiled to Vega and rendered to SVG in Node at build time
+ * (renderer "none": no canvas, no DOM), so the page inlines finished SVG and fetches nothing when
+ * viewed. Text in the SVG is escaped by Vega's SVG writer; charts carry no caption text anyway.
+ */
+import * as vega from "vega";
+import { compile, type TopLevelSpec } from "vega-lite";
+import { LEVEL_LABELS, MAP_LEVELS, type CharacteristicMap } from "./characteristic-map.ts";
+import type { FunnelRow } from "./stats.ts";
+import type { Histogram } from "./tier-summary.ts";
+
+const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif";
+const CONFIG = {
+  font: FONT,
+  view: { stroke: "#ddd" },
+  axis: { labelFontSize: 11, titleFontSize: 11, titleFontWeight: "normal" as const, labelColor: "#333", titleColor: "#333" },
+  legend: { labelFontSize: 11, titleFontSize: 11 },
+  header: { labelFontSize: 12, titleFontSize: 12 },
+  title: { fontSize: 13, anchor: "start" as const },
+};
+export const TIER_COLORS: Record<string, string> = { gold: "#c9a227", silver: "#8a8f98", bronze: "#a0522d" };
+const OTHER_COLORS = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2"];
+
+/**
+ * Vega lays out axes and legends by text width; without a canvas (Node) it estimates 0.8 em per
+ * character, about 1.5× a sans-serif's real width, which leaves wide empty margins and cuts labels
+ * early. This per-class estimate (advance widths of DejaVu Sans, the widest common sans default, so labels are never cut) is what Vega's user-defined
+ * `textMetrics.width` hook is for (vl-convert does the same); it is a process-wide library setting,
+ * identical for every caller, so setting it on load is safe.
+ */
+function sansWidth(text: string, size: number): number {
+  let em = 0;
+  for (const c of text) {
+    if (/[ilj.,:;'|!Iíì]/.test(c)) em += 0.3;
+    else if (c === " " || /[ftr()[\]\-]/.test(c)) em += 0.38;
+    else if (/[mwMW%@]/.test(c)) em += 0.95;
+    else if (/[A-Z]/.test(c)) em += 0.72;
+    else em += 0.63;
+  }
+  return Math.ceil(em * size);
+}
+(vega as unknown as { textMetrics: { width: (item: { fontSize?: number; text?: unknown }, text?: unknown) => number } }).textMetrics.width = (item, text) => {
+  const t = text ?? item.text;
+  const lines = Array.isArray(t) ? t.map(String) : [String(t ?? "")];
+  return Math.max(0, ...lines.map((l) => sansWidth(l, item.fontSize ?? 11)));
+};
+
+export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const { spec: vg } = compile({ ...spec, config: { ...CONFIG, ...(spec.config ?? {}) } } as TopLevelSpec);
+  const view = new vega.View(vega.parse(vg), { renderer: "none" });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+function tierColor(tiers: string[]) {
+  return { domain: tiers, range: tiers.map((t, i) => TIER_COLORS[t] ?? OTHER_COLORS[i % OTHER_COLORS.length]!) };
+}
+
+/** The count a funnel row is about, in its own unit (the first row counts references). */
+export function funnelMeasures(rows: FunnelRow[]): { step: string; order: number; measure: string; value: number }[] {
+  const out: { step: string; order: number; measure: string; value: number }[] = [];
+  for (const r of rows) {
+    const step = `${r.step}. ${shorten(r.label, 50)}`;
+    if (r.references !== null) out.push({ step, order: r.step, measure: "references", value: r.references });
+    if (r.captions !== null) out.push({ step, order: r.step, measure: "captions", value: r.captions });
+    out.push({ step, order: r.step, measure: "candidate pairs", value: r.candidates });
+  }
+  return out;
+}
+
+/** Cut at a word boundary: Vega measures text by estimate in Node, so long labels would be cut mid-word. */
+function shorten(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(" "), max - 12)).replace(/[,;(\s]+$/, "")}…`;
+}
+
+/** Horizontal grouped bars per funnel step, log scale (counts fall by orders of magnitude). */
+export function funnelChart(rows: FunnelRow[]): Promise<string> {
+  const values = funnelMeasures(rows);
+  const max = Math.max(1, ...values.map((v) => v.value));
+  const ticks = Array.from({ length: Math.ceil(Math.log10(max)) + 1 }, (_, i) => 10 ** i);
+  return renderSvg({
+    data: { values },
+    width: 300,
+    height: { step: 6 },
+    // zeros are shown as bars to 0.5 so that an emptied step stays visible on the log axis
+    transform: [{ calculate: "max(datum.value, 0.5)", as: "plotted" }],
+    mark: { type: "bar", tooltip: false },
+    encoding: {
+      y: { field: "step", type: "nominal", sort: { field: "order", op: "min" }, title: null, axis: { labelLimit: 500, labelFontSize: 10 } },
+      yOffset: { field: "measure", sort: ["references", "captions", "candidate pairs"] },
+      x: { field: "plotted", type: "quantitative", scale: { type: "log", domainMin: 0.5 }, title: "count (log scale)", axis: { format: "~s", values: ticks } },
+      // a log axis has no zero: bars start at the axis' left end
+      x2: { datum: 0.5 },
+      color: { field: "measure", type: "nominal", sort: ["references", "captions", "candidate pairs"], scale: { range: ["#4c78a8", "#72b7b2", "#f58518"] }, legend: { orient: "top", title: null } },
+    },
+  } as TopLevelSpec);
+}
+
+/** One metric's histogram, tiers side by side, y = share of the tier's pairs (tiers differ in size). */
+export function histogramChart(metric: string, byTier: { tier: string; histogram: Histogram }[], opts: { title?: string; zeroRule?: boolean } = {}): Promise<string> {
+  const values = byTier.flatMap(({ tier, histogram }) => histogram.bins.map((b) => ({ tier, start: b.start, end: b.end, share: histogram.n === 0 ? 0 : b.count / histogram.n, count: b.count })));
+  const tiers = byTier.map((t) => t.tier);
+  // scores live in [0, 1], Δsem,syn in [−1, 1]; a value outside widens the axis rather than vanish
+  const lo = Math.min(opts.zeroRule ? -1 : 0, ...values.map((v) => v.start));
+  const hi = Math.max(1, ...values.map((v) => v.end));
+  const bars = {
+    mark: { type: "bar" as const, binSpacing: 0.5 },
+    encoding: {
+      x: { field: "start", type: "quantitative" as const, bin: { binned: true, step: 0.05 }, scale: { domain: [lo, hi] }, title: opts.title ?? metric, axis: { format: ".1~f", values: axisTicks(lo, hi) } },
+      x2: { field: "end" },
+      y: { field: "share", type: "quantitative" as const, axis: { format: ".0%" }, title: "share of pairs" },
+      color: { field: "tier", type: "nominal" as const, scale: tierColor(tiers), legend: null },
+    },
+  };
+  const layer = opts.zeroRule ? [bars, { data: { values: [{ x: 0 }] }, mark: { type: "rule" as const, color: "#555", strokeDash: [3, 3] }, encoding: { x: { field: "x", type: "quantitative" as const } } }] : [bars];
+  return renderSvg({
+    data: { values },
+    facet: { column: { field: "tier", type: "nominal", sort: tiers, title: null } },
+    spec: { width: 170, height: 90, layer },
+    resolve: { scale: { y: "independent" } },
+  } as TopLevelSpec);
+}
+
+function axisTicks(lo: number, hi: number): number[] {
+  const step = hi - lo > 1.5 ? 0.5 : 0.2;
+  const out: number[] = [];
+  for (let x = Math.ceil(lo / step) * step; x <= hi + 1e-9; x += step) out.push(Math.round(x * 10) / 10);
+  return out;
+}
+
+/** "0–.2" … ".8–1": the levels of LEVEL_LABELS, short enough for a 40-pixel cell */
+const SHORT_LEVELS = LEVEL_LABELS.map((_, i) => `${fmtLevel(i / MAP_LEVELS)}–${fmtLevel((i + 1) / MAP_LEVELS)}`);
+function fmtLevel(x: number): string {
+  return x === 0 || x === 1 ? String(x) : String(x).replace(/^0/, "");
+}
+
+/** Characteristic maps as heatmaps, one panel per corpus: rows syntactic level (high at top), columns semantic level. */
+export function mapsChart(maps: { corpus: string; map: CharacteristicMap }[], semanticTitle: string): Promise<string> {
+  const values = maps.flatMap(({ corpus, map }) =>
+    Array.from({ length: MAP_LEVELS }, (_, i) => Array.from({ length: MAP_LEVELS }, (_, j) => ({ corpus, syn: SHORT_LEVELS[i]!, sem: SHORT_LEVELS[j]!, share: map.shares[i]![j]!, label: map.shares[i]![j]! === 0 ? "" : `${(map.shares[i]![j]! * 100).toFixed(map.shares[i]![j]! < 0.1 ? 1 : 0)}%` }))).flat());
+  const corpora = maps.map((m) => m.corpus);
+  return renderSvg({
+    data: { values },
+    facet: { column: { field: "corpus", type: "nominal", sort: corpora, title: null, header: { labelLimit: 200 } } },
+    spec: {
+      width: 190,
+      height: 190,
+      encoding: {
+        x: { field: "sem", type: "ordinal", sort: SHORT_LEVELS, title: `semantic level (${semanticTitle})`, axis: { labelAngle: 0, labelFontSize: 9 } },
+        y: { field: "syn", type: "ordinal", sort: [...SHORT_LEVELS].reverse(), title: "syntactic level", axis: { labelFontSize: 9 } },
+      },
+      layer: [
+        { mark: { type: "rect", stroke: "#fff", strokeWidth: 1 }, encoding: { color: { condition: { test: "datum.share === 0", value: "#f2f2f2" }, field: "share", type: "quantitative", scale: { type: "sqrt", domain: [0, Math.max(0.01, ...values.map((v) => v.share))], range: ["#ffffff", "#08519c"] }, legend: { title: "share of pairs", format: ".0%", gradientLength: 150 } } } },
+        { mark: { type: "text", fontSize: 10 }, encoding: { text: { field: "label" }, color: { condition: { test: `datum.share > ${0.45 * Math.max(0.01, ...values.map((v) => v.share))}`, value: "white" }, value: "#222" } } },
+      ],
+    },
+  } as TopLevelSpec);
+}

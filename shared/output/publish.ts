@@ -1,0 +1,94 @@
+/**
+ * The publishable outputs of a finished output folder: `<tier>.parquet`, `report.html` and the
+ * dataset card `README.md`, all derived from stats.json, config.json and the tier datasets (JSONL
+ * or JSONL.gz), which are streamed twice (summary, then Parquet). Runs at the end of every run's
+ * aggregate and as `paracap report <dir>`.
+ */
+import { z } from "zod";
+import { UserError } from "../cli/errors.ts";
+import type { BlobStore } from "../io/blob-store.ts";
+import { CARD_MARKER, renderDatasetCard, type CardTier } from "./dataset-card.ts";
+import { renderHtmlReport } from "./html-report.ts";
+import { parquetColumns, tierParquet, writeTierParquet } from "./parquet-tier.ts";
+import type { ReferenceMap } from "./reference-maps.ts";
+import { Stats } from "./stats.ts";
+import { readTier, tierObject } from "./tier-dataset.ts";
+import { summariseTier, type ExtraKind, type TierSummary } from "./tier-summary.ts";
+
+export const PUBLISHED_FILES = { html: "report.html", card: "README.md" } as const;
+
+export interface PublishOptions {
+  generated?: string;
+  elapsedSeconds?: number | null;
+  /** characteristic maps of reference corpora drawn next to ours */
+  references?: ReferenceMap[];
+}
+
+export interface Publication {
+  files: string[];
+  /** README.md existed and was not a paracap card: left alone */
+  cardSkipped: boolean;
+  summaries: TierSummary[];
+}
+
+const PresetOnly = z.object({ preset: z.string().optional() }).loose();
+
+export async function writePublication(store: BlobStore, opts: PublishOptions = {}): Promise<Publication> {
+  const stats = await readStats(store);
+  const configText = await store.readText("config.json");
+  const preset = configText === null ? null : (PresetOnly.safeParse(JSON.parse(configText)).data?.preset ?? null);
+
+  const summaries: TierSummary[] = [];
+  const objects: string[] = [];
+  for (const [tier, t] of Object.entries(stats.tiers)) {
+    const name = await tierObject(store, tier);
+    if (name === null) throw new UserError(`${store.description}: stats.json lists tier ${tier}, but neither ${tier}.jsonl nor ${tier}.jsonl.gz is there`);
+    const summary = await summariseTier(tier, readTier(store, name));
+    if (summary.pairs !== t.pairs) throw new UserError(`${store.description}/${name}: ${summary.pairs} pairs, but stats.json says ${t.pairs} (a folder mixing two runs?)`);
+    summaries.push(summary);
+    objects.push(name);
+  }
+  // one schema for every tier (an empty tier has the columns of the others), so configs load alike
+  const metrics = [...new Set(summaries.flatMap((s) => s.metrics))];
+  const extras: Record<string, ExtraKind> = {};
+  for (const s of summaries) for (const [k, kind] of Object.entries(s.extras)) extras[k] = extras[k] === undefined || extras[k] === kind ? kind : "json";
+  const columns = parquetColumns(metrics, { paraphrase: summaries.some((s) => s.paraphrase !== null), setSize: summaries.some((s) => s.withSetSize > 0), extras });
+  const features = columns.map(({ name, dtype, description }) => ({ name, dtype, description }));
+  const cardTiers: CardTier[] = [];
+  const files: string[] = [];
+  for (const [i, summary] of summaries.entries()) {
+    const { bytes } = await writeTierParquet(store, summary.tier, readTier(store, objects[i]!, { trusted: true }), columns);
+    files.push(objects[i]!, tierParquet(summary.tier));
+    cardTiers.push({ tier: summary.tier, parquet: tierParquet(summary.tier), parquetBytes: bytes, features, paraphrase: summary.paraphrase });
+  }
+
+  const html = await renderHtmlReport({
+    stats,
+    preset,
+    generated: opts.generated ?? new Date().toISOString(),
+    elapsedSeconds: opts.elapsedSeconds ?? null,
+    summaries,
+    references: opts.references ?? [],
+    files,
+  });
+  await store.writeText(PUBLISHED_FILES.html, html);
+  // an --out that already holds someone's README.md (a project folder) keeps it
+  const existing = await store.readText(PUBLISHED_FILES.card);
+  const cardWritten = existing === null || existing.includes(CARD_MARKER);
+  if (cardWritten) await store.writeText(PUBLISHED_FILES.card, renderDatasetCard({ stats, preset, tiers: cardTiers }));
+  return { files: [...files.filter((f) => f.endsWith(".parquet")), PUBLISHED_FILES.html, ...(cardWritten ? [PUBLISHED_FILES.card] : [])], summaries, cardSkipped: !cardWritten };
+}
+
+async function readStats(store: BlobStore): Promise<Stats> {
+  const text = await store.readText("stats.json");
+  if (text === null) throw new UserError(`${store.description}: no stats.json (not a paracap output folder, or the run has not finished)`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new UserError(`${store.description}/stats.json: not valid JSON`);
+  }
+  const parsed = Stats.safeParse(value);
+  if (!parsed.success) throw new UserError(`${store.description}/stats.json: not a paracap stats file (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message})`);
+  return parsed.data;
+}
