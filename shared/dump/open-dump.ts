@@ -5,10 +5,10 @@
  */
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
-import { createGunzip } from "node:zlib";
 import { bz2Blocks, type DamageLog } from "./bz2-blocks.ts";
 import { jsBunzip2, resolveBz2Decoder, systemBunzip2, type Bz2Decoder } from "./bz2-decoders.ts";
 import { DumpError } from "./errors.ts";
+import { gunzipMembers } from "./gunzip-members.ts";
 import { MAGIC_BYTES, sniffFormat } from "./magic.ts";
 
 export interface OpenDumpOptions {
@@ -107,7 +107,8 @@ async function* decompressed(raw: AsyncIterable<Buffer>, opts: DecompressOptions
   if (format === "plain") {
     yield* counted(source);
   } else if (format === "gzip") {
-    yield* counted(gunzip(source, opts.file));
+    const damage = opts.damage;
+    yield* counted(gunzipMembers(source, opts.file, damage ? (gap) => damage.gaps.push(gap) : undefined));
   } else {
     const bin = resolveBz2Decoder(opts.decoder ?? "auto");
     if (bin === null) yield* counted(jsBunzip2(source, opts.file, opts.damage));
@@ -176,25 +177,5 @@ async function* replay(head: Buffer[], rest: AsyncIterator<Buffer> | null): Asyn
     }
   } finally {
     await rest.return?.();
-  }
-}
-
-async function* gunzip(src: AsyncIterable<Buffer>, file: string): AsyncGenerator<Buffer> {
-  const input = Readable.from(src, { objectMode: false });
-  // zlib's gunzip reads concatenated gzip members to the end, like multi-stream bz2.
-  const z = createGunzip();
-  input.once("error", (err) => z.destroy(err));
-  input.pipe(z);
-  let decoded = 0;
-  try {
-    for await (const chunk of z as AsyncIterable<Buffer>) {
-      decoded += chunk.length;
-      yield chunk;
-    }
-  } catch (err) {
-    if (input.errored) throw input.errored;
-    throw new DumpError(file, decoded, `gzip data is truncated or corrupt (${err instanceof Error ? err.message : String(err)})`, { cause: err });
-  } finally {
-    input.destroy();
   }
 }
