@@ -118,20 +118,38 @@ async function* decompressed(raw: AsyncIterable<Buffer>, opts: DecompressOptions
 }
 
 /**
- * The binary's output; if it stops at damage, the JS block decoder's output past that point, which
- * skips each damaged block (recorded in `damage`) and goes on to the end. The binary's output has
- * no block boundaries, so the JS decoder starts again from the first byte (slow, but only on
- * damage). lbzip2 passes a block on only once its CRC is checked, so what it delivered is good;
- * bzip2 writes a block out before checking it, so bytes of the damaged block may have been
- * delivered: the gap then says so.
+ * Decoded bytes of the binary's output held back before the reader sees them. Neither binary
+ * checks a block's CRC before writing the block out (lbzip2 writes a damaged first block's first
+ * 64 KiB), so output is passed on only once the binary has written this much more after it, or has
+ * finished without error; on damage the held bytes are dropped and the JS block decoder, which
+ * verifies each block first, delivers from there. Text blocks decode to about 900 kB, so a damaged
+ * block's bytes never reach the reader unless the block decodes to more than this (long runs of
+ * one byte); the gap then says how many unverified bytes were passed on.
+ */
+const UNVERIFIED_HOLD = 4 << 20;
+
+/**
+ * The binary's output; if it stops at damage, the JS block decoder's output past the bytes already
+ * passed on, skipping each damaged block (recorded in `damage`) and going on to the end. The
+ * binary's output has no block boundaries, so the JS decoder starts again from the first byte
+ * (slow, but only on damage).
  */
 async function* withSequentialRecovery(parallel: AsyncIterable<Buffer>, reopen: () => AsyncIterable<Buffer>, file: string, damage: DamageLog | undefined): AsyncGenerator<Buffer> {
   let delivered = 0;
+  const held: Buffer[] = [];
+  let heldBytes = 0;
   try {
     for await (const chunk of parallel) {
-      delivered += chunk.length;
-      yield chunk;
+      held.push(chunk);
+      heldBytes += chunk.length;
+      while (heldBytes - held[0]!.length >= UNVERIFIED_HOLD) {
+        const out = held.shift()!;
+        heldBytes -= out.length;
+        delivered += out.length;
+        yield out;
+      }
     }
+    yield* held; // the binary finished without error: every block was checked
     return;
   } catch (err) {
     if (!(err instanceof DumpError)) throw err;

@@ -117,7 +117,7 @@ export async function* readPages(input: NodeJS.ReadableStream | AsyncIterable<Bu
   const lost = gaps.filter((g) => g.kind !== "trailing");
   for (const g of gaps) {
     if (g.kind === "trailing") counters.inc("dump.trailing_bytes", g.skippedBytes);
-    else {
+    else if (g.kind === "damaged") {
       counters.inc("dump.damaged_blocks", g.blocks);
       counters.inc("dump.damaged_bytes", g.skippedBytes);
     }
@@ -137,13 +137,17 @@ export async function* readPages(input: NodeJS.ReadableStream | AsyncIterable<Bu
 
 /** The one error a read with skipped damage ends with, after everything else was read. */
 function damageError(file: string, lost: InputGap[]): DumpError {
-  const blocks = lost.reduce((n, g) => n + g.blocks, 0);
-  const bytes = lost.reduce((n, g) => n + g.skippedBytes, 0);
-  const first = lost[0]!;
-  const what = blocks > 0 ? `${blocks} damaged bz2 block${blocks === 1 ? "" : "s"} skipped (${bytes} compressed bytes, the first at compressed byte ${first.compressedAt}: ${first.reason})` : `bz2 data is truncated (${first.reason}, at compressed byte ${first.compressedAt})`;
-  const truncated = blocks > 0 && lost.some((g) => g.kind === "truncated") ? "; the input is also truncated" : "";
-  const lostPages = blocks === 0 ? "the pages after it are lost" : `the pages in ${blocks === 1 ? "it" : "them"} are lost`;
-  return new DumpError(file, first.at, `${what}${truncated}: ${lostPages}, the rest was read`);
+  const damaged = lost.filter((g) => g.kind === "damaged");
+  const truncated = lost.find((g) => g.kind === "truncated");
+  const parts: string[] = [];
+  if (damaged.length > 0) {
+    const blocks = damaged.reduce((n, g) => n + g.blocks, 0);
+    const bytes = damaged.reduce((n, g) => n + g.skippedBytes, 0);
+    const first = damaged[0]!;
+    parts.push(`${blocks} damaged bz2 block${blocks === 1 ? "" : "s"} skipped (${bytes} compressed bytes, the first at compressed byte ${first.compressedAt}: ${first.reason}): the pages in ${blocks === 1 ? "it" : "them"} are lost, the rest was read`);
+  }
+  if (truncated) parts.push(`bz2 data is truncated or corrupt (${truncated.reason}, at compressed byte ${truncated.compressedAt}): the pages after it are lost`);
+  return new DumpError(file, lost[0]!.at, parts.join("; "));
 }
 
 /** readPages over a dump file or a byte range of it (see openDumpStream). */
