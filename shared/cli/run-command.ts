@@ -118,7 +118,9 @@ export async function runCommand(argv: string[]): Promise<number> {
   });
   process.off("SIGINT", onInterrupt);
   const s = result.stats;
-  const lines = [`paracap: wrote ${values.out}/ in ${result.elapsedSeconds.toFixed(1)} s`];
+  const lines = result.alreadyComplete
+    ? [`paracap: the run in ${values.out}/ is already complete (same input and configuration): nothing to redo, nothing written (--fresh starts over)`]
+    : [`paracap: wrote ${values.out}/ in ${result.elapsedSeconds.toFixed(1)} s`];
   for (const d of detected) lines.push(`  ${d}`);
   if (skipped.length > 0) {
     const need = skipped.includes("bronze") ? "a full-history dump (--history)" : "a current-revision dump (--input)";
@@ -129,7 +131,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   lines.push(`  stats.json, report.md, config.json`);
   if (s.shards.corrupt.length > 0) lines.push(`  warning: ${s.shards.corrupt.length} damaged shard(s), see report.md`);
   const r = result.resumed;
-  if (r.extract + r.group + r.dedup > 0) {
+  if (r.extract + r.group + r.dedup > 0 && !result.alreadyComplete) {
     lines.push(`  resumed an earlier run in ${values.out}/: ${r.extract} shard(s), ${r.group} group and ${r.dedup} dedup task(s) were already done (--fresh starts over)`);
   }
   process.stderr.write(lines.join("\n") + "\n");

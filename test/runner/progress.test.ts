@@ -1,5 +1,6 @@
 /** Progress on stderr: rates while extracting, share of the input read and an ETA, per-phase task counts. */
 import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Counters } from "../../shared/core/counters.ts";
@@ -59,6 +60,7 @@ describe("resume and interrupt messages", () => {
   it("a rerun says at its start how much an earlier run already did", async () => {
     const dir = join(tempDir("paracap-progress-resume-"), "out");
     await run(dir, SAMPLE, {}, { progress: null });
+    rmSync(join(dir, "_SUCCESS")); // stopped before publishing (a finished run is not redone at all)
     const out = lines();
     await run(dir, SAMPLE, {}, { progress: out.stream });
     // the first line, before any progress
