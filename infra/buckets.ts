@@ -1,7 +1,9 @@
 /**
  * The four buckets. All private: uniform bucket-level access (no object ACLs) and public access
- * prevention enforced, so no IAM mistake can expose them. Versioning is off because paracap's
- * writes are idempotent overwrites by key (ANCHORS rows 4-5); old generations would only cost.
+ * prevention enforced, so no IAM mistake can expose them. Versioning is off where paracap's writes
+ * are idempotent overwrites by key (ANCHORS rows 4-5): old generations would only cost. The output
+ * bucket is the exception: it holds the published datasets, so an overwrite or deletion (a bad
+ * run, a mistaken command, a compromised account) can be undone for OUTPUT_NONCURRENT_DAYS.
  */
 import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
@@ -16,6 +18,9 @@ export interface ParacapBuckets {
   /** zipped function source for Cloud Build */
   source: gcp.storage.Bucket;
 }
+
+/** Days a replaced or deleted output object stays restorable. */
+export const OUTPUT_NONCURRENT_DAYS = 30;
 
 export interface BucketSettings {
   project: string;
@@ -49,7 +54,10 @@ export function createBuckets(s: BucketSettings, opts?: pulumi.CustomResourceOpt
       // Work objects are rewritten constantly; soft-deleted copies would be billed for 7 more days.
       softDeletePolicy: { retentionDurationSeconds: 0 },
     }),
-    output: bucket("output"),
+    output: bucket("output", {
+      versioning: { enabled: true },
+      lifecycleRules: [{ action: { type: "Delete" }, condition: { daysSinceNoncurrentTime: OUTPUT_NONCURRENT_DAYS, withState: "ARCHIVED" } }],
+    }),
     source: bucket("functions-source"),
   };
 }

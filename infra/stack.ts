@@ -71,11 +71,17 @@ export function buildParacapStack(cfg: DeploymentConfig, cwd = process.cwd(), ph
     { project, accountId: `${prefix}-build`, displayName: "paracap function builds" },
     afterApis,
   );
-  const buildRole = new gcp.projects.IAMMember(
-    `${prefix}-build-builder`,
-    { project, role: "roles/cloudbuild.builds.builder", member: buildAccount.member },
+  // What a function build needs, and no more (roles/cloudbuild.builds.builder would add project-wide
+  // storage admin: a build could overwrite published datasets): write its logs, push its image,
+  // and read the source archive from its bucket only.
+  const buildLogs = new gcp.projects.IAMMember(`${prefix}-build-logs`, { project, role: "roles/logging.logWriter", member: buildAccount.member }, afterApis);
+  const buildImages = new gcp.projects.IAMMember(`${prefix}-build-images`, { project, role: "roles/artifactregistry.writer", member: buildAccount.member }, afterApis);
+  const buildSource = new gcp.storage.BucketIAMMember(
+    `${prefix}-build-reads-source`,
+    { bucket: buckets.source.name, role: "roles/storage.objectViewer", member: buildAccount.member },
     afterApis,
   );
+  const buildRoles = [buildLogs, buildImages, buildSource];
 
   const environment: Record<string, pulumi.Input<string>> = {
     PARACAP_PROJECT: project,
@@ -109,7 +115,7 @@ export function buildParacapStack(cfg: DeploymentConfig, cwd = process.cwd(), ph
       pubsubServiceAgent,
       retry: { minimumBackoff: `${cfg.minBackoffSeconds}s`, maximumBackoff: `${cfg.maxBackoffSeconds}s` },
       trigger,
-      dependsOn: [...apis, buildRole, ...extraDeps],
+      dependsOn: [...apis, ...buildRoles, ...extraDeps],
       reads: fn.reads.map((b) => bucket[b]),
       writes: fn.writes.map((b) => bucket[b]),
       publishes: (canPublish[fn.name] ?? []).map((target) => topicOf(target)),

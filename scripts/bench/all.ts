@@ -12,6 +12,7 @@ import { spawnSync } from "node:child_process";
 
 const BENCHES = [
   ["dump-reader.ts", "dump reader vs plain bz2 decoding (and the saxes reader it replaced)"],
+  ["bz2-decoders.ts", "bz2: the binary with and without the unverified-bytes hold-back; JS block decoder vs unbzip2-stream"],
   ["extract.ts", "wikitext image extraction vs wtf_wikipedia"],
   ["caption-features.ts", "caption features vs plain wink-nlp"],
   ["sentence-classifier.ts", "sentence classifier quality and tagging speed"],

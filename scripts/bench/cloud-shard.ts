@@ -6,7 +6,7 @@
  * pages per bz2 stream, like Wikimedia's), cut into byte-range shards of whole streams, and the
  * largest shard is run through runExtractTask exactly as a cloud extract invocation does it (one
  * thread, inline extraction, local store instead of a bucket) in a fresh child process, once per
- * bz2 decoder: "js" (unbzip2-stream: what a function image without a bzip2 binary uses) and
+ * bz2 decoder: "js" (the block decoder, bz2-blocks.ts: what a function image without a bzip2 binary uses) and
  * "system". The baseline in the same run is decompressing the same byte range with the same decoder.
  *
  * Shards: the Anarchism history excerpt (152 MB XML, shared/data; falls back to the repo's history

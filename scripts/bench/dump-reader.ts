@@ -5,12 +5,18 @@
  * through the child process into JS), readPages without reading the texts (decode + scan: what the
  * local runner's main thread does, texts are decoded in the workers), readPages with every text
  * read, the saxes-based reader it replaced (page-reader-saxes.ts, texts read), and the pure-JS
- * decoder on a smaller file against its own lbzip2 baseline.
+ * decoder on a smaller file against its own lbzip2 baseline: the block decoder that verifies each
+ * block and resynchronises after damage (bz2-blocks.ts) beside unbzip2-stream, which it replaced,
+ * and a copy of the small file with one flipped bit read through both decoders (the binary stops
+ * at the damage; the JS decoder then re-decodes from the start and skips the damaged block).
  *
  *   npx tsx scripts/bench/dump-reader.ts [big.xml.bz2] [small.xml.bz2]
  */
 import { spawn } from "node:child_process";
-import { existsSync, openSync } from "node:fs";
+import { existsSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { findSystemBzip2 } from "../../shared/dump/bz2-decoders.ts";
 import { openDumpStream } from "../../shared/dump/open-dump.ts";
 import { readDumpPages, readPages } from "../../shared/dump/page-reader.ts";
@@ -112,8 +118,45 @@ async function main(): Promise<void> {
 
   const smallBase = await timed(`baseline (small): ${bin.split("/").pop()} -dc > /dev/null`, () => systemDecodeToNull(bin, small));
   const js = await timed("openDumpStream js decoder (small)", () => decodeOnly(small, "js"));
+  const before = await timed("unbzip2-stream (before, no resync) (small)", () => unbzip2Stream(small));
   report(smallBase, js.bytes, null);
   report(js, js.bytes, smallBase);
+  report(before, before.bytes, smallBase);
+
+  // One flipped bit in the middle of the small file: only its block is lost, whatever the decoder.
+  const damaged = join(tmpdir(), `paracap-bench-flip-${process.pid}.xml.bz2`);
+  const bytes2 = Buffer.from(readFileSync(small));
+  bytes2[bytes2.length >> 1]! ^= 0x10;
+  writeFileSync(damaged, bytes2);
+  const counted = async (decoder: "system" | "js") => {
+    const counters = new Counters();
+    try {
+      for await (const _ of readDumpPages(damaged, { counters, decoder })) void _;
+    } catch {
+      // the read ends naming the damage once everything else is read
+    }
+    console.log(`damaged (${decoder}): ${counters.get("dump.damaged_blocks")} block(s) lost, ${counters.get("dump.revisions.emitted")} revisions read`);
+    return counters.get("dump.bytes");
+  };
+  const dSys = await timed("damaged small, system decoder + JS resync", () => counted("system"));
+  const dJs = await timed("damaged small, js decoder", () => counted("js"));
+  report(dSys, dSys.bytes, smallBase);
+  report(dJs, dJs.bytes, smallBase);
+}
+
+/** The JS decoder before the block decoder: unbzip2-stream, fed by direct writes. */
+async function unbzip2Stream(path: string): Promise<number> {
+  const decoder = (createRequire(import.meta.url)("unbzip2-stream") as () => NodeJS.ReadWriteStream)();
+  let n = 0;
+  decoder.on("data", (d: Buffer) => (n += d.length));
+  const done = new Promise<void>((resolve, reject) => {
+    decoder.on("end", resolve);
+    decoder.on("error", reject);
+  });
+  for (const chunk of [readFileSync(path)]) for (let i = 0; i < chunk.length; i += 1 << 20) decoder.write(chunk.subarray(i, i + (1 << 20)));
+  decoder.end();
+  await done;
+  return n;
 }
 
 await main();

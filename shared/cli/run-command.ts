@@ -116,7 +116,9 @@ export async function runCommand(argv: string[]): Promise<number> {
   });
   process.off("SIGINT", onInterrupt);
   const s = result.stats;
-  const lines = [`paracap: wrote ${values.out}/ in ${result.elapsedSeconds.toFixed(1)} s`];
+  const lines = result.alreadyComplete
+    ? [`paracap: the run in ${values.out}/ is already complete (same input and configuration): nothing to redo, nothing written (--fresh starts over)`]
+    : [`paracap: wrote ${values.out}/ in ${result.elapsedSeconds.toFixed(1)} s`];
   for (const d of detected) lines.push(`  ${d}`);
   if (skipped.length > 0) {
     const need = skipped.includes("bronze") ? "a full-history dump (--history)" : "a current-revision dump (--input)";
@@ -127,7 +129,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   lines.push(`  stats.json, report.md, report.html, <tier>.parquet, README.md (dataset card), config.json`);
   if (s.shards.corrupt.length > 0) lines.push(`  warning: ${s.shards.corrupt.length} damaged shard(s), see report.md`);
   const { extract: shards = 0, ...later } = result.resumed;
-  if (shards + Object.values(later).reduce((a, b) => a + b, 0) > 0) {
+  if (shards + Object.values(later).reduce((a, b) => a + b, 0) > 0 && !result.alreadyComplete) {
     const tasks = Object.entries(later).map(([phase, n]) => `${n} ${phase}`);
     const laterText = tasks.length === 0 ? "" : `, ${tasks.slice(0, -1).join(", ")}${tasks.length > 1 ? " and " : ""}${tasks.at(-1)} task(s)`;
     lines.push(`  resumed an earlier run in ${values.out}/: ${shards} shard(s)${laterText} were already done (--fresh starts over)`);

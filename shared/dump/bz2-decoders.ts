@@ -1,14 +1,15 @@
 /**
  * bz2 decompression: the system `lbzip2`/`bzip2` binary in a child process (fast, parallel), or
- * pure JS (unbzip2-stream) where no binary exists, e.g. on Cloud Functions. Both decode
- * multi-stream files (concatenated bz2 streams) to the end, and both turn damaged input into a
- * DumpError carrying the number of bytes decoded before the damage.
+ * pure JS (bz2-blocks.ts) where no binary exists, e.g. on Cloud Functions. Both decode
+ * multi-stream files (concatenated bz2 streams) to the end. The binaries stop at damage (a
+ * DumpError carrying the number of bytes decoded before it); the JS decoder skips a damaged block
+ * and goes on (see open-dump.ts for how damaged input is finished).
  */
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
-import { createRequire } from "node:module";
 import { delimiter, join } from "node:path";
 import { Readable } from "node:stream";
+import { bz2Blocks, type DamageLog } from "./bz2-blocks.ts";
 import { DumpError } from "./errors.ts";
 import { readAhead } from "./read-ahead.ts";
 
@@ -100,44 +101,23 @@ export async function* systemBunzip2(src: AsyncIterable<Buffer>, bin: string, fi
   }
 }
 
-/** unbzip2-stream's decoder: a synchronous "through" stream (each write decodes what it can at once). */
-interface ThroughDecoder {
-  write(data: Buffer): boolean;
-  end(): void;
-  on(event: "data", listener: (d: Buffer) => void): unknown;
-  on(event: "error", listener: (err: Error) => void): unknown;
-}
-const require = createRequire(import.meta.url);
-
 /**
- * Decodes bz2 bytes in pure JS (slow, but needs no binary). The decoder is driven by direct
- * write() calls rather than piped: its output is emitted synchronously, so what was decoded before
- * damaged data is still delivered, and memory stays bounded by one input chunk's output.
+ * Decodes bz2 bytes in pure JS (slower than the binaries, but needs none), block by block: each
+ * block is verified by its CRC before its bytes are delivered. With a damage log, a damaged block
+ * is skipped and recorded (decoding resumes at the next block); without one, the first damage
+ * ends the stream with a DumpError after the good bytes before it.
  */
-export async function* jsBunzip2(src: AsyncIterable<Buffer>, file: string): AsyncGenerator<Buffer> {
-  const decoder = (require("unbzip2-stream") as () => ThroughDecoder)();
-  let pending: Buffer[] = [];
-  let damage: Error | null = null;
-  decoder.on("data", (d) => pending.push(d));
-  decoder.on("error", (err) => {
-    damage ??= err;
-  });
+export async function* jsBunzip2(src: AsyncIterable<Buffer>, file: string, damage?: DamageLog): AsyncGenerator<Buffer> {
   let decoded = 0;
-  const flush = (): Buffer[] => {
-    const out = pending;
-    pending = [];
-    for (const b of out) decoded += b.length;
-    return out;
-  };
-  for await (const chunk of src) {
-    decoder.write(chunk);
-    yield* flush();
-    if (damage) break;
-  }
-  if (!damage) decoder.end(); // reports a stream cut off mid-block
-  yield* flush();
-  if (damage !== null) {
-    const why = (damage as Error).message;
-    throw new DumpError(file, decoded, `bz2 data is truncated or corrupt (unbzip2-stream: ${why})`, { cause: damage });
+  for await (const piece of bz2Blocks(src)) {
+    if (Buffer.isBuffer(piece)) {
+      decoded += piece.length;
+      yield piece;
+    } else if (damage) {
+      damage.gaps.push({ ...piece, at: decoded });
+    } else if (piece.kind !== "trailing") {
+      // (garbage after the last stream loses nothing: ignored, as bzip2 does)
+      throw new DumpError(file, decoded, `bz2 data is truncated or corrupt (${piece.reason}, at compressed byte ${piece.compressedAt})`);
+    }
   }
 }

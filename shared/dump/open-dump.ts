@@ -5,9 +5,10 @@
  */
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
-import { createGunzip } from "node:zlib";
-import { isParallelDecoder, jsBunzip2, resolveBz2Decoder, systemBunzip2, type Bz2Decoder } from "./bz2-decoders.ts";
+import { bz2Blocks, type DamageLog } from "./bz2-blocks.ts";
+import { jsBunzip2, resolveBz2Decoder, systemBunzip2, type Bz2Decoder } from "./bz2-decoders.ts";
 import { DumpError } from "./errors.ts";
+import { gunzipMembers } from "./gunzip-members.ts";
 import { MAGIC_BYTES, sniffFormat } from "./magic.ts";
 
 export interface OpenDumpOptions {
@@ -19,6 +20,8 @@ export interface OpenDumpOptions {
   decoder?: Bz2Decoder;
   /** told the size of every chunk of the file read (progress and ETA on compressed input) */
   onInput?: (bytes: number) => void;
+  /** damaged bz2 blocks are skipped and recorded here (without it, damage ends the stream) */
+  damage?: DamageLog;
 }
 
 export interface DecompressOptions {
@@ -35,6 +38,8 @@ export interface DecompressOptions {
    * consumer has read (progress: the share of the input really processed).
    */
   onDecoded?: (bytes: number) => void;
+  /** damaged bz2 blocks are skipped and recorded here (without it, damage ends the stream) */
+  damage?: DamageLog;
 }
 
 /**
@@ -53,7 +58,7 @@ export function openDumpStream(path: string, opts: OpenDumpOptions = {}): Readab
   const file = start === 0 && opts.end === undefined ? path : `${path}[${start}..${opts.end ?? "end"}]`;
   const counted = opts.onInput ? countChunks(raw, opts.onInput) : raw;
   const reopen = () => (opts.end === start ? Readable.from([]) : createReadStream(path, { start, end: opts.end === undefined ? undefined : opts.end - 1, highWaterMark: 1 << 20 }));
-  return decompressStream(counted, { decoder: opts.decoder, file, reopen });
+  return decompressStream(counted, { decoder: opts.decoder, file, reopen, damage: opts.damage });
 }
 
 async function* countChunks(src: AsyncIterable<Buffer>, onInput: (bytes: number) => void): AsyncGenerator<Buffer> {
@@ -102,32 +107,79 @@ async function* decompressed(raw: AsyncIterable<Buffer>, opts: DecompressOptions
   if (format === "plain") {
     yield* counted(source);
   } else if (format === "gzip") {
-    yield* counted(gunzip(source, opts.file));
+    const damage = opts.damage;
+    yield* counted(gunzipMembers(source, opts.file, damage ? (gap) => damage.gaps.push(gap) : undefined));
   } else {
     const bin = resolveBz2Decoder(opts.decoder ?? "auto");
-    if (bin === null) yield* counted(jsBunzip2(source, opts.file));
+    if (bin === null) yield* counted(jsBunzip2(source, opts.file, opts.damage));
     else if (!opts.reopen) yield* systemBunzip2(source, bin, opts.file, told);
-    else yield* withSequentialRecovery(systemBunzip2(source, bin, opts.file, told), opts.reopen, opts.file);
+    else yield* withSequentialRecovery(systemBunzip2(source, bin, opts.file, told), opts.reopen, opts.file, opts.damage);
   }
 }
 
-/** The binary's output; if it reports damage, the JS decoder's output past that point (slow, but only on damage). */
-async function* withSequentialRecovery(parallel: AsyncIterable<Buffer>, reopen: () => AsyncIterable<Buffer>, file: string): AsyncGenerator<Buffer> {
+/**
+ * Decoded bytes of the binary's output held back before the reader sees them. Neither binary
+ * checks a block's CRC before writing the block out (lbzip2 writes a damaged first block's first
+ * 64 KiB), so output is passed on only once the binary has written this much more after it, or has
+ * finished without error; on damage the held bytes are dropped and the JS block decoder, which
+ * verifies each block first, delivers from there. Text blocks decode to about 900 kB, so a damaged
+ * block's bytes never reach the reader unless the block decodes to more than this (long runs of
+ * one byte); the gap then says how many unverified bytes were passed on.
+ */
+const UNVERIFIED_HOLD = 4 << 20;
+
+/**
+ * The binary's output; if it stops at damage, the JS block decoder's output past the bytes already
+ * passed on, skipping each damaged block (recorded in `damage`) and going on to the end. The
+ * binary's output has no block boundaries, so the JS decoder starts again from the first byte
+ * (slow, but only on damage).
+ */
+async function* withSequentialRecovery(parallel: AsyncIterable<Buffer>, reopen: () => AsyncIterable<Buffer>, file: string, damage: DamageLog | undefined): AsyncGenerator<Buffer> {
   let delivered = 0;
+  const held: Buffer[] = [];
+  let heldBytes = 0;
   try {
     for await (const chunk of parallel) {
-      delivered += chunk.length;
-      yield chunk;
+      held.push(chunk);
+      heldBytes += chunk.length;
+      while (heldBytes - held[0]!.length >= UNVERIFIED_HOLD) {
+        const out = held.shift()!;
+        heldBytes -= out.length;
+        delivered += out.length;
+        yield out;
+      }
     }
+    yield* held; // the binary finished without error: every block was checked
     return;
   } catch (err) {
     if (!(err instanceof DumpError)) throw err;
   }
+  // `seen`: JS output so far; until the first gap, the bytes up to `delivered` were already passed on
   let seen = 0;
-  for await (const chunk of jsBunzip2(reopen(), file)) {
-    const from = Math.max(0, delivered - seen);
-    seen += chunk.length;
-    if (from < chunk.length) yield from === 0 ? chunk : chunk.subarray(from);
+  let pastGap = false;
+  for await (const piece of bz2Blocks(reopen())) {
+    if (Buffer.isBuffer(piece)) {
+      if (pastGap) {
+        delivered += piece.length;
+        yield piece;
+        continue;
+      }
+      const from = Math.max(0, delivered - seen);
+      seen += piece.length;
+      if (from < piece.length) {
+        yield from === 0 ? piece : piece.subarray(from);
+        delivered = seen;
+      }
+      continue;
+    }
+    const unverified = pastGap ? 0 : Math.max(0, delivered - seen);
+    const reason = unverified > 0 ? `${piece.reason}; the bz2 binary had already passed on ${unverified} unverified bytes of it (use lbzip2 or --decoder js)` : piece.reason;
+    if (!damage) {
+      if (piece.kind === "trailing") continue;
+      throw new DumpError(file, delivered, `bz2 data is truncated or corrupt (${reason}, at compressed byte ${piece.compressedAt})`);
+    }
+    damage.gaps.push({ ...piece, at: delivered, reason });
+    pastGap = true;
   }
 }
 
@@ -143,25 +195,5 @@ async function* replay(head: Buffer[], rest: AsyncIterator<Buffer> | null): Asyn
     }
   } finally {
     await rest.return?.();
-  }
-}
-
-async function* gunzip(src: AsyncIterable<Buffer>, file: string): AsyncGenerator<Buffer> {
-  const input = Readable.from(src, { objectMode: false });
-  // zlib's gunzip reads concatenated gzip members to the end, like multi-stream bz2.
-  const z = createGunzip();
-  input.once("error", (err) => z.destroy(err));
-  input.pipe(z);
-  let decoded = 0;
-  try {
-    for await (const chunk of z as AsyncIterable<Buffer>) {
-      decoded += chunk.length;
-      yield chunk;
-    }
-  } catch (err) {
-    if (input.errored) throw input.errored;
-    throw new DumpError(file, decoded, `gzip data is truncated or corrupt (${err instanceof Error ? err.message : String(err)})`, { cause: err });
-  } finally {
-    input.destroy();
   }
 }

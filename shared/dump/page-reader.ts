@@ -13,6 +13,7 @@
  */
 import { Counters } from "../core/counters.ts";
 import type { PageRevision } from "../core/records.ts";
+import { DamageLog, type InputGap } from "./bz2-blocks.ts";
 import type { Bz2Decoder } from "./bz2-decoders.ts";
 import { DumpError } from "./errors.ts";
 import { openDumpStream } from "./open-dump.ts";
@@ -39,6 +40,11 @@ export interface ReadPagesOptions {
   partial?: boolean;
   /** longer revision texts are skipped and counted (dump.skipped.page_too_large) without being held */
   maxTextBytes?: number;
+  /**
+   * Gaps the decoder left in the input (damaged bz2 blocks it skipped): reading resumes at the next
+   * <page> after each, and the read ends with a DumpError naming them once all else is read.
+   */
+  damage?: DamageLog;
 }
 
 export interface ReadDumpPagesOptions extends ReadPagesOptions {
@@ -77,12 +83,28 @@ export async function* readPages(input: NodeJS.ReadableStream | AsyncIterable<Bu
 
   let totalBytes = 0;
   let failure: DumpError | null = null;
-  for await (const chunk of source.chunks) {
+  const feed = (bytes: Buffer): void => {
     try {
-      if (chunk.bytes.length > 0) scanner.feed(chunk.bytes);
+      if (bytes.length > 0) scanner.feed(bytes);
     } catch (err) {
       failure = fail(err);
     }
+  };
+  const gaps = opts.damage?.gaps ?? [];
+  let nextGap = 0;
+  for await (const chunk of source.chunks) {
+    // Split the chunk at each gap that falls in it (or behind it): never read across a gap.
+    let bytes = chunk.bytes;
+    while (failure === null && nextGap < gaps.length && gaps[nextGap]!.at <= totalBytes + chunk.raw) {
+      const gap = gaps[nextGap++]!;
+      if (gap.kind === "trailing") continue;
+      // UTF-8 input maps offsets one to one (a leading BOM aside); transcoded UTF-16 resyncs at the chunk's end
+      const cut = source.encoding() === "utf-8" ? Math.min(bytes.length, Math.max(0, gap.at - totalBytes - (chunk.raw - chunk.bytes.length) - (chunk.bytes.length - bytes.length))) : bytes.length;
+      feed(bytes.subarray(0, cut));
+      bytes = bytes.subarray(cut);
+      scanner.resync();
+    }
+    feed(bytes);
     totalBytes += chunk.raw;
     counters.inc(dumpCounter("bytes"), chunk.raw);
     source.forget(scanner.retainedFrom());
@@ -90,8 +112,18 @@ export async function* readPages(input: NodeJS.ReadableStream | AsyncIterable<Bu
     if (scanner.ready.length > 0) yield* scanner.takeReady();
     if (failure) throw failure;
   }
+  // gaps at the very end (a lost last block, a truncated tail)
+  while (nextGap < gaps.length) if (gaps[nextGap++]!.kind !== "trailing") scanner.resync();
 
-  if (totalBytes === 0 && !opts.fragment) throw new DumpError(file, 0, "input is empty: is this a MediaWiki XML export?");
+  const lost = gaps.filter((g) => g.kind !== "trailing");
+  for (const g of gaps) {
+    if (g.kind === "trailing") counters.inc("dump.trailing_bytes", g.skippedBytes);
+    else if (g.kind === "damaged") {
+      counters.inc("dump.damaged_blocks", g.blocks);
+      counters.inc("dump.damaged_bytes", g.skippedBytes);
+    }
+  }
+  if (totalBytes === 0 && !opts.fragment && lost.length === 0) throw new DumpError(file, 0, "input is empty: is this a MediaWiki XML export?");
   try {
     // A slice that stops at a stream boundary leaves only the root open: close it.
     scanner.finish(opts.fragment === true || opts.partial === true);
@@ -100,7 +132,23 @@ export async function* readPages(input: NodeJS.ReadableStream | AsyncIterable<Bu
   }
   if (scanner.ready.length > 0) yield* scanner.takeReady();
   if (failure) throw failure;
+  if (lost.length > 0) throw damageError(file, lost);
   if (scanner.pages === 0) throw new DumpError(file, null, `no <page> found in ${totalBytes} bytes: is this a MediaWiki XML export?`);
+}
+
+/** The one error a read with skipped damage ends with, after everything else was read. */
+function damageError(file: string, lost: InputGap[]): DumpError {
+  const damaged = lost.filter((g) => g.kind === "damaged");
+  const truncated = lost.find((g) => g.kind === "truncated");
+  const parts: string[] = [];
+  if (damaged.length > 0) {
+    const blocks = damaged.reduce((n, g) => n + g.blocks, 0);
+    const bytes = damaged.reduce((n, g) => n + g.skippedBytes, 0);
+    const first = damaged[0]!;
+    parts.push(`${blocks} damaged bz2 block${blocks === 1 ? "" : "s"} skipped (${bytes} compressed bytes, the first at compressed byte ${first.compressedAt}: ${first.reason}): the pages in ${blocks === 1 ? "it" : "them"} are lost, the rest was read`);
+  }
+  if (truncated) parts.push(`bz2 data is truncated or corrupt (${truncated.reason}, at compressed byte ${truncated.compressedAt}): the pages after it are lost`);
+  return new DumpError(file, lost[0]!.at, parts.join("; "));
 }
 
 /** readPages over a dump file or a byte range of it (see openDumpStream). */
@@ -108,8 +156,10 @@ export async function* readDumpPages(path: string, opts: ReadDumpPagesOptions = 
   const { start, end, decoder, onInput, ...rest } = opts;
   const ranged = (start !== undefined && start > 0) || end !== undefined;
   const label = opts.file ?? path;
-  yield* readPages(openDumpStream(path, { start, end, decoder, onInput }), {
+  const damage = rest.damage ?? new DamageLog();
+  yield* readPages(openDumpStream(path, { start, end, decoder, onInput, damage }), {
     ...rest,
+    damage,
     file: ranged ? `${label}[${start ?? 0}..${end ?? "end"}]` : label,
     fragment: rest.fragment ?? (start !== undefined && start > 0),
     partial: rest.partial ?? end !== undefined,

@@ -124,6 +124,9 @@ export class DumpScanner {
   private pos = 0;
   private base = 0;
 
+  /** after damaged input was skipped: nothing is read until the next <page> */
+  private seeking = false;
+
   // Document state.
   private readonly stack: string[] = [];
   private rootSeen = false;
@@ -194,9 +197,38 @@ export class DumpScanner {
     this.scan();
   }
 
+  /**
+   * Damaged input was skipped just before the next byte fed: the page open now is dropped (its
+   * revisions read so far were complete and stay; counted as dump.damage.pages_cut), and reading
+   * resumes at the next <page>, inside the root. Bytes on either side are never joined.
+   */
+  resync(): void {
+    if (this.page !== null) this.counters.inc("dump.damage.pages_cut");
+    this.base += this.buf.length;
+    this.buf = EMPTY;
+    this.pos = 0;
+    this.stack.length = 0;
+    this.stack.push(ROOT);
+    this.rootSeen = true;
+    this.rootClosed = false;
+    this.field = Field.None;
+    this.pieces = [];
+    this.parts = [];
+    this.oversized = false;
+    this.page = null;
+    this.inRevision = false;
+    this.revText = "";
+    this.seeking = true;
+  }
+
   /** End of input: checks that the document is complete. `closeRoot`: an open root alone is fine. */
   finish(closeRoot: boolean): void {
     const end = this.base + this.buf.length;
+    if (this.seeking) {
+      // damage skipped the rest, root's end tag included
+      this.pos = this.buf.length;
+      closeRoot = true;
+    }
     if (this.pos < this.buf.length) {
       const at = this.base + this.pos;
       throw new XmlProblem(`unexpected end of input inside markup "${this.preview(this.pos)}"`, at);
@@ -210,6 +242,16 @@ export class DumpScanner {
     const buf = this.buf;
     const n = buf.length;
     let pos = this.pos;
+    if (this.seeking) {
+      const at = nextPageStart(buf, pos);
+      if (at < 0) {
+        // keep a tail that may begin "<page"
+        this.pos = Math.max(pos, n - PAGE_OPEN.length);
+        return;
+      }
+      pos = at;
+      this.seeking = false;
+    }
     while (pos < n) {
       const lt = buf.indexOf(LT, pos);
       if (lt < 0) {
@@ -603,6 +645,19 @@ const REDIRECT = /^\s*#redirect\b/i;
 function isRedirectText(text: string | Buffer): boolean {
   const head = typeof text === "string" ? text.slice(0, 64) : text.toString("utf8", 0, Math.min(text.length, 64));
   return REDIRECT.test(head);
+}
+
+const PAGE_OPEN = Buffer.from("<page", "latin1");
+
+/** Index of the next "<page>" or "<page " start tag at or after `from`, or -1 if none is all here. */
+function nextPageStart(buf: Buffer, from: number): number {
+  for (;;) {
+    const at = buf.indexOf(PAGE_OPEN, from);
+    if (at < 0 || at + PAGE_OPEN.length >= buf.length) return -1;
+    const c = buf[at + PAGE_OPEN.length]!;
+    if (c === GT || c === SLASH || SPACE[c] === 1) return at;
+    from = at + 1;
+  }
 }
 
 function startsWith(buf: Buffer, at: number, prefix: Buffer): boolean {

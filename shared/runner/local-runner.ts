@@ -12,7 +12,7 @@ import { Counters } from "../core/counters.ts";
 import { DumpError } from "../dump/errors.ts";
 import { fileBytes } from "../io/file-bytes.ts";
 import { LocalStore } from "../io/local-store.ts";
-import type { Stats } from "../output/stats.ts";
+import { Stats } from "../output/stats.ts";
 import { OUTPUT_FILES, tierFile } from "../tasks/aggregate-task.ts";
 import { tierParquet } from "../output/parquet-tier.ts";
 import { PUBLISHED_FILES } from "../output/publish.ts";
@@ -55,6 +55,8 @@ export interface LocalRunResult {
   /** tasks found done at the start, per phase */
   resumed: Record<string, number>;
   elapsedSeconds: number;
+  /** the same run had already finished completely in outDir: nothing was redone or written */
+  alreadyComplete?: boolean;
 }
 
 export class ResumeConflictError extends Error {
@@ -62,31 +64,47 @@ export class ResumeConflictError extends Error {
 }
 
 export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
-  let release: (() => Promise<void>) | null = null;
-  try {
-    release = await lockOutDir(opts.outDir);
-  } catch (err) {
-    // A folder nobody can write to cannot be raced for; the run's own writes say what is wrong.
-    const code = (err as { code?: string }).code;
-    if (code !== "EACCES" && code !== "EROFS" && code !== "EPERM") throw err;
+  const sources = opts.sources ?? BUILTIN_SOURCES;
+  const shards = await planLocalShards(opts.inputs, opts.shardBytes, sources);
+  const manifest = createManifest("local", opts.config, shards);
+  // A finished run is told without a single write (its folder may be read-only by now).
+  if (!opts.fresh) {
+    const done = await completedRun(opts.outDir, manifest.fingerprint);
+    if (done) return { stats: done, resumed: { extract: shards.length, group: opts.config.partitions, dedup: opts.config.partitions }, elapsedSeconds: 0, alreadyComplete: true };
   }
+  // (an --out that cannot be written fails here, in one line: EROFS, EACCES, ENOSPC)
+  const release = await lockOutDir(opts.outDir);
   try {
     await removeStaleTempFiles(opts.outDir);
-    return await runLocked(opts);
+    return await runLocked(opts, shards, manifest);
   } finally {
-    await release?.();
+    await release();
   }
 }
 
-async function runLocked(opts: LocalRunOptions): Promise<LocalRunResult> {
+/**
+ * The stats of the run in outDir if it finished completely with this fingerprint (same inputs and
+ * configuration) and its outputs are all there; null otherwise (then the run resumes or starts).
+ */
+async function completedRun(outDir: string, fingerprint: string): Promise<Stats | null> {
+  const output = new LocalStore(outDir);
+  const success = parseJsonOrNull((await output.readText(OUTPUT_FILES.success)) ?? "") as { fingerprint?: unknown; complete?: unknown } | null;
+  if (success?.fingerprint !== fingerprint || success.complete !== true) return null;
+  const stats = Stats.safeParse(parseJsonOrNull((await output.readText(OUTPUT_FILES.stats)) ?? ""));
+  if (!stats.success) return null;
+  for (const name of [OUTPUT_FILES.report, OUTPUT_FILES.config, ...Object.keys(stats.data.tiers).map((t) => tierFile(t as TierName))]) {
+    if (!(await output.exists(name))) return null;
+  }
+  return stats.data;
+}
+
+async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: RunManifest): Promise<LocalRunResult> {
   const started = Date.now();
   const workDir = join(opts.outDir, ".work");
   const work = new LocalStore(workDir);
   const output = new LocalStore(opts.outDir);
   const sources = opts.sources ?? BUILTIN_SOURCES;
   const pipeline = opts.pipeline ?? BUILTIN_PIPELINE;
-  const shards = await planLocalShards(opts.inputs, opts.shardBytes, sources);
-  const manifest = createManifest("local", opts.config, shards);
 
   if (opts.fresh) {
     // Discard the earlier run entirely, even one with the same plan, and its published outputs.

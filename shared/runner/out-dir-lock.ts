@@ -4,7 +4,8 @@
  * that are gone (`*.tmp-<pid>-…`, see io/local-store.ts) are removed before the run starts.
  */
 import { mkdir, open, readdir, readFile, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { TMP_MARK } from "../io/local-store.ts";
 import { guardIo, storageError } from "../io/storage-error.ts";
 
@@ -24,9 +25,25 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * mkdir -p that reports the real cause: Node's recursive mkdir says ENOENT for a folder it cannot
+ * create on a read-only file system; the first missing folder, made on its own, gives EROFS/EACCES.
+ */
+export async function mkdirWithCause(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    let missing = resolve(dir);
+    while (!existsSync(dirname(missing)) && dirname(missing) !== missing) missing = dirname(missing);
+    await mkdir(missing); // throws the real error; if it succeeds, the original one stands
+    throw err;
+  }
+}
+
 /** Takes the folder's lock; returns its release. */
 export async function lockOutDir(dir: string): Promise<() => Promise<void>> {
-  await guardIo("create", dir, () => mkdir(dir, { recursive: true }));
+  await guardIo("create", dir, () => mkdirWithCause(dir));
   const path = join(dir, LOCK_FILE);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

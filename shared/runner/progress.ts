@@ -1,6 +1,8 @@
 /**
  * Progress on stderr for long runs: phase, pages, rate, decompressed MB/s and, where the input size
- * is known, percent done and ETA. A line every few seconds (rewritten in place on a terminal).
+ * is known, percent done and ETA. A line every few seconds; on a terminal the line is rewritten in
+ * place, led by a bar of the phase's share done and cut to the terminal's width (a wrapped line
+ * could not be rewritten). Anything else (a file, a pipe, CI logs) gets plain lines.
  */
 import type { Counters } from "../core/counters.ts";
 
@@ -46,15 +48,19 @@ export function createProgress(counters: () => Counters[], stream: NodeJS.WriteS
   let total = 0;
   let done = 0;
   const sum = (name: string) => counters().reduce((n, c) => n + c.get(name), 0);
+  /** the current phase's share done, when known (for the bar) */
+  let fraction: number | null = null;
   const line = () => {
     const secs = (Date.now() - phaseStart) / 1000;
     let text: string;
+    fraction = total > 0 ? done / total : null;
     if (phase === "extract") {
       const revs = sum("dump.revisions");
       const mb = sum("dump.bytes") / 1e6;
       text = `extract: ${revs.toLocaleString("en-US")} revisions (${(revs / Math.max(secs, 0.001)).toFixed(0)}/s), ${mb.toFixed(1)} MB (${(mb / Math.max(secs, 0.001)).toFixed(1)} MB/s), shards ${done}/${total}`;
       if (input && input.total > 0 && input.done > 0) {
         const f = processedShare(input, sum("dump.bytes"));
+        fraction = done < total ? Math.min(f, 0.999) : 1;
         // The ETA follows this run's own pace: shards an earlier run finished took no time here.
         const fRun = f - (input.resumed ?? 0) / input.total;
         if (f < 1) text += `, ${(f * 100).toFixed(1)} % of input` + (fRun > 0 ? `, ETA ${((secs / fRun) * (1 - f)).toFixed(0)} s` : "");
@@ -66,7 +72,7 @@ export function createProgress(counters: () => Counters[], stream: NodeJS.WriteS
     }
     return `[paracap ${((Date.now() - start) / 1000).toFixed(0)}s] ${text}`;
   };
-  const print = (final = false) => stream.write(tty ? `\r\x1b[K${line()}${final ? "\n" : ""}` : `${line()}\n`);
+  const print = (final = false) => stream.write(tty ? `\r\x1b[K${ttyLine(line(), fraction, stream.columns)}${final ? "\n" : ""}` : `${line()}\n`);
   const timer = setInterval(() => print(), intervalMs);
   timer.unref();
   return {
@@ -88,4 +94,23 @@ export function createProgress(counters: () => Counters[], stream: NodeJS.WriteS
       print(true);
     },
   };
+}
+
+const BAR_WIDTH = 24;
+
+/**
+ * The terminal form of a progress line: "[paracap 12s] ▕████░░░░▏  42 % extract: …", cut to the
+ * terminal's width (80 when unknown) so it never wraps.
+ */
+export function ttyLine(line: string, fraction: number | null, columns: number | undefined): string {
+  const width = Math.max(20, (columns || 80) - 1); // a pty without a size says 0
+  let out = line;
+  if (fraction !== null) {
+    const f = Math.min(1, Math.max(0, fraction));
+    const filled = Math.round(f * BAR_WIDTH);
+    const bar = `▕${"█".repeat(filled)}${"░".repeat(BAR_WIDTH - filled)}▏ ${String(Math.floor(f * 100)).padStart(3)} %`;
+    const close = line.indexOf("] ");
+    out = close < 0 ? `${bar} ${line}` : `${line.slice(0, close + 2)}${bar} ${line.slice(close + 2)}`;
+  }
+  return out.length > width ? `${out.slice(0, width - 1)}…` : out;
 }

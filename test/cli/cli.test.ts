@@ -3,7 +3,7 @@
  * and user errors (exit code 2, one line on stderr, no stack trace).
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CAPTIONS as C } from "../pipeline/stage-helpers.ts";
@@ -140,6 +140,12 @@ describe.concurrent("paracap run and general usage", () => {
     expect(first.stderr).toContain(`paracap: wrote ${out}/ in `);
     expect(first.stderr).toMatch(/ {2}gold\.jsonl: \d+ pairs?\n/);
     expect(first.stderr).not.toContain("resumed");
+    // a finished run is told without redoing anything
+    const same = await cli(["run", "--quiet", "--workers", "1", "--tiers", "gold,silver", "--input", dump, "--out", out]);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stderr).toContain(`paracap: the run in ${out}/ is already complete (same input and configuration): nothing to redo, nothing written (--fresh starts over)`);
+    // one that stopped before publishing resumes
+    rmSync(join(out, "_SUCCESS"));
     const again = await cli(["run", "--quiet", "--workers", "1", "--tiers", "gold,silver", "--input", dump, "--out", out]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain(`resumed an earlier run in ${out}/: 1 shard(s), 16 group and 16 dedup task(s) were already done (--fresh starts over)`);

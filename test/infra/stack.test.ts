@@ -201,22 +201,31 @@ describe("least privilege", () => {
     const projectGrants = ofType("gcp:projects/iAMMember:IAMMember").map((r) => `${r.inputs.role} to ${r.inputs.member}`).sort();
     expect(projectGrants).toEqual(
       [
-        `roles/cloudbuild.builds.builder to ${member("pc-build")}`,
+        `roles/artifactregistry.writer to ${member("pc-build")}`,
+        `roles/logging.logWriter to ${member("pc-build")}`,
         `roles/eventarc.eventReceiver to ${member("pc-plan-trg")}`,
         `roles/pubsub.publisher to ${GCS_AGENT}`,
       ].sort(),
     );
   });
+
+  it("the build account cannot write any bucket: it reads the source archive, and nothing else", () => {
+    expect(grantsOf(member("pc-build"))).toEqual(
+      [`roles/artifactregistry.writer on project ${TEST_PROJECT}`, `roles/logging.logWriter on project ${TEST_PROJECT}`, `roles/storage.objectViewer on ${bucketName("functions-source")}`].sort(),
+    );
+    expect(recorded.some((r) => r.inputs.role === "roles/cloudbuild.builds.builder")).toBe(false);
+    for (const stage of FUNCTION_STAGES) expect(fn(stage).inputs.buildConfig.serviceAccount).toContain(email("pc-build"));
+  });
 });
 
 describe("buckets", () => {
-  it("are private: uniform access, public access prevention enforced, no versioning", () => {
+  it("are private: uniform access, public access prevention enforced; only the published output is versioned", () => {
     const buckets = ofType("gcp:storage/bucket:Bucket");
     expect(buckets.map((b) => b.name).sort()).toEqual(["pc-functions-source", "pc-input", "pc-output", "pc-work"]);
     for (const b of buckets) {
       expect(b.inputs.uniformBucketLevelAccess, b.name).toBe(true);
       expect(b.inputs.publicAccessPrevention, b.name).toBe("enforced");
-      expect(b.inputs.versioning, b.name).toEqual({ enabled: false });
+      expect(b.inputs.versioning, b.name).toEqual({ enabled: b.name === "pc-output" });
       expect(b.inputs.location, b.name).toBe("europe-west1");
     }
   });
@@ -224,7 +233,8 @@ describe("buckets", () => {
   it("work objects are deleted after the configured days; other buckets keep theirs", () => {
     const rules = (role: string) => ofType("gcp:storage/bucket:Bucket").find((b) => b.name === `pc-${role}`)?.inputs.lifecycleRules;
     expect(rules("work")).toEqual([{ action: { type: "Delete" }, condition: { age: 3 } }]);
-    expect(rules("output")).toBeUndefined();
+    // replaced or deleted datasets stay restorable for 30 days, then go
+    expect(rules("output")).toEqual([{ action: { type: "Delete" }, condition: { daysSinceNoncurrentTime: 30, withState: "ARCHIVED" } }]);
     expect(rules("input")).toBeUndefined();
   });
 

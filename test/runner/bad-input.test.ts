@@ -106,6 +106,29 @@ describe("a run with damaged inputs next to a good one", () => {
   });
 });
 
+describe("a run over a bz2 dump with one flipped bit", () => {
+  it("loses only the damaged block: the shard is listed with the block's offsets, the other blocks' pages are used", async () => {
+    // the sample's bz2 with one bit flipped in the middle of its second 900 kB block
+    const clean = readFileSync(SAMPLE_CURRENT);
+    const bad = Buffer.from(clean);
+    bad[Math.floor(clean.length * 0.3)]! ^= 0x08;
+    const flipped = join(dir, "enwiki-flipped-pages-articles.xml.bz2");
+    writeFileSync(flipped, bad);
+    const good = await run(join(dir, "out-clean"), [{ path: SAMPLE_CURRENT, kind: "current" }], { tiers: ["gold"] });
+    const damaged = await run(join(dir, "out-flipped"), [{ path: flipped, kind: "current" }], { tiers: ["gold"] });
+    const s = damaged.stats;
+    expect(s.complete).toBe(false);
+    expect(s.shards.corrupt).toHaveLength(1);
+    expect(s.shards.corrupt[0]!.error).toMatch(/: 1 damaged bz2 block skipped \(\d+ compressed bytes, the first at compressed byte \d+: .*\): the pages in it are lost, the rest was read$/);
+    expect(s.counters["dump.damaged_blocks"]).toBe(1);
+    // one of the sample's 7 blocks: most pages come through, including those after the damage
+    const pages = (x: Stats) => x.counters["dump.pages"] ?? 0;
+    expect(pages(s)).toBeGreaterThan(pages(good.stats) * 0.7);
+    expect(pages(s)).toBeLessThan(pages(good.stats));
+    expect(reconcile(s, { gold: readPairs(join(dir, "out-flipped"), "gold").length, bronze: 0 })).toEqual([]);
+  });
+});
+
 describe("unusable inputs", () => {
   it("a dump without pages is a clear error, not an empty dataset", async () => {
     await expect(run(join(dir, "out-none"), [{ path: noPages, kind: "current" }], { tiers: ["gold"] })).rejects.toThrow(InputError);

@@ -1,9 +1,10 @@
 /** Progress on stderr: rates while extracting, share of the input read and an ETA, per-phase task counts. */
 import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Counters } from "../../shared/core/counters.ts";
-import { createProgress, processedShare } from "../../shared/runner/progress.ts";
+import { createProgress, processedShare, ttyLine } from "../../shared/runner/progress.ts";
 import { BIN, removeTempDirs, REPO, run, SAMPLE, tempDir } from "./helpers.ts";
 
 afterAll(removeTempDirs);
@@ -55,10 +56,82 @@ describe("progress", () => {
   });
 });
 
+describe("on a terminal", () => {
+  /** A TTY stand-in of the given width that keeps what is written to it. */
+  function terminal(columns: number): { stream: NodeJS.WriteStream; text: string[] } {
+    const text: string[] = [];
+    const stream = { isTTY: true, columns, write: (s: string) => (text.push(s), true) } as unknown as NodeJS.WriteStream;
+    return { stream, text };
+  }
+  const visible = (s: string) => s.replace(/^\r\x1b\[K/, "").replace(/\n$/, "");
+
+  it("draws a bar of the phase's share done, rewriting the line in place", () => {
+    const t = terminal(100);
+    const p = createProgress(() => [], t.stream, null, 60_000);
+    p.phase("group", 4);
+    p.step();
+    p.step();
+    p.phase("dedup", 4); // leaves group at 2 of 4
+    for (let i = 0; i < 4; i++) p.step();
+    p.close();
+    expect(t.text).toHaveLength(2);
+    for (const w of t.text) expect(w.startsWith("\r\x1b[K") && w.endsWith("\n")).toBe(true);
+    expect(visible(t.text[0]!)).toMatch(/^\[paracap \d+s\] ▕█{12}░{12}▏  50 % group: 2\/4 tasks/);
+    expect(visible(t.text[1]!)).toMatch(/^\[paracap \d+s\] ▕█{24}▏ 100 % dedup: 4\/4 tasks$/);
+  });
+
+  it("extraction's bar follows the share of the input processed, full only when every shard is done", () => {
+    const t = terminal(200);
+    const c = new Counters();
+    c.inc("dump.bytes", 30e6);
+    const input = { done: 3e6, total: 4e6, decoded: 30e6 };
+    const p = createProgress(() => [c], t.stream, input, 60_000);
+    p.phase("extract", 2);
+    p.phase("group", 1);
+    expect(visible(t.text[0]!)).toMatch(/▕█{18}░{6}▏  75 % extract: .* 75\.0 % of input/);
+    p.close();
+  });
+
+  it("never wraps: the line is cut to the terminal's width", () => {
+    const long = `[paracap 3s] extract: ${"9".repeat(200)} revisions`;
+    for (const columns of [40, 80, 120]) {
+      const out = ttyLine(long, 0.5, columns);
+      expect(out.length).toBeLessThanOrEqual(columns - 1);
+      expect(out.endsWith("…")).toBe(true);
+    }
+    expect(ttyLine("[paracap 1s] group: 1/3 tasks", null, 80)).toBe("[paracap 1s] group: 1/3 tasks");
+  });
+
+  it("a file or pipe gets plain lines: no bar, no escapes", () => {
+    const out = lines();
+    const p = createProgress(() => [], out.stream, null, 60_000);
+    p.phase("group", 2);
+    p.step();
+    p.close();
+    expect(out.text.join("")).not.toMatch(/[\r\x1b▕█]/);
+  });
+
+  it("a real run in a pseudo-terminal (script) shows the bar", async () => {
+    const outDir = join(tempDir("paracap-pty-"), "out");
+    const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} run --workers 1 --out ${JSON.stringify(outDir)}`;
+    const text = await new Promise<string>((resolve) => {
+      const child = spawn("script", ["-qfec", cmd, "/dev/null"], { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, COLUMNS: "120" } });
+      let s = "";
+      child.stdout.on("data", (b: Buffer) => (s += b.toString()));
+      child.stderr.on("data", (b: Buffer) => (s += b.toString()));
+      child.once("close", () => resolve(s));
+    });
+    // each phase's last line, printed as it ends, is a full bar
+    for (const phase of ["extract", "group", "dedup", "aggregate"]) expect(text).toMatch(new RegExp(`\\x1b\\[K\\[paracap \\d+s\\] ▕█{24}▏ 100 % ${phase}`));
+    expect(text).toContain("wrote");
+  }, 120_000);
+});
+
 describe("resume and interrupt messages", () => {
   it("a rerun says at its start how much an earlier run already did", async () => {
     const dir = join(tempDir("paracap-progress-resume-"), "out");
     await run(dir, SAMPLE, {}, { progress: null });
+    rmSync(join(dir, "_SUCCESS")); // stopped before publishing (a finished run is not redone at all)
     const out = lines();
     await run(dir, SAMPLE, {}, { progress: out.stream });
     // the first line, before any progress

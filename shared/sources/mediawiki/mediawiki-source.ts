@@ -5,6 +5,7 @@
  */
 import type { PageRevision } from "../../core/records.ts";
 import { DumpError } from "../../dump/errors.ts";
+import { DamageLog } from "../../dump/bz2-blocks.ts";
 import { decompressStream } from "../../dump/open-dump.ts";
 import { sniffFormat } from "../../dump/magic.ts";
 import { readPages } from "../../dump/page-reader.ts";
@@ -49,7 +50,10 @@ export const mediawikiSource: Source<PageRevision> = {
     const label = ranged ? `${bytes.label}[${start}..${end ?? "end"}]` : bytes.label;
     // A slice of a multistream dump must start a bz2 stream; otherwise its index belongs to another file.
     const open = () => (start > 0 ? startsBz2Stream(bytes.read(start, end), label, start) : bytes.read(start, end));
-    return readPages(decompressStream(open(), { decoder: config.dump.decoder, file: label, reopen: open, onDecoded: bytes.onDecoded }), {
+    // damaged bz2 blocks are skipped, the rest read, and the shard then fails as corrupt naming them
+    const damage = new DamageLog();
+    return readPages(decompressStream(open(), { decoder: config.dump.decoder, file: label, reopen: open, onDecoded: bytes.onDecoded, damage }), {
+      damage,
       fragment: shard.fragment,
       partial: end !== undefined,
       namespaces: config.dump.namespaces,

@@ -1,0 +1,87 @@
+/**
+ * Output folders on real file systems that refuse writes (tmpfs mounts; root only, skipped
+ * elsewhere): a finished run rerun on a read-only folder writes nothing and says it is complete; a
+ * full disk (ENOSPC) and a read-only folder (EROFS) are one line each, exit 2, no stack trace.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { BIN } from "../runner/helpers.ts";
+
+const root = mkdtempSync(join(tmpdir(), "paracap-mounts-"));
+const mounted: string[] = [];
+
+/** Mounts a tmpfs of `size` at a new folder; null when this machine does not allow it. */
+function tmpfs(name: string, size: string): string | null {
+  const at = join(root, name);
+  mkdirSync(at, { recursive: true });
+  const r = spawnSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", at]);
+  if (r.status !== 0) return null;
+  mounted.push(at);
+  return at;
+}
+function remountReadOnly(at: string): void {
+  const r = spawnSync("mount", ["-o", "remount,ro", at]);
+  expect(r.status, r.stderr.toString()).toBe(0);
+}
+
+const probe = tmpfs("probe", "64k");
+if (!probe) console.warn("[full-and-read-only-out] SKIPPED: cannot mount a tmpfs here (needs root)");
+
+afterAll(() => {
+  for (const at of mounted.reverse()) spawnSync("umount", [at]);
+  rmSync(root, { recursive: true, force: true });
+});
+
+function paracap(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+    child.once("close", (code) => resolve({ code, stderr }));
+  });
+}
+
+describe.skipIf(probe === null)("--out on a full or read-only file system", () => {
+  it("a finished run rerun on a read-only folder needs no write and says it is complete", async () => {
+    const fs = tmpfs("ro-rerun", "64m")!;
+    const out = join(fs, "out");
+    const first = await paracap(["run", "--quiet", "--out", out]);
+    expect(first.code, first.stderr).toBe(0);
+    const gold = readFileSync(join(out, "gold.jsonl"));
+    remountReadOnly(fs);
+    const again = await paracap(["run", "--quiet", "--out", out]);
+    expect(again.stderr).toMatch(/the run in .*out\/ is already complete .*nothing written/);
+    expect(again.stderr).toContain("gold.jsonl: 1 pair");
+    expect(again.code).toBe(0);
+    expect(readFileSync(join(out, "gold.jsonl")).equals(gold)).toBe(true);
+    // a different configuration cannot reuse it: that needs writing, refused in one line
+    const config = join(root, "other-config.json");
+    writeFileSync(config, JSON.stringify({ captions: { minWords: 4 } }));
+    const other = await paracap(["run", "--quiet", "--out", out, "--config", config]);
+    expect(other.code).toBe(2);
+    expect(other.stderr.trim().split("\n")).toHaveLength(1);
+    expect(other.stderr).toMatch(/read-only file system \(EROFS\)/);
+  }, 300_000);
+
+  it("a read-only folder that does not hold the run: one line naming EROFS, not ENOENT", async () => {
+    const fs = tmpfs("ro-fresh", "1m")!;
+    remountReadOnly(fs);
+    const r = await paracap(["run", "--quiet", "--out", join(fs, "out", "deeper")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(/^paracap run: cannot create .*deeper: read-only file system \(EROFS\)$/m);
+    expect(r.stderr).not.toMatch(/ENOENT|\n\s+at /);
+  }, 120_000);
+
+  it("a full disk: one line naming ENOSPC that says rerunning resumes", async () => {
+    const fs = tmpfs("tiny", "64k")!;
+    const r = await paracap(["run", "--quiet", "--out", join(fs, "out")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(/no space left on device \(ENOSPC\); free some space and rerun the same command to resume/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  }, 300_000);
+});

@@ -1,0 +1,114 @@
+/**
+ * `npm run emulate` killed with SIGKILL (no handler runs): its Pub/Sub JVM must not outlive it and
+ * keep its port, and a restart on the same --dir, on the same ports, must set the topics and
+ * subscriptions up again and still know the runs made before (status and fetch work).
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { isAlive, readEmulatorEnv } from "../../shared/cloud/emulator-env.ts";
+import { canBind } from "../../scripts/emulators/pubsub-emulator.ts";
+import { pubsubEmulatorMissing, ROOT, SAMPLE_CURRENT, skipMessage } from "../cloud/helpers.ts";
+
+const missing = pubsubEmulatorMissing();
+if (missing) skipMessage("emulate-restart", missing);
+
+const dir = mkdtempSync(join(tmpdir(), "paracap-emu-restart-"));
+const children: ChildProcess[] = [];
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGINT");
+  await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once("exit", r)) : null)));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Polls until `ok()` or the (generous, failure-only) deadline. */
+async function until(ok: () => boolean | Promise<boolean>, what: string, ms = 90_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function emulate(args: string[]): Promise<{ child: ChildProcess; out: () => string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/emulators/emulate.ts", "--dir", dir, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  let out = "";
+  child.stdout!.on("data", (b: Buffer) => (out += b.toString()));
+  child.stderr!.on("data", (b: Buffer) => (out += b.toString()));
+  await until(() => out.includes("Ctrl-C") || child.exitCode !== null, "the emulator to start");
+  expect(out, out).toContain("Ctrl-C");
+  return { child, out: () => out };
+}
+
+function paracap(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, "bin/paracap.js"), ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Pids of the processes whose command line mentions the Pub/Sub emulator jar and this port. */
+function jvmOnPort(port: number): number[] {
+  const pids: number[] = [];
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, "utf8").replace(/\0/g, " ");
+      if (/java/.test(cmd) && cmd.includes(`${port}`)) pids.push(Number(d));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+describe.skipIf(missing !== null)("npm run emulate after SIGKILL", () => {
+  it("leaves no JVM holding its port; a restart on the same dir and ports knows the earlier run and runs new ones", async () => {
+    const first = await emulate(["--gcs-port", "0", "--pubsub-port", "0"]);
+    const env = readEmulatorEnv(dir);
+    expect(env).not.toBeNull();
+    const { gcsPort, pubsubPort, pubsubPid } = env!;
+
+    const upload = await paracap(["cloud", "upload", "--emulator", dir, SAMPLE_CURRENT]);
+    expect(upload.code, upload.stderr).toBe(0);
+    const runId = /run (\S+) started/.exec(upload.stderr)?.[1];
+    expect(runId, upload.stderr).toBeDefined();
+    await until(async () => (await paracap(["cloud", "status", "--emulator", dir, runId!])).stdout.includes("finished"), "the first run to finish", 240_000);
+
+    // SIGKILL: no exit handler runs; the watchdog must take the JVM down with it
+    first.child.kill("SIGKILL");
+    await until(() => first.child.exitCode !== null || first.child.signalCode !== null, "the emulator to die");
+    await until(() => (pubsubPid === null || !isAlive(pubsubPid)) && jvmOnPort(pubsubPort).length === 0, "the Pub/Sub JVM to stop");
+    await until(() => canBind(pubsubPort), "the Pub/Sub port to be free");
+    expect(await canBind(gcsPort)).toBe(true);
+
+    // the same dir and the same ports
+    const second = await emulate(["--gcs-port", String(gcsPort), "--pubsub-port", String(pubsubPort)]);
+    expect(second.out()).not.toMatch(/ALREADY_EXISTS|already running/);
+    const status = await paracap(["cloud", "status", "--emulator", dir, runId!]);
+    expect(status.stdout, status.stderr).toContain(`run ${runId}: finished, complete`);
+    expect(status.code).toBe(0);
+    const fetchDir = join(dir, "fetched");
+    const fetched = await paracap(["cloud", "fetch", "--emulator", dir, runId!, fetchDir]);
+    expect(fetched.code, fetched.stderr).toBe(0);
+    expect(existsSync(join(fetchDir, "stats.json"))).toBe(true);
+    expect(JSON.parse(readFileSync(join(fetchDir, "stats.json"), "utf8")).complete).toBe(true);
+
+    // the topics and subscriptions work again: a new run (another object name) finishes
+    // (other bytes: the same bytes again would reuse the first run)
+    const other = join(dir, "enwiki-recompressed-pages-articles.xml.bz2");
+    writeFileSync(other, execFileSync("bzip2", ["-1", "-c"], { input: execFileSync("bzip2", ["-dc", SAMPLE_CURRENT], { maxBuffer: 1 << 26 }), maxBuffer: 1 << 26 }));
+    const again = await paracap(["cloud", "upload", "--emulator", dir, other]);
+    expect(again.code, again.stderr).toBe(0);
+    const runId2 = /run (\S+) started/.exec(again.stderr)?.[1];
+    expect(runId2, again.stderr).toBeDefined();
+    await until(async () => (await paracap(["cloud", "status", "--emulator", dir, runId2!])).stdout.includes("finished"), "the second run to finish", 240_000);
+  }, 600_000);
+});
