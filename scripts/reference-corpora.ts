@@ -11,14 +11,17 @@ import { compareFiles } from "../shared/compare/compare-corpora.ts";
 import { REFERENCE_CORPORA_URL, ReferenceCorpora } from "../shared/compare/reference-corpora.ts";
 import { semanticScoreName, shippedThresholds } from "../shared/semantic/semantic-score.ts";
 
-const FILES = ["msr_paraphrase_train.txt.gz", "paws-wiki-labeled-final-dev.tsv.gz"].map((f) => fileURLToPath(new URL(`../test/fixtures/paraphrase/${f}`, import.meta.url)));
+/** file → the name the report shows */
+const CORPORA: Record<string, string> = { "msr_paraphrase_train.txt.gz": "MSRPC train", "paws-wiki-labeled-final-dev.tsv.gz": "PAWS dev" };
+const FILES = Object.keys(CORPORA).map((f) => fileURLToPath(new URL(`../test/fixtures/paraphrase/${f}`, import.meta.url)));
 const config = resolveConfig({ scoring: { scorers: ["syntactic", "wordVectors"] } });
-const relative = <T extends { file: string }>(rows: T[]) => rows.map((r) => ({ ...r, file: `test/fixtures/paraphrase/${r.file.split("/").pop()}` }));
+const relative = <T extends { file: string; name: string }>(rows: T[]) => rows.map((r) => ({ ...r, corpus: CORPORA[r.name]!, file: `test/fixtures/paraphrase/${r.file.split("/").pop()}` }));
 const out = {
   scoring: {
     scorers: config.scoring.scorers,
     semantic: config.scoring.semantic,
     threshold: shippedThresholds().thresholds[semanticScoreName(config.scoring.semantic)]!.threshold,
+    vectors: config.scoring.vectors,
   },
   paraphrase: relative(await compareFiles(FILES, config, "paraphrase")),
   all: relative(await compareFiles(FILES, config, "all")),

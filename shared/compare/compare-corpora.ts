@@ -8,6 +8,7 @@ import type { ParacapConfig } from "../core/config.ts";
 import { readCorpus, type CorpusFormat } from "./corpus-formats.ts";
 import { summarisePairs, type CorpusSummary } from "./corpus-summary.ts";
 import { scoreCorpusPairs } from "./score-corpus.ts";
+import { semanticScoring, type SemanticScoring } from "../semantic/semantic-score.ts";
 
 export interface ComparedCorpus extends CorpusSummary {
   file: string;
@@ -16,6 +17,10 @@ export interface ComparedCorpus extends CorpusSummary {
   skipped: number;
   /** the first few of those line numbers */
   skippedLines: number[];
+  /** the map's semantic axis: the score's name and what its values depend on (null without a semantic score), so
+   * that the row is a `paracap report --reference` entry whose comparability the report can check */
+  semantic: string | null;
+  scoring: SemanticScoring | null;
 }
 
 /** One summary per file, in order. Read errors and unknown formats throw (the CLI turns them into user errors). */
@@ -24,7 +29,9 @@ export async function compareFiles(files: readonly string[], config: ParacapConf
   for (const file of files) {
     const corpus = readCorpus(await readFile(file));
     const pairs = await scoreCorpusPairs(corpus.pairs, config);
-    out.push({ file, format: corpus.format, skipped: corpus.skipped, skippedLines: corpus.skippedLines, ...summarisePairs(basename(file), pairs, { subset }) });
+    const summary = summarisePairs(basename(file), pairs, { subset });
+    const scoring = summary.map === null ? null : semanticScoring(config.scoring);
+    out.push({ file, format: corpus.format, skipped: corpus.skipped, skippedLines: corpus.skippedLines, ...summary, semantic: scoring?.semantic ?? null, scoring });
   }
   return out;
 }

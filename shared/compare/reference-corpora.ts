@@ -5,10 +5,13 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { SemanticScoring } from "../semantic/semantic-score.ts";
 
 const MeanSd = z.object({ mean: z.number().nullable(), sd: z.number().nullable() });
 const Summary = z.object({
   name: z.string(),
+  /** the name the report shows */
+  corpus: z.string(),
   file: z.string(),
   format: z.string(),
   subset: z.enum(["paraphrase", "all"]),
@@ -21,11 +24,13 @@ const Summary = z.object({
   length: MeanSd,
   metrics: z.record(z.string(), MeanSd),
   map: z.array(z.array(z.number())).nullable(),
+  semantic: z.string().nullable(),
+  scoring: SemanticScoring.nullable(),
 });
 
 export const ReferenceCorpora = z.object({
   /** how the summaries were made (scorers, semantic score, threshold) */
-  scoring: z.object({ scorers: z.array(z.string()), semantic: z.array(z.string()), threshold: z.number() }),
+  scoring: z.object({ scorers: z.array(z.string()), semantic: z.array(z.string()), threshold: z.number(), vectors: z.object({ maxWords: z.number().nullable() }) }),
   /** per subset, one summary per corpus */
   paraphrase: z.array(Summary),
   all: z.array(Summary),

@@ -8,7 +8,8 @@
 import { funnelChart, histogramChart, mapsChart } from "./charts.ts";
 import { LEVEL_LABELS, MAP_LEVELS } from "./characteristic-map.ts";
 import { htmlText as h } from "./html-escape.ts";
-import type { ReferenceMap } from "./reference-maps.ts";
+import { referenceMismatch, type ReferenceMap } from "./reference-maps.ts";
+import type { SemanticScoring } from "../semantic/semantic-score.ts";
 import type { FunnelRow, Stats } from "./stats.ts";
 import type { PublishedPair } from "./tier-dataset.ts";
 import { DELTA_METRIC, SAMPLES_PER_CELL, SYNTACTIC_AXIS, type TierSummary } from "./tier-summary.ts";
@@ -20,6 +21,10 @@ export interface HtmlReportInput {
   elapsedSeconds: number | null;
   summaries: TierSummary[];
   references: ReferenceMap[];
+  /** why the shipped MSRPC/PAWS maps are not among the references (one line), or null */
+  referenceNote?: string | null;
+  /** how the run scored its semantic axis (config.json), when recorded */
+  runScoring?: SemanticScoring | null;
   /** files written next to the report, linked from it */
   files: string[];
 }
@@ -90,19 +95,26 @@ export async function renderHtmlReport(input: HtmlReportInput): Promise<string> 
 
   body.push(`<section id="maps"><h2>Characteristic maps</h2>`);
   const ours = withPairs.filter((s) => s.semantic).map((s) => ({ corpus: s.tier, map: s.semantic!.map }));
+  const refs = input.references.map((r) => ({ corpus: r.corpus, map: r.map }));
   if (ours.length === 0) {
     body.push(note(`Not available for our tiers: the pairs carry no semantic metric next to ${SYNTACTIC_AXIS} (enable a semantic scorer in scoring.scorers).`));
-    if (input.references.length > 0) {
-      const refs = input.references.map((r) => ({ corpus: r.corpus, map: r.map }));
+    if (input.referenceNote) body.push(note(h(input.referenceNote)));
+    if (refs.length > 0) {
       const sem = input.references[0]!.semantic ?? "semantic";
       body.push(figure("maps", await mapsChart(refs, sem), `Reference corpora only: ${refs.map((m) => `${m.corpus} (n = ${fmt(m.map.n)})`).join(", ")}`));
     }
   } else {
-    const refs = input.references.map((r) => ({ corpus: r.corpus, map: r.map }));
-    body.push(`<p class="note">Share of pairs per cell of syntactic level × semantic level (${h(semantic!)}), as in the paper's Figure 2; levels are [0, 0.2), [0.2, 0.4), … [0.8, 1]. Cells right of the diagonal hold pairs whose meaning is closer than their wording (Δsem,syn &gt; 0): paraphrases with varied wording; the top-right cell holds near-copies.${refs.length === 0 ? " Reference corpora (MSRPC, PAWS) are drawn alongside when given: <code>paracap report &lt;dir&gt; --reference &lt;summary.json&gt;</code>." : ""}</p>`);
-    const mismatched = input.references.filter((r) => r.semantic !== null && r.semantic !== semantic);
-    if (mismatched.length > 0) body.push(note(`Reference maps on a different semantic score: ${mismatched.map((r) => `${h(r.corpus)} (${h(r.semantic!)})`).join(", ")}.`));
-    body.push(figure("maps", await mapsChart([...ours, ...refs], semantic!), `Characteristic maps: ${[...ours, ...refs].map((m) => `${m.corpus} (n = ${fmt(m.map.n)})`).join(", ")}`));
+    const axis = semanticLabel(semantic!, input.runScoring ?? null);
+    body.push(`<p class="note">Share of pairs per cell of syntactic level × semantic level (${h(axis)}), as in the paper's Figure 2; levels are [0, 0.2), [0.2, 0.4), … [0.8, 1]. Cells right of the diagonal hold pairs whose meaning is closer than their wording (Δsem,syn &gt; 0): paraphrases with varied wording; the top-right cell holds near-copies.${refs.length === 0 ? " Reference corpora are drawn alongside when given: <code>paracap report &lt;dir&gt; --reference &lt;summary.json&gt;</code> (e.g. the rows of <code>paracap compare --json</code>)." : ""}</p>`);
+    if (input.runScoring?.vectors) body.push(`<p class="note">${bunching([...ours, ...refs])}</p>`);
+    if (input.referenceNote) body.push(note(h(input.referenceNote)));
+    const run = { metric: semantic!, scoring: input.runScoring ?? null };
+    const mismatched = input.references.flatMap((r) => {
+      const why = referenceMismatch(r, run);
+      return why === null ? [] : [`${r.corpus} (${why})`];
+    });
+    if (mismatched.length > 0) body.push(note(h(`Reference maps on a different semantic score, not comparable cell by cell: ${mismatched.join(", ")}.`)));
+    body.push(figure("maps", await mapsChart([...ours, ...refs], axis), `Characteristic maps: ${[...ours, ...refs].map((m) => `${m.corpus} (n = ${fmt(m.map.n)})`).join(", ")}`));
   }
   body.push(`</section>`);
 
@@ -114,6 +126,17 @@ export async function renderHtmlReport(input: HtmlReportInput): Promise<string> 
   body.push(`</section>`);
 
   return page(body.join("\n"), input.preset);
+}
+
+/** The semantic axis in words: the score's definition when the run's config records it. */
+function semanticLabel(metric: string, scoring: SemanticScoring | null): string {
+  return metric === "semantic" && scoring ? `semantic = ${scoring.semantic}` : metric;
+}
+
+/** Word-vector similarities sit near 1 even for loosely related texts: say where the pairs land, from the maps. */
+function bunching(maps: { corpus: string; map: { shares: number[][] } }[]): string {
+  const top = maps.map((m) => `${h(m.corpus)} ${pct(m.map.shares.reduce((s, row) => s + row[MAP_LEVELS - 1]!, 0))}`);
+  return `Word-vector semantic scores bunch near 1, so most pairs land in the top semantic level [0.8, 1] (${top.join(", ")}); read the maps mainly along the syntactic axis.`;
 }
 
 function presetLine(preset: string | null): string {

@@ -10,7 +10,9 @@ import type { BlobStore } from "../io/blob-store.ts";
 import { CARD_MARKER, renderDatasetCard, type CardTier } from "./dataset-card.ts";
 import { renderHtmlReport } from "./html-report.ts";
 import { parquetColumns, tierParquet, writeTierParquet } from "./parquet-tier.ts";
-import type { ReferenceMap } from "./reference-maps.ts";
+import { resolveConfig } from "../core/config.ts";
+import { semanticScoring, type SemanticScoring } from "../semantic/semantic-score.ts";
+import { defaultReferenceMaps, type ReferenceMap } from "./reference-maps.ts";
 import { Stats } from "./stats.ts";
 import { readTier, tierObject } from "./tier-dataset.ts";
 import { summariseTier, type ExtraKind, type TierSummary } from "./tier-summary.ts";
@@ -20,8 +22,10 @@ export const PUBLISHED_FILES = { html: "report.html", card: "README.md" } as con
 export interface PublishOptions {
   generated?: string;
   elapsedSeconds?: number | null;
-  /** characteristic maps of reference corpora drawn next to ours */
+  /** characteristic maps of reference corpora drawn next to ours, after the shipped MSRPC and PAWS maps */
   references?: ReferenceMap[];
+  /** false: leave the shipped MSRPC and PAWS maps out */
+  shippedReferences?: boolean;
 }
 
 export interface Publication {
@@ -32,6 +36,18 @@ export interface Publication {
 }
 
 const PresetOnly = z.object({ preset: z.string().optional() }).loose();
+const ScoringOnly = z.object({ scoring: z.record(z.string(), z.unknown()) }).loose();
+
+/** How the run scored its semantic axis, from its config.json; null when not recorded or not readable. */
+function runScoring(configText: string | null): SemanticScoring | null {
+  if (configText === null) return null;
+  try {
+    const recorded = ScoringOnly.safeParse(JSON.parse(configText));
+    return recorded.success ? semanticScoring(resolveConfig({ scoring: recorded.data.scoring }).scoring) : null;
+  } catch {
+    return null; // a config.json of another version: the references' comparability cannot be told
+  }
+}
 
 export async function writePublication(store: BlobStore, opts: PublishOptions = {}): Promise<Publication> {
   const stats = await readStats(store);
@@ -62,13 +78,18 @@ export async function writePublication(store: BlobStore, opts: PublishOptions = 
     cardTiers.push({ tier: summary.tier, parquet: tierParquet(summary.tier), parquetBytes: bytes, features, paraphrase: summary.paraphrase });
   }
 
+  const axis = summaries.find((s) => s.pairs > 0 && s.semantic)?.semantic?.metric;
+  const run = axis === undefined ? null : { metric: axis, scoring: runScoring(configText) };
+  const shipped = opts.shippedReferences === false ? { maps: [], note: null } : defaultReferenceMaps(run);
   const html = await renderHtmlReport({
     stats,
     preset,
     generated: opts.generated ?? new Date().toISOString(),
     elapsedSeconds: opts.elapsedSeconds ?? null,
     summaries,
-    references: opts.references ?? [],
+    references: [...shipped.maps, ...(opts.references ?? [])],
+    referenceNote: shipped.note,
+    runScoring: run?.scoring ?? null,
     files,
   });
   await store.writeText(PUBLISHED_FILES.html, html);

@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { ParacapConfig } from "../core/config.ts";
 import type { ParaphraseRule } from "../core/records.ts";
 import type { PairMetrics } from "../plugins/scorers.ts";
+import { VECTOR_METRICS } from "./vector-scorer.ts";
 
 export const SEMANTIC = "semantic";
 export const DELTA_SEM_SYN = "deltaSemSyn";
@@ -85,4 +86,36 @@ export function semanticVerdict(config: ParacapConfig, thresholds: () => Thresho
     const r = ruleFor();
     return { metrics: out, paraphrase: semantic > r.threshold, paraphraseBy: r };
   };
+}
+
+/**
+ * What the values of a semantic score depend on: the score (its metrics), the word-vector vocabulary when it averages
+ * word-vector metrics, the model when it averages others (a transformer's). Characteristic maps are comparable only
+ * when their semantic axes have equal scoring.
+ */
+export const SemanticScoring = z.object({
+  semantic: z.string(),
+  vectors: z.object({ maxWords: z.number().int().positive().nullable() }).optional(),
+  transformer: z.object({ model: z.string().nullable(), dtype: z.string() }).optional(),
+});
+export type SemanticScoring = z.infer<typeof SemanticScoring>;
+
+export function semanticScoring(scoring: ParacapConfig["scoring"]): SemanticScoring {
+  const fromVectors = scoring.semantic.some((m) => (VECTOR_METRICS as readonly string[]).includes(m));
+  const fromModel = scoring.semantic.some((m) => !(VECTOR_METRICS as readonly string[]).includes(m));
+  return {
+    semantic: semanticScoreName(scoring.semantic),
+    ...(fromVectors ? { vectors: { maxWords: scoring.vectors.maxWords } } : {}),
+    ...(fromModel ? { transformer: { model: scoring.transformer.model, dtype: scoring.transformer.dtype } } : {}),
+  };
+}
+
+/** null when the two scorings are equal; else what differs, in words (`ours` first). */
+export function scoringDifference(ours: SemanticScoring, theirs: SemanticScoring): string | null {
+  if (ours.semantic !== theirs.semantic) return `semantic = ${ours.semantic} here, ${theirs.semantic} there`;
+  const words = (v: SemanticScoring["vectors"]) => (v?.maxWords == null ? "all word vectors" : `the ${v.maxWords.toLocaleString("en-US")} most frequent word vectors`);
+  if (JSON.stringify(ours.vectors ?? null) !== JSON.stringify(theirs.vectors ?? null)) return `${words(ours.vectors)} here, ${words(theirs.vectors)} there`;
+  const model = (t: SemanticScoring["transformer"]) => (t ? `model ${t.model ?? "none"} (${t.dtype})` : "no model");
+  if (JSON.stringify(ours.transformer ?? null) !== JSON.stringify(theirs.transformer ?? null)) return `${model(ours.transformer)} here, ${model(theirs.transformer)} there`;
+  return null;
 }

@@ -4,13 +4,15 @@
  * Δsem,syn; MSRPC a higher Δ than PAWS), the JSON shape, the printed tables, user errors.
  */
 import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatComparison, tableColumns, type ComparedCorpus } from "../../shared/cli/compare-command.ts";
 import { MAP_LEVELS } from "../../shared/compare/corpus-summary.ts";
 import { referenceCorpora } from "../../shared/compare/reference-corpora.ts";
-import { shippedThresholds } from "../../shared/semantic/semantic-score.ts";
-import { BIN, REPO } from "../runner/helpers.ts";
+import { resolveConfig } from "../../shared/core/config.ts";
+import { semanticScoring, shippedThresholds } from "../../shared/semantic/semantic-score.ts";
+import { BIN, removeTempDirs, REPO, run, tempDir } from "../runner/helpers.ts";
 
 const FIX = join(REPO, "test/fixtures/paraphrase");
 const MSRP = join(FIX, "msr_paraphrase_train.txt.gz");
@@ -29,12 +31,18 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
 }
 
 let rows: ComparedCorpus[];
+/** `compare --json --all` of MSRP train and PAWS dev, as printed */
+let allJson: string;
 beforeAll(async () => {
   const r = await cli(["compare", "--json", MSRP, PAWS, QQP]);
   expect(r.stderr).toBe("");
   expect(r.code).toBe(0);
   rows = JSON.parse(r.stdout) as ComparedCorpus[];
-}, 120_000);
+  const all = await cli(["compare", "--json", "--all", MSRP, PAWS]);
+  expect(all.code).toBe(0);
+  allJson = all.stdout;
+}, 240_000);
+afterAll(removeTempDirs);
 
 describe("paracap compare", () => {
   it("prints one JSON object per corpus, in argument order, with its detected format", () => {
@@ -74,16 +82,43 @@ describe("paracap compare", () => {
     expect(rows[0]!.decision!.labelled).toBe(4076);
   });
 
-  it("equals the shipped reference summaries of MSRP train and PAWS dev (scripts/reference-corpora.ts)", () => {
-    const shipped = referenceCorpora().paraphrase;
-    expect(shipped.map((r) => r.name)).toEqual([rows[0]!.name, rows[1]!.name]);
-    shipped.forEach((ref, i) => {
-      const got = rows[i]!;
-      expect([ref.pairs, ref.n, ref.format]).toEqual([got.pairs, got.n, got.format]);
-      for (const [m, v] of Object.entries(ref.metrics)) expect(v.mean).toBeCloseTo(got.metrics[m]!.mean, 5);
-      ref.map!.forEach((row, y) => row.forEach((v, x) => expect(v).toBeCloseTo(got.map![y]![x]!, 5)));
-    });
+  it("equals the shipped reference summaries of MSRP train and PAWS dev, both subsets (scripts/reference-corpora.ts)", () => {
+    const shipped = referenceCorpora();
+    const fresh = { paraphrase: rows, all: JSON.parse(allJson) as ComparedCorpus[] };
+    for (const subset of ["paraphrase", "all"] as const) {
+      expect(shipped[subset].map((r) => r.name)).toEqual([fresh[subset][0]!.name, fresh[subset][1]!.name]);
+      shipped[subset].forEach((ref, i) => {
+        const got = fresh[subset][i]!;
+        expect([ref.pairs, ref.n, ref.format, ref.subset]).toEqual([got.pairs, got.n, got.format, got.subset]);
+        for (const [m, v] of Object.entries(ref.metrics)) expect(v.mean).toBeCloseTo(got.metrics[m]!.mean, 5);
+        ref.map!.forEach((row, y) => row.forEach((v, x) => expect(v).toBeCloseTo(got.map![y]![x]!, 5)));
+        // the semantic axis the report checks before drawing them next to a run's maps
+        expect(ref.scoring).toEqual(got.scoring);
+      });
+    }
+    // made with the default scoring, so a default run's report draws them
+    expect(shipped.all[0]!.scoring).toEqual(semanticScoring(resolveConfig({}).scoring));
+    expect(shipped.scoring.threshold).toBe(shippedThresholds().thresholds[shipped.all[0]!.semantic!]!.threshold);
   });
+
+  it("its --json rows are `paracap report --reference` input: compare X --json > r.json && paracap report out --reference r.json", async () => {
+    const out = tempDir("paracap-compare-report-");
+    await run(out);
+    const refs = join(tempDir("paracap-compare-refs-"), "r.json");
+    writeFileSync(refs, allJson);
+    const r = await cli(["report", out, "--reference", refs]);
+    expect(r.stderr).toMatch(/^paracap report: wrote .*report\.html/);
+    expect(r.code).toBe(0);
+    const html = readFileSync(join(out, "report.html"), "utf8");
+    // the rows' maps are drawn after the shipped ones, and their semantic axis is ours: no mismatch note
+    expect(html).toMatch(/Characteristic maps: gold \(n = 1\), silver \(n = 1\), MSRPC train \(all pairs\) \(n = 4,076\), PAWS dev \(all pairs\) \(n = 8,000\), msr_paraphrase_train\.txt\.gz \(n = 4,076\), paws-wiki-labeled-final-dev\.tsv\.gz \(n = 8,000\)</);
+    expect(html).not.toContain("different semantic score");
+    // rows scored otherwise (all word vectors) are drawn with the reason they do not compare cell by cell
+    const other = join(tempDir("paracap-compare-refs-"), "other.json");
+    writeFileSync(other, JSON.stringify((JSON.parse(allJson) as ComparedCorpus[]).map((row) => ({ ...row, scoring: { ...row.scoring, vectors: { maxWords: null } } }))));
+    expect((await cli(["report", out, "--reference", other])).code).toBe(0);
+    expect(readFileSync(join(out, "report.html"), "utf8")).toContain("Reference maps on a different semantic score, not comparable cell by cell: msr_paraphrase_train.txt.gz (the 100,000 most frequent word vectors here, all word vectors there)");
+  }, 120_000);
 
   it("prints Table 7 and a 5×5 map per corpus", () => {
     const text = formatComparison(rows);

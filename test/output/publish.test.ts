@@ -153,7 +153,7 @@ describe("writePublication", () => {
     const msrp = semanticPairs("ref", 0, 300);
     await writePublication(new LocalStore(semDir), {
       generated: "2026-11-24T00:00:00.000Z",
-      references: [{ corpus: "MSRPC (first 300)", semantic: "bagOfWordsCosine", map: characteristicMap(msrp.map((p) => [p.metrics.syntactic!, p.metrics.bagOfWordsCosine!])) }],
+      references: [{ corpus: "MSRPC (first 300)", semantic: "bagOfWordsCosine", scoring: null, map: characteristicMap(msrp.map((p) => [p.metrics.syntactic!, p.metrics.bagOfWordsCosine!])) }],
     });
   });
 

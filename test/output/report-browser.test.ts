@@ -44,7 +44,7 @@ describe.skipIf(skipBrowser)("report.html in chromium", () => {
     semanticFolder(sampleDir, semDir);
     const paws = semanticPairs("ref", 0, 300).filter((p) => p.metrics.syntactic! >= 0.6);
     await writePublication(new LocalStore(semDir), {
-      references: [{ corpus: "MSRP pairs with syntactic ≥ 0.6", semantic: "bagOfWordsCosine", map: characteristicMap(paws.map((p) => [p.metrics.syntactic!, p.metrics.bagOfWordsCosine!])) }],
+      references: [{ corpus: "MSRP pairs with syntactic ≥ 0.6", semantic: "bagOfWordsCosine", scoring: null, map: characteristicMap(paws.map((p) => [p.metrics.syntactic!, p.metrics.bagOfWordsCosine!])) }],
     });
     mkdirSync(ARTIFACTS, { recursive: true });
     browser = await launchChromium();
