@@ -10,6 +10,7 @@ import { readDumpPages } from "../dump/page-reader.ts";
 import { resolveConfig } from "../core/config.ts";
 import { createScorers, SCORER_NAMES } from "../plugins/scorers.ts";
 import { applyModelFlag, checkModel } from "../semantic/model-flag.ts";
+import { semanticVerdict } from "../semantic/semantic-score.ts";
 import { extractImageRefs } from "../wikitext/extract-images.ts";
 import { UserError } from "./errors.ts";
 import { mapLineBatches, mapLines } from "./lines.ts";
@@ -22,7 +23,9 @@ export const EXTRACT_USAGE = `paracap extract <file.xml[.bz2|.gz]|file.wikitext>
 export const FEATURES_USAGE = `paracap features [--classifier improved|paper] < captions.txt
   one JSONL line per input line, in order: {"text","words","profane","english","hasVerb","isSentence","tags"}`;
 export const SCORE_USAGE = `paracap score [--model <dir>] [--scorers <list>] [--config <file>] < pairs.tsv
-  one JSONL line of metrics per caption1<TAB>caption2 line, in order
+  one JSONL line of metrics per caption1<TAB>caption2 line, in order; when the scorers report the
+  metrics of scoring.semantic (the default), also semantic, deltaSemSyn and the paraphrase verdict
+  ("paraphrase", "paraphraseBy"), as the pairs of a run carry them
   --model <dir>      transformer model directory (or, online, a hub id): adds the embedding and
                      bertscore metrics
   --scorers <list>   comma-separated scorers (default: the config's, syntactic and wordVectors):
@@ -110,7 +113,13 @@ export async function scoreCommand(argv: string[]): Promise<number> {
     applyModelFlag(config, values.model);
   } else checkModel(config);
   const score = await createScorers(config);
-  await mapLineBatches(process.stdin, process.stdout, SCORE_BATCH, parsePairLine, score);
+  // the dedup stage's own derivation, so a line equals the metrics and verdict of that pair in a run's dataset
+  const verdict = semanticVerdict(config);
+  await mapLineBatches(process.stdin, process.stdout, SCORE_BATCH, parsePairLine, async (pairs) =>
+    (await score(pairs)).map((m) => {
+      const v = verdict(m);
+      return v.paraphrase === undefined ? v.metrics : { ...v.metrics, paraphrase: v.paraphrase, paraphraseBy: v.paraphraseBy };
+    }));
   return 0;
 }
 

@@ -6,7 +6,11 @@ import { spawn } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { CAPTIONS as C } from "../pipeline/stage-helpers.ts";
+import { resolveConfig } from "../../shared/core/config.ts";
+import { Counters } from "../../shared/core/counters.ts";
+import { silentContext } from "../../shared/core/stage.ts";
+import { dedupStage } from "../../shared/pipeline/dedup-stage.ts";
+import { CAPTIONS as C, collect, from, makePair } from "../pipeline/stage-helpers.ts";
 import { BIN, REPO, SAMPLE_HISTORY, tempDir, removeTempDirs } from "../runner/helpers.ts";
 
 afterAll(removeTempDirs);
@@ -116,10 +120,28 @@ describe.concurrent("paracap score", () => {
     expect(r.code).toBe(0);
     const lines = jsonl(r.stdout) as Record<string, number>[];
     expect(lines).toHaveLength(3);
-    for (const l of lines) expect(Object.keys(l).sort()).toEqual(["bleu4", "bleuCordeiro", "lcpNgramOverlap", "levenshtein", "rouge1F", "rougeLF", "sumo", "syntactic", "vectorCosine", "vectorOov", "wordMoverSimilarity", "wordNgramOverlap"]);
+    for (const l of lines) expect(Object.keys(l).sort()).toEqual(["bleu4", "bleuCordeiro", "deltaSemSyn", "lcpNgramOverlap", "levenshtein", "paraphrase", "paraphraseBy", "rouge1F", "rougeLF", "semantic", "sumo", "syntactic", "vectorCosine", "vectorOov", "wordMoverSimilarity", "wordNgramOverlap"]);
     expect(lines[0]!.levenshtein).toBeCloseTo(1 / 62, 12); // "suject" → "subject"
     expect(lines[1]!.syntactic).toBeCloseTo(0.2441, 4); // the golden Apollo pair
     expect(lines[2]).toMatchObject({ levenshtein: 0, rouge1F: 1, rougeLF: 1, syntactic: 1 });
+  });
+
+  it("adds semantic, Δsem,syn and the paraphrase verdict, equal to what the dedup stage gives the same pair in a run", async () => {
+    const pairs = [[C.apolloLink, C.apolloInfobox], [C.ideomapOld, C.ideomapNew], [C.newt, C.apolloLink]] as const;
+    const r = await cli(["score"], pairs.map((p) => p.join("\t")).join("\n") + "\n");
+    expect(r.code, r.stderr).toBe(0);
+    const lines = jsonl(r.stdout) as Record<string, unknown>[];
+    const candidates = pairs.map(([a, b], i) => makePair("gold", `File:${i}.jpg`, "P", "Q", a, b));
+    const config = resolveConfig({ pairs: { dropSpellingFixes: false } }); // keep the Ideomap typo fix
+    const staged = await collect(dedupStage(config).run(from(candidates), silentContext(new Counters())));
+    expect(staged).toHaveLength(pairs.length);
+    for (const [i, c] of candidates.entries()) {
+      const p = staged.find((s) => s.id === c.id)!;
+      // equal up to the last bit: WMD differs by 1e-16 between this (vitest) process and the CLI's, whatever the pair order
+      expect(lines[i]).toEqual({ ...Object.fromEntries(Object.entries(p.metrics).map(([k, v]) => [k, expect.closeTo(v, 12)])), paraphrase: p.paraphrase, paraphraseBy: p.paraphraseBy });
+    }
+    // the golden verdicts: the Apollo infobox vs body caption is not a paraphrase, the typo fix is
+    expect(lines.map((l) => l.paraphrase)).toEqual([false, true, false]);
   });
 
   it("stops at a line that is not caption<TAB>caption with a clear error, after the lines before it", async () => {
