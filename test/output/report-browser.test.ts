@@ -27,7 +27,9 @@ const CHART_PROBE = `[...document.querySelectorAll("figure.chart")].map((f) => {
     const b = e.getBBox();
     return (e.getAttribute("d") ?? "x") !== "" && b.width > 0 && b.height > 0;
   });
-  return { id: f.getAttribute("data-chart"), width: box?.width ?? 0, height: box?.height ?? 0, marks: marks.length };
+  const panels = [...f.querySelectorAll("g.role-column-header text")].map((t) => t.textContent);
+  const cells = [...f.querySelectorAll("g.role-mark path[aria-roledescription='rect mark']")].filter((e) => e.getBBox().width > 0).length;
+  return { id: f.getAttribute("data-chart"), width: box?.width ?? 0, height: box?.height ?? 0, marks: marks.length, panels, cells };
 })`;
 
 if (skipBrowser) console.warn(`report-browser.test.ts skipped: ${chromiumMissing} (in CI this fails)`);
@@ -69,7 +71,7 @@ describe.skipIf(skipBrowser)("report.html in chromium", () => {
     const url = pathToFileURL(join(dir, "report.html")).href;
     const response = await page.goto(url, { waitUntil: "load" });
     expect(response?.ok() ?? true).toBe(true);
-    const charts = (await page.evaluate(CHART_PROBE)) as { id: string; width: number; height: number; marks: number }[];
+    const charts = (await page.evaluate(CHART_PROBE)) as { id: string; width: number; height: number; marks: number; panels: string[]; cells: number }[];
     const active = (await page.evaluate(`document.querySelectorAll("script, img, iframe, object, embed, link[rel=stylesheet]").length`)) as number;
     await page.screenshot({ path: join(ARTIFACTS, shot), fullPage: true });
     await page.close();
@@ -81,11 +83,16 @@ describe.skipIf(skipBrowser)("report.html in chromium", () => {
     expect(r.problems).toEqual([]);
     expect(r.requests).toEqual([]);
     expect(r.active).toBe(0);
-    expect(r.charts.map((c) => c.id)).toEqual(expect.arrayContaining(["funnel-gold", "funnel-silver", "funnel-bronze", "metric-syntactic", "metric-rouge1F"]));
+    expect(r.charts.map((c) => c.id)).toEqual(expect.arrayContaining(["funnel-gold", "funnel-silver", "funnel-bronze", "metric-syntactic", "metric-rouge1F", "delta", "maps"]));
     for (const c of r.charts) {
       expect(c.width, `${c.id} width`).toBeGreaterThan(100);
       expect(c.marks, `${c.id} marks`).toBeGreaterThan(0);
     }
+    // by default the maps of gold and silver (bronze is empty) next to the shipped MSRPC train and PAWS dev maps:
+    // 4 heatmaps of 25 cells
+    const maps = r.charts.find((c) => c.id === "maps")!;
+    expect(maps.panels).toEqual(["gold", "silver", "MSRPC train (all pairs)", "PAWS dev (all pairs)"]);
+    expect(maps.cells).toBe(4 * 25);
   });
 
   it("the report of semantic pairs draws Δsem,syn and the characteristic maps, captions stay text", async () => {
