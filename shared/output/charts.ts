@@ -139,19 +139,31 @@ function fmtLevel(x: number): string {
   return x === 0 || x === 1 ? String(x) : String(x).replace(/^0/, "");
 }
 
-/** Characteristic maps as heatmaps, one panel per corpus: rows syntactic level (high at top), columns semantic level. */
+/** A cell's share as its label: empty for none, "<0.1%" for a few pairs of a large corpus (never a misleading "0.0%"). */
+export function shareLabel(share: number): string {
+  if (share === 0) return "";
+  if (share < 0.001) return "<0.1%";
+  return `${(share * 100).toFixed(share < 0.1 ? 1 : 0)}%`;
+}
+
+/**
+ * Characteristic maps as heatmaps, one panel per corpus: rows syntactic level (high at top), columns semantic level.
+ * `semanticTitle` names the semantic axis under each 190-pixel panel: keep it short (the page's note defines it).
+ */
 export function mapsChart(maps: { corpus: string; map: CharacteristicMap }[], semanticTitle: string): Promise<string> {
+  // n in the panel's header: a 100 % cell of one pair and one of thousands look alike
+  const panel = ({ corpus, map }: { corpus: string; map: CharacteristicMap }) => `${corpus} · n = ${map.n.toLocaleString("en-US")}`;
   const values = maps.flatMap(({ corpus, map }) =>
-    Array.from({ length: MAP_LEVELS }, (_, i) => Array.from({ length: MAP_LEVELS }, (_, j) => ({ corpus, syn: SHORT_LEVELS[i]!, sem: SHORT_LEVELS[j]!, share: map.shares[i]![j]!, label: map.shares[i]![j]! === 0 ? "" : `${(map.shares[i]![j]! * 100).toFixed(map.shares[i]![j]! < 0.1 ? 1 : 0)}%` }))).flat());
-  const corpora = maps.map((m) => m.corpus);
+    Array.from({ length: MAP_LEVELS }, (_, i) => Array.from({ length: MAP_LEVELS }, (_, j) => ({ corpus: panel({ corpus, map }), syn: SHORT_LEVELS[i]!, sem: SHORT_LEVELS[j]!, share: map.shares[i]![j]!, label: shareLabel(map.shares[i]![j]!) }))).flat());
+  const corpora = maps.map(panel);
   return renderSvg({
     data: { values },
-    facet: { column: { field: "corpus", type: "nominal", sort: corpora, title: null, header: { labelLimit: 200 } } },
+    facet: { column: { field: "corpus", type: "nominal", sort: corpora, title: null, header: { labelLimit: 240, labelExpr: "split(datum.label, ' · ')" } } },
     spec: {
       width: 190,
       height: 190,
       encoding: {
-        x: { field: "sem", type: "ordinal", sort: SHORT_LEVELS, title: `semantic level (${semanticTitle})`, axis: { labelAngle: 0, labelFontSize: 9 } },
+        x: { field: "sem", type: "ordinal", sort: SHORT_LEVELS, title: `${semanticTitle} level`, axis: { labelAngle: 0, labelFontSize: 9 } },
         y: { field: "syn", type: "ordinal", sort: [...SHORT_LEVELS].reverse(), title: "syntactic level", axis: { labelFontSize: 9 } },
       },
       layer: [

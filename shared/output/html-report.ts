@@ -100,8 +100,7 @@ export async function renderHtmlReport(input: HtmlReportInput): Promise<string> 
     body.push(note(`Not available for our tiers: the pairs carry no semantic metric next to ${SYNTACTIC_AXIS} (enable a semantic scorer in scoring.scorers).`));
     if (input.referenceNote) body.push(note(h(input.referenceNote)));
     if (refs.length > 0) {
-      const sem = input.references[0]!.semantic ?? "semantic";
-      body.push(figure("maps", await mapsChart(refs, sem), `Reference corpora only: ${refs.map((m) => `${m.corpus} (n = ${fmt(m.map.n)})`).join(", ")}`));
+      body.push(figure("maps", await mapsChart(refs, "semantic"), `Reference corpora only: ${refs.map((m) => `${m.corpus} (n = ${fmt(m.map.n)})`).join(", ")}`));
     }
   } else {
     const axis = semanticLabel(semantic!, input.runScoring ?? null);
@@ -114,7 +113,7 @@ export async function renderHtmlReport(input: HtmlReportInput): Promise<string> 
       return why === null ? [] : [`${r.corpus} (${why})`];
     });
     if (mismatched.length > 0) body.push(note(h(`Reference maps on a different semantic score, not comparable cell by cell: ${mismatched.join(", ")}.`)));
-    body.push(figure("maps", await mapsChart([...ours, ...refs], axis), `Characteristic maps: ${[...ours, ...refs].map((m) => `${m.corpus} (n = ${fmt(m.map.n)})`).join(", ")}`));
+    body.push(figure("maps", await mapsChart([...ours, ...refs], semantic!), `Characteristic maps: ${[...ours, ...refs].map((m) => `${m.corpus} (n = ${fmt(m.map.n)})`).join(", ")}`));
   }
   body.push(`</section>`);
 
@@ -136,7 +135,7 @@ function semanticLabel(metric: string, scoring: SemanticScoring | null): string 
 /** Word-vector similarities sit near 1 even for loosely related texts: say where the pairs land, from the maps. */
 function bunching(maps: { corpus: string; map: { shares: number[][] } }[]): string {
   const top = maps.map((m) => `${h(m.corpus)} ${pct(m.map.shares.reduce((s, row) => s + row[MAP_LEVELS - 1]!, 0))}`);
-  return `Word-vector semantic scores bunch near 1, so most pairs land in the top semantic level [0.8, 1] (${top.join(", ")}); read the maps mainly along the syntactic axis.`;
+  return `Word-vector semantic scores bunch near 1, so most pairs of a paraphrase corpus fall in the top semantic level [0.8, 1] (share there: ${top.join(", ")}); compare the maps mainly by syntactic level.`;
 }
 
 function presetLine(preset: string | null): string {

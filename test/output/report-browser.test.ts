@@ -27,7 +27,8 @@ const CHART_PROBE = `[...document.querySelectorAll("figure.chart")].map((f) => {
     const b = e.getBBox();
     return (e.getAttribute("d") ?? "x") !== "" && b.width > 0 && b.height > 0;
   });
-  const panels = [...f.querySelectorAll("g.role-column-header text")].map((t) => t.textContent);
+  // a panel header's lines are tspans
+  const panels = [...f.querySelectorAll("g.role-column-header text")].map((t) => [...t.querySelectorAll("tspan")].map((l) => l.textContent).join(" · ") || t.textContent);
   const cells = [...f.querySelectorAll("g.role-mark path[aria-roledescription='rect mark']")].filter((e) => e.getBBox().width > 0).length;
   return { id: f.getAttribute("data-chart"), width: box?.width ?? 0, height: box?.height ?? 0, marks: marks.length, panels, cells };
 })`;
@@ -89,9 +90,9 @@ describe.skipIf(skipBrowser)("report.html in chromium", () => {
       expect(c.marks, `${c.id} marks`).toBeGreaterThan(0);
     }
     // by default the maps of gold and silver (bronze is empty) next to the shipped MSRPC train and PAWS dev maps:
-    // 4 heatmaps of 25 cells
+    // 4 heatmaps of 25 cells, each headed by its corpus and size
     const maps = r.charts.find((c) => c.id === "maps")!;
-    expect(maps.panels).toEqual(["gold", "silver", "MSRPC train (all pairs)", "PAWS dev (all pairs)"]);
+    expect(maps.panels).toEqual(["gold · n = 1", "silver · n = 1", "MSRPC train (all pairs) · n = 4,076", "PAWS dev (all pairs) · n = 8,000"]);
     expect(maps.cells).toBe(4 * 25);
   });
 
