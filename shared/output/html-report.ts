@@ -45,6 +45,10 @@ const METRIC_NOTES: Record<string, string> = {
   bleu4: "BLEU-4 (Papineni, smoothed)",
   syntactic: "mean of ROUGE-1, ROUGE-L and BLEU-4 (the paper's syntactic similarity)",
   deltaSemSyn: "Δsem,syn = semantic − syntactic",
+  vectorCosine: "cosine of the averaged word vectors",
+  wordMoverSimilarity: "Word Mover's similarity, 1 − WMD/2",
+  vectorOov: "share of the pair's words without a word vector (not a similarity)",
+  semantic: "the pair's semantic score: mean of scoring.semantic",
 };
 
 export async function renderHtmlReport(input: HtmlReportInput): Promise<string> {
@@ -88,7 +92,7 @@ export async function renderHtmlReport(input: HtmlReportInput): Promise<string> 
   if (!hasDelta || !semantic) body.push(note(`Not available: the pairs carry no ${!semantic ? "semantic metric" : "deltaSemSyn"} (enable a semantic scorer in scoring.scorers).`));
   else {
     const byTier = withPairs.filter((s) => s.histograms[DELTA_METRIC]).map((s) => ({ tier: s.tier, histogram: s.histograms[DELTA_METRIC]! }));
-    body.push(`<p class="note">Semantic (${h(semantic)}) minus syntactic similarity per pair (paper §4): above 0, the captions mean more alike than they are worded alike — the pairs a paraphrase corpus wants.</p>`);
+    body.push(`<p class="note">Semantic (${h(semanticLabel(semantic, input.runScoring ?? null))}) minus syntactic similarity per pair (paper §4): above 0, the captions mean more alike than they are worded alike — the pairs a paraphrase corpus wants.</p>`);
     body.push(figure("delta", await histogramChart(DELTA_METRIC, byTier, { title: "Δsem,syn", zeroRule: true }), `Δsem,syn per tier: ${byTier.map(({ tier, histogram: x }) => `${tier} μ = ${x.mean.toFixed(3)} ± ${x.sd.toFixed(3)}`).join("; ")}.`));
   }
   body.push(`</section>`);

@@ -43,7 +43,7 @@ describe("paracap report", () => {
     expect(html).toContain('data-chart="maps"');
     expect(html).toContain("Characteristic maps: gold (n = 1), silver (n = 1), MSRPC train (all pairs) (n = 4,076), PAWS dev (all pairs) (n = 8,000), PAWS (dev) (n = 8,000)");
     expect(html).toContain("Reference maps on a different semantic score, not comparable cell by cell: PAWS (dev) (semantic = mean(vectorCosine,wordMoverSimilarity) here, x there)");
-    expect(html).toMatch(/Word-vector semantic scores bunch near 1, so most pairs land in the top semantic level \[0\.8, 1\] \(gold 0 %, silver 0 %, MSRPC train \(all pairs\) 83 %, PAWS dev \(all pairs\) 100 %, PAWS \(dev\) 100 %\)/);
+    expect(html).toMatch(/Word-vector semantic scores bunch near 1, so most pairs of a paraphrase corpus fall in the top semantic level \[0\.8, 1\] \(share there: gold 0 %, silver 0 %, MSRPC train \(all pairs\) 83 %, PAWS dev \(all pairs\) 100 %, PAWS \(dev\) 100 %\)/);
     expect(html).not.toContain("maps are not shown");
   });
 
