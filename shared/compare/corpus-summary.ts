@@ -11,6 +11,9 @@ import type { PairMetrics } from "../plugins/scorers.ts";
 import { wordTokens } from "../metrics/word-tokens.ts";
 import { DELTA_SEM_SYN, SEMANTIC, SYNTACTIC } from "../semantic/semantic-score.ts";
 import { evaluateThreshold } from "../semantic/calibrate.ts";
+import { characteristicMap as scoreMap, MAP_LEVELS } from "../output/characteristic-map.ts";
+
+export { MAP_LEVELS };
 
 /** One scored pair, from any source (a ScoredPair of our datasets, a scored corpus pair). */
 export interface SummaryPair {
@@ -27,8 +30,6 @@ export interface MeanSd {
   mean: number;
   sd: number;
 }
-
-export const MAP_LEVELS = 5;
 
 export interface CorpusSummary {
   name: string;
@@ -59,18 +60,14 @@ function meanSd(values: readonly number[]): MeanSd {
   return { mean, sd };
 }
 
-/** The level (0…4) of a similarity in [0, 1]. */
-export function mapLevel(x: number): number {
-  return Math.max(0, Math.min(MAP_LEVELS - 1, Math.floor(x * MAP_LEVELS)));
-}
-
-/** Share of pairs per (syntactic level, semantic level) cell; null when the pairs have no semantic score. */
+/**
+ * Share of pairs per (syntactic level, semantic level) cell; null when the pairs have no semantic score. The report's
+ * grid (shared/output/characteristic-map.ts), so a corpus and our tiers put equal scores in equal cells.
+ */
 export function characteristicMap(pairs: readonly SummaryPair[]): number[][] | null {
   const scored = pairs.filter((p) => typeof p.metrics[SEMANTIC] === "number" && typeof p.metrics[SYNTACTIC] === "number");
   if (scored.length === 0) return null;
-  const map = Array.from({ length: MAP_LEVELS }, () => new Array<number>(MAP_LEVELS).fill(0));
-  for (const p of scored) map[mapLevel(p.metrics[SYNTACTIC]!)]![mapLevel(p.metrics[SEMANTIC]!)]! += 1 / scored.length;
-  return map;
+  return scoreMap(scored.map((p) => [p.metrics[SYNTACTIC]!, p.metrics[SEMANTIC]!] as const)).shares;
 }
 
 export function summarisePairs(name: string, pairs: readonly SummaryPair[], opts: { subset?: "paraphrase" | "all" } = {}): CorpusSummary {

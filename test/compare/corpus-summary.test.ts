@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { characteristicMap, mapLevel, summarisePairs, type SummaryPair } from "../../shared/compare/corpus-summary.ts";
+import { characteristicMap, summarisePairs, type SummaryPair } from "../../shared/compare/corpus-summary.ts";
+import { levelOf } from "../../shared/output/characteristic-map.ts";
+import { TierSummaryBuilder } from "../../shared/output/tier-summary.ts";
 
 const pair = (syntactic: number, semantic: number, paraphrase?: boolean, label?: boolean): SummaryPair => ({
   a: "Neil Armstrong descends a ladder",
@@ -11,7 +13,7 @@ const pair = (syntactic: number, semantic: number, paraphrase?: boolean, label?:
 
 describe("characteristic map", () => {
   it("bins [0, 1] into five levels, 1.0 in the top one", () => {
-    expect([0, 0.19, 0.2, 0.59, 0.8, 0.99, 1].map(mapLevel)).toEqual([0, 0, 1, 2, 4, 4, 4]);
+    expect([0, 0.19, 0.2, 0.59, 0.8, 0.99, 1].map(levelOf)).toEqual([0, 0, 1, 2, 4, 4, 4]);
   });
 
   it("gives the share of pairs per (syntactic level, semantic level) cell", () => {
@@ -20,6 +22,15 @@ describe("characteristic map", () => {
     expect(map[2]![2]).toBe(0.25);
     expect(map[4]![4]).toBe(0.25);
     expect(map.flat().reduce((s, v) => s + v, 0)).toBe(1);
+  });
+
+  it("puts a score in the cell the report puts it in: 0.7 − 0.1 (0.59999…) is level 3, as printed", () => {
+    const x = 0.7 - 0.1;
+    const map = characteristicMap([pair(x, x)])!;
+    const tier = new TierSummaryBuilder("gold");
+    tier.add({ id: "1", tier: "gold", image: "File:A.jpg", type: "caption", a: { text: "a", page: "P" }, b: { text: "b", page: "Q" }, metrics: { syntactic: x, semantic: x, deltaSemSyn: 0 } } as never);
+    expect(map[3]![3]).toBe(1);
+    expect(tier.toJSON().semantic!.map.shares).toEqual(map);
   });
 
   it("is null for pairs without a semantic score", () => {
