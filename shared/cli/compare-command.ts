@@ -18,7 +18,8 @@ export const COMPARE_USAGE = `paracap compare [--json] [--all] [--scorers <list>
   --all              describe every pair (default: the pairs judged paraphrase, as Table 7)
   --scorers <list>   comma-separated scorers (default: syntactic,wordVectors)
   --config <file>    JSON config: scoring.semantic, scoring.paraphraseThreshold, scoring.vectors
-  --json             one JSON array, one object per corpus, in argument order`;
+  --json             one JSON array, one object per corpus, in argument order; each carries its map
+                     and semantic scoring, so the file is \`paracap report <dir> --reference\` input`;
 
 export async function compareCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({

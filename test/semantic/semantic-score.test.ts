@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../shared/core/config.ts";
 import { calibrateThreshold, evaluateThreshold } from "../../shared/semantic/calibrate.ts";
-import { semanticScoreName, semanticVerdict, shippedThresholds, type ThresholdsFile } from "../../shared/semantic/semantic-score.ts";
+import { scoringDifference, semanticScoreName, semanticScoring, semanticVerdict, shippedThresholds, type ThresholdsFile } from "../../shared/semantic/semantic-score.ts";
 
 const file = (thresholds: ThresholdsFile["thresholds"]): (() => ThresholdsFile) => () => ({
   rule: "test",
@@ -71,5 +71,25 @@ describe("calibrateThreshold", () => {
     expect([e.precision, e.recall]).toEqual([2 / 3, 0.5]);
     expect(e.f1).toBeCloseTo(4 / 7, 12);
     expect(evaluateThreshold(rows, 1)).toEqual({ precision: 0, recall: 0, f1: 0 });
+  });
+});
+
+describe("semanticScoring", () => {
+  const scoring = (s: object) => semanticScoring(resolveConfig({ scoring: s }).scoring);
+
+  it("names what a semantic score's values depend on: the vocabulary for word-vector metrics, the model for others", () => {
+    expect(scoring({})).toEqual({ semantic: "mean(vectorCosine,wordMoverSimilarity)", vectors: { maxWords: 100_000 } });
+    // a model scorer next to the default semantic score does not change it
+    expect(scoring({ scorers: ["syntactic", "wordVectors", "embedding"], transformer: { model: "/m" } })).toEqual(scoring({}));
+    expect(scoring({ scorers: ["syntactic", "embedding"], semantic: ["embeddingCosine"], transformer: { model: "/m", dtype: "q8" } }))
+      .toEqual({ semantic: "embeddingCosine", transformer: { model: "/m", dtype: "q8" } });
+  });
+
+  it("says in words what differs, or null", () => {
+    expect(scoringDifference(scoring({}), scoring({}))).toBeNull();
+    expect(scoringDifference(scoring({ vectors: { maxWords: null } }), scoring({}))).toBe("all word vectors here, the 100,000 most frequent word vectors there");
+    expect(scoringDifference(scoring({ semantic: ["vectorCosine"] }), scoring({}))).toBe("semantic = vectorCosine here, mean(vectorCosine,wordMoverSimilarity) there");
+    const model = (m: string) => scoring({ scorers: ["embedding"], semantic: ["embeddingCosine"], transformer: { model: m } });
+    expect(scoringDifference(model("/a"), model("/b"))).toBe("model /a (fp32) here, model /b (fp32) there");
   });
 });
