@@ -8,6 +8,7 @@ import { compile, type TopLevelSpec } from "vega-lite";
 import { LEVEL_LABELS, MAP_LEVELS, type CharacteristicMap } from "./characteristic-map.ts";
 import type { FunnelRow } from "./stats.ts";
 import type { Histogram } from "./tier-summary.ts";
+import { stableId } from "../core/hash.ts";
 
 const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif";
 const CONFIG = {
@@ -49,10 +50,26 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
   const { spec: vg } = compile({ ...spec, config: { ...CONFIG, ...(spec.config ?? {}) } } as TopLevelSpec);
   const view = new vega.View(vega.parse(vg), { renderer: "none" });
   try {
-    return await view.toSVG();
+    return stableSvgIds(await view.toSVG());
   } finally {
     view.finalize();
   }
+}
+
+const VEGA_ID = /\b(?:gradient_\d+|clip\d+|pattern_\d+)\b/g;
+
+/**
+ * Vega names gradients and clip paths from process-wide counters: the same data would give other ids
+ * in another run (reports must be byte-identical on resume), and two inline SVGs could share an id.
+ * Ids are renamed after the chart's own content instead.
+ */
+export function stableSvgIds(svg: string): string {
+  const ids = [...new Set(svg.match(VEGA_ID) ?? [])];
+  if (ids.length === 0) return svg;
+  const index = new Map(ids.map((id, k) => [id, k]));
+  const positional = svg.replace(VEGA_ID, (id) => `vg-${index.get(id)}`);
+  const tag = stableId(positional);
+  return svg.replace(VEGA_ID, (id) => `vg${tag}-${index.get(id)}`);
 }
 
 function tierColor(tiers: string[]) {
