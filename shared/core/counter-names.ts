@@ -65,7 +65,10 @@ export const WEB_SET_COUNTERS = {
 } as const;
 
 /** Totals of the dump reader. */
-export type DumpTotal = "pages" | "revisions" | "revisions.emitted" | "bytes";
+export type DumpTotal =
+  | "pages" | "revisions" | "revisions.emitted" | "bytes"
+  // damage: bz2 blocks lost to a failed CRC and their bytes, pages cut at a gap, bytes after the last gzip member
+  | "damaged_blocks" | "damaged_bytes" | "damage.pages_cut" | "trailing_bytes";
 
 export function dumpCounter(total: DumpTotal): string {
   return `dump.${total}`;

@@ -77,7 +77,7 @@ describe("dedup stage", () => {
       makePair("bronze", "File:Ideomap-v21.gif", "Anarchism", "Anarchism", C.ideomapOld, C.ideomapNew),
       makePair("silver", "File:Y.jpg", "P", "Q", C.ideomapOld, C.lincolnAlt),
     ];
-    const { out } = await dedup(pairs, { pairs: { dropSpellingFixes: false } });
+    const { out } = await dedup(pairs, { pairs: { dropSpellingFixes: false }, scoring: { scorers: ["syntactic"] } });
     expect(out.map((p) => [p.tier, p.id])).toEqual(pairs.map((p) => [p.tier, p.id]).sort((x, y) => (x.join() < y.join() ? -1 : 1)));
     for (const p of out) {
       expect(Object.keys(p.metrics).sort()).toEqual(["bleu4", "bleuCordeiro", "lcpNgramOverlap", "levenshtein", "rouge1F", "rougeLF", "sumo", "syntactic", "wordNgramOverlap"]);
@@ -106,7 +106,7 @@ describe("dedup stage", () => {
 
   it("with syntactic scoring only, pairs carry no semantic fields (earlier outputs stay the same)", async () => {
     const pair = makePair("gold", "File:Apollo 11 first step.jpg", "Apollo 11", "Apollo 11", C.apolloLink, C.apolloInfobox);
-    const [p] = (await dedup([pair])).out;
+    const [p] = (await dedup([pair], { scoring: { scorers: ["syntactic"] } })).out;
     expect(Object.keys(p!)).not.toContain("paraphrase");
     expect(p!.metrics.semantic).toBeUndefined();
     expect(ScoredPair.parse(p)).toEqual(p);
