@@ -4,6 +4,7 @@
  * place, led by a bar of the phase's share done and cut to the terminal's width (a wrapped line
  * could not be rewritten). Anything else (a file, a pipe, CI logs) gets plain lines.
  */
+import { dumpCounter } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
 
 export interface ProgressSink {
@@ -55,11 +56,11 @@ export function createProgress(counters: () => Counters[], stream: NodeJS.WriteS
     let text: string;
     fraction = total > 0 ? done / total : null;
     if (phase === "extract") {
-      const revs = sum("dump.revisions");
-      const mb = sum("dump.bytes") / 1e6;
+      const revs = sum(dumpCounter("revisions"));
+      const mb = sum(dumpCounter("bytes")) / 1e6;
       text = `extract: ${revs.toLocaleString("en-US")} revisions (${(revs / Math.max(secs, 0.001)).toFixed(0)}/s), ${mb.toFixed(1)} MB (${(mb / Math.max(secs, 0.001)).toFixed(1)} MB/s), shards ${done}/${total}`;
       if (input && input.total > 0 && input.done > 0) {
-        const f = processedShare(input, sum("dump.bytes"));
+        const f = processedShare(input, sum(dumpCounter("bytes")));
         fraction = done < total ? Math.min(f, 0.999) : 1;
         // The ETA follows this run's own pace: shards an earlier run finished took no time here.
         const fRun = f - (input.resumed ?? 0) / input.total;

@@ -3,6 +3,7 @@
  * counters into stats.json, and writes report.md, config.json, the publishable outputs (report.html,
  * Parquet, dataset card: output/publish.ts) and a _SUCCESS marker last.
  */
+import { isExtractionCounter } from "../core/counter-names.ts";
 import { Counters } from "../core/counters.ts";
 import { phaseShape } from "../core/phase-names.ts";
 import { ScoredPair } from "../core/records.ts";
@@ -100,7 +101,7 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
     // complete: every shard was read to its end (none missing, none damaged) and every partition done
     failedTasks,
     complete: missing.length === 0 && corrupt.length === 0 && failedTasks.length === 0,
-    extraction: Object.fromEntries(Object.entries(snapshot).filter(([k]) => k.startsWith("dump.") || k.startsWith("tsv.") || k.startsWith("extract."))),
+    extraction: Object.fromEntries(Object.entries(snapshot).filter(([k]) => isExtractionCounter(k))),
     tiers,
     counters: snapshot,
   };

@@ -3,6 +3,7 @@
  * A corrupt shard (truncated bz2, malformed XML) keeps what was read before the damage and is marked
  * "corrupt" with the error; the run goes on and the report lists it.
  */
+import { corruptShardsCounter, extractCounter } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
 import { phaseShape } from "../core/phase-names.ts";
 import { partitionOf } from "../core/hash.ts";
@@ -57,7 +58,7 @@ async function extractShard(manifest: RunManifest, shard: ShardSpec, work: BlobS
   try {
     for await (const ref of collapseUses(revisions, counters)) {
       await out.write(partitionOf(ref.image, partitions), ref);
-      counters.inc(`extract.${ref.kind}.shuffle_records`);
+      counters.inc(extractCounter(ref.kind, "shuffle_records"));
     }
   } catch (err) {
     if (!deps.isCorruptInput(err)) {
@@ -65,7 +66,7 @@ async function extractShard(manifest: RunManifest, shard: ShardSpec, work: BlobS
       throw err;
     }
     outcome = { status: "corrupt", error: err instanceof Error ? err.message : String(err), damage: damageOf(err, shard) };
-    counters.inc("extract.shards.corrupt");
+    counters.inc(corruptShardsCounter(extractPhase.name));
   }
   await out.close();
   return outcome;

@@ -4,6 +4,7 @@
  * work is not redone); otherwise it runs, counts its unit, and writes its marker last, so a crash
  * before the marker means "not done" and a retry overwrites the same deterministic outputs.
  */
+import { taskCounter } from "../core/counter-names.ts";
 import { Counters } from "../core/counters.ts";
 import type { PhaseShape } from "../core/phase-names.ts";
 import type { BlobStore } from "../io/blob-store.ts";
@@ -117,7 +118,7 @@ export async function runUnitTask(phase: UnitPhase, manifest: RunManifest, work:
   if (existing) return existing;
   const counters = new Counters();
   const outcome = (await phase.run({ manifest, work, unit, counters, runner })) ?? { status: "ok", error: null };
-  counters.inc(`${phase.name}.${phase.unit === "shard" ? "shards" : "partitions"}`);
+  counters.inc(taskCounter(phase.name, phase.unit));
   const m = marker(`${phase.name}:${unit.key}`, fingerprintOf(phase, manifest), counters, outcome.status, outcome.error, outcome.damage);
   await writeMarker(work, phase.done(unit.key), m);
   return m;
