@@ -29,7 +29,7 @@ export async function runStatus(runId: string, work: BlobStore, output: BlobStor
   const manifest = RunManifest.parse(JSON.parse(text));
   const shards: RunStatus["shards"] = { total: manifest.shards.length, done: 0, corrupt: [], failed: [], pending: [] };
   for (const s of manifest.shards) {
-    const m = await readMarker(work, layout.extractDone(s.id));
+    const m = await readMarker(work, pipeline.shardPhase.done(s.id));
     if (!m) shards.pending.push(s.id);
     else if (m.status === "failed") shards.failed.push(s.id);
     else {

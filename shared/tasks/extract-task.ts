@@ -15,7 +15,7 @@ import { layout } from "./layout.ts";
 import { PartitionedWriter } from "./partitioned-writer.ts";
 import type { RunManifest, ShardSpec } from "./manifest.ts";
 import { readMarker, type TaskMarker } from "./markers.ts";
-import { runUnitTask, type PhaseEndContext, type RunnerDeps, type UnitOutcome, type UnitPhase } from "./phase-task.ts";
+import { runUnitTask, shardPhaseOf, type PhaseEndContext, type RunnerDeps, type UnitOutcome, type UnitPhase } from "./phase-task.ts";
 
 export interface ExtractTaskDeps {
   /** the bytes of the shard's file (runner-specific: a local file or a Cloud Storage object) */
@@ -76,8 +76,10 @@ async function extractShard(manifest: RunManifest, shard: ShardSpec, work: BlobS
  * No document read from any shard (not a MediaWiki export, garbage, every shard lost): the run
  * stops with the reason instead of publishing empty datasets.
  */
-async function nothingRead({ manifest, work, sources }: PhaseEndContext): Promise<string | void> {
-  const markers = await Promise.all(manifest.shards.map((s) => readMarker(work, layout.extractDone(s.id))));
+async function nothingRead({ manifest, work, sources, phases }: PhaseEndContext): Promise<string | void> {
+  // the phase as the pipeline has it (a caller may have renamed it)
+  const shardPhase = shardPhaseOf(phases);
+  const markers = await Promise.all(manifest.shards.map((s) => readMarker(work, shardPhase.done(s.id))));
   if (markers.some((m, i) => (m?.counters[sources.get(manifest.shards[i]!.source).documentsCounter] ?? 0) > 0)) return;
   const why = [...new Set(markers.map((m) => m?.error).filter((e): e is string => !!e))].slice(0, 3).join("; ");
   const n = new Set(manifest.shards.map((s) => s.uri)).size;

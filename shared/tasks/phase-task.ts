@@ -86,6 +86,17 @@ export interface OncePhase extends PhaseShape {
 
 export type Phase = UnitPhase | OncePhase;
 
+/**
+ * The phase that reads the input, one task per shard: its markers tell which shards were read (the
+ * aggregate, `cloud status`, the progress line). Found by its unit, not its name, so a renamed or
+ * added phase works.
+ */
+export function shardPhaseOf(phases: readonly Phase[]): UnitPhase {
+  const found = phases.filter((p): p is UnitPhase => p.unit === "shard");
+  if (found.length !== 1) throw new Error(`a pipeline needs exactly one phase over input shards, found ${found.length}${found.length ? ` (${found.map((p) => p.name).join(", ")})` : ""}`);
+  return found[0]!;
+}
+
 /** The units of a phase for a run, in order. */
 export function unitsOf(phase: UnitPhase, manifest: RunManifest): UnitRef[] {
   if (phase.unit === "shard") return manifest.shards.map((shard) => ({ unit: "shard", key: shard.id, shard }));
