@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runStatus } from "../../shared/cloud/run-status.ts";
+import { formatStatus, runStatus } from "../../shared/cloud/run-status.ts";
 import { resolveConfig } from "../../shared/core/config.ts";
 import { LocalStore } from "../../shared/io/local-store.ts";
 import { aggregatePhase } from "../../shared/tasks/aggregate-task.ts";
@@ -35,5 +35,6 @@ describe("run status", () => {
     const s = await runStatus("r1", work, output, pipeline);
     expect(s.shards).toEqual({ total: 3, done: 2, corrupt: ["s1: truncated"], failed: [], pending: ["s2"] });
     expect(Object.keys(s.partitions)).toEqual(["group", "dedup"]);
+    expect(formatStatus(s)).toContain("\n  read shards: 2/3 done, 0 failed, 1 pending\n");
   });
 });
