@@ -11,6 +11,7 @@ import { resolveConfig } from "../core/config.ts";
 import { createScorers, SCORER_NAMES } from "../plugins/scorers.ts";
 import { applyModelFlag, checkModel } from "../semantic/model-flag.ts";
 import { extractImageRefs } from "../wikitext/extract-images.ts";
+import { readConfigFile } from "./config-file.ts";
 import { UserError } from "./errors.ts";
 import { mapLineBatches, mapLines } from "./lines.ts";
 import { dumpCounter } from "../core/counter-names.ts";
@@ -102,7 +103,7 @@ export async function scoreCommand(argv: string[]): Promise<number> {
     },
   });
   if (values.help) return usage(SCORE_USAGE);
-  const fileConfig = values.config ? await readJsonFile(values.config) : {};
+  const fileConfig = values.config ? await readConfigFile(values.config) : {};
   const scorers = values.scorers?.split(",").map((s) => s.trim());
   const config = resolveConfig(fileConfig, { scoring: { scorers, transformer: { model: values.model || undefined } } });
   if (values.model !== undefined) {
@@ -112,17 +113,6 @@ export async function scoreCommand(argv: string[]): Promise<number> {
   const score = await createScorers(config);
   await mapLineBatches(process.stdin, process.stdout, SCORE_BATCH, parsePairLine, score);
   return 0;
-}
-
-async function readJsonFile(file: string): Promise<unknown> {
-  const text = await readFile(file, "utf8").catch(() => {
-    throw new UserError(`cannot read config file ${file}`);
-  });
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new UserError(`config file ${file} is not valid JSON`);
-  }
 }
 
 function usage(text: string): number {

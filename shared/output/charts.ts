@@ -8,7 +8,6 @@ import { compile, type TopLevelSpec } from "vega-lite";
 import { LEVEL_LABELS, MAP_LEVELS, type CharacteristicMap } from "./characteristic-map.ts";
 import type { FunnelRow } from "./stats.ts";
 import type { Histogram } from "./tier-summary.ts";
-import { stableId } from "../core/hash.ts";
 
 const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif";
 const CONFIG = {
@@ -46,30 +45,29 @@ function sansWidth(text: string, size: number): number {
   return Math.max(0, ...lines.map((l) => sansWidth(l, item.fontSize ?? 11)));
 };
 
+/**
+ * An SVG's own ids (clip paths, gradients) renamed `<scope>-<n>` in order of appearance, with the
+ * references to them. Vega numbers them with process-wide counters, so the same chart rendered
+ * twice in one process (a second run, a test) would differ, and two charts inlined in one page
+ * must not share an id: the scope is the chart's name in the page.
+ */
+export function scopeSvgIds(svg: string, scope: string): string {
+  const ids = [...new Set([...svg.matchAll(/\bid="([^"]+)"/g)].map((m) => m[1]!))];
+  if (ids.length === 0) return svg;
+  const renamed = new Map(ids.map((id, i) => [id, `${scope}-${i}`]));
+  const escaped = ids.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).sort((a, b) => b.length - a.length);
+  const ref = new RegExp(`(\\bid="|#)(${escaped.join("|")})(?=["')])`, "g");
+  return svg.replace(ref, (_, lead: string, id: string) => `${lead}${renamed.get(id)}`);
+}
+
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
   const { spec: vg } = compile({ ...spec, config: { ...CONFIG, ...(spec.config ?? {}) } } as TopLevelSpec);
   const view = new vega.View(vega.parse(vg), { renderer: "none" });
   try {
-    return stableSvgIds(await view.toSVG());
+    return await view.toSVG();
   } finally {
     view.finalize();
   }
-}
-
-const VEGA_ID = /\b(?:gradient_\d+|clip\d+|pattern_\d+)\b/g;
-
-/**
- * Vega names gradients and clip paths from process-wide counters: the same data would give other ids
- * in another run (reports must be byte-identical on resume), and two inline SVGs could share an id.
- * Ids are renamed after the chart's own content instead.
- */
-export function stableSvgIds(svg: string): string {
-  const ids = [...new Set(svg.match(VEGA_ID) ?? [])];
-  if (ids.length === 0) return svg;
-  const index = new Map(ids.map((id, k) => [id, k]));
-  const positional = svg.replace(VEGA_ID, (id) => `vg-${index.get(id)}`);
-  const tag = stableId(positional);
-  return svg.replace(VEGA_ID, (id) => `vg${tag}-${index.get(id)}`);
 }
 
 function tierColor(tiers: string[]) {

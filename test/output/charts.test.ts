@@ -1,28 +1,33 @@
-/** Charts are byte-identical for the same data in one process and across processes (reports compare byte for byte on resume). */
+/**
+ * Inline SVG charts of report.html: their ids (clip paths, gradients) come from vega's process-wide
+ * counters, so they are renamed per chart: the same chart renders the same bytes every time, and
+ * two charts in one page never share an id.
+ */
 import { describe, expect, it } from "vitest";
-import { characteristicMap } from "../../shared/output/characteristic-map.ts";
-import { mapsChart, stableSvgIds } from "../../shared/output/charts.ts";
+import { mapFromShares } from "../../shared/output/characteristic-map.ts";
+import { mapsChart, scopeSvgIds } from "../../shared/output/charts.ts";
 
-const map = characteristicMap([[0.24, 0.69], [0.9, 0.95], [0.5, 0.55]]);
-
-describe("chart SVG ids", () => {
-  it("a heatmap rendered twice is the same SVG: Vega's counter-numbered gradient ids are renamed after the content", async () => {
-    const first = await mapsChart([{ corpus: "gold", map }], "semantic");
-    const second = await mapsChart([{ corpus: "gold", map }], "semantic");
-    expect(first).toMatch(/url\(#vg[0-9a-f]+-0\)/);
-    expect(first).not.toMatch(/gradient_\d/);
-    expect(second).toBe(first);
+describe("scopeSvgIds", () => {
+  it("renames every id and its references, in order of appearance, leaving other # values alone", () => {
+    const svg = `<svg><defs><clipPath id="clip12"><rect/></clipPath><linearGradient id="gradient_3"/></defs><g clip-path="url(#clip12)"><path fill="url(#gradient_3)" stroke="#ddd"/><use xlink:href="#clip1"/></g><clipPath id="clip1"/></svg>`;
+    expect(scopeSvgIds(svg, "chart-maps")).toBe(
+      `<svg><defs><clipPath id="chart-maps-0"><rect/></clipPath><linearGradient id="chart-maps-1"/></defs><g clip-path="url(#chart-maps-0)"><path fill="url(#chart-maps-1)" stroke="#ddd"/><use xlink:href="#chart-maps-2"/></g><clipPath id="chart-maps-2"/></svg>`,
+    );
+    expect(scopeSvgIds("<svg><g/></svg>", "x")).toBe("<svg><g/></svg>");
   });
 
-  it("renames every occurrence consistently and leaves other text alone", () => {
-    const svg = '<defs><linearGradient id="gradient_7"/><clipPath id="clip12"/></defs><path fill="url(#gradient_7)" clip-path="url(#clip12)"/><text>clip art</text>';
-    const out = stableSvgIds(svg);
-    const [g, c] = [...out.matchAll(/id="([^"]+)"/g)].map((m) => m[1]);
-    expect(g).not.toBe(c);
-    expect(out).toContain(`fill="url(#${g})"`);
-    expect(out).toContain(`clip-path="url(#${c})"`);
-    expect(out).toContain("<text>clip art</text>");
-    // the same content with other counter values gives the same ids
-    expect(stableSvgIds(svg.replaceAll("gradient_7", "gradient_3").replaceAll("clip12", "clip1"))).toBe(out);
+  it("a chart with a gradient legend renders the same bytes a second time in the same process", async () => {
+    const map = mapFromShares(10, [
+      [0.1, 0.1, 0, 0, 0],
+      [0, 0.2, 0.1, 0, 0],
+      [0, 0, 0.3, 0.1, 0],
+      [0, 0, 0, 0.1, 0],
+      [0, 0, 0, 0, 0],
+    ]);
+    const [a, b] = [await mapsChart([{ corpus: "gold", map }], "semantic"), await mapsChart([{ corpus: "gold", map }], "semantic")];
+    expect(a).toMatch(/id="gradient_\d+"/);
+    expect(a).not.toBe(b); // vega's counters moved on
+    expect(scopeSvgIds(a, "chart-maps")).toBe(scopeSvgIds(b, "chart-maps"));
+    expect(scopeSvgIds(a, "chart-maps")).not.toMatch(/gradient_\d|"clip\d/);
   });
 });

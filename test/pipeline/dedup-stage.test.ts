@@ -5,6 +5,8 @@ import { Counters } from "../../shared/core/counters.ts";
 import { ScoredPair, type CandidatePair } from "../../shared/core/records.ts";
 import { silentContext } from "../../shared/core/stage.ts";
 import { dedupStage } from "../../shared/pipeline/dedup-stage.ts";
+import { tierFilters } from "../../shared/pipeline/filters.ts";
+import { tierSpecs } from "../../shared/pipeline/tiers.ts";
 import { shippedThresholds } from "../../shared/semantic/semantic-score.ts";
 import { CAPTIONS as C, collect, from, makePair } from "./stage-helpers.ts";
 
@@ -41,6 +43,27 @@ describe("dedup stage", () => {
     const s = { ...g, tier: "silver" };
     const { out } = await dedup([s, g]);
     expect(out.map((p) => p.tier)).toEqual(["gold", "silver"]);
+  });
+
+  it("applies each tier's dedup-side steps of its funnel lists (set-size bound, unique, pair filters), in order", async () => {
+    const config = resolveConfig({});
+    const counters = new Counters();
+    const pairs = tierSpecs(config).map((t) => makePair(t.name, "File:A.jpg", "P", "Q", C.apolloLink, C.apolloInfobox));
+    await collect(dedupStage(config, { setSizeMax: 4 }).run(from(pairs), silentContext(counters)));
+    for (const t of tierSpecs(config)) {
+      const f = tierFilters(config, t, { setSizeMax: 4 });
+      const want = [f.setSize!, f.unique, ...f.pair].map((x) => x.id);
+      const counted = Object.keys(counters.toJSON())
+        .filter((k) => k.startsWith(`filter.${t.name}.`) && k.endsWith(".in"))
+        .map((k) => k.slice(`filter.${t.name}.`.length, -".in".length));
+      expect(counted.sort(), t.name).toEqual([...want].sort());
+      for (const id of want) expect(counters.get(`funnel.${t.name}.${id}.candidates`), `${t.name} ${id}`).toBe(1);
+    }
+  });
+
+  it("a pair of a tier the configuration does not run is a clear error, not a pair filtered by another tier's lists", async () => {
+    const p = makePair("silver", "File:A.jpg", "P", "Q", C.apolloLink, C.apolloInfobox);
+    await expect(dedup([p], { tiers: ["gold"] })).rejects.toThrow(/tier "silver", which this configuration does not run \(tiers: gold\)/);
   });
 
   it("drops captions equal ignoring case (divergent)", async () => {
