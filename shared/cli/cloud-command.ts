@@ -1,7 +1,7 @@
 /** `paracap cloud upload|status|fetch`: works against Google Cloud or the local emulators. */
 import { Storage, type Bucket } from "@google-cloud/storage";
 import { existsSync } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
 import { PART_OF_MANIFEST, type UploadManifest } from "../cloud/messages.ts";
@@ -13,6 +13,7 @@ import { NOT_A_DUMP, sniffDump, uploadKind } from "../cloud/upload-kind.ts";
 import { GcsStore } from "../io/gcs-store.ts";
 import { findMultistreamIndex, looksLikeHistory } from "../runner/local-shards.ts";
 import { OUTPUT_FILES } from "../tasks/aggregate-task.ts";
+import { readConfigFile } from "./config-file.ts";
 import { UserError } from "./errors.ts";
 
 const COMMON = `Where: --emulator <dir> reads the local emulator's settings from <dir>/env.json (written by
@@ -95,7 +96,7 @@ export async function cloudCommand(argv: string[]): Promise<number> {
     case "upload": {
       if (positionals.length === 0) throw usage();
       const bucket = storage.bucket(need(values.bucket, "PARACAP_INPUT_BUCKET", "--bucket"));
-      const config = values.config ? await readConfig(values.config) : undefined;
+      const config = values.config ? await readConfigFile(values.config) : undefined;
       const id = await upload(bucket, positionals, values.name, config);
       process.stderr.write(`run ${id} started; follow it with: npx paracap cloud status ${id}\n`);
       process.stdout.write(id + "\n");
@@ -196,18 +197,6 @@ function liveEmulator(dir: string, required: boolean) {
   return file;
 }
 
-async function readConfig(path: string): Promise<Record<string, unknown>> {
-  const text = await readFile(path, "utf8").catch(() => {
-    throw new UserError(`cannot read config file ${path}`);
-  });
-  try {
-    const json: unknown = JSON.parse(text);
-    if (typeof json !== "object" || json === null || Array.isArray(json)) throw new Error("not an object");
-    return json as Record<string, unknown>;
-  } catch {
-    throw new UserError(`config file ${path} is not a JSON object`);
-  }
-}
 
 /**
  * Uploads the dumps and returns the run id the planner will give the run. A multistream dump's

@@ -7,6 +7,7 @@ import { CorpusFormatError, readCorpus } from "../compare/corpus-formats.ts";
 import { MAP_LEVELS, TABLE_METRICS, type CorpusSummary } from "../compare/corpus-summary.ts";
 import { METRIC_NAMES } from "../metrics/index.ts";
 import { DELTA_SEM_SYN, SEMANTIC } from "../semantic/semantic-score.ts";
+import { readConfigFile } from "./config-file.ts";
 import { UserError } from "./errors.ts";
 
 export type { ComparedCorpus };
@@ -38,17 +39,7 @@ export async function compareCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length === 0) throw new UserError("usage: paracap compare [--json] <corpus>…");
-  let fileConfig: unknown = {};
-  if (values.config) {
-    const text = await readFile(values.config, "utf8").catch(() => {
-      throw new UserError(`cannot read config file ${values.config}`);
-    });
-    try {
-      fileConfig = JSON.parse(text);
-    } catch {
-      throw new UserError(`config file ${values.config} is not valid JSON`);
-    }
-  }
+  const fileConfig = values.config ? await readConfigFile(values.config) : {};
   const scorers = values.scorers.split(",").map((s) => s.trim()).filter((s) => s !== "");
   const config = resolveConfig(fileConfig, { scoring: { scorers } });
   if (!config.scoring.scorers.includes("syntactic")) throw new ConfigError("compare needs the syntactic scorer (Table 7's syntactic columns)");

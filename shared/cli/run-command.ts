@@ -1,5 +1,4 @@
 /** `paracap run`: the whole job on local dumps (default: the embedded real sample). */
-import { readFile } from "node:fs/promises";
 import { realpathSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
@@ -12,6 +11,7 @@ import { looksLikeHistory, type LocalInput } from "../runner/local-shards.ts";
 import { runLocal } from "../runner/local-runner.ts";
 import { applyModelFlag, checkModel } from "../semantic/model-flag.ts";
 import { expandArgs } from "./argv.ts";
+import { readConfigFile } from "./config-file.ts";
 import { UserError } from "./errors.ts";
 
 export const SAMPLE_DIR = join(REPO_ROOT, "shared/sample/");
@@ -45,17 +45,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.stdout.write(RUN_USAGE + "\n");
     return 0;
   }
-  let fileConfig: unknown = {};
-  if (values.config) {
-    const text = await readFile(values.config, "utf8").catch(() => {
-      throw new UserError(`cannot read config file ${values.config}`);
-    });
-    try {
-      fileConfig = JSON.parse(text);
-    } catch {
-      throw new UserError(`config file ${values.config} is not valid JSON`);
-    }
-  }
+  const fileConfig = values.config ? await readConfigFile(values.config) : {};
   const flags: Record<string, unknown> = {};
   if (values.tiers !== undefined && values.tiers.trim() === "") throw new UserError(`--tiers needs at least one tier (gold, silver, bronze)`);
   if (values.out !== undefined && values.out.trim() === "") throw new UserError(`--out needs a folder name`);

@@ -12,6 +12,7 @@ import { createScorers, SCORER_NAMES } from "../plugins/scorers.ts";
 import { applyModelFlag, checkModel } from "../semantic/model-flag.ts";
 import { semanticVerdict } from "../semantic/semantic-score.ts";
 import { extractImageRefs } from "../wikitext/extract-images.ts";
+import { readConfigFile } from "./config-file.ts";
 import { UserError } from "./errors.ts";
 import { mapLineBatches, mapLines } from "./lines.ts";
 import { dumpCounter } from "../core/counter-names.ts";
@@ -105,7 +106,7 @@ export async function scoreCommand(argv: string[]): Promise<number> {
     },
   });
   if (values.help) return usage(SCORE_USAGE);
-  const fileConfig = values.config ? await readJsonFile(values.config) : {};
+  const fileConfig = values.config ? await readConfigFile(values.config) : {};
   const scorers = values.scorers?.split(",").map((s) => s.trim());
   const config = resolveConfig(fileConfig, { scoring: { scorers, transformer: { model: values.model || undefined } } });
   if (values.model !== undefined) {
@@ -121,17 +122,6 @@ export async function scoreCommand(argv: string[]): Promise<number> {
       return v.paraphrase === undefined ? v.metrics : { ...v.metrics, paraphrase: v.paraphrase, paraphraseBy: v.paraphraseBy };
     }));
   return 0;
-}
-
-async function readJsonFile(file: string): Promise<unknown> {
-  const text = await readFile(file, "utf8").catch(() => {
-    throw new UserError(`cannot read config file ${file}`);
-  });
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new UserError(`config file ${file} is not valid JSON`);
-  }
 }
 
 function usage(text: string): number {

@@ -9,6 +9,8 @@ import { PLAN_OUTCOME, PlanOutcome, RUN_FAILED } from "./run-records.ts";
 
 export interface RunStatus {
   runId: string;
+  /** the phase that reads the input shards */
+  shardPhase: string;
   shards: { total: number; done: number; corrupt: string[]; failed: string[]; pending: string[] };
   /** dead-lettered partition tasks, e.g. `group-3` */
   failedPartitions: string[];
@@ -29,7 +31,7 @@ export async function runStatus(runId: string, work: BlobStore, output: BlobStor
   const manifest = RunManifest.parse(JSON.parse(text));
   const shards: RunStatus["shards"] = { total: manifest.shards.length, done: 0, corrupt: [], failed: [], pending: [] };
   for (const s of manifest.shards) {
-    const m = await readMarker(work, layout.extractDone(s.id));
+    const m = await readMarker(work, pipeline.shardPhase.done(s.id));
     if (!m) shards.pending.push(s.id);
     else if (m.status === "failed") shards.failed.push(s.id);
     else {
@@ -55,6 +57,7 @@ export async function runStatus(runId: string, work: BlobStore, output: BlobStor
   const failedText = await work.readText(RUN_FAILED);
   return {
     runId,
+    shardPhase: pipeline.shardPhase.name,
     shards,
     failedPartitions,
     partitions,
@@ -75,7 +78,7 @@ export function formatStatus(s: RunStatus): string {
   const state = s.failed !== null ? `FAILED: ${s.failed}` : s.finished ? (s.complete ? "finished, complete" : "finished, INCOMPLETE (some shards or partitions failed)") : "running";
   const lines = [
     `run ${s.runId}: ${state}`,
-    `  extract shards: ${s.shards.done}/${s.shards.total} done, ${s.shards.failed.length} failed, ${s.shards.pending.length} pending`,
+    `  ${s.shardPhase} shards: ${s.shards.done}/${s.shards.total} done, ${s.shards.failed.length} failed, ${s.shards.pending.length} pending`,
     ...Object.entries(s.partitions).map(([phase, p]) => `  ${phase} partitions: ${p.done}/${p.total}`),
   ];
   for (const c of s.shards.corrupt) lines.push(`  damaged shard ${c}`);

@@ -41,12 +41,22 @@ export function groupPairsCounter(tier: string): string {
   return `group.${tier}.pairs`;
 }
 
-/** Per-task totals of the phases (written by shared/tasks/). */
+/** Tasks a phase ran: `<phase>.shards` or `<phase>.partitions` (counted by the task wrapper, shared/tasks/phase-task.ts). */
+export function taskCounter(phase: string, unit: "shard" | "partition"): string {
+  return `${phase}.${unit === "shard" ? "shards" : "partitions"}`;
+}
+
+/** Shards of a shard phase read only up to damage in their input. */
+export function corruptShardsCounter(phase: string): string {
+  return `${taskCounter(phase, "shard")}.corrupt`;
+}
+
+/** Per-task totals of the built-in phases. */
 export const TASK_COUNTERS = {
-  extractShards: "extract.shards",
-  extractShardsCorrupt: "extract.shards.corrupt",
-  groupPartitions: "group.partitions",
-  dedupPartitions: "dedup.partitions",
+  extractShards: taskCounter("extract", "shard"),
+  extractShardsCorrupt: corruptShardsCounter("extract"),
+  groupPartitions: taskCounter("group", "partition"),
+  dedupPartitions: taskCounter("dedup", "partition"),
 } as const;
 
 /** The counters stats.json lists under `extraction`: everything the readers and the extract stage counted. */
@@ -64,8 +74,11 @@ export const WEB_SET_COUNTERS = {
   sumSq: "group.web.sets.sum_sq",
 } as const;
 
-/** Totals of the dump reader. */
-export type DumpTotal = "pages" | "revisions" | "revisions.emitted" | "bytes";
+/**
+ * Totals of the dump reader; the damage it skipped: blocks and bytes of damaged bz2 streams,
+ * garbage after the last gzip member, pages cut by a gap (their earlier revisions stay).
+ */
+export type DumpTotal = "pages" | "revisions" | "revisions.emitted" | "bytes" | "damaged_blocks" | "damaged_bytes" | "trailing_bytes" | "damage.pages_cut";
 
 export function dumpCounter(total: DumpTotal): string {
   return `dump.${total}`;

@@ -117,10 +117,10 @@ export async function* readPages(input: NodeJS.ReadableStream | AsyncIterable<Bu
 
   const lost = gaps.filter((g) => g.kind !== "trailing");
   for (const g of gaps) {
-    if (g.kind === "trailing") counters.inc("dump.trailing_bytes", g.skippedBytes);
+    if (g.kind === "trailing") counters.inc(dumpCounter("trailing_bytes"), g.skippedBytes);
     else if (g.kind === "damaged") {
-      counters.inc("dump.damaged_blocks", g.blocks);
-      counters.inc("dump.damaged_bytes", g.skippedBytes);
+      counters.inc(dumpCounter("damaged_blocks"), g.blocks);
+      counters.inc(dumpCounter("damaged_bytes"), g.skippedBytes);
     }
   }
   if (totalBytes === 0 && !opts.fragment && lost.length === 0) throw new DumpError(file, 0, "input is empty: is this a MediaWiki XML export?");

@@ -203,7 +203,7 @@ export class DumpScanner {
    * resumes at the next <page>, inside the root. Bytes on either side are never joined.
    */
   resync(): void {
-    if (this.page !== null) this.counters.inc("dump.damage.pages_cut");
+    if (this.page !== null) this.counters.inc(dumpCounter("damage.pages_cut"));
     this.base += this.buf.length;
     this.buf = EMPTY;
     this.pos = 0;

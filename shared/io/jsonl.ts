@@ -1,13 +1,29 @@
 /** JSON Lines over a BlobStore: streaming read with schema validation, buffered write. */
 import { createInterface } from "node:readline";
-import type { z } from "zod";
+import { createGunzip } from "node:zlib";
+import { z } from "zod";
 import type { BlobStore, BlobWriter } from "./blob-store.ts";
 
-/** Parsed records of a JSONL object; a missing object yields nothing. Bad lines throw with file and line number. */
-export async function* readJsonl<T>(store: BlobStore, name: string, schema?: z.ZodType<T>): AsyncGenerator<T> {
-  const stream = await store.readStream(name);
-  if (!stream) return;
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+export interface ReadJsonlOptions {
+  /** a missing object is an error (default: it yields nothing) */
+  required?: boolean;
+  /** what a record is, for errors: `<file>:<line>: not <what>: <first issue>` (default: zod's whole message) */
+  what?: string;
+}
+
+/**
+ * Parsed records of a JSONL object (gunzipped when its name ends in `.gz`); a missing object
+ * yields nothing unless required. Bad lines throw with file and line number.
+ */
+export async function* readJsonl<T>(store: BlobStore, name: string, schema?: z.ZodType<T>, opts: ReadJsonlOptions = {}): AsyncGenerator<T> {
+  const raw = await store.readStream(name);
+  if (!raw) {
+    if (opts.required) throw new Error(`${store.description}/${name}: not found`);
+    return;
+  }
+  const input = name.endsWith(".gz") ? raw.pipe(createGunzip()) : raw;
+  if (input !== raw) raw.on("error", (e) => input.destroy(e));
+  const lines = createInterface({ input, crlfDelay: Infinity });
   let n = 0;
   for await (const line of lines) {
     n++;
@@ -20,7 +36,10 @@ export async function* readJsonl<T>(store: BlobStore, name: string, schema?: z.Z
     }
     if (schema) {
       const parsed = schema.safeParse(value);
-      if (!parsed.success) throw new Error(`${store.description}/${name}:${n}: ${parsed.error.message}`);
+      if (!parsed.success) {
+        const why = opts.what === undefined ? parsed.error.message : `not ${opts.what}: ${z.prettifyError(parsed.error).split("\n")[0]}`;
+        throw new Error(`${store.description}/${name}:${n}: ${why}`);
+      }
       yield parsed.data;
     } else yield value as T;
   }

@@ -45,6 +45,21 @@ function sansWidth(text: string, size: number): number {
   return Math.max(0, ...lines.map((l) => sansWidth(l, item.fontSize ?? 11)));
 };
 
+/**
+ * An SVG's own ids (clip paths, gradients) renamed `<scope>-<n>` in order of appearance, with the
+ * references to them. Vega numbers them with process-wide counters, so the same chart rendered
+ * twice in one process (a second run, a test) would differ, and two charts inlined in one page
+ * must not share an id: the scope is the chart's name in the page.
+ */
+export function scopeSvgIds(svg: string, scope: string): string {
+  const ids = [...new Set([...svg.matchAll(/\bid="([^"]+)"/g)].map((m) => m[1]!))];
+  if (ids.length === 0) return svg;
+  const renamed = new Map(ids.map((id, i) => [id, `${scope}-${i}`]));
+  const escaped = ids.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).sort((a, b) => b.length - a.length);
+  const ref = new RegExp(`(\\bid="|#)(${escaped.join("|")})(?=["')])`, "g");
+  return svg.replace(ref, (_, lead: string, id: string) => `${lead}${renamed.get(id)}`);
+}
+
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
   const { spec: vg } = compile({ ...spec, config: { ...CONFIG, ...(spec.config ?? {}) } } as TopLevelSpec);
   const view = new vega.View(vega.parse(vg), { renderer: "none" });

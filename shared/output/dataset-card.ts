@@ -7,6 +7,7 @@
  * The YAML is written by hand for a fixed shape: every string is a JSON string (a valid YAML
  * double-quoted scalar), so no input-derived text can change the structure.
  */
+import { tsvCounter } from "../core/counter-names.ts";
 import { baseName } from "./html-report.ts";
 import { mdCode, mdText } from "./markdown-escape.ts";
 import type { Stats } from "./stats.ts";
@@ -44,7 +45,7 @@ export function sizeCategory(n: number): string {
 export function inputFacts(stats: Stats): { languages: string[]; wikipedia: boolean } {
   const names = stats.inputs.map((i) => baseName(i.uri));
   const langs = names.map((n) => /^([a-z]{2,3}(?:_[a-z]+)?)wiki-/.exec(n)?.[1]).filter((x): x is string => !!x);
-  const captionLists = (stats.extraction["tsv.lines"] ?? 0) > 0 || names.some((n) => /\.tsv(\.|$)/i.test(n));
+  const captionLists = (stats.extraction[tsvCounter("lines")] ?? 0) > 0 || names.some((n) => /\.tsv(\.|$)/i.test(n));
   return { languages: [...new Set(langs.map((l) => l.replace(/_/g, "-")))], wikipedia: !captionLists };
 }
 

@@ -5,7 +5,7 @@
  * maps (ours next to reference corpora) and pairs from each map cell. Sections whose data the pairs do
  * not carry are replaced by a one-line note. Every input-derived string goes through htmlText.
  */
-import { funnelChart, histogramChart, mapsChart } from "./charts.ts";
+import { funnelChart, histogramChart, mapsChart, scopeSvgIds } from "./charts.ts";
 import { LEVEL_LABELS, MAP_LEVELS } from "./characteristic-map.ts";
 import { htmlText as h } from "./html-escape.ts";
 import { referenceMismatch, type ReferenceMap } from "./reference-maps.ts";
@@ -230,7 +230,7 @@ function sampleRow(p: PublishedPair, semantic: string, cell: string): string {
 }
 
 function figure(id: string, svg: string, caption: string): string {
-  return `<figure class="chart" data-chart="${h(id)}">${svg}<figcaption>${h(caption)}</figcaption></figure>`;
+  return `<figure class="chart" data-chart="${h(id)}">${scopeSvgIds(svg, `chart-${id}`)}<figcaption>${h(caption)}</figcaption></figure>`;
 }
 
 function note(text: string): string {

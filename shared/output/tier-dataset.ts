@@ -3,11 +3,10 @@
  * `<tier>.jsonl.gz` (cloud runner). Pairs keep fields later scorers add (a `paraphrase` decision),
  * so the report and the Parquet export follow whatever the pairs carry.
  */
-import { createInterface } from "node:readline";
-import { createGunzip } from "node:zlib";
 import { z } from "zod";
 import { ScoredPair } from "../core/records.ts";
 import type { BlobStore } from "../io/blob-store.ts";
+import { readJsonl } from "../io/jsonl.ts";
 
 export const PublishedPair = ScoredPair.extend({
   /** the paraphrase decision of a semantic scorer, when one ran */
@@ -30,28 +29,6 @@ export async function tierObject(store: BlobStore, tier: string): Promise<string
  * The tier's pairs in file order; a line that is not a pair is an error naming the file and line.
  * `trusted`: the file was validated by an earlier pass (schema checks are half the cost of a pass).
  */
-export async function* readTier(store: BlobStore, name: string, opts: { trusted?: boolean } = {}): AsyncGenerator<PublishedPair> {
-  const raw = await store.readStream(name);
-  if (!raw) throw new Error(`${store.description}/${name}: not found`);
-  const input = name.endsWith(".gz") ? raw.pipe(createGunzip()) : raw;
-  raw.on("error", (e) => input.destroy(e));
-  const lines = createInterface({ input, crlfDelay: Infinity });
-  let n = 0;
-  for await (const line of lines) {
-    n++;
-    if (line.length === 0) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw new Error(`${store.description}/${name}:${n}: not valid JSON`);
-    }
-    if (opts.trusted) {
-      yield value as PublishedPair;
-      continue;
-    }
-    const parsed = PublishedPair.safeParse(value);
-    if (!parsed.success) throw new Error(`${store.description}/${name}:${n}: not a pair: ${z.prettifyError(parsed.error).split("\n")[0]}`);
-    yield parsed.data;
-  }
+export function readTier(store: BlobStore, name: string, opts: { trusted?: boolean } = {}): AsyncGenerator<PublishedPair> {
+  return readJsonl(store, name, opts.trusted ? undefined : PublishedPair, { required: true, what: "a pair" });
 }

@@ -11,8 +11,9 @@ import type { Stage } from "../core/stage.ts";
 import type { ParacapConfig } from "../core/config.ts";
 import { createScorers } from "../plugins/scorers.ts";
 import { semanticVerdict } from "../semantic/semantic-score.ts";
-import { pairFilters, setSizeFilter, uniqueFilterInfo } from "./filters.ts";
+import { tierFilters, type TierFilters } from "./filters.ts";
 import { cmp } from "./group-stage.ts";
+import { tierSpecs } from "./tiers.ts";
 
 /** What makes two candidates "the same pair" for the unique filter. */
 export function uniqueKey(p: CandidatePair): string {
@@ -27,8 +28,13 @@ export interface DedupOptions {
 const SCORE_BATCH = 64;
 
 export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stage<CandidatePair, ScoredPair> {
-  const setSize = opts.setSizeMax === undefined || opts.setSizeMax === null ? null : setSizeFilter(opts.setSizeMax);
-  const filters = pairFilters(config);
+  // built once per stage from the same lists as the group stage's and the funnel's
+  const byTier = new Map<string, TierFilters>(tierSpecs(config).map((t) => [t.name, tierFilters(config, t, { setSizeMax: opts.setSizeMax })]));
+  const filtersOf = (tier: string): TierFilters => {
+    const f = byTier.get(tier);
+    if (!f) throw new Error(`dedup: a pair of tier "${tier}", which this configuration does not run (tiers: ${[...byTier.keys()].join(", ")})`);
+    return f;
+  };
   return {
     name: "dedup",
     input: CandidatePair,
@@ -39,6 +45,7 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
       const verdict = semanticVerdict(config);
       const all: { key: string; pair: CandidatePair }[] = [];
       for await (const pair of records) {
+        const setSize = filtersOf(pair.tier).setSize;
         if (setSize) {
           if (!applyFilter(setSize, pair, c, pair.tier)) continue;
           c.inc(funnelCounter(pair.tier, setSize.id, "candidates"));
@@ -52,13 +59,14 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
       for (const { key, pair } of all) {
         const first = key !== prevKey;
         prevKey = key;
+        const { unique, pair: filters } = filtersOf(pair.tier);
         if (!first) {
-          countFilterVerdict(uniqueFilterInfo, c, pair.tier, "duplicate");
-          c.samples.add(filterCounter(pair.tier, uniqueFilterInfo.id, "dropped", "duplicate"), exampleOf(pair)!);
+          countFilterVerdict(unique, c, pair.tier, "duplicate");
+          c.samples.add(filterCounter(pair.tier, unique.id, "dropped", "duplicate"), exampleOf(pair)!);
           continue;
         }
-        countFilterVerdict(uniqueFilterInfo, c, pair.tier, true);
-        c.inc(funnelCounter(pair.tier, uniqueFilterInfo.id, "candidates"));
+        countFilterVerdict(unique, c, pair.tier, true);
+        c.inc(funnelCounter(pair.tier, unique.id, "candidates"));
         let kept = true;
         for (const f of filters) {
           if (!applyFilter(f, pair, c, pair.tier)) {

@@ -70,7 +70,11 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
   // A finished run is told without a single write (its folder may be read-only by now).
   if (!opts.fresh) {
     const done = await completedRun(opts.outDir, manifest.fingerprint);
-    if (done) return { stats: done, resumed: { extract: shards.length, group: opts.config.partitions, dedup: opts.config.partitions }, elapsedSeconds: 0, alreadyComplete: true };
+    if (done) {
+      const pipeline = opts.pipeline ?? BUILTIN_PIPELINE;
+      const resumed = Object.fromEntries(pipeline.unitPhases.map((p) => [p.name, unitsOf(p, manifest).length]));
+      return { stats: done, resumed, elapsedSeconds: 0, alreadyComplete: true };
+    }
   }
   // (an --out that cannot be written fails here, in one line: EROFS, EACCES, ENOSPC)
   const release = await lockOutDir(opts.outDir);
@@ -159,7 +163,7 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
   try {
     for (const phase of pipeline.unitPhases) {
       const units = unitsOf(phase, manifest);
-      progress.phase(phase.name, units.length);
+      progress.phase(phase.name, units.length, phase.unit);
       await forEachLimit(units, workers, async (unit) => {
         if (await finishedMarker(phase, manifest, work, unit)) {
           resumed[phase.name]!++;

@@ -4,10 +4,13 @@
  * place, led by a bar of the phase's share done and cut to the terminal's width (a wrapped line
  * could not be rewritten). Anything else (a file, a pipe, CI logs) gets plain lines.
  */
+import { dumpCounter } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
+import type { PhaseUnit } from "../core/phase-names.ts";
 
 export interface ProgressSink {
-  phase(name: string, total?: number): void;
+  /** a phase starts; over `shard`s its line shows the input read (pages, MB/s, share, ETA) */
+  phase(name: string, total?: number, unit?: PhaseUnit): void;
   /** a task of the current phase finished */
   step(): void;
   /** a one-off line (e.g. what a resumed run finds already done) */
@@ -44,6 +47,7 @@ export function createProgress(counters: () => Counters[], stream: NodeJS.WriteS
   const tty = stream.isTTY === true;
   const start = Date.now();
   let phase = "starting";
+  let unit: PhaseUnit | undefined;
   let phaseStart = start;
   let total = 0;
   let done = 0;
@@ -54,12 +58,12 @@ export function createProgress(counters: () => Counters[], stream: NodeJS.WriteS
     const secs = (Date.now() - phaseStart) / 1000;
     let text: string;
     fraction = total > 0 ? done / total : null;
-    if (phase === "extract") {
-      const revs = sum("dump.revisions");
-      const mb = sum("dump.bytes") / 1e6;
-      text = `extract: ${revs.toLocaleString("en-US")} revisions (${(revs / Math.max(secs, 0.001)).toFixed(0)}/s), ${mb.toFixed(1)} MB (${(mb / Math.max(secs, 0.001)).toFixed(1)} MB/s), shards ${done}/${total}`;
+    if (unit === "shard") {
+      const revs = sum(dumpCounter("revisions"));
+      const mb = sum(dumpCounter("bytes")) / 1e6;
+      text = `${phase}: ${revs.toLocaleString("en-US")} revisions (${(revs / Math.max(secs, 0.001)).toFixed(0)}/s), ${mb.toFixed(1)} MB (${(mb / Math.max(secs, 0.001)).toFixed(1)} MB/s), shards ${done}/${total}`;
       if (input && input.total > 0 && input.done > 0) {
-        const f = processedShare(input, sum("dump.bytes"));
+        const f = processedShare(input, sum(dumpCounter("bytes")));
         fraction = done < total ? Math.min(f, 0.999) : 1;
         // The ETA follows this run's own pace: shards an earlier run finished took no time here.
         const fRun = f - (input.resumed ?? 0) / input.total;
@@ -76,9 +80,10 @@ export function createProgress(counters: () => Counters[], stream: NodeJS.WriteS
   const timer = setInterval(() => print(), intervalMs);
   timer.unref();
   return {
-    phase(name, t = 0) {
+    phase(name, t = 0, u) {
       if (phase !== "starting") print(true);
       phase = name;
+      unit = u;
       phaseStart = Date.now();
       total = t;
       done = 0;

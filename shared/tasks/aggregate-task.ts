@@ -3,6 +3,7 @@
  * counters into stats.json, and writes report.md, config.json, the publishable outputs (report.html,
  * Parquet, dataset card: output/publish.ts) and a _SUCCESS marker last.
  */
+import { isExtractionCounter } from "../core/counter-names.ts";
 import { Counters } from "../core/counters.ts";
 import { phaseShape } from "../core/phase-names.ts";
 import { ScoredPair } from "../core/records.ts";
@@ -17,15 +18,16 @@ import { layout } from "./layout.ts";
 import type { RunManifest } from "./manifest.ts";
 import { readMarker, type TaskMarker } from "./markers.ts";
 import { dedupPhase } from "./dedup-task.ts";
+import { extractPhase } from "./extract-task.ts";
 import { groupPhase } from "./group-task.ts";
-import { unitsOf, type OncePhase, type Phase } from "./phase-task.ts";
+import { fingerprintOf, shardPhaseOf, unitsOf, type OncePhase, type Phase } from "./phase-task.ts";
 
 export interface AggregateOptions {
-  /** write the datasets even if some extract shards never finished (they are listed as missing) */
+  /** write the datasets even if some input shards never finished (they are listed as missing) */
   allowMissingShards?: boolean;
   elapsedSeconds?: number | null;
   now?: () => Date;
-  /** the run's phases: counters and failures of every partition phase are merged (default: the built-in ones) */
+  /** the run's phases: counters of the shard phase and counters and failures of every partition phase are merged (default: the built-in ones) */
   phases?: readonly Phase[];
 }
 
@@ -48,9 +50,11 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
   const corrupt: Stats["shards"]["corrupt"] = [];
   const missing: string[] = [];
   let ok = 0;
+  const phases = opts.phases ?? [extractPhase, groupPhase, dedupPhase];
+  const shardPhase = shardPhaseOf(phases);
   for (const shard of manifest.shards) {
-    const m = await readMarker(work, layout.extractDone(shard.id));
-    if (!m || m.fingerprint !== manifest.extractFingerprint || m.status === "failed") {
+    const m = await readMarker(work, shardPhase.done(shard.id));
+    if (!m || m.fingerprint !== fingerprintOf(shardPhase, manifest) || m.status === "failed") {
       missing.push(shard.id);
       continue;
     }
@@ -60,11 +64,11 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
     else ok++;
   }
   if (missing.length > 0 && !opts.allowMissingShards) {
-    throw new Error(`cannot aggregate: ${missing.length} extract shard(s) not done: ${missing.slice(0, 5).join(", ")}`);
+    throw new Error(`cannot aggregate: ${missing.length} ${shardPhase.name} shard(s) not done: ${missing.slice(0, 5).join(", ")}`);
   }
   // A failed (dead-lettered) partition contributes nothing; the run then says it is incomplete.
   const failedTasks: string[] = [];
-  for (const phase of opts.phases ?? [groupPhase, dedupPhase]) {
+  for (const phase of phases) {
     if (phase.unit !== "partition") continue;
     for (const unit of unitsOf(phase, manifest)) {
       const m = await requireMarker(work, phase.done(unit.key), manifest);
@@ -100,7 +104,7 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
     // complete: every shard was read to its end (none missing, none damaged) and every partition done
     failedTasks,
     complete: missing.length === 0 && corrupt.length === 0 && failedTasks.length === 0,
-    extraction: Object.fromEntries(Object.entries(snapshot).filter(([k]) => k.startsWith("dump.") || k.startsWith("tsv.") || k.startsWith("extract."))),
+    extraction: Object.fromEntries(Object.entries(snapshot).filter(([k]) => isExtractionCounter(k))),
     tiers,
     counters: snapshot,
   };

@@ -3,6 +3,7 @@
  * A corrupt shard (truncated bz2, malformed XML) keeps what was read before the damage and is marked
  * "corrupt" with the error; the run goes on and the report lists it.
  */
+import { corruptShardsCounter, extractCounter } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
 import { phaseShape } from "../core/phase-names.ts";
 import { partitionOf } from "../core/hash.ts";
@@ -14,7 +15,7 @@ import { layout } from "./layout.ts";
 import { PartitionedWriter } from "./partitioned-writer.ts";
 import type { RunManifest, ShardSpec } from "./manifest.ts";
 import { readMarker, type TaskMarker } from "./markers.ts";
-import { runUnitTask, type PhaseEndContext, type RunnerDeps, type UnitOutcome, type UnitPhase } from "./phase-task.ts";
+import { runUnitTask, shardPhaseOf, type PhaseEndContext, type RunnerDeps, type UnitOutcome, type UnitPhase } from "./phase-task.ts";
 
 export interface ExtractTaskDeps {
   /** the bytes of the shard's file (runner-specific: a local file or a Cloud Storage object) */
@@ -57,7 +58,7 @@ async function extractShard(manifest: RunManifest, shard: ShardSpec, work: BlobS
   try {
     for await (const ref of collapseUses(revisions, counters)) {
       await out.write(partitionOf(ref.image, partitions), ref);
-      counters.inc(`extract.${ref.kind}.shuffle_records`);
+      counters.inc(extractCounter(ref.kind, "shuffle_records"));
     }
   } catch (err) {
     if (!deps.isCorruptInput(err)) {
@@ -65,7 +66,7 @@ async function extractShard(manifest: RunManifest, shard: ShardSpec, work: BlobS
       throw err;
     }
     outcome = { status: "corrupt", error: err instanceof Error ? err.message : String(err), damage: damageOf(err, shard) };
-    counters.inc("extract.shards.corrupt");
+    counters.inc(corruptShardsCounter(extractPhase.name));
   }
   await out.close();
   return outcome;
@@ -75,8 +76,10 @@ async function extractShard(manifest: RunManifest, shard: ShardSpec, work: BlobS
  * No document read from any shard (not a MediaWiki export, garbage, every shard lost): the run
  * stops with the reason instead of publishing empty datasets.
  */
-async function nothingRead({ manifest, work, sources }: PhaseEndContext): Promise<string | void> {
-  const markers = await Promise.all(manifest.shards.map((s) => readMarker(work, layout.extractDone(s.id))));
+async function nothingRead({ manifest, work, sources, phases }: PhaseEndContext): Promise<string | void> {
+  // the phase as the pipeline has it (a caller may have renamed it)
+  const shardPhase = shardPhaseOf(phases);
+  const markers = await Promise.all(manifest.shards.map((s) => readMarker(work, shardPhase.done(s.id))));
   if (markers.some((m, i) => (m?.counters[sources.get(manifest.shards[i]!.source).documentsCounter] ?? 0) > 0)) return;
   const why = [...new Set(markers.map((m) => m?.error).filter((e): e is string => !!e))].slice(0, 3).join("; ");
   const n = new Set(manifest.shards.map((s) => s.uri)).size;

@@ -1,4 +1,5 @@
 /** Group task: one image partition from every shard → candidate pairs partitioned by caption texts. */
+import { groupPairsCounter } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
 import { partitionOf } from "../core/hash.ts";
 import { phaseShape } from "../core/phase-names.ts";
@@ -38,7 +39,7 @@ async function groupPartition(manifest: RunManifest, partition: number, work: Bl
   try {
     for await (const pair of groupStage(manifest.config).run(refs(), silentContext(counters))) {
       await out.write(partitionOf(uniqueKey(pair), manifest.config.partitions), pair);
-      counters.inc(`group.${pair.tier}.pairs`);
+      counters.inc(groupPairsCounter(pair.tier));
     }
   } catch (err) {
     await out.abort();

@@ -4,6 +4,7 @@
  * work is not redone); otherwise it runs, counts its unit, and writes its marker last, so a crash
  * before the marker means "not done" and a retry overwrites the same deterministic outputs.
  */
+import { taskCounter } from "../core/counter-names.ts";
 import { Counters } from "../core/counters.ts";
 import type { PhaseShape } from "../core/phase-names.ts";
 import type { BlobStore } from "../io/blob-store.ts";
@@ -85,6 +86,17 @@ export interface OncePhase extends PhaseShape {
 
 export type Phase = UnitPhase | OncePhase;
 
+/**
+ * The phase that reads the input, one task per shard: its markers tell which shards were read (the
+ * aggregate, `cloud status`, the progress line). Found by its unit, not its name, so a renamed or
+ * added phase works.
+ */
+export function shardPhaseOf(phases: readonly Phase[]): UnitPhase {
+  const found = phases.filter((p): p is UnitPhase => p.unit === "shard");
+  if (found.length !== 1) throw new Error(`a pipeline needs exactly one phase over input shards, found ${found.length}${found.length ? ` (${found.map((p) => p.name).join(", ")})` : ""}`);
+  return found[0]!;
+}
+
 /** The units of a phase for a run, in order. */
 export function unitsOf(phase: UnitPhase, manifest: RunManifest): UnitRef[] {
   if (phase.unit === "shard") return manifest.shards.map((shard) => ({ unit: "shard", key: shard.id, shard }));
@@ -117,7 +129,7 @@ export async function runUnitTask(phase: UnitPhase, manifest: RunManifest, work:
   if (existing) return existing;
   const counters = new Counters();
   const outcome = (await phase.run({ manifest, work, unit, counters, runner })) ?? { status: "ok", error: null };
-  counters.inc(`${phase.name}.${phase.unit === "shard" ? "shards" : "partitions"}`);
+  counters.inc(taskCounter(phase.name, phase.unit));
   const m = marker(`${phase.name}:${unit.key}`, fingerprintOf(phase, manifest), counters, outcome.status, outcome.error, outcome.damage);
   await writeMarker(work, phase.done(unit.key), m);
   return m;

@@ -15,7 +15,7 @@ import { aggregatePhase } from "./aggregate-task.ts";
 import { dedupPhase } from "./dedup-task.ts";
 import { extractPhase } from "./extract-task.ts";
 import { groupPhase } from "./group-task.ts";
-import type { OncePhase, Phase, UnitPhase } from "./phase-task.ts";
+import { shardPhaseOf, type OncePhase, type Phase, type UnitPhase } from "./phase-task.ts";
 
 export interface Pipeline {
   /** in run order */
@@ -24,6 +24,8 @@ export interface Pipeline {
   readonly unitPhases: readonly UnitPhase[];
   /** the last phase: publishes the outputs */
   readonly final: OncePhase;
+  /** the one phase over input shards (the others do partitions or run once) */
+  readonly shardPhase: UnitPhase;
   get(name: string): Phase;
   /** the phase whose last task starts `name`, or null for the first */
   previous(name: string): Phase | null;
@@ -31,7 +33,7 @@ export interface Pipeline {
 
 /**
  * A checked pipeline: the phases in run order, each naming the next; every phase but the last does
- * shards or partitions, the last runs once and publishes the outputs.
+ * shards or partitions (exactly one reads the input shards), the last runs once and publishes the outputs.
  */
 export function definePipeline(phases: readonly Phase[]): Pipeline {
   checkPhaseChain(phases);
@@ -44,11 +46,13 @@ export function definePipeline(phases: readonly Phase[]): Pipeline {
     if (!marker.startsWith(`${p.name}/`) || !marker.endsWith("/_DONE.json")) throw new Error(`phase "${p.name}": markers must be named ${p.name}/…/_DONE.json (its fan-in lists that folder), not ${marker}`);
     return p;
   });
+  const shardPhase = shardPhaseOf(phases);
   const byName = new Map(phases.map((p) => [p.name, p]));
   return {
     phases,
     unitPhases,
     final,
+    shardPhase,
     get(name) {
       const p = byName.get(name);
       if (!p) throw new Error(`unknown phase "${name}" (phases: ${phases.map((x) => x.name).join(", ")})`);

@@ -2,6 +2,7 @@
  * The run's equivalence-set size bound (thesis §5.1.2), kept in the work store between the group
  * phase, whose tasks count set-size moments, and the dedup phase, which drops sets above it.
  */
+import { WEB_SET_COUNTERS } from "../core/counter-names.ts";
 import type { BlobStore } from "../io/blob-store.ts";
 import { boundFromMoments } from "../pipeline/set-size-bound.ts";
 import { layout } from "./layout.ts";
@@ -25,10 +26,10 @@ export async function writeSetSizeBound(manifest: RunManifest, work: BlobStore):
   if (z !== null) {
     for (let p = 0; p < manifest.config.partitions; p++) {
       const c = (await readMarker(work, layout.groupDone(p)))?.counters ?? {};
-      images += c["group.web.images"] ?? 0;
-      m.sets += c["group.web.sets"] ?? 0;
-      m.sum += c["group.web.sets.sum"] ?? 0;
-      m.sumSq += c["group.web.sets.sum_sq"] ?? 0;
+      images += c[WEB_SET_COUNTERS.images] ?? 0;
+      m.sets += c[WEB_SET_COUNTERS.sets] ?? 0;
+      m.sum += c[WEB_SET_COUNTERS.sum] ?? 0;
+      m.sumSq += c[WEB_SET_COUNTERS.sumSq] ?? 0;
     }
   }
   const max = z === null || images === 0 ? null : boundFromMoments(m, z).max;

@@ -73,7 +73,7 @@ describe.skipIf(missing !== null)("Conceptual Captions: cloud upload = paracap r
     const manifest = RunManifest.parse(JSON.parse((await storage.bucket(cloud.buckets.work).file(`runs/${runId}/manifest.json`).download())[0].toString()));
     expect(manifest.shards.map((s) => [s.source, s.start])).toEqual([["caption-tsv", 0], ["caption-tsv", 100_000], ["caption-tsv", 200_000], ["caption-tsv", 300_000]]);
     const outputs = await readObjects(storage, cloud.buckets.output, `${runId}/`);
-    expect([...outputs.keys()].sort()).toEqual(["_SUCCESS", "config.json", "gold.jsonl.gz", "report.md", "silver.jsonl.gz", "stats.json"]);
+    expect([...outputs.keys()].sort()).toEqual(["README.md", "_SUCCESS", "config.json", "gold.jsonl.gz", "gold.parquet", "report.html", "report.md", "silver.jsonl.gz", "silver.parquet", "stats.json"]);
     const got = comparable(outputs, true, TIERS);
 
     // 1. The CLI as a user runs it (one shard: its default shard size is larger than the file).

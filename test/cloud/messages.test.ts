@@ -6,7 +6,7 @@ describe("UploadConfig", () => {
   it("lets an upload choose the semantic scoring settings, which the config schema then resolves", () => {
     const scoring = { scorers: ["syntactic", "wordVectors"], semantic: ["wordMoverSimilarity"], paraphraseThreshold: 0.7, vectors: { maxWords: 100_000 } };
     const upload = UploadConfig.parse({ scoring });
-    expect(resolveConfig(upload).scoring).toEqual(scoring);
+    expect(resolveConfig(upload).scoring).toMatchObject(scoring);
   });
 
   it("rejects unknown scoring keys and thresholds outside [0, 1]", () => {

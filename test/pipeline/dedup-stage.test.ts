@@ -5,6 +5,8 @@ import { Counters } from "../../shared/core/counters.ts";
 import { ScoredPair, type CandidatePair } from "../../shared/core/records.ts";
 import { silentContext } from "../../shared/core/stage.ts";
 import { dedupStage } from "../../shared/pipeline/dedup-stage.ts";
+import { tierFilters } from "../../shared/pipeline/filters.ts";
+import { tierSpecs } from "../../shared/pipeline/tiers.ts";
 import { shippedThresholds } from "../../shared/semantic/semantic-score.ts";
 import { CAPTIONS as C, collect, from, makePair } from "./stage-helpers.ts";
 
@@ -43,6 +45,27 @@ describe("dedup stage", () => {
     expect(out.map((p) => p.tier)).toEqual(["gold", "silver"]);
   });
 
+  it("applies each tier's dedup-side steps of its funnel lists (set-size bound, unique, pair filters), in order", async () => {
+    const config = resolveConfig({});
+    const counters = new Counters();
+    const pairs = tierSpecs(config).map((t) => makePair(t.name, "File:A.jpg", "P", "Q", C.apolloLink, C.apolloInfobox));
+    await collect(dedupStage(config, { setSizeMax: 4 }).run(from(pairs), silentContext(counters)));
+    for (const t of tierSpecs(config)) {
+      const f = tierFilters(config, t, { setSizeMax: 4 });
+      const want = [f.setSize!, f.unique, ...f.pair].map((x) => x.id);
+      const counted = Object.keys(counters.toJSON())
+        .filter((k) => k.startsWith(`filter.${t.name}.`) && k.endsWith(".in"))
+        .map((k) => k.slice(`filter.${t.name}.`.length, -".in".length));
+      expect(counted.sort(), t.name).toEqual([...want].sort());
+      for (const id of want) expect(counters.get(`funnel.${t.name}.${id}.candidates`), `${t.name} ${id}`).toBe(1);
+    }
+  });
+
+  it("a pair of a tier the configuration does not run is a clear error, not a pair filtered by another tier's lists", async () => {
+    const p = makePair("silver", "File:A.jpg", "P", "Q", C.apolloLink, C.apolloInfobox);
+    await expect(dedup([p], { tiers: ["gold"] })).rejects.toThrow(/tier "silver", which this configuration does not run \(tiers: gold\)/);
+  });
+
   it("drops captions equal ignoring case (divergent)", async () => {
     const p = makePair("bronze", "File:Goldman-4.jpg", "Anarchism", "Anarchism", "Emma Goldman was an anarchist.", "emma goldman was an anarchist.");
     const { out, c } = await dedup([p]);
@@ -77,7 +100,7 @@ describe("dedup stage", () => {
       makePair("bronze", "File:Ideomap-v21.gif", "Anarchism", "Anarchism", C.ideomapOld, C.ideomapNew),
       makePair("silver", "File:Y.jpg", "P", "Q", C.ideomapOld, C.lincolnAlt),
     ];
-    const { out } = await dedup(pairs, { pairs: { dropSpellingFixes: false } });
+    const { out } = await dedup(pairs, { pairs: { dropSpellingFixes: false }, scoring: { scorers: ["syntactic"] } });
     expect(out.map((p) => [p.tier, p.id])).toEqual(pairs.map((p) => [p.tier, p.id]).sort((x, y) => (x.join() < y.join() ? -1 : 1)));
     for (const p of out) {
       expect(Object.keys(p.metrics).sort()).toEqual(["bleu4", "bleuCordeiro", "lcpNgramOverlap", "levenshtein", "rouge1F", "rougeLF", "sumo", "syntactic", "wordNgramOverlap"]);
@@ -106,7 +129,7 @@ describe("dedup stage", () => {
 
   it("with syntactic scoring only, pairs carry no semantic fields (earlier outputs stay the same)", async () => {
     const pair = makePair("gold", "File:Apollo 11 first step.jpg", "Apollo 11", "Apollo 11", C.apolloLink, C.apolloInfobox);
-    const [p] = (await dedup([pair])).out;
+    const [p] = (await dedup([pair], { scoring: { scorers: ["syntactic"] } })).out;
     expect(Object.keys(p!)).not.toContain("paraphrase");
     expect(p!.metrics.semantic).toBeUndefined();
     expect(ScoredPair.parse(p)).toEqual(p);

@@ -8,6 +8,11 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ResumeConflictError } from "../../shared/runner/local-runner.ts";
+import { aggregatePhase } from "../../shared/tasks/aggregate-task.ts";
+import { dedupPhase } from "../../shared/tasks/dedup-task.ts";
+import { extractPhase } from "../../shared/tasks/extract-task.ts";
+import { groupPhase } from "../../shared/tasks/group-task.ts";
+import { definePipeline } from "../../shared/tasks/phases.ts";
 import { BIN, readOutputs, REPO, run, SAMPLE, tempDir, removeTempDirs } from "./helpers.ts";
 
 afterAll(removeTempDirs);
@@ -53,6 +58,24 @@ describe("local runner", () => {
     const after = files(join(dir, ".work"));
     for (const [name, stamp] of work) if (name !== "manifest.json") expect([name, after.get(name)]).toEqual([name, stamp]);
     expect(readOutputs(dir)).toEqual(reference);
+  });
+
+  it("runs a pipeline whose shard phase has another name: its markers are read by name, a finished run says so per phase", async () => {
+    const read = { ...extractPhase, name: "read", done: (k: string) => `read/${k}/_DONE.json` };
+    const pipeline = definePipeline([read, groupPhase, dedupPhase, aggregatePhase]);
+    const dir = tempDir("paracap-renamed-");
+    const out: string[] = [];
+    const progress = { isTTY: false, write: (s: string) => (out.push(s), true) } as unknown as NodeJS.WriteStream;
+    const first = await run(dir, SAMPLE, {}, { pipeline, progress });
+    expect(first.resumed).toEqual({ read: 0, group: 0, dedup: 0 });
+    expect(first.stats.shards).toEqual({ total: 2, ok: 2, corrupt: [], missing: [] });
+    expect(readdirSync(join(dir, ".work/read")).sort()).toHaveLength(2);
+    expect(out.some((l) => /\] read: 326 revisions .*shards 2\/2/.test(l))).toBe(true);
+    const again = await run(dir, SAMPLE, {}, { pipeline });
+    expect(again.alreadyComplete).toBe(true);
+    expect(again.resumed).toEqual({ read: 2, group: 16, dedup: 16 });
+    const outputs = readOutputs(dir);
+    for (const name of ["gold.jsonl", "silver.jsonl", "bronze.jsonl"]) expect(outputs[name], name).toBe(reference[name]);
   });
 
   it("a later-phase config change reuses the extracted shards and redoes group and dedup", async () => {

@@ -24,13 +24,25 @@ describe("progress", () => {
     c.inc("dump.bytes", 40e6);
     const input = { done: 0, total: 4_000_000 };
     const p = createProgress(() => [c], out.stream, input, 60_000);
-    p.phase("extract", 2);
+    p.phase("extract", 2, "shard");
     input.done = 1_000_000;
     p.phase("group", 16); // prints the extract line as it leaves the phase
     expect(out.text[0]).toMatch(/^\[paracap \d+s\] extract: 500 revisions \(\d+\/s\), 40\.0 MB \([\d.]+ MB\/s\), shards 0\/2, 25\.0 % of input, ETA \d+ s\n$/);
     p.step();
     p.close();
     expect(out.text[1]).toMatch(/group: 1\/16 tasks/);
+  });
+
+  it("the input line belongs to the phase over shards, by its unit, not its name", () => {
+    const out = lines();
+    const c = new Counters();
+    c.inc("dump.revisions", 7);
+    const p = createProgress(() => [c], out.stream, null, 60_000);
+    p.phase("read", 1, "shard");
+    p.phase("extract", 3, "partition");
+    p.close();
+    expect(out.text[0]).toMatch(/\] read: 7 revisions \(\d+\/s\), 0\.0 MB .*shards 0\/1\n$/);
+    expect(out.text[1]).toMatch(/\] extract: 0\/3 tasks\n$/);
   });
 
   it("the share of the input follows the bytes the reader consumed, not what the decoder read ahead", () => {
@@ -86,7 +98,7 @@ describe("on a terminal", () => {
     c.inc("dump.bytes", 30e6);
     const input = { done: 3e6, total: 4e6, decoded: 30e6 };
     const p = createProgress(() => [c], t.stream, input, 60_000);
-    p.phase("extract", 2);
+    p.phase("extract", 2, "shard");
     p.phase("group", 1);
     expect(visible(t.text[0]!)).toMatch(/▕█{18}░{6}▏  75 % extract: .* 75\.0 % of input/);
     p.close();

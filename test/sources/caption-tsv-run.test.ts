@@ -72,8 +72,9 @@ describe("caption TSV source (Conceptual Captions)", () => {
     expect(readStats(sharded).shards.total).toBeGreaterThan(3);
     expect(reconcile(stats)).toEqual([]);
     expect(reconcile(readStats(sharded))).toEqual([]);
-    const { ["report.md"]: _a, ["stats.json"]: statsWhole, _SUCCESS: _s1, ...datasetsWhole } = readOutputs(whole);
-    const { ["report.md"]: _b, ["stats.json"]: statsSharded, _SUCCESS: _s2, ...datasetsSharded } = readOutputs(sharded);
+    // the reports and the dataset card describe the run (its shard count); the datasets must not differ
+    const { ["report.md"]: _a, ["report.html"]: _h1, ["README.md"]: _c1, ["stats.json"]: statsWhole, _SUCCESS: _s1, ...datasetsWhole } = readOutputs(whole);
+    const { ["report.md"]: _b, ["report.html"]: _h2, ["README.md"]: _c2, ["stats.json"]: statsSharded, _SUCCESS: _s2, ...datasetsSharded } = readOutputs(sharded);
     expect(datasetsSharded).toEqual(datasetsWhole);
     expect(JSON.parse(statsSharded!).tiers).toEqual(JSON.parse(statsWhole!).tiers);
 

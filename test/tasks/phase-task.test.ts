@@ -1,7 +1,8 @@
 /**
  * The one task wrapper every phase runs under: a finished marker of this run short-circuits the
  * task, a marker of another run does not, a task that throws leaves no marker, and a dead task is
- * marked failed with its partial outputs removed (unless it finished after all).
+ * marked failed with its partial outputs removed (unless it finished after all). The shard phase of
+ * a pipeline is found by its unit.
  */
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -9,7 +10,12 @@ import { resolveConfig } from "../../shared/core/config.ts";
 import { LocalStore } from "../../shared/io/local-store.ts";
 import { createManifest, type ShardSpec } from "../../shared/tasks/manifest.ts";
 import { readMarker } from "../../shared/tasks/markers.ts";
-import { failUnit, partitionTask, unitsOf } from "../../shared/tasks/phase-task.ts";
+import { aggregatePhase } from "../../shared/tasks/aggregate-task.ts";
+import { dedupPhase } from "../../shared/tasks/dedup-task.ts";
+import { extractPhase } from "../../shared/tasks/extract-task.ts";
+import { groupPhase } from "../../shared/tasks/group-task.ts";
+import { failUnit, partitionTask, shardPhaseOf, unitsOf } from "../../shared/tasks/phase-task.ts";
+import { definePipeline } from "../../shared/tasks/phases.ts";
 import { removeTempDirs, tempDir } from "../runner/helpers.ts";
 
 afterAll(removeTempDirs);
@@ -82,5 +88,15 @@ describe("failUnit", () => {
     await failUnit(phase, manifest, work, u0!, "dead-lettered late");
     expect(await readMarker(work, phase.done("0"))).toEqual(done);
     expect(await work.readText("tally/p-0/out.txt")).toBe("partition 0\n");
+  });
+});
+
+describe("shardPhaseOf", () => {
+  it("finds the one phase over input shards by its unit, whatever its name, and refuses none or two", () => {
+    const read = { ...extractPhase, name: "read", done: (k: string) => `read/${k}/_DONE.json` };
+    expect(shardPhaseOf([read, groupPhase, dedupPhase, aggregatePhase]).name).toBe("read");
+    expect(definePipeline([read, groupPhase, dedupPhase, aggregatePhase]).shardPhase).toBe(read);
+    expect(() => shardPhaseOf([groupPhase, dedupPhase, aggregatePhase])).toThrow(/exactly one phase over input shards, found 0/);
+    expect(() => definePipeline([{ ...read, next: "extract" }, extractPhase, groupPhase, dedupPhase, aggregatePhase])).toThrow(/found 2 \(read, extract\)/);
   });
 });

@@ -1,0 +1,40 @@
+/**
+ * `cloud status` reads the shard markers of the pipeline's shard phase, whatever it is named: a run
+ * whose shard phase is renamed shows its finished and damaged shards.
+ */
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { formatStatus, runStatus } from "../../shared/cloud/run-status.ts";
+import { resolveConfig } from "../../shared/core/config.ts";
+import { LocalStore } from "../../shared/io/local-store.ts";
+import { aggregatePhase } from "../../shared/tasks/aggregate-task.ts";
+import { dedupPhase } from "../../shared/tasks/dedup-task.ts";
+import { extractPhase } from "../../shared/tasks/extract-task.ts";
+import { groupPhase } from "../../shared/tasks/group-task.ts";
+import { layout } from "../../shared/tasks/layout.ts";
+import { createManifest, type ShardSpec } from "../../shared/tasks/manifest.ts";
+import { marker, writeMarker } from "../../shared/tasks/markers.ts";
+import { definePipeline } from "../../shared/tasks/phases.ts";
+import { removeTempDirs, tempDir } from "../runner/helpers.ts";
+
+afterAll(removeTempDirs);
+
+const shard = (id: string): ShardSpec => ({ id, uri: `${id}.xml`, source: "mediawiki", kind: "current", start: null, end: null, fragment: false });
+
+describe("run status", () => {
+  it("counts the shards by the markers of the pipeline's shard phase", async () => {
+    const dir = tempDir("paracap-status-");
+    const work = new LocalStore(join(dir, "work"));
+    const output = new LocalStore(join(dir, "out"));
+    const manifest = createManifest("r1", resolveConfig({ partitions: 2 }), [shard("s0"), shard("s1"), shard("s2")]);
+    await work.writeText(layout.manifest(), JSON.stringify(manifest));
+    const read = { ...extractPhase, name: "read", done: (k: string) => `read/${k}/_DONE.json` };
+    const pipeline = definePipeline([read, groupPhase, dedupPhase, aggregatePhase]);
+    await writeMarker(work, read.done("s0"), marker("read:s0", manifest.extractFingerprint, {}));
+    await writeMarker(work, read.done("s1"), marker("read:s1", manifest.extractFingerprint, {}, "corrupt", "truncated"));
+    const s = await runStatus("r1", work, output, pipeline);
+    expect(s.shards).toEqual({ total: 3, done: 2, corrupt: ["s1: truncated"], failed: [], pending: ["s2"] });
+    expect(Object.keys(s.partitions)).toEqual(["group", "dedup"]);
+    expect(formatStatus(s)).toContain("\n  read shards: 2/3 done, 0 failed, 1 pending\n");
+  });
+});
