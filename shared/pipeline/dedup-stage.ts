@@ -5,7 +5,7 @@
  * comparison, not a hash: two different pairs can never knock each other out.
  */
 import { filterCounter, funnelCounter } from "../core/counter-names.ts";
-import { applyFilter, countFilterVerdict, exampleOf } from "../core/filter.ts";
+import { applyFilter, countFilterVerdict, exampleOf, type Filter } from "../core/filter.ts";
 import { CandidatePair, ScoredPair } from "../core/records.ts";
 import type { Stage } from "../core/stage.ts";
 import type { ParacapConfig } from "../core/config.ts";
@@ -22,13 +22,15 @@ export function uniqueKey(p: CandidatePair): string {
 export interface DedupOptions {
   /** the equivalence-set size bound of the run (null: the run has no caption-list images, no filter) */
   setSizeMax?: number | null;
+  /** the pair filters after the unique step (default: the config's, `pairFilters`); any may await */
+  pairFilters?: readonly Filter<CandidatePair>[];
 }
 
 const SCORE_BATCH = 64;
 
 export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stage<CandidatePair, ScoredPair> {
   const setSize = opts.setSizeMax === undefined || opts.setSizeMax === null ? null : setSizeFilter(opts.setSizeMax);
-  const filters = pairFilters(config);
+  const filters = opts.pairFilters ?? pairFilters(config);
   return {
     name: "dedup",
     input: CandidatePair,
@@ -40,7 +42,9 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
       const all: { key: string; pair: CandidatePair }[] = [];
       for await (const pair of records) {
         if (setSize) {
-          if (!applyFilter(setSize, pair, c, pair.tier)) continue;
+          let keep = applyFilter(setSize, pair, c, pair.tier);
+          if (typeof keep !== "boolean") keep = await keep;
+          if (!keep) continue;
           c.inc(funnelCounter(pair.tier, setSize.id, "candidates"));
         }
         all.push({ key: `${pair.tier}\u0000${uniqueKey(pair)}`, pair });
@@ -61,7 +65,10 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
         c.inc(funnelCounter(pair.tier, uniqueFilterInfo.id, "candidates"));
         let kept = true;
         for (const f of filters) {
-          if (!applyFilter(f, pair, c, pair.tier)) {
+          let keep = applyFilter(f, pair, c, pair.tier);
+          // awaited only when the filter's verdict is a promise: synchronous filters cost no microtask
+          if (typeof keep !== "boolean") keep = await keep;
+          if (!keep) {
             kept = false;
             break;
           }

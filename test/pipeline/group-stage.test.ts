@@ -178,7 +178,7 @@ describe("group stage", () => {
 });
 
 describe("imagePairs runs the filter lists it is given", () => {
-  it("a caption filter added to the tier's list is applied, counted and drives the funnel row", () => {
+  it("a caption filter added to the tier's list is applied, counted and drives the funnel row", async () => {
     const config = resolveConfig({}, { tiers: ["gold"] });
     const base = tierFilters(config, tierSpecs(config)[0]!);
     const noLadder = defineFilter<{ text: string }>({ name: "no_ladder", version: 1, paperStep: null, unit: "caption", description: "no ladder", keep: (f) => (/ladder/.test(f.text) ? { drop: "ladder" } : true) });
@@ -187,9 +187,9 @@ describe("imagePairs runs the filter lists it is given", () => {
       ref({ image: APOLLO, page: "Apollo 11", pageId: 662, revisionId: 716123666, ordinal: 12, caption: C.apolloLink }),
     ];
     const counters = new Counters();
-    expect([...imagePairs(base, refs, silentContext(counters))]).toHaveLength(1);
+    expect(await imagePairs(base, refs, silentContext(counters))).toHaveLength(1);
     const filtered = new Counters();
-    expect([...imagePairs({ ...base, caption: [...base.caption, noLadder] }, refs, silentContext(filtered))]).toHaveLength(0);
+    expect(await imagePairs({ ...base, caption: [...base.caption, noLadder] }, refs, silentContext(filtered))).toHaveLength(0);
     expect(filtered.get("filter.gold.no_ladder_v1.in")).toBe(2);
     expect(filtered.get("filter.gold.no_ladder_v1.dropped.ladder")).toBe(2);
     expect(filtered.get("funnel.gold.no_ladder_v1.images")).toBe(0);
