@@ -96,7 +96,7 @@ const variants: Variant[] = [
   { name: "group, sync filters", stage: () => groupStage(config) as AnyStage, records: refs },
   { name: "group, async filters", stage: () => groupStage(config, { tierFilters: (t) => asyncTier(tierFilters(config, t)) }) as AnyStage, records: refs },
   { name: "dedup, sync filters", stage: () => dedupStage(config) as AnyStage, records: pairs },
-  { name: "dedup, async filters", stage: () => dedupStage(config, { pairFilters: pairFilters(config).map(promised) }) as AnyStage, records: pairs },
+  { name: "dedup, async filters", stage: () => dedupStage(config, { pairFilters: () => pairFilters(config).map(promised) }) as AnyStage, records: pairs },
 ];
 if (before) {
   // the stages before async filters, from another checkout, on the same records

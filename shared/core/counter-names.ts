@@ -41,6 +41,14 @@ export function groupPairsCounter(tier: string): string {
   return `group.${tier}.pairs`;
 }
 
+/**
+ * What a per-item cache (tasks/item-cache.ts) did for one step: entries read, values computed (and
+ * stored), stored entries that failed their schema or key (recomputed, never trusted).
+ */
+export function cacheCounter(namespace: string, what: "hits" | "computed" | "invalid"): string {
+  return `cache.${namespace}.${what}`;
+}
+
 /** Per-task totals of the phases (written by shared/tasks/). */
 export const TASK_COUNTERS = {
   extractShards: "extract.shards",

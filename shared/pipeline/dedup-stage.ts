@@ -7,7 +7,7 @@
 import { filterCounter, funnelCounter } from "../core/counter-names.ts";
 import { applyFilter, countFilterVerdict, exampleOf, type Filter } from "../core/filter.ts";
 import { CandidatePair, ScoredPair } from "../core/records.ts";
-import type { Stage } from "../core/stage.ts";
+import type { Stage, StageContext } from "../core/stage.ts";
 import type { ParacapConfig } from "../core/config.ts";
 import { createScorers } from "../plugins/scorers.ts";
 import { semanticVerdict } from "../semantic/semantic-score.ts";
@@ -22,21 +22,23 @@ export function uniqueKey(p: CandidatePair): string {
 export interface DedupOptions {
   /** the equivalence-set size bound of the run (null: the run has no caption-list images, no filter) */
   setSizeMax?: number | null;
-  /** the pair filters after the unique step (default: the config's, `pairFilters`); any may await */
-  pairFilters?: readonly Filter<CandidatePair>[];
+  /** the pair filters after the unique step, built once per run of the stage (default: the config's, `pairFilters`); any may await */
+  pairFilters?: (ctx: StageContext) => readonly Filter<CandidatePair>[];
 }
 
 const SCORE_BATCH = 64;
 
 export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stage<CandidatePair, ScoredPair> {
   const setSize = opts.setSizeMax === undefined || opts.setSizeMax === null ? null : setSizeFilter(opts.setSizeMax);
-  const filters = opts.pairFilters ?? pairFilters(config);
+  const configured = opts.pairFilters ? null : pairFilters(config);
   return {
     name: "dedup",
     input: CandidatePair,
     output: ScoredPair,
     async *run(records, ctx) {
       const c = ctx.counters;
+      // filters that may await are built with the task's context (their item caches)
+      const filters = configured ?? opts.pairFilters!(ctx);
       const score = await createScorers(config);
       const verdict = semanticVerdict(config);
       const all: { key: string; pair: CandidatePair }[] = [];

@@ -14,18 +14,21 @@ import { CAPTION_TYPES, countImageRow, type UseState } from "./funnel.ts";
 import { tierSpecs, type TierSpec } from "./tiers.ts";
 
 export interface GroupOptions {
-  /** a tier's filter lists (default: the config's, `tierFilters`); any filter may await */
-  tierFilters?: (tier: TierSpec) => TierFilters;
+  /** a tier's filter lists, built once per run of the stage (default: the config's, `tierFilters`); any filter may await */
+  tierFilters?: (tier: TierSpec, ctx: StageContext) => TierFilters;
 }
 
 export function groupStage(config: ParacapConfig, opts: GroupOptions = {}): Stage<ShuffleRef, CandidatePair> {
+  const specs = tierSpecs(config);
   // built once per stage: every image of every partition goes through the same lists
-  const tiers = tierSpecs(config).map(opts.tierFilters ?? ((t) => tierFilters(config, t)));
+  const configured = opts.tierFilters ? null : specs.map((t) => tierFilters(config, t));
   return {
     name: "group",
     input: ShuffleRef,
     output: CandidatePair,
     async *run(records, ctx) {
+      // lists of filters that may await are built with the task's context (their item caches)
+      const tiers = configured ?? specs.map((t) => opts.tierFilters!(t, ctx));
       const byImage = new Map<string, ShuffleRef[]>();
       for await (const r of records) {
         const key = `${r.kind}\u0000${r.image}`;
