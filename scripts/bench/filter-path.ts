@@ -8,19 +8,24 @@
  * Records: group reads the shuffle references a 1-worker `runLocal` of the sample dumps leaves in
  * its work store (untimed), repeated BENCH_COPIES times under other image names; dedup reads the MSRP
  * train pairs (BENCH_MSRP, shared/data, else the repo's first 300) as candidate pairs, and scores with the
- * syntactic scorer only (no model). The first round warms up and is not counted.
+ * syntactic scorer only (no model). The first round warms up and is not counted. The cached
+ * variants judge the last pair filter through a per-item cache in a local work store (cold: a new
+ * store each round, every verdict computed and written; warm: every verdict read back).
  *
  *   npx tsx scripts/bench/filter-path.ts                  (BENCH_ROUNDS=5)
  *   BENCH_BEFORE=/tmp/main npx tsx scripts/bench/filter-path.ts
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { z } from "zod";
 import { join } from "node:path";
 import { Counters } from "../../shared/core/counters.ts";
 import { resolveConfig, type ParacapConfig } from "../../shared/core/config.ts";
-import type { Filter } from "../../shared/core/filter.ts";
+import type { Filter, Verdict } from "../../shared/core/filter.ts";
 import type { CandidatePair, ShuffleRef } from "../../shared/core/records.ts";
-import { silentContext, type Stage } from "../../shared/core/stage.ts";
-import { dedupStage } from "../../shared/pipeline/dedup-stage.ts";
+import { silentContext, type Stage, type StageContext } from "../../shared/core/stage.ts";
+import { LocalStore } from "../../shared/io/local-store.ts";
+import { dedupStage, uniqueKey } from "../../shared/pipeline/dedup-stage.ts";
+import { taskStageContext } from "../../shared/tasks/item-cache.ts";
 import { pairFilters, tierFilters, type TierFilters } from "../../shared/pipeline/filters.ts";
 import { groupStage } from "../../shared/pipeline/group-stage.ts";
 import { runLocal } from "../../shared/runner/local-runner.ts";
@@ -77,8 +82,23 @@ const asyncTier = (t: TierFilters): TierFilters => ({
   pair: t.pair.map(promised),
 });
 
+/** The pair filters, the last one judged through a per-item cache (what an async model filter would do). */
+function cachedPairFilters(ctx: StageContext): Filter<CandidatePair>[] {
+  const [last, ...rest] = pairFilters(config).reverse();
+  const cache = ctx.itemCache!(`${last!.id}`, Judged);
+  const cached: Filter<CandidatePair> = { ...last!, keep: async (p) => (await cache.getOrCompute(uniqueKey(p), () => ({ verdict: last!.keep(p) as Verdict }))).verdict };
+  return [...rest.reverse(), cached];
+}
+const Judged = z.object({ verdict: z.union([z.literal(true), z.object({ drop: z.string() })]) });
+const made: string[] = [out];
+const scratch = (prefix: string): string => {
+  made.push(tempDir(prefix));
+  return made[made.length - 1]!;
+};
+const warmStore = new LocalStore(scratch("pcbench-cache-warm-"));
+
 type AnyStage = Stage<never, unknown>;
-interface Variant { name: string; stage: () => AnyStage; records: readonly unknown[] }
+interface Variant { name: string; stage: () => AnyStage; records: readonly unknown[]; ctx?: (counters: Counters) => StageContext }
 
 async function time(v: Variant): Promise<{ seconds: number; out: number; counters: string }> {
   const counters = new Counters();
@@ -87,7 +107,7 @@ async function time(v: Variant): Promise<{ seconds: number; out: number; counter
   }
   const start = process.hrtime.bigint();
   let n = 0;
-  for await (const _ of v.stage().run(input(), silentContext(counters))) n++;
+  for await (const _ of v.stage().run(input(), (v.ctx ?? silentContext)(counters))) n++;
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   return { seconds, out: n, counters: JSON.stringify(counters) };
 }
@@ -97,6 +117,10 @@ const variants: Variant[] = [
   { name: "group, async filters", stage: () => groupStage(config, { tierFilters: (t) => asyncTier(tierFilters(config, t)) }) as AnyStage, records: refs },
   { name: "dedup, sync filters", stage: () => dedupStage(config) as AnyStage, records: pairs },
   { name: "dedup, async filters", stage: () => dedupStage(config, { pairFilters: () => pairFilters(config).map(promised) }) as AnyStage, records: pairs },
+  // a new work store every round: every verdict computed and written
+  { name: "dedup, cached filter (cold)", stage: () => dedupStage(config, { pairFilters: cachedPairFilters }) as AnyStage, records: pairs, ctx: (c) => taskStageContext(new LocalStore(scratch("pcbench-cache-cold-")), c) },
+  // the same work store every round: every verdict read
+  { name: "dedup, cached filter (warm)", stage: () => dedupStage(config, { pairFilters: cachedPairFilters }) as AnyStage, records: pairs, ctx: (c) => taskStageContext(warmStore, c) },
 ];
 if (before) {
   // the stages before async filters, from another checkout, on the same records
@@ -125,6 +149,9 @@ for (const v of variants) {
   const stage = v.name.split(",")[0]!;
   const sync = median(seconds.get(`${stage}, sync filters`)!);
   const o = outputs.get(v.name)!;
-  const same = o.counters === outputs.get(`${stage}, sync filters`)!.counters;
+  // a cached filter adds its cache.* counters
+  const strip = (json: string) => JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(json) as Record<string, number>).filter(([k]) => !k.startsWith("cache."))));
+  const same = strip(o.counters) === strip(outputs.get(`${stage}, sync filters`)!.counters);
   console.log(`| ${v.name} | ${Math.round(v.records.length / Math.min(...xs))} | ${median(xs).toFixed(3)} | ${o.out} | ${(sync / median(xs)).toFixed(2)} | ${same ? "yes" : "NO"} |`);
 }
+for (const dir of made) rmSync(dir, { recursive: true, force: true });
