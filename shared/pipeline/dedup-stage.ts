@@ -6,6 +6,7 @@
  */
 import { filterCounter, funnelCounter } from "../core/counter-names.ts";
 import { applyFilter, countFilterVerdict, exampleOf, type Filter } from "../core/filter.ts";
+import type { Counters } from "../core/counters.ts";
 import { CandidatePair, ScoredPair } from "../core/records.ts";
 import type { Stage, StageContext } from "../core/stage.ts";
 import type { ParacapConfig } from "../core/config.ts";
@@ -27,6 +28,8 @@ export interface DedupOptions {
 }
 
 const SCORE_BATCH = 64;
+/** pairs whose async filters are awaited together */
+const PAIR_WINDOW = 64;
 
 export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stage<CandidatePair, ScoredPair> {
   const setSize = opts.setSizeMax === undefined || opts.setSizeMax === null ? null : setSizeFilter(opts.setSizeMax);
@@ -54,6 +57,7 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
       // The representative of duplicates is the one with the smallest id: independent of arrival order.
       all.sort((x, y) => cmp(x.key, y.key) || cmp(x.pair.id, y.pair.id));
       const survivors: CandidatePair[] = [];
+      const pending: Promise<void>[] = [];
       let prevKey: string | null = null;
       for (const { key, pair } of all) {
         const first = key !== prevKey;
@@ -65,19 +69,16 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
         }
         countFilterVerdict(uniqueFilterInfo, c, pair.tier, true);
         c.inc(funnelCounter(pair.tier, uniqueFilterInfo.id, "candidates"));
-        let kept = true;
-        for (const f of filters) {
-          let keep = applyFilter(f, pair, c, pair.tier);
-          // awaited only when the filter's verdict is a promise: synchronous filters cost no microtask
-          if (typeof keep !== "boolean") keep = await keep;
-          if (!keep) {
-            kept = false;
-            break;
-          }
-          c.inc(funnelCounter(pair.tier, f.id, "candidates"));
+        const kept = passes(filters, pair, c);
+        if (kept === true) survivors.push(pair);
+        else if (kept !== false) {
+          // Pairs whose filters await are judged PAIR_WINDOW at a time (a model or a cache read overlaps);
+          // counts and samples do not depend on the order verdicts settle in, and survivors are sorted below.
+          pending.push(kept.then((k) => void (k && survivors.push(pair))));
+          if (pending.length >= PAIR_WINDOW) await Promise.all(pending.splice(0));
         }
-        if (kept) survivors.push(pair);
       }
+      await Promise.all(pending);
       survivors.sort((x, y) => cmp(x.tier, y.tier) || cmp(x.id, y.id));
       // Batches let a model scorer run one inference for many pairs.
       for (let i = 0; i < survivors.length; i += SCORE_BATCH) {
@@ -87,4 +88,25 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
       }
     },
   };
+}
+
+/**
+ * Runs the pair filters on one pair in order, counting each funnel row it passes: a boolean when
+ * every verdict is given at once (no microtask on the hot path), a promise from the first one that awaits.
+ */
+function passes(filters: readonly Filter<CandidatePair>[], pair: CandidatePair, c: Counters, from = 0): boolean | Promise<boolean> {
+  for (let i = from; i < filters.length; i++) {
+    const f = filters[i]!;
+    const keep = applyFilter(f, pair, c, pair.tier);
+    if (keep === false) return false;
+    if (keep !== true) {
+      return keep.then((k) => {
+        if (!k) return false;
+        c.inc(funnelCounter(pair.tier, f.id, "candidates"));
+        return passes(filters, pair, c, i + 1);
+      });
+    }
+    c.inc(funnelCounter(pair.tier, f.id, "candidates"));
+  }
+  return true;
 }
