@@ -49,6 +49,15 @@ export function cacheCounter(namespace: string, what: "hits" | "computed" | "inv
   return `cache.${namespace}.${what}`;
 }
 
+/**
+ * Counters kept out of stats.json (which must be the same for the same data however the run went);
+ * they stay in the task markers: the caption-feature counters (cache hits depend on how pages were
+ * spread over workers) and the item caches' (hits depend on whether a task ran before).
+ */
+export function isDiagnosticCounter(name: string): boolean {
+  return name.includes(".features.") || name.startsWith("cache.");
+}
+
 /** Per-task totals of the phases (written by shared/tasks/). */
 export const TASK_COUNTERS = {
   extractShards: "extract.shards",
