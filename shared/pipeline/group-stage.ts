@@ -39,17 +39,33 @@ export function groupStage(config: ParacapConfig, opts: GroupOptions = {}): Stag
       const keys = [...byImage.keys()].sort();
       const setSizes = countWebSets(byImage, ctx);
       for (const filters of tiers) {
+        // Images whose filters await are judged IMAGE_WINDOW at a time (pixel reads and model calls
+        // overlap); with synchronous filters each image is done when its call returns. Pairs come out
+        // in image order either way, and counts and samples do not depend on the order verdicts settle in.
+        const window: { pairs: Promise<CandidatePair[]>; setSize: number | undefined }[] = [];
         for (const key of keys) {
           const refs = byImage.get(key)!;
           if (refs[0]!.kind !== filters.tier.input) continue;
-          const setSize = setSizes.get(key);
-          const pairs = await imagePairs(filters, refs, ctx);
-          if (setSize === undefined) yield* pairs;
-          else for (const pair of pairs) yield { ...pair, setSize };
+          window.push({ pairs: imagePairs(filters, refs, ctx), setSize: setSizes.get(key) });
+          if (window.length >= IMAGE_WINDOW) yield* drain(window.splice(0));
         }
+        yield* drain(window);
       }
     },
   };
+}
+
+/** images of one tier whose filters are awaited together */
+const IMAGE_WINDOW = 64;
+
+async function* drain(window: readonly { pairs: Promise<CandidatePair[]>; setSize: number | undefined }[]): AsyncGenerator<CandidatePair> {
+  // every image of the window is awaited before the first pair leaves, so a failure anywhere stops the task
+  const all = await Promise.all(window.map((w) => w.pairs));
+  for (const [i, pairs] of all.entries()) {
+    const setSize = window[i]!.setSize;
+    if (setSize === undefined) yield* pairs;
+    else for (const pair of pairs) yield { ...pair, setSize };
+  }
 }
 
 /**

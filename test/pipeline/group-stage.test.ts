@@ -213,11 +213,18 @@ describe("filters that await, through the group stage", () => {
   const notGif = { name: "not_gif", version: 1, paperStep: 1, unit: "image", description: "image is not a GIF (test only)" } as const;
   const gifVerdict = (g: { image: string }) => (g.image.endsWith(".gif") ? { drop: "gif" } : true) as true | { drop: string };
   const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
+  let inFlight = 0;
+  let most = 0;
 
   async function run(async: boolean) {
     const config = resolveConfig({}, { tiers: ["gold", "silver"] });
     const caption = async ? defineFilter({ ...noLadder, keep: async (f: { text: string }) => (await tick(), ladderVerdict(f)) }) : defineFilter({ ...noLadder, keep: ladderVerdict });
-    const image = async ? defineFilter({ ...notGif, keep: async (g: { image: string }) => (await tick(), gifVerdict(g)) }) : defineFilter({ ...notGif, keep: gifVerdict });
+    const image = async ? defineFilter({ ...notGif, keep: async (g: { image: string }) => {
+      most = Math.max(most, ++inFlight);
+      await tick();
+      inFlight--;
+      return gifVerdict(g);
+    } }) : defineFilter({ ...notGif, keep: gifVerdict });
     const extend = (t: TierSpec) => {
       const base = tierFilters(config, t);
       return { ...base, image: [...base.image, image], caption: [...base.caption, caption] };
@@ -230,6 +237,8 @@ describe("filters that await, through the group stage", () => {
   it("count, sample and feed the funnel exactly as the same filters given at once", async () => {
     const sync = await run(false);
     const awaited = await run(true);
+    // both images of a tier were being judged at once
+    expect(most).toBe(2);
     expect(JSON.stringify(awaited.counters)).toBe(JSON.stringify(sync.counters));
     expect(JSON.stringify(awaited.counters.samples)).toBe(JSON.stringify(sync.counters.samples));
     expect(awaited.pairs).toEqual(sync.pairs);
