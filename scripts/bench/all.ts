@@ -17,6 +17,7 @@ const BENCHES = [
   ["caption-features.ts", "caption features vs plain wink-nlp"],
   ["sentence-classifier.ts", "sentence classifier quality and tagging speed"],
   ["metrics.ts", "syntactic metrics vs naive Levenshtein"],
+  ["filter-path.ts", "group/dedup filter path: sync vs async filters (and a per-item cache), same records"],
   ["semantic.ts", "word-vector cosine and exact WMD vs the syntactic scorer; vector load time and memory"],
   ["transformer.ts", "embedding/BERTScore scorers (tiny and MiniLM-shaped models) vs the syntactic scorer"],
   ["run.ts", "end-to-end run vs plain bz2 decoding, peak RSS"],

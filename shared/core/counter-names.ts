@@ -51,6 +51,23 @@ export function corruptShardsCounter(phase: string): string {
   return `${taskCounter(phase, "shard")}.corrupt`;
 }
 
+/**
+ * What a per-item cache (tasks/item-cache.ts) did for one step: entries read, values computed (and
+ * stored), stored entries that failed their schema or key (recomputed, never trusted).
+ */
+export function cacheCounter(namespace: string, what: "hits" | "computed" | "invalid"): string {
+  return `cache.${namespace}.${what}`;
+}
+
+/**
+ * Counters kept out of stats.json (which must be the same for the same data however the run went);
+ * they stay in the task markers: the caption-feature counters (cache hits depend on how pages were
+ * spread over workers) and the item caches' (hits depend on whether a task ran before).
+ */
+export function isDiagnosticCounter(name: string): boolean {
+  return name.includes(".features.") || name.startsWith("cache.");
+}
+
 /** Per-task totals of the built-in phases. */
 export const TASK_COUNTERS = {
   extractShards: taskCounter("extract", "shard"),

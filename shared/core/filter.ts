@@ -29,16 +29,27 @@ export interface FilterInfo {
   readonly description: string;
 }
 
+/**
+ * A filter may await (read an image's pixels, ask a model): its verdict is then a promise. Stages take
+ * `Filter<T>` and await only verdicts that are promises, so synchronous filters cost no microtask.
+ */
 export interface Filter<T> extends FilterInfo {
+  keep(record: T): Verdict | Promise<Verdict>;
+}
+
+/** A filter that decides at once; `applyFilter` on it returns a plain boolean. */
+export interface SyncFilter<T> extends Filter<T> {
   keep(record: T): Verdict;
 }
 
-export interface FilterSpec<T> extends Omit<FilterInfo, "id"> {
-  keep(record: T): Verdict;
+export interface FilterSpec<T, V extends Verdict | Promise<Verdict> = Verdict> extends Omit<FilterInfo, "id"> {
+  keep(record: T): V;
 }
 
-/** A filter whose id is built from its name and version. */
-export function defineFilter<T>(spec: FilterSpec<T>): Filter<T> {
+/** A filter whose id is built from its name and version (synchronous unless its `keep` returns a promise). */
+export function defineFilter<T>(spec: FilterSpec<T>): SyncFilter<T>;
+export function defineFilter<T>(spec: FilterSpec<T, Verdict | Promise<Verdict>>): Filter<T>;
+export function defineFilter<T>(spec: FilterSpec<T, Verdict | Promise<Verdict>>): Filter<T> {
   return { id: filterId(spec.name, spec.version), ...spec };
 }
 
@@ -55,10 +66,22 @@ function filterId(name: string, version: number): string {
 /**
  * Runs one filter on one record of a tier and counts `filter.<tier>.<id>.in`, `.kept`, `.dropped`
  * and `.dropped.<reason>`, each weighted by `weight` (a history reference repeated in N revisions
- * weighs N), with the record as a sample of its reason.
+ * weighs N), with the record as a sample of its reason. A promised verdict is counted when it
+ * settles (a rejected one rejects, uncounted); a verdict given at once is counted and returned at once.
  */
-export function applyFilter<T>(filter: Filter<T>, record: T, counters: Counters, tier: string, weight = 1): boolean {
+export function applyFilter<T>(filter: SyncFilter<T>, record: T, counters: Counters, tier: string, weight?: number): boolean;
+export function applyFilter<T>(filter: Filter<T>, record: T, counters: Counters, tier: string, weight?: number): boolean | Promise<boolean>;
+export function applyFilter<T>(filter: Filter<T>, record: T, counters: Counters, tier: string, weight = 1): boolean | Promise<boolean> {
   const verdict = filter.keep(record);
+  if (verdict === true) {
+    countFilterVerdict(filter, counters, tier, true, weight);
+    return true;
+  }
+  if (verdict instanceof Promise) return verdict.then((v) => countVerdict(filter, record, counters, tier, weight, v));
+  return countVerdict(filter, record, counters, tier, weight, verdict);
+}
+
+function countVerdict<T>(filter: Filter<T>, record: T, counters: Counters, tier: string, weight: number, verdict: Verdict): boolean {
   if (verdict === true) {
     countFilterVerdict(filter, counters, tier, true, weight);
     return true;

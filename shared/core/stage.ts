@@ -9,6 +9,16 @@ export interface StageContext {
   readonly counters: Counters;
   /** progress / diagnostics; never required for correctness */
   log(message: string): void;
+  /**
+   * A per-item cache of an async step in the run's work store (tasks/item-cache.ts), `namespace` its
+   * `<name>_v<version>`; absent outside a task (tests, benchmarks): the step computes every item.
+   */
+  itemCache?<T>(namespace: string, schema: z.ZodType<T>): ItemCacheLike<T>;
+}
+
+/** What a stage sees of a per-item cache: a stored value, or the computed one, stored. */
+export interface ItemCacheLike<T> {
+  getOrCompute(key: string, compute: () => T | Promise<T>): Promise<T>;
 }
 
 export interface Stage<I, O> {

@@ -5,9 +5,10 @@
  * comparison, not a hash: two different pairs can never knock each other out.
  */
 import { filterCounter, funnelCounter } from "../core/counter-names.ts";
-import { applyFilter, countFilterVerdict, exampleOf } from "../core/filter.ts";
+import { applyFilter, countFilterVerdict, exampleOf, type Filter } from "../core/filter.ts";
+import type { Counters } from "../core/counters.ts";
 import { CandidatePair, ScoredPair } from "../core/records.ts";
-import type { Stage } from "../core/stage.ts";
+import type { Stage, StageContext } from "../core/stage.ts";
 import type { ParacapConfig } from "../core/config.ts";
 import { createScorers } from "../plugins/scorers.ts";
 import { semanticVerdict } from "../semantic/semantic-score.ts";
@@ -23,31 +24,40 @@ export function uniqueKey(p: CandidatePair): string {
 export interface DedupOptions {
   /** the equivalence-set size bound of the run (null: the run has no caption-list images, no filter) */
   setSizeMax?: number | null;
+  /** the pair filters after the unique step, for every tier, built once per run of the stage (default: each tier's, `tierFilters`); any may await */
+  pairFilters?: (ctx: StageContext) => readonly Filter<CandidatePair>[];
 }
 
 const SCORE_BATCH = 64;
+/** pairs whose async filters are awaited together */
+const PAIR_WINDOW = 64;
 
 export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stage<CandidatePair, ScoredPair> {
   // built once per stage from the same lists as the group stage's and the funnel's
-  const byTier = new Map<string, TierFilters>(tierSpecs(config).map((t) => [t.name, tierFilters(config, t, { setSizeMax: opts.setSizeMax })]));
-  const filtersOf = (tier: string): TierFilters => {
-    const f = byTier.get(tier);
-    if (!f) throw new Error(`dedup: a pair of tier "${tier}", which this configuration does not run (tiers: ${[...byTier.keys()].join(", ")})`);
-    return f;
-  };
+  const configured = new Map<string, TierFilters>(tierSpecs(config).map((t) => [t.name, tierFilters(config, t, { setSizeMax: opts.setSizeMax })]));
   return {
     name: "dedup",
     input: CandidatePair,
     output: ScoredPair,
     async *run(records, ctx) {
       const c = ctx.counters;
+      // filters that may await are built with the task's context (their item caches)
+      const custom = opts.pairFilters?.(ctx);
+      const byTier = custom ? new Map([...configured].map(([t, f]) => [t, { ...f, pair: custom }])) : configured;
+      const filtersOf = (tier: string): TierFilters => {
+        const f = byTier.get(tier);
+        if (!f) throw new Error(`dedup: a pair of tier "${tier}", which this configuration does not run (tiers: ${[...byTier.keys()].join(", ")})`);
+        return f;
+      };
       const score = await createScorers(config);
       const verdict = semanticVerdict(config);
       const all: { key: string; pair: CandidatePair }[] = [];
       for await (const pair of records) {
         const setSize = filtersOf(pair.tier).setSize;
         if (setSize) {
-          if (!applyFilter(setSize, pair, c, pair.tier)) continue;
+          let keep = applyFilter(setSize, pair, c, pair.tier);
+          if (typeof keep !== "boolean") keep = await keep;
+          if (!keep) continue;
           c.inc(funnelCounter(pair.tier, setSize.id, "candidates"));
         }
         all.push({ key: `${pair.tier}\u0000${uniqueKey(pair)}`, pair });
@@ -55,6 +65,7 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
       // The representative of duplicates is the one with the smallest id: independent of arrival order.
       all.sort((x, y) => cmp(x.key, y.key) || cmp(x.pair.id, y.pair.id));
       const survivors: CandidatePair[] = [];
+      const pending: Promise<void>[] = [];
       let prevKey: string | null = null;
       for (const { key, pair } of all) {
         const first = key !== prevKey;
@@ -67,16 +78,16 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
         }
         countFilterVerdict(unique, c, pair.tier, true);
         c.inc(funnelCounter(pair.tier, unique.id, "candidates"));
-        let kept = true;
-        for (const f of filters) {
-          if (!applyFilter(f, pair, c, pair.tier)) {
-            kept = false;
-            break;
-          }
-          c.inc(funnelCounter(pair.tier, f.id, "candidates"));
+        const kept = passes(filters, pair, c);
+        if (kept === true) survivors.push(pair);
+        else if (kept !== false) {
+          // Pairs whose filters await are judged PAIR_WINDOW at a time (a model or a cache read overlaps);
+          // counts and samples do not depend on the order verdicts settle in, and survivors are sorted below.
+          pending.push(kept.then((k) => void (k && survivors.push(pair))));
+          if (pending.length >= PAIR_WINDOW) await Promise.all(pending.splice(0));
         }
-        if (kept) survivors.push(pair);
       }
+      await Promise.all(pending);
       survivors.sort((x, y) => cmp(x.tier, y.tier) || cmp(x.id, y.id));
       // Batches let a model scorer run one inference for many pairs.
       for (let i = 0; i < survivors.length; i += SCORE_BATCH) {
@@ -86,4 +97,25 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
       }
     },
   };
+}
+
+/**
+ * Runs the pair filters on one pair in order, counting each funnel row it passes: a boolean when
+ * every verdict is given at once (no microtask on the hot path), a promise from the first one that awaits.
+ */
+function passes(filters: readonly Filter<CandidatePair>[], pair: CandidatePair, c: Counters, from = 0): boolean | Promise<boolean> {
+  for (let i = from; i < filters.length; i++) {
+    const f = filters[i]!;
+    const keep = applyFilter(f, pair, c, pair.tier);
+    if (keep === false) return false;
+    if (keep !== true) {
+      return keep.then((k) => {
+        if (!k) return false;
+        c.inc(funnelCounter(pair.tier, f.id, "candidates"));
+        return passes(filters, pair, c, i + 1);
+      });
+    }
+    c.inc(funnelCounter(pair.tier, f.id, "candidates"));
+  }
+  return true;
 }

@@ -273,7 +273,7 @@ export const notSpellingFixFilter: Filter<CandidatePair> = defineFilter({
 });
 
 /** The pair filters after the unique-candidate step, in funnel order. */
-function pairFilters(config: ParacapConfig): Filter<CandidatePair>[] {
+export function pairFilters(config: ParacapConfig): Filter<CandidatePair>[] {
   return [divergentFilter, significantDifferenceFilter, ...(config.pairs.dropSpellingFixes ? [notSpellingFixFilter] : [])];
 }
 

@@ -11,16 +11,24 @@ import { CandidatePair, ShuffleRef, type CaptionType, type PairSide } from "../c
 import type { Stage, StageContext } from "../core/stage.ts";
 import { MAX_USES_ID, tierFilters, type ImageGroup, type TierFilters } from "./filters.ts";
 import { CAPTION_TYPES, countImageRow, type UseState } from "./funnel.ts";
-import { tierSpecs } from "./tiers.ts";
+import { tierSpecs, type TierSpec } from "./tiers.ts";
 
-export function groupStage(config: ParacapConfig): Stage<ShuffleRef, CandidatePair> {
+export interface GroupOptions {
+  /** a tier's filter lists, built once per run of the stage (default: the config's, `tierFilters`); any filter may await */
+  tierFilters?: (tier: TierSpec, ctx: StageContext) => TierFilters;
+}
+
+export function groupStage(config: ParacapConfig, opts: GroupOptions = {}): Stage<ShuffleRef, CandidatePair> {
+  const specs = tierSpecs(config);
   // built once per stage: every image of every partition goes through the same lists
-  const tiers = tierSpecs(config).map((t) => tierFilters(config, t));
+  const configured = opts.tierFilters ? null : specs.map((t) => tierFilters(config, t));
   return {
     name: "group",
     input: ShuffleRef,
     output: CandidatePair,
     async *run(records, ctx) {
+      // lists of filters that may await are built with the task's context (their item caches)
+      const tiers = configured ?? specs.map((t) => opts.tierFilters!(t, ctx));
       const byImage = new Map<string, ShuffleRef[]>();
       for await (const r of records) {
         const key = `${r.kind}\u0000${r.image}`;
@@ -31,16 +39,33 @@ export function groupStage(config: ParacapConfig): Stage<ShuffleRef, CandidatePa
       const keys = [...byImage.keys()].sort();
       const setSizes = countWebSets(byImage, ctx);
       for (const filters of tiers) {
+        // Images whose filters await are judged IMAGE_WINDOW at a time (pixel reads and model calls
+        // overlap); with synchronous filters each image is done when its call returns. Pairs come out
+        // in image order either way, and counts and samples do not depend on the order verdicts settle in.
+        const window: { pairs: Promise<CandidatePair[]>; setSize: number | undefined }[] = [];
         for (const key of keys) {
           const refs = byImage.get(key)!;
           if (refs[0]!.kind !== filters.tier.input) continue;
-          const setSize = setSizes.get(key);
-          if (setSize === undefined) yield* imagePairs(filters, refs, ctx);
-          else for (const pair of imagePairs(filters, refs, ctx)) yield { ...pair, setSize };
+          window.push({ pairs: imagePairs(filters, refs, ctx), setSize: setSizes.get(key) });
+          if (window.length >= IMAGE_WINDOW) yield* drain(window.splice(0));
         }
+        yield* drain(window);
       }
     },
   };
+}
+
+/** images of one tier whose filters are awaited together */
+const IMAGE_WINDOW = 64;
+
+async function* drain(window: readonly { pairs: Promise<CandidatePair[]>; setSize: number | undefined }[]): AsyncGenerator<CandidatePair> {
+  // every image of the window is awaited before the first pair leaves, so a failure anywhere stops the task
+  const all = await Promise.all(window.map((w) => w.pairs));
+  for (const [i, pairs] of all.entries()) {
+    const setSize = window[i]!.setSize;
+    if (setSize === undefined) yield* pairs;
+    else for (const pair of pairs) yield { ...pair, setSize };
+  }
 }
 
 /**
@@ -62,8 +87,12 @@ function countWebSets(byImage: Map<string, ShuffleRef[]>, ctx: StageContext): Ma
   return sizes;
 }
 
-/** Filters one image's references for one tier (its filter lists) and yields its candidate pairs. */
-export function* imagePairs(filters: TierFilters, refs: ShuffleRef[], ctx: StageContext): Generator<CandidatePair> {
+/**
+ * Filters one image's references for one tier (its filter lists) and returns its candidate pairs.
+ * A filter's verdict is awaited only when it is a promise (an async filter), one record at a time in
+ * the same order as a synchronous one: counters and samples do not depend on which filters await.
+ */
+export async function imagePairs(filters: TierFilters, refs: ShuffleRef[], ctx: StageContext): Promise<CandidatePair[]> {
   const c = ctx.counters;
   const tier = filters.tier;
   const image = refs[0]!.image;
@@ -71,6 +100,7 @@ export function* imagePairs(filters: TierFilters, refs: ShuffleRef[], ctx: Stage
   let uses: UseState[] = sorted.map((ref) => ({ ref, caption: ref.caption, alt: ref.alt }));
   const references = sorted.reduce((n, r) => n + r.uses, 0);
   const group: ImageGroup = { image, references, uses: uses.length, captionedUses: uses.length };
+  const pairs: CandidatePair[] = [];
 
   countImageRow(c, tier.name, "all", uses);
   for (const f of filters.image) {
@@ -79,19 +109,32 @@ export function* imagePairs(filters: TierFilters, refs: ShuffleRef[], ctx: Stage
       c.inc(paperRuleDroppedCounter(tier.name, f.id, "references"), references);
       c.inc(paperRuleDroppedCounter(tier.name, f.id, "images"));
     }
-    if (!applyFilter(f, group, c, tier.name, references)) return;
+    let kept = applyFilter(f, group, c, tier.name, references);
+    if (typeof kept !== "boolean") kept = await kept;
+    if (!kept) return pairs;
     countImageRow(c, tier.name, f.id, uses);
   }
 
   for (const f of filters.reference) {
-    uses = uses.filter((u) => applyFilter(f, u.ref, c, tier.name, u.ref.uses));
+    const left: UseState[] = [];
+    for (const u of uses) {
+      let kept = applyFilter(f, u.ref, c, tier.name, u.ref.uses);
+      if (typeof kept !== "boolean") kept = await kept;
+      if (kept) left.push(u);
+    }
+    uses = left;
     countImageRow(c, tier.name, f.id, uses);
   }
 
   for (const f of filters.caption) {
     for (const u of uses) {
-      if (u.caption && !applyFilter(f, u.caption, c, tier.name, u.ref.uses)) u.caption = null;
-      if (u.alt && !applyFilter(f, u.alt, c, tier.name, u.ref.uses)) u.alt = null;
+      for (const type of CAPTION_TYPES) {
+        const features = u[type];
+        if (!features) continue;
+        let kept = applyFilter(f, features, c, tier.name, u.ref.uses);
+        if (typeof kept !== "boolean") kept = await kept;
+        if (!kept) u[type] = null;
+      }
     }
     uses = uses.filter((u) => u.caption !== null || u.alt !== null);
     countImageRow(c, tier.name, f.id, uses);
@@ -99,17 +142,20 @@ export function* imagePairs(filters: TierFilters, refs: ShuffleRef[], ctx: Stage
 
   const captioned = uses.reduce((n, u) => n + u.ref.uses, 0);
   const last = filters.captioned;
-  if (!applyFilter(last, { image, references: captioned, uses: uses.length, captionedUses: uses.length }, c, tier.name, captioned)) return;
+  let kept = applyFilter(last, { image, references: captioned, uses: uses.length, captionedUses: uses.length }, c, tier.name, captioned);
+  if (typeof kept !== "boolean") kept = await kept;
+  if (!kept) return pairs;
   countImageRow(c, tier.name, last.id, uses);
 
   for (const type of CAPTION_TYPES) {
     const withType = uses.filter((u) => u[type] !== null);
     for (let i = 0; i < withType.length; i++) {
       for (let j = i + 1; j < withType.length; j++) {
-        yield makePair(tier.name, image, type, withType[i]!, withType[j]!);
+        pairs.push(makePair(tier.name, image, type, withType[i]!, withType[j]!));
       }
     }
   }
+  return pairs;
 }
 
 function side(u: UseState, type: CaptionType): PairSide {

@@ -3,7 +3,7 @@
  * counters into stats.json, and writes report.md, config.json, the publishable outputs (report.html,
  * Parquet, dataset card: output/publish.ts) and a _SUCCESS marker last.
  */
-import { isExtractionCounter } from "../core/counter-names.ts";
+import { isDiagnosticCounter, isExtractionCounter } from "../core/counter-names.ts";
 import { Counters } from "../core/counters.ts";
 import { phaseShape } from "../core/phase-names.ts";
 import { ScoredPair } from "../core/records.ts";
@@ -94,9 +94,8 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
     e.shards++;
     inputs.set(s.uri, e);
   }
-  // Feature-cache hits depend on how pages were spread over workers: diagnostics, not results, so
-  // they stay out of stats.json (which must not depend on the worker count).
-  const snapshot = Object.fromEntries(Object.entries(counters.toJSON()).filter(([k]) => !k.includes(".features.")));
+  // Feature-cache and item-cache hits depend on how the run went (workers, reruns): diagnostics, not results.
+  const snapshot = Object.fromEntries(Object.entries(counters.toJSON()).filter(([k]) => !isDiagnosticCounter(k)));
   const stats: Stats = {
     version: 1,
     inputs: [...inputs.values()],

@@ -2,10 +2,10 @@
 import type { Counters } from "../core/counters.ts";
 import { phaseShape } from "../core/phase-names.ts";
 import { CandidatePair } from "../core/records.ts";
-import { silentContext } from "../core/stage.ts";
 import type { BlobStore } from "../io/blob-store.ts";
 import { JsonlWriter, readJsonl } from "../io/jsonl.ts";
 import { dedupStage } from "../pipeline/dedup-stage.ts";
+import { taskStageContext } from "./item-cache.ts";
 import { layout } from "./layout.ts";
 import type { RunManifest } from "./manifest.ts";
 import type { TaskMarker } from "./markers.ts";
@@ -35,7 +35,7 @@ async function dedupPartition(manifest: RunManifest, partition: number, work: Bl
   // Every tier gets an object, even an empty one, so the aggregate can tell "no pairs" from "missing".
   const writers = new Map(manifest.config.tiers.map((t) => [t, new JsonlWriter(work.writer(layout.dedupPart(partition, t)))]));
   try {
-    for await (const pair of dedupStage(manifest.config, { setSizeMax }).run(pairs(), silentContext(counters))) {
+    for await (const pair of dedupStage(manifest.config, { setSizeMax }).run(pairs(), taskStageContext(work, counters))) {
       await writers.get(pair.tier as (typeof manifest.config.tiers)[number])!.write(pair);
     }
   } catch (err) {

@@ -4,11 +4,11 @@ import type { Counters } from "../core/counters.ts";
 import { partitionOf } from "../core/hash.ts";
 import { phaseShape } from "../core/phase-names.ts";
 import { ShuffleRef } from "../core/records.ts";
-import { silentContext } from "../core/stage.ts";
 import type { BlobStore } from "../io/blob-store.ts";
 import { readJsonl } from "../io/jsonl.ts";
 import { uniqueKey } from "../pipeline/dedup-stage.ts";
 import { groupStage } from "../pipeline/group-stage.ts";
+import { taskStageContext } from "./item-cache.ts";
 import { layout } from "./layout.ts";
 import type { RunManifest } from "./manifest.ts";
 import type { TaskMarker } from "./markers.ts";
@@ -37,7 +37,7 @@ async function groupPartition(manifest: RunManifest, partition: number, work: Bl
   }
   const out = new PartitionedWriter(work, (q) => layout.groupPart(partition, q));
   try {
-    for await (const pair of groupStage(manifest.config).run(refs(), silentContext(counters))) {
+    for await (const pair of groupStage(manifest.config).run(refs(), taskStageContext(work, counters))) {
       await out.write(partitionOf(uniqueKey(pair), manifest.config.partitions), pair);
       counters.inc(groupPairsCounter(pair.tier));
     }

@@ -13,6 +13,8 @@ export const layout = {
   groupDone: (p: number) => `group/p-${pad(p)}/_DONE.json`,
   dedupPart: (q: number, tier: string) => `dedup/q-${pad(q)}/${tier}.jsonl`,
   dedupDone: (q: number) => `dedup/q-${pad(q)}/_DONE.json`,
+  /** one item's entry of a per-item cache (item-cache.ts), fanned out by the first hex digits of its id */
+  itemCache: (namespace: string, id: string) => `cache/${namespace}/${id.slice(0, 2)}/${id}.json`,
   /** intermediate runs of the aggregate's bounded merge (removed once the tier file is written) */
   mergeRun: (tier: string, level: number, i: number) => `merge/${tier}/l${level}-${pad(i)}.jsonl`,
 };

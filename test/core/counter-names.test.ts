@@ -21,6 +21,14 @@ describe("counter names", () => {
     expect(names.groupPairsCounter("gold")).toBe("group.gold.pairs");
   });
 
+  it("item-cache counters are named per step and, like the feature counters, kept out of stats.json", () => {
+    expect(names.cacheCounter("toy_oracle_v1", "invalid")).toBe("cache.toy_oracle_v1.invalid");
+    expect(names.isDiagnosticCounter(names.cacheCounter("toy_oracle_v1", "hits"))).toBe(true);
+    expect(names.isDiagnosticCounter(names.FEATURE_COUNTERS.cacheHits)).toBe(true);
+    expect(names.isDiagnosticCounter(names.filterCounter("gold", "min_refs_v1", "in"))).toBe(false);
+    expect(names.isDiagnosticCounter(names.extractCounter("current", "references"))).toBe(false);
+  });
+
   it("reader and extract names are the stats.json names", () => {
     expect(names.dumpCounter("revisions.emitted")).toBe("dump.revisions.emitted");
     expect(names.dumpSkippedCounter("redirect")).toBe("dump.skipped.redirect");

@@ -37,6 +37,31 @@ describe("applyFilter", () => {
     });
   });
 
+  it("an async filter's verdict is counted and sampled when it settles, the same as the verdict given at once; a sync one returns a plain boolean", async () => {
+    const spec = { name: "min_len", version: 1, paperStep: null, unit: "caption", description: "at least 10 characters" } as const;
+    const rule = (c: { text: string }) => (c.text.length >= 10 ? true : { drop: "too_short" }) as true | { drop: string };
+    const atOnce = defineFilter({ ...spec, keep: rule });
+    const later: Filter<{ text: string }> = defineFilter({ ...spec, keep: async (c: { text: string }) => rule(c) });
+    const now = new Counters();
+    const awaited = new Counters();
+    for (const [text, weight] of [["A map of Angola.", 1], ["Angola", 3]] as const) {
+      expect(typeof applyFilter(atOnce, { text }, now, "gold", weight)).toBe("boolean");
+      const pending = applyFilter(later, { text }, awaited, "gold", weight);
+      expect(pending).toBeInstanceOf(Promise);
+      expect(await pending).toBe(text.length >= 10);
+    }
+    expect(awaited.toJSON()).toEqual(now.toJSON());
+    expect(awaited.get("filter.gold.min_len_v1.dropped.too_short")).toBe(3);
+    expect(awaited.samples.get("filter.gold.min_len_v1.dropped.too_short")).toEqual(["Angola"]);
+  });
+
+  it("a rejected verdict rejects and counts nothing (the task fails instead of losing the record silently)", async () => {
+    const broken: Filter<string> = defineFilter({ ...longEnough, name: "model", keep: async () => Promise.reject(new Error("model not loaded")) });
+    const c = new Counters();
+    await expect(applyFilter(broken, "A map of Angola.", c, "gold")).rejects.toThrow(/model not loaded/);
+    expect(c.toJSON()).toEqual({});
+  });
+
   it("a stateful step counts its verdicts the same way", () => {
     const c = new Counters();
     const unique = defineFilterInfo({ name: "unique", version: 1, paperStep: 7, unit: "pair", description: "" });

@@ -1,12 +1,20 @@
 /** Dedup stage: corpus-wide exact unique filter, divergent and significant-difference filters, metrics. */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { resolveConfig } from "../../shared/core/config.ts";
 import { Counters } from "../../shared/core/counters.ts";
 import { ScoredPair, type CandidatePair } from "../../shared/core/records.ts";
-import { silentContext } from "../../shared/core/stage.ts";
-import { dedupStage } from "../../shared/pipeline/dedup-stage.ts";
-import { tierFilters } from "../../shared/pipeline/filters.ts";
+import { defineFilter, type Filter } from "../../shared/core/filter.ts";
+import { silentContext, type StageContext } from "../../shared/core/stage.ts";
+import { LocalStore } from "../../shared/io/local-store.ts";
+import { dedupStage, uniqueKey } from "../../shared/pipeline/dedup-stage.ts";
+import { pairFilters, tierFilters } from "../../shared/pipeline/filters.ts";
+import { funnelRowsOf } from "../../shared/pipeline/funnel.ts";
 import { tierSpecs } from "../../shared/pipeline/tiers.ts";
+import { taskStageContext } from "../../shared/tasks/item-cache.ts";
 import { shippedThresholds } from "../../shared/semantic/semantic-score.ts";
 import { CAPTIONS as C, collect, from, makePair } from "./stage-helpers.ts";
 
@@ -133,5 +141,106 @@ describe("dedup stage", () => {
     expect(Object.keys(p!)).not.toContain("paraphrase");
     expect(p!.metrics.semantic).toBeUndefined();
     expect(ScoredPair.parse(p)).toEqual(p);
+  });
+});
+
+describe("an async pair filter with a per-item cache", () => {
+  // A stand-in for a model that judges a pair (in the test only): non-deterministic on purpose, each
+  // call returns the next count, and a pair is kept when its count is even.
+  const Judged = z.object({ n: z.number().int() });
+  let calls = 0;
+  const oracle = (ctx: StageContext): Filter<CandidatePair> =>
+    defineFilter({
+      name: "toy_oracle",
+      version: 1,
+      paperStep: null,
+      unit: "pair",
+      description: "a model says the pair is worth keeping (test only)",
+      keep: async (p: CandidatePair) => {
+        const judge = async () => ({ n: calls++ });
+        const { n } = ctx.itemCache ? await ctx.itemCache("toy_oracle_v1", Judged).getOrCompute(uniqueKey(p), judge) : await judge();
+        return n % 2 === 0 ? true : { drop: "oracle_says_no" };
+      },
+    });
+  const config = resolveConfig({ scoring: { scorers: ["syntactic"] } });
+  const pairs = [
+    makePair("silver", "File:Young Lincoln By Charles Keck.JPG", "Abraham Lincoln", "Chicago", C.lincolnCaption, C.lincolnAlt),
+    makePair("silver", "File:Lincoln and McClellan 1862-10-03.jpg", "Abraham Lincoln", "George B. McClellan", C.mcclellanCaption, C.mcclellanAlt),
+    makePair("silver", "File:Apollo 11 first step.jpg", "Apollo 11", "Neil Armstrong", C.apolloLink, C.apolloInfobox),
+    makePair("silver", "File:Angola Ethnic map 1970.svg", "Angola", "Chicago", C.angolaShort, C.lincolnCaption),
+    makePair("gold", "File:Blkred flag.png", "Anarchism", "Anarchism", C.blkred, C.newt),
+  ];
+  async function run(ctx: StageContext) {
+    const out = await collect(dedupStage(config, { pairFilters: (c) => [...pairFilters(config), oracle(c)] }).run(from(pairs), ctx));
+    // counters as a task's marker stores them (sorted): with async filters they are first touched in settling order
+    const { samples, ...counts } = { ...ctx.counters.toJSON(), samples: ctx.counters.samples };
+    return JSON.stringify({ out, counters: Object.fromEntries(Object.entries(counts).filter(([k]) => !k.startsWith("cache."))), samples });
+  }
+
+  it("is awaited, counted and sampled like a synchronous filter, and its funnel row comes from its metadata", async () => {
+    const counters = new Counters();
+    calls = 0;
+    const out = await collect(dedupStage(config, { pairFilters: (c) => [...pairFilters(config), oracle(c)] }).run(from(pairs), silentContext(counters)));
+    // the four silver pairs get counts 0–3 in some order → two kept, two dropped
+    const silverIn = counters.get("filter.silver.toy_oracle_v1.in");
+    expect(silverIn).toBe(4);
+    expect(counters.get("filter.silver.toy_oracle_v1.kept") + counters.get("filter.silver.toy_oracle_v1.dropped.oracle_says_no")).toBe(4);
+    expect(counters.get("filter.silver.toy_oracle_v1.dropped")).toBe(2);
+    expect(counters.samples.get("filter.silver.toy_oracle_v1.dropped.oracle_says_no")).toHaveLength(2);
+    expect(out.filter((p) => p.tier === "silver")).toHaveLength(2);
+    expect(counters.get("funnel.silver.toy_oracle_v1.candidates")).toBe(2);
+    const tier = tierSpecs(config).find((t) => t.name === "silver")!;
+    const rows = funnelRowsOf({ ...tierFilters(config, tier), pair: [...pairFilters(config), oracle(silentContext(counters))] });
+    expect(rows[rows.length - 1]).toEqual({ id: "toy_oracle_v1", label: "a model says the pair is worth keeping (test only)", paperStep: 9, inPaper: false, unit: "pairs" });
+  });
+
+  it("pairs whose filter awaits are judged together (a model sees many at once), with the same outcome as one at a time", async () => {
+    let inFlight = 0;
+    let most = 0;
+    const slow = defineFilter({
+      name: "slow_model",
+      version: 1,
+      paperStep: null,
+      unit: "pair",
+      description: "a slow model keeps pairs without a flag (test only)",
+      keep: async (p: CandidatePair) => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        inFlight--;
+        return /flag/.test(p.a.text + p.b.text) ? { drop: "flag" } : true;
+      },
+    });
+    const atOnce = defineFilter({ ...slow, name: "slow_model", keep: (p: CandidatePair) => (/flag/.test(p.a.text + p.b.text) ? { drop: "flag" } : true) });
+    const awaited = new Counters();
+    const outAwaited = await collect(dedupStage(config, { pairFilters: () => [...pairFilters(config), slow] }).run(from(pairs), silentContext(awaited)));
+    const given = new Counters();
+    const outGiven = await collect(dedupStage(config, { pairFilters: () => [...pairFilters(config), atOnce] }).run(from(pairs), silentContext(given)));
+    expect(most).toBe(pairs.length);
+    expect(outAwaited).toEqual(outGiven);
+    expect(JSON.stringify(awaited)).toBe(JSON.stringify(given));
+    expect(awaited.get("filter.gold.slow_model_v1.dropped.flag")).toBe(1);
+  });
+
+  it("a rerun reads the cache: byte-identical outputs and counters although the judge is not deterministic", async () => {
+    const work = new LocalStore(mkdtempSync(join(tmpdir(), "pc-dedup-cache-")));
+    calls = 1; // the first run starts on an odd count, the rerun would start elsewhere
+    const first = await run(taskStageContext(work, new Counters()));
+    const rerunCounters = new Counters();
+    expect(await run(taskStageContext(work, rerunCounters))).toBe(first);
+    expect([rerunCounters.get("cache.toy_oracle_v1.hits"), rerunCounters.get("cache.toy_oracle_v1.computed")]).toEqual([5, 0]);
+    // without a cache the same two runs differ (what the cache is for)
+    expect(await run(silentContext(new Counters()))).not.toBe(await run(silentContext(new Counters())));
+  });
+
+  it("a corrupt cache entry is recomputed and counted, the others are read", async () => {
+    const work = new LocalStore(mkdtempSync(join(tmpdir(), "pc-dedup-cache-")));
+    await run(taskStageContext(work, new Counters()));
+    const names = await work.list("cache/toy_oracle_v1/");
+    expect(names).toHaveLength(5);
+    await work.writeText(names[0]!, '{"key": "truncated');
+    const counters = new Counters();
+    await run(taskStageContext(work, counters));
+    expect([counters.get("cache.toy_oracle_v1.invalid"), counters.get("cache.toy_oracle_v1.computed"), counters.get("cache.toy_oracle_v1.hits")]).toEqual([1, 1, 4]);
+    expect(() => JSON.parse(readFileSync(join(work.root, names[0]!), "utf8"))).not.toThrow();
   });
 });

@@ -7,7 +7,8 @@ import { silentContext } from "../../shared/core/stage.ts";
 import { defineFilter } from "../../shared/core/filter.ts";
 import { tierFilters } from "../../shared/pipeline/filters.ts";
 import { groupStage, imagePairs, mergeIdenticalUses } from "../../shared/pipeline/group-stage.ts";
-import { tierSpecs } from "../../shared/pipeline/tiers.ts";
+import { funnelRowsOf } from "../../shared/pipeline/funnel.ts";
+import { tierSpecs, type TierSpec } from "../../shared/pipeline/tiers.ts";
 import { CAPTIONS as C, collect, features, from, ref } from "./stage-helpers.ts";
 
 async function group(refs: ShuffleRef[], tiers: ("gold" | "silver" | "bronze")[] = ["gold", "silver", "bronze"], config: object = {}) {
@@ -178,7 +179,7 @@ describe("group stage", () => {
 });
 
 describe("imagePairs runs the filter lists it is given", () => {
-  it("a caption filter added to the tier's list is applied, counted and drives the funnel row", () => {
+  it("a caption filter added to the tier's list is applied, counted and drives the funnel row", async () => {
     const config = resolveConfig({}, { tiers: ["gold"] });
     const base = tierFilters(config, tierSpecs(config)[0]!);
     const noLadder = defineFilter<{ text: string }>({ name: "no_ladder", version: 1, paperStep: null, unit: "caption", description: "no ladder", keep: (f) => (/ladder/.test(f.text) ? { drop: "ladder" } : true) });
@@ -187,12 +188,67 @@ describe("imagePairs runs the filter lists it is given", () => {
       ref({ image: APOLLO, page: "Apollo 11", pageId: 662, revisionId: 716123666, ordinal: 12, caption: C.apolloLink }),
     ];
     const counters = new Counters();
-    expect([...imagePairs(base, refs, silentContext(counters))]).toHaveLength(1);
+    expect(await imagePairs(base, refs, silentContext(counters))).toHaveLength(1);
     const filtered = new Counters();
-    expect([...imagePairs({ ...base, caption: [...base.caption, noLadder] }, refs, silentContext(filtered))]).toHaveLength(0);
+    expect(await imagePairs({ ...base, caption: [...base.caption, noLadder] }, refs, silentContext(filtered))).toHaveLength(0);
     expect(filtered.get("filter.gold.no_ladder_v1.in")).toBe(2);
     expect(filtered.get("filter.gold.no_ladder_v1.dropped.ladder")).toBe(2);
     expect(filtered.get("funnel.gold.no_ladder_v1.images")).toBe(0);
     expect(filtered.get("filter.gold.image_captioned_refs_v1.dropped.too_few_captioned_references")).toBe(0);
+  });
+});
+
+describe("filters that await, through the group stage", () => {
+  const refs = () => [
+    ref({ image: APOLLO, page: "Apollo 11", pageId: 662, revisionId: 716123666, ordinal: 0, source: "template", caption: C.apolloInfobox, alt: C.apolloLink }),
+    ref({ image: APOLLO, page: "Apollo 11", pageId: 662, revisionId: 716123666, ordinal: 12, caption: C.apolloLink }),
+    ref({ image: APOLLO, page: "Neil Armstrong", pageId: 31, revisionId: 5, caption: C.apolloInfobox, alt: C.blkred }),
+    ref({ image: IDEOMAP, page: "Anarchism", pageId: 12, revisionId: 1, caption: C.ideomapOld }),
+    ref({ image: IDEOMAP, page: "Anarchist symbolism", pageId: 40, revisionId: 2, caption: C.ideomapNew }),
+    ref({ image: IDEOMAP, page: "Anarchism", pageId: 12, revisionId: 3, caption: C.blkred, uses: 4 }),
+  ];
+  // a caption rule that would need a model (in the test only): no ladders; and an image rule that would read pixels
+  const noLadder = { name: "no_ladder", version: 1, paperStep: null, unit: "caption", description: "caption mentions no ladder (test only)" } as const;
+  const ladderVerdict = (f: { text: string }) => (/ladder/.test(f.text) ? { drop: "ladder" } : true) as true | { drop: string };
+  const notGif = { name: "not_gif", version: 1, paperStep: 1, unit: "image", description: "image is not a GIF (test only)" } as const;
+  const gifVerdict = (g: { image: string }) => (g.image.endsWith(".gif") ? { drop: "gif" } : true) as true | { drop: string };
+  const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
+  let inFlight = 0;
+  let most = 0;
+
+  async function run(async: boolean) {
+    const config = resolveConfig({}, { tiers: ["gold", "silver"] });
+    const caption = async ? defineFilter({ ...noLadder, keep: async (f: { text: string }) => (await tick(), ladderVerdict(f)) }) : defineFilter({ ...noLadder, keep: ladderVerdict });
+    const image = async ? defineFilter({ ...notGif, keep: async (g: { image: string }) => {
+      most = Math.max(most, ++inFlight);
+      await tick();
+      inFlight--;
+      return gifVerdict(g);
+    } }) : defineFilter({ ...notGif, keep: gifVerdict });
+    const extend = (t: TierSpec) => {
+      const base = tierFilters(config, t);
+      return { ...base, image: [...base.image, image], caption: [...base.caption, caption] };
+    };
+    const counters = new Counters();
+    const pairs = await collect(groupStage(config, { tierFilters: extend }).run(from(refs()), silentContext(counters)));
+    return { pairs, counters, rows: funnelRowsOf(extend(tierSpecs(config)[1]!)) };
+  }
+
+  it("count, sample and feed the funnel exactly as the same filters given at once", async () => {
+    const sync = await run(false);
+    const awaited = await run(true);
+    // both images of a tier were being judged at once
+    expect(most).toBe(2);
+    expect(JSON.stringify(awaited.counters)).toBe(JSON.stringify(sync.counters));
+    expect(JSON.stringify(awaited.counters.samples)).toBe(JSON.stringify(sync.counters.samples));
+    expect(awaited.pairs).toEqual(sync.pairs);
+    // and the filters did something: the ladder captions and the GIF went
+    expect(awaited.counters.get("filter.silver.no_ladder_v1.dropped.ladder")).toBeGreaterThan(0);
+    expect(awaited.counters.samples.get("filter.silver.no_ladder_v1.dropped.ladder")).toContain(C.apolloLink);
+    expect(awaited.counters.get("filter.silver.not_gif_v1.dropped.gif")).toBe(6);
+    expect(awaited.counters.get("funnel.silver.no_ladder_v1.images")).toBe(1);
+    const ids = awaited.rows.map((r) => r.id);
+    expect(ids.indexOf("not_gif_v1")).toBeGreaterThan(ids.indexOf("min_refs_v1"));
+    expect(awaited.rows.find((r) => r.id === "no_ladder_v1")).toMatchObject({ label: "caption mentions no ladder (test only)", inPaper: false, unit: "captions" });
   });
 });

@@ -15,7 +15,7 @@ import { runDedupTask } from "../../shared/tasks/dedup-task.ts";
 import { runGroupTask } from "../../shared/tasks/group-task.ts";
 import { layout } from "../../shared/tasks/layout.ts";
 import { createManifest, type ShardSpec } from "../../shared/tasks/manifest.ts";
-import { marker, writeMarker } from "../../shared/tasks/markers.ts";
+import { marker, readMarker, writeMarker } from "../../shared/tasks/markers.ts";
 import { CAPTIONS as C, collect, ref } from "../pipeline/stage-helpers.ts";
 import { tempDir, removeTempDirs } from "../runner/helpers.ts";
 
@@ -91,6 +91,20 @@ describe("group → dedup → aggregate tasks", () => {
     expect(await runGroupTask(manifest, 0, work)).toEqual(groupMarkers[0]);
     expect(await runDedupTask(manifest, 0, work)).toEqual(dedupMarkers[0]);
     expect(readFileSync(join(dir, ".work", layout.dedupPart(0, "gold")), "utf8")).toBe(before);
+  });
+
+  it("item-cache counters stay in the task markers, out of stats.json (a rerun that reads the cache publishes the same stats)", async () => {
+    const { work, output, manifest } = await setup([[
+      ref({ image: APOLLO, page: "Apollo 11", pageId: 662, revisionId: 716123666, ordinal: 0, source: "template", caption: C.apolloInfobox }),
+      ref({ image: APOLLO, page: "Apollo 11", pageId: 662, revisionId: 716123666, ordinal: 12, caption: C.apolloLink }),
+    ]]);
+    for (let p = 0; p < P; p++) await runGroupTask(manifest, p, work);
+    for (let q = 0; q < P; q++) await runDedupTask(manifest, q, work);
+    const done = (await readMarker(work, layout.dedupDone(0)))!;
+    await writeMarker(work, layout.dedupDone(0), { ...done, counters: { ...done.counters, "cache.toy_oracle_v1.hits": 3 } });
+    const stats = await runAggregateTask(manifest, work, output, { now: () => new Date(0) });
+    expect(stats.counters["filter.gold.unique_v1.in"]).toBe(1);
+    expect(Object.keys(stats.counters).filter((k) => k.startsWith("cache."))).toEqual([]);
   });
 
   it("refuses to aggregate while a partition task is not done", async () => {
