@@ -72,10 +72,20 @@ export function buildParacapStack(cfg: DeploymentConfig, cwd = process.cwd(), ph
     afterApis,
   );
   // What a function build needs, and no more (roles/cloudbuild.builds.builder would add project-wide
-  // storage admin: a build could overwrite published datasets): write its logs, push its image,
-  // and read the source archive from its bucket only.
+  // storage admin: a build could overwrite published datasets): write its logs, push its image to the
+  // deployment's own image repository (not to every repository of the project), and read the source
+  // archive from its bucket only.
+  const images = new gcp.artifactregistry.Repository(
+    `${prefix}-images`,
+    { project, location: region, repositoryId: `${prefix}-functions`, format: "DOCKER", description: "paracap function images" },
+    afterApis,
+  );
   const buildLogs = new gcp.projects.IAMMember(`${prefix}-build-logs`, { project, role: "roles/logging.logWriter", member: buildAccount.member }, afterApis);
-  const buildImages = new gcp.projects.IAMMember(`${prefix}-build-images`, { project, role: "roles/artifactregistry.writer", member: buildAccount.member }, afterApis);
+  const buildImages = new gcp.artifactregistry.RepositoryIamMember(
+    `${prefix}-build-images`,
+    { project, location: region, repository: images.name, role: "roles/artifactregistry.writer", member: buildAccount.member },
+    afterApis,
+  );
   const buildSource = new gcp.storage.BucketIAMMember(
     `${prefix}-build-reads-source`,
     { bucket: buckets.source.name, role: "roles/storage.objectViewer", member: buildAccount.member },
@@ -108,6 +118,7 @@ export function buildParacapStack(cfg: DeploymentConfig, cwd = process.cwd(), ph
       region,
       source: { bucket: buckets.source.name, object: archive.name },
       buildServiceAccount: buildAccount.id,
+      dockerRepository: images.id,
       memory: cfg.memory[fn.name]!,
       maxInstances: cfg.maxInstancesPerStage[fn.name] ?? cfg.maxInstances,
       timeoutSeconds: FUNCTION_TIMEOUT_SECONDS,

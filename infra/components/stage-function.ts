@@ -50,6 +50,8 @@ export interface StageFunctionArgs {
   source: { bucket: pulumi.Input<string>; object: pulumi.Input<string> };
   /** `projects/<p>/serviceAccounts/<email>` of the Cloud Build account; GCF's default when unset */
   buildServiceAccount?: pulumi.Input<string>;
+  /** Artifact Registry repository the build pushes the function's image to (`projects/…/repositories/…`) */
+  dockerRepository?: pulumi.Input<string>;
   memory: string;
   maxInstances: number;
   timeoutSeconds: number;
@@ -162,6 +164,7 @@ export class StageFunction extends pulumi.ComponentResource {
           entryPoint: args.stage,
           source: { storageSource: { bucket: args.source.bucket, object: args.source.object } },
           serviceAccount: args.buildServiceAccount,
+          dockerRepository: args.dockerRepository,
         },
         serviceConfig: {
           availableMemory: args.memory,

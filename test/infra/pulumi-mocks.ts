@@ -46,6 +46,11 @@ function mockState(type: string, name: string, inputs: Record<string, any>): { i
         state: { ...inputs, serviceConfig: { ...inputs.serviceConfig, uri }, url: `https://${inputs.location}-${project}.cloudfunctions.net/${inputs.name}` },
       };
     }
+    case "gcp:artifactregistry/repository:Repository": {
+      // as the provider: `name` is the repository id, `id` its full resource name
+      const id = `projects/${project}/locations/${inputs.location}/repositories/${inputs.repositoryId}`;
+      return { id, state: { ...inputs, name: inputs.repositoryId } };
+    }
     default:
       return { id: `${name}_id`, state: inputs };
   }

@@ -45,7 +45,7 @@ const grantsOf = (m: string) =>
   recorded
     .filter((r) => r.type.includes("IAMMember") || r.type.includes("IamMember"))
     .filter((r) => r.inputs.member === m)
-    .map((r) => `${r.inputs.role} on ${r.inputs.bucket ?? r.inputs.topic ?? r.inputs.subscription ?? r.inputs.name ?? r.inputs.serviceAccountId ?? `project ${r.inputs.project}`}`)
+    .map((r) => `${r.inputs.role} on ${r.inputs.bucket ?? r.inputs.repository ?? r.inputs.topic ?? r.inputs.subscription ?? r.inputs.name ?? r.inputs.serviceAccountId ?? `project ${r.inputs.project}`}`)
     .sort();
 
 describe("functions", () => {
@@ -201,7 +201,6 @@ describe("least privilege", () => {
     const projectGrants = ofType("gcp:projects/iAMMember:IAMMember").map((r) => `${r.inputs.role} to ${r.inputs.member}`).sort();
     expect(projectGrants).toEqual(
       [
-        `roles/artifactregistry.writer to ${member("pc-build")}`,
         `roles/logging.logWriter to ${member("pc-build")}`,
         `roles/eventarc.eventReceiver to ${member("pc-plan-trg")}`,
         `roles/pubsub.publisher to ${GCS_AGENT}`,
@@ -211,8 +210,14 @@ describe("least privilege", () => {
 
   it("the build account cannot write any bucket: it reads the source archive, and nothing else", () => {
     expect(grantsOf(member("pc-build"))).toEqual(
-      [`roles/artifactregistry.writer on project ${TEST_PROJECT}`, `roles/logging.logWriter on project ${TEST_PROJECT}`, `roles/storage.objectViewer on ${bucketName("functions-source")}`].sort(),
+      [`roles/artifactregistry.writer on pc-functions`, `roles/logging.logWriter on project ${TEST_PROJECT}`, `roles/storage.objectViewer on ${bucketName("functions-source")}`].sort(),
     );
+    // images go to the deployment's own repository, the only one the build account may write
+    const repo = ofType("gcp:artifactregistry/repository:Repository");
+    expect(repo.map((r) => [r.inputs.repositoryId, r.inputs.format])).toEqual([["pc-functions", "DOCKER"]]);
+    for (const stage of FUNCTION_STAGES) {
+      expect(fn(stage).inputs.buildConfig.dockerRepository).toBe(`projects/${TEST_PROJECT}/locations/${repo[0]!.inputs.location}/repositories/pc-functions`);
+    }
     expect(recorded.some((r) => r.inputs.role === "roles/cloudbuild.builds.builder")).toBe(false);
     for (const stage of FUNCTION_STAGES) expect(fn(stage).inputs.buildConfig.serviceAccount).toContain(email("pc-build"));
   });
