@@ -2,7 +2,6 @@
  * The paracap command (bin/paracap.js spawned as a user would): extract, features, score, run --help,
  * and user errors (exit code 2, one line on stderr, no stack trace).
  */
-import { spawn } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -11,32 +10,18 @@ import { Counters } from "../../shared/core/counters.ts";
 import { silentContext } from "../../shared/core/stage.ts";
 import { dedupStage } from "../../shared/pipeline/dedup-stage.ts";
 import { CAPTIONS as C, collect, from, makePair } from "../pipeline/stage-helpers.ts";
-import { BIN, REPO, SAMPLE_HISTORY, tempDir, removeTempDirs } from "../runner/helpers.ts";
+import { REPO, runCli, SAMPLE_HISTORY, tempDir, removeTempDirs, type CliResult } from "../runner/helpers.ts";
 
 afterAll(removeTempDirs);
 
 const FIXTURES = join(REPO, "test/fixtures/wikitext");
 
-interface Result { code: number | null; stdout: string; stderr: string }
-
-function cli(args: string[], stdin = ""): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.on("error", () => {}); // the command may stop reading early
-    child.stdin.end(stdin);
-  });
-}
+const cli = (args: string[], stdin = "") => runCli(args, { stdin });
 
 const jsonl = (text: string) => text.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as Record<string, unknown>);
 
 /** A user error: exit 2, exactly one line on stderr, no stack trace. */
-function expectUserError(r: Result, message: RegExp) {
+function expectUserError(r: CliResult, message: RegExp) {
   expect(r.code).toBe(2);
   expect(r.stderr).toMatch(message);
   expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);

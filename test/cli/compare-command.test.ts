@@ -3,7 +3,6 @@
  * content): the paper's qualitative ordering (Table 7: PAWS has the highest syntactic similarity and the lowest
  * Δsem,syn; MSRPC a higher Δ than PAWS), the JSON shape, the printed tables, user errors.
  */
-import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,23 +11,14 @@ import { MAP_LEVELS } from "../../shared/compare/corpus-summary.ts";
 import { referenceCorpora } from "../../shared/compare/reference-corpora.ts";
 import { resolveConfig } from "../../shared/core/config.ts";
 import { semanticScoring, shippedThresholds } from "../../shared/semantic/semantic-score.ts";
-import { BIN, removeTempDirs, REPO, run, tempDir } from "../runner/helpers.ts";
+import { removeTempDirs, REPO, run, runCli, tempDir } from "../runner/helpers.ts";
 
 const FIX = join(REPO, "test/fixtures/paraphrase");
 const MSRP = join(FIX, "msr_paraphrase_train.txt.gz");
 const PAWS = join(FIX, "paws-wiki-labeled-final-dev.tsv.gz");
 const QQP = join(FIX, "qqp-glue-dev-first9.tsv");
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "", stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (args: string[]) => runCli(args);
 
 let rows: ComparedCorpus[];
 /** `compare --json --all` of MSRP train and PAWS dev, as printed */

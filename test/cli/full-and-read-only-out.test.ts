@@ -3,12 +3,12 @@
  * elsewhere): a finished run rerun on a read-only folder writes nothing and says it is complete; a
  * full disk (ENOSPC) and a read-only folder (EROFS) are one line each, exit 2, no stack trace.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BIN } from "../runner/helpers.ts";
+import { runCli } from "../runner/helpers.ts";
 
 const root = mkdtempSync(join(tmpdir(), "paracap-mounts-"));
 const mounted: string[] = [];
@@ -35,14 +35,7 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-function paracap(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
-    child.once("close", (code) => resolve({ code, stderr }));
-  });
-}
+const paracap = (args: string[]) => runCli(args);
 
 describe.skipIf(probe === null)("--out on a full or read-only file system", () => {
   it("a finished run rerun on a read-only folder needs no write and says it is complete", async () => {

@@ -5,7 +5,6 @@
  * were regrouped so that images have several captions (test/fixtures/data/conceptual-captions/
  * PROVENANCE.md): pairs are built, the equivalence-set bound drops some, the pair filters act.
  */
-import { spawn } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,7 +18,8 @@ import { Stats } from "../../shared/output/stats.ts";
 import { runLocal } from "../../shared/runner/local-runner.ts";
 import { RunManifest } from "../../shared/tasks/manifest.ts";
 import { reconcile } from "../pipeline/reconcile.ts";
-import { comparable, paracap, PARTITIONS, pubsubEmulatorMissing, readDir, readObjects, ROOT, skipMessage, waitForRun, type CliResult } from "./helpers.ts";
+import { comparable, paracap, PARTITIONS, pubsubEmulatorMissing, readDir, readObjects, ROOT, skipMessage, waitForRun } from "./helpers.ts";
+import { runCli } from "../runner/helpers.ts";
 
 const FIXTURE = join(ROOT, "test/fixtures/data/conceptual-captions/gcc-validation-lines00001-02000-shared-urls.tsv");
 const NAME = "gcc-validation-lines00001-02000-shared-urls.tsv";
@@ -32,17 +32,7 @@ const missing = pubsubEmulatorMissing();
 if (missing) skipMessage("cloud caption-tsv e2e", missing);
 
 /** bin/paracap.js run from `cwd`, so its input name is the bare file name, as the object's is. */
-function paracapIn(cwd: string, args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, "bin/paracap.js"), ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const paracapIn = (cwd: string, args: string[]) => runCli(args, { cwd });
 
 describe.skipIf(missing !== null)("Conceptual Captions: cloud upload = paracap run", () => {
   let emu: Emulators;

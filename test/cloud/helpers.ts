@@ -2,7 +2,7 @@
  * Shared pieces of the cloud runner tests: the embedded sample repacked as multistream dumps, the
  * local runner's outputs on the same files (the reference), and the real CLI.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +12,7 @@ import { resolveConfig, type ParacapConfig } from "../../shared/core/config.ts";
 import { writeMultistream } from "../../shared/dump/multistream.ts";
 import { runLocal } from "../../shared/runner/local-runner.ts";
 import type { Pipeline } from "../../shared/tasks/phases.ts";
+import { runCli, type CliResult } from "../runner/helpers.ts";
 import { findEmulatorJar } from "../../scripts/emulators/pubsub-emulator.ts";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
@@ -90,23 +91,11 @@ export async function localReference(sample: SampleDumps, pipeline?: Pipeline): 
   return out;
 }
 
-export interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type { CliResult } from "../runner/helpers.ts";
 
 /** bin/paracap.js in a child process. */
 export function paracap(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, "bin/paracap.js"), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCli(args, { env, cwd: ROOT });
 }
 
 /**

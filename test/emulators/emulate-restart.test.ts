@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { isAlive, readEmulatorEnv } from "../../shared/cloud/emulator-env.ts";
 import { canBind } from "../../scripts/emulators/pubsub-emulator.ts";
 import { pubsubEmulatorMissing, ROOT, SAMPLE_CURRENT, skipMessage } from "../cloud/helpers.ts";
+import { runCli } from "../runner/helpers.ts";
 
 const missing = pubsubEmulatorMissing();
 if (missing) skipMessage("emulate-restart", missing);
@@ -43,16 +44,7 @@ async function emulate(args: string[]): Promise<{ child: ChildProcess; out: () =
   return { child, out: () => out };
 }
 
-function paracap(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, "bin/paracap.js"), ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const paracap = (args: string[]) => runCli(args, { cwd: dir });
 
 /** Pids of the processes whose command line mentions the Pub/Sub emulator jar and this port. */
 function jvmOnPort(port: number): number[] {

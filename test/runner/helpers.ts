@@ -1,4 +1,5 @@
 /** Shared helpers for the tests that run the whole local pipeline on real dumps. */
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +12,27 @@ import type { LocalInput } from "../../shared/runner/local-shards.ts";
 
 export const REPO = new URL("../../", import.meta.url).pathname;
 export const BIN = join(REPO, "bin/paracap.js");
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The paracap command (bin/paracap.js) in a child process, as a user runs it. */
+export function runCli(args: string[], opts: { cwd?: string; env?: Record<string, string>; stdin?: string } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? REPO, env: opts.env ? { ...process.env, ...opts.env } : process.env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.on("error", () => {}); // the command may stop reading early
+    child.stdin.end(opts.stdin ?? "");
+  });
+}
 export const DATA = new URL("../fixtures/data/", import.meta.url).pathname;
 export const SAMPLE = SAMPLE_INPUTS;
 export const SAMPLE_CURRENT = SAMPLE_INPUTS[0]!.path;

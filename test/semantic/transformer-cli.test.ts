@@ -3,14 +3,13 @@
  * `paracap score --model` and `paracap run --model` on the embedded sample with worker threads (each
  * loads the model in its own onnxruntime session).
  */
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveConfig } from "../../shared/core/config.ts";
 import { scorePair } from "../../shared/metrics/index.ts";
 import { createScorers, ScorerCache } from "../../shared/plugins/scorers.ts";
-import { BIN, readPairs, REPO, removeTempDirs, tempDir } from "../runner/helpers.ts";
+import { readPairs, removeTempDirs, runCli, tempDir } from "../runner/helpers.ts";
 import { writeTinyModel } from "./tiny-model.ts";
 
 let MODEL = "";
@@ -19,21 +18,7 @@ beforeAll(() => {
 });
 afterAll(removeTempDirs);
 
-interface Result { code: number | null; stdout: string; stderr: string }
-
-function cli(args: string[], stdin = ""): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.on("error", () => {});
-    child.stdin.end(stdin);
-  });
-}
+const cli = (args: string[], stdin = "") => runCli(args, { stdin });
 
 const jsonl = (text: string) => text.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as Record<string, number>);
 const TRANSFORMER_METRICS = ["embeddingCosine", "bertscoreP", "bertscoreR", "bertscoreF1"];
