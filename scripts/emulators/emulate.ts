@@ -113,6 +113,16 @@ async function main(): Promise<void> {
   if (previous && previous.pid !== process.pid && isAlive(previous.pid)) {
     throw new PortTakenError(`an emulator is already running on ${dir} (pid ${previous.pid}); stop it first, or pass another --dir`);
   }
+  // Signals are handled from the first moment: a Ctrl-C during start-up stops what has started
+  // instead of killing this process with the JVM and function hosts still running.
+  let stopRequested = false;
+  let stopNow: (() => void) | null = null;
+  const onSignal = () => {
+    stopRequested = true;
+    stopNow?.();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   const t0 = Date.now();
   const emu = await startEmulators({
     projectId: values.project,
@@ -162,17 +172,22 @@ async function main(): Promise<void> {
   ];
   process.stdout.write(lines.join("\n") + "\n");
   let stopping = false;
-  const stop = () => {
+  stopNow = () => {
     if (stopping) return;
     stopping = true;
     void (async () => {
       rmSync(emulatorEnvPath(dir), { force: true });
       await cloud?.stop();
       await emu.stop();
-    })().then(() => process.exit(0));
+    })().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        process.stderr.write(`emulate: stopping failed: ${e instanceof Error ? e.message : String(e)}\n`);
+        process.exit(1);
+      },
+    );
   };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  if (stopRequested) stopNow();
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -1,4 +1,7 @@
 import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { PubSub, type Message } from "@google-cloud/pubsub";
 import { Storage } from "@google-cloud/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -44,7 +47,8 @@ describe("startEmulators", () => {
   });
 
   it("the CLI (npm run emulate) wires up the cloud runner, prints the endpoints and exits cleanly on SIGINT", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/emulators/emulate.ts", "--gcs-port", "0", "--pubsub-port", "0"], {
+    const dir = mkdtempSync(join(tmpdir(), "paracap-emulate-cli-"));
+    const child = spawn(process.execPath, ["--import", "tsx", "scripts/emulators/emulate.ts", "--gcs-port", "0", "--pubsub-port", "0", "--dir", dir], {
       cwd: new URL("../..", import.meta.url).pathname,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -58,8 +62,11 @@ describe("startEmulators", () => {
     expect(out).toMatch(/Functions: +plan http:\/\/127\.0\.0\.1:\d+\/, extract .*deadletter http/);
     expect(out).toContain("export PARACAP_INPUT_BUCKET=paracap-input");
     expect(out).toContain("export PARACAP_TOPIC_EXTRACT=paracap-extract");
-    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    const exited = new Promise<{ code: number | null; signal: string | null }>((r) => child.once("exit", (code, signal) => r({ code, signal })));
     child.kill("SIGINT");
-    expect(await exited).toBe(0);
+    // the whole output in the message: a failure here says which signal ended it and what it printed
+    expect(await exited, out).toEqual({ code: 0, signal: null });
+    expect(existsSync(join(dir, "env.json")), "env.json is removed on a clean stop").toBe(false);
+    rmSync(dir, { recursive: true, force: true });
   }, 40_000);
 });
