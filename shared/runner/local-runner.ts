@@ -31,6 +31,7 @@ import type { InputKind } from "../core/records.ts";
 import type { RevisionRefs } from "../pipeline/extract-stage.ts";
 import type { Source } from "../sources/source.ts";
 import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
+import { WORD_VECTORS_RESOURCE, wordVectorsProvider } from "../semantic/vector-scorer.ts";
 
 export interface LocalRunOptions {
   inputs: LocalInput[];
@@ -137,7 +138,8 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
   await work.writeText(layout.manifest(), JSON.stringify(manifest, null, 2));
 
   const workers = Math.max(1, opts.workers ?? availableParallelism());
-  const pool = workers > 1 ? new WorkerPool(workers) : null;
+  // the workers share one copy of the word vectors, loaded here when the first of them needs it
+  const pool = workers > 1 ? new WorkerPool(workers, { [WORD_VECTORS_RESOURCE]: wordVectorsProvider }) : null;
   const live: Counters[] = [];
   const input: InputProgress = { done: 0, total: shards.reduce((n, s) => n + shardBytes(s), 0), resumed: 0, decoded: 0 };
   const progress = createProgress(() => live, opts.progress === undefined ? process.stderr : opts.progress, input);

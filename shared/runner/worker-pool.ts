@@ -2,8 +2,9 @@
  * A fixed pool of worker threads running named jobs (see worker.ts). Jobs queue when every worker
  * is busy; a worker that dies fails its job with the worker's error and is replaced.
  */
-import { Worker } from "node:worker_threads";
+import { MessageChannel, Worker } from "node:worker_threads";
 import { availableParallelism } from "node:os";
+import { RESOURCE_PORT_KEY, ResourceServer, type ResourceProvider } from "../core/shared-resources.ts";
 
 export interface JobRequest { id: number; job: string; payload: unknown }
 export type JobResponse = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
@@ -16,8 +17,14 @@ export class WorkerPool {
   private readonly queue: Pending[] = [];
   private nextId = 0;
   private closed = false;
+  private readonly resources: ResourceServer | null;
 
-  constructor(readonly size = Math.max(1, availableParallelism())) {
+  /** `resources`: what the workers may ask this thread for, loaded here once and shared (core/shared-resources.ts) */
+  constructor(
+    readonly size = Math.max(1, availableParallelism()),
+    resources: Readonly<Record<string, ResourceProvider>> | null = null,
+  ) {
+    this.resources = resources ? new ResourceServer(resources) : null;
     for (let i = 0; i < size; i++) this.idle.push(this.spawn());
   }
 
@@ -33,11 +40,17 @@ export class WorkerPool {
     this.closed = true;
     await Promise.all([...this.idle, ...this.busy.keys()].map((w) => w.terminate()));
     this.idle.length = 0;
+    this.resources?.close();
   }
 
   private spawn(): Worker {
     const entry = new URL(import.meta.url.endsWith(".ts") ? "./worker.ts" : "./worker.js", import.meta.url).href;
-    const w = new Worker(new URL("./worker-bootstrap.mjs", import.meta.url), { workerData: { entry } });
+    let w: Worker;
+    if (this.resources) {
+      const { port1, port2 } = new MessageChannel();
+      w = new Worker(new URL("./worker-bootstrap.mjs", import.meta.url), { workerData: { entry, [RESOURCE_PORT_KEY]: port2 }, transferList: [port2] });
+      this.resources.serve(port1);
+    } else w = new Worker(new URL("./worker-bootstrap.mjs", import.meta.url), { workerData: { entry } });
     w.on("message", (msg: JobResponse) => {
       const p = this.busy.get(w);
       if (!p || p.request.id !== msg.id) return;

@@ -1,19 +1,46 @@
 /** The `wordVectors` pair scorer: averaged-vector cosine, Word Mover's Similarity and the OOV share per pair. */
 import type { PairScorer } from "../plugins/scorers.ts";
 import { VectorSimilarity } from "./vector-similarity.ts";
-import { loadWordVectors, type WordVectors } from "./word-vectors.ts";
+import { requestResource } from "../core/shared-resources.ts";
+import { loadWordVectors, WordVectors } from "./word-vectors.ts";
 
 /** Metric names the scorer reports, in column order. */
 export const VECTOR_METRICS = ["vectorCosine", "wordMoverSimilarity", "vectorOov"] as const;
 
-// Per-process cache: the vectors take ~1.5 s and 136 MB to load, and every task of a worker thread or function
-// instance shares one copy (read-only after loading).
-const loaded = new Map<string, WordVectors>();
+/** Name under which a worker pool shares the vectors between its threads (see core/shared-resources.ts). */
+export const WORD_VECTORS_RESOURCE = "wordVectors";
 
-export function processWordVectors(maxWords: number | null): WordVectors {
+/** What a worker thread receives: the rows live in a SharedArrayBuffer, so every thread reads one copy. */
+interface SharedRows {
+  dims: number;
+  words: string[];
+  unit: Float32Array;
+}
+
+// Per-thread cache: the vectors take 0.5–1.5 s and 40–136 MB to load. Every task of a thread or function instance
+// shares one copy, and the worker threads of a local run share the main thread's (read-only after loading).
+const loaded = new Map<string, Promise<WordVectors>>();
+
+function loadShared(key: string): WordVectors {
+  return loadWordVectors({ maxWords: key === "null" ? null : Number(key), shared: true });
+}
+
+/** Provider for a worker pool's resource server: loads in the serving thread, once per cap. */
+export function wordVectorsProvider(key: string): SharedRows {
+  const v = loadShared(key);
+  return { dims: v.dims, words: v.words(), unit: v.unit };
+}
+
+/** The vectors for this thread: from the thread that started it when it shares them, else loaded here. */
+export function processWordVectors(maxWords: number | null): Promise<WordVectors> {
   const key = String(maxWords);
   let v = loaded.get(key);
-  if (!v) loaded.set(key, (v = loadWordVectors({ maxWords })));
+  if (!v) {
+    const fromParent = requestResource(WORD_VECTORS_RESOURCE, key) as Promise<SharedRows> | null;
+    v = fromParent ? fromParent.then((r) => WordVectors.fromRows(r.dims, r.words, r.unit)) : Promise.resolve().then(() => loadShared(key));
+    loaded.set(key, v);
+    v.catch(() => loaded.delete(key));
+  }
   return v;
 }
 
@@ -21,13 +48,13 @@ export function processWordVectors(maxWords: number | null): WordVectors {
  * The scorer loads the vectors on its first non-empty batch: a run's dedup tasks are many and most partitions of a
  * small run have no pairs, so a worker that never scores a pair never pays the load.
  */
-export function wordVectorScorer(vectors: () => WordVectors): PairScorer {
+export function wordVectorScorer(vectors: () => WordVectors | Promise<WordVectors>): PairScorer {
   let sim: VectorSimilarity | null = null;
   return {
     id: "wordVectors",
     scoreBatch: async (pairs) => {
       if (pairs.length === 0) return [];
-      sim ??= new VectorSimilarity(vectors());
+      sim ??= new VectorSimilarity(await vectors());
       return pairs.map(([a, b]) => ({ ...sim!.score(a, b) }));
     },
   };

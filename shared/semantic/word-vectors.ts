@@ -16,6 +16,8 @@ export interface WordVectorsOptions {
   vocabulary?: ReadonlySet<string> | null;
   /** read size (tests use tiny chunks to cross entry boundaries) */
   chunkBytes?: number;
+  /** put the vectors in a SharedArrayBuffer, so worker threads can use them without a copy */
+  shared?: boolean;
 }
 
 /** Unit-length word vectors, looked up by lower-cased word. */
@@ -34,6 +36,17 @@ export class WordVectors {
   /** row of `word` in `unit`, or -1 when the word has no vector */
   id(word: string): number {
     return this.ids.get(word) ?? -1;
+  }
+
+  /** the words in row order */
+  words(): string[] {
+    return [...this.ids.keys()];
+  }
+
+  /** the vectors of `words()`, row by row (as `words()` and `unit` give them) */
+  static fromRows(dims: number, words: readonly string[], unit: Float32Array): WordVectors {
+    if (unit.length !== dims * words.length) throw new Error(`word vectors: ${words.length} words need ${dims * words.length} numbers, got ${unit.length}`);
+    return new WordVectors(dims, new Map(words.map((w, i) => [w, i])), unit);
   }
 }
 
@@ -178,8 +191,13 @@ export function loadWordVectors(opts: WordVectorsOptions = {}): WordVectors {
       for (let i = 0; i < dims; i++) data[at + i] = row[i]! / norm;
       ids.set(word, ids.size);
     }
-    // a copy only when it frees much (the copy briefly doubles the memory)
     const used = ids.size * dims;
+    if (opts.shared) {
+      const shared = new Float32Array(new SharedArrayBuffer(used * Float32Array.BYTES_PER_ELEMENT));
+      shared.set(data.subarray(0, used));
+      return new WordVectors(dims, ids, shared);
+    }
+    // a copy only when it frees much (the copy briefly doubles the memory)
     return new WordVectors(dims, ids, used < data.length * 0.75 ? data.slice(0, used) : data.subarray(0, used));
   } finally {
     closeSync(fd);

@@ -9,8 +9,8 @@ import { bruteForce } from "./brute-transport.ts";
 // The real vectors, loaded once for the file (~1.5 s).
 let vectors: WordVectors;
 let sim: VectorSimilarity;
-beforeAll(() => {
-  vectors = processWordVectors(null);
+beforeAll(async () => {
+  vectors = await processWordVectors(null);
   sim = new VectorSimilarity(vectors);
 });
 
