@@ -6,7 +6,7 @@
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { statSync } from "node:fs";
-import { rm } from "node:fs/promises";
+import { readdir, rm, stat } from "node:fs/promises";
 import { TierName, type ParacapConfig } from "../core/config.ts";
 import { Counters } from "../core/counters.ts";
 import { DumpError } from "../dump/errors.ts";
@@ -39,6 +39,14 @@ export interface LocalRunOptions {
   config: ParacapConfig;
   /** worker threads; 1 runs everything in this thread */
   workers?: number;
+  /**
+   * How worker threads (workers > 1) are used. "auto": a shard's documents fan out to them only on machines with
+   * more than two cores (on two, the decoder takes one core and this thread the other: fanning out there only adds
+   * copies and the workers' start-up), and a partition phase runs on them only when the run's work files exceed
+   * POOL_MIN_WORK_BYTES (starting the pool costs ~0.3–0.5 s, more than small phases take in this thread).
+   * "always": both whenever workers > 1 (tests use it to exercise the threads on any machine).
+   */
+  threads?: "auto" | "always";
   /** discard an earlier run's work in outDir instead of resuming it */
   fresh?: boolean;
   /** progress lines (null: silent) */
@@ -138,8 +146,12 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
   await work.writeText(layout.manifest(), JSON.stringify(manifest, null, 2));
 
   const workers = Math.max(1, opts.workers ?? availableParallelism());
-  // the workers share one copy of the word vectors, loaded here when the first of them needs it
-  const pool = workers > 1 ? new WorkerPool(workers, { [WORD_VECTORS_RESOURCE]: wordVectorsProvider }) : null;
+  // Started on first use, so a phase that does not use it never waits for its start-up. The workers share one copy
+  // of the word vectors, loaded here when the first of them needs it.
+  let pool: WorkerPool | null = null;
+  const workerPool = () => (pool ??= new WorkerPool(workers, { [WORD_VECTORS_RESOURCE]: wordVectorsProvider }));
+  const always = opts.threads === "always";
+  const extractInWorkers = workers > 1 && (always || availableParallelism() > 2);
   const live: Counters[] = [];
   const input: InputProgress = { done: 0, total: shards.reduce((n, s) => n + shardBytes(s), 0), resumed: 0, decoded: 0 };
   const progress = createProgress(() => live, opts.progress === undefined ? process.stderr : opts.progress, input);
@@ -150,7 +162,7 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
       bytes: (shard) => fileBytes(shard.uri, (n) => (input.done += n), (n) => (input.decoded! += n)),
       extractDocuments: (source, docs, shard, counters) => {
         live.push(counters);
-        return pool && sources === BUILTIN_SOURCES ? parallelExtract(source, docs, shard.kind, opts.config, counters, pool) : inlineDocuments(source, docs, shard.kind, opts.config, counters);
+        return extractInWorkers && sources === BUILTIN_SOURCES ? parallelExtract(source, docs, shard.kind, opts.config, counters, workerPool()) : inlineDocuments(source, docs, shard.kind, opts.config, counters);
       },
       isCorruptInput: (err) => err instanceof DumpError,
     },
@@ -165,6 +177,7 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
   try {
     for (const phase of pipeline.unitPhases) {
       const units = unitsOf(phase, manifest);
+      const inPool = workers > 1 && phase.unit === "partition" && BUILTIN_PIPELINE.phases.includes(phase) && (always || (await treeBytes(workDir)) >= POOL_MIN_WORK_BYTES);
       progress.phase(phase.name, units.length, phase.unit);
       await forEachLimit(units, workers, async (unit) => {
         if (await finishedMarker(phase, manifest, work, unit)) {
@@ -176,8 +189,8 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
         }
         // Shard tasks stay in this thread (their documents fan out to the pool); the pool runs
         // whole partition tasks of the built-in phases (worker threads know only those).
-        if (pool && unit.unit === "partition" && BUILTIN_PIPELINE.phases.includes(phase)) {
-          await pool.run<TaskMarker>("partition", { phase: phase.name, manifest, partition: unit.partition, workDir } satisfies PartitionPayload);
+        if (inPool && unit.unit === "partition") {
+          await workerPool().run<TaskMarker>("partition", { phase: phase.name, manifest, partition: unit.partition, workDir } satisfies PartitionPayload);
         } else await runUnitTask(phase, manifest, work, unit, runner);
         progress.step();
       });
@@ -194,8 +207,24 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
     return { stats, resumed, elapsedSeconds };
   } finally {
     progress.close();
-    await pool?.close();
+    await (pool as WorkerPool | null)?.close();
   }
+}
+
+/** Work files (bytes) from which partition phases run in the worker pool: below it, in this thread. */
+export const POOL_MIN_WORK_BYTES = 16 << 20;
+
+/** Bytes of the files under `dir` (0 when it does not exist). */
+async function treeBytes(dir: string): Promise<number> {
+  let total = 0;
+  try {
+    for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
+      if (e.isFile()) total += (await stat(join(e.parentPath ?? (e as unknown as { path: string }).path, e.name))).size; // parentPath: Node ≥ 20.12
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
+  return total;
 }
 
 /** A shard's size on disk: its byte range, or the whole file. */

@@ -2,7 +2,8 @@
 import type { PairScorer } from "../plugins/scorers.ts";
 import { VectorSimilarity } from "./vector-similarity.ts";
 import { requestResource } from "../core/shared-resources.ts";
-import { loadWordVectors, WordVectors } from "./word-vectors.ts";
+import { defaultVectorCacheDir, readCachedVectors, writeCachedVectors } from "./vector-cache.ts";
+import { defaultVectorsFile, loadWordVectors, WordVectors } from "./word-vectors.ts";
 
 /** Metric names the scorer reports, in column order. */
 export const VECTOR_METRICS = ["vectorCosine", "wordMoverSimilarity", "vectorOov"] as const;
@@ -21,8 +22,16 @@ interface SharedRows {
 // shares one copy, and the worker threads of a local run share the main thread's (read-only after loading).
 const loaded = new Map<string, Promise<WordVectors>>();
 
+/** Loads into shared memory: from the binary copy when there is one, else by parsing the package (and caching). */
 function loadShared(key: string): WordVectors {
-  return loadWordVectors({ maxWords: key === "null" ? null : Number(key), shared: true });
+  const maxWords = key === "null" ? null : Number(key);
+  const source = defaultVectorsFile();
+  const dir = defaultVectorCacheDir();
+  const cached = readCachedVectors(dir, source, maxWords, true);
+  if (cached) return cached;
+  const vectors = loadWordVectors({ file: source, maxWords, shared: true });
+  writeCachedVectors(dir, source, maxWords, vectors);
+  return vectors;
 }
 
 /** Provider for a worker pool's resource server: loads in the serving thread, once per cap. */

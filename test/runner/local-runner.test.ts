@@ -159,9 +159,15 @@ describe("local runner", () => {
     expect(readOutputs(dir)).toEqual(reference);
   });
 
-  it("gives the same outputs with two worker threads as with one", async () => {
+  it("gives the same outputs with two worker threads as with one (documents and partitions on the threads)", async () => {
     const dir = tempDir("paracap-workers-");
-    await run(dir, SAMPLE, {}, { workers: 2 });
+    await run(dir, SAMPLE, {}, { workers: 2, threads: "always" });
+    expect(readOutputs(dir)).toEqual(reference);
+  });
+
+  it("gives the same outputs when the runner chooses where to run (a small run stays in this thread)", async () => {
+    const dir = tempDir("paracap-workers-auto-");
+    await run(dir, SAMPLE, {}, { workers: 2, threads: "auto" });
     expect(readOutputs(dir)).toEqual(reference);
   });
 });

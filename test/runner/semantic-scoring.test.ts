@@ -11,7 +11,7 @@ describe("local run with scoring.scorers [syntactic, wordVectors]", () => {
   it("writes the semantic score, Δsem,syn and the calibrated verdict on every pair, from worker threads", async () => {
     const out = tempDir();
     const scoring = { scorers: ["syntactic", "wordVectors"] as ("syntactic" | "wordVectors")[] };
-    await run(out, [SAMPLE[0]!], { tiers: ["gold", "silver"], scoring }, { workers: 2 });
+    await run(out, [SAMPLE[0]!], { tiers: ["gold", "silver"], scoring }, { workers: 2, threads: "always" });
     for (const tier of ["gold", "silver"]) {
       const pairs = readPairs(out, tier);
       expect(pairs.length).toBeGreaterThan(0);
