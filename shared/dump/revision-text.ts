@@ -51,6 +51,11 @@ export function lazyRevision(title: string, ns: number, pageId: number, revision
   return rev;
 }
 
+/** The still-encoded bytes of a revision's text; undefined once it is decoded (or when it never was raw). */
+export function rawText(rev: PageRevision): Buffer | undefined {
+  return rawTexts.get(rev);
+}
+
 /** Size of a revision's text without decoding it: encoded bytes if still raw, else UTF-16 units. */
 export function textSize(rev: PageRevision): number {
   const raw = rawTexts.get(rev);
