@@ -89,6 +89,9 @@ export async function runCommand(argv: string[]): Promise<number> {
   let workers = values.workers ? positiveInt(values.workers, "--workers") : undefined;
   const capped = workers !== undefined && workers > cores;
   if (capped) workers = cores;
+  // Where the worker threads are used (see LocalRunOptions.threads); "always" forces them on any machine.
+  const threads = process.env.PARACAP_THREADS || "auto";
+  if (threads !== "auto" && threads !== "always") throw new UserError(`PARACAP_THREADS must be auto or always, got "${threads}"`);
 
   // Interrupted: finished shards and tasks are kept, so the same command picks up where this stopped.
   const onInterrupt = () => {
@@ -101,6 +104,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     outDir: values.out!,
     config,
     workers,
+    threads,
     fresh: values.fresh,
     progress: values.quiet ? null : process.stderr,
   });

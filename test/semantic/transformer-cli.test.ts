@@ -58,7 +58,8 @@ describe.concurrent("paracap score --model", () => {
 describe("paracap run --model", () => {
   it("every pair of the sample run carries the transformer metrics, equal to the scorers' own, with worker threads", async () => {
     const out = join(tempDir("paracap-run-model-"), "out");
-    const r = await cli(["run", "--quiet", "--workers", "2", "--partitions", "2", "--model", MODEL, "--out", out]);
+    // the threads forced: on two cores a run this small would stay in the main thread
+    const r = await runCli(["run", "--quiet", "--workers", "2", "--partitions", "2", "--model", MODEL, "--out", out], { env: { PARACAP_THREADS: "always" } });
     expect(r.code, r.stderr).toBe(0);
     const config = JSON.parse(readFileSync(join(out, "config.json"), "utf8"));
     expect(config.scoring.scorers).toEqual(["syntactic", "wordVectors", "embedding", "bertscore"]);
