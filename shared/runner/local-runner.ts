@@ -42,7 +42,8 @@ export interface LocalRunOptions {
   /**
    * How worker threads (workers > 1) are used. "auto": a shard's documents fan out to them only on machines with
    * more than two cores (on two, the decoder takes one core and this thread the other: fanning out there only adds
-   * copies and the workers' start-up), and a partition phase runs on them only when the run's work files exceed
+   * copies and the workers' start-up; shards are then read one at a time), and a partition phase runs on them only
+   * when the run's work files exceed
    * POOL_MIN_WORK_BYTES (starting the pool costs ~0.3–0.5 s, more than small phases take in this thread).
    * "always": both whenever workers > 1 (tests use it to exercise the threads on any machine).
    */
@@ -179,7 +180,10 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
       const units = unitsOf(phase, manifest);
       const inPool = workers > 1 && phase.unit === "partition" && BUILTIN_PIPELINE.phases.includes(phase) && (always || (await treeBytes(workDir)) >= POOL_MIN_WORK_BYTES);
       progress.phase(phase.name, units.length, phase.unit);
-      await forEachLimit(units, workers, async (unit) => {
+      // Shards whose pages this thread reads itself go one at a time: a second would only add a decoder competing
+      // for the cores (lbzip2 already decodes one shard on all of them).
+      const concurrency = phase.unit === "shard" && !extractInWorkers ? 1 : workers;
+      await forEachLimit(units, concurrency, async (unit) => {
         if (await finishedMarker(phase, manifest, work, unit)) {
           resumed[phase.name]!++;
           if (unit.unit === "shard") {
