@@ -4,7 +4,7 @@
  * files stays bounded however many partition writers a task keeps; fs failures surface as one-line
  * StorageErrors naming the path.
  */
-import { appendFile, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { appendFile, link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import type { BlobStore, BlobWriter } from "./blob-store.ts";
 import { guardIo, storageError } from "./storage-error.ts";
@@ -74,20 +74,34 @@ export class LocalStore implements BlobStore {
     });
   }
 
+  /**
+   * Creates `name` with `text` unless it exists. The text is written to a temporary file first and then
+   * hard-linked into place (link fails when the name exists), so a reader never sees a half-written object.
+   */
   async createIfAbsent(name: string, text: string): Promise<boolean> {
     const p = this.path(name);
     await guardIo("write", p, () => mkdir(dirname(p), { recursive: true }));
+    const tmp = tmpName(p);
     try {
-      const fh = await open(p, "wx");
+      await writeFile(tmp, text);
       try {
-        await fh.writeFile(text);
-      } finally {
-        await fh.close();
+        await link(tmp, p);
+      } catch (e) {
+        // a file system without hard links: exclusive create, written in place
+        if (!["EPERM", "ENOTSUP", "ENOSYS", "EOPNOTSUPP"].includes((e as NodeJS.ErrnoException).code ?? "")) throw e;
+        const fh = await open(p, "wx");
+        try {
+          await fh.writeFile(text);
+        } finally {
+          await fh.close();
+        }
       }
       return true;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
       throw storageError(e, "write", p);
+    } finally {
+      await rm(tmp, { force: true });
     }
   }
 

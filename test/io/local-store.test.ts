@@ -24,6 +24,30 @@ describe("LocalStore", () => {
     expect(results.filter(Boolean)).toHaveLength(1);
   });
 
+  it("createIfAbsent is never seen half-written, and leaves no temp file", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "paracap-store-"));
+    const store = new LocalStore(dir);
+    const text = JSON.stringify({ key: "k", value: "x".repeat(8 << 20) });
+    for (let round = 0; round < 5; round++) {
+      const name = `cache/item-${round}.json`;
+      const seen: number[] = [];
+      let done = false;
+      const reader = (async () => {
+        while (!done) {
+          const got = await store.readText(name);
+          if (got !== null) seen.push(got.length);
+          await new Promise((r) => setImmediate(r));
+        }
+      })();
+      expect(await store.createIfAbsent(name, text)).toBe(true);
+      done = true;
+      await reader;
+      expect(seen.every((n) => n === text.length), `lengths read: ${[...new Set(seen)].join(", ")}`).toBe(true);
+    }
+    expect(await store.list("cache/")).toHaveLength(5);
+    expect((await readdir(join(dir, "cache"))).filter((f) => f.includes(".tmp-"))).toEqual([]);
+  });
+
   it("abort leaves no object and no temp file", async () => {
     const dir = await mkdtemp(join(tmpdir(), "paracap-store-"));
     const store = new LocalStore(dir);
