@@ -43,8 +43,8 @@ export interface LocalRunOptions {
    * How worker threads (workers > 1) are used. "auto": a shard's documents fan out to them only on machines with
    * more than two cores (on two, the decoder takes one core and this thread the other: fanning out there only adds
    * copies and the workers' start-up; shards are then read one at a time), and a partition phase runs on them only
-   * when the run's work files exceed
-   * POOL_MIN_WORK_BYTES (starting the pool costs ~0.3–0.5 s, more than small phases take in this thread).
+   * when the run's work files exceed POOL_MIN_WORK_BYTES (starting the pool costs ~0.3–0.5 s, more than small
+   * phases take in this thread).
    * "always": both whenever workers > 1 (tests use it to exercise the threads on any machine).
    */
   threads?: "auto" | "always";

@@ -34,9 +34,9 @@ function loadShared(key: string): WordVectors {
   return vectors;
 }
 
-/** Provider for a worker pool's resource server: loads in the serving thread, once per cap. */
-export function wordVectorsProvider(key: string): SharedRows {
-  const v = loadShared(key);
+/** Provider for a worker pool's resource server: the serving thread's own copy (loaded once), handed out shared. */
+export async function wordVectorsProvider(key: string): Promise<SharedRows> {
+  const v = await processWordVectors(key === "null" ? null : Number(key));
   return { dims: v.dims, words: v.words(), unit: v.unit };
 }
 
