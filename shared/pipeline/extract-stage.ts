@@ -87,7 +87,8 @@ interface TextOutcome {
  * Extraction outcomes of a page's last few distinct texts. In history dumps a revert restores an earlier text byte
  * for byte (a fifth of the revisions of the Anarchism excerpt): such a text is recognised on its still-encoded bytes
  * (equal length, then one memcmp) and neither decoded nor parsed again. Its counts are replayed, so stats are as if
- * it had been extracted.
+ * it had been extracted. On that excerpt the last 2 texts catch 198 of its 398 repeats, 4 catch 293, 8 catch 344;
+ * 8 texts hold at most 8 × extraction.maxPageBytes.
  */
 class RecentTexts {
   private page = -1;
