@@ -23,8 +23,15 @@ const Header = z.object({
 });
 type Header = z.infer<typeof Header>;
 
-export function defaultVectorCacheDir(): string {
-  return process.env.PARACAP_CACHE_DIR || join(REPO_ROOT, "node_modules", ".cache", "paracap");
+/**
+ * Where the copy lives: PARACAP_CACHE_DIR, else node_modules/.cache/paracap. None on Cloud Run / Cloud Functions
+ * (K_SERVICE is set there) unless PARACAP_CACHE_DIR says so: their writable disk is memory, an instance would pay
+ * 40 MB of it for a file no other instance sees.
+ */
+export function defaultVectorCacheDir(env: NodeJS.ProcessEnv = process.env): string | null {
+  if (env.PARACAP_CACHE_DIR) return env.PARACAP_CACHE_DIR;
+  if (env.K_SERVICE) return null;
+  return join(REPO_ROOT, "node_modules", ".cache", "paracap");
 }
 
 function cacheFile(dir: string, source: string, maxWords: number | null): { path: string; key: Omit<Header, "dims" | "words"> } {

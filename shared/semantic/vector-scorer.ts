@@ -27,10 +27,10 @@ function loadShared(key: string): WordVectors {
   const maxWords = key === "null" ? null : Number(key);
   const source = defaultVectorsFile();
   const dir = defaultVectorCacheDir();
-  const cached = readCachedVectors(dir, source, maxWords, true);
+  const cached = dir === null ? null : readCachedVectors(dir, source, maxWords, true);
   if (cached) return cached;
   const vectors = loadWordVectors({ file: source, maxWords, shared: true });
-  writeCachedVectors(dir, source, maxWords, vectors);
+  if (dir !== null) writeCachedVectors(dir, source, maxWords, vectors);
   return vectors;
 }
 

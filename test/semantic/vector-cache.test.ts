@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readCachedVectors, writeCachedVectors } from "../../shared/semantic/vector-cache.ts";
+import { defaultVectorCacheDir, readCachedVectors, writeCachedVectors } from "../../shared/semantic/vector-cache.ts";
 import { loadWordVectors, type WordVectors } from "../../shared/semantic/word-vectors.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "paracap-vector-cache-"));
@@ -75,5 +75,12 @@ describe("binary word-vector cache", () => {
     // a cache "folder" below a plain file can never be created, whoever runs the test (root included)
     expect(writeCachedVectors(join(notADir, "cache"), source, null, loadWordVectors({ file: source }))).toBe(false);
     expect(readCachedVectors(join(notADir, "cache"), source, null, false)).toBeNull();
+  });
+
+  it("lives in PARACAP_CACHE_DIR, else node_modules/.cache/paracap; on Cloud Run / Functions only where PARACAP_CACHE_DIR says", () => {
+    expect(defaultVectorCacheDir({ PARACAP_CACHE_DIR: "/var/cache/pc" })).toBe("/var/cache/pc");
+    expect(defaultVectorCacheDir({})).toMatch(/node_modules\/\.cache\/paracap$/);
+    expect(defaultVectorCacheDir({ K_SERVICE: "paracap-dedup" })).toBeNull();
+    expect(defaultVectorCacheDir({ K_SERVICE: "paracap-dedup", PARACAP_CACHE_DIR: "/mnt/cache" })).toBe("/mnt/cache");
   });
 });
