@@ -75,7 +75,7 @@ async function measureShard(label: string, source: string, kind: "current" | "hi
   const t0 = performance.now();
   const { indexPath, streams, pages } = await writeMultistream(source, packed, { pagesPerStream: 100 });
   const size = statSync(packed).size;
-  const offsets = await readMultistreamIndex(indexPath);
+  const { offsets } = await readMultistreamIndex(indexPath);
   // one shard per stream: the largest page stream is the shard measured
   const shards = planByteRangeShards(packed, size, offsets, 1).map((s) => ({ ...s, end: s.end ?? size }));
   const pageShards = shards.filter((s) => s.start > 0);

@@ -28,7 +28,7 @@ export function gcsInputBucket(bucket: Bucket): InputBucket {
       const [buf] = await bucket.file(name).download();
       return buf.toString("utf8");
     },
-    async readIndexOffsets(name) {
+    async readIndex(name) {
       // Indexes are small (≈ 1 % of the dump): download, then parse with the local reader.
       const dir = await mkdtemp(join(tmpdir(), "paracap-index-"));
       const path = join(dir, name.split("/").pop()!);

@@ -7,7 +7,7 @@
 import { resolveConfig, type ParacapConfig } from "../core/config.ts";
 import { stableId } from "../core/hash.ts";
 import { DumpError } from "../dump/errors.ts";
-import { planByteRangeShards } from "../dump/multistream.ts";
+import { planByteRangeShards, type MultistreamIndex } from "../dump/multistream.ts";
 import { looksLikeHistory } from "../runner/local-shards.ts";
 import { createManifest, shardId, type RunManifest, type ShardSpec } from "../tasks/manifest.ts";
 import { z } from "zod";
@@ -20,7 +20,7 @@ export interface InputBucket {
   stat(name: string): Promise<ObjectVersion | null>;
   readText(name: string): Promise<string>;
   /** stream offsets of a multistream index object */
-  readIndexOffsets(name: string): Promise<number[]>;
+  readIndex(name: string): Promise<MultistreamIndex>;
 }
 
 /** One generation of an input object: what a run's shards are pinned to. */
@@ -130,10 +130,10 @@ async function findIndex(dump: string, input: InputBucket): Promise<string | nul
  * plan of the same files in the same order).
  */
 async function rangeShards(dump: string, size: number, index: string, kind: ShardSpec["kind"], first: number, input: InputBucket, shardBytes: number): Promise<ShardSpec[]> {
-  const offsets = await input.readIndexOffsets(index);
+  const { offsets, pagesAt } = await input.readIndex(index);
   let ranges;
   try {
-    ranges = planByteRangeShards(dump, size, offsets, shardBytes);
+    ranges = planByteRangeShards(dump, size, offsets, shardBytes, pagesAt);
   } catch (e) {
     if (e instanceof DumpError) throw new PlanError(`${index}: ${e.message}`);
     throw e;
@@ -146,6 +146,7 @@ async function rangeShards(dump: string, size: number, index: string, kind: Shar
     start: r.start,
     end: r.end,
     fragment: r.start > 0,
+    pages: r.pages,
   }));
 }
 

@@ -95,7 +95,7 @@ export const WEB_SET_COUNTERS = {
  * Totals of the dump reader; the damage it skipped: blocks and bytes of damaged bz2 streams,
  * garbage after the last gzip member, pages cut by a gap (their earlier revisions stay).
  */
-export type DumpTotal = "pages" | "revisions" | "revisions.emitted" | "bytes" | "damaged_blocks" | "damaged_bytes" | "trailing_bytes" | "damage.pages_cut";
+export type DumpTotal = "pages" | "revisions" | "revisions.emitted" | "bytes" | "damaged_blocks" | "damaged_bytes" | "trailing_bytes" | "damage.pages_cut" | "damage.pages_missing";
 
 export function dumpCounter(total: DumpTotal): string {
   return `dump.${total}`;

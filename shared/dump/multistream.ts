@@ -13,12 +13,20 @@ import { DumpError } from "./errors.ts";
 import { openDumpStream } from "./open-dump.ts";
 import { decodeXmlText } from "./xml-text.ts";
 
+/** What a multistream index says: where the page streams start, and how many pages each holds. */
+export interface MultistreamIndex {
+  /** distinct stream offsets, ascending */
+  offsets: number[];
+  /** pages listed per stream offset */
+  pagesAt: Map<number, number>;
+}
+
 /**
- * Distinct stream offsets of a multistream index, ascending. The index may be bz2-compressed or
- * plain; a line that is not `offset:pageid:title` is a DumpError naming its line number.
+ * Reads a multistream index. The index may be bz2-compressed or plain; a line that is not
+ * `offset:pageid:title` is a DumpError naming its line number.
  */
-export async function readMultistreamIndex(indexPath: string): Promise<number[]> {
-  const offsets = new Set<number>();
+export async function readMultistreamIndex(indexPath: string): Promise<MultistreamIndex> {
+  const pagesAt = new Map<number, number>();
   let carry = "";
   let line = 0;
   const take = (text: string): void => {
@@ -27,7 +35,7 @@ export async function readMultistreamIndex(indexPath: string): Promise<number[]>
     const colon = text.indexOf(":");
     const offset = colon > 0 ? Number(text.slice(0, colon)) : NaN;
     if (!Number.isSafeInteger(offset) || offset < 0) throw new DumpError(indexPath, null, `line ${line} of the multistream index is not "offset:pageid:title": "${text.slice(0, 80)}"`);
-    offsets.add(offset);
+    pagesAt.set(offset, (pagesAt.get(offset) ?? 0) + 1);
   };
   const source = decodeXmlText(openDumpStream(indexPath) as AsyncIterable<Buffer>);
   for await (const { text } of source.chunks) {
@@ -36,7 +44,7 @@ export async function readMultistreamIndex(indexPath: string): Promise<number[]>
     for (const l of lines) take(l);
   }
   take(carry);
-  return [...offsets].sort((a, b) => a - b);
+  return { offsets: [...pagesAt.keys()].sort((a, b) => a - b), pagesAt };
 }
 
 /** A byte range of whole bz2 streams of one dump file; end null = to the end of the file. */
@@ -45,14 +53,18 @@ export interface ByteRangeShard {
   path: string;
   start: number;
   end: number | null;
+  /** pages the index lists in the range (when `pagesAt` was given) */
+  pages?: number;
 }
 
 /**
  * Groups consecutive streams into shards of about `targetBytes` compressed bytes. The first shard
  * starts at 0 so it carries the header stream (siteinfo); the last runs to the end of the file so
- * it carries the closing tag. Ids are `<basename>@<start>`, stable across re-plans.
+ * it carries the closing tag. Ids are `<basename>@<start>`, stable across re-plans. With the index's
+ * page counts, each shard says how many pages it must yield, so a stream a decoder silently stops at
+ * (lbzip2 takes a damaged stream header for trailing garbage and exits 0) is seen as lost pages.
  */
-export function planByteRangeShards(path: string, fileSize: number, streamOffsets: number[], targetBytes: number): ByteRangeShard[] {
+export function planByteRangeShards(path: string, fileSize: number, streamOffsets: number[], targetBytes: number, pagesAt?: ReadonlyMap<number, number>): ByteRangeShard[] {
   if (!(targetBytes > 0)) throw new RangeError(`targetBytes must be positive, got ${targetBytes}`);
   for (const o of streamOffsets) {
     if (!Number.isSafeInteger(o) || o < 0 || o >= fileSize) {
@@ -63,13 +75,17 @@ export function planByteRangeShards(path: string, fileSize: number, streamOffset
   const name = basename(path);
   const shards: ByteRangeShard[] = [];
   let shardStart = 0;
+  let pages = 0;
+  const counted = (shard: ByteRangeShard): ByteRangeShard => (pagesAt ? { ...shard, pages } : shard);
   for (const s of starts) {
     if (s - shardStart >= targetBytes) {
-      shards.push({ id: `${name}@${shardStart}`, path, start: shardStart, end: s });
+      shards.push(counted({ id: `${name}@${shardStart}`, path, start: shardStart, end: s }));
       shardStart = s;
+      pages = 0;
     }
+    pages += pagesAt?.get(s) ?? 0;
   }
-  shards.push({ id: `${name}@${shardStart}`, path, start: shardStart, end: null });
+  shards.push(counted({ id: `${name}@${shardStart}`, path, start: shardStart, end: null }));
   return shards;
 }
 

@@ -45,6 +45,13 @@ export interface ReadPagesOptions {
    * <page> after each, and the read ends with a DumpError naming them once all else is read.
    */
   damage?: DamageLog;
+  /**
+   * Pages the input must hold (a multistream index's count for the range). Fewer whole pages is
+   * damage the decoder did not report (lbzip2 takes a damaged stream header for trailing garbage
+   * and stops without an error): counted as dump.damage.pages_missing, and the read ends with a
+   * DumpError saying so once all else is read.
+   */
+  expectedPages?: number;
 }
 
 export interface ReadDumpPagesOptions extends ReadPagesOptions {
@@ -131,9 +138,20 @@ export async function* readPages(input: NodeJS.ReadableStream | AsyncIterable<Bu
     failure = fail(err);
   }
   if (scanner.ready.length > 0) yield* scanner.takeReady();
-  if (failure) throw failure;
-  if (lost.length > 0) throw damageError(file, lost);
+  const missing = opts.expectedPages === undefined ? 0 : opts.expectedPages - scanner.pages;
+  const shortfall = `the multistream index lists ${opts.expectedPages} pages here, ${scanner.pages} were read whole`;
+  if (missing > 0) counters.inc(dumpCounter("damage.pages_missing"), missing);
+  if (failure) throw missing > 0 ? withShortfall(failure, shortfall) : failure;
+  if (lost.length > 0) throw missing > 0 ? withShortfall(damageError(file, lost), shortfall) : damageError(file, lost);
+  if (missing > 0) throw new DumpError(file, null, `${shortfall}: ${missing} lost, most likely to a damaged bz2 stream the decoder stopped at without an error (the rest was read)`);
   if (scanner.pages === 0) throw new DumpError(file, null, `no <page> found in ${totalBytes} bytes: is this a MediaWiki XML export?`);
+}
+
+/** The error, saying also how many of the pages the index promised were read. */
+function withShortfall(err: DumpError, shortfall: string): DumpError {
+  const prefix = `${err.file}${err.offset === null ? "" : ` at decompressed byte ${err.offset}`}: `;
+  const problem = err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message;
+  return new DumpError(err.file, err.offset, `${problem} (${shortfall})`, { cause: err });
 }
 
 /** The one error a read with skipped damage ends with, after everything else was read. */
@@ -145,7 +163,8 @@ function damageError(file: string, lost: InputGap[]): DumpError {
     const blocks = damaged.reduce((n, g) => n + g.blocks, 0);
     const bytes = damaged.reduce((n, g) => n + g.skippedBytes, 0);
     const first = damaged[0]!;
-    parts.push(`${blocks} damaged bz2 block${blocks === 1 ? "" : "s"} skipped (${bytes} compressed bytes, the first at compressed byte ${first.compressedAt}: ${first.reason}): the pages in ${blocks === 1 ? "it" : "them"} are lost, the rest was read`);
+    if (blocks > 0) parts.push(`${blocks} damaged bz2 block${blocks === 1 ? "" : "s"} skipped (${bytes} compressed bytes, the first at compressed byte ${first.compressedAt}: ${first.reason}): the pages in ${blocks === 1 ? "it" : "them"} are lost, the rest was read`);
+    else parts.push(`${bytes} damaged compressed byte${bytes === 1 ? "" : "s"} skipped (the first at compressed byte ${first.compressedAt}: ${first.reason}); no whole block was lost, the rest was read`);
   }
   if (truncated) parts.push(`bz2 data is truncated or corrupt (${truncated.reason}, at compressed byte ${truncated.compressedAt}): the pages after it are lost`);
   return new DumpError(file, lost[0]!.at, parts.join("; "));

@@ -46,9 +46,9 @@ export async function planLocalShards(inputs: LocalInput[], targetBytes = 32 * 1
     if (ranges) {
       for (const r of ranges) shards.push({ id: shardId(shards.length, input.path, r.start > 0 || r.end !== null ? r.start : null), uri: input.path, source, kind: input.kind, start: r.start, end: r.end, fragment: r.fragment });
     } else if (index) {
-      const offsets = await readMultistreamIndex(index);
-      for (const r of planByteRangeShards(input.path, size, offsets, targetBytes)) {
-        shards.push({ id: shardId(shards.length, input.path, r.start), uri: input.path, source, kind: input.kind, start: r.start, end: r.end, fragment: r.start > 0 });
+      const { offsets, pagesAt } = await readMultistreamIndex(index);
+      for (const r of planByteRangeShards(input.path, size, offsets, targetBytes, pagesAt)) {
+        shards.push({ id: shardId(shards.length, input.path, r.start), uri: input.path, source, kind: input.kind, start: r.start, end: r.end, fragment: r.start > 0, pages: r.pages });
       }
     } else {
       shards.push({ id: shardId(shards.length, input.path, null), uri: input.path, source, kind: input.kind, start: null, end: null, fragment: false });

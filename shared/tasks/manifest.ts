@@ -20,6 +20,8 @@ export const ShardSpec = z.object({
   end: z.number().int().positive().nullable(),
   /** the range has no <mediawiki> root (a multistream slice after the header) */
   fragment: z.boolean(),
+  /** pages the multistream index lists in the range: fewer read means a damaged bz2 stream (absent: not known) */
+  pages: z.number().int().nonnegative().optional(),
 });
 export type ShardSpec = z.infer<typeof ShardSpec>;
 

@@ -31,7 +31,7 @@ describe("multistream repack of the gensim enwiki excerpt (206 pages)", () => {
     indexPath = result.indexPath;
     streams = result.streams;
     expect(result.pages).toBe(206);
-    offsets = await readMultistreamIndex(indexPath);
+    offsets = (await readMultistreamIndex(indexPath)).offsets;
     single = await collect(readDumpPages(GENSIM, ALL));
   });
 
@@ -77,7 +77,7 @@ describe("multistream repack of the gensim enwiki excerpt (206 pages)", () => {
   it("reads a plain (uncompressed) index the same", async () => {
     const plain = join(tmp(), "index.txt");
     writeFileSync(plain, bunzip(indexPath));
-    expect(await readMultistreamIndex(plain)).toEqual(offsets);
+    expect((await readMultistreamIndex(plain)).offsets).toEqual(offsets);
   });
 
   it("shards read independently add up to the single-stream read, in order", async () => {
@@ -103,6 +103,59 @@ describe("multistream repack of the gensim enwiki excerpt (206 pages)", () => {
     expect(js.map(fingerprint)).toEqual(system.map(fingerprint));
     expect(system.length).toBeGreaterThan(0);
   });
+
+  it("with the index's page counts, every shard knows its pages: they add up to the 206", async () => {
+    const size = statSync(out).size;
+    const { offsets: o, pagesAt } = await readMultistreamIndex(indexPath);
+    const shards = planByteRangeShards(out, size, o, Math.ceil(size / 5), pagesAt);
+    expect(shards.reduce((n, s) => n + s.pages!, 0)).toBe(206);
+    for (const s of shards) {
+      const counters = new Counters();
+      await collect(readDumpPages(out, { ...ALL, start: s.start, end: s.end ?? undefined, fragment: s.start > 0, counters, expectedPages: s.pages }));
+      expect(counters.get("dump.pages")).toBe(s.pages);
+    }
+    // without the counts, no shard claims any
+    expect(planByteRangeShards(out, size, o, Math.ceil(size / 5)).every((s) => s.pages === undefined)).toBe(true);
+  });
+
+  // lbzip2 takes a stream whose header is damaged for trailing garbage: it stops there and exits 0
+  for (const decoder of ["system", "js"] as const) {
+    it(`a damaged stream header inside a shard is counted lost pages and a damaged shard, not silence (${decoder} decoder)`, async () => {
+      const size = statSync(out).size;
+      const { offsets: o, pagesAt } = await readMultistreamIndex(indexPath);
+      const shards = planByteRangeShards(out, size, o, Math.ceil(size / 3), pagesAt);
+      const victim = shards.find((s) => s.start > 0 && s.end !== null && o.filter((x) => x > s.start && x < s.end!).length >= 2)!;
+      expect(victim).toBeDefined();
+      const streamsInside = o.filter((x) => x > victim.start && x < victim.end!);
+      const hit = streamsInside[streamsInside.length - 1]!; // the shard's last stream: what follows it is the next shard
+      const damaged = join(tmp(), `damaged-${decoder}-pages-articles-multistream.xml.bz2`);
+      const bytes = readFileSync(out);
+      expect(bytes.toString("latin1", hit, hit + 3)).toBe("BZh");
+      bytes[hit + 1] = "X".charCodeAt(0);
+      writeFileSync(damaged, bytes);
+
+      const counters = new Counters();
+      const read: PageRevision[] = [];
+      let error: unknown = null;
+      try {
+        for await (const p of readDumpPages(damaged, { ...ALL, start: victim.start, end: victim.end!, fragment: true, counters, expectedPages: victim.pages, decoder })) read.push(p);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(DumpError);
+      // every page is accounted for: read, or counted missing
+      expect(read.length + counters.get("dump.damage.pages_missing")).toBe(victim.pages);
+      if (decoder === "system") {
+        // the binary stops at the damaged header: that stream's pages are lost, every page before it kept
+        expect((error as Error).message).toMatch(/the multistream index lists \d+ pages here, \d+ were read whole/);
+        expect(counters.get("dump.damage.pages_missing")).toBe(pagesAt.get(hit));
+      } else {
+        // the block decoder resyncs at the stream's first block: only the 4 header bytes are skipped, no page is lost
+        expect((error as Error).message).toMatch(/4 damaged compressed bytes skipped .*no whole block was lost/);
+        expect(counters.get("dump.damage.pages_missing")).toBe(0);
+      }
+    });
+  }
 
   it("a range that does not start at a stream boundary is a DumpError", async () => {
     const bad = offsets[3]! + 17;
@@ -159,7 +212,9 @@ describe("readMultistreamIndex", () => {
   it("reads a bz2 index made by the bzip2 binary", async () => {
     const path = join(tmp(), "i-index.txt.bz2");
     writeFileSync(path, execFileSync("bzip2", ["-c"], { input: "900:3:C\n600:1:A\n600:2:B: with colon\n" }));
-    expect(await readMultistreamIndex(path)).toEqual([600, 900]);
+    const index = await readMultistreamIndex(path);
+    expect(index.offsets).toEqual([600, 900]);
+    expect([...index.pagesAt]).toEqual([[900, 1], [600, 2]]);
   });
 });
 

@@ -59,6 +59,7 @@ export const mediawikiSource: Source<PageRevision> = {
       namespaces: config.dump.namespaces,
       skipRedirects: config.dump.skipRedirects,
       maxTextBytes: config.extraction.maxPageBytes,
+      expectedPages: shard.pages,
       counters,
       file: label,
     });
