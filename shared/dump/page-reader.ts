@@ -143,7 +143,7 @@ export async function* readPages(input: NodeJS.ReadableStream | AsyncIterable<Bu
   if (missing > 0) counters.inc(dumpCounter("damage.pages_missing"), missing);
   if (failure) throw missing > 0 ? withShortfall(failure, shortfall) : failure;
   if (lost.length > 0) throw missing > 0 ? withShortfall(damageError(file, lost), shortfall) : damageError(file, lost);
-  if (missing > 0) throw new DumpError(file, null, `${shortfall}: ${missing} lost, most likely to a damaged bz2 stream the decoder stopped at without an error (the rest was read)`);
+  if (missing > 0) throw new DumpError(file, null, `${shortfall}: ${missing} lost, most likely to a damaged bz2 stream the decoder stopped at without an error (the rest was read; the block decoder, config dump.decoder "js", reads past such damage)`);
   if (scanner.pages === 0) throw new DumpError(file, null, `no <page> found in ${totalBytes} bytes: is this a MediaWiki XML export?`);
 }
 
