@@ -14,7 +14,7 @@ import { GcsStore } from "../io/gcs-store.ts";
 import { findMultistreamIndex, looksLikeHistory } from "../runner/local-shards.ts";
 import { OUTPUT_FILES } from "../tasks/aggregate-task.ts";
 import { readConfigFile } from "./config-file.ts";
-import { UserError } from "./errors.ts";
+import { UserError } from "../core/errors.ts";
 
 const COMMON = `Where: --emulator <dir> reads the local emulator's settings from <dir>/env.json (written by
 'npm run emulate'); without any of the settings below, ./${DEFAULT_EMULATOR_DIR}/env.json is used

@@ -8,7 +8,7 @@ import { MAP_LEVELS, TABLE_METRICS, type CorpusSummary } from "../compare/corpus
 import { METRIC_NAMES } from "../metrics/index.ts";
 import { DELTA_SEM_SYN, SEMANTIC } from "../semantic/semantic-score.ts";
 import { readConfigFile } from "./config-file.ts";
-import { UserError } from "./errors.ts";
+import { UserError } from "../core/errors.ts";
 
 export type { ComparedCorpus };
 

@@ -1,6 +1,6 @@
 /** The `--config <file.json>` every command takes: read and parsed once here, so each says the same. */
 import { readFile } from "node:fs/promises";
-import { UserError } from "./errors.ts";
+import { UserError } from "../core/errors.ts";
 
 /**
  * The JSON object in a config file (validated later, with the other layers, by resolveConfig); a

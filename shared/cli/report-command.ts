@@ -4,8 +4,8 @@ import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { LocalStore } from "../io/local-store.ts";
 import { writePublication } from "../output/publish.ts";
-import { parseReferenceMaps, type ReferenceMap } from "../output/reference-maps.ts";
-import { UserError } from "./errors.ts";
+import { parseReferenceMaps, type ReferenceMap } from "../compare/reference-maps.ts";
+import { UserError } from "../core/errors.ts";
 
 export const REPORT_USAGE = `paracap report <out-dir> [--reference <summary.json>]…
   writes <out-dir>/report.html (charts inline, nothing fetched when viewed), <tier>.parquet and the

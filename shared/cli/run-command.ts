@@ -12,7 +12,7 @@ import { runLocal } from "../runner/local-runner.ts";
 import { applyModelFlag, checkModel } from "../semantic/model-flag.ts";
 import { expandArgs } from "./argv.ts";
 import { readConfigFile } from "./config-file.ts";
-import { UserError } from "./errors.ts";
+import { UserError } from "../core/errors.ts";
 
 export const SAMPLE_DIR = join(REPO_ROOT, "shared/sample/");
 export const SAMPLE_INPUTS: LocalInput[] = [

@@ -8,12 +8,13 @@ import { Counters } from "../core/counters.ts";
 import type { PageRevision, WikitextImageRef } from "../core/records.ts";
 import { readDumpPages } from "../dump/page-reader.ts";
 import { resolveConfig } from "../core/config.ts";
-import { createScorers, SCORER_NAMES } from "../plugins/scorers.ts";
+import { createScorers } from "../plugins/scorers.ts";
+import { SCORER_NAMES } from "../core/plugin-names.ts";
 import { applyModelFlag, checkModel } from "../semantic/model-flag.ts";
 import { semanticVerdict } from "../semantic/semantic-score.ts";
 import { extractImageRefs } from "../wikitext/extract-images.ts";
 import { readConfigFile } from "./config-file.ts";
-import { UserError } from "./errors.ts";
+import { UserError } from "../core/errors.ts";
 import { mapLineBatches, mapLines } from "./lines.ts";
 import { dumpCounter } from "../core/counter-names.ts";
 

@@ -7,7 +7,7 @@
  * generation with the same bytes (same size and checksums: a re-upload of the same file) is read.
  */
 import type { Bucket } from "@google-cloud/storage";
-import type { ByteSource } from "../sources/source.ts";
+import type { ByteSource } from "../io/byte-source.ts";
 import type { ObjectVersion } from "./plan-run.ts";
 
 /** The object a run planned was replaced (or deleted) by a different upload under the same name. */

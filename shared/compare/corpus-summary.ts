@@ -7,11 +7,11 @@
  * subset); `subset: "all"` describes every pair. The report and `paracap compare` both use `summarisePairs`, so our
  * tiers and the published corpora are measured the same way.
  */
-import type { PairMetrics } from "../plugins/scorers.ts";
+import type { PairMetrics } from "../plugins/scorer-contract.ts";
 import { wordTokens } from "../metrics/word-tokens.ts";
 import { DELTA_SEM_SYN, SEMANTIC, SYNTACTIC } from "../semantic/semantic-score.ts";
 import { evaluateThreshold } from "../semantic/calibrate.ts";
-import { characteristicMap as scoreMap, MAP_LEVELS } from "../output/characteristic-map.ts";
+import { characteristicMap as scoreMap, MAP_LEVELS } from "./characteristic-map.ts";
 
 export { MAP_LEVELS };
 

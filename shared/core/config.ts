@@ -4,9 +4,8 @@
  */
 import { z } from "zod";
 import { closest } from "./closest-name.ts";
-import { PIVOT_NAMES } from "../plugins/pivots.ts";
-import { SCORER_NAMES } from "../plugins/scorers.ts";
-import { requireModel, TransformerConfig } from "../semantic/transformer-config.ts";
+import { PIVOT_NAMES, SCORER_NAMES } from "./plugin-names.ts";
+import { requireModel, TransformerConfig } from "./transformer-config.ts";
 
 import { Classifier, ConfigError, MinWords, Partitions, TierName } from "./config-pieces.ts";
 

@@ -5,7 +5,7 @@
  */
 import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
-import { LEVEL_LABELS, MAP_LEVELS, type CharacteristicMap } from "./characteristic-map.ts";
+import { LEVEL_LABELS, MAP_LEVELS, type CharacteristicMap } from "../compare/characteristic-map.ts";
 import type { FunnelRow } from "./stats.ts";
 import type { Histogram } from "./tier-summary.ts";
 

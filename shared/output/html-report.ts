@@ -6,9 +6,9 @@
  * not carry are replaced by a one-line note. Every input-derived string goes through htmlText.
  */
 import { funnelChart, histogramChart, mapsChart, scopeSvgIds } from "./charts.ts";
-import { LEVEL_LABELS, MAP_LEVELS } from "./characteristic-map.ts";
+import { LEVEL_LABELS, MAP_LEVELS } from "../compare/characteristic-map.ts";
 import { htmlText as h } from "./html-escape.ts";
-import { referenceMismatch, type ReferenceMap } from "./reference-maps.ts";
+import { referenceMismatch, type ReferenceMap } from "../compare/reference-maps.ts";
 import type { SemanticScoring } from "../semantic/semantic-score.ts";
 import type { FunnelRow, Stats } from "./stats.ts";
 import type { PublishedPair } from "./tier-dataset.ts";

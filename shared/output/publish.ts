@@ -5,14 +5,14 @@
  * aggregate and as `paracap report <dir>`.
  */
 import { z } from "zod";
-import { UserError } from "../cli/errors.ts";
+import { UserError } from "../core/errors.ts";
 import type { BlobStore } from "../io/blob-store.ts";
 import { CARD_MARKER, renderDatasetCard, type CardTier } from "./dataset-card.ts";
 import { renderHtmlReport } from "./html-report.ts";
 import { parquetColumns, tierParquet, writeTierParquet } from "./parquet-tier.ts";
 import { resolveConfig } from "../core/config.ts";
 import { semanticScoring, type SemanticScoring } from "../semantic/semantic-score.ts";
-import { defaultReferenceMaps, type ReferenceMap } from "./reference-maps.ts";
+import { defaultReferenceMaps, type ReferenceMap } from "../compare/reference-maps.ts";
 import { Stats } from "./stats.ts";
 import { readTier, tierObject } from "./tier-dataset.ts";
 import { summariseTier, type ExtraKind, type TierSummary } from "./tier-summary.ts";

@@ -9,7 +9,7 @@
  * first non-syntactic metric.
  */
 import { METRIC_NAMES } from "../metrics/index.ts";
-import { CharacteristicMapBuilder, MAP_LEVELS, type CharacteristicMap } from "./characteristic-map.ts";
+import { CharacteristicMapBuilder, MAP_LEVELS, type CharacteristicMap } from "../compare/characteristic-map.ts";
 import { KNOWN_FIELDS, type PublishedPair } from "./tier-dataset.ts";
 
 /** how an extra top-level field is exported: its JSON type, or `json` (text) when mixed or nested */

@@ -7,30 +7,13 @@
  * (seconds, hundreds of MB) happens once per process, not once per task (see `ScorerCache`).
  */
 import type { ParacapConfig } from "../core/config.ts";
+import type { ScorerName } from "../core/plugin-names.ts";
+import { perPairScorer, type PairMetrics, type PairScorer, type ScorerContext, type ScorerFactory, type TextPair } from "./scorer-contract.ts";
+
+export type { PairMetrics, TextPair } from "./scorer-contract.ts";
 import { PairScorer as SyntacticScorer } from "../metrics/index.ts";
 import { processWordVectors, wordVectorScorer } from "../semantic/vector-scorer.ts";
 import { bertscoreScorer, embeddingScorer } from "../semantic/transformer-scorers.ts";
-
-export type TextPair = readonly [a: string, b: string];
-export type PairMetrics = Record<string, number>;
-
-export interface PairScorer {
-  /** config name; also the namespace a scorer's metric names must not collide in */
-  readonly id: string;
-  /** one result per input pair, in order; every value normalised to [0, 1] unless documented */
-  scoreBatch(pairs: readonly TextPair[]): Promise<PairMetrics[]>;
-}
-
-export interface ScorerContext {
-  readonly config: ParacapConfig;
-}
-
-export type ScorerFactory = (ctx: ScorerContext) => PairScorer | Promise<PairScorer>;
-
-/** A scorer whose work is per pair and synchronous (no model, no batching benefit). */
-export function perPairScorer(id: string, score: (a: string, b: string) => PairMetrics): PairScorer {
-  return { id, scoreBatch: async (pairs) => pairs.map(([a, b]) => score(a, b)) };
-}
 
 const SCORERS = {
   syntactic: (): PairScorer => {
@@ -41,10 +24,7 @@ const SCORERS = {
   wordVectors: (ctx: ScorerContext): PairScorer => wordVectorScorer(() => processWordVectors(ctx.config.scoring.vectors.maxWords)),
   embedding: embeddingScorer,
   bertscore: bertscoreScorer,
-} satisfies Record<string, ScorerFactory>;
-
-export type ScorerName = keyof typeof SCORERS;
-export const SCORER_NAMES = Object.keys(SCORERS) as [ScorerName, ...ScorerName[]];
+} satisfies Record<ScorerName, ScorerFactory>;
 
 /**
  * Loaded scorers, keyed by name and the config they were built from. One per process (a worker

@@ -7,7 +7,7 @@ import { basename } from "node:path";
 import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 import { planByteRangeShards, readMultistreamIndex } from "../dump/multistream.ts";
 import type { InputKind } from "../core/records.ts";
-import { shardId, type ShardSpec } from "../tasks/manifest.ts";
+import { shardId, type ShardSpec } from "../sources/shard-spec.ts";
 
 export interface LocalInput {
   path: string;

@@ -1,6 +1,6 @@
 /** What `--model <dir|hub id>` does to a resolved config, shared by `paracap run` and `paracap score`. */
 import type { ParacapConfig } from "../core/config.ts";
-import { TRANSFORMER_SCORERS } from "./transformer-config.ts";
+import { TRANSFORMER_SCORERS } from "../core/transformer-config.ts";
 import { modelSource } from "./transformer-model.ts";
 
 /**

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import type { ParacapConfig } from "../core/config.ts";
 import type { ParaphraseRule } from "../core/records.ts";
-import type { PairMetrics } from "../plugins/scorers.ts";
+import type { PairMetrics } from "../plugins/scorer-contract.ts";
 import { VECTOR_METRICS } from "./vector-scorer.ts";
 
 export const SEMANTIC = "semantic";

@@ -8,7 +8,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { isMainThread } from "node:worker_threads";
 import type { TokenVectors } from "./embedding-math.ts";
-import { DTYPE_SUFFIX, type ModelDtype, type TransformerConfig } from "./transformer-config.ts";
+import { DTYPE_SUFFIX, type ModelDtype, type TransformerConfig } from "../core/transformer-config.ts";
 
 /** A model that cannot be used as given (missing directory or file, failed download): the user's to fix. */
 export class ModelError extends Error {

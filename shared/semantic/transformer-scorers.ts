@@ -5,9 +5,9 @@
  * texts, and share one loaded model per process.
  */
 import { readFile } from "node:fs/promises";
-import type { PairScorer, ScorerContext } from "../plugins/scorers.ts";
+import type { PairScorer, ScorerContext } from "../plugins/scorer-contract.ts";
 import { bertScore, clamp01, meanPoolNormalised, normalised, unitRows } from "./embedding-math.ts";
-import type { TransformerConfig } from "./transformer-config.ts";
+import type { TransformerConfig } from "../core/transformer-config.ts";
 import { loadTransformer, ModelError, type EncodedText, type TransformerModel } from "./transformer-model.ts";
 
 async function modelOf(t: TransformerConfig): Promise<TransformerModel> {

@@ -1,5 +1,5 @@
 /** The `wordVectors` pair scorer: averaged-vector cosine, Word Mover's Similarity and the OOV share per pair. */
-import type { PairScorer } from "../plugins/scorers.ts";
+import type { PairScorer } from "../plugins/scorer-contract.ts";
 import { VectorSimilarity } from "./vector-similarity.ts";
 import { requestResource } from "../core/shared-resources.ts";
 import { defaultVectorCacheDir, readCachedVectors, writeCachedVectors } from "./vector-cache.ts";

@@ -8,17 +8,8 @@ import type { ParacapConfig } from "../core/config.ts";
 import type { Counters } from "../core/counters.ts";
 import type { InputKind } from "../core/records.ts";
 import type { RevisionRefs } from "../pipeline/extract-stage.ts";
-import type { ShardSpec } from "../tasks/manifest.ts";
-
-/** Bytes of one input file, as a runner can read them. */
-export interface ByteSource {
-  /** names the file in messages and damage reports (a path, or gs://bucket/object) */
-  readonly label: string;
-  /** bytes [start, end) of the file; end undefined = to the end of the file */
-  read(start?: number, end?: number): AsyncIterable<Buffer>;
-  /** told the size of decoded bytes as a decompressing source produces them (progress only) */
-  onDecoded?: (bytes: number) => void;
-}
+import type { ByteSource } from "../io/byte-source.ts";
+import type { ShardSpec } from "./shard-spec.ts";
 
 /** A byte range of a file that a source can read on its own. */
 export interface ByteRange {

@@ -10,10 +10,12 @@ import { partitionOf } from "../core/hash.ts";
 import type { BlobStore } from "../io/blob-store.ts";
 import { collapseUses, type RevisionRefs } from "../pipeline/extract-stage.ts";
 import { BUILTIN_SOURCES } from "../sources/registry.ts";
-import type { ByteSource, Source } from "../sources/source.ts";
+import type { ByteSource } from "../io/byte-source.ts";
+import type { Source } from "../sources/source.ts";
 import { layout } from "./layout.ts";
 import { PartitionedWriter } from "./partitioned-writer.ts";
-import type { RunManifest, ShardSpec } from "./manifest.ts";
+import type { RunManifest } from "./manifest.ts";
+import type { ShardSpec } from "../sources/shard-spec.ts";
 import { readMarker, type TaskMarker } from "./markers.ts";
 import { runUnitTask, shardPhaseOf, type PhaseEndContext, type RunnerDeps, type UnitOutcome, type UnitPhase } from "./phase-task.ts";
 

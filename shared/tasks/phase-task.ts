@@ -12,7 +12,8 @@ import type { Stats } from "../output/stats.ts";
 import type { SourceRegistry } from "../sources/registry.ts";
 import type { AggregateOptions } from "./aggregate-task.ts";
 import type { ExtractTaskDeps } from "./extract-task.ts";
-import type { RunManifest, ShardSpec } from "./manifest.ts";
+import type { RunManifest } from "./manifest.ts";
+import type { ShardSpec } from "../sources/shard-spec.ts";
 import { marker, readMarker, writeMarker, type TaskMarker } from "./markers.ts";
 
 /** One task's unit of work; `key` names it in markers, messages and dead letters. */

@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readConfigFile } from "../../shared/cli/config-file.ts";
-import { UserError } from "../../shared/cli/errors.ts";
+import { UserError } from "../../shared/core/errors.ts";
 import { removeTempDirs, tempDir } from "../runner/helpers.ts";
 
 afterAll(removeTempDirs);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { characteristicMap, summarisePairs, type SummaryPair } from "../../shared/compare/corpus-summary.ts";
-import { levelOf } from "../../shared/output/characteristic-map.ts";
+import { levelOf } from "../../shared/compare/characteristic-map.ts";
 import { TierSummaryBuilder } from "../../shared/output/tier-summary.ts";
 
 const pair = (syntactic: number, semantic: number, paraphrase?: boolean, label?: boolean): SummaryPair => ({

@@ -5,7 +5,7 @@
  * pairs, and each panel is headed by its size.
  */
 import { describe, expect, it } from "vitest";
-import { characteristicMap, mapFromShares } from "../../shared/output/characteristic-map.ts";
+import { characteristicMap, mapFromShares } from "../../shared/compare/characteristic-map.ts";
 import { mapsChart, scopeSvgIds, shareLabel } from "../../shared/output/charts.ts";
 
 describe("scopeSvgIds", () => {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalStore } from "../../shared/io/local-store.ts";
-import { characteristicMap } from "../../shared/output/characteristic-map.ts";
+import { characteristicMap } from "../../shared/compare/characteristic-map.ts";
 import { writePublication } from "../../shared/output/publish.ts";
 import { removeTempDirs, REPO, run, tempDir } from "../runner/helpers.ts";
 import { chromiumMissing, launchChromium, skipBrowser } from "./chromium.ts";

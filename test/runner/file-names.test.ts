@@ -7,7 +7,7 @@ import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { isSafeObjectName, LocalStore } from "../../shared/io/local-store.ts";
-import { shardId, ShardSpec } from "../../shared/tasks/manifest.ts";
+import { shardId, ShardSpec } from "../../shared/sources/shard-spec.ts";
 import { DATA, run, tempDir, removeTempDirs } from "./helpers.ts";
 
 afterAll(removeTempDirs);

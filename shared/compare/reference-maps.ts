@@ -4,8 +4,8 @@
  * `map`. A map is a 5×5 grid [syntactic level][semantic level] of shares or of counts.
  */
 import { z } from "zod";
-import { UserError } from "../cli/errors.ts";
-import { referenceCorpora } from "../compare/reference-corpora.ts";
+import { UserError } from "../core/errors.ts";
+import { referenceCorpora } from "./reference-corpora.ts";
 import { SEMANTIC, SemanticScoring, scoringDifference } from "../semantic/semantic-score.ts";
 import { CharacteristicMap, MAP_LEVELS, mapFromShares } from "./characteristic-map.ts";
 
