@@ -1,17 +1,18 @@
 /** `paracap cloud upload|status|fetch`: works against Google Cloud or the local emulators. */
 import { Storage, type Bucket } from "@google-cloud/storage";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
 import { PART_OF_MANIFEST, type UploadManifest } from "../cloud/messages.ts";
 import { runId as planRunId } from "../cloud/plan-run.ts";
 import { DEFAULT_EMULATOR_DIR, emulatorEnvPath, isAlive, readEmulatorEnv } from "../cloud/emulator-env.ts";
 import { RUN_FAILED } from "../cloud/run-records.ts";
 import { formatStatus, isIncomplete, planOutcome, runStatus } from "../cloud/run-status.ts";
-import { NOT_A_DUMP, sniffDump, uploadKind } from "../cloud/upload-kind.ts";
+import { notAnInput, sniffDump, uploadKind } from "../cloud/upload-kind.ts";
 import { GcsStore } from "../io/gcs-store.ts";
-import { findMultistreamIndex, looksLikeHistory } from "../runner/local-shards.ts";
+import { LOCAL_VIEW, looksLikeHistory } from "../runner/local-shards.ts";
+import { BUILTIN_SOURCES } from "../sources/registry.ts";
 import { OUTPUT_FILES } from "../tasks/aggregate-task.ts";
 import { readConfigFile } from "./config-file.ts";
 import { UserError } from "../core/errors.ts";
@@ -206,15 +207,14 @@ async function upload(bucket: Bucket, paths: string[], name: string | undefined,
   const objects = new Map<string, string>();
   for (const path of paths) {
     if (!existsSync(path)) throw new UserError(`no such file: ${path}`);
-    const kind = uploadKind(basename(path));
-    if (kind === null) throw new UserError(`${path} ${NOT_A_DUMP}: not uploaded`);
-    if (kind === "multistream-index") throw new UserError(`${path} is a multistream index: upload its dump; the index next to it goes up with it`);
-    if (kind === "manifest") throw new UserError(`${path}: upload the dumps themselves; the run manifest is written by 'paracap cloud upload' (several dumps, --name, --config)`);
+    const kind = uploadKind(basename(path), BUILTIN_SOURCES);
+    if (kind === null) throw new UserError(`${path} ${notAnInput(BUILTIN_SOURCES)}: not uploaded`);
+    if (kind.kind === "companion") throw new UserError(`${path} belongs to ${basename(kind.of)}: upload that; the files beside it go up with it`);
+    if (kind.kind === "manifest") throw new UserError(`${path}: upload the inputs themselves; the run manifest is written by 'paracap cloud upload' (several inputs, --name, --config)`);
     const bad = await sniffDump(path);
     if (bad) throw new UserError(`${path} ${bad}: not uploaded`);
-    if (/-multistream\.xml\.bz2$/.test(path) && !findMultistreamIndex(path)) {
-      throw new UserError(`${path} is a multistream dump without its index next to it (${path.replace(/\.xml\.bz2$/, "")}-index.txt.bz2); the run would wait for it`);
-    }
+    const planned = await kind.source.planRanges?.({ name: path, size: statSync(path).size }, 1 << 30, LOCAL_VIEW);
+    if (planned && "wait" in planned) throw new UserError(`${path}: ${planned.wait.replace(/ to start the run$/, "")}: put it next to the file (the run would wait for it)`);
     const object = basename(path);
     if (objects.has(object)) throw new UserError(`two inputs named ${object}: objects are named by file name`);
     objects.set(object, path);
@@ -227,8 +227,7 @@ async function upload(bucket: Bucket, paths: string[], name: string | undefined,
 
   if (paths.length === 1 && config === undefined) {
     const [path] = paths as [string];
-    const index = findMultistreamIndex(path);
-    if (index) await put(index);
+    for (const companion of companionsOf(path)) await put(companion);
     return planRunId(basename(path), await put(path));
   }
 
@@ -236,8 +235,7 @@ async function upload(bucket: Bucket, paths: string[], name: string | undefined,
   if (objects.has(manifestName)) throw new UserError(`--name ${name} collides with an input's name`);
   const hold = { [PART_OF_MANIFEST]: manifestName };
   for (const path of paths) {
-    const index = findMultistreamIndex(path);
-    if (index) await put(index, hold);
+    for (const companion of companionsOf(path)) await put(companion, hold);
     await put(path, hold);
   }
   const manifest: UploadManifest = {
@@ -248,4 +246,13 @@ async function upload(bucket: Bucket, paths: string[], name: string | undefined,
   const file = bucket.file(manifestName);
   await file.save(JSON.stringify(manifest, null, 2) + "\n", { resumable: false, contentType: "application/json" });
   return planRunId(manifestName, String(file.metadata.generation));
+}
+
+/** Files beside an input that its source's planner reads (a multistream index): uploaded before it. */
+function companionsOf(path: string): string[] {
+  const dir = dirname(path);
+  return readdirSync(dir)
+    .map((f) => join(dir, f))
+    .filter((f) => f !== path && uploadKind(basename(f), BUILTIN_SOURCES)?.kind === "companion" && (uploadKind(basename(f), BUILTIN_SOURCES) as { of: string }).of === basename(path))
+    .sort();
 }

@@ -13,6 +13,7 @@ import { applyModelFlag, checkModel } from "../semantic/model-flag.ts";
 import { expandArgs } from "./argv.ts";
 import { readConfigFile } from "./config-file.ts";
 import { UserError } from "../core/errors.ts";
+import { fedTiers } from "../pipeline/tiers.ts";
 
 export const SAMPLE_DIR = join(REPO_ROOT, "shared/sample/");
 export const SAMPLE_INPUTS: LocalInput[] = [
@@ -81,9 +82,8 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (inputs.length === 0) inputs = SAMPLE_INPUTS;
   refuseDuplicates(inputs);
   const kinds = new Set(inputs.map((i) => i.kind));
-  const tiers = config.tiers.filter((t) => kinds.has(t === "bronze" ? "history" : "current"));
+  const { fed: tiers, skipped } = fedTiers(config.tiers, kinds);
   if (tiers.length === 0) throw new UserError(`no input feeds the requested tiers (${config.tiers.join(", ")}): gold/silver need a current-revision dump (--input), bronze a full-history dump (--history)`);
-  const skipped = config.tiers.filter((t) => !tiers.includes(t));
   config.tiers = tiers;
   const cores = availableParallelism();
   let workers = values.workers ? positiveInt(values.workers, "--workers") : undefined;

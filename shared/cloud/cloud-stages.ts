@@ -12,14 +12,14 @@ import { resolveConfig, type ParacapConfig } from "../core/config.ts";
 import { layerFromEnv } from "../core/env-layer.ts";
 import { applyModelFlag } from "../semantic/model-flag.ts";
 import { stableId } from "../core/hash.ts";
-import { BUILTIN_SOURCES } from "../sources/registry.ts";
+import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 import { DumpError } from "../dump/errors.ts";
 import type { BlobStore } from "../io/blob-store.ts";
 import { GcsStore } from "../io/gcs-store.ts";
 import { tierFile } from "../tasks/aggregate-task.ts";
 import { layout } from "../tasks/layout.ts";
 import { RunManifest } from "../tasks/manifest.ts";
-import { failUnit, findUnit, runUnitTask, unitsOf, type OncePhase, type Phase, type RunnerDeps, type UnitPhase } from "../tasks/phase-task.ts";
+import { failUnit, findUnit, phaseEndContext, runUnitTask, taskData, unitsOf, type OncePhase, type Phase, type RunnerDeps, type Services, type UnitPhase } from "../tasks/phase-task.ts";
 import { BUILTIN_PIPELINE, type Pipeline } from "../tasks/phases.ts";
 import type { CloudEnv } from "./env.ts";
 import { fanIn } from "./fan-in.ts";
@@ -48,6 +48,10 @@ export interface CloudDeps {
   outputStore(runId: string): CloudStore;
   publish(topic: string, message: TaskMessage): Promise<void>;
   log(message: string): void;
+  /** the input sources shards may name (default: the built-in ones) */
+  sources?: SourceRegistry;
+  /** services every task may ask for by name */
+  services?: Services;
 }
 
 /** The stores of a deployment: GCS prefixes of the work and output buckets. */
@@ -94,7 +98,7 @@ export async function planStage(event: StorageObjectEvent, deps: CloudDeps, pipe
   const record = (outcome: PlanOutcome) => deps.workStore(id).writeText(PLAN_OUTCOME, JSON.stringify(outcome) + "\n");
   let result;
   try {
-    result = await planRun(event, baseConfig(deps.env), deps.inputBucket, deps.env.PARACAP_SHARD_BYTES);
+    result = await planRun(event, baseConfig(deps.env), deps.inputBucket, deps.env.PARACAP_SHARD_BYTES, pipeline, deps.sources ?? BUILTIN_SOURCES);
   } catch (e) {
     if (e instanceof PlanError || e instanceof DumpError) {
       await record({ status: "failed", reason: e.message });
@@ -105,7 +109,7 @@ export async function planStage(event: StorageObjectEvent, deps: CloudDeps, pipe
   if ("ignored" in result) {
     deps.log(`plan: ignored: ${result.ignored}`);
     // Parts of a manifest and an index before its dump are steps of one upload, not runs of their own.
-    if (!event.metadata?.[PART_OF_MANIFEST] && uploadKind(event.name) !== "multistream-index") await record({ status: "ignored", reason: result.ignored });
+    if (!event.metadata?.[PART_OF_MANIFEST] && uploadKind(event.name, deps.sources ?? BUILTIN_SOURCES)?.kind !== "companion") await record({ status: "ignored", reason: result.ignored });
     return null;
   }
   const planned = result.manifest;
@@ -130,15 +134,14 @@ export async function planStage(event: StorageObjectEvent, deps: CloudDeps, pipe
   return m.runId;
 }
 
-/** The runner a cloud task gets: ranged reads of the input objects pinned at planning. */
+/** The runner a cloud task gets: ranged reads of the input objects pinned at planning, the deployment's sources and services. */
 function cloudRunner(deps: CloudDeps, inputs: Record<string, ObjectVersion>): RunnerDeps {
   return {
-    sources: BUILTIN_SOURCES,
-    extract: {
-      bytes: (s) => bucketBytes(deps.input, s.uri, inputs[s.uri]),
-      // A replaced input is as final as a damaged one: retrying cannot bring the planned bytes back.
-      isCorruptInput: (err) => err instanceof DumpError || err instanceof InputChangedError,
-    },
+    sources: deps.sources ?? BUILTIN_SOURCES,
+    services: deps.services ?? {},
+    bytes: (s) => bucketBytes(deps.input, s.uri, inputs[s.uri]),
+    // A replaced input is as final as a damaged one: retrying cannot bring the planned bytes back.
+    isCorruptInput: (err) => err instanceof DumpError || err instanceof InputChangedError,
   };
 }
 
@@ -151,7 +154,7 @@ export async function unitStageTask(phase: UnitPhase, task: TaskMessage, message
   const { manifest, inputs } = await loadPlannedRun(work, task.runId);
   const unit = findUnit(phase, manifest, task);
   if (!unit) throw new PermanentError(`run ${task.runId} has no ${phase.name} ${phase.unit} ${task.shardId ?? task.partition}`);
-  await runUnitTask(phase, manifest, work, unit, cloudRunner(deps, inputs));
+  await runUnitTask(phase, manifest, work, unit, cloudRunner(deps, inputs), pipeline.wiring);
   await phaseFanIn(phase, manifest, work, messageId, deps, pipeline);
 }
 
@@ -166,7 +169,7 @@ async function phaseFanIn(phase: UnitPhase, manifest: RunManifest, work: BlobSto
     trigger: triggerOf(phase),
     messageId,
     publishNext: async () => {
-      const stop = await phase.afterPhase?.({ manifest, work, sources: BUILTIN_SOURCES, phases: pipeline.phases });
+      const stop = await phase.afterPhase?.(phaseEndContext(phase, manifest, work, deps.sources ?? BUILTIN_SOURCES, pipeline));
       // The run fails with the reason, as the local runner refuses, instead of publishing empty datasets.
       if (stop) return work.writeText(RUN_FAILED, JSON.stringify({ error: stop }) + "\n");
       if (phase.next !== null) await publishPhase(pipeline.get(phase.next), manifest, deps);
@@ -208,6 +211,8 @@ export async function onceStageTask(phase: OncePhase, task: TaskMessage, deps: C
     work,
     output: new GzipDatasets(output, new Set(manifest.config.tiers.map(tierFile))),
     phases: pipeline.phases,
+    sources: deps.sources ?? BUILTIN_SOURCES,
+    ...taskData(phase, manifest, work, pipeline.wiring, null),
     options: {
       allowMissingShards: true,
       now: () => finished ?? new Date(0),

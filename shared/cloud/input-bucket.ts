@@ -3,7 +3,6 @@ import type { Bucket } from "@google-cloud/storage";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readMultistreamIndex } from "../dump/multistream.ts";
 import type { InputBucket } from "./plan-run.ts";
 
 export function gcsInputBucket(bucket: Bucket): InputBucket {
@@ -28,13 +27,13 @@ export function gcsInputBucket(bucket: Bucket): InputBucket {
       const [buf] = await bucket.file(name).download();
       return buf.toString("utf8");
     },
-    async readIndex(name) {
-      // Indexes are small (≈ 1 % of the dump): download, then parse with the local reader.
-      const dir = await mkdtemp(join(tmpdir(), "paracap-index-"));
+    async withLocalCopy(name, use) {
+      // Companions are small (a multistream index is ≈ 1 % of the dump): download, then read as a local file.
+      const dir = await mkdtemp(join(tmpdir(), "paracap-companion-"));
       const path = join(dir, name.split("/").pop()!);
       try {
         await bucket.file(name).download({ destination: path });
-        return await readMultistreamIndex(path);
+        return await use(path);
       } finally {
         await rm(dir, { recursive: true, force: true });
       }

@@ -1,27 +1,32 @@
 /**
- * Plan a cloud run from an uploaded object: a multistream dump (with its index beside it) becomes
- * byte-range shards; a single-stream dump or plain XML is one shard; an uploaded
- * `*.manifest.json` lists the dumps of one run (each split the same way). Objects uploaded as
- * parts of a manifest, and anything else, are ignored (and the result says why).
+ * Plan a cloud run from an uploaded object: the source that names it by its name plans its shards
+ * (a multistream dump with its index beside it: byte ranges of whole streams; a caption list: byte
+ * ranges of lines; other files: one shard), exactly as the local runner plans the same file; an
+ * uploaded `*.manifest.json` lists the inputs of one run (each split the same way). A companion (an
+ * index) plans its input if that is already there. Objects uploaded as parts of a manifest, and
+ * anything else, are ignored (and the result says why).
  */
 import { resolveConfig, type ParacapConfig } from "../core/config.ts";
 import { stableId } from "../core/hash.ts";
 import { DumpError } from "../dump/errors.ts";
-import { planByteRangeShards, type MultistreamIndex } from "../dump/multistream.ts";
-import { looksLikeHistory } from "../runner/local-shards.ts";
+import { looksLikeHistory, shardsOf } from "../runner/local-shards.ts";
+import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
+import type { AnySource, PlanningView } from "../sources/source.ts";
+import { BUILTIN_PIPELINE } from "../tasks/phases.ts";
+import type { Phase } from "../tasks/phase-task.ts";
 import { createManifest, type RunManifest } from "../tasks/manifest.ts";
-import { shardId, type ShardSpec } from "../sources/shard-spec.ts";
+import type { ShardSpec } from "../sources/shard-spec.ts";
 import { z } from "zod";
-import { captionTsvSource } from "../sources/caption-tsv/caption-tsv-source.ts";
 import { PART_OF_MANIFEST, UploadManifest, type StorageObjectEvent } from "./messages.ts";
-import { MULTISTREAM, MULTISTREAM_INDEX, NOT_A_DUMP, uploadKind } from "./upload-kind.ts";
+import { fedTiers } from "../pipeline/tiers.ts";
+import { notAnInput, uploadKind } from "./upload-kind.ts";
 
 export interface InputBucket {
   /** size, generation and checksums of an object, or null if absent */
   stat(name: string): Promise<ObjectVersion | null>;
   readText(name: string): Promise<string>;
-  /** stream offsets of a multistream index object */
-  readIndex(name: string): Promise<MultistreamIndex>;
+  /** runs `use` on a downloaded copy of a small object (a multistream index) */
+  withLocalCopy<T>(name: string, use: (path: string) => Promise<T>): Promise<T>;
 }
 
 /** One generation of an input object: what a run's shards are pinned to. */
@@ -36,11 +41,11 @@ export type ObjectVersion = z.infer<typeof ObjectVersion>;
 /** A planned run, and the object generations its shards read (object name → version). */
 export type PlanResult = { manifest: RunManifest; inputs: Record<string, ObjectVersion> } | { ignored: string };
 
-export async function planRun(event: StorageObjectEvent, baseConfig: ParacapConfig, input: InputBucket, shardBytes: number): Promise<PlanResult> {
+export async function planRun(event: StorageObjectEvent, baseConfig: ParacapConfig, input: InputBucket, shardBytes: number, pipeline: { phases: readonly Phase[] } = BUILTIN_PIPELINE, sources: SourceRegistry = BUILTIN_SOURCES): Promise<PlanResult> {
   const name = event.name;
   const owner = event.metadata?.[PART_OF_MANIFEST];
   if (owner) return { ignored: `${name} is part of ${owner}; that manifest's upload starts the run` };
-  const kind = uploadKind(name);
+  const kind = uploadKind(name, sources);
   const inputs: Record<string, ObjectVersion> = {};
   const pin = async (object: string, generation?: string): Promise<ObjectVersion> => {
     const v = await input.stat(object);
@@ -50,9 +55,19 @@ export async function planRun(event: StorageObjectEvent, baseConfig: ParacapConf
     inputs[object] = v;
     return v;
   };
-  const planned = (id: string, config: ParacapConfig, shards: ShardSpec[]): PlanResult => ({ manifest: createManifest(id, withFedTiers(config, shards, name), shards), inputs });
+  const planned = (id: string, config: ParacapConfig, shards: ShardSpec[]): PlanResult => ({ manifest: createManifest(id, withFedTiers(config, shards, name), shards, pipeline.phases), inputs });
+  const view: PlanningView = { exists: async (n) => (await input.stat(n)) !== null, withLocalCopy: (n, use) => input.withLocalCopy(n, use) };
+  /** the ranges of an input object as its source plans them: null = whole, or why it cannot be planned yet */
+  const rangesOf = async (source: AnySource, object: string, size: number) => {
+    try {
+      return (await source.planRanges?.({ name: object, size }, shardBytes, view)) ?? null;
+    } catch (e) {
+      if (e instanceof DumpError) throw new PlanError(`${object}: ${e.message}`);
+      throw e;
+    }
+  };
 
-  if (kind === "manifest") {
+  if (kind?.kind === "manifest") {
     let json: unknown;
     try {
       json = JSON.parse(await input.readText(name));
@@ -72,100 +87,43 @@ export async function planRun(event: StorageObjectEvent, baseConfig: ParacapConf
     for (const s of parsed.data.shards) {
       if (!(await input.stat(s.object))) throw new PlanError(`${name}: shard object ${s.object} is not in the input bucket`);
       const stat = await pin(s.object);
-      const index = await findIndex(s.object, input);
-      const kind = s.kind ?? kindOf(s.object);
-      if (index) shards.push(...(await rangeShards(s.object, stat.size, index, kind, shards.length, input, shardBytes)));
-      else if (uploadKind(s.object) === "caption-list") shards.push(...tsvShards(s.object, stat.size, shards.length, shardBytes));
-      else shards.push(wholeObject(shards.length, s.object, kind));
+      const role = sources.uploadRole(s.object);
+      // an object no source names by its name goes to the most general source, whose reader says what it expected
+      const source = role?.role === "input" ? role.source : sources.all().at(-1)!;
+      const ranges = await rangesOf(source, s.object, stat.size);
+      shards.push(...shardsOf(s.object, source.name, s.kind ?? kindOf(s.object), ranges === null || "wait" in ranges ? null : ranges, shards.length));
     }
     return planned(runId(name, event.generation), config, shards);
   }
-  if (kind === "multistream-index") {
-    // The index may arrive after the dump: plan now if the dump is already there.
-    const dump = `${MULTISTREAM_INDEX.exec(name)![1]}.xml.bz2`;
-    const stat = await input.stat(dump);
-    if (!stat) return { ignored: `index ${name} uploaded before its dump ${dump}; the dump's upload will start the run` };
-    inputs[dump] = stat;
-    const shards = await rangeShards(dump, stat.size, name, kindOf(dump), 0, input, shardBytes);
-    return planned(runId(dump, stat.generation), baseConfig, shards);
+  if (kind?.kind === "companion") {
+    // A companion (a multistream index) may arrive after its input: plan the input now if it is there.
+    const stat = await input.stat(kind.of);
+    if (!stat) return { ignored: `${name} uploaded before ${kind.of}, which it belongs to; that upload will start the run` };
+    const ranges = await rangesOf(kind.source, kind.of, stat.size);
+    if (ranges !== null && "wait" in ranges) return { ignored: ranges.wait };
+    inputs[kind.of] = stat;
+    return planned(runId(kind.of, stat.generation), baseConfig, shardsOf(kind.of, kind.source.name, kindOf(kind.of), ranges, 0));
   }
-  if (kind === "multistream") {
-    const index = await findIndex(name, input);
-    if (!index) return { ignored: `multistream dump ${name} has no index yet; upload ${MULTISTREAM.exec(name)![1]}-index.txt.bz2 to start the run` };
-    const stat = await pin(name, event.generation);
-    const shards = await rangeShards(name, stat.size, index, kindOf(name), 0, input, shardBytes);
-    return planned(runId(name, event.generation), baseConfig, shards);
-  }
-  if (kind === "caption-list") {
-    const stat = await pin(name, event.generation);
-    return planned(runId(name, event.generation), baseConfig, tsvShards(name, stat.size, 0, shardBytes));
-  }
-  if (kind === "dump") {
+  if (kind?.kind === "input") {
+    const current = await input.stat(name);
+    if (!current) throw new PlanError(`${name}: the object is gone`);
+    const ranges = await rangesOf(kind.source, name, current.size);
+    if (ranges !== null && "wait" in ranges) return { ignored: ranges.wait };
     await pin(name, event.generation);
-    return planned(runId(name, event.generation), baseConfig, [wholeObject(0, name, kindOf(name))]);
+    return planned(runId(name, event.generation), baseConfig, shardsOf(name, kind.source.name, kindOf(name), ranges, 0));
   }
-  return { ignored: `${name} ${NOT_A_DUMP}` };
+  return { ignored: `${name} ${notAnInput(sources)}` };
 }
 
 /**
- * The tiers the run's inputs can feed, as the local runner decides them: gold/silver need a
- * current-revision dump, bronze a full-history one. None → the plan fails.
+ * The tiers the run's inputs can feed, as the local runner decides them: gold/silver need current
+ * input (a current-revision dump, a crawl), bronze a history (a full-history dump, re-crawls). None → the plan fails.
  */
 function withFedTiers(config: ParacapConfig, shards: ShardSpec[], name: string): ParacapConfig {
   const kinds = new Set(shards.map((s) => s.kind));
-  const tiers = config.tiers.filter((t) => kinds.has(t === "bronze" ? "history" : "current"));
+  const { fed: tiers } = fedTiers(config.tiers, kinds);
   if (tiers.length === 0) throw new PlanError(`${name}: no input feeds the requested tiers (${config.tiers.join(", ")}): gold/silver need a current-revision dump, bronze a full-history dump`);
   return tiers.length === config.tiers.length ? config : { ...config, tiers };
-}
-
-/** The index object of a multistream dump, if it is in the bucket. */
-async function findIndex(dump: string, input: InputBucket): Promise<string | null> {
-  const ms = MULTISTREAM.exec(dump);
-  if (!ms) return null;
-  for (const index of [`${ms[1]}-index.txt.bz2`, `${ms[1]}-index.txt`]) if (await input.stat(index)) return index;
-  return null;
-}
-
-/**
- * Byte-range shards of a multistream dump, numbered from `first` (ids match the local runner's
- * plan of the same files in the same order).
- */
-async function rangeShards(dump: string, size: number, index: string, kind: ShardSpec["kind"], first: number, input: InputBucket, shardBytes: number): Promise<ShardSpec[]> {
-  const { offsets, pagesAt } = await input.readIndex(index);
-  let ranges;
-  try {
-    ranges = planByteRangeShards(dump, size, offsets, shardBytes, pagesAt);
-  } catch (e) {
-    if (e instanceof DumpError) throw new PlanError(`${index}: ${e.message}`);
-    throw e;
-  }
-  return ranges.map((r, i): ShardSpec => ({
-    id: shardId(first + i, dump, r.start),
-    uri: dump,
-    source: "mediawiki",
-    kind,
-    start: r.start,
-    end: r.end,
-    fragment: r.start > 0,
-    pages: r.pages,
-  }));
-}
-
-function wholeObject(i: number, object: string, kind: ShardSpec["kind"]): ShardSpec {
-  return { id: shardId(i, object, null), uri: object, source: "mediawiki", kind, start: null, end: null, fragment: false };
-}
-
-/** Byte-range shards of a caption list (ids match the local runner's plan of the same file). */
-function tsvShards(object: string, size: number, first: number, shardBytes: number): ShardSpec[] {
-  return captionTsvSource.planRanges!(size, shardBytes)!.map((r, i) => ({
-    id: shardId(first + i, object, r.start > 0 || r.end !== null ? r.start : null),
-    uri: object,
-    source: "caption-tsv",
-    kind: "current",
-    start: r.start,
-    end: r.end,
-    fragment: r.fragment,
-  }));
 }
 
 function kindOf(name: string): ShardSpec["kind"] {

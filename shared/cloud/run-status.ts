@@ -3,7 +3,7 @@ import type { BlobStore } from "../io/blob-store.ts";
 import { layout } from "../tasks/layout.ts";
 import { RunManifest } from "../tasks/manifest.ts";
 import { readMarker } from "../tasks/markers.ts";
-import { unitsOf } from "../tasks/phase-task.ts";
+import { doneObject, unitsOf } from "../tasks/phase-task.ts";
 import { BUILTIN_PIPELINE, type Pipeline } from "../tasks/phases.ts";
 import { PLAN_OUTCOME, PlanOutcome, RUN_FAILED } from "./run-records.ts";
 
@@ -31,7 +31,7 @@ export async function runStatus(runId: string, work: BlobStore, output: BlobStor
   const manifest = RunManifest.parse(JSON.parse(text));
   const shards: RunStatus["shards"] = { total: manifest.shards.length, done: 0, corrupt: [], failed: [], pending: [] };
   for (const s of manifest.shards) {
-    const m = await readMarker(work, pipeline.shardPhase.done(s.id));
+    const m = await readMarker(work, doneObject(pipeline.shardPhase.name, { unit: "shard", key: s.id, shard: s }));
     if (!m) shards.pending.push(s.id);
     else if (m.status === "failed") shards.failed.push(s.id);
     else {
@@ -45,8 +45,9 @@ export async function runStatus(runId: string, work: BlobStore, output: BlobStor
     if (phase.unit !== "partition") continue;
     const units = unitsOf(phase, manifest);
     const listed = new Set(await work.list(`${phase.name}/`));
-    partitions[phase.name] = { total: units.length, done: units.filter((u) => listed.has(phase.done(u.key))).length };
-    for (const u of units) if (listed.has(phase.done(u.key)) && (await readMarker(work, phase.done(u.key)))?.status === "failed") failedPartitions.push(`${phase.name}-${u.key}`);
+    const done = (u: (typeof units)[number]) => doneObject(phase.name, u);
+    partitions[phase.name] = { total: units.length, done: units.filter((u) => listed.has(done(u))).length };
+    for (const u of units) if (listed.has(done(u)) && (await readMarker(work, done(u)))?.status === "failed") failedPartitions.push(`${phase.name}-${u.key}`);
   }
   const deadLettered = [];
   for (const name of await work.list("deadletter/")) {

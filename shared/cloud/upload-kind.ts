@@ -3,26 +3,26 @@
  * first bytes: the CLI refuses locally what the plan function would ignore or fail on.
  */
 import { open } from "node:fs/promises";
+import type { SourceRegistry } from "../sources/registry.ts";
+import type { AnySource } from "../sources/source.ts";
 
-export const MULTISTREAM = /^(.*-multistream)\.xml\.bz2$/;
-export const MULTISTREAM_INDEX = /^(.*-multistream)-index\.txt(\.bz2)?$/;
-export const DUMP = /\.xml(\.bz2|\.gz)?$/;
 export const UPLOAD_MANIFEST = /\.manifest\.json$/;
-export const CAPTION_LIST = /\.tsv$/i;
 
-export type UploadKind = "manifest" | "multistream-index" | "multistream" | "dump" | "caption-list";
+/** What an uploaded object is to the planner: a run manifest, an input of a source, a companion of one (an index), or nothing. */
+export type UploadKind = { kind: "manifest" } | { kind: "input"; source: AnySource } | { kind: "companion"; source: AnySource; of: string } | null;
 
-/** The planner's reading of an object name; null for anything it ignores. */
-export function uploadKind(name: string): UploadKind | null {
-  if (UPLOAD_MANIFEST.test(name)) return "manifest";
-  if (MULTISTREAM_INDEX.test(name)) return "multistream-index";
-  if (MULTISTREAM.test(name)) return "multistream";
-  if (DUMP.test(name)) return "dump";
-  if (CAPTION_LIST.test(name)) return "caption-list";
-  return null;
+/** The planner's reading of an object name: its own manifests, else what a source of the registry says. */
+export function uploadKind(name: string, sources: SourceRegistry): UploadKind {
+  if (UPLOAD_MANIFEST.test(name)) return { kind: "manifest" };
+  const r = sources.uploadRole(name);
+  if (!r) return null;
+  return r.role === "input" ? { kind: "input", source: r.source } : { kind: "companion", source: r.source, of: r.of };
 }
 
-export const NOT_A_DUMP = "is not a dump (.xml, .xml.bz2, .xml.gz), a multistream index, a caption list (.tsv) or a *.manifest.json";
+/** Why an object starts no run: what the planner reads instead. */
+export function notAnInput(sources: SourceRegistry): string {
+  return `is none of the inputs the planner reads (${sources.all().map((s) => s.description).join("; ")}) nor a *.manifest.json`;
+}
 
 /**
  * Why a local dump file cannot be a dump its name claims (bzip2, gzip, XML), from its first bytes;

@@ -76,14 +76,9 @@ export const TASK_COUNTERS = {
   dedupPartitions: taskCounter("dedup", "partition"),
 } as const;
 
-/** The counters stats.json lists under `extraction`: everything the readers and the extract stage counted. */
-export const EXTRACTION_PREFIXES = ["dump.", "tsv.", "extract."] as const;
+/** Prefix of the extract stage's own counters; stats.json's `extraction` lists them and each source's (sources/registry.ts). */
+export const EXTRACT_PREFIX = "extract.";
 
-export function isExtractionCounter(name: string): boolean {
-  return EXTRACTION_PREFIXES.some((p) => name.startsWith(p));
-}
-
-/** Moments of the caption-list equivalence-set sizes (group phase; the dedup phase bounds by them). */
 export const WEB_SET_COUNTERS = {
   images: "group.web.images",
   sets: "group.web.sets",

@@ -17,7 +17,7 @@ export interface PhaseShape {
   readonly unit: PhaseUnit;
   /** the phase the last finished task of this one starts; null ends the run */
   readonly next: string | null;
-  /** buckets read only (the work bucket is also read by every phase that writes it) */
+  /** buckets read only (the work bucket is also read by every phase that writes it): infra's IAM grants, not datasets */
   readonly reads: readonly BucketRole[];
   readonly writes: readonly BucketRole[];
   /** memory of its cloud function unless the deployment says otherwise */
@@ -51,7 +51,7 @@ export function checkPhaseChain<P extends PhaseShape>(phases: readonly P[]): rea
   const byName = new Map<string, P>();
   const reserved: string[] = [PLAN_FUNCTION.name, DEADLETTER_FUNCTION.name];
   for (const p of phases) {
-    if (!/^[a-z][a-z0-9]{0,9}$/.test(p.name)) throw new Error(`phase name "${p.name}": 1-10 lowercase letters or digits, starting with a letter (it names topics and service accounts)`);
+    if (!PHASE_NAME.test(p.name)) throw new Error(`phase name "${p.name}": 1-10 lowercase letters, digits or single hyphens, starting with a letter and not ending with a hyphen (it names functions, topics and service accounts)`);
     if (reserved.includes(p.name)) throw new Error(`phase name "${p.name}" is reserved for a cloud function`);
     if (byName.has(p.name)) throw new Error(`duplicate phase "${p.name}"`);
     byName.set(p.name, p);
@@ -66,9 +66,16 @@ export function checkPhaseChain<P extends PhaseShape>(phases: readonly P[]): rea
   return phases;
 }
 
-/** `PARACAP_TOPIC_<PHASE>`: the environment variable holding a phase's trigger topic. */
+/**
+ * A phase name: it becomes part of function, topic and service-account names (`<prefix>-<phase>-run`
+ * must stay within a service account id's 30 characters, hence 10), so lowercase letters, digits and
+ * single inner hyphens (`pixel-hash`).
+ */
+export const PHASE_NAME = /^[a-z](?:[a-z0-9]|-(?=[a-z0-9])){0,9}$/;
+
+/** `PARACAP_TOPIC_<PHASE>`: the environment variable holding a phase's trigger topic (hyphens become underscores). */
 export function topicEnvName(phase: string): string {
-  return `PARACAP_TOPIC_${phase.toUpperCase()}`;
+  return `PARACAP_TOPIC_${phase.toUpperCase().replaceAll("-", "_")}`;
 }
 
 /** Every cloud function: `plan`, one per phase (entry point = phase name), the dead-letter recorder. */

@@ -4,9 +4,27 @@
  */
 import { z } from "zod";
 
-/** Which kind of dump fed a record: current revisions (gold/silver) or full history (bronze). */
+/**
+ * Which kind of input fed a record: one state of each page (a current-revision dump, one crawl;
+ * gold/silver) or several states over time (a full-history dump, re-crawls of a site; bronze).
+ */
 export const InputKind = z.enum(["current", "history"]);
 export type InputKind = z.infer<typeof InputKind>;
+
+/**
+ * A document's identity as its source gives it: MediaWiki's numeric page and revision ids, or a
+ * string (a URL, a WARC record id, a TSV line, a tar member key). Numbers sort numerically, strings
+ * by code point, numbers first (cmpId).
+ */
+export const DocId = z.union([z.number().int(), z.string()]);
+export type DocId = z.infer<typeof DocId>;
+
+export function cmpId(a: DocId, b: DocId): number {
+  if (typeof a === "number" && typeof b === "number") return a - b;
+  if (typeof a === "number") return -1;
+  if (typeof b === "number") return 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
 
 /** One revision of one page, as read from a MediaWiki XML export. */
 export const PageRevision = z.object({
@@ -20,8 +38,15 @@ export const PageRevision = z.object({
 });
 export type PageRevision = z.infer<typeof PageRevision>;
 
-/** Where an image reference was found: in wikitext (link, gallery, template) or as a row of a caption list. */
-export const ReferenceSource = z.enum(["link", "gallery", "template", "row"]);
+/** Where an image reference was found in wikitext: a link, a gallery line or a template parameter. */
+export const WikitextSource = z.enum(["link", "gallery", "template"]);
+export type WikitextSource = z.infer<typeof WikitextSource>;
+
+/**
+ * Where an image reference was found, named by its source (wikitext's link/gallery/template, a caption
+ * list's row, an HTML img/figure/table): lowercase, it becomes part of a counter name.
+ */
+export const ReferenceSource = z.string().regex(/^[a-z][a-z0-9_]*$/);
 export type ReferenceSource = z.infer<typeof ReferenceSource>;
 
 /** Captions and alt texts are separate caption types; pairs are only built within one type. */
@@ -34,7 +59,7 @@ export type CaptionType = z.infer<typeof CaptionType>;
  */
 export const WikitextImageRef = z.object({
   image: z.string(),
-  source: ReferenceSource,
+  source: WikitextSource,
   caption: z.string().nullable(),
   alt: z.string().nullable(),
 });
@@ -67,9 +92,9 @@ export const ShuffleRef = z.object({
   image: z.string(),
   kind: InputKind,
   page: z.string(),
-  pageId: z.number().int(),
+  pageId: DocId,
   /** first revision (in dump order) that had this use */
-  revisionId: z.number().int(),
+  revisionId: DocId,
   /** position of the reference within its page, for a deterministic order */
   ordinal: z.number().int(),
   source: ReferenceSource,
@@ -83,9 +108,9 @@ export type ShuffleRef = z.infer<typeof ShuffleRef>;
 export const PairSide = z.object({
   text: z.string(),
   page: z.string(),
-  pageId: z.number().int(),
+  pageId: DocId,
   /** first revision (in dump order) that had this use */
-  revisionId: z.number().int(),
+  revisionId: DocId,
   /** position of the reference within that revision's page: (page, revisionId, ordinal) names one use */
   ordinal: z.number().int(),
   /** how many references this use stands for (history: revisions that had it unchanged; current: 1 unless repeated on the page) */

@@ -4,6 +4,7 @@
  * markdown-escape.ts: it renders as inert text and cannot break a table line.
  */
 import * as names from "../core/counter-names.ts";
+import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 import type { InputKind, ScoredPair } from "../core/records.ts";
 import { mdCode, mdText } from "./markdown-escape.ts";
 import type { FunnelRow, Stats } from "./stats.ts";
@@ -25,7 +26,7 @@ const COLUMNS_NOTE =
   "counted for that row (pairs are deduplicated by text across images, so per-image columns are only " +
   "recounted on the final dataset).";
 
-export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>, meta: { generated: string; elapsedSeconds: number | null; preset?: string }): string {
+export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>, meta: { generated: string; elapsedSeconds: number | null; preset?: string; sources?: SourceRegistry }): string {
   const out: string[] = [];
   out.push("# paracap report", "");
   out.push(`Generated ${meta.generated}${meta.elapsedSeconds !== null ? ` in ${meta.elapsedSeconds.toFixed(1)} s` : ""}.`, "");
@@ -54,7 +55,7 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
   }
 
   out.push("", "## Extraction", "");
-  out.push(...accounting(stats.extraction), "");
+  out.push(...accounting(stats.extraction, meta.sources ?? BUILTIN_SOURCES), "");
   out.push("| counter | value |", "|---|---:|");
   for (const [k, v] of Object.entries(stats.extraction)) out.push(`| ${k} | ${fmt(v)} |`);
 
@@ -121,19 +122,13 @@ function inlineText(text: string): string {
   return "“" + text.replace(/[\u0000-\u001f\u007f]+/g, " ").replace(/([\\`*_\[\]<>|~])/g, "\\$1") + "”";
 }
 
-/** One-line accounting of every revision read, and of the references found per input kind. */
-function accounting(x: Record<string, number>): string[] {
+/** One-line accounting of every document read (each source says what it read), and of the references found per input kind. */
+function accounting(x: Record<string, number>, sources: SourceRegistry): string[] {
   const lines: string[] = [];
   const n = (name: string) => x[name] ?? 0;
   const withPrefix = (prefix: string) => Object.entries(x).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v] as const);
-  const read = n(names.dumpCounter("revisions"));
-  const tsvLines = x[names.tsvCounter("lines")];
-  const parts = [`${fmt(n(names.dumpCounter("revisions.emitted")))} used`, ...withPrefix(names.DUMP_SKIPPED_PREFIX).map(([r, v]) => `${fmt(v)} skipped (${r})`)];
-  if (read > 0 || tsvLines === undefined) lines.push(`- ${counted(n(names.dumpCounter("pages")), "page")}, ${counted(read, "revision")} read = ${parts.join(" + ")}.`);
-  if (tsvLines !== undefined) {
-    const tsvParts = [`${fmt(n(names.tsvCounter("lines.emitted")))} used`, ...withPrefix(names.TSV_SKIPPED_PREFIX).map(([r, v]) => `${fmt(v)} skipped (${r})`)];
-    lines.push(`- ${fmt(tsvLines)} caption lines read = ${tsvParts.join(" + ")}.`);
-  }
+  // the sources in reverse detection order: the general ones (dumps) first, as the report always listed them
+  for (const source of [...sources.all()].reverse()) lines.push(...source.reportLines(x));
   for (const kind of ["current", "history"] as const satisfies readonly InputKind[]) {
     const revs = x[names.extractCounter(kind, "revisions")];
     if (revs === undefined) continue;

@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { ParacapConfig } from "../core/config.ts";
 import { filterCounter, filterReasonsPrefix, funnelCounter, WEB_SET_COUNTERS } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
+import type { FilterInfo } from "../core/filter.ts";
 import { FUNNEL_COLUMNS, funnelRows } from "../pipeline/funnel.ts";
 import { tierSpecs } from "../pipeline/tiers.ts";
 import { boundFromMoments } from "../pipeline/set-size-bound.ts";
@@ -68,9 +69,9 @@ export const Stats = z.object({
 });
 export type Stats = z.infer<typeof Stats>;
 
-export function funnelTable(config: ParacapConfig, counters: Counters, tier: string, final: FinalRowCounts): FunnelRow[] {
+export function funnelTable(config: ParacapConfig, counters: Counters, tier: string, final: FinalRowCounts, phaseFilters: readonly FilterInfo[] = []): FunnelRow[] {
   const spec = tierSpecs(config).find((t) => t.name === tier)!;
-  const rows = funnelRows(config, spec, { setSizeMax: runSetSizeMax(config, counters) });
+  const rows = funnelRows(config, spec, { setSizeMax: runSetSizeMax(config, counters), phaseFilters });
   return rows.map((row, step) => {
     const isPairRow = row.unit === "pairs";
     const isLast = step === rows.length - 1;

@@ -78,7 +78,7 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
         }
         countFilterVerdict(unique, c, pair.tier, true);
         c.inc(funnelCounter(pair.tier, unique.id, "candidates"));
-        const kept = passes(filters, pair, c);
+        const kept = pairPasses(filters, pair, c);
         if (kept === true) survivors.push(pair);
         else if (kept !== false) {
           // Pairs whose filters await are judged PAIR_WINDOW at a time (a model or a cache read overlaps);
@@ -103,7 +103,7 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
  * Runs the pair filters on one pair in order, counting each funnel row it passes: a boolean when
  * every verdict is given at once (no microtask on the hot path), a promise from the first one that awaits.
  */
-function passes(filters: readonly Filter<CandidatePair>[], pair: CandidatePair, c: Counters, from = 0): boolean | Promise<boolean> {
+export function pairPasses(filters: readonly Filter<CandidatePair>[], pair: CandidatePair, c: Counters, from = 0): boolean | Promise<boolean> {
   for (let i = from; i < filters.length; i++) {
     const f = filters[i]!;
     const keep = applyFilter(f, pair, c, pair.tier);
@@ -112,7 +112,7 @@ function passes(filters: readonly Filter<CandidatePair>[], pair: CandidatePair, 
       return keep.then((k) => {
         if (!k) return false;
         c.inc(funnelCounter(pair.tier, f.id, "candidates"));
-        return passes(filters, pair, c, i + 1);
+        return pairPasses(filters, pair, c, i + 1);
       });
     }
     c.inc(funnelCounter(pair.tier, f.id, "candidates"));

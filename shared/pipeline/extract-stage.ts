@@ -1,17 +1,17 @@
 /**
- * Extract stage (map side): page revisions → image references with caption features.
- * Split in two so a runner can parallelise the pure, per-revision half (`createReferenceExtractor`)
+ * Extract stage (map side): a source's documents → image references with caption features.
+ * Split in two so a runner can parallelise the pure, per-document half (`documentExtractor`)
  * and keep the order-dependent half (`collapseUses`) sequential.
  */
 import type { ParacapConfig } from "../core/config.ts";
 import { Counters } from "../core/counters.ts";
-import { type CaptionFeatures, type InputKind, PageRevision, type ReferenceSource, ShuffleRef, type WikitextImageRef } from "../core/records.ts";
+import { z } from "zod";
+import { type CaptionFeatures, type DocId, type InputKind, type ReferenceSource, ShuffleRef } from "../core/records.ts";
 import type { Stage } from "../core/stage.ts";
 import { createCaptionAnalyzer, type CaptionAnalyzer } from "../caption/analyzer.ts";
 import { unreadableReason, type CaptionBounds } from "../caption/caption-guard.ts";
-import { extractImageRefs, ExtractionLimitError } from "../wikitext/extract-images.ts";
-import { rawText } from "../dump/revision-text.ts";
 import { createPivot } from "../plugins/pivots.ts";
+import type { AnySource } from "../sources/source.ts";
 import { extractCounter, extractReferencesBySourceCounter, extractSkippedCounter, FEATURE_COUNTERS, unreadableCaptionCounter } from "../core/counter-names.ts";
 
 export interface ExtractedRef {
@@ -26,8 +26,8 @@ export interface ExtractedRef {
 export interface RevisionRefs {
   kind: InputKind;
   page: string;
-  pageId: number;
-  revisionId: number;
+  pageId: DocId;
+  revisionId: DocId;
   refs: ExtractedRef[];
   skipped?: string;
 }
@@ -76,78 +76,26 @@ function safeFeatures(analyzer: CaptionAnalyzer, text: string, bounds: CaptionBo
   return { text: shown, words: 0, profane: false, english: false, hasVerb: false, isSentence: false, tags: "", unreadable: reason };
 }
 
-/** What extracting one text gave: its references or why it was skipped, and what it counted. */
-interface TextOutcome {
-  refs: WikitextImageRef[] | null;
-  skipped: string | null;
-  counted: Counters;
-}
-
 /**
- * Extraction outcomes of a page's last few distinct texts. In history dumps a revert restores an earlier text byte
- * for byte (a fifth of the revisions of the Anarchism excerpt): such a text is recognised on its still-encoded bytes
- * (equal length, then one memcmp) and neither decoded nor parsed again. Its counts are replayed, so stats are as if
- * it had been extracted. On that excerpt the last 2 texts catch 198 of its 398 repeats, 4 catch 293, 8 catch 344;
- * 8 texts hold at most 8 × extraction.maxPageBytes.
+ * One source's documents → image references with caption features: the source finds the references
+ * (its own format), and this applies, the same way for every source, the pivot, caption features
+ * and the `extract.<kind>` counters. Pure per document, so a runner may run it on worker threads.
  */
-class RecentTexts {
-  private page = -1;
-  private entries: { text: Buffer | string; outcome: TextOutcome }[] = [];
-
-  constructor(private readonly size = 8) {}
-
-  find(pageId: number, text: Buffer | string): TextOutcome | null {
-    if (pageId !== this.page) {
-      this.page = pageId;
-      this.entries = [];
-      return null;
-    }
-    for (const e of this.entries) {
-      if (e.text.length !== text.length || typeof e.text !== typeof text) continue;
-      if (typeof text === "string" ? e.text === text : (e.text as Buffer).equals(text)) return e.outcome;
-    }
-    return null;
-  }
-
-  add(text: Buffer | string, outcome: TextOutcome): void {
-    this.entries.unshift({ text, outcome });
-    if (this.entries.length > this.size) this.entries.pop();
-  }
-}
-
-/** Per-revision extraction of MediaWiki wikitext. */
-export function createReferenceExtractor(config: ParacapConfig, counters: Counters): (rev: PageRevision, kind: InputKind) => RevisionRefs {
+export function documentExtractor(source: AnySource, config: ParacapConfig, counters: Counters): (doc: unknown, kind: InputKind) => RevisionRefs {
+  const find = source.createExtractor(config, counters);
   const features = createFeatureLookup(config, counters);
   const pivot = createPivot(config.pivot);
-  const x = config.extraction;
-  const recent = new RecentTexts();
-  const extractText = (text: string): TextOutcome => {
-    const counted = new Counters();
-    const opts = { fileAliases: x.fileAliases, maxPageBytes: x.maxPageBytes, colonFileLinks: x.colonFileLinks, unknownTemplates: x.unknownTemplates, counters: counted };
-    try {
-      return { refs: extractImageRefs(text, opts), skipped: null, counted };
-    } catch (err) {
-      return { refs: null, skipped: err instanceof ExtractionLimitError ? err.reason : "extraction_error", counted };
-    }
-  };
-  return (rev, kind) => {
-    const base = { kind, page: rev.title, pageId: rev.pageId, revisionId: rev.revisionId };
+  return (doc, kind) => {
     counters.inc(extractCounter(kind, "revisions"));
-    const key = rawText(rev) ?? rev.text;
-    let outcome = recent.find(rev.pageId, key);
-    if (!outcome) {
-      outcome = extractText(rev.text);
-      recent.add(key, outcome);
-    }
-    counters.merge(outcome.counted);
-    const raw = outcome.refs;
-    if (raw === null) {
-      const reason = outcome.skipped!;
+    const d = find(doc);
+    const base = { kind, page: d.page, pageId: d.pageId, revisionId: d.revisionId };
+    if (d.refs === null) {
+      const reason = d.skipped ?? "unreadable";
       counters.inc(extractSkippedCounter(kind, reason));
       return { ...base, refs: [], skipped: reason };
     }
-    const refs = raw.map((r, ordinal) => ({
-      image: pivot.key({ image: r.image, page: rev.title }),
+    const refs = d.refs.map((r, ordinal) => ({
+      image: pivot.key({ image: r.image, page: d.page }),
       source: r.source,
       ordinal,
       caption: features(r.caption),
@@ -221,16 +169,16 @@ export async function* collapseUses(revisions: AsyncIterable<RevisionRefs>, coun
   }
 }
 
-/** The whole extract stage inline (no parallelism): what a cloud function runs per shard. */
-export function extractStage(config: ParacapConfig, kind: InputKind): Stage<PageRevision, ShuffleRef> {
+/** The whole extract stage inline over one source's documents (no parallelism). */
+export function extractStage(source: AnySource, config: ParacapConfig, kind: InputKind): Stage<unknown, ShuffleRef> {
   return {
     name: "extract",
-    input: PageRevision,
+    input: z.unknown(),
     output: ShuffleRef,
-    run(pages, ctx) {
-      const extract = createReferenceExtractor(config, ctx.counters);
+    run(docs, ctx) {
+      const extract = documentExtractor(source, config, ctx.counters);
       async function* revs() {
-        for await (const p of pages) yield extract(p, kind);
+        for await (const d of docs) yield extract(d, kind);
       }
       return collapseUses(revs(), ctx.counters);
     },

@@ -40,13 +40,20 @@ export const FUNNEL_UNIT: Record<FilterUnit, FunnelUnit> = { image: "references"
  * Rows 0–8 count candidates as Σ per image and caption type of C(n, 2) over distinct uses (at the
  * "captioned references" row that is exactly the pairs built); pair rows count the pairs kept.
  */
-export function funnelRows(config: ParacapConfig, tier: TierSpec, opts: { setSizeMax?: number | null } = {}): FunnelRowSpec[] {
-  return funnelRowsOf(tierFilters(config, tier, opts));
+export function funnelRows(config: ParacapConfig, tier: TierSpec, opts: { setSizeMax?: number | null; phaseFilters?: readonly FilterInfo[] } = {}): FunnelRowSpec[] {
+  return funnelRowsOf(tierFilters(config, tier, opts), opts.phaseFilters);
 }
 
-export function funnelRowsOf(filters: TierFilters): FunnelRowSpec[] {
+/**
+ * The rows of the tier's filters, with the filters of phases a pipeline adds between group and dedup
+ * (pair filters on candidates) placed where they run: after the group rows, before unique-candidate dedup.
+ */
+export function funnelRowsOf(filters: TierFilters, phaseFilters: readonly FilterInfo[] = []): FunnelRowSpec[] {
   const rows: FunnelRowSpec[] = [{ id: "all", label: "all image references", paperStep: 0, inPaper: null, unit: null }];
-  for (const f of funnelSteps(filters)) rows.push(rowOf(f, rows[rows.length - 1]!.paperStep));
+  const steps = funnelSteps(filters);
+  const at = steps.indexOf(filters.unique);
+  steps.splice(at, 0, ...phaseFilters);
+  for (const f of steps) rows.push(rowOf(f, rows[rows.length - 1]!.paperStep));
   return rows;
 }
 

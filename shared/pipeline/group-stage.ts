@@ -7,7 +7,7 @@ import type { ParacapConfig } from "../core/config.ts";
 import { paperRuleDroppedCounter, WEB_SET_COUNTERS } from "../core/counter-names.ts";
 import { applyFilter } from "../core/filter.ts";
 import { stableId } from "../core/hash.ts";
-import { CandidatePair, ShuffleRef, type CaptionType, type PairSide } from "../core/records.ts";
+import { CandidatePair, cmpId, ShuffleRef, type CaptionType, type PairSide } from "../core/records.ts";
 import type { Stage, StageContext } from "../core/stage.ts";
 import { MAX_USES_ID, tierFilters, type ImageGroup, type TierFilters } from "./filters.ts";
 import { CAPTION_TYPES, countImageRow, type UseState } from "./funnel.ts";
@@ -177,7 +177,8 @@ export function mergeIdenticalUses(refs: readonly ShuffleRef[]): ShuffleRef[] {
       byUse.set(key, { ...r });
       continue;
     }
-    const earlier = r.revisionId < seen.revisionId || (r.revisionId === seen.revisionId && r.ordinal < seen.ordinal);
+    const byRevision = cmpId(r.revisionId, seen.revisionId);
+    const earlier = byRevision < 0 || (byRevision === 0 && r.ordinal < seen.ordinal);
     byUse.set(key, { ...(earlier ? r : seen), uses: seen.uses + r.uses });
   }
   return [...byUse.values()];
@@ -193,11 +194,11 @@ export function makePair(tier: string, image: string, type: CaptionType, x: UseS
 }
 
 function compareSides(a: PairSide, b: PairSide): number {
-  return cmp(a.text, b.text) || cmp(a.page, b.page) || a.revisionId - b.revisionId;
+  return cmp(a.text, b.text) || cmp(a.page, b.page) || cmpId(a.revisionId, b.revisionId);
 }
 
 function compareUses(x: ShuffleRef, y: ShuffleRef): number {
-  return cmp(x.page, y.page) || x.pageId - y.pageId || x.revisionId - y.revisionId || x.ordinal - y.ordinal
+  return cmp(x.page, y.page) || cmpId(x.pageId, y.pageId) || cmpId(x.revisionId, y.revisionId) || x.ordinal - y.ordinal
     || cmp(x.caption?.text ?? "", y.caption?.text ?? "") || cmp(x.alt?.text ?? "", y.alt?.text ?? "");
 }
 

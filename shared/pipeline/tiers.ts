@@ -17,9 +17,20 @@ export interface TierSpec {
 
 export function tierSpecs(config: ParacapConfig): TierSpec[] {
   const all: Record<TierName, TierSpec> = {
-    gold: { name: "gold", input: "current", maxRefs: config.images.maxRefs, maxRefsUnit: "references", captionRule: "sentence" },
-    silver: { name: "silver", input: "current", maxRefs: config.images.maxRefs, maxRefsUnit: "references", captionRule: "verb" },
-    bronze: { name: "bronze", input: "history", maxRefs: config.images.maxRefsHistory, maxRefsUnit: config.images.maxRefsHistoryUnit, captionRule: "verb" },
+    gold: { name: "gold", input: tierInput("gold"), maxRefs: config.images.maxRefs, maxRefsUnit: "references", captionRule: "sentence" },
+    silver: { name: "silver", input: tierInput("silver"), maxRefs: config.images.maxRefs, maxRefsUnit: "references", captionRule: "verb" },
+    bronze: { name: "bronze", input: tierInput("bronze"), maxRefs: config.images.maxRefsHistory, maxRefsUnit: config.images.maxRefsHistoryUnit, captionRule: "verb" },
   };
   return config.tiers.map((t) => all[t]);
+}
+
+/** The kind of input that feeds a tier: current revisions (or a single crawl) or a history (revisions, re-crawls). */
+export function tierInput(tier: TierName | string): InputKind {
+  return tier === "bronze" ? "history" : "current";
+}
+
+/** The requested tiers that inputs of these kinds can feed, and those they cannot. */
+export function fedTiers(tiers: readonly TierName[], kinds: ReadonlySet<InputKind>): { fed: TierName[]; skipped: TierName[] } {
+  const fed = tiers.filter((t) => kinds.has(tierInput(t)));
+  return { fed, skipped: tiers.filter((t) => !fed.includes(t)) };
 }

@@ -20,7 +20,8 @@ import { layout } from "../tasks/layout.ts";
 import { createManifest, RunManifest } from "../tasks/manifest.ts";
 import type { ShardSpec } from "../sources/shard-spec.ts";
 import type { TaskMarker } from "../tasks/markers.ts";
-import { finishedMarker, runUnitTask, unitsOf, type RunnerDeps } from "../tasks/phase-task.ts";
+import { finishedMarker, phaseEndContext, runUnitTask, taskData, unitsOf, type RunnerDeps, type Services } from "../tasks/phase-task.ts";
+import { phaseDataRoot } from "../tasks/datasets.ts";
 import { BUILTIN_PIPELINE, type Pipeline } from "../tasks/phases.ts";
 import type { PartitionPayload } from "./worker.ts";
 import { parallelExtract } from "./parallel-extract.ts";
@@ -29,8 +30,8 @@ import { InputError, planLocalShards, type LocalInput } from "./local-shards.ts"
 import { WorkerPool } from "./worker-pool.ts";
 import { lockOutDir, removeStaleTempFiles } from "./out-dir-lock.ts";
 import type { InputKind } from "../core/records.ts";
-import type { RevisionRefs } from "../pipeline/extract-stage.ts";
-import type { Source } from "../sources/source.ts";
+import { documentExtractor, type RevisionRefs } from "../pipeline/extract-stage.ts";
+import type { AnySource } from "../sources/source.ts";
 import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 import { WORD_VECTORS_RESOURCE, wordVectorsProvider } from "../semantic/vector-scorer.ts";
 
@@ -59,6 +60,8 @@ export interface LocalRunOptions {
   sources?: SourceRegistry;
   /** the phases to run (default: the built-in pipeline); phases of another pipeline run without worker threads */
   pipeline?: Pipeline;
+  /** services every task may ask for by name (UnitContext.service) */
+  services?: Services;
 }
 
 export interface LocalRunResult {
@@ -76,13 +79,13 @@ export class ResumeConflictError extends Error {
 
 export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
   const sources = opts.sources ?? BUILTIN_SOURCES;
+  const pipeline = opts.pipeline ?? BUILTIN_PIPELINE;
   const shards = await planLocalShards(opts.inputs, opts.shardBytes, sources);
-  const manifest = createManifest("local", opts.config, shards);
+  const manifest = createManifest("local", opts.config, shards, pipeline.phases);
   // A finished run is told without a single write (its folder may be read-only by now).
   if (!opts.fresh) {
     const done = await completedRun(opts.outDir, manifest.fingerprint);
     if (done) {
-      const pipeline = opts.pipeline ?? BUILTIN_PIPELINE;
       const resumed = Object.fromEntries(pipeline.unitPhases.map((p) => [p.name, unitsOf(p, manifest).length]));
       return { stats: done, resumed, elapsedSeconds: 0, alreadyComplete: true };
     }
@@ -129,19 +132,18 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
     const previous = await work.readText(layout.manifest());
     if (previous !== null) {
       const old = RunManifest.safeParse(parseJsonOrNull(previous));
-      if (!old.success || old.data.extractFingerprint !== manifest.extractFingerprint) {
+      const shardPhase = pipeline.shardPhase.name;
+      if (!old.success || old.data.phaseFingerprints[shardPhase] !== manifest.phaseFingerprints[shardPhase]) {
         throw new ResumeConflictError(
           `${opts.outDir} holds a run with a different input or configuration; ` +
             `rerun with --fresh to discard it, or choose another --out directory`,
         );
       }
-      // Only later-phase settings changed: keep the extracted shards, redo the later phases from them
-      // (their old markers and outputs go, so none is taken for done and no stale file is read).
-      if (old.data.fingerprint !== manifest.fingerprint) {
-        for (const p of pipeline.unitPhases) {
-          if (p.fingerprint === "extract") continue;
-          for (const dir of [p.name, ...(p.workDirs ?? [])]) await rm(join(workDir, dir), { recursive: true, force: true });
-        }
+      // Only later-phase settings changed: keep every phase whose fingerprint still matches (the extracted shards at
+      // least), redo the others from them (their old markers and data go, so none is taken for done and no stale file is read).
+      for (const p of pipeline.unitPhases) {
+        if (old.data.phaseFingerprints[p.name] === manifest.phaseFingerprints[p.name]) continue;
+        for (const dir of [p.name, phaseDataRoot(p.name), ...(p.workDirs ?? [])]) await rm(join(workDir, dir), { recursive: true, force: true });
       }
     }
   }
@@ -160,14 +162,13 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
   const resumed: Record<string, number> = Object.fromEntries(pipeline.unitPhases.map((p) => [p.name, 0]));
   const runner: RunnerDeps = {
     sources,
-    extract: {
-      bytes: (shard) => fileBytes(shard.uri, (n) => (input.done += n), (n) => (input.decoded! += n)),
-      extractDocuments: (source, docs, shard, counters) => {
-        live.push(counters);
-        return extractInWorkers && sources === BUILTIN_SOURCES ? parallelExtract(source, docs, shard.kind, opts.config, counters, workerPool()) : inlineDocuments(source, docs, shard.kind, opts.config, counters);
-      },
-      isCorruptInput: (err) => err instanceof DumpError,
+    services: opts.services ?? {},
+    bytes: (shard) => fileBytes(shard.uri, (n) => (input.done += n), (n) => (input.decoded! += n)),
+    extractDocuments: (source, docs, shard, counters) => {
+      live.push(counters);
+      return extractInWorkers && sources === BUILTIN_SOURCES ? parallelExtract(source, docs, shard.kind, opts.config, counters, workerPool()) : inlineDocuments(source, docs, shard.kind, opts.config, counters);
     },
+    isCorruptInput: (err) => err instanceof DumpError,
   };
   // Say at the start, not only at the end, that this run continues an earlier one.
   const first = pipeline.unitPhases[0];
@@ -179,7 +180,7 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
   try {
     for (const phase of pipeline.unitPhases) {
       const units = unitsOf(phase, manifest);
-      const inPool = workers > 1 && phase.unit === "partition" && BUILTIN_PIPELINE.phases.includes(phase) && (always || (await treeBytes(workDir)) >= POOL_MIN_WORK_BYTES);
+      const inPool = workers > 1 && phase.unit === "partition" && pipeline === BUILTIN_PIPELINE && !opts.services && (always || (await treeBytes(workDir)) >= POOL_MIN_WORK_BYTES);
       progress.phase(phase.name, units.length, phase.unit);
       // Shards whose pages this thread reads itself go one at a time: a second would only add a decoder competing
       // for the cores (lbzip2 already decodes one shard on all of them).
@@ -196,10 +197,10 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
         // whole partition tasks of the built-in phases (worker threads know only those).
         if (inPool && unit.unit === "partition") {
           await workerPool().run<TaskMarker>("partition", { phase: phase.name, manifest, partition: unit.partition, workDir } satisfies PartitionPayload);
-        } else await runUnitTask(phase, manifest, work, unit, runner);
+        } else await runUnitTask(phase, manifest, work, unit, runner, pipeline.wiring);
         progress.step();
       });
-      const stop = await phase.afterPhase?.({ manifest, work, sources, phases: pipeline.phases });
+      const stop = await phase.afterPhase?.(phaseEndContext(phase, manifest, work, sources, pipeline));
       if (stop) {
         await rm(workDir, { recursive: true, force: true }); // nothing worth resuming: a corrected rerun starts clean
         throw new InputError(stop);
@@ -207,7 +208,7 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
     }
     progress.phase(pipeline.final.name, 1);
     const elapsedSeconds = (Date.now() - started) / 1000;
-    const stats = await pipeline.final.run({ manifest, work, output, phases: pipeline.phases, options: { elapsedSeconds } });
+    const stats = await pipeline.final.run({ manifest, work, output, phases: pipeline.phases, sources, options: { elapsedSeconds }, ...taskData(pipeline.final, manifest, work, pipeline.wiring, null) });
     progress.step();
     return { stats, resumed, elapsedSeconds };
   } finally {
@@ -242,8 +243,8 @@ function shardBytes(shard: ShardSpec): number {
   }
 }
 
-async function* inlineDocuments(source: Source, docs: AsyncIterable<unknown>, kind: InputKind, config: ParacapConfig, counters: Counters): AsyncGenerator<RevisionRefs> {
-  const extract = source.createExtractor(config, counters);
+async function* inlineDocuments(source: AnySource, docs: AsyncIterable<unknown>, kind: InputKind, config: ParacapConfig, counters: Counters): AsyncGenerator<RevisionRefs> {
+  const extract = documentExtractor(source, config, counters);
   for await (const d of docs) yield extract(d, kind);
 }
 

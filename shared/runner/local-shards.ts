@@ -5,21 +5,13 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
-import { planByteRangeShards, readMultistreamIndex } from "../dump/multistream.ts";
+import type { ByteRange, PlanningView } from "../sources/source.ts";
 import type { InputKind } from "../core/records.ts";
 import { shardId, type ShardSpec } from "../sources/shard-spec.ts";
 
 export interface LocalInput {
   path: string;
   kind: InputKind;
-}
-
-/** `enwiki-…-multistream.xml.bz2` → `enwiki-…-multistream-index.txt(.bz2)` if present. */
-export function findMultistreamIndex(path: string): string | null {
-  const m = /^(.*-multistream)\.xml\.bz2$/.exec(path);
-  if (!m) return null;
-  for (const cand of [`${m[1]}-index.txt.bz2`, `${m[1]}-index.txt`]) if (existsSync(cand)) return cand;
-  return null;
 }
 
 /** A file name that says "full history" (Wikimedia names them pages-meta-history). */
@@ -32,29 +24,44 @@ export class InputError extends Error {
   override readonly name = "InputError";
 }
 
+/** What the files beside a local input are: the folder itself. */
+export const LOCAL_VIEW: PlanningView = {
+  exists: async (name) => existsSync(name),
+  withLocalCopy: (name, use) => use(name),
+};
+
 export async function planLocalShards(inputs: LocalInput[], targetBytes = 32 * 1024 * 1024, sources: SourceRegistry = BUILTIN_SOURCES): Promise<ShardSpec[]> {
   const shards: ShardSpec[] = [];
   for (const input of inputs) {
     if (!existsSync(input.path)) throw new InputError(`input not found: ${input.path}`);
     const st = statSync(input.path);
     if (!st.isFile()) throw new InputError(`input is not a file: ${input.path}`);
-    const size = st.size;
-    // Unrecognised files go to the MediaWiki reader, whose error says what it expected.
-    const source = (sources.detect(basename(input.path), readHead(input.path)) ?? sources.get("mediawiki")).name;
-    const ranges = sources.get(source).planRanges?.(size, targetBytes);
-    const index = source === "mediawiki" ? findMultistreamIndex(input.path) : null;
-    if (ranges) {
-      for (const r of ranges) shards.push({ id: shardId(shards.length, input.path, r.start > 0 || r.end !== null ? r.start : null), uri: input.path, source, kind: input.kind, start: r.start, end: r.end, fragment: r.fragment });
-    } else if (index) {
-      const { offsets, pagesAt } = await readMultistreamIndex(index);
-      for (const r of planByteRangeShards(input.path, size, offsets, targetBytes, pagesAt)) {
-        shards.push({ id: shardId(shards.length, input.path, r.start), uri: input.path, source, kind: input.kind, start: r.start, end: r.end, fragment: r.start > 0, pages: r.pages });
-      }
-    } else {
-      shards.push({ id: shardId(shards.length, input.path, null), uri: input.path, source, kind: input.kind, start: null, end: null, fragment: false });
-    }
+    // Unrecognised files go to the last (most general) source, whose error says what it expected.
+    const source = sources.detect(basename(input.path), readHead(input.path)) ?? sources.all().at(-1)!;
+    const planned = (await source.planRanges?.({ name: input.path, size: st.size }, targetBytes, LOCAL_VIEW)) ?? null;
+    // a source waiting for a companion (an index still to be uploaded) reads the file whole here
+    const ranges = planned === null || "wait" in planned ? null : planned;
+    shards.push(...shardsOf(input.path, source.name, input.kind, ranges, shards.length));
   }
   return shards;
+}
+
+/**
+ * Shard specs of one file from its ranges (null: the whole file), numbered from `first`: the same ids
+ * whichever runner plans the same files in the same order.
+ */
+export function shardsOf(uri: string, source: string, kind: InputKind, ranges: readonly ByteRange[] | null, first: number): ShardSpec[] {
+  if (ranges === null) return [{ id: shardId(first, uri, null), uri, source, kind, start: null, end: null, fragment: false }];
+  return ranges.map((r, i) => ({
+    id: shardId(first + i, uri, r.start > 0 || r.end !== null ? r.start : null),
+    uri,
+    source,
+    kind,
+    start: r.start,
+    end: r.end,
+    fragment: r.fragment,
+    ...(r.pages !== undefined ? { pages: r.pages } : {}),
+  }));
 }
 
 /** The first bytes of a file, to tell its source (a few KB: enough for a TSV line or an XML prolog). */

@@ -6,7 +6,8 @@ import type { InputKind } from "../core/records.ts";
 import { LocalStore } from "../io/local-store.ts";
 import type { RevisionRefs } from "../pipeline/extract-stage.ts";
 import { BUILTIN_SOURCES } from "../sources/registry.ts";
-import { NO_RUNNER, runUnitTask } from "../tasks/phase-task.ts";
+import { documentExtractor } from "../pipeline/extract-stage.ts";
+import { runPartitionTask } from "../tasks/run-task.ts";
 import { BUILTIN_PIPELINE } from "../tasks/phases.ts";
 import type { RunManifest } from "../tasks/manifest.ts";
 import type { JobRequest, JobResponse } from "./worker-pool.ts";
@@ -25,7 +26,7 @@ const jobs: Record<string, (payload: never) => Promise<unknown>> = {
     const source = BUILTIN_SOURCES.get(p.source);
     if (!extractor || extractor.key !== key) {
       const counters = new Counters();
-      extractor = { key, counters, fn: source.createExtractor(p.config, counters) };
+      extractor = { key, counters, fn: documentExtractor(source, p.config, counters) };
     }
     const before = extractor.counters.toJSON();
     const revisions = source.unpack(p.docs).map((doc) => extractor!.fn(doc, p.kind));
@@ -36,10 +37,7 @@ const jobs: Record<string, (payload: never) => Promise<unknown>> = {
   },
   /** one partition task of a built-in phase */
   async partition(p: PartitionPayload) {
-    const phase = BUILTIN_PIPELINE.get(p.phase);
-    if (phase.unit !== "partition") throw new Error(`phase ${p.phase} has no partition tasks`);
-    const unit = { unit: "partition", key: String(p.partition), partition: p.partition } as const;
-    return runUnitTask(phase, p.manifest, new LocalStore(p.workDir), unit, NO_RUNNER);
+    return runPartitionTask(p.phase, p.manifest, p.partition, new LocalStore(p.workDir), BUILTIN_PIPELINE);
   },
 };
 

@@ -1,13 +1,15 @@
 /**
- * The input-source seam. A source knows one input format: which files are its own, how a file
- * splits into byte-range shards, how a shard's bytes become documents, and how one document becomes
- * image references with their captions. Runners supply only a byte-range reader (a local file, a
- * Cloud Storage object), so every source runs unchanged in both runners.
+ * The input-source seam. A source knows one input format: which files are its own (locally and as
+ * an upload), how a file splits into byte-range shards, how a shard's bytes become documents, and
+ * what image references (with caption texts) one document holds. It declares its counter prefix and
+ * the lines the report writes about its inputs. Everything else is the extract stage's, the same for
+ * every source: caption features, the pivot, the `extract.<kind>` counters, collapsing repeated uses.
+ * Runners supply only a byte-range reader (a local file, a Cloud Storage object) and a planning view
+ * of the files beside an input, so every source runs unchanged in both runners.
  */
 import type { ParacapConfig } from "../core/config.ts";
 import type { Counters } from "../core/counters.ts";
-import type { InputKind } from "../core/records.ts";
-import type { RevisionRefs } from "../pipeline/extract-stage.ts";
+import type { DocId, ReferenceSource } from "../core/records.ts";
 import type { ByteSource } from "../io/byte-source.ts";
 import type { ShardSpec } from "./shard-spec.ts";
 
@@ -17,6 +19,38 @@ export interface ByteRange {
   end: number | null;
   /** the range lacks the file's header (e.g. a multistream slice after the XML root) */
   fragment: boolean;
+  /** documents the range holds, when the file's own index says (fewer read means damage) */
+  pages?: number;
+}
+
+/** What a planner may ask about the files beside an input: a local folder, or the input bucket. */
+export interface PlanningView {
+  /** whether `name` (a path or object name beside the input) exists */
+  exists(name: string): Promise<boolean>;
+  /** runs `use` on a local copy of a small file beside the input (downloaded in the cloud) */
+  withLocalCopy<T>(name: string, use: (path: string) => Promise<T>): Promise<T>;
+}
+
+/** One image use as its source found it: the image's key, where in the document, its caption texts. */
+export interface SourceRef {
+  /** normalised image key (`File:Foo bar.jpg`, a normalised URL): the pivot turns it into the grouping key */
+  image: string;
+  source: ReferenceSource;
+  caption: string | null;
+  alt: string | null;
+}
+
+/**
+ * One document's references: its identity (page, and the page's and this version's ids; consecutive
+ * documents of one page are its revisions) and its references, or why it could not be read.
+ */
+export interface DocumentRefs {
+  page: string;
+  pageId: DocId;
+  revisionId: DocId;
+  /** null: the document was skipped for `skipped` (counted by the extract stage) */
+  refs: SourceRef[] | null;
+  skipped?: string;
 }
 
 /** A source of any document type: documents only travel between one source's own methods. */
@@ -28,22 +62,35 @@ export interface Source<Doc = unknown> {
   readonly name: string;
   /** one-line description for `--help` and error messages */
   readonly description: string;
+  /** prefix of the counters the source's readers write (`dump`, `tsv`): they reach stats.json's `extraction` */
+  readonly counterPrefix: string;
   /** the counter of documents read (pages, lines): zero over a whole run means "not this format" */
   readonly documentsCounter: string;
+  /** what its documents are called in messages ("pages", "lines", "records") */
+  readonly documentsNoun: string;
   /** the file is in this source's format, judged by its name and its first bytes as stored */
   claims(fileName: string, head: Buffer): boolean;
   /**
-   * Splits a file of `size` bytes into shards of about `targetBytes`, or null when the file can only
-   * be read whole (or its split points live elsewhere, like a multistream index the runner reads).
+   * An uploaded object's role for this source, by name (the plan function sees names before bytes):
+   * "input" (plan a run over it), a companion of an input (e.g. a multistream index: plan that input
+   * if it is there), or null (not this source's).
    */
-  planRanges?(size: number, targetBytes: number): ByteRange[] | null;
+  uploadRole(objectName: string): { role: "input" } | { role: "companion"; of: string } | null;
+  /**
+   * Splits a file into shards of about `targetBytes`, or null when the file is read whole. May look
+   * beside the file (a multistream index); `wait` says the input cannot be planned yet (its companion
+   * is still to come), which the cloud planner reports instead of planning.
+   */
+  planRanges?(file: { name: string; size: number }, targetBytes: number, view: PlanningView): Promise<ByteRange[] | null | { wait: string }>;
   /** a shard's documents; damage is counted or thrown as a DumpError with file and offset */
   documents(shard: ShardSpec, bytes: ByteSource, config: ParacapConfig, counters: Counters): AsyncIterable<Doc>;
-  /** per-document extraction: pure, so a runner may run it on worker threads (results kept in order) */
-  createExtractor(config: ParacapConfig, counters: Counters): (doc: Doc, kind: InputKind) => RevisionRefs;
+  /** per-document reference finding: pure, so a runner may run it on worker threads (results kept in order) */
+  createExtractor(config: ParacapConfig, counters: Counters): (doc: Doc) => DocumentRefs;
   /** a batch of documents as a structured-clone-friendly value (and back, on the worker) */
   pack(docs: readonly Doc[]): unknown;
   unpack(packed: unknown): Doc[];
   /** rough cost of a document, to size worker batches */
   size(doc: Doc): number;
+  /** lines report.md writes about what the source read (from stats.json's extraction counters); none when it read nothing */
+  reportLines(extraction: Readonly<Record<string, number>>): string[];
 }

@@ -3,7 +3,7 @@
  * counters into stats.json, and writes report.md, config.json, the publishable outputs (report.html,
  * Parquet, dataset card: output/publish.ts) and a _SUCCESS marker last.
  */
-import { isDiagnosticCounter, isExtractionCounter } from "../core/counter-names.ts";
+import { isDiagnosticCounter } from "../core/counter-names.ts";
 import { Counters } from "../core/counters.ts";
 import { phaseShape } from "../core/phase-names.ts";
 import { ScoredPair } from "../core/records.ts";
@@ -14,28 +14,24 @@ import { writePublication } from "../output/publish.ts";
 import { renderReport } from "../output/report.ts";
 import { funnelTable, type FinalRowCounts, type Stats } from "../output/stats.ts";
 import { mergeSorted } from "./bounded-merge.ts";
-import { layout } from "./layout.ts";
+import type { DatasetReader } from "./datasets.ts";
 import type { RunManifest } from "./manifest.ts";
 import { readMarker, type TaskMarker } from "./markers.ts";
-import { dedupPhase } from "./dedup-task.ts";
-import { extractPhase } from "./extract-task.ts";
-import { groupPhase } from "./group-task.ts";
-import { fingerprintOf, shardPhaseOf, unitsOf, type OncePhase, type Phase } from "./phase-task.ts";
+import { doneObject, fingerprintOf, shardPhaseOf, unitsOf, type OnceContext, type Phase } from "./phase-task.ts";
+import type { OncePhase } from "./phase-task.ts";
+import { tierInput } from "../pipeline/tiers.ts";
 
-export interface AggregateOptions {
-  /** write the datasets even if some input shards never finished (they are listed as missing) */
-  allowMissingShards?: boolean;
-  elapsedSeconds?: number | null;
-  now?: () => Date;
-  /** the run's phases: counters of the shard phase and counters and failures of every partition phase are merged (default: the built-in ones) */
-  phases?: readonly Phase[];
-}
+/** Scratch objects of the aggregate's bounded merge (removed once the tier file is written). */
+const mergeRun = (tier: string, level: number, i: number) => `aggregate/merge/${tier}/l${level}-${String(i).padStart(5, "0")}.jsonl`;
 
-/** The once phase: merges every partition phase's markers and publishes the outputs. */
+/** The once phase: merges every unit phase's markers and the scored pairs, and publishes the outputs. */
 export const aggregatePhase: OncePhase = {
   ...phaseShape("aggregate"),
   unit: "once",
-  run: ({ manifest, work, output, phases, options }) => runAggregateTask(manifest, work, output, { ...options, phases }),
+  consumes: ["scored"],
+  produces: [],
+  configKeys: ["tiers", "report"],
+  run: (ctx) => runAggregateTask(ctx),
   async published(manifest, output) {
     const success = await output.readText(OUTPUT_FILES.success);
     return success !== null && success.includes(manifest.fingerprint);
@@ -45,15 +41,15 @@ export const aggregatePhase: OncePhase = {
 export const OUTPUT_FILES = { stats: "stats.json", report: "report.md", config: "config.json", success: "_SUCCESS" } as const;
 export const tierFile = (tier: string) => `${tier}.jsonl`;
 
-export async function runAggregateTask(manifest: RunManifest, work: BlobStore, output: BlobStore, opts: AggregateOptions = {}): Promise<Stats> {
+export async function runAggregateTask(ctx: OnceContext): Promise<Stats> {
+  const { manifest, work, output, phases, options: opts } = ctx;
   const counters = new Counters();
   const corrupt: Stats["shards"]["corrupt"] = [];
   const missing: string[] = [];
   let ok = 0;
-  const phases = opts.phases ?? [extractPhase, groupPhase, dedupPhase];
   const shardPhase = shardPhaseOf(phases);
   for (const shard of manifest.shards) {
-    const m = await readMarker(work, shardPhase.done(shard.id));
+    const m = await readMarker(work, doneObject(shardPhase.name, { unit: "shard", key: shard.id, shard }));
     if (!m || m.fingerprint !== fingerprintOf(shardPhase, manifest) || m.status === "failed") {
       missing.push(shard.id);
       continue;
@@ -71,7 +67,7 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
   for (const phase of phases) {
     if (phase.unit !== "partition") continue;
     for (const unit of unitsOf(phase, manifest)) {
-      const m = await requireMarker(work, phase.done(unit.key), manifest);
+      const m = await requireMarker(work, doneObject(phase.name, unit), fingerprintOf(phase, manifest));
       if (m.status === "failed") failedTasks.push(`${phase.name}-${unit.key}`);
       else {
         counters.merge(m.counters);
@@ -82,15 +78,16 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
 
   const tiers: Stats["tiers"] = {};
   const samples: Record<string, ScoredPair[]> = {};
+  const scored = ctx.read<ScoredPair>("scored");
   for (const tier of manifest.config.tiers) {
-    const final = await mergeTier(manifest, work, output, tier, manifest.config.report.samplesPerTier, (s) => (samples[tier] = s));
-    const input = tier === "bronze" ? "history" : "current";
-    tiers[tier] = { input, pairs: final.pairs, funnel: funnelTable(manifest.config, counters, tier, final) };
+    const final = await mergeTier(manifest, work, output, scored, tier, manifest.config.report.samplesPerTier, (s) => (samples[tier] = s));
+    const phaseRows = phases.flatMap((p) => p.funnelFilters?.(manifest.config, tier) ?? []);
+    tiers[tier] = { input: tierInput(tier), pairs: final.pairs, funnel: funnelTable(manifest.config, counters, tier, final, phaseRows) };
   }
 
   const inputs = new Map<string, Stats["inputs"][number]>();
   for (const s of manifest.shards) {
-    const e = inputs.get(s.uri) ?? { uri: s.uri, kind: s.kind, shards: 0, tiers: manifest.config.tiers.filter((t) => (t === "bronze") === (s.kind === "history")) };
+    const e = inputs.get(s.uri) ?? { uri: s.uri, kind: s.kind, shards: 0, tiers: manifest.config.tiers.filter((t) => tierInput(t) === s.kind) };
     e.shards++;
     inputs.set(s.uri, e);
   }
@@ -103,30 +100,30 @@ export async function runAggregateTask(manifest: RunManifest, work: BlobStore, o
     // complete: every shard was read to its end (none missing, none damaged) and every partition done
     failedTasks,
     complete: missing.length === 0 && corrupt.length === 0 && failedTasks.length === 0,
-    extraction: Object.fromEntries(Object.entries(snapshot).filter(([k]) => isExtractionCounter(k))),
+    extraction: Object.fromEntries(Object.entries(snapshot).filter(([k]) => ctx.sources.isExtractionCounter(k))),
     tiers,
     counters: snapshot,
   };
   await output.writeText(OUTPUT_FILES.stats, JSON.stringify(stats, null, 2) + "\n");
   await output.writeText(OUTPUT_FILES.config, JSON.stringify(manifest.config, null, 2) + "\n");
   const now = (opts.now ?? (() => new Date()))();
-  await output.writeText(OUTPUT_FILES.report, renderReport(stats, samples, { generated: now.toISOString(), elapsedSeconds: opts.elapsedSeconds ?? null, preset: manifest.config.preset }));
+  await output.writeText(OUTPUT_FILES.report, renderReport(stats, samples, { generated: now.toISOString(), elapsedSeconds: opts.elapsedSeconds ?? null, preset: manifest.config.preset, sources: ctx.sources }));
   await writePublication(output, { generated: now.toISOString(), elapsedSeconds: opts.elapsedSeconds ?? null });
   await output.writeText(OUTPUT_FILES.success, JSON.stringify({ fingerprint: manifest.fingerprint, complete: stats.complete }) + "\n");
   return stats;
 }
 
-async function requireMarker(work: BlobStore, name: string, manifest: RunManifest): Promise<TaskMarker> {
+async function requireMarker(work: BlobStore, name: string, fingerprint: string): Promise<TaskMarker> {
   const m = await readMarker(work, name);
-  if (!m || m.fingerprint !== manifest.fingerprint) throw new Error(`cannot aggregate: task not done: ${name}`);
+  if (!m || m.fingerprint !== fingerprint) throw new Error(`cannot aggregate: task not done: ${name}`);
   return m;
 }
 
 /** Merge of the tier's dedup partitions (each sorted by id) into one file sorted by id, with bounded open files. */
-async function mergeTier(manifest: RunManifest, work: BlobStore, output: BlobStore, tier: string, sampleCount: number, onSamples: (s: ScoredPair[]) => void): Promise<FinalRowCounts> {
-  const P = manifest.config.partitions;
-  const parts = Array.from({ length: P }, (_, q) => layout.dedupPart(q, tier));
-  const merged = mergeSorted(work, parts, { schema: ScoredPair, key: (p) => p.id, compare: cmp, scratch: (level, i) => layout.mergeRun(tier, level, i) });
+async function mergeTier(manifest: RunManifest, work: BlobStore, output: BlobStore, scored: DatasetReader<ScoredPair>, tier: string, sampleCount: number, onSamples: (s: ScoredPair[]) => void): Promise<FinalRowCounts> {
+  const parts: string[] = [];
+  for (let q = 0; q < manifest.config.partitions; q++) parts.push(...(await scored.objects(q, tier)));
+  const merged = mergeSorted(work, parts, { schema: ScoredPair, key: (p) => p.id, compare: cmp, scratch: (level, i) => mergeRun(tier, level, i) });
   const out = new JsonlWriter(output.writer(tierFile(tier)));
   const images = new Map<string, Map<string, number>>();
   // distinct uses (and caption entries) among the pairs, each weighted by the references it stands for

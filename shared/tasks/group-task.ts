@@ -1,49 +1,57 @@
-/** Group task: one image partition from every shard → candidate pairs partitioned by caption texts. */
-import { groupPairsCounter } from "../core/counter-names.ts";
-import type { Counters } from "../core/counters.ts";
+/** Group task: one image partition of `refs` from every shard → candidate pairs (`pairs`) partitioned by caption texts. */
+import { groupPairsCounter, WEB_SET_COUNTERS } from "../core/counter-names.ts";
 import { partitionOf } from "../core/hash.ts";
 import { phaseShape } from "../core/phase-names.ts";
-import { ShuffleRef } from "../core/records.ts";
-import type { BlobStore } from "../io/blob-store.ts";
-import { readJsonl } from "../io/jsonl.ts";
+import { CandidatePair, ShuffleRef } from "../core/records.ts";
 import { uniqueKey } from "../pipeline/dedup-stage.ts";
 import { groupStage } from "../pipeline/group-stage.ts";
+import { boundFromMoments } from "../pipeline/set-size-bound.ts";
+import { SET_SIZE_BOUND } from "./set-size-bound-file.ts";
 import { taskStageContext } from "./item-cache.ts";
-import { layout } from "./layout.ts";
-import type { RunManifest } from "./manifest.ts";
-import type { TaskMarker } from "./markers.ts";
-import { PartitionedWriter } from "./partitioned-writer.ts";
-import { partitionTask } from "./phase-task.ts";
-import { writeSetSizeBound } from "./set-size-bound-file.ts";
+import { readMarker } from "./markers.ts";
+import { withWriter } from "./datasets.ts";
+import { doneObject, partitionOfUnit, partitionTask, unitsOf, type PhaseEndContext, type UnitContext } from "./phase-task.ts";
 
 export const groupPhase = partitionTask({
   ...phaseShape("group"),
-  done: (key) => layout.groupDone(Number(key)),
-  outputs: (manifest, p) => Array.from({ length: manifest.config.partitions }, (_, q) => layout.groupPart(p, q)),
-  workDirs: [layout.groupPartsRoot],
-  run: groupPartition,
+  consumes: ["refs"],
+  produces: [{ name: "pairs", schema: CandidatePair }],
   // The dedup tasks need the run's equivalence-set size bound, which needs every group partition.
-  afterPhase: ({ manifest, work }) => writeSetSizeBound(manifest, work),
+  summaries: [SET_SIZE_BOUND],
+  configKeys: ["tiers", "partitions", "images", "captions", "pairs"],
+  run: groupPartition,
+  afterPhase: writeSetSizeBound,
 });
 
-/** One group task outside a runner's phase loop (tests): the same marker rules. */
-export const runGroupTask = (manifest: RunManifest, partition: number, work: BlobStore): Promise<TaskMarker> => groupPhase.runPartition(manifest, partition, work);
-
-async function groupPartition(manifest: RunManifest, partition: number, work: BlobStore, counters: Counters): Promise<void> {
-  async function* refs() {
-    for (const shard of manifest.shards) {
-      yield* readJsonl(work, layout.extractPart(shard.id, partition), ShuffleRef);
-    }
-  }
-  const out = new PartitionedWriter(work, (q) => layout.groupPart(partition, q));
-  try {
-    for await (const pair of groupStage(manifest.config).run(refs(), taskStageContext(work, counters))) {
+async function groupPartition(ctx: UnitContext): Promise<void> {
+  const partition = partitionOfUnit("group", ctx.unit);
+  const { manifest, counters } = ctx;
+  const refs = ctx.read<ShuffleRef>("refs").read(partition);
+  await withWriter(ctx.write<CandidatePair>("pairs"), async (out) => {
+    for await (const pair of groupStage(manifest.config).run(refs, taskStageContext(ctx.work, counters))) {
       await out.write(partitionOf(uniqueKey(pair), manifest.config.partitions), pair);
       counters.inc(groupPairsCounter(pair.tier));
     }
-  } catch (err) {
-    await out.abort();
-    throw err;
+  });
+}
+
+/**
+ * The run's equivalence-set size bound (thesis §5.1.2) from the set-size moments every group task
+ * counted, stored once for the dedup tasks: deterministic, so a repeated call writes the same bytes.
+ */
+async function writeSetSizeBound({ manifest, work, self, writeSummary }: PhaseEndContext): Promise<void> {
+  const z = manifest.config.images.setSizeZ;
+  let images = 0;
+  const m = { sets: 0, sum: 0, sumSq: 0 };
+  if (z !== null) {
+    for (const unit of unitsOf(self, manifest)) {
+      const c = (await readMarker(work, doneObject(self.name, unit)))?.counters ?? {};
+      images += c[WEB_SET_COUNTERS.images] ?? 0;
+      m.sets += c[WEB_SET_COUNTERS.sets] ?? 0;
+      m.sum += c[WEB_SET_COUNTERS.sum] ?? 0;
+      m.sumSq += c[WEB_SET_COUNTERS.sumSq] ?? 0;
+    }
   }
-  await out.close();
+  const max = z === null || images === 0 ? null : boundFromMoments(m, z).max;
+  await writeSummary(SET_SIZE_BOUND.name, { max: max === Infinity ? "Infinity" : max });
 }

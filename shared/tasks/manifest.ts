@@ -1,24 +1,29 @@
 /**
- * The run manifest: the shard plan and the resolved config. Written once per run; a rerun resumes
- * only if its plan fingerprint matches, so a resumed run can never mix two plans.
+ * The run manifest: the shard plan, the resolved config and the fingerprints of the pipeline's
+ * phases. Written once per run; a rerun resumes only the phases whose fingerprints match, so a
+ * resumed run can never mix two plans.
  */
 import { z } from "zod";
 import { ParacapConfig } from "../core/config.ts";
+import { stableId } from "../core/hash.ts";
 import { ShardSpec } from "../sources/shard-spec.ts";
 import { phaseFingerprints } from "./phase-fingerprints.ts";
+import type { Phase } from "./phase-task.ts";
 
 export const RunManifest = z.object({
   version: z.literal(1),
   runId: z.string(),
   config: ParacapConfig,
   shards: z.array(ShardSpec).min(1),
+  /** the whole plan (report settings aside): the published outputs carry it */
   fingerprint: z.string(),
-  /** fingerprint of the shard plan and the extract-relevant config (phase-fingerprints.ts): extract markers carry it */
-  extractFingerprint: z.string(),
+  /** per phase: its config keys and everything before it (phase-fingerprints.ts); its markers carry it */
+  phaseFingerprints: z.record(z.string(), z.string()),
 });
 export type RunManifest = z.infer<typeof RunManifest>;
 
-export function createManifest(runId: string, config: ParacapConfig, shards: ShardSpec[]): RunManifest {
-  const { all, extract } = phaseFingerprints(config, shards);
-  return { version: 1, runId, config, shards, fingerprint: all, extractFingerprint: extract };
+export function createManifest(runId: string, config: ParacapConfig, shards: ShardSpec[], phases: readonly Phase[]): RunManifest {
+  const { report: _report, ...planConfig } = config;
+  const fingerprint = stableId(JSON.stringify(planConfig), JSON.stringify(shards), phases.map((p) => p.name).join(","));
+  return { version: 1, runId, config, shards, fingerprint, phaseFingerprints: phaseFingerprints(config, shards, phases) };
 }

@@ -1,52 +1,34 @@
 /**
- * Fingerprints per phase, so a configuration change that only affects later phases (filters, bounds,
- * tiers, scorers) reuses the extracted shards instead of forcing a full re-extraction.
- *
- * `extract` covers the shard plan and every key the extract phase reads: what is read from the dump,
- * how wikitext becomes captions, caption features, the pivot and the partition count. It is derived by
- * removing the keys that only later phases read (LATER_ONLY), so a key added to the schema counts as
- * extract-relevant until it is listed here: the safe direction (a needless re-extraction, never a stale
- * shard). `all` covers the whole plan, as the run fingerprint always has.
+ * Fingerprints per phase, so a configuration change redoes only the phases that read it. Each phase
+ * declares the config keys its tasks read (`configKeys`); its fingerprint covers their values and the
+ * fingerprint of the phase before it (the shard plan for the first), so a change upstream redoes
+ * everything downstream and a change to a later phase's key keeps what came before.
+ * A config key no phase declares would be a key nothing reads: a test keeps that list empty.
  */
 import type { ParacapConfig } from "../core/config.ts";
 import { stableId } from "../core/hash.ts";
+import type { Phase } from "./phase-task.ts";
 
-/** Keys (top-level, or `section.key`) that no extract task reads. */
-const LATER_ONLY = [
-  "preset", // only fills other keys, which are fingerprinted themselves
-  "tiers", // extraction reads every shard; the tiers pick what group/dedup build from it
-  "images",
-  "pairs",
-  "scoring",
-  "report",
-  "captions.minWords",
-  "captions.maxWords",
-  "captions.profanity",
-  "captions.englishOnly",
-] as const;
+/** Bumped when the work store's layout changes, so an older run's work is never read as this one's. */
+const WORK_LAYOUT = "data-v2";
 
-export interface PhaseFingerprints {
-  /** the shard plan and the extract-relevant config: extract markers carry it */
-  extract: string;
-  /** the whole plan (report settings aside): group, dedup and aggregate markers carry it */
-  all: string;
+/** The value of "section" or "section.key" in the config (undefined when absent). */
+export function configValue(config: ParacapConfig, key: string): unknown {
+  let v: unknown = config;
+  for (const part of key.split(".")) v = v !== null && typeof v === "object" ? (v as Record<string, unknown>)[part] : undefined;
+  return v;
 }
 
-export function phaseFingerprints(config: ParacapConfig, shards: unknown): PhaseFingerprints {
-  const { report: _report, ...planConfig } = config;
-  return {
-    extract: stableId("extract", JSON.stringify(extractConfig(config)), JSON.stringify(shards)),
-    all: stableId(JSON.stringify(planConfig), JSON.stringify(shards)),
-  };
-}
-
-/** The config without the keys only later phases read. */
-export function extractConfig(config: ParacapConfig): Record<string, unknown> {
-  const out: Record<string, unknown> = structuredClone(config);
-  for (const key of LATER_ONLY) {
-    const [section, name] = key.split(".") as [string, string | undefined];
-    if (name === undefined) delete out[section];
-    else delete (out[section] as Record<string, unknown>)[name];
+/**
+ * Phase name → fingerprint, in run order. Phases run in a line and each reads only what earlier ones
+ * wrote, so chaining the previous phase's fingerprint covers every input (the shard plan starts it).
+ */
+export function phaseFingerprints(config: ParacapConfig, shards: unknown, phases: readonly Phase[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  let previous = stableId(WORK_LAYOUT, JSON.stringify(shards));
+  for (const phase of phases) {
+    const keys = [...new Set(phase.configKeys)].sort().map((k) => [k, configValue(config, k) ?? null]);
+    previous = out[phase.name] = stableId(previous, phase.name, JSON.stringify(keys));
   }
   return out;
 }

@@ -12,6 +12,7 @@ import { resolveConfig, type ParacapConfig } from "../../shared/core/config.ts";
 import { writeMultistream } from "../../shared/dump/multistream.ts";
 import { runLocal } from "../../shared/runner/local-runner.ts";
 import type { Pipeline } from "../../shared/tasks/phases.ts";
+import type { Services } from "../../shared/tasks/phase-task.ts";
 import { runCli, type CliResult } from "../runner/helpers.ts";
 import { findEmulatorJar } from "../../scripts/emulators/pubsub-emulator.ts";
 
@@ -68,7 +69,7 @@ export function cloudConfig(): ParacapConfig {
  * The local runner on the same files, run from their directory so its input names equal the
  * object names (stats.json then has to match byte for byte).
  */
-export async function localReference(sample: SampleDumps, pipeline?: Pipeline): Promise<string> {
+export async function localReference(sample: SampleDumps, pipeline?: Pipeline, services?: Services): Promise<string> {
   const out = mkdtempSync(join(tmpdir(), "paracap-local-ref-"));
   const cwd = process.cwd();
   process.chdir(sample.dir);
@@ -84,6 +85,7 @@ export async function localReference(sample: SampleDumps, pipeline?: Pipeline): 
       progress: null,
       shardBytes: SHARD_BYTES,
       pipeline,
+      services,
     });
   } finally {
     process.chdir(cwd);

@@ -27,12 +27,12 @@ describe("run status", () => {
     const dir = tempDir("paracap-status-");
     const work = new LocalStore(join(dir, "work"));
     const output = new LocalStore(join(dir, "out"));
-    const manifest = createManifest("r1", resolveConfig({ partitions: 2 }), [shard("s0"), shard("s1"), shard("s2")]);
-    await work.writeText(layout.manifest(), JSON.stringify(manifest));
-    const read = { ...extractPhase, name: "read", done: (k: string) => `read/${k}/_DONE.json` };
+    const read = { ...extractPhase, name: "read" };
     const pipeline = definePipeline([read, groupPhase, dedupPhase, aggregatePhase]);
-    await writeMarker(work, read.done("s0"), marker("read:s0", manifest.extractFingerprint, {}));
-    await writeMarker(work, read.done("s1"), marker("read:s1", manifest.extractFingerprint, {}, "corrupt", "truncated"));
+    const manifest = createManifest("r1", resolveConfig({ partitions: 2 }), [shard("s0"), shard("s1"), shard("s2")], pipeline.phases);
+    await work.writeText(layout.manifest(), JSON.stringify(manifest));
+    await writeMarker(work, "read/s0/_DONE.json", marker("read:s0", manifest.phaseFingerprints.read!, {}));
+    await writeMarker(work, "read/s1/_DONE.json", marker("read:s1", manifest.phaseFingerprints.read!, {}, "corrupt", "truncated"));
     const s = await runStatus("r1", work, output, pipeline);
     expect(s.shards).toEqual({ total: 3, done: 2, corrupt: ["s1: truncated"], failed: [], pending: ["s2"] });
     expect(Object.keys(s.partitions)).toEqual(["group", "dedup"]);

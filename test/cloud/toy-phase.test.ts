@@ -1,9 +1,11 @@
 /**
- * The phase seam as a contributor meets it: a phase defined here, in the test only (a "census" of
- * the deduplicated pairs per partition, between dedup and aggregate), runs through the local runner
- * and through the cloud runner on the emulators (its own topic, function, fan-in and messages, all
- * derived from the pipeline value) without any other file knowing it. Both runners give the same
- * outputs, the datasets equal the built-in pipeline's, and the census counts every published pair.
+ * The phase seam as a contributor meets it: a phase defined here, in the test only, that transforms
+ * data between group and dedup. "blocklist" reads the candidate pairs the group phase wrote, drops
+ * those whose image is on a list it receives as a service through the task context, counts each
+ * drop as a funnel row of its own, and writes the rest under the same dataset name, which dedup then
+ * reads without knowing the phase is there. It runs through the local runner and through the cloud
+ * runner on the emulators (its own topic, function, fan-in and messages, all derived from the
+ * pipeline value) with no other file knowing it; both give the same outputs.
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -15,70 +17,92 @@ import { createCloudDeps } from "../../functions/deps.ts";
 import { registerFunctions } from "../../functions/handlers.ts";
 import { readCloudEnv } from "../../shared/cloud/env.ts";
 import type { CloudDeps } from "../../shared/cloud/cloud-stages.ts";
-import { ScoredPair } from "../../shared/core/records.ts";
-import { readJsonl } from "../../shared/io/jsonl.ts";
+import { defineFilter } from "../../shared/core/filter.ts";
+import { CandidatePair, ScoredPair } from "../../shared/core/records.ts";
+import { pairPasses } from "../../shared/pipeline/dedup-stage.ts";
 import { Stats } from "../../shared/output/stats.ts";
 import { aggregatePhase } from "../../shared/tasks/aggregate-task.ts";
+import { withWriter } from "../../shared/tasks/datasets.ts";
 import { dedupPhase } from "../../shared/tasks/dedup-task.ts";
 import { extractPhase } from "../../shared/tasks/extract-task.ts";
 import { groupPhase } from "../../shared/tasks/group-task.ts";
-import { layout } from "../../shared/tasks/layout.ts";
-import { partitionTask } from "../../shared/tasks/phase-task.ts";
+import { partitionOfUnit, partitionTask } from "../../shared/tasks/phase-task.ts";
 import { definePipeline } from "../../shared/tasks/phases.ts";
 import { comparable, localReference, multistreamSample, paracap, PARTITIONS, pubsubEmulatorMissing, readDir, readObjects, SHARD_BYTES, skipMessage, waitForRun, type SampleDumps } from "./helpers.ts";
 
-/** The toy phase: counts the pairs of one dedup partition per tier and files the count. */
-const census = partitionTask({
-  name: "census",
-  unit: "partition",
-  next: "aggregate",
+/** The service the phase receives: images whose pairs must go. */
+interface Blocklist { has(image: string): boolean }
+
+const blockFilter = (list: Blocklist) =>
+  defineFilter<CandidatePair>({ name: "not_blocked", version: 1, paperStep: null, unit: "pair", description: "image not on the block list", keep: (p) => (list.has(p.image) ? { drop: "blocked_image" } : true) });
+
+const blocklist = partitionTask({
+  name: "block-list",
+  next: "dedup",
   reads: [],
   writes: ["work"],
   memory: "512Mi",
-  outputs: (_manifest, q) => [`census/p-${String(q).padStart(5, "0")}/counts.json`],
-  async run(manifest, q, work, counters) {
-    const counts: Record<string, number> = {};
-    for (const tier of manifest.config.tiers) {
-      let n = 0;
-      for await (const _pair of readJsonl(work, layout.dedupPart(q, tier), ScoredPair)) n++;
-      counts[tier] = n;
-      counters.inc(`census.${tier}.pairs`, n);
-    }
-    await work.writeText(`census/p-${String(q).padStart(5, "0")}/counts.json`, JSON.stringify(counts) + "\n");
+  consumes: ["pairs"],
+  produces: [{ name: "pairs", schema: CandidatePair }],
+  configKeys: ["partitions"],
+  funnelFilters: () => [blockFilter({ has: () => false })],
+  async run(ctx) {
+    const q = partitionOfUnit("block-list", ctx.unit);
+    const filter = [blockFilter(ctx.service<Blocklist>("blocklist"))];
+    await withWriter(ctx.write<CandidatePair>("pairs"), async (out) => {
+      for await (const pair of ctx.read<CandidatePair>("pairs").read(q)) if (await pairPasses(filter, pair, ctx.counters)) await out.write(q, pair);
+    });
   },
 });
-const toyPipeline = definePipeline([extractPhase, groupPhase, { ...dedupPhase, next: "census" }, census, aggregatePhase]);
+const toyPipeline = definePipeline([extractPhase, { ...groupPhase, next: "block-list" }, blocklist, dedupPhase, aggregatePhase]);
 
-describe("a phase registered by the caller, local runner", () => {
+/** The cloud deployment's list: filled from the built-in pipeline's output before the first upload (its deps are made on the first event). */
+const BLOCKED = new Set<string>();
+
+const jsonl = (text: string | undefined) => (text ?? "").split("\n").filter(Boolean).map((l) => ScoredPair.parse(JSON.parse(l)));
+
+describe("a transforming phase registered by the caller, local runner", () => {
   let sample: SampleDumps;
+  let builtin: string;
+  let blocked: string;
   beforeAll(async () => {
     sample = await multistreamSample();
-  });
-
-  it("runs between dedup and aggregate: markers per partition, the census counts every published pair, datasets unchanged", async () => {
-    const [builtin, toy] = [await localReference(sample), await localReference(sample, toyPipeline)];
-    const stats = Stats.parse(JSON.parse(readDir(toy).get("stats.json")!.toString()));
-    for (const tier of ["gold", "silver", "bronze"]) expect(stats.counters[`census.${tier}.pairs`] ?? 0, tier).toBe(stats.tiers[tier]!.pairs);
-    expect(stats.counters["census.partitions"]).toBe(PARTITIONS);
-    expect(stats.tiers.gold!.pairs).toBeGreaterThan(0);
-    expect(readdirSync(join(toy, ".work/census")).sort()).toEqual(Array.from({ length: PARTITIONS }, (_, q) => `p-${String(q).padStart(5, "0")}`));
-    const [a, b] = [comparable(readDir(builtin), false), comparable(readDir(toy), false)];
-    for (const name of ["gold.jsonl", "silver.jsonl", "bronze.jsonl", "config.json"]) expect(b[name], name).toBe(a[name]);
+    builtin = await localReference(sample);
+    blocked = jsonl(readDir(builtin).get("gold.jsonl")?.toString())[0]!.image;
   }, 120_000);
 
-  it("a pipeline that does not chain is refused, naming the phase", () => {
-    expect(() => definePipeline([extractPhase, groupPhase, dedupPhase, census, aggregatePhase])).toThrow(/phase "dedup" is followed by "census" but names "aggregate"/);
-    expect(() => definePipeline([extractPhase, groupPhase, { ...dedupPhase, next: "census" }, { ...census, next: "cencus" }, aggregatePhase])).toThrow(/unknown next phase "cencus"/);
-    expect(() => definePipeline([extractPhase, { ...groupPhase, next: "aggregate" }, aggregatePhase, { ...dedupPhase, next: null }])).toThrow(/"aggregate" is followed by "dedup"/);
-    expect(() => definePipeline([extractPhase, { ...groupPhase, name: "plan" }])).toThrow(/reserved/);
-    expect(() => definePipeline([extractPhase, groupPhase, { ...dedupPhase, next: "census" }, { ...census, done: (k: string) => `tally/${k}.json` }, aggregatePhase])).toThrow(/markers must be named census\/…\/_DONE.json/);
-  });
+  it("drops the listed image's pairs before dedup, counts them in the funnel, and leaves every other pair as it was", async () => {
+    const toy = await localReference(sample, toyPipeline, { blocklist: new Set([blocked]) });
+    const [a, b] = [readDir(builtin), readDir(toy)];
+    const stats = Stats.parse(JSON.parse(b.get("stats.json")!.toString()));
+    for (const tier of ["gold", "silver", "bronze"]) {
+      const before = jsonl(a.get(`${tier}.jsonl`)?.toString());
+      const after = jsonl(b.get(`${tier}.jsonl`)?.toString());
+      expect(after, tier).toEqual(before.filter((p) => p.image !== blocked));
+      const row = stats.tiers[tier]!.funnel.find((r) => r.id === "not_blocked_v1")!;
+      expect(row, tier).toBeDefined();
+      // its row sits between the group rows and unique-candidate dedup, and accounts for every candidate it saw
+      const ids = stats.tiers[tier]!.funnel.map((r) => r.id);
+      expect(ids.indexOf("not_blocked_v1")).toBe(ids.indexOf("unique_v1") - 1);
+      expect(row.filter!.in).toBe(stats.counters[`group.${tier}.pairs`] ?? 0);
+      expect(row.filter!.kept + row.filter!.dropped).toBe(row.filter!.in);
+      expect(row.candidates).toBe(row.filter!.kept);
+    }
+    expect(stats.tiers.gold!.funnel.find((r) => r.id === "not_blocked_v1")!.filter!.reasons).toMatchObject({ blocked_image: expect.any(Number) });
+    expect(stats.counters["block-list.partitions"]).toBe(PARTITIONS);
+    expect(readdirSync(join(toy, ".work/data/block-list/pairs")).length).toBeGreaterThan(0);
+  }, 180_000);
+
+  it("a pipeline whose phase reads data nobody wrote, or asks for a service it was not given, says so", async () => {
+    expect(() => definePipeline([extractPhase, { ...blocklist, next: "group" }, groupPhase, dedupPhase, aggregatePhase])).toThrow(/phase "block-list" consumes dataset "pairs", which no earlier phase produces \(produced so far: refs\)/);
+    await expect(localReference(sample, toyPipeline)).rejects.toThrow(/phase "block-list" needs the service "blocklist", which the runner was not given/);
+  }, 120_000);
 });
 
 const missing = pubsubEmulatorMissing();
 if (missing) skipMessage("toy phase on the cloud runner", missing);
 
-describe.skipIf(missing !== null)("a phase registered by the caller, cloud runner on the emulators", () => {
+describe.skipIf(missing !== null)("a transforming phase registered by the caller, cloud runner on the emulators", () => {
   let emu: Emulators;
   let cloud: LocalCloud;
   let storage: Storage;
@@ -89,7 +113,7 @@ describe.skipIf(missing !== null)("a phase registered by the caller, cloud runne
     [emu, sample] = await Promise.all([startEmulators(), multistreamSample()]);
     // The entry points of the toy pipeline, registered here; their environment (topics included) is
     // read from process.env, which startLocalCloud fills in before the first event.
-    registerFunctions(() => (deps ??= createCloudDeps(readCloudEnv(process.env, toyPipeline.phases))), toyPipeline);
+    registerFunctions(() => (deps ??= { ...createCloudDeps(readCloudEnv(process.env, toyPipeline.phases)), services: { blocklist: BLOCKED } }), toyPipeline);
     cloud = await startLocalCloud({ emulators: emu, source: null, phases: toyPipeline.phases, partitions: PARTITIONS, shardBytes: SHARD_BYTES });
     storage = new Storage({ apiEndpoint: emu.gcsUrl, projectId: emu.projectId });
   });
@@ -100,10 +124,11 @@ describe.skipIf(missing !== null)("a phase registered by the caller, cloud runne
     await emu?.stop();
   });
 
-  it("the census gets its topic and function and runs between dedup and aggregate; outputs equal the local runner's", async () => {
-    expect(cloud.topics.census).toBe("paracap-census");
-    expect(Object.keys(cloud.functions).sort()).toEqual(["aggregate", "census", "deadletter", "dedup", "extract", "group", "plan"]);
-    const expected = comparable(readDir(await localReference(sample, toyPipeline)), false);
+  it("the block list gets its topic and function and runs between group and dedup, with its service; outputs equal the local runner's", async () => {
+    expect(cloud.topics["block-list"]).toBe("paracap-block-list");
+    expect(Object.keys(cloud.functions).sort()).toEqual(["aggregate", "block-list", "deadletter", "dedup", "extract", "group", "plan"]);
+    BLOCKED.add(jsonl(readDir(await localReference(sample)).get("gold.jsonl")?.toString())[0]!.image);
+    const expected = comparable(readDir(await localReference(sample, toyPipeline, { blocklist: BLOCKED })), false);
     const up = await paracap(["cloud", "upload", sample.current, sample.history, "--name", "toy"], cloud.env);
     expect(up.code, up.stderr).toBe(0);
     const runId = up.stdout.trim();
@@ -112,7 +137,8 @@ describe.skipIf(missing !== null)("a phase registered by the caller, cloud runne
     expect(got["stats.json"]).toBe(expected["stats.json"]);
     expect(got).toEqual(expected);
     const work = [...(await readObjects(storage, cloud.buckets.work, `runs/${runId}/`)).keys()];
-    expect(work.filter((n) => n.endsWith("_TRIGGERED")).sort()).toEqual(["census/_TRIGGERED", "dedup/_TRIGGERED", "extract/_TRIGGERED", "group/_TRIGGERED"]);
-    expect(work.filter((n) => n.startsWith("census/") && n.endsWith("/counts.json"))).toHaveLength(PARTITIONS);
+    expect(work.filter((n) => n.endsWith("_TRIGGERED")).sort()).toEqual(["block-list/_TRIGGERED", "dedup/_TRIGGERED", "extract/_TRIGGERED", "group/_TRIGGERED"]);
+    expect(work.filter((n) => n.startsWith("block-list/") && n.endsWith("/_DONE.json"))).toHaveLength(PARTITIONS);
+    expect(JSON.parse(got["stats.json"]!).counters["filter.gold.not_blocked_v1.dropped"]).toBeGreaterThan(0);
   }, 180_000);
 });

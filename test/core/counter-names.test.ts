@@ -2,6 +2,7 @@
  * Counter names are a file format (stats.json, merged per shard, read by report and reconciliation):
  * the builders must give exactly the names earlier runs wrote, and stage code must use them.
  */
+import { BUILTIN_SOURCES, sourceRegistry } from "../../shared/sources/registry.ts";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -40,8 +41,11 @@ describe("counter names", () => {
     expect(names.unreadableCaptionCounter("too_long")).toBe("extract.features.unreadable.too_long");
     expect(names.unrenderedTemplateCounter("convert")).toBe("wikitext.unrendered_template.convert");
     expect(names.WEB_SET_COUNTERS.sumSq).toBe("group.web.sets.sum_sq");
-    expect(names.isExtractionCounter("tsv.lines")).toBe(true);
-    expect(names.isExtractionCounter("group.web.sets")).toBe(false);
+    expect(BUILTIN_SOURCES.isExtractionCounter("tsv.lines")).toBe(true);
+    expect(BUILTIN_SOURCES.isExtractionCounter("dump.pages")).toBe(true);
+    expect(BUILTIN_SOURCES.isExtractionCounter("extract.current.references")).toBe(true);
+    expect(BUILTIN_SOURCES.isExtractionCounter("group.web.sets")).toBe(false);
+    expect(sourceRegistry([{ ...BUILTIN_SOURCES.get("caption-tsv"), name: "warcish", counterPrefix: "warc" }]).isExtractionCounter("warc.records")).toBe(true);
     expect(names.dumpCounter("damaged_blocks")).toBe("dump.damaged_blocks");
     expect(names.dumpCounter("damage.pages_cut")).toBe("dump.damage.pages_cut");
   });

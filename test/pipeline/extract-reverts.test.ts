@@ -7,7 +7,8 @@ import { resolveConfig } from "../../shared/core/config.ts";
 import { Counters } from "../../shared/core/counters.ts";
 import type { PageRevision } from "../../shared/core/records.ts";
 import { lazyRevision, rawText } from "../../shared/dump/revision-text.ts";
-import { createReferenceExtractor, type RevisionRefs } from "../../shared/pipeline/extract-stage.ts";
+import { documentExtractor, type RevisionRefs } from "../../shared/pipeline/extract-stage.ts";
+import { mediawikiSource } from "../../shared/sources/mediawiki/mediawiki-source.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
 import { SAMPLE_HISTORY } from "../runner/helpers.ts";
 
@@ -27,13 +28,13 @@ const counts = (c: Counters) => Object.fromEntries(Object.entries(c.toJSON()).fi
 /** Each revision extracted by an extractor of its own: nothing to reuse. */
 function eachAlone(revs: () => PageRevision[]): { out: RevisionRefs[]; counters: Counters } {
   const counters = new Counters();
-  const out = revs().map((r) => createReferenceExtractor(config, counters)(r, "history"));
+  const out = revs().map((r) => documentExtractor(mediawikiSource, config, counters)(r, "history"));
   return { out, counters };
 }
 
 function together(revs: () => PageRevision[]): { out: RevisionRefs[]; counters: Counters; decoded: boolean[] } {
   const counters = new Counters();
-  const extract = createReferenceExtractor(config, counters);
+  const extract = documentExtractor(mediawikiSource, config, counters);
   const list = revs();
   const out = list.map((r) => extract(r, "history"));
   // a text still held as bytes was never decoded (nor parsed)
@@ -74,9 +75,9 @@ describe("reverted texts", () => {
     const second = await read();
     const sampleConfig = resolveConfig({});
     const aloneCounters = new Counters();
-    const alone = first.map((r) => createReferenceExtractor(sampleConfig, aloneCounters)(r, "history"));
+    const alone = first.map((r) => documentExtractor(mediawikiSource, sampleConfig, aloneCounters)(r, "history"));
     const counters = new Counters();
-    const extract = createReferenceExtractor(sampleConfig, counters);
+    const extract = documentExtractor(mediawikiSource, sampleConfig, counters);
     expect(second.map((r) => extract(r, "history"))).toEqual(alone);
     expect(counts(counters)).toEqual(counts(aloneCounters));
   }, 120_000);

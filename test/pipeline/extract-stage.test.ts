@@ -5,7 +5,8 @@ import { Counters } from "../../shared/core/counters.ts";
 import type { PageRevision, ShuffleRef } from "../../shared/core/records.ts";
 import { silentContext } from "../../shared/core/stage.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
-import { collapseUses, createReferenceExtractor, extractStage } from "../../shared/pipeline/extract-stage.ts";
+import { collapseUses, documentExtractor, extractStage } from "../../shared/pipeline/extract-stage.ts";
+import { mediawikiSource } from "../../shared/sources/mediawiki/mediawiki-source.ts";
 import { SAMPLE_CURRENT, SAMPLE_HISTORY } from "../runner/helpers.ts";
 import { collect, from } from "./stage-helpers.ts";
 
@@ -13,7 +14,7 @@ const config = resolveConfig({});
 
 async function extract(path: string, kind: "current" | "history") {
   const counters = new Counters();
-  const refs = await collect(extractStage(config, kind).run(readDumpPages(path, { namespaces: [0] }), silentContext(counters)));
+  const refs = await collect(extractStage(mediawikiSource, config, kind).run(readDumpPages(path, { namespaces: [0] }), silentContext(counters)));
   return { refs, counters };
 }
 
@@ -72,7 +73,7 @@ describe("collapseUses", () => {
 
   it("keys uses by page: identical wikitext on two pages is two uses; a use that disappears and returns is the same use", async () => {
     const counters = new Counters();
-    const extractor = createReferenceExtractor(config, counters);
+    const extractor = documentExtractor(mediawikiSource, config, counters);
     const revisions = [
       rev("Anarchism", 12, 1, text),
       rev("Anarchism", 12, 2, "no image in this revision"),
@@ -86,7 +87,7 @@ describe("collapseUses", () => {
 
   it("a page flushed early (limit) splits a use into records whose uses still add up", async () => {
     const counters = new Counters();
-    const extractor = createReferenceExtractor(config, counters);
+    const extractor = documentExtractor(mediawikiSource, config, counters);
     const revisions = [1, 2, 3].map((id) => extractor(rev("Anarchism", 12, id, text + (id === 2 ? "\n[[File:Kropotkin.jpg|thumb|left]]" : "")), "history"));
     const out = await collect(collapseUses(from(revisions), counters, 1));
     expect(out.reduce((n, r) => n + r.uses, 0)).toBe(4);
@@ -95,7 +96,7 @@ describe("collapseUses", () => {
 
   it("emits the last page's uses before passing on a damaged-input error (they were read and counted)", async () => {
     const counters = new Counters();
-    const extractor = createReferenceExtractor(config, counters);
+    const extractor = documentExtractor(mediawikiSource, config, counters);
     async function* damaged() {
       yield extractor(rev("Anarchism", 12, 1, text), "history");
       yield extractor(rev("Anarchism", 12, 2, text), "history");

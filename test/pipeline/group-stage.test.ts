@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../shared/core/config.ts";
 import { Counters } from "../../shared/core/counters.ts";
-import type { CandidatePair, ShuffleRef } from "../../shared/core/records.ts";
+import { cmpId, type CandidatePair, type ShuffleRef } from "../../shared/core/records.ts";
 import { silentContext } from "../../shared/core/stage.ts";
 import { defineFilter } from "../../shared/core/filter.ts";
 import { tierFilters } from "../../shared/pipeline/filters.ts";
@@ -122,7 +122,7 @@ describe("group stage", () => {
     expect(counters.get("funnel.bronze.image_captioned_refs_v1.references")).toBe(11);
     expect(counters.get("funnel.bronze.image_captioned_refs_v1.candidates")).toBe(1);
     // merging is order-independent
-    expect(mergeIdenticalUses([old1, old2, neu])).toEqual(mergeIdenticalUses([neu, old2, old1]).sort((x, y) => x.revisionId - y.revisionId));
+    expect(mergeIdenticalUses([old1, old2, neu])).toEqual(mergeIdenticalUses([neu, old2, old1]).sort((x, y) => cmpId(x.revisionId, y.revisionId)));
   });
 
   it("keeps an image whose only captioned use repeats 120 times through the reference filters, then drops it: no pair", async () => {

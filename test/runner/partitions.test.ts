@@ -14,8 +14,9 @@ import type { BlobStore } from "../../shared/io/blob-store.ts";
 import { JsonlWriter, readJsonl } from "../../shared/io/jsonl.ts";
 import { LocalStore } from "../../shared/io/local-store.ts";
 import { mergeSorted } from "../../shared/tasks/bounded-merge.ts";
-import { runDedupTask } from "../../shared/tasks/dedup-task.ts";
-import { layout } from "../../shared/tasks/layout.ts";
+import { runPartitionTask } from "../../shared/tasks/run-task.ts";
+import { datasetObject } from "../../shared/tasks/datasets.ts";
+import { BUILTIN_PIPELINE } from "../../shared/tasks/phases.ts";
 import { createManifest } from "../../shared/tasks/manifest.ts";
 import { marker, writeMarker } from "../../shared/tasks/markers.ts";
 import { BIN, DATASETS, readOutputs, REPO, run, tempDir, removeTempDirs } from "./helpers.ts";
@@ -71,15 +72,15 @@ describe("work per task does not grow with the partition count", () => {
     const callsWith = async (P: number) => {
       const dir = tempDir("paracap-dedupwork-");
       const work = new LocalStore(dir);
-      const manifest = createManifest("t", resolveConfig({ tiers: ["gold"], partitions: P }), [{ id: "s0", uri: "x.xml", source: "mediawiki", kind: "current", start: null, end: null, fragment: false }]);
+      const manifest = createManifest("t", resolveConfig({ tiers: ["gold"], partitions: P }), [{ id: "s0", uri: "x.xml", source: "mediawiki", kind: "current", start: null, end: null, fragment: false }], BUILTIN_PIPELINE.phases);
       // two group partitions wrote candidate pairs for dedup partition 1 (none of them pass: counts only)
       for (const p of [0, 2]) {
-        await writeMarker(work, layout.groupDone(p), marker(`group:${p}`, manifest.fingerprint, {}));
-        const w = new JsonlWriter(work.writer(layout.groupPart(p, 1)));
+        await writeMarker(work, `group/p-0000${p}/_DONE.json`, marker(`group:${p}`, manifest.phaseFingerprints.group!, {}));
+        const w = new JsonlWriter(work.writer(datasetObject("group", "pairs", 1, `p-0000${p}`)));
         await w.close();
       }
       const counting = new CountingStore(work);
-      await runDedupTask(manifest, 1, counting);
+      await runPartitionTask("dedup", manifest, 1, counting);
       return counting.calls;
     };
     const small = await callsWith(4);

@@ -5,23 +5,24 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { InputKind } from "../../shared/core/records.ts";
-import { createFeatureLookup, type RevisionRefs } from "../../shared/pipeline/extract-stage.ts";
 import { sourceRegistry } from "../../shared/sources/registry.ts";
-import type { Source } from "../../shared/sources/source.ts";
+import type { DocumentRefs, Source } from "../../shared/sources/source.ts";
 import { reconcile } from "../pipeline/reconcile.ts";
 import { DATA, readPairs, readStats, removeTempDirs, run, tempDir } from "../runner/helpers.ts";
 
 afterAll(removeTempDirs);
 
-interface ToyDoc { n: number; image: string; caption: string }
+interface ToyDoc { n: number; url: string; image: string; caption: string }
 
-/** JSON lines `{"image": …, "caption": …}`, read whole. */
+/** JSON lines `{"url": …, "image": …, "caption": …}`, read whole; documents are named by their URL (string ids). */
 const jsonCaptions: Source<ToyDoc> = {
   name: "json-captions",
-  description: "JSON lines with image and caption",
+  description: "JSON lines with page URL, image and caption",
+  counterPrefix: "toy",
   documentsCounter: "toy.lines",
+  documentsNoun: "lines",
   claims: (name) => name.endsWith(".captions.jsonl"),
+  uploadRole: (name) => (name.endsWith(".captions.jsonl") ? { role: "input" } : null),
   async *documents(shard, bytes, _config, counters) {
     const chunks: Buffer[] = [];
     for await (const c of bytes.read()) chunks.push(c);
@@ -29,21 +30,20 @@ const jsonCaptions: Source<ToyDoc> = {
     for (const line of Buffer.concat(chunks).toString("utf8").split("\n")) {
       if (line.trim() === "") continue;
       counters.inc("toy.lines");
-      const { image, caption } = JSON.parse(line) as { image: string; caption: string };
-      yield { n: n++, image, caption };
+      const { url, image, caption } = JSON.parse(line) as { url: string; image: string; caption: string };
+      yield { n: n++, url, image, caption };
     }
     void shard;
   },
-  createExtractor(config, counters) {
-    const features = createFeatureLookup(config, counters);
-    return (doc: ToyDoc, kind: InputKind): RevisionRefs => {
-      counters.inc(`extract.${kind}.revisions`);
-      return { kind, page: `line ${doc.n}`, pageId: doc.n, revisionId: doc.n, refs: [{ image: doc.image, source: "row", ordinal: 0, caption: features(doc.caption), alt: null }] };
-    };
+  // finds references only; features, the pivot and the extract counters are the extract stage's
+  createExtractor: (_config, counters) => (doc: ToyDoc): DocumentRefs => {
+    counters.inc("toy.references");
+    return { page: doc.url, pageId: doc.url, revisionId: `rev-${String(doc.n).padStart(3, "0")}`, refs: [{ image: doc.image, source: "row", caption: doc.caption, alt: null }] };
   },
   pack: (docs) => docs,
   unpack: (packed) => packed as ToyDoc[],
   size: (d) => d.caption.length,
+  reportLines: (x) => (x["toy.lines"] === undefined ? [] : [`- ${x["toy.lines"]} toy lines read, ${x["toy.references"] ?? 0} references.`]),
 };
 
 describe("a source registered by the caller", () => {
@@ -52,18 +52,26 @@ describe("a source registered by the caller", () => {
     // real captions (Conceptual Captions), three per image
     const captions = readFileSync(join(DATA, "conceptual-captions/gcc-validation-lines00001-00500.tsv"), "utf8").split("\n").slice(0, 12).map((l) => l.split("\t")[0]!);
     const file = join(dir, "toy.captions.jsonl");
-    writeFileSync(file, captions.map((caption, i) => JSON.stringify({ image: `img-${i % 4}`, caption })).join("\n") + "\n");
+    writeFileSync(file, captions.map((caption, i) => JSON.stringify({ url: `https://example.org/page-${i}`, image: `img-${i % 4}`, caption })).join("\n") + "\n");
     const out = join(dir, "out");
     // two workers asked for: a caller's source runs inline, the built-ins on the workers
     await run(out, [{ path: file, kind: "current" }], { tiers: ["silver"], captions: { minWords: 3 } }, { sources: sourceRegistry([jsonCaptions]), workers: 2 });
     const stats = readStats(out);
     expect(stats.counters["toy.lines"]).toBe(12);
+    expect(stats.extraction["toy.lines"]).toBe(12);
+    expect(stats.extraction["toy.references"]).toBe(12);
     expect(stats.counters["extract.current.references.row"]).toBe(12);
+    expect(stats.counters["extract.current.revisions"]).toBe(12);
+    expect(readFileSync(join(out, "report.md"), "utf8")).toContain("- 12 toy lines read, 12 references.");
     // the document rule of reconcile() knows the built-in sources only
     expect(reconcile(stats).filter((v) => !v.startsWith("documents used"))).toEqual([]);
     const pairs = readPairs(out, "silver");
     expect(pairs.length).toBeGreaterThan(0);
-    for (const p of pairs) expect(captions).toContain(p.a.text);
+    for (const p of pairs) {
+      expect(captions).toContain(p.a.text);
+      expect(p.a.pageId).toMatch(/^https:\/\/example\.org\/page-\d+$/);
+      expect(p.a.revisionId).toMatch(/^rev-\d{3}$/);
+    }
   });
 
   it("a name the registry does not know is an error naming the known ones", () => {

@@ -10,10 +10,9 @@ import { partitionOf } from "../../shared/core/hash.ts";
 import { ScoredPair, type ShuffleRef } from "../../shared/core/records.ts";
 import { JsonlWriter, readJsonl } from "../../shared/io/jsonl.ts";
 import { LocalStore } from "../../shared/io/local-store.ts";
-import { runAggregateTask } from "../../shared/tasks/aggregate-task.ts";
-import { runDedupTask } from "../../shared/tasks/dedup-task.ts";
-import { runGroupTask } from "../../shared/tasks/group-task.ts";
-import { layout } from "../../shared/tasks/layout.ts";
+import { runOnceTask, runPartitionTask } from "../../shared/tasks/run-task.ts";
+import { datasetObject } from "../../shared/tasks/datasets.ts";
+import { BUILTIN_PIPELINE } from "../../shared/tasks/phases.ts";
 import { createManifest } from "../../shared/tasks/manifest.ts";
 import type { ShardSpec } from "../../shared/sources/shard-spec.ts";
 import { marker, readMarker, writeMarker } from "../../shared/tasks/markers.ts";
@@ -25,22 +24,26 @@ afterAll(removeTempDirs);
 const P = 4;
 const APOLLO = "File:Apollo 11 first step.jpg";
 const ALDRIN = "File:Aldrin Apollo 11.jpg"; // another image (made-up name) whose two uses carry the same two captions
+const pad = (p: number) => `p-${String(p).padStart(5, "0")}`;
+const runGroupTask = (m: Parameters<typeof runPartitionTask>[1], p: number, work: LocalStore) => runPartitionTask("group", m, p, work);
+const runDedupTask = (m: Parameters<typeof runPartitionTask>[1], p: number, work: LocalStore) => runPartitionTask("dedup", m, p, work);
+const runAggregateTask = runOnceTask;
 
 async function setup(refsByShard: ShuffleRef[][]) {
   const dir = tempDir("paracap-tasks-");
   const work = new LocalStore(join(dir, ".work"));
   const output = new LocalStore(dir);
   const shards: ShardSpec[] = refsByShard.map((_, i) => ({ id: `s${i}`, uri: `shard-${i}.xml`, source: "mediawiki", kind: "current", start: null, end: null, fragment: false }));
-  const manifest = createManifest("test", resolveConfig({ tiers: ["gold", "silver"], partitions: P }), shards);
+  const manifest = createManifest("test", resolveConfig({ tiers: ["gold", "silver"], partitions: P }), shards, BUILTIN_PIPELINE.phases);
   for (const [i, refs] of refsByShard.entries()) {
     const byPartition = new Map<number, ShuffleRef[]>();
     for (const r of refs) byPartition.set(partitionOf(r.image, P), [...(byPartition.get(partitionOf(r.image, P)) ?? []), r]);
     for (const [p, list] of byPartition) {
-      const w = new JsonlWriter(work.writer(layout.extractPart(`s${i}`, p)));
+      const w = new JsonlWriter(work.writer(datasetObject("extract", "refs", p, `s${i}`)));
       for (const r of list) await w.write(r);
       await w.close();
     }
-    await writeMarker(work, layout.extractDone(`s${i}`), marker(`extract:s${i}`, manifest.extractFingerprint, { "extract.shards": 1 }));
+    await writeMarker(work, `extract/s${i}/_DONE.json`, marker(`extract:s${i}`, manifest.phaseFingerprints.extract!, { "extract.shards": 1 }));
   }
   return { dir, work, output, manifest };
 }
@@ -65,7 +68,7 @@ describe("group → dedup → aggregate tasks", () => {
     const built: { q: number; tier: string; id: string; image: string }[] = [];
     for (let p = 0; p < P; p++) {
       for (let q = 0; q < P; q++) {
-        for (const c of await collect(readJsonl<{ tier: string; id: string; image: string }>(work, layout.groupPart(p, q)))) built.push({ q, tier: c.tier, id: c.id, image: c.image });
+        for (const c of await collect(readJsonl<{ tier: string; id: string; image: string }>(work, datasetObject("group", "pairs", q, pad(p))))) built.push({ q, tier: c.tier, id: c.id, image: c.image });
       }
     }
     expect(built).toHaveLength(4); // 2 images × gold/silver
@@ -88,10 +91,10 @@ describe("group → dedup → aggregate tasks", () => {
     expect(stats.tiers.gold!.funnel.at(-1)).toMatchObject({ images: 1, images_ge2: 1, references: 2, captions: 2, candidates: 1 });
 
     // a second run of any task returns its marker without redoing the work
-    const before = readFileSync(join(dir, ".work", layout.dedupPart(0, "gold")), "utf8");
+    const before = readFileSync(join(dir, ".work", datasetObject("dedup", "scored", 0, "p-00000", "gold")), "utf8");
     expect(await runGroupTask(manifest, 0, work)).toEqual(groupMarkers[0]);
     expect(await runDedupTask(manifest, 0, work)).toEqual(dedupMarkers[0]);
-    expect(readFileSync(join(dir, ".work", layout.dedupPart(0, "gold")), "utf8")).toBe(before);
+    expect(readFileSync(join(dir, ".work", datasetObject("dedup", "scored", 0, "p-00000", "gold")), "utf8")).toBe(before);
   });
 
   it("item-cache counters stay in the task markers, out of stats.json (a rerun that reads the cache publishes the same stats)", async () => {
@@ -101,8 +104,8 @@ describe("group → dedup → aggregate tasks", () => {
     ]]);
     for (let p = 0; p < P; p++) await runGroupTask(manifest, p, work);
     for (let q = 0; q < P; q++) await runDedupTask(manifest, q, work);
-    const done = (await readMarker(work, layout.dedupDone(0)))!;
-    await writeMarker(work, layout.dedupDone(0), { ...done, counters: { ...done.counters, "cache.toy_oracle_v1.hits": 3 } });
+    const done = (await readMarker(work, "dedup/p-00000/_DONE.json"))!;
+    await writeMarker(work, "dedup/p-00000/_DONE.json", { ...done, counters: { ...done.counters, "cache.toy_oracle_v1.hits": 3 } });
     const stats = await runAggregateTask(manifest, work, output, { now: () => new Date(0) });
     expect(stats.counters["filter.gold.unique_v1.in"]).toBe(1);
     expect(Object.keys(stats.counters).filter((k) => k.startsWith("cache."))).toEqual([]);
@@ -111,6 +114,6 @@ describe("group → dedup → aggregate tasks", () => {
   it("refuses to aggregate while a partition task is not done", async () => {
     const { work, output, manifest } = await setup([[ref({ image: APOLLO, page: "Apollo 11", caption: C.apolloLink })]]);
     for (let p = 0; p < P; p++) await runGroupTask(manifest, p, work);
-    await expect(runAggregateTask(manifest, work, output)).rejects.toThrow(/task not done: dedup\/q-00000\/_DONE.json/);
+    await expect(runAggregateTask(manifest, work, output)).rejects.toThrow(/task not done: dedup\/p-00000\/_DONE.json/);
   });
 });

@@ -33,7 +33,8 @@ if (mode === "decode") {
   const { DumpError } = await import("../../../shared/dump/errors.ts");
   const { fileBytes } = await import("../../../shared/io/file-bytes.ts");
   const { LocalStore } = await import("../../../shared/io/local-store.ts");
-  const { runExtractTask } = await import("../../../shared/tasks/extract-task.ts");
+  const { runShardTask } = await import("../../../shared/tasks/run-task.ts");
+  const { BUILTIN_PIPELINE } = await import("../../../shared/tasks/phases.ts");
   const { createManifest } = await import("../../../shared/tasks/manifest.ts");
   const { createCaptionAnalyzer } = await import("../../../shared/caption/analyzer.ts");
   const t1 = performance.now();
@@ -41,10 +42,10 @@ if (mode === "decode") {
   const t2 = performance.now();
   const config = resolveConfig({ dump: { decoder: spec.decoder } });
   const shard = { id: "bench-shard", uri: spec.path, source: "mediawiki" as const, kind: spec.kind, start: spec.start, end: spec.end, fragment: spec.fragment };
-  const manifest = createManifest("bench", config, [shard]);
-  const marker = await runExtractTask(manifest, shard, new LocalStore(spec.workDir), {
-    bytes: (s) => fileBytes(s.uri),
-    isCorruptInput: (err) => err instanceof DumpError,
+  const manifest = createManifest("bench", config, [shard], BUILTIN_PIPELINE.phases);
+  const marker = await runShardTask(manifest, shard, new LocalStore(spec.workDir), {
+    bytes: (s: { uri: string }) => fileBytes(s.uri),
+    isCorruptInput: (err: unknown) => err instanceof DumpError,
   });
   const t3 = performance.now();
   const c = marker.counters as Record<string, number>;

@@ -4,13 +4,10 @@
  * byte: a shard owns the lines that start in its range (tsv-lines.ts).
  */
 import { basename } from "node:path";
-import type { InputKind } from "../../core/records.ts";
-import { createFeatureLookup, type RevisionRefs } from "../../pipeline/extract-stage.ts";
-import { createPivot } from "../../plugins/pivots.ts";
-import type { ByteRange, Source } from "../source.ts";
+import type { ByteRange, DocumentRefs, Source } from "../source.ts";
 import { imageUrlKey } from "./image-url.ts";
 import { tsvLines, tsvShardBytes, type TsvRecord } from "./tsv-lines.ts";
-import { extractCounter, extractSkippedCounter, tsvCounter, tsvSkippedCounter } from "../../core/counter-names.ts";
+import { TSV_SKIPPED_PREFIX, tsvCounter, tsvSkippedCounter } from "../../core/counter-names.ts";
 
 /** A line of the file, named by the file and its byte offset (stable under any sharding). */
 export interface CaptionLine extends TsvRecord {
@@ -20,7 +17,9 @@ export interface CaptionLine extends TsvRecord {
 export const captionTsvSource: Source<CaptionLine> = {
   name: "caption-tsv",
   description: "caption<TAB>image URL lines (Conceptual Captions, img2dataset URL lists)",
+  counterPrefix: "tsv",
   documentsCounter: tsvCounter("lines.emitted"),
+  documentsNoun: "lines",
   claims(fileName, head) {
     if (/\.tsv$/i.test(fileName)) return true;
     // No extension to go by: the first line is two fields, the second an http(s) URL.
@@ -28,7 +27,9 @@ export const captionTsvSource: Source<CaptionLine> = {
     const fields = first.split("\t");
     return fields.length === 2 && /^https?:\/\//i.test(fields[1]!.trim());
   },
-  planRanges(size, targetBytes): ByteRange[] {
+  uploadRole: (name) => (/\.tsv$/i.test(name) ? { role: "input" } : null),
+  // Lines split at any byte: a shard owns the lines that start in its range.
+  async planRanges({ size }, targetBytes): Promise<ByteRange[]> {
     const ranges: ByteRange[] = [];
     const step = Math.max(1, targetBytes);
     for (let start = 0; start < size || ranges.length === 0; start += step) {
@@ -52,23 +53,22 @@ export const captionTsvSource: Source<CaptionLine> = {
       yield { ...line, file };
     }
   },
-  createExtractor(config, counters) {
-    const features = createFeatureLookup(config, counters);
-    const pivot = createPivot(config.pivot);
-    return (line: CaptionLine, kind: InputKind): RevisionRefs => {
+  createExtractor() {
+    return (line: CaptionLine): DocumentRefs => {
       const page = `${line.file}:${line.offset}`;
-      const base = { kind, page, pageId: line.offset, revisionId: line.offset };
-      counters.inc(extractCounter(kind, "revisions"));
+      const base = { page, pageId: line.offset, revisionId: line.offset };
       const url = imageUrlKey(line.url);
-      if ("drop" in url) {
-        counters.inc(extractSkippedCounter(kind, url.drop));
-        return { ...base, refs: [], skipped: url.drop };
-      }
-      const caption = features(line.caption);
-      return { ...base, refs: [{ image: pivot.key({ image: url.key, page }), source: "row", ordinal: 0, caption, alt: null }] };
+      if ("drop" in url) return { ...base, refs: null, skipped: url.drop };
+      return { ...base, refs: [{ image: url.key, source: "row", caption: line.caption, alt: null }] };
     };
   },
   pack: (docs) => docs,
   unpack: (packed) => packed as CaptionLine[],
   size: (line) => line.caption.length + line.url.length,
+  reportLines(x) {
+    const lines = x[tsvCounter("lines")];
+    if (lines === undefined) return [];
+    const skipped = Object.entries(x).filter(([k]) => k.startsWith(TSV_SKIPPED_PREFIX)).map(([k, v]) => `${v.toLocaleString("en-US")} skipped (${k.slice(TSV_SKIPPED_PREFIX.length)})`);
+    return [`- ${lines.toLocaleString("en-US")} caption lines read = ${[`${(x[tsvCounter("lines.emitted")] ?? 0).toLocaleString("en-US")} used`, ...skipped].join(" + ")}.`];
+  },
 };

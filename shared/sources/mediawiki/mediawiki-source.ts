@@ -5,14 +5,26 @@
  */
 import type { PageRevision } from "../../core/records.ts";
 import { DumpError } from "../../dump/errors.ts";
+import { planByteRangeShards, readMultistreamIndex } from "../../dump/multistream.ts";
 import { DamageLog } from "../../dump/bz2-blocks.ts";
 import { decompressStream } from "../../dump/open-dump.ts";
 import { sniffFormat } from "../../dump/magic.ts";
 import { readPages } from "../../dump/page-reader.ts";
 import { packRevisions, textSize, unpackRevisions, type PackedRevisions } from "../../dump/revision-text.ts";
-import { createReferenceExtractor } from "../../pipeline/extract-stage.ts";
 import type { Source } from "../source.ts";
-import { dumpCounter } from "../../core/counter-names.ts";
+import { DUMP_SKIPPED_PREFIX, dumpCounter } from "../../core/counter-names.ts";
+import { wikitextExtractor } from "./wikitext-extractor.ts";
+
+/** Wikimedia's names: `…-multistream.xml.bz2` with `…-multistream-index.txt(.bz2)` beside it. */
+const MULTISTREAM = /^(.*-multistream)\.xml\.bz2$/;
+const MULTISTREAM_INDEX = /^(.*-multistream)-index\.txt(\.bz2)?$/;
+const DUMP = /\.xml(\.bz2|\.gz)?$/;
+
+/** The index files a multistream dump may have beside it, in the order they are looked for. */
+export function multistreamIndexNames(dump: string): string[] {
+  const m = MULTISTREAM.exec(dump);
+  return m ? [`${m[1]}-index.txt.bz2`, `${m[1]}-index.txt`] : [];
+}
 
 async function* startsBz2Stream(chunks: AsyncIterable<Buffer>, label: string, start: number): AsyncGenerator<Buffer> {
   let head = Buffer.alloc(0);
@@ -36,12 +48,31 @@ async function* startsBz2Stream(chunks: AsyncIterable<Buffer>, label: string, st
 export const mediawikiSource: Source<PageRevision> = {
   name: "mediawiki",
   description: "MediaWiki XML export (bz2, multistream bz2, gzip or plain XML)",
+  counterPrefix: "dump",
   documentsCounter: dumpCounter("pages"),
+  documentsNoun: "pages",
   // Compressed input is a dump (the only compressed format we read); plain input must look like XML.
   claims(_fileName, head) {
     const format = sniffFormat(head);
     if (format !== "plain") return true;
     return /^(\uFEFF)?\s*</.test(head.subarray(0, 64).toString("utf8"));
+  },
+  uploadRole(name) {
+    const index = MULTISTREAM_INDEX.exec(name);
+    if (index) return { role: "companion", of: `${index[1]}.xml.bz2` };
+    return DUMP.test(name) ? { role: "input" } : null;
+  },
+  // A multistream dump splits along the bz2 streams its index lists; without the index it is read whole
+  // locally, and waited for in the cloud (its upload starts the run).
+  async planRanges(file, targetBytes, view) {
+    const names = multistreamIndexNames(file.name);
+    if (names.length === 0) return null;
+    for (const index of names) {
+      if (!(await view.exists(index))) continue;
+      const { offsets, pagesAt } = await view.withLocalCopy(index, readMultistreamIndex);
+      return planByteRangeShards(file.name, file.size, offsets, targetBytes, pagesAt).map((r) => ({ start: r.start, end: r.end, fragment: r.start > 0, pages: r.pages }));
+    }
+    return { wait: `multistream dump ${file.name} has no index yet; upload ${names[0]} to start the run` };
   },
   documents(shard, bytes, config, counters) {
     const start = shard.start ?? 0;
@@ -64,8 +95,16 @@ export const mediawikiSource: Source<PageRevision> = {
       file: label,
     });
   },
-  createExtractor: createReferenceExtractor,
+  createExtractor: wikitextExtractor,
   pack: (docs) => packRevisions(docs),
   unpack: (packed) => unpackRevisions(packed as PackedRevisions),
   size: textSize,
+  reportLines(x) {
+    if (!Object.keys(x).some((k) => k.startsWith("dump."))) return [];
+    const n = (name: string) => x[name] ?? 0;
+    const fmt = (v: number) => v.toLocaleString("en-US");
+    const counted = (v: number, word: string) => `${fmt(v)} ${word}${v === 1 ? "" : "s"}`;
+    const skipped = Object.entries(x).filter(([k]) => k.startsWith(DUMP_SKIPPED_PREFIX)).map(([k, v]) => `${fmt(v)} skipped (${k.slice(DUMP_SKIPPED_PREFIX.length)})`);
+    return [`- ${counted(n(dumpCounter("pages")), "page")}, ${counted(n(dumpCounter("revisions")), "revision")} read = ${[`${fmt(n(dumpCounter("revisions.emitted")))} used`, ...skipped].join(" + ")}.`];
+  },
 };

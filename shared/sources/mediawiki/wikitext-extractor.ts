@@ -1,0 +1,74 @@
+/**
+ * References of one MediaWiki revision: the wikitext parser's image uses, with a memory of the page's
+ * last few distinct texts so a reverted revision is neither decoded nor parsed again.
+ */
+import type { ParacapConfig } from "../../core/config.ts";
+import { Counters } from "../../core/counters.ts";
+import type { PageRevision, WikitextImageRef } from "../../core/records.ts";
+import { rawText } from "../../dump/revision-text.ts";
+import { extractImageRefs, ExtractionLimitError } from "../../wikitext/extract-images.ts";
+import type { DocumentRefs } from "../source.ts";
+
+/** What extracting one text gave: its references or why it was skipped, and what it counted. */
+interface TextOutcome {
+  refs: WikitextImageRef[] | null;
+  skipped: string | null;
+  counted: Counters;
+}
+
+/**
+ * Extraction outcomes of a page's last few distinct texts. In history dumps a revert restores an earlier text byte
+ * for byte (a fifth of the revisions of the Anarchism excerpt): such a text is recognised on its still-encoded bytes
+ * (equal length, then one memcmp) and neither decoded nor parsed again. Its counts are replayed, so stats are as if
+ * it had been extracted. On that excerpt the last 2 texts catch 198 of its 398 repeats, 4 catch 293, 8 catch 344;
+ * 8 texts hold at most 8 × extraction.maxPageBytes.
+ */
+class RecentTexts {
+  private page = -1;
+  private entries: { text: Buffer | string; outcome: TextOutcome }[] = [];
+
+  constructor(private readonly size = 8) {}
+
+  find(pageId: number, text: Buffer | string): TextOutcome | null {
+    if (pageId !== this.page) {
+      this.page = pageId;
+      this.entries = [];
+      return null;
+    }
+    for (const e of this.entries) {
+      if (e.text.length !== text.length || typeof e.text !== typeof text) continue;
+      if (typeof text === "string" ? e.text === text : (e.text as Buffer).equals(text)) return e.outcome;
+    }
+    return null;
+  }
+
+  add(text: Buffer | string, outcome: TextOutcome): void {
+    this.entries.unshift({ text, outcome });
+    if (this.entries.length > this.size) this.entries.pop();
+  }
+}
+
+export function wikitextExtractor(config: ParacapConfig, counters: Counters): (rev: PageRevision) => DocumentRefs {
+  const x = config.extraction;
+  const recent = new RecentTexts();
+  const extractText = (text: string): TextOutcome => {
+    const counted = new Counters();
+    const opts = { fileAliases: x.fileAliases, maxPageBytes: x.maxPageBytes, colonFileLinks: x.colonFileLinks, unknownTemplates: x.unknownTemplates, counters: counted };
+    try {
+      return { refs: extractImageRefs(text, opts), skipped: null, counted };
+    } catch (err) {
+      return { refs: null, skipped: err instanceof ExtractionLimitError ? err.reason : "extraction_error", counted };
+    }
+  };
+  return (rev) => {
+    const key = rawText(rev) ?? rev.text;
+    let outcome = recent.find(rev.pageId, key);
+    if (!outcome) {
+      outcome = extractText(rev.text);
+      recent.add(key, outcome);
+    }
+    counters.merge(outcome.counted);
+    const base = { page: rev.title, pageId: rev.pageId, revisionId: rev.revisionId };
+    return outcome.refs === null ? { ...base, refs: null, skipped: outcome.skipped! } : { ...base, refs: outcome.refs };
+  };
+}
