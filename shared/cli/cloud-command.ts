@@ -29,7 +29,7 @@ const HELP = {
 One dump starts one run (a multistream dump's index is uploaded first, found next to it as
 <name>-index.txt.bz2). Several dumps (e.g. current + history), or --config, make one run through an
 uploaded <name>.manifest.json. Each file is checked first (name and first bytes, as the plan
-function reads them); nothing is uploaded if one is not a dump. Prints the run id on stdout.`,
+function reads them); nothing is uploaded if one is not an input a source reads. Prints the run id on stdout.`,
   status: `paracap cloud status <run-id> [--json] [--work-bucket <b>] [--output-bucket <b>]
 
 Progress per phase, damaged, failed and dead-lettered tasks, and whether the run finished

@@ -17,12 +17,17 @@ type Kind = "STRING" | "INT64" | "INT32" | "DOUBLE" | "BOOLEAN";
 interface Column { name: string; type: Kind; dtype: string; description: string; get: (p: PublishedPair) => unknown }
 
 /** The columns of a tier's Parquet file, for the pairs' metrics and optional fields. */
-export function parquetColumns(metrics: string[], opts: { paraphrase: boolean; setSize: boolean; extras?: Record<string, ExtraKind> }): Column[] {
+export function parquetColumns(metrics: string[], opts: { paraphrase: boolean; setSize: boolean; stringIds?: boolean; extras?: Record<string, ExtraKind> }): Column[] {
+  // MediaWiki's ids are integers; a source naming documents by URL or record id makes them strings
+  const id = (s: "a" | "b", field: "pageId" | "revisionId", name: string, description: string): Column =>
+    opts.stringIds
+      ? { name, type: "STRING", dtype: "string", description, get: (p) => String(p[s][field]) }
+      : { name, type: "INT64", dtype: "int64", description, get: (p) => BigInt(p[s][field]) };
   const side = (s: "a" | "b"): Column[] => [
     { name: `${s}_text`, type: "STRING", dtype: "string", description: `caption ${s}`, get: (p) => p[s].text },
     { name: `${s}_page`, type: "STRING", dtype: "string", description: `title of the page that used caption ${s}`, get: (p) => p[s].page },
-    { name: `${s}_page_id`, type: "INT64", dtype: "int64", description: "its page id", get: (p) => BigInt(p[s].pageId) },
-    { name: `${s}_revision_id`, type: "INT64", dtype: "int64", description: "first revision with this use", get: (p) => BigInt(p[s].revisionId) },
+    id(s, "pageId", `${s}_page_id`, "its page id"),
+    id(s, "revisionId", `${s}_revision_id`, "first revision with this use"),
     { name: `${s}_ordinal`, type: "INT32", dtype: "int32", description: "position among the page's image references", get: (p) => p[s].ordinal },
     { name: `${s}_uses`, type: "INT32", dtype: "int32", description: "revisions that had this use unchanged", get: (p) => p[s].uses },
   ];

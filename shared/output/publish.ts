@@ -68,7 +68,7 @@ export async function writePublication(store: BlobStore, opts: PublishOptions = 
   const metrics = [...new Set(summaries.flatMap((s) => s.metrics))];
   const extras: Record<string, ExtraKind> = {};
   for (const s of summaries) for (const [k, kind] of Object.entries(s.extras)) extras[k] = extras[k] === undefined || extras[k] === kind ? kind : "json";
-  const columns = parquetColumns(metrics, { paraphrase: summaries.some((s) => s.paraphrase !== null), setSize: summaries.some((s) => s.withSetSize > 0), extras });
+  const columns = parquetColumns(metrics, { paraphrase: summaries.some((s) => s.paraphrase !== null), setSize: summaries.some((s) => s.withSetSize > 0), stringIds: summaries.some((s) => s.stringIds), extras });
   const features = columns.map(({ name, dtype, description }) => ({ name, dtype, description }));
   const cardTiers: CardTier[] = [];
   const files: string[] = [];

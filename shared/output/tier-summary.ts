@@ -65,6 +65,8 @@ export interface TierSummary {
   first: PublishedPair[];
   /** pairs carrying `setSize` (caption-list input) */
   withSetSize: number;
+  /** some side names its page or revision by a string (a URL, a record id) instead of a number */
+  stringIds: boolean;
 }
 
 class HistogramBuilder {
@@ -117,6 +119,7 @@ export class TierSummaryBuilder {
   private paraphraseYes = 0;
   private paraphraseNo = 0;
   private withSetSize = 0;
+  private stringIds = false;
   private readonly first: PublishedPair[] = [];
   private readonly extras = new Map<string, ExtraKind>();
 
@@ -140,6 +143,7 @@ export class TierSummaryBuilder {
       this.seen.set(name, (this.seen.get(name) ?? 0) + 1);
     }
     if (pair.setSize !== undefined) this.withSetSize++;
+    if (!this.stringIds) this.stringIds = [pair.a.pageId, pair.a.revisionId, pair.b.pageId, pair.b.revisionId].some((v) => typeof v === "string");
     if (pair.paraphrase === true) this.paraphraseYes++;
     else if (pair.paraphrase === false) this.paraphraseNo++;
     const syn = m[SYNTACTIC_AXIS];
@@ -177,6 +181,7 @@ export class TierSummaryBuilder {
       semanticCandidates: ranked.map(([k]) => k),
       paraphrase: this.paraphraseYes + this.paraphraseNo > 0 ? { yes: this.paraphraseYes, no: this.paraphraseNo } : null,
       withSetSize: this.withSetSize,
+      stringIds: this.stringIds,
       first: this.first,
       extras: Object.fromEntries(this.extras),
     };

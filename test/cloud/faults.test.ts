@@ -125,6 +125,9 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
     const work = await readObjects(storage, cloud.buckets.work, `runs/${runId}/extract/${failed.id}/`);
     expect([...work.keys()]).toEqual(["_DONE.json"]);
     expect(JSON.parse(work.get("_DONE.json")!.toString())).toMatchObject({ status: "failed", error: "dead-lettered after 5 delivery attempts" });
+    const refs = await readObjects(storage, cloud.buckets.work, `runs/${runId}/data/extract/refs/`);
+    expect([...refs.keys()].filter((n) => n.endsWith(`/${failed.id}.jsonl`))).toEqual([]);
+    expect(refs.size).toBeGreaterThan(0);
 
     // The rest of the run completed and says it is incomplete.
     const outputs = await readObjects(storage, cloud.buckets.output, `${runId}/`);

@@ -93,7 +93,7 @@ describe("planRun", () => {
   it("a multistream dump with its index → the local runner's byte-range shards (≥ 4), which read every page once", async () => {
     // The index first, as `paracap cloud upload` does: its event waits for the dump.
     const indexEvent = await put(MS_INDEX, readFileSync(join(dir, MS_INDEX)));
-    expect(await plan(indexEvent)).toEqual({ ignored: expect.stringContaining("uploaded before its dump") });
+    expect(await plan(indexEvent)).toEqual({ ignored: expect.stringContaining("uploaded before enwiki-20160113-pages-articles-multistream.xml.bz2, which it belongs to") });
     const dumpEvent = await put(MS, readFileSync(join(dir, MS)));
     const m = manifestOf(await plan(dumpEvent));
     expect(m.shards.length).toBeGreaterThanOrEqual(4);
@@ -211,6 +211,6 @@ describe("planRun", () => {
   });
 
   it("anything else is ignored, saying why", async () => {
-    expect(await plan(await put("readme.txt", "hello"))).toEqual({ ignored: expect.stringContaining("readme.txt is not a dump") });
+    expect(await plan(await put("readme.txt", "hello"))).toEqual({ ignored: expect.stringContaining("readme.txt is none of the inputs the planner reads (caption<TAB>image URL lines") });
   });
 });

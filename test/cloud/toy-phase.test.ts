@@ -94,7 +94,7 @@ describe("a transforming phase registered by the caller, local runner", () => {
   }, 180_000);
 
   it("a pipeline whose phase reads data nobody wrote, or asks for a service it was not given, says so", async () => {
-    expect(() => definePipeline([extractPhase, { ...blocklist, next: "group" }, groupPhase, dedupPhase, aggregatePhase])).toThrow(/phase "block-list" consumes dataset "pairs", which no earlier phase produces \(produced so far: refs\)/);
+    expect(() => definePipeline([{ ...extractPhase, next: "block-list" }, { ...blocklist, next: "group" }, groupPhase, dedupPhase, aggregatePhase])).toThrow(/phase "block-list" consumes dataset "pairs", which no earlier phase produces \(produced so far: refs\)/);
     await expect(localReference(sample, toyPipeline)).rejects.toThrow(/phase "block-list" needs the service "blocklist", which the runner was not given/);
   }, 120_000);
 });

@@ -91,7 +91,7 @@ describe("build:functions", () => {
       // the log line may trail the response: wait for it (the test's own timeout bounds the wait)
       while (!fn.output().includes("plan: ignored")) await new Promise((r) => setTimeout(r, 50));
       expect(fn.output()).toContain("Function: plan");
-      expect(fn.output()).toContain("plan: ignored: notes.txt is not a dump");
+      expect(fn.output()).toContain("plan: ignored: notes.txt is none of the inputs the planner reads");
       const [record] = await new Storage({ apiEndpoint: gcs.url, projectId: "test" }).bucket("work-bucket").file(`runs/${planRunId("notes.txt", "1")}/plan.json`).download();
       expect(JSON.parse(record.toString())).toMatchObject({ status: "ignored" });
     } finally {

@@ -1,10 +1,22 @@
 /**
- * The source seam as a contributor meets it: a source defined here, in the test only, runs through
- * the local runner's stages, filters and funnel without any other file knowing it.
+ * The source seam as a contributor meets it: a source defined here, in the test only (documents
+ * named by URL, string ids, counters of its own), runs through the local runner's stages, filters
+ * and funnel, and through the cloud runner on the emulators (planned from its upload by the same
+ * registry), without any other file knowing it; its counters reach stats.json and report.md.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { Storage } from "@google-cloud/storage";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulators, type Emulators } from "../../scripts/emulators/emulate.ts";
+import { startLocalCloud, type LocalCloud } from "../../scripts/emulators/local-cloud.ts";
+import { createCloudDeps } from "../../functions/deps.ts";
+import { registerFunctions } from "../../functions/handlers.ts";
+import { readCloudEnv } from "../../shared/cloud/env.ts";
+import type { CloudDeps } from "../../shared/cloud/cloud-stages.ts";
+import { runId as planRunId } from "../../shared/cloud/plan-run.ts";
+import { runLocal } from "../../shared/runner/local-runner.ts";
+import { cloudConfig, comparable, PARTITIONS, pubsubEmulatorMissing, readDir, readObjects, SHARD_BYTES, skipMessage, waitForRun } from "../cloud/helpers.ts";
 import { sourceRegistry } from "../../shared/sources/registry.ts";
 import type { DocumentRefs, Source } from "../../shared/sources/source.ts";
 import { reconcile } from "../pipeline/reconcile.ts";
@@ -78,4 +90,56 @@ describe("a source registered by the caller", () => {
     expect(() => sourceRegistry().get("warc")).toThrow(/unknown input source "warc" \(known: caption-tsv, mediawiki\)/);
     expect(() => sourceRegistry([{ ...jsonCaptions, name: "mediawiki" }])).toThrow(/duplicate source name/);
   });
+});
+
+const missing = pubsubEmulatorMissing();
+if (missing) skipMessage("toy source on the cloud runner", missing);
+
+describe.skipIf(missing !== null)("a source registered by the caller, cloud runner on the emulators", () => {
+  const registry = sourceRegistry([jsonCaptions]);
+  let emu: Emulators;
+  let cloud: LocalCloud;
+  let storage: Storage;
+  let deps: (CloudDeps & { close(): Promise<void> }) | null = null;
+
+  beforeAll(async () => {
+    emu = await startEmulators();
+    registerFunctions(() => (deps ??= { ...createCloudDeps(readCloudEnv(process.env)), sources: registry }));
+    cloud = await startLocalCloud({ emulators: emu, source: null, partitions: PARTITIONS, shardBytes: SHARD_BYTES });
+    storage = new Storage({ apiEndpoint: emu.gcsUrl, projectId: emu.projectId });
+  });
+
+  afterAll(async () => {
+    await cloud?.stop();
+    await deps?.close();
+    await emu?.stop();
+  });
+
+  it("an uploaded file of the source is planned, read and published as the local runner does it, byte for byte", async () => {
+    const dir = tempDir();
+    const captions = readFileSync(join(DATA, "conceptual-captions/gcc-validation-lines00001-00500.tsv"), "utf8").split("\n").slice(0, 40).map((l) => l.split("\t")[0]!);
+    const name = "toy.captions.jsonl";
+    writeFileSync(join(dir, name), captions.map((caption, i) => JSON.stringify({ url: `https://example.org/page-${i}`, image: `img-${i % 8}`, caption })).join("\n") + "\n");
+    // the local reference: the same file by the same name, the deployment's config, the tiers a current input feeds
+    const local = join(dir, "local");
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      await runLocal({ inputs: [{ path: name, kind: "current" }], outDir: local, config: { ...cloudConfig(), tiers: ["gold", "silver"] }, workers: 1, progress: null, shardBytes: SHARD_BYTES, sources: registry });
+    } finally {
+      process.chdir(cwd);
+    }
+    const [, meta] = await storage.bucket(cloud.buckets.input).upload(join(dir, name), { destination: name });
+    const runId = planRunId(name, String((meta as { generation?: string | number }).generation));
+    await waitForRun(storage, cloud.buckets.output, runId, 120_000);
+    const got = comparable(await readObjects(storage, cloud.buckets.output, `${runId}/`), true, ["gold", "silver"]);
+    const expected = comparable(readDir(local), false, ["gold", "silver"]);
+    expect(got["stats.json"]).toBe(expected["stats.json"]);
+    expect(got).toEqual(expected);
+    const stats = JSON.parse(got["stats.json"]!) as { extraction: Record<string, number>; tiers: Record<string, { pairs: number }> };
+    expect(stats.extraction["toy.lines"]).toBe(40);
+    expect(got["report.md"]).toContain("- 40 toy lines read, 40 references.");
+    expect(stats.tiers.silver!.pairs).toBeGreaterThan(0);
+    for (const line of got["silver.jsonl"]!.trim().split("\n")) expect(JSON.parse(line).a.pageId).toMatch(/^https:\/\/example\.org\//);
+  }, 240_000);
 });
