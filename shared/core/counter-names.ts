@@ -95,7 +95,12 @@ export const WEB_SET_COUNTERS = {
  * Totals of the dump reader; the damage it skipped: blocks and bytes of damaged bz2 streams,
  * garbage after the last gzip member, pages cut by a gap (their earlier revisions stay).
  */
-export type DumpTotal = "pages" | "revisions" | "revisions.emitted" | "bytes" | "damaged_blocks" | "damaged_bytes" | "trailing_bytes" | "damage.pages_cut" | "damage.pages_missing";
+export type DumpTotal =
+  | "pages" | "revisions" | "revisions.emitted" | "bytes" | "damaged_blocks" | "damaged_bytes" | "trailing_bytes" | "damage.pages_cut" | "damage.pages_missing"
+  // repairs and skips of the XML reader (page-scanner.ts): one bad entity, one title with invalid
+  // UTF-8 (kept, its bad bytes percent-encoded), one kept field over its bound, one start tag,
+  // comment or CDATA section over the markup bound (the page open then is cut, reading resumes at the next <page>)
+  | "repaired.bad_entities" | "repaired.title_invalid_utf8" | "oversized_fields" | "damage.markup_too_large";
 
 export function dumpCounter(total: DumpTotal): string {
   return `dump.${total}`;
