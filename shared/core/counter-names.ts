@@ -41,6 +41,17 @@ export function groupPairsCounter(tier: string): string {
   return `group.${tier}.pairs`;
 }
 
+/**
+ * Candidate pairs of images over the per-image pair cap that were not made (group-stage.ts,
+ * MAX_PAIRS_PER_IMAGE); also the sample name of those images. The funnel counts them as drops of its
+ * first pair row (reason PAIRS_CAPPED_REASON).
+ */
+export function groupCappedPairsCounter(tier: string): string {
+  return `group.${tier}.pairs_capped`;
+}
+
+export const PAIRS_CAPPED_REASON = "pairs_per_image_cap";
+
 /** Tasks a phase ran: `<phase>.shards` or `<phase>.partitions` (counted by the task wrapper, shared/tasks/phase-task.ts). */
 export function taskCounter(phase: string, unit: "shard" | "partition"): string {
   return `${phase}.${unit === "shard" ? "shards" : "partitions"}`;
