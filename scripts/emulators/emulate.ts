@@ -83,7 +83,9 @@ up, writes their settings to <dir>/env.json for 'npx paracap cloud …', and run
   --project <id>       project id (default test)
   --partitions <n>     shuffle partitions of the runs (default 16)
   --shard-bytes <n>    target compressed bytes per extract shard
-  --bare               only the emulators, no functions`;
+  --bare               only the emulators, no functions
+  --stop               stop the emulator running on --dir (e.g. one left running after its
+                       npm/npx wrapper was killed): its node process and the Pub/Sub JVM`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -94,6 +96,7 @@ async function main(): Promise<void> {
       bucket: { type: "string", multiple: true },
       project: { type: "string", default: "test" },
       bare: { type: "boolean", default: false },
+      stop: { type: "boolean", default: false },
       partitions: { type: "string" },
       "shard-bytes": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
@@ -109,9 +112,20 @@ async function main(): Promise<void> {
     return n;
   };
   const dir = resolve(values.dir);
+  const { describeRunning, runningEmulator, stopEmulator } = await import("./stop-emulator.ts");
+  if (values.stop) {
+    for (const line of await stopEmulator(dir)) process.stdout.write(`emulate: ${line}\n`);
+    return;
+  }
   const previous = readEmulatorEnv(dir);
   if (previous && previous.pid !== process.pid && isAlive(previous.pid)) {
-    throw new PortTakenError(`an emulator is already running on ${dir} (pid ${previous.pid}); stop it first, or pass another --dir`);
+    const running = runningEmulator(previous);
+    if (running.node !== null || running.pubsubGroup !== null) {
+      const dirFlag = values.dir === DEFAULT_EMULATOR_DIR ? "" : ` --dir ${values.dir}`;
+      throw new PortTakenError(
+        `an emulator is already running on ${dir}: ${describeRunning(running)}; stop it with 'npm run emulate -- --stop${dirFlag}' (or: ${[running.node === null ? null : `kill ${running.node}`, running.pubsubGroup === null ? null : `kill -- -${running.pubsubGroup}`].filter((p) => p !== null).join("; ")}), or pass another --dir`,
+      );
+    }
   }
   // Signals are handled from the first moment: a Ctrl-C during start-up stops what has started
   // instead of killing this process with the JVM and function hosts still running.

@@ -56,7 +56,8 @@ export const UploadManifest = z.object({
  * What an upload may override of the deployment's config: anyone who can write to the input bucket
  * can upload a manifest, so only method settings, each bounded so one upload cannot exhaust the
  * deployment (partitions, samples) or pick the decoder (it runs `lbzip2`/`bzip2` binaries).
- * Unknown keys are refused, naming them. resolveConfig validates the values once more.
+ * Unknown keys are refused, naming them. resolveConfig validates the values once more. The keys
+ * are the ones README.md lists as safe for an upload (a test keeps the two the same).
  */
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 export const UploadConfig = z.strictObject({
@@ -75,7 +76,7 @@ export const UploadConfig = z.strictObject({
     })
     .optional(),
   images: z
-    .strictObject({ skipAudio: z.boolean().optional(), minRefs: int(2, 1000).optional(), maxRefs: int(2, 1000).optional(), maxRefsHistory: int(2, 100_000).optional() })
+    .strictObject({ skipAudio: z.boolean().optional(), minRefs: int(2, 1000).optional(), maxRefs: int(2, 1000).optional(), maxRefsHistory: int(2, 1000).optional() })
     .optional(),
   pivot: z.string().max(64).optional(),
   scoring: z

@@ -10,7 +10,7 @@ export type TierName = z.infer<typeof TierName>;
 
 /** Shuffle partitions: the upper bound keeps one upload or deployment from fanning out without end. */
 export const Partitions = z.number().int().min(1).max(4096);
-export const MinWords = z.number().int().min(0);
+export const MinWords = z.number().int().min(0).max(10_000);
 export const Classifier = z.enum(["improved", "paper"]);
 
 export class ConfigError extends Error {

@@ -14,6 +14,11 @@ export { ConfigError, TierName };
 export const Preset = z.enum(["improved", "paper"]);
 export type Preset = z.infer<typeof Preset>;
 
+/** Upper bounds of settings that size memory or work: every numeric setting has one (a test checks). */
+const MAX_PAGE_BYTES = 64 * 1024 * 1024;
+/** References per image: pairs per image are capped separately, so a high bound costs time, not memory. */
+const MAX_REFS = 100_000;
+
 export const ParacapConfig = z.object({
   preset: Preset.default("improved")
     .describe("paper: the published rules exactly; improved: the better method (see PRESETS). Explicitly set keys win over the preset"),
@@ -22,13 +27,14 @@ export const ParacapConfig = z.object({
   partitions: Partitions.default(16)
     .describe("shuffle partitions (group-by-image and pair dedup); memory per partition task ≈ input / partitions"),
   dump: z.object({
-    namespaces: z.array(z.number().int()).default([0]).describe("page namespaces to read (0 = articles)"),
+    namespaces: z.array(z.number().int().min(-2).max(1_000_000)).max(1000).default([0]).describe("page namespaces to read (0 = articles)"),
     skipRedirects: z.boolean().default(true),
     decoder: z.enum(["auto", "system", "js"]).default("auto").describe("bz2 decoder: system lbzip2/bzip2, pure JS, or auto"),
   }).prefault({}),
   extraction: z.object({
-    fileAliases: z.array(z.string()).default([]).describe("localized File: namespace aliases, e.g. Datei, Fichier"),
-    maxPageBytes: z.number().int().positive().default(8 * 1024 * 1024).describe("larger pages are skipped and counted"),
+    fileAliases: z.array(z.string().max(255)).max(1000).default([]).describe("localized File: namespace aliases, e.g. Datei, Fichier"),
+    maxPageBytes: z.number().int().positive().max(MAX_PAGE_BYTES).default(8 * 1024 * 1024)
+      .describe("larger pages are skipped and counted (at most 64 MiB: the extractor keeps a page's last 8 texts)"),
     colonFileLinks: z.enum(["text", "reference"]).default("text")
       .describe("[[:File:X|label]] links to the file page: text = an ordinary link (its label stays in the caption around it, not a use of the image); reference = a use of the image with the label as caption (reference implementation)"),
     unknownTemplates: z.enum(["mark", "delete"]).default("mark")
@@ -36,11 +42,11 @@ export const ParacapConfig = z.object({
   }).prefault({}),
   captions: z.object({
     minWords: MinWords.default(6).describe("paper: 6; thesis: 10"),
-    maxChars: z.number().int().min(1).default(5000)
+    maxChars: z.number().int().min(1).max(1_000_000).default(5000)
       .describe("longer captions are not analysed (counted drop): the NLP step's cost must be bounded per caption"),
-    maxTokenChars: z.number().int().min(1).default(300)
+    maxTokenChars: z.number().int().min(1).max(10_000).default(300)
       .describe("a caption with a longer unbroken token is not analysed (tokenising one grows superlinearly with its length)"),
-    maxWords: z.number().int().min(1).default(200)
+    maxWords: z.number().int().min(1).max(10_000).default(200)
       .describe("longer \"captions\" are extraction run-ons (e.g. an unclosed link swallowing a page); pair metrics are quadratic in length"),
     classifier: Classifier.default("improved").describe("sentence classifier used by the gold tier"),
     profanity: z.boolean().default(true).describe("drop captions containing a word of the LDNOOBW list"),
@@ -48,10 +54,10 @@ export const ParacapConfig = z.object({
   }).prefault({}),
   images: z.object({
     skipAudio: z.boolean().default(true).describe("drop references to sound files (.ogg, .mp3, …), which use the same [[File:…]] syntax"),
-    minRefs: z.number().int().min(2).default(2).describe("an image needs at least this many references"),
-    maxRefs: z.number().int().min(2).default(10).describe("current-revision tiers: at most this many references"),
-    maxRefsHistory: z.number().int().min(2).default(180).describe("bronze: at most this many references (18 revisions × 10)"),
-    setSizeZ: z.number().min(0).nullable().default(0.05)
+    minRefs: z.number().int().min(2).max(MAX_REFS).default(2).describe("an image needs at least this many references"),
+    maxRefs: z.number().int().min(2).max(MAX_REFS).default(10).describe("current-revision tiers: at most this many references"),
+    maxRefsHistory: z.number().int().min(2).max(MAX_REFS).default(180).describe("bronze: at most this many references (18 revisions × 10)"),
+    setSizeZ: z.number().min(0).max(1000).nullable().default(0.05)
       .describe("caption lists (web sources): drop pairs of an image whose set of captions exceeds ⌊μ + z·σ⌋ of all set sizes (thesis §5.1.2); null = off"),
     maxRefsHistoryUnit: z.enum(["uses", "references"]).default("uses")
       .describe("what the bronze bound counts: uses = distinct uses (caption versions; a use unchanged over many revisions counts once); references = every revision's use (paper)"),
@@ -69,13 +75,13 @@ export const ParacapConfig = z.object({
     paraphraseThreshold: z.number().min(0).max(1).nullable().default(null)
       .describe("a pair is a paraphrase when its semantic score exceeds this; null: the threshold calibrated on MSRP train for this semantic score (shared/semantic/data/paraphrase-thresholds.json)"),
     vectors: z.object({
-      maxWords: z.number().int().positive().nullable().default(100_000)
+      maxWords: z.number().int().positive().max(10_000_000).nullable().default(100_000)
         .describe("word vectors: keep only the most frequent words (memory: 100,000 words ≈ 40 MB instead of 136 MB); null: all 341,479"),
     }).prefault({}),
     transformer: TransformerConfig.describe("model of the embedding and bertscore scorers"),
   }).superRefine(requireModel).prefault({}),
   report: z.object({
-    samplesPerTier: z.number().int().min(0).default(5),
+    samplesPerTier: z.number().int().min(0).max(1000).default(5),
   }).prefault({}),
 });
 export type ParacapConfig = z.infer<typeof ParacapConfig>;
@@ -127,7 +133,7 @@ function unknownKeys(schema: z.ZodType, value: unknown, path: string[]): string[
   const out: string[] = [];
   for (const [k, v] of Object.entries(value)) {
     const where = [...path, k].join(".");
-    if (!(k in obj)) {
+    if (!Object.hasOwn(obj, k)) {
       const near = closest(k, known);
       out.push(`${where}: unknown key${near ? ` (did you mean "${[...path, near].join(".")}"?)` : ` (known: ${known.join(", ")})`}`);
     } else out.push(...unknownKeys(obj[k]!, v, [...path, k]));
@@ -149,8 +155,9 @@ function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Reco
   const out: Record<string, unknown> = { ...a };
   for (const [k, v] of Object.entries(b)) {
     if (v === undefined) continue;
-    const prev = out[k];
-    out[k] = isPlainObject(prev) && isPlainObject(v) ? deepMerge(prev, v) : v;
+    const prev = Object.hasOwn(out, k) ? out[k] : undefined;
+    // defined, not assigned: a JSON key "__proto__" stays a key (and is refused as unknown), it never sets the prototype
+    Object.defineProperty(out, k, { value: isPlainObject(prev) && isPlainObject(v) ? deepMerge(prev, v) : v, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

@@ -41,6 +41,17 @@ export function groupPairsCounter(tier: string): string {
   return `group.${tier}.pairs`;
 }
 
+/**
+ * Candidate pairs of images over the per-image pair cap that were not made (group-stage.ts,
+ * MAX_PAIRS_PER_IMAGE); also the sample name of those images. The funnel counts them as drops of its
+ * first pair row (reason PAIRS_CAPPED_REASON).
+ */
+export function groupCappedPairsCounter(tier: string): string {
+  return `group.${tier}.pairs_capped`;
+}
+
+export const PAIRS_CAPPED_REASON = "pairs_per_image_cap";
+
 /** Tasks a phase ran: `<phase>.shards` or `<phase>.partitions` (counted by the task wrapper, shared/tasks/phase-task.ts). */
 export function taskCounter(phase: string, unit: "shard" | "partition"): string {
   return `${phase}.${unit === "shard" ? "shards" : "partitions"}`;
@@ -90,7 +101,12 @@ export const WEB_SET_COUNTERS = {
  * Totals of the dump reader; the damage it skipped: blocks and bytes of damaged bz2 streams,
  * garbage after the last gzip member, pages cut by a gap (their earlier revisions stay).
  */
-export type DumpTotal = "pages" | "revisions" | "revisions.emitted" | "bytes" | "damaged_blocks" | "damaged_bytes" | "trailing_bytes" | "damage.pages_cut" | "damage.pages_missing";
+export type DumpTotal =
+  | "pages" | "revisions" | "revisions.emitted" | "bytes" | "damaged_blocks" | "damaged_bytes" | "trailing_bytes" | "damage.pages_cut" | "damage.pages_missing"
+  // repairs and skips of the XML reader (page-scanner.ts): one bad entity, one title with invalid
+  // UTF-8 (kept, its bad bytes percent-encoded), one kept field over its bound, one start tag,
+  // comment or CDATA section over the markup bound (the page open then is cut, reading resumes at the next <page>)
+  | "repaired.bad_entities" | "repaired.title_invalid_utf8" | "oversized_fields" | "damage.markup_too_large";
 
 export function dumpCounter(total: DumpTotal): string {
   return `dump.${total}`;

@@ -11,6 +11,14 @@
  *   comments, CDATA sections, processing instructions, a DOCTYPE before the root;
  * - non-whitespace text outside the root;
  * - entities of kept fields: the five predefined ones and character references.
+ * Damage that a hostile or broken dump can hold is bounded and local, never the end of the shard:
+ * a bad entity in a kept field is one U+FFFD (dump.repaired.bad_entities); a title that is not
+ * valid UTF-8 keeps its bad bytes percent-encoded (dump.repaired.title_invalid_utf8); a kept field
+ * longer than maxFieldBytes skips its page or revision (dump.oversized_fields,
+ * dump.skipped.field_too_large); markup (a start tag with a huge attribute, a comment, a CDATA
+ * section) longer than MAX_MARKUP cuts the page open then and reading resumes at the next <page>
+ * (dump.damage.markup_too_large). Fields not kept (username, comment, model, format, …) are never
+ * collected, so they need no bound.
  * Unlike a general parser it does not check entities and characters of text it skips (a skipped
  * revision's text), duplicate attributes, or the XML character range: MediaWiki writes neither.
  * Text is normalised as XML requires (CR LF and lone CR become LF) before entities are decoded.
@@ -19,7 +27,9 @@
 import type { Counters } from "../core/counters.ts";
 import type { PageRevision } from "../core/records.ts";
 import { namespaceOfTitle, normaliseNamespaceName } from "./namespaces.ts";
+import { isUtf8 } from "node:buffer";
 import { checkCharBytes, decodeCharBytes, lazyRevision } from "./revision-text.ts";
+import { percentEncodeInvalidUtf8, replaceBadEntities } from "./field-repair.ts";
 import { dumpCounter, dumpSkippedCounter } from "../core/counter-names.ts";
 
 export const ROOT = "mediawiki";
@@ -55,10 +65,18 @@ export interface ScannerOptions {
    * this whatever the input (a 1 MB .gz can hold a 5 GB <text>).
    */
   maxTextBytes?: number;
+  /**
+   * Any other kept field (title, ns, ids, timestamp, a namespace name) longer than this (encoded
+   * bytes) is not kept: its page (or revision) is skipped and counted (dump.skipped.field_too_large).
+   */
+  maxFieldBytes?: number;
 }
 
 /** Default bound on one revision's text (the extractor's page limit is 8 MiB). */
 export const DEFAULT_MAX_TEXT_BYTES = 8 * 1024 * 1024;
+
+/** Default bound on the other kept fields: a title is at most 255 bytes, even with every character an entity. */
+export const DEFAULT_MAX_FIELD_BYTES = 64 * 1024;
 
 const enum Field {
   None,
@@ -75,7 +93,11 @@ const enum Skip {
   None,
   Namespace,
   Redirect,
+  /** a kept field of the page or revision outgrew maxFieldBytes */
+  Oversized,
 }
+
+const SKIP_REASON = ["", "namespace", "redirect", "field_too_large"] as const;
 
 const LT = 0x3c;
 const GT = 0x3e;
@@ -86,8 +108,10 @@ const EQ = 0x3d;
 const DQUOTE = 0x22;
 const SQUOTE = 0x27;
 
-/** Markup longer than this without its end is damage, not a tag still arriving. */
+/** Markup longer than this (whole, or without its end yet) is damage, not a tag still arriving. */
 const MAX_MARKUP = 1 << 20;
+/** markup()'s answer for markup longer than MAX_MARKUP */
+const TOO_LONG = -2;
 
 /** Bytes allowed in XML names (ASCII subset of NameChar; every non-ASCII byte is accepted). */
 const NAME = new Uint8Array(256);
@@ -111,6 +135,8 @@ interface PageState {
   ns: number | null;
   id: number | null;
   redirect: boolean;
+  /** a field of the page outgrew its bound: every revision is skipped */
+  oversized: boolean;
 }
 
 export class DumpScanner {
@@ -126,6 +152,8 @@ export class DumpScanner {
 
   /** after damaged input was skipped: nothing is read until the next <page> */
   private seeking = false;
+  /** where whole markup that markup() found too long ends */
+  private tooLongEnd = 0;
 
   // Document state.
   private readonly stack: string[] = [];
@@ -145,6 +173,7 @@ export class DumpScanner {
   private fieldBytes = 0;
   private oversized = false;
   private readonly maxTextBytes: number;
+  private readonly maxFieldBytes: number;
   private namespaceKey: number | null = null;
 
   // Page and revision state.
@@ -165,6 +194,7 @@ export class DumpScanner {
     this.namespaces = new Set(opts.namespaces ?? [0]);
     this.skipRedirects = opts.skipRedirects ?? true;
     this.maxTextBytes = opts.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES;
+    this.maxFieldBytes = opts.maxFieldBytes ?? DEFAULT_MAX_FIELD_BYTES;
     if (opts.fragment) {
       // A slice lacks the root's opening tag: open it (it takes no input bytes).
       this.stack.push(ROOT);
@@ -203,10 +233,15 @@ export class DumpScanner {
    * resumes at the next <page>, inside the root. Bytes on either side are never joined.
    */
   resync(): void {
-    if (this.page !== null) this.counters.inc(dumpCounter("damage.pages_cut"));
     this.base += this.buf.length;
     this.buf = EMPTY;
     this.pos = 0;
+    this.cutToNextPage();
+  }
+
+  /** Drops the page open now (counted as cut) and all open state; reading resumes at the next <page>. */
+  private cutToNextPage(): void {
+    if (this.page !== null) this.counters.inc(dumpCounter("damage.pages_cut"));
     this.stack.length = 0;
     this.stack.push(ROOT);
     this.rootSeen = true;
@@ -242,17 +277,17 @@ export class DumpScanner {
     const buf = this.buf;
     const n = buf.length;
     let pos = this.pos;
-    if (this.seeking) {
-      const at = nextPageStart(buf, pos);
-      if (at < 0) {
-        // keep a tail that may begin "<page"
-        this.pos = Math.max(pos, n - PAGE_OPEN.length);
-        return;
-      }
-      pos = at;
-      this.seeking = false;
-    }
     while (pos < n) {
+      if (this.seeking) {
+        const at = nextPageStart(buf, pos);
+        if (at < 0) {
+          // keep a tail that may begin "<page"
+          pos = Math.max(pos, n - PAGE_OPEN.length);
+          break;
+        }
+        pos = at;
+        this.seeking = false;
+      }
       const lt = buf.indexOf(LT, pos);
       if (lt < 0) {
         this.content(pos, n);
@@ -261,14 +296,39 @@ export class DumpScanner {
       }
       if (lt > pos) this.content(pos, lt);
       const next = this.markup(lt);
+      if (next === TOO_LONG) {
+        // markup over the bound, whole: skipped with the page it is in
+        this.markupTooLarge(lt);
+        pos = this.tooLongEnd;
+        continue;
+      }
       if (next < 0) {
         pos = lt;
-        if (n - lt > MAX_MARKUP) throw new XmlProblem(`markup without an end: "${this.preview(lt)}"`, this.base + lt);
-        break;
+        if (n - lt <= MAX_MARKUP) break;
+        // A start tag with a huge attribute, or a comment or CDATA section without an end in sight:
+        // skipped with the page it is in; "<" cannot occur inside an attribute value, so the next
+        // "<page" after it is markup again.
+        this.markupTooLarge(lt);
+        pos = lt + 1;
+        continue;
       }
       pos = next;
     }
     this.pos = pos;
+  }
+
+  /** Markup at buf[lt] is longer than MAX_MARKUP: counted, the page open is cut, reading resumes at the next <page>. */
+  private markupTooLarge(lt: number): void {
+    const name = dumpCounter("damage.markup_too_large");
+    this.counters.inc(name);
+    this.counters.samples.add(name, `at decompressed byte ${this.base + lt}: ${this.preview(lt)}`);
+    this.cutToNextPage();
+  }
+
+  /** markup() of whole markup longer than MAX_MARKUP, ending at `end`: nothing of it is applied. */
+  private tooLong(end: number): number {
+    this.tooLongEnd = end;
+    return TOO_LONG;
   }
 
   private preview(at: number): string {
@@ -296,15 +356,16 @@ export class DumpScanner {
       if (startsWith(buf, lt, COMMENT_OPEN)) {
         const end = buf.indexOf("-->", lt + 4, "latin1");
         if (end < 0) return -1;
-        return end + 3;
+        return end + 3 - lt > MAX_MARKUP ? this.tooLong(end + 3) : end + 3;
       }
       if (startsWith(buf, lt, CDATA_OPEN)) {
         const end = buf.indexOf("]]>", lt + 9, "latin1");
         if (end < 0) return -1;
+        if (end + 3 - lt > MAX_MARKUP) return this.tooLong(end + 3);
         if (this.stack.length === 0) throw new XmlProblem("text data outside of root node.", this.base + lt);
         if (this.field !== Field.None && !this.oversized) {
           this.fieldBytes += end - (lt + 9);
-          if (this.field === Field.Text && this.fieldBytes > this.maxTextBytes) this.dropOversized();
+          if (this.fieldBytes > (this.field === Field.Text ? this.maxTextBytes : this.maxFieldBytes)) this.dropOversized();
           else {
             this.flushPieces();
             this.parts.push(normaliseNewlines(buf.toString("utf8", lt + 9, end)));
@@ -328,7 +389,7 @@ export class DumpScanner {
       const end = buf.indexOf("?>", lt + 2, "latin1");
       if (end < 0) return -1;
       if (end === lt + 2 || NAME[buf[lt + 2]!] === 0) throw new XmlProblem("processing instruction without a target.", this.base + lt);
-      return end + 2;
+      return end + 2 - lt > MAX_MARKUP ? this.tooLong(end + 2) : end + 2;
     }
     return this.startTag(lt);
   }
@@ -337,6 +398,7 @@ export class DumpScanner {
     const buf = this.buf;
     const gt = buf.indexOf(GT, lt + 2);
     if (gt < 0) return -1;
+    if (gt + 1 - lt > MAX_MARKUP) return this.tooLong(gt + 1);
     let nameEnd = lt + 2;
     while (nameEnd < gt && NAME[buf[nameEnd]!] === 1) nameEnd++;
     for (let i = nameEnd; i < gt; i++) if (SPACE[buf[i]!] === 0) throw new XmlProblem("disallowed character in closing tag.", this.base + lt);
@@ -401,6 +463,8 @@ export class DumpScanner {
       i = close + 1;
       if (i >= n) return -1;
     }
+    // whole, but too long: decided on the length alone, so any chunking of the input reads the same
+    if (i - lt > MAX_MARKUP) return this.tooLong(i);
     const name = buf.toString("latin1", lt + 1, nameEnd);
     const at = this.base + lt;
     this.open(name, key, at, this.base + i);
@@ -421,7 +485,7 @@ export class DumpScanner {
     stack.push(name);
     switch (name) {
       case "page":
-        if (parent === ROOT) this.page = { title: null, ns: null, id: null, redirect: false };
+        if (parent === ROOT) this.page = { title: null, ns: null, id: null, redirect: false, oversized: false };
         return;
       case "revision":
         if (parent === "page" && this.page) {
@@ -466,7 +530,7 @@ export class DumpScanner {
   private collect(piece: Buffer): void {
     if (this.oversized) return;
     this.fieldBytes += piece.length;
-    if (this.field === Field.Text && this.fieldBytes > this.maxTextBytes) this.dropOversized();
+    if (this.fieldBytes > (this.field === Field.Text ? this.maxTextBytes : this.maxFieldBytes)) this.dropOversized();
     else this.pieces.push(piece);
   }
 
@@ -510,13 +574,27 @@ export class DumpScanner {
     // bytes stay as they are); the copy of the bytes happens once, when revisions are packed.
     const bytes = pieces.length === 0 ? EMPTY : pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
     const problem = checkCharBytes(bytes);
-    if (problem !== null) throw new XmlProblem(problem.message, this.parts.length === 0 ? this.contentAt + problem.index : this.fieldAt);
-    return bytes;
+    if (problem === null) return bytes;
+    // a bad entity is one replacement character, counted, never the end of the shard
+    const repaired = replaceBadEntities(bytes);
+    const name = dumpCounter("repaired.bad_entities");
+    this.counters.inc(name, repaired.replaced);
+    this.counters.samples.add(name, `${problem.message} at decompressed byte ${this.parts.length === 0 ? this.contentAt + problem.index : this.fieldAt}`);
+    return repaired.bytes;
   }
 
   /** Decodes the raw pieces collected so far into `parts`. */
   private flushPieces(): void {
-    if (this.pieces.length > 0) this.parts.push(decodeCharBytes(this.takeRaw()));
+    if (this.pieces.length === 0) return;
+    let raw = this.takeRaw();
+    if (this.field === Field.Title && !isUtf8(raw)) {
+      // A title is shown and joined on as it is: its bytes stay recoverable instead of becoming U+FFFD.
+      raw = percentEncodeInvalidUtf8(raw);
+      const name = dumpCounter("repaired.title_invalid_utf8");
+      this.counters.inc(name);
+      this.counters.samples.add(name, raw.toString("utf8", 0, Math.min(raw.length, 200)));
+    }
+    this.parts.push(decodeCharBytes(raw));
   }
 
   private endField(at: number): void {
@@ -525,6 +603,12 @@ export class DumpScanner {
       this.field = Field.None;
       this.oversized = false;
       if (this.inRevision) this.revText = TOO_LARGE;
+      return;
+    }
+    if (this.oversized) {
+      this.field = Field.None;
+      this.oversized = false;
+      this.oversizedField(field, at);
       return;
     }
     if (field === Field.Text && this.parts.length === 0) {
@@ -565,11 +649,25 @@ export class DumpScanner {
     }
   }
 
+  /** A kept field other than the text outgrew maxFieldBytes: what it belongs to is skipped. */
+  private oversizedField(field: Field, at: number): void {
+    const name = dumpCounter("oversized_fields");
+    this.counters.inc(name);
+    this.counters.samples.add(name, `<${FIELD_NAMES[field]}> over ${this.maxFieldBytes} bytes at decompressed byte ${at}`);
+    if (field === Field.Title || field === Field.Ns || field === Field.PageId) {
+      if (this.page) this.page.oversized = true;
+    } else if ((field === Field.RevId || field === Field.Timestamp) && this.inRevision) {
+      this.revSkip = Skip.Oversized;
+    }
+    // an oversized namespace name is not learnt: titles in it read as ns 0
+  }
+
   private namespaceOf(page: PageState): number {
     return page.ns ?? namespaceOfTitle(page.title ?? "", this.namespaceNames);
   }
 
   private skipReason(page: PageState): Skip {
+    if (page.oversized) return Skip.Oversized;
     if (!this.namespaces.has(this.namespaceOf(page))) return Skip.Namespace;
     if (this.skipRedirects && page.redirect) return Skip.Redirect;
     return Skip.None;
@@ -583,8 +681,9 @@ export class DumpScanner {
     this.revText = "";
     if (!page || !wasOpen) return;
     this.counters.inc(dumpCounter("revisions"));
-    if (this.revSkip !== Skip.None) {
-      this.counters.inc(dumpSkippedCounter(this.revSkip === Skip.Namespace ? "namespace" : "redirect"));
+    const skip = this.revSkip !== Skip.None ? this.revSkip : page.oversized ? Skip.Oversized : Skip.None;
+    if (skip !== Skip.None) {
+      this.counters.inc(dumpSkippedCounter(SKIP_REASON[skip]));
       return;
     }
     if (text === TOO_LARGE) {
@@ -635,6 +734,8 @@ function internalSubsetEnd(buf: Buffer, bracket: number): number {
   }
   return -1;
 }
+
+const FIELD_NAMES = ["", "title", "ns", "id", "id", "timestamp", "text", "namespace"] as const;
 
 /** Marks a revision whose text outgrew maxTextBytes (never collected). */
 const TOO_LARGE = Symbol("too large");

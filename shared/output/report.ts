@@ -118,8 +118,9 @@ function droppedExamples(rows: FunnelRow[]): string[] {
 const EXAMPLES_SHOWN = 3;
 
 /** Input text as one inert markdown line. */
+/** A dropped example, quoted: escaped exactly once, like every other value (a caption "&lt;b&gt;" shows as written). */
 function inlineText(text: string): string {
-  return "“" + text.replace(/[\u0000-\u001f\u007f]+/g, " ").replace(/([\\`*_\[\]<>|~])/g, "\\$1") + "”";
+  return `“${mdText(text)}”`;
 }
 
 /** One-line accounting of every document read (each source says what it read), and of the references found per input kind. */

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import type { ParacapConfig } from "../core/config.ts";
-import { filterCounter, filterReasonsPrefix, funnelCounter, WEB_SET_COUNTERS } from "../core/counter-names.ts";
+import { filterCounter, filterReasonsPrefix, funnelCounter, groupCappedPairsCounter, PAIRS_CAPPED_REASON, WEB_SET_COUNTERS } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
 import type { FilterInfo } from "../core/filter.ts";
 import { FUNNEL_COLUMNS, funnelRows } from "../pipeline/funnel.ts";
@@ -72,6 +72,9 @@ export type Stats = z.infer<typeof Stats>;
 export function funnelTable(config: ParacapConfig, counters: Counters, tier: string, final: FinalRowCounts, phaseFilters: readonly FilterInfo[] = []): FunnelRow[] {
   const spec = tierSpecs(config).find((t) => t.name === tier)!;
   const rows = funnelRows(config, spec, { setSizeMax: runSetSizeMax(config, counters), phaseFilters });
+  // pairs over the per-image cap were never made: the first pair row counts them as its drops
+  const capped = counters.get(groupCappedPairsCounter(tier));
+  const firstPairRow = rows.findIndex((r) => r.unit === "pairs");
   return rows.map((row, step) => {
     const isPairRow = row.unit === "pairs";
     const isLast = step === rows.length - 1;
@@ -93,15 +96,29 @@ export function funnelTable(config: ParacapConfig, counters: Counters, tier: str
       mean_refs_per_image: images && references !== null ? round(references / images, 2) : null,
       captions: isPairRow ? (isLast ? final.captions : null) : col("captions"),
       candidates: isLast ? final.pairs : col("candidates"),
-      filter: row.unit === null ? null : {
+      filter: row.unit === null ? null : withCapped(step === firstPairRow ? capped : 0, {
         in: filterIn,
         kept: counters.get(filterCounter(tier, row.id, "kept")),
         dropped: counters.get(filterCounter(tier, row.id, "dropped")),
         reasons: counters.withPrefix(filterReasonsPrefix(tier, row.id)),
         ...examplesOf(counters, tier, row.id),
-      },
+      }, counters.samples.get(groupCappedPairsCounter(tier))),
     };
   });
+}
+
+type RowFilter = { in: number; kept: number; dropped: number; reasons: Record<string, number>; examples?: Record<string, string[]> };
+
+/** A row's filter with `capped` pairs (never made) added as dropped, reason PAIRS_CAPPED_REASON; unchanged when none. */
+function withCapped(capped: number, f: RowFilter, examples: string[]): RowFilter {
+  if (capped === 0) return f;
+  return {
+    ...f,
+    in: f.in + capped,
+    dropped: f.dropped + capped,
+    reasons: { ...f.reasons, [PAIRS_CAPPED_REASON]: capped },
+    ...(examples.length > 0 ? { examples: { ...f.examples, [PAIRS_CAPPED_REASON]: examples } } : {}),
+  };
 }
 
 function examplesOf(counters: Counters, tier: string, filterId: string): { examples?: Record<string, string[]> } {

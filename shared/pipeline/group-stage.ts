@@ -4,9 +4,10 @@
  * Runs every tier over the same grouped references in one pass.
  */
 import type { ParacapConfig } from "../core/config.ts";
-import { paperRuleDroppedCounter, WEB_SET_COUNTERS } from "../core/counter-names.ts";
+import { groupCappedPairsCounter, groupPairsCounter, paperRuleDroppedCounter, WEB_SET_COUNTERS } from "../core/counter-names.ts";
+import type { Counters } from "../core/counters.ts";
+import { fnv1a32, stableId } from "../core/hash.ts";
 import { applyFilter } from "../core/filter.ts";
-import { stableId } from "../core/hash.ts";
 import { CandidatePair, cmpId, ShuffleRef, type CaptionType, type PairSide } from "../core/records.ts";
 import type { Stage, StageContext } from "../core/stage.ts";
 import { MAX_USES_ID, tierFilters, type ImageGroup, type TierFilters } from "./filters.ts";
@@ -16,7 +17,18 @@ import { tierSpecs, type TierSpec } from "./tiers.ts";
 export interface GroupOptions {
   /** a tier's filter lists, built once per run of the stage (default: the config's, `tierFilters`); any filter may await */
   tierFilters?: (tier: TierSpec, ctx: StageContext) => TierFilters;
+  /** pairs of one image and caption type kept at most (default MAX_PAIRS_PER_IMAGE) */
+  maxPairsPerImage?: number;
 }
+
+/**
+ * Pairs of one image and caption type at most: an image with n uses has n(n−1)/2 pairs, so a raised
+ * images.maxRefs would otherwise cost memory quadratic in it. Above the cap a deterministic sample is
+ * kept (the pairs with the smallest hash of their two sides, whatever the order of the uses), the rest
+ * counted (`group.<tier>.pairs_capped`, a drop reason of the funnel's first pair row). The default
+ * bounds (180 distinct uses: 16,110 pairs) stay under it.
+ */
+export const MAX_PAIRS_PER_IMAGE = 20_000;
 
 export function groupStage(config: ParacapConfig, opts: GroupOptions = {}): Stage<ShuffleRef, CandidatePair> {
   const specs = tierSpecs(config);
@@ -29,6 +41,7 @@ export function groupStage(config: ParacapConfig, opts: GroupOptions = {}): Stag
     async *run(records, ctx) {
       // lists of filters that may await are built with the task's context (their item caches)
       const tiers = configured ?? specs.map((t) => opts.tierFilters!(t, ctx));
+      const cap = opts.maxPairsPerImage ?? MAX_PAIRS_PER_IMAGE;
       const byImage = new Map<string, ShuffleRef[]>();
       for await (const r of records) {
         const key = `${r.kind}\u0000${r.image}`;
@@ -42,14 +55,16 @@ export function groupStage(config: ParacapConfig, opts: GroupOptions = {}): Stag
         // Images whose filters await are judged IMAGE_WINDOW at a time (pixel reads and model calls
         // overlap); with synchronous filters each image is done when its call returns. Pairs come out
         // in image order either way, and counts and samples do not depend on the order verdicts settle in.
-        const window: { pairs: Promise<CandidatePair[]>; setSize: number | undefined }[] = [];
+        // Pairs are made when they leave (streamed per image), so memory holds uses, never all pairs.
+        const window: Pending[] = [];
+        const pairing = { tier: filters.tier.name, cap, counters: ctx.counters };
         for (const key of keys) {
           const refs = byImage.get(key)!;
           if (refs[0]!.kind !== filters.tier.input) continue;
-          window.push({ pairs: imagePairs(filters, refs, ctx), setSize: setSizes.get(key) });
-          if (window.length >= IMAGE_WINDOW) yield* drain(window.splice(0));
+          window.push({ image: refs[0]!.image, uses: pairedUses(filters, refs, ctx), setSize: setSizes.get(key) });
+          if (window.length >= IMAGE_WINDOW) yield* drain(window.splice(0), pairing);
         }
-        yield* drain(window);
+        yield* drain(window, pairing);
       }
     },
   };
@@ -58,14 +73,116 @@ export function groupStage(config: ParacapConfig, opts: GroupOptions = {}): Stag
 /** images of one tier whose filters are awaited together */
 const IMAGE_WINDOW = 64;
 
-async function* drain(window: readonly { pairs: Promise<CandidatePair[]>; setSize: number | undefined }[]): AsyncGenerator<CandidatePair> {
+interface Pending {
+  image: string;
+  /** the uses whose captions pair (null: the image was dropped) */
+  uses: Promise<UseState[] | null>;
+  setSize: number | undefined;
+}
+
+interface Pairing {
+  tier: string;
+  cap: number;
+  counters: Counters;
+}
+
+async function* drain(window: readonly Pending[], pairing: Pairing): AsyncGenerator<CandidatePair> {
   // every image of the window is awaited before the first pair leaves, so a failure anywhere stops the task
-  const all = await Promise.all(window.map((w) => w.pairs));
-  for (const [i, pairs] of all.entries()) {
-    const setSize = window[i]!.setSize;
+  const all = await Promise.all(window.map((w) => w.uses));
+  for (const [i, uses] of all.entries()) {
+    if (uses === null) continue;
+    const { image, setSize } = window[i]!;
+    const pairs = pairsOf(pairing.tier, image, uses, pairing.cap, pairing.counters);
     if (setSize === undefined) yield* pairs;
     else for (const pair of pairs) yield { ...pair, setSize };
   }
+}
+
+/**
+ * The candidate pairs of one image's surviving uses, one at a time, per caption type in (i, j) order;
+ * over `cap` pairs of a type, the sample described at MAX_PAIRS_PER_IMAGE.
+ */
+export function* pairsOf(tier: string, image: string, uses: readonly UseState[], cap: number, counters: Counters): Generator<CandidatePair> {
+  for (const type of CAPTION_TYPES) {
+    const withType = uses.filter((u) => u[type] !== null);
+    const n = withType.length;
+    const total = (n * (n - 1)) / 2;
+    if (total <= cap) {
+      for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) yield makePair(tier, image, type, withType[i]!, withType[j]!);
+      continue;
+    }
+    const dropped = total - cap;
+    counters.inc(groupCappedPairsCounter(tier), dropped);
+    // candidate pairs counts every pair the image had, made or not (the funnel's first pair row drops the rest)
+    counters.inc(groupPairsCounter(tier), dropped);
+    counters.samples.add(groupCappedPairsCounter(tier), `${image} (${type}): ${n} uses, ${total} pairs, ${cap} kept`);
+    for (const code of sampledPairs(withType, type, cap)) yield makePair(tier, image, type, withType[Math.floor(code / n)]!, withType[code % n]!);
+  }
+}
+
+/**
+ * The `cap` pairs (i < j, coded i·n + j, ascending) with the smallest hash of their two sides: a
+ * bounded max-heap over all n(n−1)/2 pairs, so memory is O(cap) and the choice does not depend on
+ * the order of the uses (each side's hash is of its text, page and revision; the pair's mixes the two
+ * symmetrically).
+ */
+function sampledPairs(uses: readonly UseState[], type: CaptionType, cap: number): number[] {
+  const n = uses.length;
+  const h = uses.map((u) => fnv1a32(`${u[type]!.text}\u0000${u.ref.page}\u0000${u.ref.revisionId}\u0000${u.ref.ordinal}`));
+  const keys = new Float64Array(cap);
+  const codes = new Float64Array(cap);
+  let size = 0;
+  // max-heap on (key, code): the root is the pair to evict first
+  const above = (a: number, b: number) => keys[a]! > keys[b]! || (keys[a] === keys[b] && codes[a]! > codes[b]!);
+  const swap = (a: number, b: number) => {
+    const k = keys[a]!;
+    keys[a] = keys[b]!;
+    keys[b] = k;
+    const c = codes[a]!;
+    codes[a] = codes[b]!;
+    codes[b] = c;
+  };
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const a = h[i]!;
+      const b = h[j]!;
+      const key = mix32(Math.min(a, b), Math.max(a, b));
+      const code = i * n + j;
+      if (size < cap) {
+        keys[size] = key;
+        codes[size] = code;
+        for (let c = size++; c > 0; ) {
+          const p = (c - 1) >> 1;
+          if (!above(c, p)) break;
+          swap(c, p);
+          c = p;
+        }
+        continue;
+      }
+      if (key > keys[0]! || (key === keys[0] && code > codes[0]!)) continue;
+      keys[0] = key;
+      codes[0] = code;
+      for (let c = 0; ; ) {
+        const l = 2 * c + 1;
+        const r = l + 1;
+        let top = c;
+        if (l < size && above(l, top)) top = l;
+        if (r < size && above(r, top)) top = r;
+        if (top === c) break;
+        swap(c, top);
+        c = top;
+      }
+    }
+  }
+  return Array.from(codes.subarray(0, size)).sort((x, y) => x - y);
+}
+
+/** A 32-bit mix of two 32-bit values (murmur3's finaliser over a combination of both). */
+function mix32(a: number, b: number): number {
+  let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ b;
+  h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
+  h = Math.imul(h ^ (h >>> 15), 0x846ca68b);
+  return (h ^ (h >>> 16)) >>> 0;
 }
 
 /**
@@ -88,11 +205,21 @@ function countWebSets(byImage: Map<string, ShuffleRef[]>, ctx: StageContext): Ma
 }
 
 /**
- * Filters one image's references for one tier (its filter lists) and returns its candidate pairs.
- * A filter's verdict is awaited only when it is a promise (an async filter), one record at a time in
- * the same order as a synchronous one: counters and samples do not depend on which filters await.
+ * Filters one image's references for one tier (its filter lists) and returns its candidate pairs
+ * (all of them: for tests and small images; the stage streams them with pairsOf).
  */
-export async function imagePairs(filters: TierFilters, refs: ShuffleRef[], ctx: StageContext): Promise<CandidatePair[]> {
+export async function imagePairs(filters: TierFilters, refs: ShuffleRef[], ctx: StageContext, cap = MAX_PAIRS_PER_IMAGE): Promise<CandidatePair[]> {
+  const uses = await pairedUses(filters, refs, ctx);
+  return uses === null ? [] : [...pairsOf(filters.tier.name, refs[0]!.image, uses, cap, ctx.counters)];
+}
+
+/**
+ * Filters one image's references for one tier (its filter lists): the uses whose captions pair, or
+ * null when the image is dropped. A filter's verdict is awaited only when it is a promise (an async
+ * filter), one record at a time in the same order as a synchronous one: counters and samples do not
+ * depend on which filters await.
+ */
+async function pairedUses(filters: TierFilters, refs: ShuffleRef[], ctx: StageContext): Promise<UseState[] | null> {
   const c = ctx.counters;
   const tier = filters.tier;
   const image = refs[0]!.image;
@@ -100,7 +227,6 @@ export async function imagePairs(filters: TierFilters, refs: ShuffleRef[], ctx: 
   let uses: UseState[] = sorted.map((ref) => ({ ref, caption: ref.caption, alt: ref.alt }));
   const references = sorted.reduce((n, r) => n + r.uses, 0);
   const group: ImageGroup = { image, references, uses: uses.length, captionedUses: uses.length };
-  const pairs: CandidatePair[] = [];
 
   countImageRow(c, tier.name, "all", uses);
   for (const f of filters.image) {
@@ -111,7 +237,7 @@ export async function imagePairs(filters: TierFilters, refs: ShuffleRef[], ctx: 
     }
     let kept = applyFilter(f, group, c, tier.name, references);
     if (typeof kept !== "boolean") kept = await kept;
-    if (!kept) return pairs;
+    if (!kept) return null;
     countImageRow(c, tier.name, f.id, uses);
   }
 
@@ -144,18 +270,9 @@ export async function imagePairs(filters: TierFilters, refs: ShuffleRef[], ctx: 
   const last = filters.captioned;
   let kept = applyFilter(last, { image, references: captioned, uses: uses.length, captionedUses: uses.length }, c, tier.name, captioned);
   if (typeof kept !== "boolean") kept = await kept;
-  if (!kept) return pairs;
+  if (!kept) return null;
   countImageRow(c, tier.name, last.id, uses);
-
-  for (const type of CAPTION_TYPES) {
-    const withType = uses.filter((u) => u[type] !== null);
-    for (let i = 0; i < withType.length; i++) {
-      for (let j = i + 1; j < withType.length; j++) {
-        pairs.push(makePair(tier.name, image, type, withType[i]!, withType[j]!));
-      }
-    }
-  }
-  return pairs;
+  return uses;
 }
 
 function side(u: UseState, type: CaptionType): PairSide {

@@ -25,7 +25,7 @@ import type { Counters } from "../core/counters.ts";
 import type { WikitextImageRef } from "../core/records.ts";
 import { cleanCaptionWith } from "./clean-caption.ts";
 import { galleryRefs, imagemapRef, type LineContext, type PlacedRef } from "./gallery-lines.ts";
-import { fileNamespaceEnd, fileNamespaceSet, hasMediaExtension, normalizeWithNamespaces } from "./image-key.ts";
+import { fileNamespaceEnd, fileNamespaceSet, hasMediaExtension, MEDIA_EXTENSIONS, normalizeWithNamespaces } from "./image-key.ts";
 import { classifyImageOption } from "./image-options.ts";
 import { isInlineTemplate, isSilentTemplate, normalizeTemplateName } from "./inline-templates.ts";
 import { CloserFinder, OPAQUE_TAGS, TAG_AT } from "./markup-tags.ts";
@@ -69,6 +69,8 @@ const TEMPLATE = 2;
 const CUT_NO_REF = -1;
 /** Cheap pre-filter for parameter names that may name an image (exact test: isImageKey). */
 const IMAGE_HINT = new RegExp(IMAGE_WORD_LIST.join("|"), "i");
+/** A template value that ends like a media file name. */
+const MEDIA_VALUE = new RegExp(`\\.(?:${[...MEDIA_EXTENSIONS].join("|")})\\s*$`, "i");
 
 /** Parameters of a template whose values are cut into text only when needed. */
 interface ParamSpan extends TemplateParam {
@@ -262,7 +264,7 @@ class PageScanner {
     const image = normalizeWithNamespaces(target, this.ctx.namespaces);
     let refIndex = CUT_NO_REF;
     if (image === null) {
-      this.counters?.inc(INVALID_FILE_NAME_COUNTER);
+      this.ctx.onInvalidFileName?.(target);
     } else {
       const segments: string[] = [];
       let j = cutBase;
@@ -393,13 +395,20 @@ class PageScanner {
 
   /** `Foo.jpg`, `File:Foo.jpg`, `<!-- c -->Foo.jpg`, `Foo.jpg{{!}}200px` → key, if it has a media extension. */
   private bareFileValue(p: ParamSpan, cutBase: number): string | null {
-    if (p.end - p.start > 1024) return null; // a file name is at most 255 bytes; this is prose
+    if (p.end - p.start > 1024) {
+      // a file name is at most 255 bytes: this is prose, or a name too long to be a file (counted)
+      const tail = this.s.slice(Math.max(p.start, p.end - 16), p.end);
+      if (MEDIA_VALUE.test(tail)) this.ctx.onInvalidFileName?.(this.s.slice(p.start, p.start + 300));
+      return null;
+    }
     let v = this.textWithoutCuts(p.start, p.end, this.cutIndexAt(p.start, cutBase));
     if (v.includes("<")) v = v.replace(/<!--[\s\S]*?(?:-->|$)/g, "");
     v = v.replace(/\{\{\s*!\s*\}\}/g, "|");
     const bar = v.search(/[|\n<]/);
     if (bar >= 0) v = v.slice(0, bar);
     const key = normalizeWithNamespaces(v, this.ctx.namespaces);
+    // a value naming a media file that is no valid file name is a dropped image, counted
+    if (key === null && MEDIA_VALUE.test(v)) this.ctx.onInvalidFileName?.(v);
     return key !== null && hasMediaExtension(key) ? key : null;
   }
 
@@ -443,6 +452,12 @@ export function extractImageRefs(wikitext: string, opts: ExtractImagesOptions = 
     extraWords: new Set((opts.extraOptionWords ?? []).map((w) => w.trim().toLowerCase())),
     unknownTemplates: opts.unknownTemplates ?? "mark",
     onUnrendered: counters ? (name) => counters.inc(unrenderedTemplateCounter(name)) : undefined,
+    onInvalidFileName: counters
+      ? (name) => {
+          counters.inc(INVALID_FILE_NAME_COUNTER);
+          counters.samples.add(INVALID_FILE_NAME_COUNTER, name);
+        }
+      : undefined,
   };
   return new PageScanner(wikitext, ctx, counters, (opts.colonFileLinks ?? "text") === "text").run();
 }

@@ -40,6 +40,8 @@ export function splitTopLevelPipes(s: string): string[] {
 export interface LineContext extends CaptionContext {
   namespaces: ReadonlySet<string>;
   extraWords: ReadonlySet<string>;
+  /** told each name in a file's place that is not a valid file name (too long, a forbidden character) */
+  onInvalidFileName?: (name: string) => void;
 }
 
 /**
@@ -49,7 +51,10 @@ export interface LineContext extends CaptionContext {
 export function parseImageLine(line: string, source: WikitextImageRef["source"], ctx: LineContext): WikitextImageRef | null {
   const parts = splitTopLevelPipes(line);
   const image = normalizeWithNamespaces(parts[0]!, ctx.namespaces);
-  if (image === null) return null;
+  if (image === null) {
+    if (parts[0]!.trim() !== "") ctx.onInvalidFileName?.(parts[0]!);
+    return null;
+  }
   let caption: string | null = null;
   let alt: string | null = null;
   for (let k = parts.length - 1; k >= 1; k--) {

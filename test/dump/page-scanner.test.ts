@@ -146,18 +146,22 @@ describe("damage is a DumpError with the byte offset of the fault, after the pag
     expect(e.offset).toBe(bytes.indexOf("</oops>"));
   });
 
-  it("an entity XML does not define, in a kept text: offset of the &", async () => {
-    const xml = doc(`${good}\n${page("<text>a &nbsp; b</text>", "Bad", 2)}`);
-    const { items, e, bytes } = await failure(xml);
-    expect(items.map((r) => r.title)).toEqual(["Good"]);
-    expect(e.message).toMatch(/undefined entity: nbsp/);
-    expect(e.offset).toBe(bytes.indexOf("&nbsp;"));
+  it("an entity XML does not define, in a kept text, is one counted U+FFFD, not damage: the pages after it are read", async () => {
+    const counters = new Counters();
+    const xml = doc(`${good}\n${page("<text>a &nbsp; b</text>", "Bad", 2)}\n${page("<text>after</text>", "After", 3)}`);
+    const revs = await collect(readPages([Buffer.from(xml)], { counters }));
+    expect(revs.map((r) => [r.title, r.text])).toEqual([["Good", "fine"], ["Bad", "a \uFFFD b"], ["After", "after"]]);
+    expect(counters.get("dump.repaired.bad_entities")).toBe(1);
+    expect(counters.samples.get("dump.repaired.bad_entities")[0]).toMatch(new RegExp(`undefined entity: nbsp.*byte ${xml.indexOf("&nbsp;")}`));
   });
 
-  it("a bare & and a malformed character reference", async () => {
-    expect((await failure(doc(page("<text>AT&T rules</text>")))).e.message).toMatch(/malformed entity/);
-    expect((await failure(doc(page("<text>&#xD800;</text>")))).e.message).toMatch(/malformed character entity/);
-    expect((await failure(doc(page("<text>&#12a;</text>")))).e.message).toMatch(/malformed character entity/);
+  it("a bare & and malformed character references are replaced one by one", async () => {
+    for (const [text, want, n] of [["AT&T rules", "AT\uFFFDT rules", 1], ["&#xD800;", "\uFFFD", 1], ["&#12a; &#0; ok &#x110000;&;", "\uFFFD \uFFFD ok \uFFFD\uFFFD", 4]] as const) {
+      const counters = new Counters();
+      const [rev] = await collect(readPages([doc(page(`<text>${text}</text>`))], { counters }));
+      expect(rev!.text).toBe(want);
+      expect(counters.get("dump.repaired.bad_entities")).toBe(n);
+    }
   });
 
   it("input cut off inside a tag or with elements open", async () => {
@@ -202,10 +206,12 @@ describe("damage is a DumpError with the byte offset of the fault, after the pag
     expect(e.message).not.toMatch(/malformed XML/);
   });
 
-  it("markup without an end is damage once it passes 1 MB, not a wait for ever", async () => {
-    const xml = Buffer.from(`${doc("").slice(0, -14)}<!-- ${"x".repeat(1.2e6)}`, "utf8");
-    const { e } = await failure(pieces(xml, [65536]).reduce((a, b) => Buffer.concat([a, b])));
-    expect(e.message).toMatch(/markup without an end|unexpected end of input/);
+  it("markup without an end is skipped once it passes 1 MB (counted), not a wait for ever: reading resumes at the next page", async () => {
+    const counters = new Counters();
+    const xml = Buffer.from(doc(`${good}\n<!-- ${"x".repeat(1.2e6)}\n${page("<text>after</text>", "After", 2)}`), "utf8");
+    const revs = await collect(readPages(pieces(xml, [65536]), { counters }));
+    expect(revs.map((r) => r.title)).toEqual(["Good", "After"]);
+    expect(counters.get("dump.damage.markup_too_large")).toBe(1);
   });
 });
 

@@ -146,6 +146,29 @@ describe("renderReport", () => {
   });
 });
 
+describe("dropped examples in report.md and report.html", () => {
+  it("are escaped exactly once: a caption holding \"&lt;script&gt;\" shows those characters, not a tag", async () => {
+    const { renderHtmlReport } = await import("../../shared/output/html-report.ts");
+    const written = ["&lt;script&gt;x", "A &amp; B <b>c</b>", "1 < 2 & 3 > 2"];
+    const funnel = funnelTable(config, counters(), "silver", { images: 1, images_ge2: 1, images_ge5: 0, references: 2, captions: 2, pairs: 1 });
+    const row = funnel.find((r) => r.id === "has_verb_v1")!;
+    row.filter!.examples = { no_verb: written };
+    const st: Stats = {
+      version: 1, inputs: [], shards: { total: 1, ok: 1, corrupt: [], missing: [] }, failedTasks: [], complete: true, extraction: {},
+      tiers: { silver: { input: "current", pairs: 1, funnel } }, counters: {},
+    };
+    const text = (html: string) => {
+      const items = [...html.matchAll(/“([^”]*)”/g)].map((m) => m[1]!.replace(/<[^>]+>/g, ""));
+      // what a browser shows: the entities of the HTML decoded once
+      return items.map((t) => t.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&"));
+    };
+    const md = new MarkdownIt({ html: true, linkify: false }).render(renderReport(st, {}, { generated: "t", elapsedSeconds: null }));
+    for (const w of written) expect(text(md), "report.md").toContain(w);
+    const html = await renderHtmlReport({ stats: st, summaries: [], generated: "t", elapsedSeconds: null, preset: "improved", files: [], references: [] } as never);
+    for (const w of written) expect(text(html), "report.html").toContain(w);
+  });
+});
+
 describe("escaping helpers", () => {
   it("mdText, mdCode and forTerminal give one inert line", () => {
     expect(mdText("a|b\nc <i> & [x](y) *z*")).toBe("a\\|b c &lt;i&gt; &amp; \\[x\\](y) \\*z\\*");

@@ -42,6 +42,19 @@ describe("file links", () => {
     expect(extractImageRefs("<!-- [[File:Hidden.jpg]] --><nowiki>[[File:N.jpg]]</nowiki>[[File:Bad<x>.jpg|c]]", { counters })).toEqual([]);
     expect(counters.get("wikitext.skipped.invalid_file_name")).toBe(1);
   });
+  it("counts, with a sample, every invalid name in a file's place: links, gallery lines, template values (over 255 bytes, control characters)", () => {
+    const long = `${"N".repeat(300)}.jpg`;
+    const text = [
+      `[[File:${long}|thumb|a]]`, "[[File:Ctl\u0001.jpg|thumb|b]]", "[[File:Smile 😀.jpg|thumb|c]]",
+      `<gallery>\nFile:${long}|d\nFile:Bell\u0007.png|e\nFile:😀.png|f\n</gallery>`,
+      `{{Infobox|image=${long}|caption=g}}`, "{{Infobox|image=Esc\u001b.jpg|caption=h}}", `{{Infobox|image=${"M".repeat(1100)}.jpg|caption=i}}`,
+    ].join("\n");
+    const counters = new Counters();
+    const refs = extractImageRefs(text, { counters });
+    expect(refs.map((r) => r.image)).toEqual(["File:Smile 😀.jpg", "File:😀.png"]);
+    expect(counters.get("wikitext.skipped.invalid_file_name")).toBe(7);
+    expect(counters.samples.get("wikitext.skipped.invalid_file_name").length).toBeGreaterThan(3);
+  });
   it("reads the image of an <imagemap>", () => {
     expect(extractImageRefs("<imagemap>\nImage:Map.png|400px|alt=Clickable|A map\nrect 0 0 10 10 [[Foo]]\n</imagemap>")).toEqual([link("File:Map.png", "A map", "Clickable")]);
   });

@@ -44,12 +44,12 @@ const PRELOAD = new URL("./rusage-preload.mjs", import.meta.url).pathname;
  * resource-usage preload (peak RSS, CPU); `tsx: true` also loads tsx (for a .ts script). Fails on
  * a non-zero exit, with the child's stderr.
  */
-export function runTimed(cmd: string, args: string[], opts: { node?: boolean; tsx?: boolean; stdoutTo?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<ChildUsage> {
+export function runTimed(cmd: string, args: string[], opts: { node?: boolean; tsx?: boolean; stdoutTo?: string; env?: NodeJS.ProcessEnv; cwd?: string; nodeArgs?: string[] } = {}): Promise<ChildUsage> {
   const node = opts.node || opts.tsx;
   const usageDir = node ? tempDir("pcbench-rusage-") : null;
   const usageFile = usageDir ? join(usageDir, "usage.json") : null;
   const file = node ? process.execPath : cmd;
-  const argv = node ? ["--import", PRELOAD, ...(opts.tsx ? ["--import", "tsx"] : []), cmd, ...args] : args;
+  const argv = node ? [...(opts.nodeArgs ?? []), "--import", PRELOAD, ...(opts.tsx ? ["--import", "tsx"] : []), cmd, ...args] : args;
   return new Promise((resolve, reject) => {
     const out = opts.stdoutTo ? openSync(opts.stdoutTo, "w") : "pipe";
     const t0 = process.hrtime.bigint();
