@@ -4,6 +4,7 @@
  * nothing for a phase that runs once), e.g. `{ type: "group", runId, partition: 3 }`.
  */
 import { z } from "zod";
+import { configSubset } from "../core/config.ts";
 import { BUILTIN_PHASE_SHAPES, phaseShape, type PhaseShape, type PhaseUnit } from "../core/phase-names.ts";
 
 const UNIT_FIELDS = {
@@ -59,36 +60,46 @@ export const UploadManifest = z.object({
  * Unknown keys are refused, naming them. resolveConfig validates the values once more. The keys
  * are the ones README.md lists as safe for an upload (a test keeps the two the same).
  */
-const int = (min: number, max: number) => z.number().int().min(min).max(max);
-export const UploadConfig = z.strictObject({
-  preset: z.enum(["paper", "improved"]).optional(),
-  tiers: z.array(z.enum(["gold", "silver", "bronze"])).min(1).max(3).optional(),
-  partitions: int(1, 256).optional(),
-  dump: z.strictObject({ namespaces: z.array(int(-2, 3000)).min(1).max(32).optional(), skipRedirects: z.boolean().optional() }).optional(),
-  extraction: z.strictObject({ fileAliases: z.array(z.string().min(1).max(64)).max(64).optional(), maxPageBytes: int(1024, 64 * 1024 * 1024).optional() }).optional(),
-  captions: z
-    .strictObject({
-      minWords: int(0, 100).optional(),
-      maxWords: int(1, 1000).optional(),
-      classifier: z.enum(["improved", "paper"]).optional(),
-      profanity: z.boolean().optional(),
-      englishOnly: z.boolean().optional(),
-    })
-    .optional(),
-  images: z
-    .strictObject({ skipAudio: z.boolean().optional(), minRefs: int(2, 1000).optional(), maxRefs: int(2, 1000).optional(), maxRefsHistory: int(2, 1000).optional() })
-    .optional(),
-  pivot: z.string().max(64).optional(),
-  scoring: z
-    .strictObject({
-      scorers: z.array(z.string().max(64)).min(1).max(8).optional(),
-      semantic: z.array(z.string().max(64)).min(1).max(8).optional(),
-      paraphraseThreshold: z.number().min(0).max(1).nullable().optional(),
-      vectors: z.strictObject({ maxWords: int(1, 10_000_000).nullable().optional() }).optional(),
-    })
-    .optional(),
-  report: z.strictObject({ samplesPerTier: int(0, 50).optional() }).optional(),
-});
+export const UPLOAD_KEYS = [
+  "preset",
+  "tiers",
+  "partitions",
+  "dump.namespaces",
+  "dump.skipRedirects",
+  "extraction.fileAliases",
+  "extraction.maxPageBytes",
+  "captions.minWords",
+  "captions.maxWords",
+  "captions.classifier",
+  "captions.profanity",
+  "captions.englishOnly",
+  "images.skipAudio",
+  "images.minRefs",
+  "images.maxRefs",
+  "images.maxRefsHistory",
+  "pivot",
+  "scoring.scorers",
+  "scoring.semantic",
+  "scoring.paraphraseThreshold",
+  "scoring.vectors",
+  "report.samplesPerTier",
+] as const;
+
+/** Bounds tighter than the config's for an upload: its cost falls on the deployment. */
+const UPLOAD_CAPS = {
+  partitions: 256,
+  "dump.namespaces": 32,
+  "extraction.fileAliases": 64,
+  "captions.maxWords": 1000,
+  "images.minRefs": 1000,
+  "images.maxRefs": 1000,
+  "images.maxRefsHistory": 1000,
+  "scoring.scorers": 8,
+  "scoring.semantic": 8,
+  "report.samplesPerTier": 50,
+};
+
+export const UploadConfig = configSubset(UPLOAD_KEYS, UPLOAD_CAPS);
 
 /**
  * Custom metadata key on uploaded dumps (and indexes) that belong to a manifest: the planner

@@ -165,3 +165,56 @@ function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Reco
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
+
+/** The schema of a config node, looking through default/prefault wrappers (what a user may write there). */
+function userSchema(schema: z.ZodType): z.ZodType {
+  let s: z.ZodType = schema;
+  for (let i = 0; i < 5; i++) {
+    if (s instanceof z.ZodDefault || s instanceof z.ZodPrefault) s = (s as unknown as { _zod: { def: { innerType: z.ZodType } } })._zod.def.innerType;
+    else break;
+  }
+  return s;
+}
+
+/**
+ * A strict schema of the config that allows only `keys` ("section" or "section.key"), each validated
+ * by the config's own schema for it, every one optional, and numbers (or array lengths) at most
+ * `caps[key]` where a tighter bound than the config's applies. One declaration per setting: what an
+ * upload may set is derived from ParacapConfig, never mirrored by hand.
+ */
+export function configSubset(keys: readonly string[], caps: Readonly<Record<string, number>> = {}): z.ZodType<ParacapConfigInput> {
+  const tree: Record<string, true | Set<string>> = {};
+  for (const key of keys) {
+    const [section, name] = key.split(".") as [string, string | undefined];
+    if (name === undefined) tree[section] = true;
+    else {
+      const names = tree[section];
+      if (names === true) continue;
+      tree[section] = (names ?? new Set()).add(name);
+    }
+  }
+  const top = objectShape(ParacapConfig)!;
+  const capped = (key: string, schema: z.ZodType): z.ZodType => {
+    const cap = caps[key];
+    if (cap === undefined) return schema;
+    return schema.refine((v) => (typeof v === "number" ? v <= cap : Array.isArray(v) ? v.length <= cap : true), { message: `at most ${cap} here` });
+  };
+  const shape: Record<string, z.ZodType> = {};
+  for (const [section, names] of Object.entries(tree)) {
+    const node = top[section];
+    if (!node) throw new Error(`configSubset: no config key "${section}"`);
+    if (names === true) {
+      shape[section] = capped(section, userSchema(node)).optional();
+      continue;
+    }
+    const fields = objectShape(node);
+    if (!fields) throw new Error(`configSubset: "${section}" is not a section`);
+    const sub: Record<string, z.ZodType> = {};
+    for (const name of names) {
+      if (!fields[name]) throw new Error(`configSubset: no config key "${section}.${name}"`);
+      sub[name] = capped(`${section}.${name}`, userSchema(fields[name]!)).optional();
+    }
+    shape[section] = z.strictObject(sub).optional();
+  }
+  return z.strictObject(shape) as unknown as z.ZodType<ParacapConfigInput>;
+}

@@ -8,7 +8,7 @@ import { ParacapConfig } from "../core/config.ts";
 import { stableId } from "../core/hash.ts";
 import { ShardSpec } from "../sources/shard-spec.ts";
 import { phaseFingerprints } from "./phase-fingerprints.ts";
-import type { Phase } from "./phase-task.ts";
+import type { FingerprintedPhase } from "./phase-fingerprints.ts";
 
 export const RunManifest = z.object({
   version: z.literal(1),
@@ -22,7 +22,7 @@ export const RunManifest = z.object({
 });
 export type RunManifest = z.infer<typeof RunManifest>;
 
-export function createManifest(runId: string, config: ParacapConfig, shards: ShardSpec[], phases: readonly Phase[]): RunManifest {
+export function createManifest(runId: string, config: ParacapConfig, shards: ShardSpec[], phases: readonly FingerprintedPhase[]): RunManifest {
   const { report: _report, ...planConfig } = config;
   const fingerprint = stableId(JSON.stringify(planConfig), JSON.stringify(shards), phases.map((p) => p.name).join(","));
   return { version: 1, runId, config, shards, fingerprint, phaseFingerprints: phaseFingerprints(config, shards, phases) };

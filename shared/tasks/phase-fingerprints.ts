@@ -7,7 +7,11 @@
  */
 import type { ParacapConfig } from "../core/config.ts";
 import { stableId } from "../core/hash.ts";
-import type { Phase } from "./phase-task.ts";
+/** What a fingerprint needs of a phase (phase-task.ts declares the rest). */
+export interface FingerprintedPhase {
+  readonly name: string;
+  readonly configKeys: readonly string[];
+}
 
 /** Bumped when the work store's layout changes, so an older run's work is never read as this one's. */
 const WORK_LAYOUT = "data-v2";
@@ -23,7 +27,7 @@ export function configValue(config: ParacapConfig, key: string): unknown {
  * Phase name → fingerprint, in run order. Phases run in a line and each reads only what earlier ones
  * wrote, so chaining the previous phase's fingerprint covers every input (the shard plan starts it).
  */
-export function phaseFingerprints(config: ParacapConfig, shards: unknown, phases: readonly Phase[]): Record<string, string> {
+export function phaseFingerprints(config: ParacapConfig, shards: unknown, phases: readonly FingerprintedPhase[]): Record<string, string> {
   const out: Record<string, string> = {};
   let previous = stableId(WORK_LAYOUT, JSON.stringify(shards));
   for (const phase of phases) {

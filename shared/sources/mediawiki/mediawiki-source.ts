@@ -100,7 +100,7 @@ export const mediawikiSource: Source<PageRevision> = {
   unpack: (packed) => unpackRevisions(packed as PackedRevisions),
   size: textSize,
   reportLines(x) {
-    if (!Object.keys(x).some((k) => k.startsWith("dump."))) return [];
+    if (!Object.keys(x).some((k) => k.startsWith(`${mediawikiSource.counterPrefix}.`))) return [];
     const n = (name: string) => x[name] ?? 0;
     const fmt = (v: number) => v.toLocaleString("en-US");
     const counted = (v: number, word: string) => `${fmt(v)} ${word}${v === 1 ? "" : "s"}`;
