@@ -86,8 +86,9 @@ export function buildFunctions(outDir = join(ROOT, "dist/functions")): BuildResu
     dependencies,
   };
   writeFileSync(join(out, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
-  // onnxruntime-node's install step would fetch CUDA libraries (hundreds of MB) a CPU function never loads.
-  if (dependencies["onnxruntime-node"] || dependencies["@huggingface/transformers"]) writeFileSync(join(out, ".npmrc"), "onnxruntime-node-install=skip\n");
+  // Dependencies' install scripts stay off, as in the repo: onnxruntime-node's would fetch CUDA libraries
+  // (hundreds of MB) a CPU function never loads; the binaries paracap uses come in optional dependencies.
+  writeFileSync(join(out, ".npmrc"), "ignore-scripts=true\n");
   return { outDir: out, assets: [...assets].sort(), dependencies };
 }
 

@@ -2,7 +2,7 @@
  * Builds shared/ to JavaScript in dist/node (tsc emit without type checking, plus the data files the
  * modules open at run time), so the CLI and its worker threads start without a TypeScript loader.
  *
- * Plain JS on purpose: it runs from `npm ci` (prepare), `npm test` (pretest) and bin/paracap.js before
+ * Plain JS on purpose: it runs from `npm test` and bin/paracap.js before
  * anything can load TypeScript. A build happens only when a file under shared/ is newer than the last
  * build; concurrent callers serialise on a lock directory, so two test runs at once never see a
  * half-written dist.
