@@ -135,7 +135,8 @@ export function krippendorffAlpha(units: readonly (readonly (string | number)[])
   }
   const observed = n > 0 ? dObs / n : NaN;
   const expected = n > 1 ? dExp / (n * (n - 1)) : NaN;
-  return { metric, n, units: pairable.length, observed, expected, alpha: n > 1 ? 1 - observed / expected : NaN };
+  // n is a sum of fractions 1/(m−1): report the count of pairable values it stands for
+  return { metric, n: pairable.reduce((a, u) => a + u.length, 0), units: pairable.length, observed, expected, alpha: n > 1 ? 1 - observed / expected : NaN };
 }
 
 /** Pearson's correlation coefficient (NaN with fewer than two points or no variation). */

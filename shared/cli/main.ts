@@ -14,6 +14,7 @@ const USAGE = `paracap — paraphrase corpora from image captions
   paracap compare <corpus>…             Table 7 and characteristic maps (MSRPC, PAWS, QQP, TaPaCo, our datasets)
   paracap report <out-dir>              report.html, <tier>.parquet and the dataset card README.md
   paracap annotate <out-dir|tier.jsonl> label a sample of pairs in a local web page (--sample, --stratify)
+  paracap agreement <labels.jsonl>…     inter-annotator agreement and metric–rating correlation (Table 6)
   paracap cloud upload|status|fetch     run on Google Cloud (see README)
 
 ${RUN_USAGE}`;
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   report: async () => (await import("./report-command.ts")).reportCommand,
   cloud: async () => (await import("./cloud-command.ts")).cloudCommand,
   annotate: async () => (await import("./annotate-command.ts")).annotateCommand,
+  agreement: async () => (await import("./agreement-command.ts")).agreementCommand,
 };
 
 /** Errors that are the user's to fix (by class name, so that checking does not load their modules). */
