@@ -185,7 +185,7 @@ export async function readLabelsFile(path: string): Promise<LabelsRead> {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       let start = 0;
       for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, start)) {
-        if (!tooLong && held + nl - start <= MAX_LINE_BYTES) take(Buffer.concat([...parts, chunk.subarray(start, nl)]).toString("utf8"), n);
+        if (!tooLong && held + nl - start <= MAX_LINE_BYTES) take(parts.length === 0 ? chunk.toString("utf8", start, nl) : Buffer.concat([...parts, chunk.subarray(start, nl)]).toString("utf8"), n);
         else bad(n, `longer than ${MAX_LINE_BYTES} bytes`);
         parts = [];
         held = 0;
