@@ -100,6 +100,32 @@ describe.skipIf(skipBrowser)("the annotation page in chromium", () => {
     expect(effectiveLabels(read.records).map((l) => l.pair)).toEqual([pairs[0]!.pair.id, pairs[1]!.pair.id]);
     for (const l of labels) expect(Date.parse(l.time)).not.toBeNaN();
 
+    // a second tab of the same annotator: both label a different pair at the same time, both are kept
+    const tab2 = await browser.context.newPage();
+    tab2.on("pageerror", (e) => problems.push(`tab 2 page error: ${e.message}`));
+    await tab2.goto(server.url);
+    await tab2.waitForSelector(`body[data-ready="1"]`, { state: "attached" });
+    expect(await tab2.evaluate(`document.body.dataset.pair`)).toBe(pairs[2]!.pair.id);
+    await tab2.keyboard.press("ArrowRight");
+    await tab2.keyboard.press("ArrowRight");
+    await tab2.waitForSelector(`body[data-pair=${JSON.stringify(pairs[4]!.pair.id)}]`, { state: "attached" });
+    await page.keyboard.press("ArrowRight"); // back to the third pair
+    await until("pair", pairs[2]!.pair.id);
+    const keys = (p: typeof page, ks: string[]) => (async () => { for (const k of ks) await p.keyboard.press(k); })();
+    await Promise.all([keys(page, ["n", "6", "1", "1"]), keys(tab2, ["y", "5", "2", "3"])]);
+    // each tab counts 3 or 4 labels, depending on which save came first
+    const saved = `body[data-labelled="3"], body[data-labelled="4"]`;
+    await Promise.all([page.waitForSelector(saved, { state: "attached" }), tab2.waitForSelector(saved, { state: "attached" })]);
+    const both = effectiveLabels((await readLabelsFile(join(dir, "labels", "ann1.jsonl"))).records);
+    expect(both.map((l) => [l.pair, l.relation]).sort()).toEqual(
+      [[pairs[0]!.pair.id, "equivalence"], [pairs[1]!.pair.id, "intersection"], [pairs[2]!.pair.id, "negation"], [pairs[4]!.pair.id, "exclusion"]].sort(),
+    );
+    // each tab sees the other's label after a reload
+    await page.reload();
+    await until("ready", "1");
+    expect(await body("labelled")).toBe("4");
+    await tab2.close();
+
     expect(problems).toEqual([]);
     expect(warnings).toEqual([]);
     const origin = new URL(server.url).origin;
