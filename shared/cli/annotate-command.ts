@@ -35,7 +35,8 @@ export async function annotateCommand(argv: string[], opts: { onListening?: (url
   }
   if (positionals.length !== 1) throw new UserError("usage: paracap annotate <out-dir | tier.jsonl> [--sample N] [--stratify delta|map-cell] [--annotator id] [--port p]");
   const n = Number(values.sample);
-  if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new UserError(`--sample must be an integer from 1 to 100000, not "${values.sample}"`);
+  // the page loads the whole sample at once: a human-sized sample
+  if (!Number.isInteger(n) || n < 1 || n > 10_000) throw new UserError(`--sample must be an integer from 1 to 10000, not "${values.sample}"`);
   if (values.stratify !== undefined && !(STRATIFY as readonly string[]).includes(values.stratify)) throw new UserError(`--stratify must be delta or map-cell, not "${values.stratify}"`);
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UserError(`--port must be a port number, not "${values.port}"`);

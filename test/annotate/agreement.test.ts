@@ -121,6 +121,18 @@ describe("paracap agreement", () => {
     expect(agreementText(two)).toMatch(/pass --dataset/);
   });
 
+  it("one annotator: no agreement to measure (— everywhere), but the correlation still runs", async () => {
+    const r = await computeAgreement([files[1]!], dir);
+    expect([r.annotators, r.pairs, r.pairsByAll]).toEqual([["B"], 11, 0]);
+    for (const v of r.variables) {
+      expect(v.cohen).toEqual([]);
+      expect(v.fleiss).toBeNull();
+      expect(v.alpha.every((a) => a.alpha === null && a.units === 0)).toBe(true);
+    }
+    expect(r.correlation!.matched).toBe(11);
+    expect(agreementText(r)).toMatch(/syntactic similarity \(1–5\)\s+—\s+—\s+ordinal —, interval —/);
+  });
+
   it("user mistakes exit 2 with one line", async () => {
     for (const [args, msg] of [
       [["agreement"], /usage: paracap agreement/],
