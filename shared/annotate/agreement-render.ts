@@ -52,20 +52,21 @@ export function agreementText(r: AgreementReport): string {
 /** The report.html section (ids and classes as in html-report.ts). */
 export function agreementHtmlSection(r: AgreementReport): string {
   const td = (x: string) => `<td>${h(x)}</td>`;
-  const rows = r.variables.map((v) => `<tr><td>${h(VARIABLE_LABELS[v.variable])}</td>${td(cohenCell(v))}${td(fleissCell(v))}${td(alphaCell(v))}</tr>`).join("");
+  const tn = (x: string) => `<td class="n">${h(x)}</td>`;
+  const rows = r.variables.map((v) => `<tr><td>${h(VARIABLE_LABELS[v.variable])}</td>${tn(cohenCell(v))}${tn(fleissCell(v))}${tn(alphaCell(v))}</tr>`).join("");
   const bad = r.files.reduce((a, f) => a + f.bad, 0);
   const parts = [
     `<section id="agreement"><h2>Human judgements</h2>`,
     `<p class="note">${h(`${r.annotators.length} annotator(s) (${r.annotators.join(", ")}), ${r.pairs} pairs labelled, ${r.pairsByAll} by every annotator.`)}${bad ? h(` ${bad} unreadable line(s) of the labels files were skipped.`) : ""} Cohen's κ on the pairs two annotators share, Fleiss' κ on the pairs all labelled, Krippendorff's α on all (missing judgements allowed).</p>`,
-    `<table><thead><tr><th>variable</th><th>Cohen's κ</th><th>Fleiss' κ</th><th>Krippendorff's α</th></tr></thead><tbody>${rows}</tbody></table>`,
+    `<table><thead><tr><th>variable</th><th class="n">Cohen's κ</th><th class="n">Fleiss' κ</th><th class="n">Krippendorff's α</th></tr></thead><tbody>${rows}</tbody></table>`,
   ];
   if (r.correlation) {
     const c = r.correlation;
-    const cell = (row: (typeof c.rows)[number], axis: string, x: number | null) => (row.axis === axis ? `<td><b>${f2(x)}</b></td>` : `<td>${f2(x)}</td>`);
+    const cell = (row: (typeof c.rows)[number], axis: string, x: number | null) => (row.axis === axis ? `<td class="n"><b>${f2(x)}</b></td>` : `<td class="n">${f2(x)}</td>`);
     parts.push(
-      `<h3>Automatic measures against human ratings</h3><p class="note">${h(`Pearson r and Spearman ρ between each metric and the ${c.rating} rating of ${c.matched} pairs`)}; in bold the rating the paper's Table 6 pairs the measure with (syntactic measures with syntactic ratings, semantic with semantic). The paper reports r = 0.78 / 0.77 / 0.70 / 0.79 for ROUGE-1 / ROUGE-L / BLEU / their mean and 0.59 / 0.70 / 0.78 / 0.76 for WMS / BERTScore / Sentence Transformer / their mean.</p>`,
-      `<table><thead><tr><th>metric</th><th>n</th><th>syntactic r</th><th>syntactic ρ</th><th>semantic r</th><th>semantic ρ</th><th>paraphrase r</th></tr></thead><tbody>`,
-      c.rows.map((row) => `<tr>${td(row.metric)}${td(String(row.n))}${cell(row, "syntactic", row.syntactic.pearson)}${cell(row, "syntactic", row.syntactic.spearman)}${cell(row, "semantic", row.semantic.pearson)}${cell(row, "semantic", row.semantic.spearman)}${td(f2(row.paraphrase.pearson))}</tr>`).join(""),
+      `<h3>Automatic measures against human ratings</h3><p class="note">${h(`Pearson r and Spearman ρ between each metric and the human rating (${c.rating}) of ${c.matched} pairs`)}; in bold the rating the paper's Table 6 pairs the measure with (syntactic measures with syntactic ratings, semantic with semantic). The paper reports r = 0.78 / 0.77 / 0.70 / 0.79 for ROUGE-1 / ROUGE-L / BLEU / their mean and 0.59 / 0.70 / 0.78 / 0.76 for WMS / BERTScore / Sentence Transformer / their mean.</p>`,
+      `<table><thead><tr><th>metric</th><th class="n">n</th><th class="n">syntactic r</th><th class="n">syntactic ρ</th><th class="n">semantic r</th><th class="n">semantic ρ</th><th class="n">paraphrase r</th></tr></thead><tbody>`,
+      c.rows.map((row) => `<tr>${td(row.metric)}${tn(String(row.n))}${cell(row, "syntactic", row.syntactic.pearson)}${cell(row, "syntactic", row.syntactic.spearman)}${cell(row, "semantic", row.semantic.pearson)}${cell(row, "semantic", row.semantic.spearman)}${tn(f2(row.paraphrase.pearson))}</tr>`).join(""),
       `</tbody></table>`,
     );
   }

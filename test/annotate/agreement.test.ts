@@ -158,7 +158,7 @@ describe("paracap agreement", () => {
     expect(html).toContain('<section id="agreement"><h2>Human judgements</h2>');
     expect(html).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
     expect(html).not.toContain("<img");
-    expect(agreementHtmlSection(report)).toMatch(/<td><b>0\.\d\d<\/b><\/td>/);
+    expect(agreementHtmlSection(report)).toMatch(/<td class="n"><b>-?0\.\d\d<\/b><\/td>/);
 
     writeFileSync(join(out, "agreement.json"), "{broken");
     expect((await agreementSections(new LocalStore(out)))[0]!.html).toMatch(/not an agreement report/);
