@@ -12,6 +12,7 @@ import { existsSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { stableId } from "../core/hash.ts";
 import { LocalStore } from "../io/local-store.ts";
+import { wordTokens } from "../metrics/word-tokens.ts";
 import { levelOf } from "../output/characteristic-map.ts";
 import { readTier, tierObject, type PublishedPair } from "../output/tier-dataset.ts";
 import { DELTA_METRIC, SYNTACTIC_AXIS } from "../output/tier-summary.ts";
@@ -28,6 +29,8 @@ export interface SampleOptions {
   n: number | null;
   stratify: Stratify | null;
   seed: string;
+  /** only pairs whose captions both have this many words, inclusive (the paper's study: 10 to 30) */
+  words?: readonly [min: number, max: number] | null;
 }
 
 export interface SampledPair {
@@ -47,6 +50,8 @@ export interface PairSample {
   read: number;
   /** pairs without the metrics the stratification needs, left out */
   unstratifiable: number;
+  /** pairs with a caption outside the --words bounds, left out */
+  outOfLength: number;
   /** stratum → [pairs in the dataset, pairs sampled] */
   strata: Record<string, [number, number]>;
 }
@@ -97,6 +102,12 @@ export async function samplePairs(input: string, opts: SampleOptions): Promise<P
   const seen = sources.length > 1 ? new Set<string>() : null;
   let read = 0;
   let unstratifiable = 0;
+  let outOfLength = 0;
+  const words = opts.words ?? null;
+  const fits = (text: string) => {
+    const n = wordTokens(text).length;
+    return words === null || (n >= words[0] && n <= words[1]);
+  };
   for (const { tier, name } of sources) {
     for await (const pair of readTier(store, name)) {
       if (seen) {
@@ -104,6 +115,10 @@ export async function samplePairs(input: string, opts: SampleOptions): Promise<P
         seen.add(pair.id);
       }
       read++;
+      if (words !== null && !(fits(pair.a.text) && fits(pair.b.text))) {
+        outOfLength++;
+        continue;
+      }
       const stratum = stratumOf(pair, opts.stratify);
       if (stratum === null) {
         unstratifiable++;
@@ -117,7 +132,7 @@ export async function samplePairs(input: string, opts: SampleOptions): Promise<P
       if (s.kept.length >= 2 * keep) s.kept = smallest(s.kept, keep);
     }
   }
-  if (read > 0 && unstratifiable === read) {
+  if (read - outOfLength > 0 && unstratifiable === read - outOfLength) {
     throw new UserError(`${input}: no pair carries ${opts.stratify === "delta" ? DELTA_METRIC : `${SYNTACTIC_AXIS} and a semantic score`}, so --stratify ${opts.stratify} cannot be used (run with a semantic scorer, or leave out --stratify)`);
   }
   const names = [...strata.keys()].sort();
@@ -131,7 +146,7 @@ export async function samplePairs(input: string, opts: SampleOptions): Promise<P
     summary[k] = [s.count, picked.length];
   });
   chosen.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
-  return { datasetDir, sources: sources.map((s) => s.name), pairs: chosen.map((c) => c.item), read, unstratifiable, strata: summary };
+  return { datasetDir, sources: sources.map((s) => s.name), pairs: chosen.map((c) => c.item), read, unstratifiable, outOfLength, strata: summary };
 }
 
 function smallest<T extends { key: string }>(xs: T[], k: number): T[] {

@@ -112,6 +112,7 @@ describe("paracap annotate", () => {
       [["annotate", dir, "--stratify", "cells"], /--stratify must be delta or map-cell/],
       [["annotate", dir, "--annotator", "../etc"], /--annotator "\.\.\/etc"/],
       [["annotate", dir, "--sample", "0"], /--sample must be an integer/],
+      [["annotate", dir, "--words", "30-10"], /--words must be <min>-<max>/],
     ] as const) {
       const r = await runCli([...args]);
       expect(r.code, args.join(" ")).toBe(2);

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { allocate, samplePairs, stratumOf } from "../../shared/annotate/sample-pairs.ts";
 import { stableId } from "../../shared/core/hash.ts";
+import { wordTokens } from "../../shared/metrics/word-tokens.ts";
 import { levelOf } from "../../shared/output/characteristic-map.ts";
 import { removeTempDirs, tempDir } from "../runner/helpers.ts";
 import { annotationDataset, jsonl } from "./dataset.ts";
@@ -85,6 +86,16 @@ describe("samplePairs", () => {
     await expect(samplePairs(join(d, "only.jsonl"), { n: 3, stratify: "delta", seed: "1" })).rejects.toThrow(/deltaSemSyn/);
     await expect(samplePairs(join(d, "nothing"), { n: 3, stratify: null, seed: "1" })).rejects.toThrow(/no such file/);
     await expect(samplePairs(tempDir(), { n: 3, stratify: null, seed: "1" })).rejects.toThrow(/no gold\/silver\/bronze/);
+  });
+
+  it("--words keeps pairs whose captions both have min to max words (the paper's 10 to 30)", async () => {
+    const s = await samplePairs(dir, { n: 300, stratify: "delta", seed: "1", words: [10, 30] });
+    const n = (t: string) => wordTokens(t).length;
+    const inside = all.filter((p) => [p.a.text, p.b.text].every((t) => n(t) >= 10 && n(t) <= 30));
+    expect(inside.length).toBeGreaterThan(50);
+    expect(inside.length).toBeLessThan(300);
+    expect(s.outOfLength).toBe(300 - inside.length);
+    expect(new Set(s.pairs.map((p) => p.pair.id))).toEqual(new Set(inside.map((p) => p.id)));
   });
 
   it("stratumOf: Δ bins of width 0.1, closed at 1", () => {
