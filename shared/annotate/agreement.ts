@@ -13,7 +13,7 @@ import { existsSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { AgreementReport, VARIABLES, type Variable } from "./agreement-report.ts";
 import { cohenKappa, fleissKappa, krippendorffAlpha, pearson, spearman, type AlphaMetric } from "./agreement-stats.ts";
-import { effectiveLabels, readLabelsFile, thesisRelation, type BadLine, type LabelRecord } from "./labels.ts";
+import { effectiveLabels, readLabelsFile, thesisRelation, type LabelRecord, type LabelsFileRecord } from "./labels.ts";
 import { datasetSources } from "./sample-pairs.ts";
 import { readTier } from "../output/tier-dataset.ts";
 import { DELTA_METRIC, SYNTACTIC_AXIS } from "../output/tier-summary.ts";
@@ -56,14 +56,14 @@ export function datasetOfLabels(file: string): string | null {
 
 export async function computeAgreement(files: readonly string[], dataset: string | null): Promise<AgreementReport> {
   const fileRows: AgreementReport["files"] = [];
-  const labels: LabelRecord[] = [];
-  const all = [];
+  const all: LabelsFileRecord[] = [];
   for (const file of files) {
     const read = await readLabelsFile(file);
-    fileRows.push({ file, records: read.records.length, bad: read.bad, badExamples: read.badExamples as BadLine[] });
+    fileRows.push({ file, records: read.records.length, bad: read.bad, badExamples: read.badExamples });
     all.push(...read.records);
   }
-  labels.push(...effectiveLabels(all));
+  // files are read in argument order: a later file's retraction can take back an earlier file's label of its annotator
+  const labels = effectiveLabels(all);
   const annotators = [...new Set(labels.map((l) => l.annotator))].sort();
   // pair → annotator → label
   const byPair = new Map<string, Map<string, LabelRecord>>();

@@ -1,5 +1,5 @@
 /** `paracap agreement <labels.jsonl>… [--dataset <dir>] [--json <file>]`: agreement and Table 6, printed and as JSON. */
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
@@ -27,7 +27,7 @@ export async function agreementCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length === 0) throw new UserError("usage: paracap agreement <labels.jsonl>… [--dataset <out-dir>] [--json <file>]");
-  for (const f of positionals) if (!existsSync(f)) throw new UserError(`no such file: ${f}`);
+  for (const f of positionals) if (!existsSync(f) || !statSync(f).isFile()) throw new UserError(`no such file: ${f}`);
   if (new Set(positionals).size !== positionals.length) throw new UserError("a labels file is given twice");
   if (values.dataset !== undefined && !existsSync(values.dataset)) throw new UserError(`no such dataset: ${values.dataset}`);
   const dataset = values.dataset ?? datasetOfLabels(positionals[0]!);

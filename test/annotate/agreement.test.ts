@@ -137,6 +137,7 @@ describe("paracap agreement", () => {
     for (const [args, msg] of [
       [["agreement"], /usage: paracap agreement/],
       [["agreement", join(dir, "nope.jsonl")], /no such file/],
+      [["agreement", dir], /no such file/],
       [["agreement", files[0]!, files[0]!], /given twice/],
     ] as const) {
       const r = await runCli([...args]);
