@@ -43,6 +43,8 @@ describe.skipIf(skipBrowser)("the annotation page in chromium", () => {
   });
 
   it("labels three pairs by keyboard, resumes after a reload, undoes one; the JSONL holds exactly that", async () => {
+    // waits are for events, not for speed: a busy machine may take long
+    browser.context.setDefaultTimeout(150_000);
     const page = await browser.context.newPage();
     const problems: string[] = [];
     const requests: string[] = [];
@@ -131,5 +133,5 @@ describe.skipIf(skipBrowser)("the annotation page in chromium", () => {
     const origin = new URL(server.url).origin;
     expect(requests.filter((r) => !r.startsWith(`${server.url}`) || new URL(r).origin !== origin)).toEqual([]);
     await page.close();
-  });
+  }, 180_000);
 });
