@@ -24,6 +24,7 @@ const BENCHES = [
   ["cloud-shard.ts", "cloud extract shard time/memory and full-dump projection"],
   ["peak-rss.ts", "peak memory on hostile inputs (2 M references in a shard, one image on 5,000 pages, 1 GiB <title>, attribute and <text> in a .gz) and the 151 MB history"],
   ["publish.ts", "report.html, Parquet and dataset card vs one read pass over the dataset"],
+  ["annotate.ts", "annotation sample, labels file read/append, agreement vs one read pass / a plain parse"],
 ] as const;
 
 const only = process.argv.slice(2);

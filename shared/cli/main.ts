@@ -13,6 +13,8 @@ const USAGE = `paracap — paraphrase corpora from image captions
   paracap score < pairs.tsv             metrics of caption1<TAB>caption2 lines as JSONL (--model: + transformer)
   paracap compare <corpus>…             Table 7 and characteristic maps (MSRPC, PAWS, QQP, TaPaCo, our datasets)
   paracap report <out-dir>              report.html, <tier>.parquet and the dataset card README.md
+  paracap annotate <out-dir|tier.jsonl> label a sample of pairs in a local web page (--sample, --stratify)
+  paracap agreement <labels.jsonl>…     inter-annotator agreement and metric–rating correlation (Table 6)
   paracap cloud upload|status|fetch     run on Google Cloud (see README)
 
 ${RUN_USAGE}`;
@@ -26,6 +28,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   compare: async () => (await import("./compare-command.ts")).compareCommand,
   report: async () => (await import("./report-command.ts")).reportCommand,
   cloud: async () => (await import("./cloud-command.ts")).cloudCommand,
+  annotate: async () => (await import("./annotate-command.ts")).annotateCommand,
+  agreement: async () => (await import("./agreement-command.ts")).agreementCommand,
 };
 
 /** Errors that are the user's to fix (by class name, so that checking does not load their modules). */

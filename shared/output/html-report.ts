@@ -27,6 +27,8 @@ export interface HtmlReportInput {
   runScoring?: SemanticScoring | null;
   /** files written next to the report, linked from it */
   files: string[];
+  /** more sections, already HTML (their text escaped by their maker), appended in order with a nav link each */
+  sections?: { id: string; title: string; html: string }[];
 }
 
 const fmt = (n: number | null | undefined) => (n === null || n === undefined ? "—" : n.toLocaleString("en-US"));
@@ -60,7 +62,7 @@ export async function renderHtmlReport(input: HtmlReportInput): Promise<string> 
 
   body.push(`<header><h1>paracap report</h1>`);
   body.push(`<p class="meta">Generated ${h(input.generated)}${input.elapsedSeconds !== null ? ` in ${input.elapsedSeconds.toFixed(1)} s` : ""}. ${presetLine(input.preset)}</p>`);
-  body.push(`<nav>${[["overview", "Overview"], ["funnel", "Funnel"], ["metrics", "Metric distributions"], ["delta", "Δsem,syn"], ["maps", "Characteristic maps"], ["samples", "Pairs per map cell"]].map(([id, t]) => `<a href="#${id}">${t}</a>`).join(" · ")}</nav></header>`);
+  body.push(`<nav>${[["overview", "Overview"], ["funnel", "Funnel"], ["metrics", "Metric distributions"], ["delta", "Δsem,syn"], ["maps", "Characteristic maps"], ["samples", "Pairs per map cell"], ...(input.sections ?? []).map((s) => [h(s.id), h(s.title)])].map(([id, t]) => `<a href="#${id}">${t}</a>`).join(" · ")}</nav></header>`);
 
   body.push(`<section id="overview"><h2>Overview</h2>`, overview(input), `</section>`);
 
@@ -127,6 +129,7 @@ export async function renderHtmlReport(input: HtmlReportInput): Promise<string> 
     for (const s of withPairs) body.push(firstPairs(s));
   } else for (const s of withPairs) if (s.semantic) body.push(cellSamples(s));
   body.push(`</section>`);
+  for (const s of input.sections ?? []) body.push(s.html);
 
   return page(body.join("\n"), input.preset);
 }

@@ -1,0 +1,41 @@
+/** `paracap agreement <labels.jsonl>… [--dataset <dir>] [--json <file>]`: agreement and Table 6, printed and as JSON. */
+import { existsSync, statSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { parseArgs } from "node:util";
+import { AGREEMENT_JSON, agreementText } from "../annotate/agreement-render.ts";
+import { computeAgreement, datasetOfLabels } from "../annotate/agreement.ts";
+import { UserError } from "./errors.ts";
+
+export const AGREEMENT_USAGE = `paracap agreement <labels.jsonl>… [--dataset <out-dir>] [--json <file>]
+  inter-annotator agreement of the labels files written by paracap annotate: Cohen's kappa (per two
+  annotators), Fleiss' kappa and Krippendorff's alpha (nominal for paraphrase and relation, ordinal
+  and interval for the 1–5 scales); with the dataset, Pearson and Spearman correlation of every
+  metric of the pairs with the mean human ratings (the paper's Table 6)
+  --dataset <dir>  the dataset folder (default: the folder holding labels/, when it has the tiers)
+  --json <file>    where the JSON goes (default: <dataset>/agreement.json, which paracap report adds
+                   to report.html; without a dataset: agreement.json beside the first labels file)`;
+
+export async function agreementCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { dataset: { type: "string" }, json: { type: "string" }, help: { type: "boolean", short: "h", default: false } },
+  });
+  if (values.help) {
+    process.stdout.write(AGREEMENT_USAGE + "\n");
+    return 0;
+  }
+  if (positionals.length === 0) throw new UserError("usage: paracap agreement <labels.jsonl>… [--dataset <out-dir>] [--json <file>]");
+  for (const f of positionals) if (!existsSync(f) || !statSync(f).isFile()) throw new UserError(`no such file: ${f}`);
+  if (new Set(positionals).size !== positionals.length) throw new UserError("a labels file is given twice");
+  if (values.dataset !== undefined && !existsSync(values.dataset)) throw new UserError(`no such dataset: ${values.dataset}`);
+  const dataset = values.dataset ?? datasetOfLabels(positionals[0]!);
+  const report = await computeAgreement(positionals, dataset);
+  if (report.pairs === 0) throw new UserError(`no labels in force in ${positionals.join(", ")}`);
+  process.stdout.write(agreementText(report));
+  const out = values.json ?? (dataset !== null ? join(dataset, AGREEMENT_JSON) : join(dirname(positionals[0]!), AGREEMENT_JSON));
+  await writeFile(out, JSON.stringify(report, null, 2) + "\n");
+  process.stderr.write(`paracap agreement: wrote ${out}${dataset !== null && values.json === undefined ? ` (paracap report ${dataset} adds it to report.html)` : ""}\n`);
+  return 0;
+}
