@@ -13,10 +13,10 @@ import { basename, dirname } from "node:path";
 import { stableId } from "../core/hash.ts";
 import { LocalStore } from "../io/local-store.ts";
 import { wordTokens } from "../metrics/word-tokens.ts";
-import { levelOf } from "../output/characteristic-map.ts";
+import { levelOf } from "../compare/characteristic-map.ts";
 import { readTier, tierObject, type PublishedPair } from "../output/tier-dataset.ts";
 import { DELTA_METRIC, SYNTACTIC_AXIS } from "../output/tier-summary.ts";
-import { UserError } from "../cli/errors.ts";
+import { UserError } from "../core/errors.ts";
 
 export const STRATIFY = ["delta", "map-cell"] as const;
 export type Stratify = (typeof STRATIFY)[number];

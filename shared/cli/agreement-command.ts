@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { AGREEMENT_JSON, agreementText } from "../annotate/agreement-render.ts";
 import { computeAgreement, datasetOfLabels } from "../annotate/agreement.ts";
-import { UserError } from "./errors.ts";
+import { UserError } from "../core/errors.ts";
 
 export const AGREEMENT_USAGE = `paracap agreement <labels.jsonl>… [--dataset <out-dir>] [--json <file>]
   inter-annotator agreement of the labels files written by paracap annotate: Cohen's kappa (per two

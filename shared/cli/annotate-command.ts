@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { startAnnotateServer } from "../annotate/annotate-server.ts";
 import { AnnotatorId, labelsFile, readLabelsFile } from "../annotate/labels.ts";
 import { samplePairs, STRATIFY, type Stratify } from "../annotate/sample-pairs.ts";
-import { UserError } from "./errors.ts";
+import { UserError } from "../core/errors.ts";
 
 export const ANNOTATE_USAGE = `paracap annotate <out-dir | tier.jsonl> [--sample N] [--stratify delta|map-cell] [--words 10-30] [--annotator id] [--port p]
   serves a page on 127.0.0.1 (the URL, with its random token, is printed) that shows one pair at a time

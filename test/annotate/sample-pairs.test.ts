@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { allocate, samplePairs, stratumOf } from "../../shared/annotate/sample-pairs.ts";
 import { stableId } from "../../shared/core/hash.ts";
 import { wordTokens } from "../../shared/metrics/word-tokens.ts";
-import { levelOf } from "../../shared/output/characteristic-map.ts";
+import { levelOf } from "../../shared/compare/characteristic-map.ts";
 import { removeTempDirs, tempDir } from "../runner/helpers.ts";
 import { annotationDataset, jsonl } from "./dataset.ts";
 
