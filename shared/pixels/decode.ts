@@ -53,6 +53,11 @@ export interface DecodedImage extends ImageFacts {
    * HASH_RASTER_SIDE² (aspect ignored, as perceptual hashes do), row-major.
    */
   readonly luma: Float64Array;
+  /**
+   * The same of the largest centred square, aspect kept (fit cover): the ring hashes read the disc
+   * inside it, which a rotation by 90° or 180° maps onto itself (a squashed raster it does not).
+   */
+  readonly centreLuma: Float64Array;
 }
 
 export type DecodeResult = { ok: true; image: DecodedImage } | { ok: false; reason: DecodeFailure; contentHash: string; message: string };
@@ -82,13 +87,16 @@ export async function decodeImage(bytes: Uint8Array, options: DecodeOptions = DE
     const { width, height, channels } = info;
     const transparentPixels = channels === 4 || channels === 2 ? countTransparent(data, channels) : 0;
     const pixelMd5 = createHash("md5").update(`${width}x${height}x${channels}\n`).update(data).digest("hex");
-    const small = await sharp(data, { raw: { width, height, channels } })
-      .flatten({ background: "#ffffff" })
-      .resize(HASH_RASTER_SIDE, HASH_RASTER_SIDE, { fit: "fill", kernel: "lanczos3" })
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    const luma = lumaOf(small.data, small.info.channels);
-    return { ok: true, image: { contentHash, format, byteLength: bytes.length, width, height, transparentPixels, pixelMd5, luma } };
+    const raster = async (fit: "fill" | "cover") => {
+      const small = await sharp(data, { raw: { width, height, channels } })
+        .flatten({ background: "#ffffff" })
+        .resize(HASH_RASTER_SIDE, HASH_RASTER_SIDE, { fit, position: "centre", kernel: "lanczos3" })
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      return lumaOf(small.data, small.info.channels);
+    };
+    const [luma, centreLuma] = await Promise.all([raster("fill"), raster("cover")]);
+    return { ok: true, image: { contentHash, format, byteLength: bytes.length, width, height, transparentPixels, pixelMd5, luma, centreLuma } };
   } catch (err) {
     return fail(classify(err, input), messageOf(err));
   }
