@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import sharp from "sharp";
+import sharp, { type Sharp } from "sharp";
 import { decodeImage } from "../../../shared/pixels/decode.ts";
 import { DEFAULT_THRESHOLDS, hammingDistance, imageHashes, PERCEPTUAL_MODES, type ImageHashes, type PerceptualMode } from "../../../shared/pixels/hashes.ts";
 
@@ -26,7 +26,7 @@ export interface VariantSpec {
 }
 
 const file = (name: string, kind: VariantKind, f: string, source = f): VariantSpec => ({ name, kind, source, bytes: async () => readFileSync(f.includes("/") ? f : J(f)) });
-const made = (name: string, source: string, make: (s: sharp.Sharp) => sharp.Sharp): VariantSpec => ({ name, kind: "same", source: `highQualityBase.png → ${source}`, bytes: () => make(sharp(readFileSync(J("highQualityBase.png")))).toBuffer() });
+const made = (name: string, source: string, make: (s: Sharp) => Sharp): VariantSpec => ({ name, kind: "same", source: `highQualityBase.png → ${source}`, bytes: () => make(sharp(readFileSync(J("highQualityBase.png")))).toBuffer() });
 
 export const REFERENCE = "highQuality.jpg";
 
