@@ -13,6 +13,8 @@ const USAGE = `paracap — paraphrase corpora from image captions
   paracap score < pairs.tsv             metrics of caption1<TAB>caption2 lines as JSONL (--model: + transformer)
   paracap compare <corpus>…             Table 7 and characteristic maps (MSRPC, PAWS, QQP, TaPaCo, our datasets)
   paracap report <out-dir>              report.html, <tier>.parquet and the dataset card README.md
+  paracap hash <image|folder|tar>…      every identity hash of each image as JSONL (img2dataset layouts)
+  paracap dedup-images <folder|tar>…    groups of the same image by perceptual hash, with distances
   paracap cloud upload|status|fetch     run on Google Cloud (see README)
 
 ${RUN_USAGE}`;
@@ -26,6 +28,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   compare: async () => (await import("./compare-command.ts")).compareCommand,
   report: async () => (await import("./report-command.ts")).reportCommand,
   cloud: async () => (await import("./cloud-command.ts")).cloudCommand,
+  hash: async () => (await import("./pixel-commands.ts")).hashCommand,
+  "dedup-images": async () => (await import("./pixel-commands.ts")).dedupImagesCommand,
 };
 
 /** Errors that are the user's to fix (by class name, so that checking does not load their modules). */
