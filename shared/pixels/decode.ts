@@ -11,12 +11,10 @@
  */
 import { createHash } from "node:crypto";
 import sharp from "sharp";
+import { areaRaster, centreSquare, lumaPlane } from "./raster.ts";
 
 /** Why an image could not be decoded (stable: becomes a counter name). */
 export type DecodeFailure = "empty" | "unsupported" | "truncated" | "corrupt" | "too_many_pixels";
-
-/** Raster formats paracap reads; vector and document formats (svg, pdf) are not photos and are `unsupported`. */
-export const RASTER_FORMATS: ReadonlySet<string> = new Set(["jpeg", "png", "webp", "gif", "tiff", "avif", "heif"]);
 
 /** Side of the luminance raster hashes are computed from (64: 8×8 blocks of 8×8 pixels, rings of ≥ 49 pixels). */
 export const HASH_RASTER_SIDE = 64;
@@ -49,12 +47,12 @@ export interface DecodedImage extends ImageFacts {
   /** MD5 hex of the decoded sRGB pixels with their shape (thesis 4.6.2 pixel equality) */
   readonly pixelMd5: string;
   /**
-   * Luminance (BT.601 Y, 0…255) of the image flattened onto white and resized with antialiasing to
-   * HASH_RASTER_SIDE² (aspect ignored, as perceptual hashes do), row-major.
+   * Luminance (BT.601 Y, 0…255) of the image composited onto white and area-averaged (antialiased)
+   * to HASH_RASTER_SIDE² (aspect ignored, as perceptual hashes do), row-major (raster.ts).
    */
   readonly luma: Float64Array;
   /**
-   * The same of the largest centred square, aspect kept (fit cover): the ring hashes read the disc
+   * The same of the largest centred square, aspect kept: the ring hashes read the disc
    * inside it, which a rotation by 90° or 180° maps onto itself (a squashed raster it does not).
    */
   readonly centreLuma: Float64Array;
@@ -73,50 +71,45 @@ export async function decodeImage(bytes: Uint8Array, options: DecodeOptions = DE
   const input = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // failOn "error": truncated or broken data refuses; libjpeg's recoverable warnings (common on the web) pass
   const open = () => sharp(input, { failOn: "error", limitInputPixels: options.maxPixels, sequentialRead: true });
-  let format: string;
-  try {
-    const meta = await open().metadata();
-    format = meta.format ?? "unknown";
-    if (!RASTER_FORMATS.has(format)) return fail("unsupported", `format ${format}`);
-    if ((meta.width ?? 0) * (meta.height ?? 0) > options.maxPixels) return fail("too_many_pixels", `${meta.width}×${meta.height} > ${options.maxPixels} pixels`);
-  } catch (err) {
-    return fail(classify(err, input), messageOf(err));
-  }
+  const format = sniffFormat(input);
+  if (format === null) return fail("unsupported", "not a raster image format paracap reads");
   try {
     const { data, info } = await open().rotate().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
     const { width, height, channels } = info;
     const transparentPixels = channels === 4 || channels === 2 ? countTransparent(data, channels) : 0;
     const pixelMd5 = createHash("md5").update(`${width}x${height}x${channels}\n`).update(data).digest("hex");
-    const raster = async (fit: "fill" | "cover") => {
-      const small = await sharp(data, { raw: { width, height, channels } })
-        .flatten({ background: "#ffffff" })
-        .resize(HASH_RASTER_SIDE, HASH_RASTER_SIDE, { fit, position: "centre", kernel: "lanczos3" })
-        .raw()
-        .toBuffer({ resolveWithObject: true });
-      return lumaOf(small.data, small.info.channels);
-    };
-    const [luma, centreLuma] = await Promise.all([raster("fill"), raster("cover")]);
+    const plane = lumaPlane(data, channels);
+    const luma = areaRaster(plane, width, { x: 0, y: 0, width, height }, HASH_RASTER_SIDE);
+    const centreLuma = areaRaster(plane, width, centreSquare(width, height), HASH_RASTER_SIDE);
     return { ok: true, image: { contentHash, format, byteLength: bytes.length, width, height, transparentPixels, pixelMd5, luma, centreLuma } };
   } catch (err) {
     return fail(classify(err, input), messageOf(err));
   }
 }
 
+/**
+ * The raster format by its magic bytes (cheaper than asking the decoder for the header); null for
+ * anything else (SVG, PDF, text): those are never decoded.
+ */
+export function sniffFormat(b: Buffer): string | null {
+  const ascii = (at: number, text: string) => b.toString("latin1", at, at + text.length) === text;
+  if (b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return "jpeg";
+  if (b.subarray(0, 4).equals(PNG_SIGNATURE)) return "png";
+  if (ascii(0, "GIF8")) return "gif";
+  if (ascii(0, "RIFF") && ascii(8, "WEBP")) return "webp";
+  if (ascii(0, "II*\0") || ascii(0, "MM\0*")) return "tiff";
+  if (ascii(4, "ftyp")) {
+    const brand = b.toString("latin1", 8, 12);
+    if (brand === "avif" || brand === "avis") return "avif";
+    if (["heic", "heix", "mif1", "msf1", "hevc"].includes(brand)) return "heif";
+  }
+  return null;
+}
+
 function countTransparent(data: Buffer, channels: number): number {
   let n = 0;
   for (let i = channels - 1; i < data.length; i += channels) if (data[i]! < 255) n++;
   return n;
-}
-
-function lumaOf(data: Buffer, channels: number): Float64Array {
-  const n = data.length / channels;
-  const out = new Float64Array(n);
-  if (channels < 3) {
-    for (let i = 0; i < n; i++) out[i] = data[i * channels]!;
-    return out;
-  }
-  for (let i = 0, j = 0; i < n; i++, j += channels) out[i] = 0.299 * data[j]! + 0.587 * data[j + 1]! + 0.114 * data[j + 2]!;
-  return out;
 }
 
 function messageOf(err: unknown): string {

@@ -3,8 +3,8 @@
  * (4.6.3) — average hash, difference hash, DCT perceptive hash and the two rotation-invariant ring
  * hashes — each with a Hamming threshold under which two images are the same image.
  *
- * Every perceptual hash is computed from one luminance raster (decode.ts): the image resized to
- * 64×64 with a Lanczos kernel, i.e. with proper antialiasing. The thesis' hashes (JImageHash) sample
+ * Every perceptual hash is computed from a 64×64 luminance raster (decode.ts, raster.ts): each cell
+ * the exact mean of the image area it covers, i.e. a properly antialiased downscale. The thesis' hashes (JImageHash) sample
  * a nearest-neighbour/bilinear downscale, where JPEG's block noise and ringing alias straight into the
  * few pixels a hash reads; that is why none of them survived recompression there. Here every hash
  * pixel is an average over many source pixels, so recompression noise averages out, and bits are
@@ -23,7 +23,7 @@ export type IdentityMode = (typeof IDENTITY_MODES)[number];
  * table of scripts/bench/image-hash-variants.ts (pinned by test/pixels/hash-variants.test.ts) below
  * the closest pair of different images and above the variants each mode is meant to survive.
  */
-export const DEFAULT_THRESHOLDS: Readonly<Record<PerceptualMode, number>> = { ahash: 8, dhash: 10, phash: 8, rahash: 8, rphash: 8 };
+export const DEFAULT_THRESHOLDS: Readonly<Record<PerceptualMode, number>> = { ahash: 8, dhash: 10, phash: 8, rahash: 8, rphash: 10 };
 
 /** The mode identity uses unless told otherwise (see README "Image identity"). */
 export const DEFAULT_MODE: PerceptualMode = "phash";

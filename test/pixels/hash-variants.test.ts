@@ -2,7 +2,7 @@
  * Pins the distance table docs/image-hash-variants.md (scripts/bench/image-hash-variants.ts): the
  * Hamming distance from the photo to each variant for every mode, which transformations each mode
  * survives at its default threshold, and that no mode takes a different photo, the near-blank image
- * or a logo for the photo. Distances may move by a bit or two with the decoder's SIMD path; the
+ * or a logo for the photo. Distances may move by a bit or two with the decoder version; the
  * verdicts may not.
  */
 import { beforeAll, describe, expect, it } from "vitest";
@@ -12,28 +12,28 @@ import { matches, variantTable, type VariantRow } from "../../scripts/bench/lib/
 // ahash dhash phash rahash rphash
 const PINNED: Record<string, [number, number, number, number, number]> = {
   "lossless PNG": [0, 0, 0, 0, 0],
-  "low-quality JPEG": [0, 0, 0, 0, 0],
-  "thumbnail 100×67": [1, 2, 0, 2, 4],
-  watermark: [4, 4, 4, 8, 10],
+  "low-quality JPEG": [0, 1, 0, 0, 0],
+  "thumbnail 100×67": [1, 1, 0, 6, 2],
+  watermark: [4, 3, 4, 8, 10],
   brightened: [5, 4, 2, 4, 8],
   darkened: [2, 1, 4, 4, 8],
-  "hue-shifted": [0, 1, 0, 0, 0],
+  "hue-shifted": [0, 1, 0, 2, 4],
   "JPEG q80": [0, 0, 0, 0, 0],
-  "JPEG q20": [0, 0, 0, 0, 0],
-  "scaled 75%": [0, 0, 0, 0, 0],
+  "JPEG q20": [0, 0, 0, 0, 2],
+  "scaled 75%": [0, 0, 0, 0, 2],
   "skewed 300×100": [0, 0, 0, 22, 22],
   flipped: [12, 12, 30, 0, 0],
-  "rotated 180°": [24, 24, 30, 0, 0],
-  "rotated 90°": [34, 28, 30, 0, 0],
-  "rotated 30°": [40, 40, 40, 6, 14],
-  "different photo": [32, 28, 32, 48, 40],
-  "cat (grey)": [26, 27, 32, 18, 24],
-  shapes: [38, 39, 36, 24, 38],
-  "near-blank white": [32, 28, 34, 32, 32],
-  "logo on transparent": [36, 33, 30, 18, 37],
-  "logo on white": [32, 30, 32, 14, 38],
-  "logo 2 on transparent": [32, 36, 30, 18, 38],
-  "Big Buck Bunny": [27, 29, 30, 36, 36],
+  "rotated 180°": [24, 24, 32, 0, 0],
+  "rotated 90°": [34, 25, 30, 0, 0],
+  "rotated 30°": [40, 42, 40, 6, 16],
+  "different photo": [32, 27, 32, 52, 38],
+  "cat (grey)": [26, 27, 32, 16, 22],
+  shapes: [37, 43, 36, 22, 38],
+  "near-blank white": [32, 36, 40, 33, 31],
+  "logo on transparent": [36, 37, 30, 16, 36],
+  "logo on white": [34, 37, 32, 18, 38],
+  "logo 2 on transparent": [32, 39, 30, 18, 36],
+  "Big Buck Bunny": [27, 28, 30, 40, 40],
 };
 
 /** The variants each mode must find at its threshold (the rest it misses, by design of the mode). */
@@ -42,7 +42,7 @@ const SURVIVES: Record<PerceptualMode, string[]> = {
   dhash: ["lossless PNG", "low-quality JPEG", "thumbnail 100×67", "watermark", "brightened", "darkened", "hue-shifted", "JPEG q80", "JPEG q20", "scaled 75%", "skewed 300×100"],
   phash: ["lossless PNG", "low-quality JPEG", "thumbnail 100×67", "watermark", "brightened", "darkened", "hue-shifted", "JPEG q80", "JPEG q20", "scaled 75%", "skewed 300×100"],
   rahash: ["lossless PNG", "low-quality JPEG", "thumbnail 100×67", "watermark", "brightened", "darkened", "hue-shifted", "JPEG q80", "JPEG q20", "scaled 75%", "flipped", "rotated 180°", "rotated 90°", "rotated 30°"],
-  rphash: ["lossless PNG", "low-quality JPEG", "thumbnail 100×67", "brightened", "darkened", "hue-shifted", "JPEG q80", "JPEG q20", "scaled 75%", "flipped", "rotated 180°", "rotated 90°"],
+  rphash: ["lossless PNG", "low-quality JPEG", "thumbnail 100×67", "watermark", "brightened", "darkened", "hue-shifted", "JPEG q80", "JPEG q20", "scaled 75%", "flipped", "rotated 180°", "rotated 90°"],
 };
 
 let rows: VariantRow[];
