@@ -58,3 +58,21 @@ describe("perceptual hashes of the photo", () => {
     expect(hammingDistance(a.phash, b.phash)).toBeGreaterThan(16);
   });
 });
+
+describe("hash rasters", () => {
+  it("area averaging keeps the mean of the window, also for a half-pixel-centred square", async () => {
+    const { areaRaster, centreSquare, lumaPlane } = await import("../../shared/pixels/raster.ts");
+    const w = 7;
+    const h = 4;
+    const plane = Float32Array.from({ length: w * h }, (_, i) => i);
+    const sq = centreSquare(w, h);
+    expect(sq).toEqual({ x: 1.5, y: 0, width: 4, height: 4 });
+    const r = areaRaster(plane, w, sq, 2);
+    // the top-left cell covers x 1.5…3.5, y 0…2: ½ of column 1, column 2, ½ of column 3, rows 0 and 1
+    const cell = (x: number, y: number) => plane[y * w + x]!;
+    const expectTopLeft = (0.5 * cell(1, 0) + cell(2, 0) + 0.5 * cell(3, 0) + 0.5 * cell(1, 1) + cell(2, 1) + 0.5 * cell(3, 1)) / 4;
+    expect(r[0]).toBeCloseTo(expectTopLeft, 5);
+    // transparency is composited onto white
+    expect([...lumaPlane(new Uint8Array([0, 0, 0, 0, 0, 0, 0, 255]), 4)]).toEqual([255, 0]);
+  });
+});
