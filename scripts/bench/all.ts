@@ -25,6 +25,9 @@ const BENCHES = [
   ["peak-rss.ts", "peak memory on hostile inputs (2 M references in a shard, one image on 5,000 pages, 1 GiB <title>, attribute and <text> in a .gz) and the 151 MB history"],
   ["publish.ts", "report.html, Parquet and dataset card vs one read pass over the dataset"],
   ["annotate.ts", "annotation sample, labels file read/append, agreement vs one read pass / a plain parse"],
+  ["image-hash-variants.ts", "hash modes' Hamming distances from the photo to its variants (writes docs/image-hash-variants.md)"],
+  ["image-hash.ts", "decode + all image hashes per core vs sharp-phash"],
+  ["hash-index.ts", "near-duplicate grouping of 1,000,000 64-bit hashes vs brute force (recall on 20,000), peak RSS"],
 ] as const;
 
 const only = process.argv.slice(2);

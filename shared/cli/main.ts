@@ -15,6 +15,8 @@ const USAGE = `paracap — paraphrase corpora from image captions
   paracap report <out-dir>              report.html, <tier>.parquet and the dataset card README.md
   paracap annotate <out-dir|tier.jsonl> label a sample of pairs in a local web page (--sample, --stratify)
   paracap agreement <labels.jsonl>…     inter-annotator agreement and metric–rating correlation (Table 6)
+  paracap hash <image|folder|tar>…      every identity hash of each image as JSONL (img2dataset layouts)
+  paracap dedup-images <folder|tar>…    groups of the same image by perceptual hash, with distances
   paracap cloud upload|status|fetch     run on Google Cloud (see README)
 
 ${RUN_USAGE}`;
@@ -30,6 +32,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   cloud: async () => (await import("./cloud-command.ts")).cloudCommand,
   annotate: async () => (await import("./annotate-command.ts")).annotateCommand,
   agreement: async () => (await import("./agreement-command.ts")).agreementCommand,
+  hash: async () => (await import("./pixel-commands.ts")).hashCommand,
+  "dedup-images": async () => (await import("./pixel-commands.ts")).dedupImagesCommand,
 };
 
 /** Errors that are the user's to fix (by class name, so that checking does not load their modules). */

@@ -172,3 +172,15 @@ export function unrenderedTemplateCounter(template: string): string {
 }
 
 export const INVALID_FILE_NAME_COUNTER = "wikitext.skipped.invalid_file_name";
+
+/** Totals of the pixel readers (img2dataset folders, webdataset tars and parquet; shared/pixels/img2dataset.ts). */
+export function pixelSourceCounter(total: "samples" | "samples.with_image"): string {
+  return `pixels.${total}`;
+}
+
+export const PIXELS_SKIPPED_PREFIX = "pixels.skipped.";
+
+/** What a pixel reader could not use: `pixels.skipped.<reason>` (bad_sidecar, too_large, truncated_tar, …). */
+export function pixelSourceSkippedCounter(reason: string): string {
+  return `${PIXELS_SKIPPED_PREFIX}${reason}`;
+}

@@ -1,0 +1,64 @@
+/**
+ * Images per second per core for decode (EXIF orientation, ICC → sRGB, pixel MD5, two antialiased
+ * rasters) + all five perceptual hashes, against sharp-phash (one DCT hash on a 32×32 greyscale
+ * resize, shrink-on-load) on the same images in the same run. "Per core" divides by the process's
+ * CPU time (all threads, libvips' included), so the figure holds on a shared machine; wall-clock
+ * rates are printed too.
+ *
+ *   npx tsx scripts/bench/image-hash.ts [rounds=10]
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadavg } from "node:os";
+import sharp from "sharp";
+import { createRequire } from "node:module";
+import { decodeImage } from "../../shared/pixels/decode.ts";
+import { imageHashes } from "../../shared/pixels/hashes.ts";
+
+// CommonJS (module.exports = phash) whose typings claim an ES default export
+const phash = createRequire(import.meta.url)("sharp-phash") as (image: Buffer) => Promise<string>;
+
+const ROUNDS = Number(process.argv[2] ?? 10);
+sharp.cache(false); // no libvips operation cache across rounds
+sharp.concurrency(1); // one libvips thread per image: the figure is per core
+
+const DIR = new URL("../../test/fixtures/data/images/", import.meta.url).pathname;
+const files = ["jimagehash", "imagehash"].flatMap((d) => readdirSync(join(DIR, d)).filter((f) => !f.endsWith(".md")).map((f) => join(DIR, d, f)));
+const images = files.map((f) => readFileSync(f));
+const pixels = (await Promise.all(images.map((b) => sharp(b).metadata()))).reduce((s, m) => s + (m.width ?? 0) * (m.height ?? 0), 0);
+console.log(`${images.length} real images (${(pixels / images.length / 1e3).toFixed(0)} kpx, ${(images.reduce((s, b) => s + b.length, 0) / images.length / 1e3).toFixed(0)} KB on average; JPEG and PNG, 100×67 … 1000×1000), ${ROUNDS} rounds each, one at a time`);
+
+interface Rate {
+  perCpuSecond: number;
+  perWallSecond: number;
+}
+
+async function measure(name: string, corpus: Buffer[], one: (b: Buffer) => Promise<unknown>): Promise<Rate> {
+  for (const b of corpus) await one(b); // warm-up
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (let r = 0; r < ROUNDS; r++) for (const b of corpus) await one(b);
+  const wall = (performance.now() - t0) / 1000;
+  const c = process.cpuUsage(cpu0);
+  const cpu = (c.user + c.system) / 1e6;
+  const n = ROUNDS * corpus.length;
+  const rate = { perCpuSecond: n / cpu, perWallSecond: n / wall };
+  console.log(`  ${name.padEnd(52)} ${rate.perCpuSecond.toFixed(0).padStart(5)} img/s per core (CPU ${cpu.toFixed(1)} s), ${rate.perWallSecond.toFixed(0).padStart(5)} img/s wall`);
+  return rate;
+}
+
+const ourHash = async (b: Buffer) => {
+  const r = await decodeImage(b);
+  if (r.ok) imageHashes(r.image);
+};
+const jpegs = images.filter((b) => b[0] === 0xff && b[1] === 0xd8);
+for (const [label, corpus] of [
+  [`web-sized JPEG photos (${jpegs.length}: 500×333 … 671×482, and a 100×67 thumbnail)`, jpegs],
+  [`all ${images.length} images (PNG up to 1000×1000 RGBA included)`, images],
+] as const) {
+  console.log(`\n${label}`);
+  const ours = await measure("paracap: decode + md5 + ahash/dhash/phash/rahash/rphash", corpus, ourHash);
+  const baseline = await measure("sharp-phash 2.2 (one hash, no full decode)", corpus, (b) => phash(b));
+  console.log(`  ours / sharp-phash: ${(ours.perCpuSecond / baseline.perCpuSecond).toFixed(2)}× per core; target ≥ 150 img/s/core: ${ours.perCpuSecond >= 150 ? "met" : "NOT met"}`);
+}
+console.log(`\nmachine load ${loadavg()[0]!.toFixed(1)} on a shared 2-core box (CPU time inflates under contention); peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);

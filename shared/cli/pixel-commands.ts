@@ -1,0 +1,130 @@
+/**
+ * `paracap hash` and `paracap dedup-images`: image identity from pixels on img2dataset outputs
+ * (folders, webdataset tars, parquet) or plain image files, without a run.
+ */
+import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { Counters } from "../core/counters.ts";
+import { filterCounter } from "../core/counter-names.ts";
+import { groupNearDuplicates, type HashedItem } from "../pixels/hash-index.ts";
+import { hashSamples, type HashedSample } from "../pixels/hash-stream.ts";
+import { DEFAULT_MODE, DEFAULT_THRESHOLDS, hashToHex, IDENTITY_MODES, PERCEPTUAL_MODES, type IdentityMode, type PerceptualMode } from "../pixels/hashes.ts";
+import { imageDecodableInfo, judgeImage, thesisImageFilters } from "../pixels/image-filters.ts";
+import { readPixelInputs } from "../pixels/img2dataset.ts";
+import { UserError } from "./errors.ts";
+
+export const HASH_USAGE = `paracap hash <image|folder|tar|parquet>…
+  one JSONL line per image: key, origin, url, caption, content sha256, format, size, transparent
+  pixels, and every identity hash (md5 of the decoded pixels; ${PERCEPTUAL_MODES.join(", ")} as 16 hex
+  digits); an image that does not decode gets "error" (corrupt, truncated, unsupported, …) instead.
+  Folders and .tar shards are read as img2dataset writes them ({key}.jpg + .txt caption + .json).`;
+
+export const DEDUP_IMAGES_USAGE = `paracap dedup-images <folder|tar|parquet|image>… [--mode ${DEFAULT_MODE}] [--threshold k] [--max-diameter d] [--thesis-filters]
+  groups of the same image, one JSONL line per group of ≥ 2: its centre, diameter and each member's
+  key, distance to the centre, url and caption. --mode: ${IDENTITY_MODES.join(", ")} (default ${DEFAULT_MODE});
+  --threshold: largest Hamming distance of one image (default per mode: ${PERCEPTUAL_MODES.map((m) => `${m} ${DEFAULT_THRESHOLDS[m]}`).join(", ")});
+  --max-diameter: largest distance inside a group (default 2 × threshold; larger groups are split);
+  --thesis-filters: drop images outside the thesis' bounds (3,000…1,000,000 pixels, ≥ 3,000 bytes,
+  aspect ≤ 3, opaque) first. A summary goes to stderr.`;
+
+const sampleLine = (h: HashedSample) => ({ key: h.sample.key, origin: h.sample.origin, url: h.sample.url, caption: h.sample.caption });
+
+function checkInputs(positionals: string[], usage: string): void {
+  if (positionals.length === 0) throw new UserError(`usage: ${usage.split("\n")[0]}`);
+  for (const p of positionals) if (!existsSync(p)) throw new UserError(`no such file or folder: ${p}`);
+}
+
+export async function hashCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { help: { type: "boolean", short: "h", default: false } } });
+  if (values.help) {
+    process.stdout.write(HASH_USAGE + "\n");
+    return 0;
+  }
+  checkInputs(positionals, HASH_USAGE);
+  const counters = new Counters();
+  let images = 0;
+  let failed = 0;
+  for await (const h of hashSamples(readPixelInputs(positionals, { counters }))) {
+    const d = h.decoded;
+    let line: Record<string, unknown>;
+    if (d === null) line = { ...sampleLine(h), status: h.sample.status, error: "no_image" };
+    else if (!d.ok) line = { ...sampleLine(h), sha256: d.contentHash, error: d.reason, message: d.message };
+    else {
+      const { image } = d;
+      const hashes = h.hashes!;
+      line = {
+        ...sampleLine(h),
+        sha256: image.contentHash,
+        format: image.format,
+        width: image.width,
+        height: image.height,
+        bytes: image.byteLength,
+        transparentPixels: image.transparentPixels,
+        md5: hashes.md5,
+        ...Object.fromEntries(PERCEPTUAL_MODES.map((m) => [m, hashToHex(hashes[m])])),
+      };
+    }
+    if (d === null || !d.ok) failed++;
+    images++;
+    process.stdout.write(JSON.stringify(line) + "\n");
+  }
+  process.stderr.write(`paracap hash: ${images} sample${images === 1 ? "" : "s"}, ${failed} without a decodable image\n`);
+  return 0;
+}
+
+export async function dedupImagesCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      mode: { type: "string", default: DEFAULT_MODE },
+      threshold: { type: "string" },
+      "max-diameter": { type: "string" },
+      "thesis-filters": { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(DEDUP_IMAGES_USAGE + "\n");
+    return 0;
+  }
+  checkInputs(positionals, DEDUP_IMAGES_USAGE);
+  const mode = values.mode as IdentityMode;
+  if (!IDENTITY_MODES.includes(mode)) throw new UserError(`--mode must be one of ${IDENTITY_MODES.join(", ")} (got "${values.mode}")`);
+  const threshold = mode === "md5" ? 0 : intOption("--threshold", values.threshold, DEFAULT_THRESHOLDS[mode as PerceptualMode], 32);
+  const maxDiameter = intOption("--max-diameter", values["max-diameter"], 2 * threshold, 64);
+
+  const counters = new Counters();
+  const filters = thesisImageFilters();
+  const items: HashedItem[] = [];
+  const samples = new Map<string, HashedSample["sample"]>();
+  let read = 0;
+  for await (const h of hashSamples(readPixelInputs(positionals, { counters }))) {
+    read++;
+    if (h.decoded === null) continue;
+    if (!judgeImage(h.decoded, values["thesis-filters"] ? filters : [], counters, "images") || !h.hashes) continue;
+    const key = samples.has(h.sample.key) ? `${h.sample.origin}#${h.sample.key}` : h.sample.key;
+    samples.set(key, { ...h.sample, bytes: null });
+    // md5: the 128-bit digest's first 64 bits, grouped at distance 0 (identical pixels)
+    items.push({ key, hash: mode === "md5" ? BigInt(`0x${h.hashes.md5.slice(0, 16)}`) : h.hashes[mode] });
+  }
+  const { groups, stats } = groupNearDuplicates(items, { threshold, maxDiameter });
+  groups.forEach((g, i) => {
+    const members = g.members.map((m) => ({ key: m.key, distance: m.distance, url: samples.get(m.key)?.url ?? null, caption: samples.get(m.key)?.caption ?? null }));
+    process.stdout.write(JSON.stringify({ group: i, mode, threshold, centre: g.centre, diameter: g.diameter, members }) + "\n");
+  });
+  const undecodable = counters.get(filterCounter("images", imageDecodableInfo.id, "dropped"));
+  const filtered = values["thesis-filters"] ? filters.reduce((s, f) => s + counters.get(filterCounter("images", f.id, "dropped")), 0) : 0;
+  process.stderr.write(
+    `paracap dedup-images: ${read} samples, ${items.length} images hashed (${undecodable} undecodable${values["thesis-filters"] ? `, ${filtered} outside the thesis bounds` : ""}); ` +
+      `${stats.groups} groups of ${stats.groupedItems} images by ${mode} ≤ ${threshold}, ${stats.splitComponents} chains split (diameter > ${maxDiameter})\n`,
+  );
+  return 0;
+}
+
+function intOption(flag: string, raw: string | undefined, fallback: number, max: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > max) throw new UserError(`${flag} must be an integer in 0…${max} (got "${raw}")`);
+  return n;
+}

@@ -1,0 +1,135 @@
+/**
+ * Decodes an image's bytes once into everything the pixel stages need: its content hash (the cache
+ * key), the facts the thesis' image filters judge (bytes, size, aspect, transparent pixels), the MD5
+ * of its decoded pixels and the small luminance raster every perceptual hash is computed from.
+ *
+ * Decoding applies the EXIF orientation and converts to sRGB through the embedded ICC profile (sharp
+ * does both when asked for `.rotate()` and raw output), so a rotated-by-metadata copy or a copy with
+ * its colours converted into another profile decodes to the same pixels. Bad bytes never throw: they
+ * come back as a reason (`corrupt`, `truncated`, `unsupported`, `too_many_pixels`, `empty`) for the
+ * caller to count.
+ */
+import { createHash } from "node:crypto";
+import sharp from "sharp";
+import { areaRaster, centreSquare, lumaPlane } from "./raster.ts";
+
+/** Why an image could not be decoded (stable: becomes a counter name). */
+export type DecodeFailure = "empty" | "unsupported" | "truncated" | "corrupt" | "too_many_pixels";
+
+/** Side of the luminance raster hashes are computed from (64: 8×8 blocks of 8×8 pixels, rings of ≥ 49 pixels). */
+export const HASH_RASTER_SIDE = 64;
+
+export interface DecodeOptions {
+  /**
+   * Decompression-bomb guard: images whose header claims more pixels are refused before decoding
+   * (sharp's limitInputPixels). The thesis keeps ≤ 1,000,000 pixels; the guard only bounds memory.
+   */
+  maxPixels: number;
+}
+
+export const DEFAULT_DECODE_OPTIONS: DecodeOptions = { maxPixels: 50_000_000 };
+
+/** What the thesis' filters (4.3.2) judge of one image. */
+export interface ImageFacts {
+  /** bytes of the file as stored */
+  readonly byteLength: number;
+  /** after EXIF orientation */
+  readonly width: number;
+  readonly height: number;
+  /** pixels whose alpha is below opaque (0 when the image has no alpha channel) */
+  readonly transparentPixels: number;
+}
+
+export interface DecodedImage extends ImageFacts {
+  /** sha256 hex of the bytes: the cache key of everything derived from them */
+  readonly contentHash: string;
+  readonly format: string;
+  /** MD5 hex of the decoded sRGB pixels with their shape (thesis 4.6.2 pixel equality) */
+  readonly pixelMd5: string;
+  /**
+   * Luminance (BT.601 Y, 0…255) of the image composited onto white and area-averaged (antialiased)
+   * to HASH_RASTER_SIDE² (aspect ignored, as perceptual hashes do), row-major (raster.ts).
+   */
+  readonly luma: Float64Array;
+  /**
+   * The same of the largest centred square, aspect kept: the ring hashes read the disc
+   * inside it, which a rotation by 90° or 180° maps onto itself (a squashed raster it does not).
+   */
+  readonly centreLuma: Float64Array;
+}
+
+export type DecodeResult = { ok: true; image: DecodedImage } | { ok: false; reason: DecodeFailure; contentHash: string; message: string };
+
+export function contentHashOf(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+export async function decodeImage(bytes: Uint8Array, options: DecodeOptions = DEFAULT_DECODE_OPTIONS): Promise<DecodeResult> {
+  const contentHash = contentHashOf(bytes);
+  const fail = (reason: DecodeFailure, message: string): DecodeResult => ({ ok: false, reason, contentHash, message });
+  if (bytes.length === 0) return fail("empty", "no bytes");
+  const input = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // failOn "error": truncated or broken data refuses; libjpeg's recoverable warnings (common on the web) pass
+  const open = () => sharp(input, { failOn: "error", limitInputPixels: options.maxPixels, sequentialRead: true });
+  const format = sniffFormat(input);
+  if (format === null) return fail("unsupported", "not a raster image format paracap reads");
+  try {
+    const { data, info } = await open().rotate().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
+    const { width, height, channels } = info;
+    const transparentPixels = channels === 4 || channels === 2 ? countTransparent(data, channels) : 0;
+    const pixelMd5 = createHash("md5").update(`${width}x${height}x${channels}\n`).update(data).digest("hex");
+    const plane = lumaPlane(data, channels);
+    const luma = areaRaster(plane, width, { x: 0, y: 0, width, height }, HASH_RASTER_SIDE);
+    const centreLuma = areaRaster(plane, width, centreSquare(width, height), HASH_RASTER_SIDE);
+    return { ok: true, image: { contentHash, format, byteLength: bytes.length, width, height, transparentPixels, pixelMd5, luma, centreLuma } };
+  } catch (err) {
+    return fail(classify(err, input), messageOf(err));
+  }
+}
+
+/**
+ * The raster format by its magic bytes (cheaper than asking the decoder for the header); null for
+ * anything else (SVG, PDF, text): those are never decoded.
+ */
+export function sniffFormat(b: Buffer): string | null {
+  const ascii = (at: number, text: string) => b.toString("latin1", at, at + text.length) === text;
+  if (b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return "jpeg";
+  if (b.subarray(0, 4).equals(PNG_SIGNATURE)) return "png";
+  if (ascii(0, "GIF8")) return "gif";
+  if (ascii(0, "RIFF") && ascii(8, "WEBP")) return "webp";
+  if (ascii(0, "II*\0") || ascii(0, "MM\0*")) return "tiff";
+  if (ascii(4, "ftyp")) {
+    const brand = b.toString("latin1", 8, 12);
+    if (brand === "avif" || brand === "avis") return "avif";
+    if (["heic", "heix", "mif1", "msf1", "hevc"].includes(brand)) return "heif";
+  }
+  return null;
+}
+
+function countTransparent(data: Buffer, channels: number): number {
+  let n = 0;
+  for (let i = channels - 1; i < data.length; i += channels) if (data[i]! < 255) n++;
+  return n;
+}
+
+function messageOf(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split("\n")[0]!;
+}
+
+/** A decoder error's reason; a PNG or JPEG cut before its end marker is `truncated` whatever libpng says. */
+function classify(err: unknown, bytes: Buffer): DecodeFailure {
+  const message = messageOf(err);
+  if (/pixel limit/i.test(message)) return "too_many_pixels";
+  if (/unsupported image format/i.test(message)) return "unsupported";
+  if (/premature end|truncat|unexpected end/i.test(message) || cutBeforeEndMarker(bytes)) return "truncated";
+  return "corrupt";
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+const PNG_IEND = Buffer.from("IEND", "latin1");
+
+function cutBeforeEndMarker(bytes: Buffer): boolean {
+  if (bytes.subarray(0, 4).equals(PNG_SIGNATURE)) return bytes.lastIndexOf(PNG_IEND) < 0;
+  if (bytes[0] === 0xff && bytes[1] === 0xd8) return !(bytes[bytes.length - 2] === 0xff && bytes[bytes.length - 1] === 0xd9);
+  return false;
+}

@@ -1,0 +1,98 @@
+/**
+ * The thesis' image filters (4.3.2), as counted filters: an image needs 3,000 … 1,000,000 pixels,
+ * ≥ 3,000 bytes, an aspect ratio (longer / shorter side) ≤ 3 and no transparent pixel. Derived from
+ * 3,010 annotated Common Crawl images (Table 4.2): icons, logos and design elements fail them.
+ * Images that cannot be decoded are counted by `imageDecodableInfo` with the decoder's reason.
+ */
+import { z } from "zod";
+import { countFilterVerdict, defineFilter, defineFilterInfo, type SyncFilter } from "../core/filter.ts";
+import type { Counters } from "../core/counters.ts";
+import type { DecodeResult, ImageFacts } from "./decode.ts";
+
+export const ImageBoundsSchema = z.object({
+  minPixels: z.number().int().nonnegative(),
+  maxPixels: z.number().int().positive(),
+  minBytes: z.number().int().nonnegative(),
+  maxAspect: z.number().min(1),
+  /** transparent pixels allowed (the thesis: none) */
+  maxTransparentPixels: z.number().int().nonnegative(),
+});
+export type ImageBounds = z.infer<typeof ImageBoundsSchema>;
+
+/** Thesis 4.3.2. */
+export const THESIS_IMAGE_BOUNDS: ImageBounds = { minPixels: 3_000, maxPixels: 1_000_000, minBytes: 3_000, maxAspect: 3, maxTransparentPixels: 0 };
+
+/** The step that counts images the decoder refused (`dropped.<DecodeFailure>`). */
+export const imageDecodableInfo = defineFilterInfo({
+  name: "image_decodable",
+  version: 1,
+  paperStep: null,
+  unit: "image",
+  description: "image bytes decode as a raster image (not corrupt, truncated, of an unsupported format or over the pixel guard)",
+});
+
+/** The four thesis filters, in the thesis' order. */
+export function thesisImageFilters(bounds: ImageBounds = THESIS_IMAGE_BOUNDS): SyncFilter<ImageFacts>[] {
+  const b = ImageBoundsSchema.parse(bounds);
+  return [
+    defineFilter<ImageFacts>({
+      name: "image_pixels",
+      version: 1,
+      paperStep: null,
+      unit: "image",
+      description: `image has ${b.minPixels.toLocaleString("en")} … ${b.maxPixels.toLocaleString("en")} pixels (thesis 4.3.2)`,
+      keep: (f) => {
+        const pixels = f.width * f.height;
+        if (pixels < b.minPixels) return { drop: "too_few_pixels" };
+        return pixels > b.maxPixels ? { drop: "too_many_pixels" } : true;
+      },
+    }),
+    defineFilter<ImageFacts>({
+      name: "image_bytes",
+      version: 1,
+      paperStep: null,
+      unit: "image",
+      description: `image file has ≥ ${b.minBytes.toLocaleString("en")} bytes (thesis 4.3.2)`,
+      keep: (f) => (f.byteLength >= b.minBytes ? true : { drop: "too_few_bytes" }),
+    }),
+    defineFilter<ImageFacts>({
+      name: "image_aspect",
+      version: 1,
+      paperStep: null,
+      unit: "image",
+      description: `longer side ≤ ${b.maxAspect} × shorter side (thesis 4.3.2)`,
+      keep: (f) => (aspectRatio(f) <= b.maxAspect ? true : { drop: "too_elongated" }),
+    }),
+    defineFilter<ImageFacts>({
+      name: "image_opaque",
+      version: 1,
+      paperStep: null,
+      unit: "image",
+      description: b.maxTransparentPixels === 0 ? "image has no transparent pixel (thesis 4.3.2)" : `image has ≤ ${b.maxTransparentPixels} transparent pixels`,
+      keep: (f) => (f.transparentPixels <= b.maxTransparentPixels ? true : { drop: "has_transparency" }),
+    }),
+  ];
+}
+
+export function aspectRatio(f: { width: number; height: number }): number {
+  const short = Math.min(f.width, f.height);
+  return short === 0 ? Infinity : Math.max(f.width, f.height) / short;
+}
+
+/**
+ * Counts one decode outcome and, when it decoded, runs the filters on it in order (the first drop
+ * ends it, as the funnel counts). True when the image passes everything.
+ */
+export function judgeImage(result: DecodeResult, filters: readonly SyncFilter<ImageFacts>[], counters: Counters, tier: string): boolean {
+  if (!result.ok) {
+    countFilterVerdict(imageDecodableInfo, counters, tier, result.reason);
+    return false;
+  }
+  countFilterVerdict(imageDecodableInfo, counters, tier, true);
+  for (const filter of filters) {
+    const verdict = filter.keep(result.image);
+    countFilterVerdict(filter, counters, tier, verdict === true ? true : verdict.drop);
+    if (verdict !== true) return false;
+  }
+  return true;
+}

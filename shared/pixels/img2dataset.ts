@@ -1,0 +1,206 @@
+/**
+ * Where pixels come from: the outputs of img2dataset (the tool people download Conceptual Captions,
+ * LAION or WIT images with), read as a stream of samples `{ key, url, caption, bytes }`.
+ *
+ * - `files` layout: `<dir>/<shard>/<key>.jpg` + `<key>.txt` (caption) + `<key>.json` (url, width,
+ *   height, status, …), read folder by folder in name order;
+ * - `webdataset` layout: `.tar` shards holding the same files, consecutive per key (tar-stream);
+ * - `parquet`: the per-shard results table (one row per URL, failures included: `bytes` null) or the
+ *   `parquet` output format, whose `jpg` column holds the image.
+ *
+ * Samples are yielded one at a time (memory: one image); entries over `maxImageBytes` are skipped,
+ * and sidecars that do not parse are counted, never fatal.
+ */
+import { createReadStream } from "node:fs";
+import { readdir, readFile, stat } from "node:fs/promises";
+import { basename, extname, join } from "node:path";
+import { Readable } from "node:stream";
+import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from "hyparquet";
+import tar from "tar-stream";
+import { z } from "zod";
+import { pixelSourceCounter, pixelSourceSkippedCounter } from "../core/counter-names.ts";
+import type { Counters } from "../core/counters.ts";
+
+export interface PixelSample {
+  /** img2dataset's key (shard + index, e.g. 000010042), or the file name without extension */
+  readonly key: string;
+  readonly url: string | null;
+  readonly caption: string | null;
+  /** null: no image for this key (a failed download listed in the results) */
+  readonly bytes: Uint8Array | null;
+  /** img2dataset's status (success, failed_to_download, …), null when not given */
+  readonly status: string | null;
+  /** the file or shard it came from */
+  readonly origin: string;
+}
+
+export interface PixelReadOptions {
+  counters: Counters;
+  /** images larger than this are skipped (counted `too_large`) */
+  maxImageBytes?: number;
+}
+
+export const DEFAULT_MAX_IMAGE_BYTES = 32 * 1024 * 1024;
+
+/** File extensions img2dataset writes images with (and that a folder of plain images may hold). */
+export const IMAGE_EXTENSIONS: ReadonlySet<string> = new Set(["jpg", "jpeg", "png", "webp", "gif", "tif", "tiff", "avif"]);
+
+/** img2dataset's `<key>.json` sidecar and results row: the fields paracap uses (width, height, error_message, … pass). */
+export const SidecarSchema = z.looseObject({
+  url: z.string().nullish(),
+  caption: z.string().nullish(),
+  key: z.string().nullish(),
+  status: z.string().nullish(),
+});
+type Sidecar = z.infer<typeof SidecarSchema>;
+
+/** Samples of every input: a directory (files layout, recursively), a `.tar` shard, a `.parquet` table or one image file. */
+export async function* readPixelInputs(paths: readonly string[], opts: PixelReadOptions): AsyncGenerator<PixelSample> {
+  for (const path of paths) {
+    const info = await stat(path);
+    if (info.isDirectory()) yield* readImg2datasetFolder(path, opts);
+    else if (path.endsWith(".tar")) yield* readWebdatasetTar(createReadStream(path), path, opts);
+    else if (path.endsWith(".parquet")) yield* readImg2datasetParquet(path, opts);
+    else yield* countSample(imageFileSample(path, await readFile(path)), opts.counters);
+  }
+}
+
+function* countSample(sample: PixelSample, counters: Counters): Generator<PixelSample> {
+  counters.inc(pixelSourceCounter("samples"));
+  if (sample.bytes !== null) counters.inc(pixelSourceCounter("samples.with_image"));
+  yield sample;
+}
+
+function imageFileSample(path: string, bytes: Uint8Array): PixelSample {
+  return { key: basename(path, extname(path)), url: null, caption: null, bytes, status: null, origin: path };
+}
+
+/** The `files` layout: every folder under `dir` in name order; a key's image, caption and sidecar together. */
+export async function* readImg2datasetFolder(dir: string, opts: PixelReadOptions): AsyncGenerator<PixelSample> {
+  const max = opts.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const byStem = new Map<string, Map<string, string>>();
+  for (const e of entries) {
+    if (e.isDirectory()) continue;
+    const ext = extname(e.name);
+    const stem = e.name.slice(0, e.name.length - ext.length);
+    if (!byStem.has(stem)) byStem.set(stem, new Map());
+    byStem.get(stem)!.set(ext.slice(1).toLowerCase(), join(dir, e.name));
+  }
+  for (const [stem, files] of byStem) {
+    const imagePath = [...files.entries()].find(([ext]) => IMAGE_EXTENSIONS.has(ext))?.[1];
+    if (!imagePath) continue; // a key without an image (img2dataset writes none for failures) or a stats file
+    let bytes: Uint8Array | null = null;
+    if ((await stat(imagePath)).size > max) opts.counters.inc(pixelSourceSkippedCounter("too_large"));
+    else bytes = new Uint8Array(await readFile(imagePath));
+    const caption = files.has("txt") ? await readFile(files.get("txt")!, "utf8") : null;
+    const sidecar = files.has("json") ? parseSidecar(await readFile(files.get("json")!, "utf8"), opts.counters) : null;
+    yield* countSample(sampleOf(stem, bytes, caption, sidecar, imagePath), opts.counters);
+  }
+  for (const e of entries) if (e.isDirectory()) yield* readImg2datasetFolder(join(dir, e.name), opts);
+}
+
+/**
+ * The `webdataset` layout: a tar whose consecutive entries `<key>.<ext>` form one sample. A tar cut
+ * short ends the shard with the samples read so far (counted `truncated_tar`).
+ */
+export async function* readWebdatasetTar(stream: AsyncIterable<Uint8Array> | NodeJS.ReadableStream, label: string, opts: PixelReadOptions): AsyncGenerator<PixelSample> {
+  const max = opts.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
+  const extract = tar.extract();
+  const source = Readable.from(stream as AsyncIterable<Uint8Array>);
+  source.on("error", (err) => extract.destroy(err));
+  source.pipe(extract);
+  let current: { key: string; files: Map<string, Uint8Array | "too_large"> } | null = null;
+  const flush = function* (this: void, c: NonNullable<typeof current>): Generator<PixelSample> {
+    const image = [...c.files.entries()].find(([ext]) => IMAGE_EXTENSIONS.has(ext));
+    if (!image) return;
+    const text = (ext: string) => (c.files.get(ext) instanceof Uint8Array ? Buffer.from(c.files.get(ext) as Uint8Array).toString("utf8") : null);
+    if (image[1] === "too_large") opts.counters.inc(pixelSourceSkippedCounter("too_large"));
+    const sidecarText = text("json");
+    const sidecar = sidecarText === null ? null : parseSidecar(sidecarText, opts.counters);
+    yield* countSample(sampleOf(c.key, image[1] === "too_large" ? null : image[1], text("txt"), sidecar, `${label}:${c.key}.${image[0]}`), opts.counters);
+  };
+  try {
+    for await (const entry of extract) {
+      if (entry.header.type !== "file") {
+        entry.resume();
+        continue;
+      }
+      const name = entry.header.name;
+      const slash = name.lastIndexOf("/");
+      const { stem, ext } = splitName(name.slice(slash + 1));
+      const key = name.slice(0, slash + 1) + stem;
+      if (current && current.key !== key) {
+        yield* flush(current);
+        current = null;
+      }
+      current ??= { key, files: new Map() };
+      if ((entry.header.size ?? 0) > max) {
+        entry.resume();
+        current.files.set(ext, "too_large");
+        continue;
+      }
+      const chunks: Buffer[] = [];
+      for await (const chunk of entry) chunks.push(chunk as Buffer);
+      current.files.set(ext, new Uint8Array(Buffer.concat(chunks)));
+    }
+  } catch {
+    opts.counters.inc(pixelSourceSkippedCounter("truncated_tar"));
+    current = null; // its last entry may be cut
+  }
+  if (current) yield* flush(current);
+}
+
+/** img2dataset's parquet: the results table (no image: bytes null) or the `parquet` output format (image in `jpg`). */
+export async function* readImg2datasetParquet(path: string, opts: PixelReadOptions): AsyncGenerator<PixelSample> {
+  const max = opts.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
+  const file = await asyncBufferFromFile(path);
+  const metadata = await parquetMetadataAsync(file);
+  let rowStart = 0;
+  for (const group of metadata.row_groups) {
+    const rowEnd = rowStart + Number(group.num_rows);
+    // utf8: false: an image column (BYTE_ARRAY without a string annotation) stays bytes
+    const rows = await parquetReadObjects({ file, metadata, rowStart, rowEnd, utf8: false });
+    rowStart = rowEnd;
+    for (const row of rows) {
+      const sidecar = SidecarSchema.safeParse(row);
+      if (!sidecar.success || typeof sidecar.data.key !== "string") {
+        opts.counters.inc(pixelSourceSkippedCounter("bad_row"));
+        continue;
+      }
+      let bytes = imageColumn(row);
+      if (bytes !== null && bytes.length > max) {
+        opts.counters.inc(pixelSourceSkippedCounter("too_large"));
+        bytes = null;
+      }
+      yield* countSample(sampleOf(sidecar.data.key, bytes, null, sidecar.data, path), opts.counters);
+    }
+  }
+}
+
+function imageColumn(row: Record<string, unknown>): Uint8Array | null {
+  for (const ext of IMAGE_EXTENSIONS) if (row[ext] instanceof Uint8Array) return row[ext];
+  return null;
+}
+
+function sampleOf(key: string, bytes: Uint8Array | null, captionFile: string | null, sidecar: Sidecar | null, origin: string): PixelSample {
+  const caption = captionFile !== null ? captionFile.replace(/\r?\n$/, "") : (sidecar?.caption ?? null);
+  return { key, url: sidecar?.url ?? null, caption, bytes, status: sidecar?.status ?? null, origin };
+}
+
+function parseSidecar(text: string, counters: Counters): Sidecar | null {
+  try {
+    const parsed = SidecarSchema.safeParse(JSON.parse(text));
+    if (parsed.success) return parsed.data;
+  } catch {
+    // counted below
+  }
+  counters.inc(pixelSourceSkippedCounter("bad_sidecar"));
+  return null;
+}
+
+/** `000000042.jpg` → stem `000000042`, ext `jpg` (webdataset: the extension is everything after the first dot). */
+function splitName(name: string): { stem: string; ext: string } {
+  const dot = name.indexOf(".");
+  return dot < 0 ? { stem: name, ext: "" } : { stem: name.slice(0, dot), ext: name.slice(dot + 1).toLowerCase() };
+}

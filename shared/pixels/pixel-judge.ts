@@ -1,0 +1,77 @@
+/**
+ * The pixel stages as an async filter a stage can await (core/filter.ts): an image's bytes are
+ * decoded and hashed once per content, the result (facts and hashes, not pixels) cached in the run's
+ * item cache under the sha256 of the bytes, so a rerun or retried task reads instead of decoding and
+ * gives byte-identical verdicts and hashes.
+ */
+import { z } from "zod";
+import { defineFilter, type Filter } from "../core/filter.ts";
+import type { StageContext } from "../core/stage.ts";
+import { contentHashOf, decodeImage, DEFAULT_DECODE_OPTIONS, type DecodeOptions } from "./decode.ts";
+import { hashToHex, imageHashes, PERCEPTUAL_MODES } from "./hashes.ts";
+import { THESIS_IMAGE_BOUNDS, thesisImageFilters, type ImageBounds } from "./image-filters.ts";
+
+/** Item-cache namespace: bump the version when decoding or a hash changes what it computes. */
+export const PIXEL_FACTS_NAMESPACE = "pixel_facts_v1";
+
+const hex64 = z.string().regex(/^[0-9a-f]{16}$/);
+
+export const PixelFactsSchema = z.discriminatedUnion("ok", [
+  z.object({
+    ok: z.literal(true),
+    format: z.string(),
+    byteLength: z.number().int().nonnegative(),
+    width: z.number().int().positive(),
+    height: z.number().int().positive(),
+    transparentPixels: z.number().int().nonnegative(),
+    md5: z.string().regex(/^[0-9a-f]{32}$/),
+    ahash: hex64,
+    dhash: hex64,
+    phash: hex64,
+    rahash: hex64,
+    rphash: hex64,
+  }),
+  z.object({ ok: z.literal(false), reason: z.enum(["empty", "unsupported", "truncated", "corrupt", "too_many_pixels"]) }),
+]);
+export type PixelFacts = z.infer<typeof PixelFactsSchema>;
+
+/** What one image's bytes are, from the item cache when the context has one. */
+export async function pixelFacts(bytes: Uint8Array, ctx: Pick<StageContext, "itemCache">, decode: DecodeOptions = DEFAULT_DECODE_OPTIONS): Promise<PixelFacts> {
+  const compute = async (): Promise<PixelFacts> => {
+    const r = await decodeImage(bytes, decode);
+    if (!r.ok) return { ok: false, reason: r.reason };
+    const h = imageHashes(r.image);
+    const { format, byteLength, width, height, transparentPixels } = r.image;
+    return { ok: true, format, byteLength, width, height, transparentPixels, md5: h.md5, ...(Object.fromEntries(PERCEPTUAL_MODES.map((m) => [m, hashToHex(h[m])])) as Record<(typeof PERCEPTUAL_MODES)[number], string>) };
+  };
+  const cache = ctx.itemCache?.(PIXEL_FACTS_NAMESPACE, PixelFactsSchema);
+  return cache ? cache.getOrCompute(contentHashOf(bytes), compute) : compute();
+}
+
+/**
+ * The thesis' image filters (4.3.2) on the pixels of whatever `bytesOf` finds for a record (an image
+ * group's downloaded file, a sample): one funnel row whose drop reasons are the decoder's (corrupt,
+ * truncated, …), `no_image`, and the four bounds' (too_few_pixels, too_many_pixels, too_few_bytes,
+ * too_elongated, has_transparency).
+ */
+export function pixelFilter<T>(bytesOf: (record: T) => Uint8Array | null | Promise<Uint8Array | null>, ctx: Pick<StageContext, "itemCache">, bounds: ImageBounds = THESIS_IMAGE_BOUNDS): Filter<T> {
+  const rules = thesisImageFilters(bounds);
+  return defineFilter<T>({
+    name: "image_pixels_thesis",
+    version: 1,
+    paperStep: null,
+    unit: "image",
+    description: `image decodes and has ${bounds.minPixels.toLocaleString("en")}…${bounds.maxPixels.toLocaleString("en")} pixels, ≥ ${bounds.minBytes.toLocaleString("en")} bytes, aspect ≤ ${bounds.maxAspect}, ≤ ${bounds.maxTransparentPixels} transparent pixels (thesis 4.3.2)`,
+    keep: async (record) => {
+      const bytes = await bytesOf(record);
+      if (bytes === null) return { drop: "no_image" };
+      const facts = await pixelFacts(bytes, ctx);
+      if (!facts.ok) return { drop: facts.reason };
+      for (const rule of rules) {
+        const verdict = rule.keep(facts);
+        if (verdict !== true) return verdict;
+      }
+      return true;
+    },
+  });
+}

@@ -1,0 +1,81 @@
+/** Reading img2dataset outputs built from the real test images: files layout, webdataset tar, results parquet. */
+import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { Counters } from "../../shared/core/counters.ts";
+import { pixelSourceCounter, pixelSourceSkippedCounter } from "../../shared/core/counter-names.ts";
+import { readPixelInputs, type PixelSample } from "../../shared/pixels/img2dataset.ts";
+import { removeTempDirs, tempDir } from "../runner/helpers.ts";
+import { buildFilesLayout, buildResultsParquet, buildTar, SAMPLES } from "./img2dataset-fixture.ts";
+
+afterAll(removeTempDirs);
+
+async function collect(paths: string[], maxImageBytes?: number): Promise<{ samples: PixelSample[]; counters: Counters }> {
+  const counters = new Counters();
+  const samples: PixelSample[] = [];
+  for await (const s of readPixelInputs(paths, { counters, maxImageBytes })) samples.push(s);
+  return { samples, counters };
+}
+
+const downloaded = SAMPLES.filter((s) => s.image);
+const expected = downloaded.map((s) => ({ key: s.key, url: s.url, caption: s.caption, status: "success", bytes: new Uint8Array(readFileSync(s.image!)) }));
+const shape = (s: PixelSample) => ({ key: s.key, url: s.url, caption: s.caption, status: s.status, bytes: s.bytes });
+
+describe("img2dataset readers", () => {
+  it("files layout: every downloaded key with its image bytes, caption and URL, in key order; stats files ignored", async () => {
+    const dir = buildFilesLayout(tempDir());
+    const { samples, counters } = await collect([dir]);
+    expect(samples.map(shape)).toEqual(expected);
+    expect(samples[0]!.origin).toBe(join(dir, "00000", "000000000.jpg"));
+    expect(counters.get(pixelSourceCounter("samples"))).toBe(6);
+  });
+
+  it("webdataset tar: the same samples", async () => {
+    const path = await buildTar(join(tempDir(), "00000.tar"));
+    const { samples } = await collect([path]);
+    expect(samples.map(shape)).toEqual(expected);
+  });
+
+  it("a tar cut short yields the samples before the cut and counts it", async () => {
+    const path = await buildTar(join(tempDir(), "00000.tar"));
+    const bytes = readFileSync(path);
+    const cut = join(tempDir(), "cut.tar");
+    // the first two samples' files and part of the third's image
+    writeFileSync(cut, bytes.subarray(0, bytes.indexOf(Buffer.from("000000002.jpg")) + 512 + 5000));
+    const { samples, counters } = await collect([cut]);
+    expect(samples.map((s) => s.key)).toEqual(["000000000", "000000001"]);
+    expect(counters.get(pixelSourceSkippedCounter("truncated_tar"))).toBe(1);
+  });
+
+  it("results parquet: every URL including the failed download (no bytes); the parquet output format carries the images", async () => {
+    const dir = tempDir();
+    const results = await collect([buildResultsParquet(join(dir, "00000.parquet"))]);
+    expect(results.samples.map((s) => [s.key, s.status, s.bytes])).toEqual(SAMPLES.map((s) => [s.key, s.image ? "success" : "failed_to_download", null]));
+    expect(results.samples[5]).toMatchObject({ url: "https://gone.example.org/missing.jpg", caption: "This download failed." });
+    const withImages = await collect([buildResultsParquet(join(dir, "images.parquet"), true)]);
+    expect(withImages.samples.filter((s) => s.bytes).map(shape)).toEqual(expected);
+    expect(withImages.counters.get(pixelSourceCounter("samples.with_image"))).toBe(6);
+  });
+
+  it("skips images over the size bound and counts a sidecar that is not JSON, keeping the sample", async () => {
+    const dir = buildFilesLayout(tempDir());
+    writeFileSync(join(dir, "00000", "000000001.json"), "{not json");
+    const { samples, counters } = await collect([dir], 50_000);
+    expect(samples.filter((s) => s.bytes === null).map((s) => s.key)).toEqual(["000000000", "000000002", "000000003"]);
+    expect(counters.get(pixelSourceSkippedCounter("too_large"))).toBe(3);
+    expect(counters.get(pixelSourceSkippedCounter("bad_sidecar"))).toBe(1);
+    expect(samples[1]).toMatchObject({ key: "000000001", url: null, caption: "The forest road is covered with fallen leaves." });
+  });
+
+  it("plain image files and folders of them: the file name is the key", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, "pics"));
+    writeFileSync(join(dir, "pics", "road.v2.jpg"), readFileSync(SAMPLES[0]!.image!));
+    writeFileSync(join(dir, "pics", "notes.md"), "not an image");
+    const { samples } = await collect([join(dir, "pics"), SAMPLES[4]!.image!]);
+    expect(samples.map((s) => [s.key, s.caption, s.bytes?.length])).toEqual([
+      ["road.v2", null, 67685],
+      ["ballon", null, 24628],
+    ]);
+  });
+});
