@@ -77,7 +77,7 @@ export const TASK_COUNTERS = {
 } as const;
 
 /** The counters stats.json lists under `extraction`: everything the readers and the extract stage counted. */
-export const EXTRACTION_PREFIXES = ["dump.", "tsv.", "extract."] as const;
+export const EXTRACTION_PREFIXES = ["dump.", "tsv.", "warc.", "extract."] as const;
 
 export function isExtractionCounter(name: string): boolean {
   return EXTRACTION_PREFIXES.some((p) => name.startsWith(p));
@@ -118,6 +118,26 @@ export const TSV_SKIPPED_PREFIX = "tsv.skipped.";
 export function tsvSkippedCounter(reason: string): string {
   return `${TSV_SKIPPED_PREFIX}${reason}`;
 }
+
+/**
+ * Totals of the WARC reader (shared/web/warc): files and records read, records handed on as
+ * documents, and the bytes it could not use.
+ */
+export type WarcTotal = "files" | "records" | "records.html" | "records.revisit" | "records.damaged" | "resyncs" | "bytes.skipped" | "documents" | "image_refs";
+
+export function warcCounter(total: WarcTotal): string {
+  return `warc.${total}`;
+}
+
+export const WARC_SKIPPED_PREFIX = "warc.skipped.";
+
+/** A record or file the WARC reader did not hand on: `warc.skipped.<reason>` (request, wet_file, gzip_bomb, not_html, …). */
+export function warcSkippedCounter(reason: string): string {
+  return `${WARC_SKIPPED_PREFIX}${reason}`;
+}
+
+/** A sample name: file offsets of damaged WARC records. */
+export const WARC_DAMAGE_SAMPLE = "warc.damaged_records";
 
 /** Per input kind totals of the extract stage. */
 export type ExtractTotal = "revisions" | "references" | "shuffle_records";
