@@ -64,6 +64,12 @@ class RecordDamage extends Error {
   }
 }
 
+/**
+ * An uncompressed record that claims more than the body bound: its length cannot be trusted to
+ * find the next record (a false 2 GB claim would swallow the file), so the reader resyncs past it.
+ */
+class SkipAndResync extends Error {}
+
 /** Pieces handed to warcio at most this long, so the header bound is checked finely. */
 const PIECE = 64 * 1024;
 
@@ -150,7 +156,7 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
           // the record could not be read but the member is sound: finish it and go on
           try {
             while (!(await member.next()).done);
-            continue;
+            if (cur.position > at) continue;
           } catch {
             // the member is damaged too: resync below
           }
@@ -185,7 +191,7 @@ async function* readPlain(opts: WarcReadOptions): AsyncGenerator<WarcContentReco
         for await (const rec of records(chunks, base, false, opts, pos, end)) yield rec;
         return;
       } catch (err) {
-        damage(opts, pos.offset, reasonOf(err));
+        if (!(err instanceof SkipAndResync)) damage(opts, pos.offset, reasonOf(err));
         await cur.close();
         opts.counters.inc(warcCounter("resyncs"));
         cur = new ByteCursor(opts.open(pos.offset + 1), pos.offset + 1);
@@ -221,7 +227,7 @@ async function* records(
       record = await parser.parse();
     } catch (err) {
       pos.offset = inMember ? base : base + parser.offset;
-      throw err instanceof RecordDamage ? err : new RecordDamage(err instanceof GzipMemberError ? "gzip" : "unparsable_headers");
+      throw err instanceof RecordDamage || err instanceof GzipMemberError ? err : new RecordDamage("unparsable_headers");
     } finally {
       guard.inHeaders = false;
     }
@@ -271,6 +277,7 @@ async function* records(
     }
     if (tooLarge) {
       c.inc(warcSkippedCounter("body_too_large"));
+      if (!inMember) throw new SkipAndResync();
       await record.skipFully();
       continue;
     }
