@@ -6,6 +6,7 @@
 import type { AnySource, Source } from "./source.ts";
 import { captionTsvSource } from "./caption-tsv/caption-tsv-source.ts";
 import { mediawikiSource } from "./mediawiki/mediawiki-source.ts";
+import { warcSource } from "./warc/warc-source.ts";
 
 export interface SourceRegistry {
   get(name: string): Source;
@@ -15,11 +16,12 @@ export interface SourceRegistry {
 }
 
 /**
- * Built-ins are tried most specific first: caption TSVs before MediaWiki, which accepts any
- * compressed or XML-looking file; extra sources before both.
+ * Built-ins are tried most specific first: WARCs (by name, or a first gzip member that decodes to
+ * a WARC record) and caption TSVs before MediaWiki, which accepts any compressed or XML-looking
+ * file; extra sources before all.
  */
 export function sourceRegistry(extra: readonly AnySource[] = []): SourceRegistry {
-  const ordered = [...extra, captionTsvSource as Source, mediawikiSource as Source];
+  const ordered = [...extra, warcSource as Source, captionTsvSource as Source, mediawikiSource as Source];
   const byName = new Map(ordered.map((s) => [s.name, s]));
   if (byName.size !== ordered.length) throw new Error(`duplicate source name among ${ordered.map((s) => s.name).join(", ")}`);
   return {

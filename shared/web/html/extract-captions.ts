@@ -229,7 +229,7 @@ export function extractCaptions(html: string, pageUrl: string, opts: ExtractOpti
             else for (const use of b.images) use.nearby ??= text;
           }
           // the parent's text includes this block's, as a reader sees it
-          if (b.text.length > 0) parent.text.add(b.text.parts.join(""));
+          if (b.text.length > 0) parent.text.add(` ${b.text.parts.join("")} `);
         }
         if (name === "figure" && figures.length > 0) {
           const f = figures.pop()!;
