@@ -20,5 +20,7 @@ export function recordCaptions(rec: Pick<WarcContentRecord, "headers" | "body" |
   if (!rec.targetUri) return { drop: "no_target_uri" };
   const text = bodyText(rec, maxBytes);
   if ("drop" in text) return text;
+  // a page without an <img> tag has no image to caption (<picture> needs one too): not parsed
+  if (!/<img\b/i.test(text.text)) return { captions: [], images: 0, dropped: new Map() };
   return extractCaptions(text.text, rec.targetUri, opts);
 }
