@@ -87,6 +87,22 @@ describe("the WARC source", () => {
     expect(Number.isSafeInteger(web.revisionId)).toBe(true);
   });
 
+  it("two crawls of one page are two revisions of one page (the history mapping)", () => {
+    const counters = new Counters();
+    const extract = warcSource.createExtractor(config, counters);
+    const crawl = (id: string, uri: string, alt: string): WarcPage => ({
+      id, uri, date: null, file: "x.warc.gz", offset: 0, headers: { "content-type": "text/html" },
+      body: Buffer.from(`<p><img src="/harbour.jpg" alt="${alt}"></p>`),
+    });
+    const may = extract(crawl("<urn:uuid:1>", "https://Example.org:443/news#top", "Boats moored in the harbour at dusk"), "history");
+    const june = extract(crawl("<urn:uuid:2>", "https://example.org/news", "Small fishing boats in the old harbour"), "history");
+    expect(june.page).toBe(may.page);
+    expect(june.pageId).toBe(may.pageId);
+    expect(june.revisionId).not.toBe(may.revisionId);
+    expect(may.refs[0]!.image).toBe(june.refs[0]!.image);
+    expect([may.refs[0]!.alt!.text, june.refs[0]!.alt!.text]).toEqual(["Boats moored in the harbour at dusk", "Small fishing boats in the old harbour"]);
+  });
+
   it("references carry alt and figcaption captions that pass the web filters", async () => {
     const pages = await docs(`${WARC}dolma-sample-0000.warc.gz`);
     const counters = new Counters();

@@ -56,6 +56,18 @@ describe("real WARCs", () => {
     }
   });
 
+  it("an uncompressed WARC splits too: a shard starts at the first `WARC/1.x` line in its range", async () => {
+    for (const path of [`${EDGE}example.warc`, `${EDGE}example-iana.org-chunked.warc`]) {
+      const whole = (await readAll(path)).records.map((r) => r.recordId);
+      const size = (await import("node:fs")).statSync(path).size;
+      for (const cut of [1, 700, Math.floor(size / 2), size - 10]) {
+        const a = await readAll(path, { start: 0, end: cut });
+        const b = await readAll(path, { start: cut, end: null });
+        expect([...a.records, ...b.records].map((r) => r.recordId)).toEqual(whole);
+      }
+    }
+  });
+
   it("the warc. counters reach stats.json's extraction section", () => {
     expect(isExtractionCounter(warcCounter("records"))).toBe(true);
   });
