@@ -9,7 +9,7 @@ import type { ByteCursor } from "./byte-cursor.ts";
 
 export class GzipMemberError extends Error {}
 
-const CHUNK = 64 * 1024;
+const CHUNK = 16 * 1024;
 
 export function isGzipMagic(b: Buffer, at = 0): boolean {
   return b.length >= at + 3 && b[at] === 0x1f && b[at + 1] === 0x8b && b[at + 2] === 8;
