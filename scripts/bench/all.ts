@@ -21,6 +21,7 @@ const BENCHES = [
   ["semantic.ts", "word-vector cosine and exact WMD vs the syntactic scorer; vector load time and memory"],
   ["transformer.ts", "embedding/BERTScore scorers (tiny and MiniLM-shaped models) vs the syntactic scorer"],
   ["run.ts", "end-to-end run vs plain bz2 decoding, peak RSS"],
+  ["warc.ts", "WARC → references, MB/s per core of uncompressed WARC, vs gzip -dc and warcio's record iteration"],
   ["cloud-shard.ts", "cloud extract shard time/memory and full-dump projection"],
   ["peak-rss.ts", "peak memory on hostile inputs (2 M references in a shard, one image on 5,000 pages, 1 GiB <title>, attribute and <text> in a .gz) and the 151 MB history"],
   ["publish.ts", "report.html, Parquet and dataset card vs one read pass over the dataset"],

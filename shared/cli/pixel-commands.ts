@@ -11,7 +11,7 @@ import { hashSamples, type HashedSample } from "../pixels/hash-stream.ts";
 import { DEFAULT_MODE, DEFAULT_THRESHOLDS, hashToHex, IDENTITY_MODES, PERCEPTUAL_MODES, type IdentityMode, type PerceptualMode } from "../pixels/hashes.ts";
 import { imageDecodableInfo, judgeImage, thesisImageFilters } from "../pixels/image-filters.ts";
 import { readPixelInputs } from "../pixels/img2dataset.ts";
-import { UserError } from "./errors.ts";
+import { UserError } from "../core/errors.ts";
 
 export const HASH_USAGE = `paracap hash <image|folder|tar|parquet>…
   one JSONL line per image: key, origin, url, caption, content sha256, format, size, transparent

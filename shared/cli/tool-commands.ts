@@ -16,9 +16,23 @@ import { extractImageRefs } from "../wikitext/extract-images.ts";
 import { readConfigFile } from "./config-file.ts";
 import { UserError } from "../core/errors.ts";
 import { mapLineBatches, mapLines } from "./lines.ts";
-import { dumpCounter } from "../core/counter-names.ts";
+import { dumpCounter, warcCounter } from "../core/counter-names.ts";
+import { warcCaptionLines } from "../sources/warc/warc-extract-lines.ts";
+import { warcSource } from "../sources/warc/warc-source.ts";
+import { openSync, readSync, closeSync } from "node:fs";
 
-export const EXTRACT_USAGE = `paracap extract <file.xml[.bz2|.gz]|file.wikitext> [--all-namespaces]
+/** A WARC by name or by its first bytes (the WARC source's own test). */
+function isWarcFile(file: string): boolean {
+  const fd = openSync(file, "r");
+  try {
+    const head = Buffer.alloc(4096);
+    return warcSource.claims(basename(file), head.subarray(0, readSync(fd, head, 0, head.length, 0)));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export const EXTRACT_USAGE = `paracap extract <file.xml[.bz2|.gz]|file.wikitext|file.warc[.gz]> [--all-namespaces]
   image references as JSONL, one line per reference and caption type:
   {"image","type":"caption"|"alt"|null,"text","page","source","revision"}
   (a .wikitext/.wiki/.txt file is one page titled after the file name)`;
@@ -63,6 +77,12 @@ export async function extractCommand(argv: string[]): Promise<number> {
   if (/\.(wikitext|wiki|txt)$/i.test(file)) {
     const text = await readFile(file, "utf8");
     emit({ title: basename(file).replace(/\.[^.]+$/, ""), ns: 0, pageId: 0, revisionId: 0, timestamp: null, redirect: false, text });
+    return 0;
+  }
+  if (isWarcFile(file)) {
+    const counters = new Counters();
+    for await (const line of warcCaptionLines(file, counters)) out.write(JSON.stringify(line) + "\n");
+    process.stderr.write(`paracap extract: ${counters.get(warcCounter("documents"))} HTML page(s) of ${counters.get(warcCounter("records"))} WARC record(s) read\n`);
     return 0;
   }
   const counters = new Counters();

@@ -130,6 +130,26 @@ export function tsvSkippedCounter(reason: string): string {
   return `${TSV_SKIPPED_PREFIX}${reason}`;
 }
 
+/**
+ * Totals of the WARC reader (shared/web/warc): files and records read, records handed on as
+ * documents, and the bytes it could not use.
+ */
+export type WarcTotal = "files" | "records" | "records.html" | "records.revisit" | "records.damaged" | "resyncs" | "bytes.skipped" | "documents" | "image_refs";
+
+export function warcCounter(total: WarcTotal): string {
+  return `warc.${total}`;
+}
+
+export const WARC_SKIPPED_PREFIX = "warc.skipped.";
+
+/** A record or file the WARC reader did not hand on: `warc.skipped.<reason>` (request, wet_file, gzip_bomb, not_html, …). */
+export function warcSkippedCounter(reason: string): string {
+  return `${WARC_SKIPPED_PREFIX}${reason}`;
+}
+
+/** A sample name: file offsets of damaged WARC records. */
+export const WARC_DAMAGE_SAMPLE = "warc.damaged_records";
+
 /** Per input kind totals of the extract stage. */
 export type ExtractTotal = "revisions" | "references" | "shuffle_records";
 

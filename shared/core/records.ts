@@ -49,8 +49,12 @@ export type WikitextSource = z.infer<typeof WikitextSource>;
 export const ReferenceSource = z.string().regex(/^[a-z][a-z0-9_]*$/);
 export type ReferenceSource = z.infer<typeof ReferenceSource>;
 
-/** Captions and alt texts are separate caption types; pairs are only built within one type. */
-export const CaptionType = z.enum(["caption", "alt"]);
+/**
+ * Caption types; pairs are only built within one type. `caption` and `alt` are every source's
+ * (wikitext's caption and alt=; a figure's figcaption and an img's alt); `title` (an img's title
+ * attribute) and `nearby` (the text around an image, lower confidence) come from web pages.
+ */
+export const CaptionType = z.enum(["caption", "alt", "title", "nearby"]);
 export type CaptionType = z.infer<typeof CaptionType>;
 
 /**
@@ -101,8 +105,18 @@ export const ShuffleRef = z.object({
   uses: z.number().int().positive(),
   caption: CaptionFeatures.nullable(),
   alt: CaptionFeatures.nullable(),
+  /** web sources only (absent elsewhere, so wikitext records keep their shape) */
+  title: CaptionFeatures.nullable().optional(),
+  nearby: CaptionFeatures.nullable().optional(),
 });
 export type ShuffleRef = z.infer<typeof ShuffleRef>;
+
+export const CAPTION_TYPES: readonly CaptionType[] = CaptionType.options;
+
+/** The caption of one type a reference carries, or null. */
+export function captionOf(ref: { caption: CaptionFeatures | null; alt: CaptionFeatures | null; title?: CaptionFeatures | null; nearby?: CaptionFeatures | null }, type: CaptionType): CaptionFeatures | null {
+  return ref[type] ?? null;
+}
 
 /** One side of a pair: the caption and where it was used. */
 export const PairSide = z.object({

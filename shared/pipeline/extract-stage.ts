@@ -20,6 +20,8 @@ export interface ExtractedRef {
   ordinal: number;
   caption: CaptionFeatures | null;
   alt: CaptionFeatures | null;
+  title?: CaptionFeatures | null;
+  nearby?: CaptionFeatures | null;
 }
 
 /** The references of one revision; `skipped` names why a revision could not be read. */
@@ -94,15 +96,21 @@ export function documentExtractor(source: AnySource, config: ParacapConfig, coun
       counters.inc(extractSkippedCounter(kind, reason));
       return { ...base, refs: [], skipped: reason };
     }
-    const refs = d.refs.map((r, ordinal) => ({
-      image: pivot.key({ image: r.image, page: d.page }),
-      source: r.source,
-      ordinal,
-      caption: features(r.caption),
-      alt: features(r.alt),
-    }));
+    const refs = d.refs.map((r, ordinal): ExtractedRef => {
+      const ref: ExtractedRef = { image: pivot.key({ image: r.image, page: d.page }), source: r.source, ordinal, caption: features(r.caption), alt: features(r.alt) };
+      // the web's own caption types, only where a source gives them (other records keep their shape)
+      if (r.title) ref.title = features(r.title);
+      if (r.nearby) ref.nearby = features(r.nearby);
+      return ref;
+    });
     return { ...base, refs };
   };
+}
+
+/** What makes two uses of an image on one page the same: where, and every caption text. */
+export function useKeyOf(image: string, source: string, r: { caption: CaptionFeatures | null; alt: CaptionFeatures | null; title?: CaptionFeatures | null; nearby?: CaptionFeatures | null }): string {
+  const base = `${image}\u0000${source}\u0000${r.caption?.text ?? "\u0001"}\u0000${r.alt?.text ?? "\u0001"}`;
+  return r.title || r.nearby ? `${base}\u0000${r.title?.text ?? "\u0001"}\u0000${r.nearby?.text ?? "\u0001"}` : base;
 }
 
 /**
@@ -142,7 +150,7 @@ export async function* collapseUses(revisions: AsyncIterable<RevisionRefs>, coun
       for (const r of rev.refs) {
         counters.inc(extractCounter(rev.kind, "references"));
         counters.inc(extractReferencesBySourceCounter(rev.kind, r.source));
-        const useKey = `${r.image}\u0000${r.source}\u0000${r.caption?.text ?? "\u0001"}\u0000${r.alt?.text ?? "\u0001"}`;
+        const useKey = useKeyOf(r.image, r.source, r);
         const seen = open.get(useKey);
         if (seen) {
           seen.uses++;
@@ -159,6 +167,8 @@ export async function* collapseUses(revisions: AsyncIterable<RevisionRefs>, coun
           uses: 1,
           caption: r.caption,
           alt: r.alt,
+          ...(r.title ? { title: r.title } : {}),
+          ...(r.nearby ? { nearby: r.nearby } : {}),
         });
       }
     }

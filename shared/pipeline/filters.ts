@@ -7,7 +7,7 @@
  */
 import type { ParacapConfig } from "../core/config.ts";
 import { defineFilter, defineFilterInfo, type Filter, type FilterInfo } from "../core/filter.ts";
-import type { CandidatePair, CaptionFeatures, ShuffleRef } from "../core/records.ts";
+import { CAPTION_TYPES, captionOf, type CandidatePair, type CaptionFeatures, type ShuffleRef } from "../core/records.ts";
 import { UNRENDERED } from "../wikitext/inline-templates.ts";
 import { MAX_EDITED_TOKENS, onlySpellingDiffers } from "./spelling-fix.ts";
 import type { TierSpec } from "./tiers.ts";
@@ -122,7 +122,7 @@ export const hasCaptionFilter: Filter<ShuffleRef> = defineFilter({
   paperStep: 3,
   unit: "reference",
   description: "reference has a caption or alt text",
-  keep: (r) => (r.caption !== null || r.alt !== null ? true : { drop: "no_caption" }),
+  keep: (r) => (CAPTION_TYPES.some((t) => captionOf(r, t) !== null) ? true : { drop: "no_caption" }),
 });
 
 export function captionFilters(config: ParacapConfig, tier: TierSpec): Filter<CaptionFeatures>[] {

@@ -8,7 +8,7 @@ import type { ParacapConfig } from "../core/config.ts";
 import { funnelCounter, type FunnelCounterColumn } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
 import type { FilterInfo, FilterUnit } from "../core/filter.ts";
-import type { CaptionFeatures, CaptionType, ShuffleRef } from "../core/records.ts";
+import { CAPTION_TYPES, type CaptionFeatures, type CaptionType, type ShuffleRef } from "../core/records.ts";
 import { funnelSteps, tierFilters, type TierFilters } from "./filters.ts";
 import type { TierSpec } from "./tiers.ts";
 
@@ -66,28 +66,42 @@ export interface UseState {
   readonly ref: ShuffleRef;
   caption: CaptionFeatures | null;
   alt: CaptionFeatures | null;
+  title: CaptionFeatures | null;
+  nearby: CaptionFeatures | null;
 }
 
-export const CAPTION_TYPES: readonly CaptionType[] = ["caption", "alt"];
+
+/** A use's state before any caption filter: every caption type it carries. */
+export function useState(ref: ShuffleRef): UseState {
+  return { ref, caption: ref.caption, alt: ref.alt, title: ref.title ?? null, nearby: ref.nearby ?? null };
+}
+
+/** Whether a use still has a caption of some type. */
+export function isCaptioned(u: UseState): boolean {
+  return CAPTION_TYPES.some((t) => u[t] !== null);
+}
 
 /** Adds one image's contribution to a funnel row. Candidates = Σ over caption types of C(n, 2) distinct uses. */
 export function countImageRow(counters: Counters, tier: string, row: string, uses: readonly UseState[]): void {
   if (uses.length === 0) return;
   let references = 0;
   let captions = 0;
-  let nCaption = 0;
-  let nAlt = 0;
+  const perType = CAPTION_TYPES.map(() => 0);
   for (const u of uses) {
     references += u.ref.uses;
-    const k = (u.caption ? 1 : 0) + (u.alt ? 1 : 0);
+    let k = 0;
+    CAPTION_TYPES.forEach((t, i) => {
+      if (u[t]) {
+        k++;
+        perType[i]!++;
+      }
+    });
     captions += k * u.ref.uses;
-    if (u.caption) nCaption++;
-    if (u.alt) nAlt++;
   }
   counters.inc(funnelCounter(tier, row, "images"));
   if (references >= 2) counters.inc(funnelCounter(tier, row, "images_ge2"));
   if (references >= 5) counters.inc(funnelCounter(tier, row, "images_ge5"));
   counters.inc(funnelCounter(tier, row, "references"), references);
   counters.inc(funnelCounter(tier, row, "captions"), captions);
-  counters.inc(funnelCounter(tier, row, "candidates"), (nCaption * (nCaption - 1)) / 2 + (nAlt * (nAlt - 1)) / 2);
+  counters.inc(funnelCounter(tier, row, "candidates"), perType.reduce((n, m) => n + (m * (m - 1)) / 2, 0));
 }

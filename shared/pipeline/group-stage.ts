@@ -8,10 +8,11 @@ import { groupCappedPairsCounter, groupPairsCounter, paperRuleDroppedCounter, WE
 import type { Counters } from "../core/counters.ts";
 import { fnv1a32, stableId } from "../core/hash.ts";
 import { applyFilter } from "../core/filter.ts";
-import { CandidatePair, cmpId, ShuffleRef, type CaptionType, type PairSide } from "../core/records.ts";
+import { CandidatePair, CAPTION_TYPES, cmpId, ShuffleRef, type CaptionType, type PairSide } from "../core/records.ts";
 import type { Stage, StageContext } from "../core/stage.ts";
 import { MAX_USES_ID, tierFilters, type ImageGroup, type TierFilters } from "./filters.ts";
-import { CAPTION_TYPES, countImageRow, type UseState } from "./funnel.ts";
+import { countImageRow, isCaptioned, useState, type UseState } from "./funnel.ts";
+import { useKeyOf } from "./extract-stage.ts";
 import { tierSpecs, type TierSpec } from "./tiers.ts";
 
 export interface GroupOptions {
@@ -186,13 +187,20 @@ function mix32(a: number, b: number): number {
 }
 
 /**
- * Set sizes (distinct uses) of the images that come from caption lists, and their moments as
+ * Where a reference found on the web comes from: a caption list's row, an HTML page's img. The
+ * thesis bounds the equivalence sets of web images (§5.1.2); Wikipedia's files are bounded by their
+ * reference counts instead.
+ */
+export const WEB_REFERENCE_SOURCES: ReadonlySet<string> = new Set(["row", "img"]);
+
+/**
+ * Set sizes (distinct uses) of the images that come from the web only, and their moments as
  * counters (`group.web.*`, merged over partitions): the dedup phase bounds set sizes by them.
  */
 function countWebSets(byImage: Map<string, ShuffleRef[]>, ctx: StageContext): Map<string, number> {
   const sizes = new Map<string, number>();
   for (const [key, refs] of byImage) {
-    if (refs[0]!.source !== "row") continue;
+    if (!refs.every((r) => WEB_REFERENCE_SOURCES.has(r.source))) continue;
     const size = mergeIdenticalUses(refs).length;
     sizes.set(key, size);
     ctx.counters.inc(WEB_SET_COUNTERS.images);
@@ -224,7 +232,7 @@ async function pairedUses(filters: TierFilters, refs: ShuffleRef[], ctx: StageCo
   const tier = filters.tier;
   const image = refs[0]!.image;
   const sorted = mergeIdenticalUses(refs).sort(compareUses);
-  let uses: UseState[] = sorted.map((ref) => ({ ref, caption: ref.caption, alt: ref.alt }));
+  let uses: UseState[] = sorted.map(useState);
   const references = sorted.reduce((n, r) => n + r.uses, 0);
   const group: ImageGroup = { image, references, uses: uses.length, captionedUses: uses.length };
 
@@ -262,7 +270,7 @@ async function pairedUses(filters: TierFilters, refs: ShuffleRef[], ctx: StageCo
         if (!kept) u[type] = null;
       }
     }
-    uses = uses.filter((u) => u.caption !== null || u.alt !== null);
+    uses = uses.filter(isCaptioned);
     countImageRow(c, tier.name, f.id, uses);
   }
 
@@ -288,7 +296,7 @@ function side(u: UseState, type: CaptionType): PairSide {
 export function mergeIdenticalUses(refs: readonly ShuffleRef[]): ShuffleRef[] {
   const byUse = new Map<string, ShuffleRef>();
   for (const r of refs) {
-    const key = `${r.pageId}\u0000${r.page}\u0000${r.source}\u0000${r.caption?.text ?? "\u0001"}\u0000${r.alt?.text ?? "\u0001"}`;
+    const key = `${r.pageId}\u0000${r.page}\u0000${useKeyOf("", r.source, r)}`;
     const seen = byUse.get(key);
     if (!seen) {
       byUse.set(key, { ...r });
@@ -316,7 +324,8 @@ function compareSides(a: PairSide, b: PairSide): number {
 
 function compareUses(x: ShuffleRef, y: ShuffleRef): number {
   return cmp(x.page, y.page) || cmpId(x.pageId, y.pageId) || cmpId(x.revisionId, y.revisionId) || x.ordinal - y.ordinal
-    || cmp(x.caption?.text ?? "", y.caption?.text ?? "") || cmp(x.alt?.text ?? "", y.alt?.text ?? "");
+    || cmp(x.caption?.text ?? "", y.caption?.text ?? "") || cmp(x.alt?.text ?? "", y.alt?.text ?? "")
+    || cmp(x.title?.text ?? "", y.title?.text ?? "") || cmp(x.nearby?.text ?? "", y.nearby?.text ?? "");
 }
 
 export function cmp(a: string, b: string): number {

@@ -8,6 +8,7 @@ import { EXTRACT_PREFIX } from "../core/counter-names.ts";
 import type { AnySource } from "./source.ts";
 import { captionTsvSource } from "./caption-tsv/caption-tsv-source.ts";
 import { mediawikiSource } from "./mediawiki/mediawiki-source.ts";
+import { warcSource } from "./warc/warc-source.ts";
 
 export interface SourceRegistry {
   get(name: string): AnySource;
@@ -22,8 +23,11 @@ export interface SourceRegistry {
   isExtractionCounter(name: string): boolean;
 }
 
-/** The built-in sources, most specific first: caption TSVs before MediaWiki, which accepts any compressed or XML-looking file. */
-export const BUILTIN_SOURCE_LIST: readonly AnySource[] = [captionTsvSource, mediawikiSource];
+/**
+ * The built-in sources, most specific first: WARCs (by name, or a first gzip member that decodes to a
+ * WARC record) and caption TSVs before MediaWiki, which accepts any compressed or XML-looking file.
+ */
+export const BUILTIN_SOURCE_LIST: readonly AnySource[] = [warcSource, captionTsvSource, mediawikiSource];
 
 /** Extra sources are tried before the built-in ones. */
 export function sourceRegistry(extra: readonly AnySource[] = [], builtins: readonly AnySource[] = BUILTIN_SOURCE_LIST): SourceRegistry {

@@ -38,6 +38,9 @@ export interface SourceRef {
   source: ReferenceSource;
   caption: string | null;
   alt: string | null;
+  /** web pages: an img's title attribute, and the text around an image (lower confidence); each its own caption type */
+  title?: string | null;
+  nearby?: string | null;
 }
 
 /**

@@ -1,4 +1,5 @@
 /** Builders for stage tests: real captions through the real caption analyzer. */
+import { useState } from "../../shared/pipeline/funnel.ts";
 import { createCaptionAnalyzer } from "../../shared/caption/analyzer.ts";
 import type { CandidatePair, CaptionFeatures, InputKind, ReferenceSource, ShuffleRef } from "../../shared/core/records.ts";
 import { makePair as makeCandidate } from "../../shared/pipeline/group-stage.ts";
@@ -81,7 +82,7 @@ export const CAPTIONS = {
 export function makePair(tier: string, image: string, pageA: string, pageB: string, textA: string, textB: string): CandidatePair {
   const use = (page: string, text: string, pageId: number) => {
     const r = ref({ image, page, pageId, caption: text });
-    return { ref: r, caption: r.caption, alt: null };
+    return useState(r);
   };
   return makeCandidate(tier, image, "caption", use(pageA, textA, 1), use(pageB, textB, 2));
 }

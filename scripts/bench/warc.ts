@@ -1,0 +1,82 @@
+/**
+ * WARC → references throughput, in MB/s per core of UNCOMPRESSED WARC, on the real crawls of
+ * shared/data/warc (dolma, pywb iana, Common Crawl), against two baselines measured in the same run:
+ *   gzip -dc        the same files decompressed by the gzip binary (its CPU time, child process)
+ *   warcio          warcio's own record iteration (WARCParser over the .warc.gz, every record
+ *                   read to its end): what reading WARCs costs at all in JS
+ *   ours/read       the WARC source's documents (framing, bounds, HTML records with their bodies)
+ *   ours/refs       documents → references: body decoding, HTML captions, web filters, caption
+ *                   features (the full extract work of one shard)
+ * Per-core figures divide by CPU time (process.cpuUsage), so a busy machine slows them less.
+ *   npx tsx scripts/bench/warc.ts     (BENCH_ROUNDS=n to change the repetitions, default 20)
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { createReadStream, readFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
+import { WARCParser } from "warcio";
+import { Counters } from "../../shared/core/counters.ts";
+import { ParacapConfig } from "../../shared/core/config.ts";
+import { warcSource, type WarcPage } from "../../shared/sources/warc/warc-source.ts";
+import type { ShardSpec } from "../../shared/sources/shard-spec.ts";
+import { documentExtractor } from "../../shared/pipeline/extract-stage.ts";
+
+const DIR = new URL("../../../shared/data/warc/", import.meta.url).pathname;
+const FILES = ["dolma-sample-0000.warc.gz", "pywb-iana.warc.gz", "commoncrawl-whirlwind.warc.gz"].map((f) => DIR + f);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+const uncompressed = FILES.reduce((n, f) => n + gunzipSync(readFileSync(f)).length, 0);
+const config = ParacapConfig.parse({});
+
+function cpuSeconds(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
+async function measure(name: string, body: () => Promise<void>): Promise<number> {
+  await body(); // warm-up
+  const t0 = cpuSeconds();
+  const w0 = performance.now();
+  for (let i = 0; i < ROUNDS; i++) await body();
+  const cpu = cpuSeconds() - t0;
+  const wall = (performance.now() - w0) / 1000;
+  const mbps = (uncompressed * ROUNDS) / 1e6 / cpu;
+  console.log(`${name.padEnd(12)} ${mbps.toFixed(1).padStart(7)} MB/s/core  (cpu ${cpu.toFixed(2)} s, wall ${wall.toFixed(2)} s)`);
+  return mbps;
+}
+
+function gzipBaseline(): number {
+  // the binary's own CPU time, from bash's `times` after the loop
+  const script = `for i in $(seq ${ROUNDS}); do for f in ${FILES.map((f) => `'${f}'`).join(" ")}; do gzip -dc "$f" > /dev/null; done; done; times`;
+  const out = execFileSync("bash", ["-c", script], { encoding: "utf8" }).trim().split("\n").pop()!;
+  const secs = out.split(/\s+/).map((t) => {
+    const m = /(\d+)m([\d.]+)s/.exec(t)!;
+    return Number(m[1]) * 60 + Number(m[2]);
+  });
+  const cpu = secs[0]! + secs[1]!;
+  const mbps = (uncompressed * ROUNDS) / 1e6 / cpu;
+  console.log(`${"gzip -dc".padEnd(12)} ${mbps.toFixed(1).padStart(7)} MB/s/core  (cpu ${cpu.toFixed(2)} s)`);
+  return mbps;
+}
+
+const shard = (uri: string): ShardSpec => ({ id: "b", uri, source: "warc", kind: "current", start: null, end: null, fragment: false });
+const bytes = (path: string) => ({ label: path, read: (start = 0) => createReadStream(path, { start }) as AsyncIterable<Buffer> });
+
+async function ourDocs(onDoc: (d: WarcPage) => void): Promise<void> {
+  for (const f of FILES) for await (const d of warcSource.documents(shard(f), bytes(f), config, new Counters())) onDoc(d);
+}
+
+console.log(`${FILES.length} real WARCs, ${(uncompressed / 1e6).toFixed(2)} MB uncompressed, ${ROUNDS} rounds`);
+if (spawnSync("gzip", ["--version"]).status !== 0) throw new Error("gzip binary not found");
+const gz = gzipBaseline();
+const warcio = await measure("warcio", async () => {
+  for (const f of FILES) {
+    for await (const record of WARCParser.iterRecords(createReadStream(f))) await record.readFully();
+  }
+});
+const read = await measure("ours/read", () => ourDocs(() => {}));
+const counters = new Counters();
+const extract = documentExtractor(warcSource, config, counters);
+let refs = 0;
+const full = await measure("ours/refs", () => ourDocs((d) => void (refs += extract(d, "current").refs.length)));
+console.log(`references per round: ${refs / (ROUNDS + 1)}`);
+console.log(`ratios: ours/refs = ${(full / gz).toFixed(3)} × gzip -dc, ${(full / warcio).toFixed(2)} × warcio iteration; ours/read = ${(read / warcio).toFixed(2)} × warcio`);
+console.log(`target ≥ 50 MB/s/core end to end: ${full >= 50 ? "met" : "NOT met"}`);

@@ -1,0 +1,22 @@
+/**
+ * `paracap extract <file.warc.gz>`: every caption of every HTML page of a WARC, one JSON line per
+ * image and caption type (all five types, before the web filters, as `extract` prints a dump's
+ * references before the caption filters).
+ */
+import { createReadStream } from "node:fs";
+import { Counters } from "../../core/counters.ts";
+import { warcCounter } from "../../core/counter-names.ts";
+import { readWarc } from "../../web/warc/warc-reader.ts";
+import { acceptHtml, recordCaptions } from "../../web/html/page-captions.ts";
+
+const MAX_PAGE_BYTES = 8 * 1024 * 1024;
+
+export async function* warcCaptionLines(path: string, counters = new Counters()): AsyncGenerator<object> {
+  const open = (start: number) => createReadStream(path, { start }) as AsyncIterable<Buffer>;
+  for await (const rec of readWarc({ open, file: path, counters, maxBodyBytes: MAX_PAGE_BYTES, accept: acceptHtml })) {
+    counters.inc(warcCounter("documents"));
+    const found = recordCaptions(rec, MAX_PAGE_BYTES);
+    if ("drop" in found) continue;
+    for (const c of found.captions) yield { image: c.image, type: c.type, text: c.text, page: rec.targetUri, url: c.url, recordId: rec.recordId };
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Web crawls (WARC, `.warc` and per-record `.warc.gz`): a document is one HTML response (or
+ * resource) record, named by its WARC-Record-ID and carrying its target URI and date; the extractor
+ * decodes its body, finds the captions of its images (shared/web/html) and keeps the captions the
+ * web filters pass (shared/web/filters). A large `.warc.gz` splits at any byte: a shard owns the
+ * gzip members that START in its range, found by scanning and verified by decoding.
+ *
+ * Identity: page = the normalised target URI (its page id too); revision = capture date + record id,
+ * so the captures of one page sort by time. Two crawls of one site are revisions of the same pages:
+ * given as history inputs they feed the bronze tier as Wikipedia revisions do. One reference per
+ * image use, source `img`; caption types: `alt` (img alt), `caption` (figcaption, else a one-column
+ * table's caption cell), `title` (img title) and `nearby` (the text around the image, lower
+ * confidence), each paired only with its own type.
+ */
+import { basename } from "node:path";
+import { WARC_SKIPPED_PREFIX, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
+import type { ByteRange, DocumentRefs, Source, SourceRef } from "../source.ts";
+import { readWarc } from "../../web/warc/warc-reader.ts";
+import { decodesToWarc, isGzipMagic } from "../../web/warc/gzip-member.ts";
+import { isWarcName, warcKind } from "../../web/warc/warc-kind.ts";
+import { acceptHtml, recordCaptions } from "../../web/html/page-captions.ts";
+import type { WebCaption } from "../../web/html/extract-captions.ts";
+import { keepWebCaption, webCaptionFilters } from "../../web/filters/web-caption-filters.ts";
+import { imageKey } from "../../web/html/image-url.ts";
+
+/** One HTML page of a crawl, as the WARC stored it (body still encoded). */
+export interface WarcPage {
+  /** WARC-Record-ID */
+  id: string;
+  uri: string;
+  date: string | null;
+  file: string;
+  offset: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/** The page identity of a target URI: normalised like an image URL, so re-crawls of one page meet. */
+function pageKey(uri: string): string {
+  const v = imageKey(uri, uri);
+  return "key" in v && !v.key.startsWith("File:") ? v.key : uri;
+}
+
+export const warcSource: Source<WarcPage> = {
+  name: "warc",
+  description: "web crawl WARC files (.warc, .warc.gz): image captions from HTML pages",
+  counterPrefix: "warc",
+  documentsCounter: warcCounter("documents"),
+  documentsNoun: "HTML records",
+  claims(fileName, head) {
+    if (isWarcName(fileName)) return true;
+    if (/^WARC\/1\.[01]\r?\n/.test(head.subarray(0, 16).toString("latin1"))) return true;
+    return isGzipMagic(head) && decodesToWarc(head);
+  },
+  uploadRole: (name) => (isWarcName(name) ? { role: "input" } : null),
+  async planRanges({ size }, targetBytes): Promise<ByteRange[] | null> {
+    if (size <= targetBytes) return null;
+    const ranges: ByteRange[] = [];
+    for (let start = 0; start < size; start += targetBytes) {
+      const end = start + targetBytes;
+      ranges.push({ start, end: end >= size ? null : end, fragment: start > 0 });
+    }
+    return ranges;
+  },
+  async *documents(shard, bytes, config, counters) {
+    const file = basename(shard.uri);
+    const kind = warcKind(file);
+    if (kind !== "warc") {
+      // WET (plain text) and WAT (metadata) hold no HTML: recognised, counted, not read
+      counters.inc(warcSkippedCounter(`${kind}_file`));
+      return;
+    }
+    for await (const rec of readWarc({
+      open: (start) => bytes.read(start),
+      file: bytes.label,
+      start: shard.start ?? 0,
+      end: shard.end,
+      counters,
+      maxBodyBytes: config.extraction.maxPageBytes,
+      accept: acceptHtml,
+    })) {
+      if (!rec.targetUri) {
+        counters.inc(warcSkippedCounter("no_target_uri"));
+        continue;
+      }
+      counters.inc(warcCounter("documents"));
+      yield { id: rec.recordId, uri: rec.targetUri, date: rec.date, file, offset: rec.offset, headers: Object.fromEntries(rec.headers), body: rec.body };
+    }
+  },
+  createExtractor(config, counters) {
+    const filters = webCaptionFilters();
+    const kept = (c: WebCaption | undefined) => (c && keepWebCaption(filters, c, counters) ? c.text : null);
+    return (doc: WarcPage): DocumentRefs => {
+      const page = pageKey(doc.uri);
+      const base = { page, pageId: page, revisionId: `${doc.date ?? ""} ${doc.id}` };
+      const found = recordCaptions({ headers: new Map(Object.entries(doc.headers)), body: doc.body, targetUri: doc.uri }, config.extraction.maxPageBytes);
+      if ("drop" in found) return { ...base, refs: null, skipped: found.drop };
+      for (const [reason, n] of found.dropped) counters.inc(warcSkippedCounter(`image.${reason}`), n);
+      const byUse = new Map<number, { image: string } & Partial<Record<WebCaption["type"], WebCaption>>>();
+      for (const c of found.captions) {
+        const use = byUse.get(c.ordinal) ?? { image: c.image };
+        byUse.set(c.ordinal, use);
+        use[c.type] = c;
+      }
+      const refs: SourceRef[] = [];
+      for (const [, use] of [...byUse].sort((a, b) => a[0] - b[0])) {
+        const ref: SourceRef = { image: use.image, source: "img", caption: kept(use.figcaption) ?? kept(use.table), alt: kept(use.alt) };
+        const title = kept(use.title);
+        const nearby = kept(use.nearby);
+        if (title) ref.title = title;
+        if (nearby) ref.nearby = nearby;
+        refs.push(ref);
+      }
+      counters.inc(warcCounter("image_refs"), refs.length);
+      return { ...base, refs };
+    };
+  },
+  pack: (docs) => docs,
+  unpack: (packed) => (packed as WarcPage[]).map((d) => ({ ...d, body: Buffer.isBuffer(d.body) ? d.body : Buffer.from((d.body as Uint8Array).buffer, (d.body as Uint8Array).byteOffset, (d.body as Uint8Array).byteLength) })),
+  size: (doc) => doc.body.length,
+  reportLines(x) {
+    const read = x[warcCounter("documents")];
+    if (read === undefined && !Object.keys(x).some((k) => k.startsWith(WARC_SKIPPED_PREFIX))) return [];
+    const fmt = (v: number) => v.toLocaleString("en-US");
+    const skipped = Object.entries(x).filter(([k]) => k.startsWith(WARC_SKIPPED_PREFIX)).map(([k, v]) => `${fmt(v)} ${k.slice(WARC_SKIPPED_PREFIX.length)}`);
+    return [`- ${fmt(read ?? 0)} HTML records read from WARC files, ${fmt(x[warcCounter("image_refs")] ?? 0)} image uses with a kept caption${skipped.length ? `; skipped: ${skipped.join(", ")}` : ""}.`];
+  },
+};

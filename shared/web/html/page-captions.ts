@@ -1,0 +1,26 @@
+/**
+ * A WARC content record → the captions of its page's images: the HTML body decoded (http-body.ts),
+ * then read by extract-captions.ts with the record's target URI as the page URL.
+ */
+import { bodyText } from "../warc/http-body.ts";
+import type { WarcContentRecord, WarcRecordHead } from "../warc/warc-reader.ts";
+import { extractCaptions, type ExtractOptions, type PageCaptions } from "./extract-captions.ts";
+
+const HTML_TYPES = /^\s*(text\/html|application\/xhtml\+xml)\b/i;
+
+/** The WARC reader's `accept`: only HTML pages that were served (2xx) are read. */
+export function acceptHtml(head: WarcRecordHead): string | null {
+  if (head.status !== null && (head.status < 200 || head.status > 299)) return "http_status";
+  return HTML_TYPES.test(head.headers.get("content-type") ?? "") ? null : "not_html";
+}
+
+export type RecordCaptions = PageCaptions | { drop: string };
+
+export function recordCaptions(rec: Pick<WarcContentRecord, "headers" | "body" | "targetUri">, maxBytes: number, opts?: ExtractOptions): RecordCaptions {
+  if (!rec.targetUri) return { drop: "no_target_uri" };
+  const text = bodyText(rec, maxBytes);
+  if ("drop" in text) return text;
+  // a page without an <img> tag has no image to caption (<picture> needs one too): not parsed
+  if (!/<img\b/i.test(text.text)) return { captions: [], images: 0, dropped: new Map() };
+  return extractCaptions(text.text, rec.targetUri, opts);
+}

@@ -1,0 +1,148 @@
+/**
+ * gzip members of a per-record-compressed WARC (`.warc.gz`): one member is inflated at a time with
+ * pako (warcio's own inflater), which stops exactly at the member's end, so every record knows the
+ * file offset of its member, a shard can own the members that start in its range, and a damaged
+ * member costs only itself. A boundary found by scanning is verified by decoding before it is trusted.
+ */
+import pako from "pako";
+import type { ByteCursor } from "./byte-cursor.ts";
+
+export class GzipMemberError extends Error {}
+
+const CHUNK = 16 * 1024;
+
+export function isGzipMagic(b: Buffer, at = 0): boolean {
+  return b.length >= at + 3 && b[at] === 0x1f && b[at + 1] === 0x8b && b[at + 2] === 8;
+}
+
+/** pako's Inflate as it is (its typings omit the stream state this module reads). */
+type PakoInflate = pako.Inflate & { ended: boolean; strm: { avail_in: number } };
+const Z_SYNC_FLUSH = 2;
+
+function newInflate(chunkSize: number): PakoInflate {
+  return new pako.Inflate({ chunkSize }) as PakoInflate;
+}
+
+function asBuffer(a: Uint8Array): Buffer {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+}
+
+/**
+ * The decompressed bytes of the gzip member that starts at the cursor; the cursor is left just past
+ * the member (its trailer included). Damaged or cut data throws a GzipMemberError.
+ */
+export async function* inflateMember(cur: ByteCursor): AsyncGenerator<Buffer> {
+  const inf = newInflate(CHUNK);
+  let out: Buffer[] = [];
+  inf.onData = (c: Uint8Array) => void out.push(asBuffer(c));
+  for (;;) {
+    if (cur.buffered.length === 0 && !(await cur.more())) throw new GzipMemberError("the input ends inside a gzip member");
+    const input = cur.buffered;
+    inf.push(input, false);
+    if (inf.err) throw new GzipMemberError(`damaged gzip member: ${inf.msg || `zlib status ${inf.err}`}`);
+    const used = inf.ended ? input.length - inf.strm.avail_in : input.length;
+    cur.skip(used);
+    const ready = out;
+    out = [];
+    for (const c of ready) yield c;
+    if (inf.ended) return;
+  }
+}
+
+/** True when `bytes` (a candidate member start) inflate to the start of a WARC record. */
+export function decodesToWarc(bytes: Buffer): boolean {
+  const inf = newInflate(1024);
+  const out: Uint8Array[] = [];
+  inf.onData = (c: Uint8Array) => void out.push(c);
+  inf.push(bytes, Z_SYNC_FLUSH);
+  if (inf.err && !inf.ended) return false;
+  const head = Buffer.concat(out.map(asBuffer)).subarray(0, 16).toString("latin1");
+  return /^WARC\/\d\.\d+\r?\n/.test(head);
+}
+
+/** How far ahead a candidate member is decoded to verify it (a WARC header fits easily). */
+const VERIFY_BYTES = 4096;
+
+/**
+ * Moves the cursor to the next gzip member that decodes to a WARC record (a `1f 8b 08` inside
+ * compressed data is not trusted until then). Returns the bytes skipped; the cursor is at the end
+ * of input when none is found.
+ */
+export async function seekGzipMember(cur: ByteCursor): Promise<number> {
+  let skipped = 0;
+  for (;;) {
+    await cur.fill(3);
+    const buf = cur.buffered;
+    if (buf.length < 3) {
+      skipped += buf.length;
+      cur.skip(buf.length);
+      return skipped;
+    }
+    const at = buf.indexOf(0x1f);
+    if (at < 0 || at > buf.length - 3) {
+      const drop = at < 0 ? buf.length : at;
+      skipped += drop;
+      cur.skip(drop);
+      if (drop === 0 && !(await cur.more())) {
+        skipped += cur.buffered.length;
+        cur.skip(cur.buffered.length);
+        return skipped;
+      }
+      continue;
+    }
+    skipped += at;
+    cur.skip(at);
+    if (isGzipMagic(cur.buffered)) {
+      await cur.fill(VERIFY_BYTES);
+      if (decodesToWarc(cur.buffered.subarray(0, VERIFY_BYTES))) return skipped;
+    }
+    skipped += 1;
+    cur.skip(1);
+  }
+}
+
+const VERSION_LINE = /^WARC\/1\.[01]\r?\n/;
+
+/**
+ * Moves the cursor of an uncompressed WARC to the next line that starts a record (`WARC/1.0` or
+ * `WARC/1.1` alone on its line). Such a line inside a payload (an archived WARC) would be taken for
+ * one: only the version line is checked. `atLineStart`: the cursor is at the start of a line.
+ */
+export async function seekPlainRecord(cur: ByteCursor, atLineStart: boolean): Promise<number> {
+  let skipped = 0;
+  let lineStart = atLineStart;
+  const drop = (n: number) => {
+    skipped += n;
+    cur.skip(n);
+  };
+  for (;;) {
+    if (!(await cur.fill(12))) {
+      drop(cur.buffered.length);
+      return skipped;
+    }
+    const text = cur.buffered.toString("latin1");
+    let at = lineStart && text.startsWith("WARC/1.") ? 0 : -1;
+    if (at < 0) {
+      const nl = text.indexOf("\nWARC/1.");
+      at = nl >= 0 ? nl + 1 : -1;
+    }
+    if (at >= 0) {
+      await cur.fill(at + 11);
+      if (VERSION_LINE.test(cur.buffered.subarray(at, at + 11).toString("latin1"))) {
+        drop(at);
+        return skipped;
+      }
+      drop(at + 1);
+      lineStart = false;
+      continue;
+    }
+    // keep a tail that may hold the start of a record line cut by the chunk edge
+    const n = cur.buffered.length - 8;
+    lineStart = cur.buffered[n - 1] === 0x0a;
+    drop(n);
+    if (!(await cur.more())) {
+      drop(cur.buffered.length);
+      return skipped;
+    }
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * An HTTP body as a WARC stores it → the page's text: transfer chunking removed, Content-Encoding
+ * (gzip, deflate, br) undone with a bound on the decoded size (a gzip bomb is a counted skip, never
+ * a gigabyte in memory), and the charset found the way a browser finds it: a byte order mark, the
+ * Content-Type header, a `<meta charset>` (or http-equiv) near the top, else UTF-8 if the bytes are
+ * valid UTF-8, else windows-1252. Node's TextDecoder (full ICU) decodes the legacy encodings.
+ */
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from "node:zlib";
+
+export type BodyText = { text: string; charset: string } | { drop: string };
+
+/** Undoes `Transfer-Encoding: chunked`; a body that is not chunked after all (a crawler already de-chunked it) is returned as is. */
+export function dechunk(body: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const eol = body.indexOf("\r\n", at, "latin1");
+    if (eol < 0 || eol - at > 64) break;
+    const size = Number.parseInt(body.subarray(at, eol).toString("latin1").split(";")[0]!.trim(), 16);
+    if (!Number.isFinite(size) || size < 0) break;
+    if (size === 0) return Buffer.concat(parts);
+    const from = eol + 2;
+    if (from + size > body.length) {
+      // cut in the last chunk: keep what is there
+      parts.push(body.subarray(from));
+      return Buffer.concat(parts);
+    }
+    parts.push(body.subarray(from, from + size));
+    at = from + size;
+    if (body[at] === 0x0d && body[at + 1] === 0x0a) at += 2;
+  }
+  return parts.length === 0 ? body : Buffer.concat(parts);
+}
+
+function looksLikeText(b: Buffer): boolean {
+  return /^\s*(<|\uFEFF)/.test(b.subarray(0, 64).toString("latin1"));
+}
+
+/** The body with its Content-Encoding undone, at most `maxBytes` decoded; or why not. */
+export function decodeContent(body: Buffer, encoding: string | undefined, maxBytes: number): { bytes: Buffer } | { drop: string } {
+  const enc = (encoding ?? "").trim().toLowerCase();
+  if (enc === "" || enc === "identity" || enc === "none") return { bytes: body };
+  const opts = { maxOutputLength: maxBytes };
+  const attempt = (decode: () => Buffer): { bytes: Buffer } | { drop: string } | null => {
+    try {
+      return { bytes: decode() };
+    } catch (err) {
+      if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE" || err instanceof RangeError) return { drop: "decoded_too_large" };
+      return null;
+    }
+  };
+  let out: { bytes: Buffer } | { drop: string } | null;
+  if (enc === "gzip" || enc === "x-gzip") out = attempt(() => gunzipSync(body, opts));
+  else if (enc === "deflate") out = attempt(() => inflateSync(body, opts)) ?? attempt(() => inflateRawSync(body, opts));
+  else if (enc === "br") out = attempt(() => brotliDecompressSync(body, opts));
+  else return { drop: "unknown_content_encoding" };
+  // Some crawlers store the decoded body but keep the header: markup is taken as it is.
+  if (out === null) return looksLikeText(body) ? { bytes: body } : { drop: "bad_content_encoding" };
+  return out;
+}
+
+/** `charset=` of a Content-Type value. */
+export function headerCharset(contentType: string | undefined): string | null {
+  const m = /;\s*charset\s*=\s*["']?([^"';\s]+)/i.exec(contentType ?? "");
+  return m ? m[1]!.toLowerCase() : null;
+}
+
+/** How far into a page a `<meta>` charset is looked for (the HTML spec prescans 1024 bytes; pages put it later). */
+const META_SCAN = 4096;
+
+export function metaCharset(bytes: Buffer): string | null {
+  const head = bytes.subarray(0, META_SCAN).toString("latin1");
+  const m = /<meta[^>]+charset\s*=\s*["']?\s*([a-z0-9_.:-]+)/i.exec(head);
+  return m ? m[1]!.toLowerCase() : null;
+}
+
+function bomCharset(b: Buffer): { charset: string; skip: number } | null {
+  if (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) return { charset: "utf-8", skip: 3 };
+  if (b[0] === 0xfe && b[1] === 0xff) return { charset: "utf-16be", skip: 2 };
+  if (b[0] === 0xff && b[1] === 0xfe) return { charset: "utf-16le", skip: 2 };
+  return null;
+}
+
+function decoderFor(label: string): { decode(b: Uint8Array): string; readonly encoding: string } | null {
+  try {
+    return new TextDecoder(label);
+  } catch {
+    return null;
+  }
+}
+
+/** Text of decoded bytes by the browser's order of evidence. */
+export function decodeText(bytes: Buffer, contentType: string | undefined): { text: string; charset: string } {
+  const bom = bomCharset(bytes);
+  if (bom) return { text: new TextDecoder(bom.charset).decode(bytes.subarray(bom.skip)), charset: bom.charset };
+  for (const label of [headerCharset(contentType), metaCharset(bytes)]) {
+    const d = label ? decoderFor(label) : null;
+    // a page that declares UTF-16 in ASCII markup is not UTF-16 (HTML spec: treat as UTF-8)
+    if (d && !d.encoding.startsWith("utf-16")) return { text: d.decode(bytes), charset: d.encoding };
+  }
+  try {
+    return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes), charset: "utf-8" };
+  } catch {
+    return { text: new TextDecoder("windows-1252").decode(bytes), charset: "windows-1252" };
+  }
+}
+
+export interface HttpBody {
+  headers: ReadonlyMap<string, string>;
+  body: Buffer;
+}
+
+/** The text of an HTTP body, or the reason it has none. */
+export function bodyText(rec: HttpBody, maxBytes: number): BodyText {
+  const te = rec.headers.get("transfer-encoding")?.toLowerCase() ?? "";
+  const raw = te.includes("chunked") ? dechunk(rec.body) : rec.body;
+  const decoded = decodeContent(raw, rec.headers.get("content-encoding"), maxBytes);
+  if ("drop" in decoded) return decoded;
+  return decodeText(decoded.bytes, rec.headers.get("content-type"));
+}

@@ -1,0 +1,305 @@
+/**
+ * Streaming WARC reading (WARC/1.0 and 1.1, `.warc` and per-record `.warc.gz`) with webrecorder's
+ * warcio for record and HTTP header parsing. What this layer adds is what a crawl of the open web
+ * needs: file offsets for every record, bounds on what a record may make us hold (headers,
+ * payload), and recovery: a damaged record is counted with its offset and reading resumes at the
+ * next record (the next gzip member that decodes to a WARC record, or the next `WARC/1.x` line).
+ *
+ * Only `response` and `resource` records are content; `revisit` records never are (their payload,
+ * if any, is a copy of an earlier capture); request, metadata, warcinfo and conversion records are
+ * counted and skipped.
+ */
+import { AsyncIterReader, WARCParser, type WARCRecord } from "warcio";
+import type { Counters } from "../../core/counters.ts";
+import { WARC_DAMAGE_SAMPLE, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
+import { ByteCursor } from "./byte-cursor.ts";
+import { GzipMemberError, inflateMember, isGzipMagic, seekGzipMember, seekPlainRecord } from "./gzip-member.ts";
+
+/** A content record: its place in the file, its WARC identity and its (still encoded) HTTP body. */
+export interface WarcContentRecord {
+  /** file offset of the record (of its gzip member in a .warc.gz) */
+  offset: number;
+  type: "response" | "resource";
+  recordId: string;
+  targetUri: string | null;
+  date: string | null;
+  /** HTTP status; null for a resource record */
+  status: number | null;
+  /** lower-cased HTTP header names (or, for a resource record, Content-Type from the WARC header) */
+  headers: ReadonlyMap<string, string>;
+  /** the HTTP body as stored: possibly chunked and content-encoded (see http-body.ts) */
+  body: Buffer;
+}
+
+/** What a reader of content records needs before the body is read, to skip what it has no use for. */
+export interface WarcRecordHead {
+  type: "response" | "resource";
+  status: number | null;
+  headers: ReadonlyMap<string, string>;
+}
+
+export interface WarcReadOptions {
+  /** bytes of the file from `start` to its end (a range read: local file, bucket object, HTTP) */
+  open(start: number): AsyncIterable<Buffer>;
+  /** names the file in damage samples */
+  file: string;
+  /** the shard owns the records whose (member) offset is in [start, end) */
+  start?: number;
+  end?: number | null;
+  counters: Counters;
+  /** the largest HTTP body kept; a larger record is skipped and counted */
+  maxBodyBytes: number;
+  /** the largest WARC + HTTP header block; a larger one is counted as damage */
+  maxHeaderBytes?: number;
+  /** null to read the body, or the reason the record is skipped (counted as warc.skipped.<reason>) */
+  accept?(head: WarcRecordHead): string | null;
+}
+
+export const DEFAULT_MAX_HEADER_BYTES = 1024 * 1024;
+
+/** A record that cannot be read; reading resumes at the next record. */
+class RecordDamage extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+/**
+ * An uncompressed record that claims more than the body bound: its length cannot be trusted to
+ * find the next record (a false 2 GB claim would swallow the file), so the reader resyncs past it.
+ */
+class SkipAndResync extends Error {}
+
+/** Pieces handed to warcio at most this long, so the header bound is checked finely. */
+const PIECE = 64 * 1024;
+
+/**
+ * Feeds warcio and bounds what a header read may pull: warcio reads a header block to its blank
+ * line however long it is, so bytes pulled while headers are being parsed are counted.
+ */
+class HeaderGuard {
+  inHeaders = false;
+  pulled = 0;
+  constructor(private readonly limit: number) {}
+
+  async *wrap(src: AsyncIterable<Buffer>): AsyncGenerator<Uint8Array> {
+    for await (const chunk of src) {
+      for (let i = 0; i < chunk.length; i += PIECE) {
+        if (this.inHeaders) {
+          this.pulled += Math.min(PIECE, chunk.length - i);
+          if (this.pulled > this.limit + PIECE) throw new RecordDamage("header_too_large");
+        }
+        yield chunk.subarray(i, i + PIECE);
+      }
+    }
+  }
+}
+
+function headerMap(h: { headers: Headers | Map<string, string> } | null | undefined): Map<string, string> {
+  const m = new Map<string, string>();
+  if (!h) return m;
+  (h.headers as Headers).forEach((v, k) => m.set(k.toLowerCase(), v));
+  return m;
+}
+
+const WARC_VERSION = /^WARC\/1\.[01]$/;
+const SKIPPED_TYPES = new Set(["request", "metadata", "warcinfo", "conversion", "continuation"]);
+
+/** The file's first bytes decide the framing: a gzip magic means per-record gzip members. */
+export async function* readWarc(opts: WarcReadOptions): AsyncGenerator<WarcContentRecord> {
+  let head: Buffer = Buffer.alloc(0);
+  for await (const c of opts.open(0)) {
+    head = Buffer.concat([head, c]);
+    if (head.length >= 3) break;
+  }
+  opts.counters.inc(warcCounter("files"));
+  yield* isGzipMagic(head) ? readMembers(opts) : readPlain(opts);
+}
+
+function damage(opts: WarcReadOptions, offset: number, reason: string): void {
+  opts.counters.inc(warcCounter("records.damaged"));
+  opts.counters.inc(warcSkippedCounter(`damaged.${reason}`));
+  opts.counters.samples.add(WARC_DAMAGE_SAMPLE, `${opts.file}@${offset}: ${reason}`);
+}
+
+function reasonOf(err: unknown): string {
+  if (err instanceof RecordDamage) return err.reason;
+  if (err instanceof GzipMemberError) return "gzip";
+  return "unparsable";
+}
+
+/** Per-record gzip: one member at a time; a damaged member is counted and the next verified member read. */
+async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRecord> {
+  const start = opts.start ?? 0;
+  const end = opts.end ?? Infinity;
+  let cur = new ByteCursor(opts.open(start), start);
+  try {
+    if (start > 0) opts.counters.inc(warcCounter("bytes.skipped"), await seekGzipMember(cur));
+    for (;;) {
+      await cur.fill(3);
+      if (cur.done || cur.position >= end) return;
+      const at = cur.position;
+      if (!isGzipMagic(cur.buffered)) {
+        // bytes that start no member: padding, garbage, a cut member's tail
+        damage(opts, at, "not_a_gzip_member");
+        opts.counters.inc(warcCounter("resyncs"));
+        cur.skip(1);
+        opts.counters.inc(warcCounter("bytes.skipped"), 1 + (await seekGzipMember(cur)));
+        continue;
+      }
+      const member = inflateMember(cur);
+      try {
+        yield* records(member, at, true, opts);
+      } catch (err) {
+        damage(opts, at, reasonOf(err));
+        if (!(err instanceof GzipMemberError)) {
+          // the record could not be read but the member is sound: finish it and go on
+          try {
+            while (!(await member.next()).done);
+            if (cur.position > at) continue;
+          } catch {
+            // the member is damaged too: resync below
+          }
+        }
+        await cur.close();
+        opts.counters.inc(warcCounter("resyncs"));
+        cur = new ByteCursor(opts.open(at + 1), at + 1);
+        opts.counters.inc(warcCounter("bytes.skipped"), 1 + (await seekGzipMember(cur)));
+      }
+    }
+  } finally {
+    await cur.close();
+  }
+}
+
+/** Uncompressed WARC: records one after another; a damaged one sends the reader to the next `WARC/1.x` line. */
+async function* readPlain(opts: WarcReadOptions): AsyncGenerator<WarcContentRecord> {
+  const start = opts.start ?? 0;
+  const end = opts.end ?? Infinity;
+  let cur = new ByteCursor(opts.open(start), start);
+  try {
+    if (start > 0) opts.counters.inc(warcCounter("bytes.skipped"), await seekPlainRecord(cur, false));
+    for (;;) {
+      await cur.fill(1);
+      if (cur.done || cur.position >= end) return;
+      const base = cur.position;
+      const pos = { offset: base };
+      const chunks = (async function* () {
+        for (let c = await cur.next(); c; c = await cur.next()) yield c;
+      })();
+      try {
+        for await (const rec of records(chunks, base, false, opts, pos, end)) yield rec;
+        return;
+      } catch (err) {
+        if (!(err instanceof SkipAndResync)) damage(opts, pos.offset, reasonOf(err));
+        await cur.close();
+        opts.counters.inc(warcCounter("resyncs"));
+        cur = new ByteCursor(opts.open(pos.offset + 1), pos.offset + 1);
+        opts.counters.inc(warcCounter("bytes.skipped"), 1 + (await seekPlainRecord(cur, false)));
+      }
+    }
+  } finally {
+    await cur.close();
+  }
+}
+
+/**
+ * The content records of a stream of WARC bytes (one gzip member, or a plain file from `base`).
+ * Throws RecordDamage (or the member's GzipMemberError) at the first record it cannot read;
+ * `pos.offset` then names that record.
+ */
+async function* records(
+  data: AsyncIterable<Buffer>,
+  base: number,
+  inMember: boolean,
+  opts: WarcReadOptions,
+  pos: { offset: number } = { offset: base },
+  end = Infinity,
+): AsyncGenerator<WarcContentRecord> {
+  const c = opts.counters;
+  const guard = new HeaderGuard(opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES);
+  const parser = new WARCParser(new AsyncIterReader(guard.wrap(data), null), { parseHttp: true });
+  for (;;) {
+    guard.inHeaders = true;
+    guard.pulled = 0;
+    let record: WARCRecord | null;
+    try {
+      record = await parser.parse();
+    } catch (err) {
+      pos.offset = inMember ? base : base + parser.offset;
+      throw err instanceof RecordDamage || err instanceof GzipMemberError ? err : new RecordDamage("unparsable_headers");
+    } finally {
+      guard.inHeaders = false;
+    }
+    if (record === null) return;
+    pos.offset = inMember ? base : base + parser.offset;
+    if (pos.offset >= end) return;
+    if (!WARC_VERSION.test(record.warcHeaders.statusline.trim())) throw new RecordDamage("not_a_warc_record");
+    const length = Number(record.warcHeaders.headers.get("Content-Length") ?? "");
+    if (!Number.isInteger(length) || length < 0) throw new RecordDamage("bad_content_length");
+    c.inc(warcCounter("records"));
+    const type = record.warcType ?? "";
+    if (type === "revisit") {
+      c.inc(warcCounter("records.revisit"));
+      await record.skipFully();
+      continue;
+    }
+    if (type !== "response" && type !== "resource") {
+      c.inc(warcSkippedCounter(SKIPPED_TYPES.has(type) ? type : "other_type"));
+      await record.skipFully();
+      continue;
+    }
+    const http = type === "response" ? record.httpHeaders : null;
+    if (type === "response" && !http) {
+      await record.skipFully();
+      throw new RecordDamage("no_http_headers");
+    }
+    const headers = http ? headerMap(http) : new Map([["content-type", record.warcContentType ?? ""]]);
+    const status = http ? Number(http.statusCode) || null : null;
+    const head: WarcRecordHead = { type, status, headers };
+    const skip = opts.accept?.(head) ?? null;
+    if (skip !== null) {
+      c.inc(warcSkippedCounter(skip));
+      await record.skipFully();
+      continue;
+    }
+    const reader = record.reader as AsyncIterable<Uint8Array> & { limit?: number };
+    const parts: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    for await (const chunk of reader) {
+      size += chunk.length;
+      if (size > opts.maxBodyBytes) {
+        tooLarge = true;
+        break;
+      }
+      parts.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    }
+    if (tooLarge) {
+      c.inc(warcSkippedCounter("body_too_large"));
+      if (!inMember) throw new SkipAndResync();
+      await record.skipFully();
+      continue;
+    }
+    if ((reader.limit ?? 0) > 0) throw new RecordDamage("truncated");
+    await record.skipFully();
+    yield {
+      offset: pos.offset,
+      type,
+      recordId: record.warcHeaders.headers.get("WARC-Record-ID") ?? `${opts.file}@${pos.offset}`,
+      targetUri: cleanUri(record.warcTargetURI),
+      date: record.warcDate ?? null,
+      status,
+      headers,
+      body: Buffer.concat(parts, size),
+    };
+  }
+}
+
+/** wget writes `<https://…>` (WARC/1.0 drafts); a space inside a URI is kept as %20. */
+function cleanUri(uri: string | null | undefined): string | null {
+  if (!uri) return null;
+  let u = uri.trim();
+  if (u.startsWith("<") && u.endsWith(">")) u = u.slice(1, -1).trim();
+  return u.replace(/ /g, "%20") || null;
+}

@@ -1,0 +1,110 @@
+/** Caption types and image URLs in crafted HTML: one rule per case, and bounds on hostile pages. */
+import { describe, expect, it } from "vitest";
+import { extractCaptions } from "../../../shared/web/html/extract-captions.ts";
+import { imageKey, largestSrcsetCandidate } from "../../../shared/web/html/image-url.ts";
+import { extractImageRefs } from "../../../shared/wikitext/extract-images.ts";
+
+const PAGE = "https://example.org/dir/page.html";
+const caps = (html: string) => extractCaptions(html, PAGE).captions.map((c) => [c.type, c.text, c.image]);
+
+describe("caption types", () => {
+  it("alt and title are separate types; an empty alt is no caption", () => {
+    expect(caps('<img src="a.jpg" alt=" A  red&amp;blue kite " title="Kite, 2019"><img src="b.jpg" alt="">')).toEqual([
+      ["alt", "A red&blue kite", "https://example.org/dir/a.jpg"],
+      ["title", "Kite, 2019", "https://example.org/dir/a.jpg"],
+    ]);
+  });
+
+  it("figcaption before or after the image; nested figures take their own", () => {
+    expect(caps('<figure><figcaption>Before</figcaption><img src="/a.jpg"></figure><figure><img src="/b.jpg"><figure><img src="/c.jpg"><figcaption>Inner</figcaption></figure><figcaption>Outer <b>bold</b></figcaption></figure>')).toEqual([
+      ["figcaption", "Before", "https://example.org/a.jpg"],
+      ["figcaption", "Outer bold", "https://example.org/b.jpg"],
+      ["figcaption", "Inner", "https://example.org/c.jpg"],
+    ]);
+  });
+
+  it("a one-column table: the cell under the image cell is its caption; two columns are not", () => {
+    const one = '<table><tr><td><img src="x.png"></td></tr><tr><td>The <i>caption</i> cell</td></tr></table>';
+    expect(caps(one)).toEqual([["table", "The caption cell", "https://example.org/dir/x.png"]]);
+    const two = '<table><tr><td><img src="x.png"></td><td>side</td></tr><tr><td>under</td><td></td></tr></table>';
+    expect(caps(two).filter((c) => c[0] === "table")).toEqual([]);
+  });
+
+  it("nearby text is the nearest enclosing block with text, only without a figcaption or table caption", () => {
+    expect(caps('<div>A harbour at dusk <span><img src="h.jpg"></span></div>')).toEqual([["nearby", "A harbour at dusk", "https://example.org/dir/h.jpg"]]);
+    expect(caps('<div>Outer text<div><p><img src="h.jpg"></p></div></div>')).toEqual([["nearby", "Outer text", "https://example.org/dir/h.jpg"]]);
+    expect(caps('<p>Around</p><figure><img src="f.jpg"><figcaption>Cap</figcaption></figure>')).toEqual([["figcaption", "Cap", "https://example.org/dir/f.jpg"]]);
+    expect(caps(`<p>${"long text ".repeat(100)}<img src="l.jpg"></p>`)).toEqual([]);
+  });
+
+  it("script, style and noscript content are not captions and their images are not counted", () => {
+    const r = extractCaptions('<noscript><img src="n.jpg" alt="dup"></noscript><script>var s = "<img src=x>";</script><p>Text <img src="k.jpg"></p>', PAGE);
+    expect(r.images).toBe(1);
+    expect(r.dropped.get("noscript_image")).toBe(1);
+  });
+});
+
+describe("image URLs", () => {
+  it("relative URLs resolve against the page, or the first <base>", () => {
+    expect(caps('<img src="../up.jpg" alt="u">')[0]![2]).toBe("https://example.org/up.jpg");
+    expect(caps('<base href="https://cdn.example.net/img/"><base href="https://other/"><img src="b.jpg" alt="b">')[0]![2]).toBe("https://cdn.example.net/img/b.jpg");
+  });
+
+  it("srcset (largest), picture sources and lazy-loading attributes; data: placeholders skipped", () => {
+    expect(largestSrcsetCandidate("s.jpg 320w, m.jpg 640w, l.jpg 1280w")).toBe("l.jpg");
+    expect(largestSrcsetCandidate("a.jpg, b.jpg 2x, c.jpg 1.5x")).toBe("b.jpg");
+    expect(caps('<img src="small.jpg" srcset="small.jpg 1x, big.jpg 2x" alt="s">')[0]![2]).toBe("https://example.org/dir/big.jpg");
+    expect(caps('<img src="data:image/gif;base64,R0lGOD" data-src="/real.jpg" alt="lazy">')[0]![2]).toBe("https://example.org/real.jpg");
+    expect(caps('<img src="data:image/gif;base64,R0lGOD" data-original="/orig.jpg" alt="o">')[0]![2]).toBe("https://example.org/orig.jpg");
+    expect(caps('<img data-srcset="/a.jpg 100w, /b.jpg 900w" alt="ds">')[0]![2]).toBe("https://example.org/b.jpg");
+    expect(caps('<picture><source srcset="/p.webp 1x, /p2.webp 2x" type="image/webp"><img alt="pic"></picture>')[0]![2]).toBe("https://example.org/p2.webp");
+    const r = extractCaptions('<img src="data:image/png;base64,iVBOR" alt="inline">', PAGE);
+    expect(r.captions).toEqual([]);
+    expect(r.dropped.get("data_uri")).toBe(1);
+  });
+
+  it("tracking pixels: 1x1 images and known beacons", () => {
+    const r = extractCaptions('<img src="/t.gif" width="1" height="1" alt="x"><img src="https://www.google-analytics.com/collect?v=1" alt="y"><img src="https://pixel.wp.com/g.gif?x=1" alt="z"><img src="https://www.facebook.com/tr?id=1&ev=PageView" alt="fb"><img src="/img/spacer.gif" alt="s">', PAGE);
+    expect(r.images).toBe(0);
+    expect(r.dropped.get("tracking_pixel")).toBe(5);
+  });
+
+  it("normalisation: scheme and host case, default port, fragment, CDN resize parameters", () => {
+    const key = (u: string) => (imageKey(u, PAGE) as { key: string }).key;
+    expect(key("HTTPS://Example.ORG:443/a/../b.jpg#frag")).toBe("https://example.org/b.jpg");
+    expect(key("https://cdn.example.com/p.jpg?w=300&h=200&fit=crop&id=7")).toBe("https://cdn.example.com/p.jpg?id=7");
+    expect(key("https://i0.wp.com/site.com/p.jpg?resize=640%2C480&ssl=1")).toBe("https://i0.wp.com/site.com/p.jpg");
+    expect(key("https://images.example.com/photo.jpg?ixlib=rb-4.0&auto=format&q=80")).toBe("https://images.example.com/photo.jpg");
+  });
+
+  it("Wikimedia upload URLs, thumbnails included, give exactly the File: key the Wikipedia source emits", () => {
+    const [wiki] = extractImageRefs("[[File:Foo_bar.jpg|thumb|A caption]]");
+    const key = (u: string) => (imageKey(u, PAGE) as { key: string }).key;
+    expect(key("https://upload.wikimedia.org/wikipedia/commons/thumb/a/ab/Foo_bar.jpg/220px-Foo_bar.jpg")).toBe(wiki!.image);
+    expect(key("//upload.wikimedia.org/wikipedia/commons/a/ab/Foo_bar.jpg")).toBe(wiki!.image);
+    expect(key("https://upload.wikimedia.org/wikipedia/en/thumb/a/ab/Foo_bar.jpg/lossy-page1-220px-Foo_bar.jpg")).toBe("File:Foo bar.jpg");
+    const [svg] = extractImageRefs("[[Image:Escudo de Escopete (Guadalajara).svg|x]]");
+    expect(key("//upload.wikimedia.org/wikipedia/commons/thumb/0/0a/Escudo_de_Escopete_%28Guadalajara%29.svg/70px-Escudo_de_Escopete_%28Guadalajara%29.svg.png")).toBe(svg!.image);
+  });
+});
+
+describe("hostile pages", () => {
+  it("100k nested tags: read up to the depth bound, counted, with what came before", () => {
+    const depth = 100_000;
+    const html = `<p>Shallow <img src="s.jpg" alt="before"></p>${"<div>".repeat(depth)}deep <img src="d.jpg" alt="after">${"</div>".repeat(depth)}`;
+    const r = extractCaptions(html, PAGE);
+    expect(r.captions.map((c) => [c.type, c.text])).toEqual([["alt", "before"], ["nearby", "Shallow"]]);
+    expect(r.dropped.get("too_deep")).toBe(1);
+    const unclosed = `<figure><img src="u.jpg" alt="u">${"<span><div><table><tr><td><figure>".repeat(20_000)}<figcaption>x</figcaption>`;
+    expect(extractCaptions(unclosed, PAGE).dropped.get("too_deep")).toBe(1);
+    // nesting within the bound is read whole
+    const ok = `${"<div>".repeat(400)}deep <img src="d.jpg">${"</div>".repeat(400)}`;
+    expect(caps(ok)).toEqual([["nearby", "deep", "https://example.org/dir/d.jpg"]]);
+  });
+
+  it("a page with more images than the bound keeps the first ones and counts the rest", () => {
+    const r = extractCaptions('<img src="i.jpg" alt="x">'.repeat(30), PAGE, { maxImages: 10 });
+    expect(r.images).toBe(10);
+    expect(r.dropped.get("too_many_images")).toBe(20);
+  });
+});

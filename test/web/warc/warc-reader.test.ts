@@ -1,0 +1,159 @@
+/**
+ * WARC reading on the real crawls in shared/data/warc and warcio's malformed cases, and on hostile
+ * records built here. Expected record counts are those PROVENANCE.md lists for each file (measured
+ * there independently of this reader).
+ */
+import { readdirSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { warcCounter, warcSkippedCounter } from "../../../shared/core/counter-names.ts";
+import { BUILTIN_SOURCES } from "../../../shared/sources/registry.ts";
+import { DATA, EDGE, gzipRecords, htmlResponse, httpResponse, readAll, warcRecord } from "./warc-helpers.ts";
+
+describe("real WARCs", () => {
+  it("dolma (wget, per-record gzip): 22 responses + 2 resources are content; request, metadata, warcinfo skipped", async () => {
+    const { records, counters } = await readAll(`${DATA}dolma-sample-0000.warc.gz`);
+    expect(records.filter((r) => r.type === "response")).toHaveLength(22);
+    expect(records.filter((r) => r.type === "resource")).toHaveLength(2);
+    expect(counters.get(warcCounter("records"))).toBe(48);
+    expect(counters.get(warcSkippedCounter("request"))).toBe(22);
+    expect(counters.get(warcSkippedCounter("metadata"))).toBe(1);
+    expect(counters.get(warcSkippedCounter("warcinfo"))).toBe(1);
+    // wget's `<https://…>` target URIs lose their brackets
+    expect(records[0]!.targetUri).toMatch(/^https:\/\//);
+    // offsets are member starts, increasing
+    for (let i = 1; i < records.length; i++) expect(records[i]!.offset).toBeGreaterThan(records[i - 1]!.offset);
+  });
+
+  it("pywb iana: 48 responses are content, the 123 revisit records never are", async () => {
+    const { records, counters } = await readAll(`${DATA}pywb-iana.warc.gz`);
+    expect(records).toHaveLength(48);
+    expect(records.every((r) => r.type === "response")).toBe(true);
+    expect(counters.get(warcCounter("records.revisit"))).toBe(123);
+    expect(counters.get(warcSkippedCounter("request"))).toBe(171);
+  });
+
+  it("Common Crawl: one response with its record id, target and date", async () => {
+    const { records } = await readAll(`${DATA}commoncrawl-whirlwind.warc.gz`);
+    expect(records).toHaveLength(1);
+    expect(records[0]!.targetUri).toBe("https://an.wikipedia.org/wiki/Escopete");
+    expect(records[0]!.recordId).toMatch(/^<urn:uuid:/);
+    expect(records[0]!.date).toMatch(/^2024-05-18/);
+    expect(records[0]!.status).toBe(200);
+  });
+
+  it("WET and WAT records are conversion and metadata records: nothing is content", async () => {
+    expect((await readAll(`${DATA}commoncrawl-whirlwind.warc.wet.gz`)).counters.get(warcSkippedCounter("conversion"))).toBe(1);
+    expect((await readAll(`${DATA}commoncrawl-whirlwind.warc.wat.gz`)).records).toHaveLength(0);
+  });
+
+  it("a shard owns the members that start in its range: split anywhere, every record is read once", async () => {
+    const path = `${DATA}pywb-iana.warc.gz`;
+    const whole = (await readAll(path)).records.map((r) => r.recordId);
+    for (const cut of [1, 5000, 333_333, 786_000]) {
+      const a = await readAll(path, { start: 0, end: cut });
+      const b = await readAll(path, { start: cut, end: null });
+      expect([...a.records, ...b.records].map((r) => r.recordId)).toEqual(whole);
+    }
+  });
+
+  it("an uncompressed WARC splits too: a shard starts at the first `WARC/1.x` line in its range", async () => {
+    for (const path of [`${EDGE}example.warc`, `${EDGE}example-iana.org-chunked.warc`]) {
+      const whole = (await readAll(path)).records.map((r) => r.recordId);
+      const size = (await import("node:fs")).statSync(path).size;
+      for (const cut of [1, 700, Math.floor(size / 2), size - 10]) {
+        const a = await readAll(path, { start: 0, end: cut });
+        const b = await readAll(path, { start: cut, end: null });
+        expect([...a.records, ...b.records].map((r) => r.recordId)).toEqual(whole);
+      }
+    }
+  });
+
+  it("the warc. counters reach stats.json's extraction section", () => {
+    expect(BUILTIN_SOURCES.isExtractionCounter(warcCounter("records"))).toBe(true);
+  });
+});
+
+describe("warcio's malformed cases: every file completes with counts", () => {
+  const files = readdirSync(EDGE).filter((f) => !f.endsWith(".md"));
+  it.each(files)("%s", async (f) => {
+    const { counters } = await readAll(`${EDGE}${f}`);
+    expect(counters.get(warcCounter("files"))).toBe(1);
+    expect(counters.get(warcCounter("records")) + counters.get(warcCounter("records.damaged"))).toBeGreaterThan(0);
+  });
+
+  it("gzip members that cut records (wrong chunks) are counted as damage with their offsets", async () => {
+    const { counters } = await readAll(`${EDGE}example-wrong-chunks.warc.gz`);
+    expect(counters.get(warcCounter("records.damaged"))).toBe(2);
+    expect([...counters.samples.get("warc.damaged_records")].sort()).toEqual(["…/example-wrong-chunks.warc.gz@0: truncated", "…/example-wrong-chunks.warc.gz@516: not_a_warc_record"].map((s) => s.replace("…/", EDGE)));
+  });
+
+  it("chunked transfer encoding is kept for the body decoder; the revisit of example.warc is not content", async () => {
+    const chunked = await readAll(`${EDGE}example-iana.org-chunked.warc`);
+    expect(chunked.records).toHaveLength(1);
+    expect(chunked.records[0]!.headers.get("transfer-encoding")).toBe("chunked");
+    const plain = await readAll(`${EDGE}example.warc`);
+    const gz = await readAll(`${EDGE}example.warc.gz`);
+    expect(plain.records.map((r) => r.recordId)).toEqual(gz.records.map((r) => r.recordId));
+    expect(gz.counters.get(warcCounter("records.revisit"))).toBe(1);
+  });
+});
+
+describe("hostile records: bounded, counted, and the next record is still read", () => {
+  const page = (n: number) => htmlResponse(`http://example.org/${n}`, `<p>page ${n}</p>`);
+
+  it("a 2 GB Content-Length claim (plain and gzip): skipped, the next record read", async () => {
+    const liar = warcRecord("response", httpResponse("<p>short</p>"), { uri: "http://example.org/liar", length: 2 * 1024 ** 3 });
+    const plain = await readAll(Buffer.concat([page(1), liar, page(2)]));
+    expect(plain.records.map((r) => r.targetUri)).toEqual(["http://example.org/1", "http://example.org/2"]);
+    // the claim runs past the end of the file: a truncated record, and a resync finds the next one
+    expect(plain.counters.get(warcSkippedCounter("damaged.truncated"))).toBe(1);
+    expect(plain.counters.get(warcCounter("resyncs"))).toBe(1);
+    const gz = await readAll(gzipRecords([page(1), liar, page(2)]));
+    expect(gz.records.map((r) => r.targetUri)).toEqual(["http://example.org/1", "http://example.org/2"]);
+    // in a gzip member the claim ends with the member
+    expect(gz.counters.get(warcSkippedCounter("damaged.truncated"))).toBe(1);
+    expect(gz.counters.get(warcCounter("resyncs"))).toBe(0);
+  });
+
+  it("a 100 MB attribute: the body bound skips the record without holding it", async () => {
+    const huge = Buffer.concat([Buffer.from('<img alt="'), Buffer.alloc(100 * 1024 * 1024, 0x61), Buffer.from('" src="a.jpg">')]);
+    const { records, counters } = await readAll(gzipRecords([page(1), warcRecord("response", httpResponse(huge), { uri: "http://example.org/huge" }), page(2)]));
+    expect(records.map((r) => r.targetUri)).toEqual(["http://example.org/1", "http://example.org/2"]);
+    expect(counters.get(warcSkippedCounter("body_too_large"))).toBe(1);
+  });
+
+  it("a header block of 5 MB is damage, not memory", async () => {
+    const bloated = warcRecord("response", httpResponse("<p>x</p>"), { uri: "http://example.org/bloat", extra: `X-Junk: ${"j".repeat(5 * 1024 * 1024)}\r\n` });
+    for (const input of [gzipRecords([page(1), bloated, page(2)]), Buffer.concat([page(1), bloated, page(2)])]) {
+      const { records, counters } = await readAll(input);
+      expect(records.map((r) => r.targetUri)).toEqual(["http://example.org/1", "http://example.org/2"]);
+      expect(counters.get(warcSkippedCounter("damaged.header_too_large"))).toBe(1);
+    }
+  });
+
+  it("garbage between members and a cut last member: counted, with resync to the next verified member", async () => {
+    const good = gzipRecords([page(1)]);
+    // a fake gzip magic inside the garbage must not be trusted: it does not decode to a WARC record
+    const garbage = Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0, 0, 0]), Buffer.alloc(500, 7)]);
+    const cut = gzipSync(page(3)).subarray(0, 40);
+    const { records, counters } = await readAll(Buffer.concat([good, garbage, gzipRecords([page(2)]), cut]));
+    expect(records.map((r) => r.targetUri)).toEqual(["http://example.org/1", "http://example.org/2"]);
+    expect(counters.get(warcCounter("records.damaged"))).toBe(2);
+    expect(counters.get(warcCounter("resyncs"))).toBe(2);
+  });
+
+  it("WARC/1.1 and a record that is not WARC at all, in a plain file", async () => {
+    const v11 = warcRecord("response", httpResponse("<p>v11</p>"), { uri: "http://example.org/v11", version: "WARC/1.1" });
+    const { records, counters } = await readAll(Buffer.concat([v11, Buffer.from("HTTP/1.1 200 OK\r\nfoo: bar\r\n\r\nnot a record\r\n\r\n"), page(2)]));
+    expect(records.map((r) => r.targetUri)).toEqual(["http://example.org/v11", "http://example.org/2"]);
+    expect(counters.get(warcSkippedCounter("damaged.not_a_warc_record"))).toBe(1);
+  });
+
+  it("a record the caller does not want is skipped unread, with its reason", async () => {
+    const png = warcRecord("response", httpResponse(Buffer.alloc(100), { "Content-Type": "image/png" }), { uri: "http://example.org/a.png" });
+    const { records, counters } = await readAll(gzipRecords([png, page(1)]), { accept: (h) => (/html/.test(h.headers.get("content-type") ?? "") ? null : "not_html") });
+    expect(records).toHaveLength(1);
+    expect(counters.get(warcSkippedCounter("not_html"))).toBe(1);
+  });
+});
