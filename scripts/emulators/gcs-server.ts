@@ -34,7 +34,7 @@ import {
 import { boundaryOf, parseMultipart } from "./gcs/multipart.ts";
 import { bucketResource, copyableMetadata, objectResource, stripUndefined } from "./gcs/resources.ts";
 import { FinalizeNotifier, type NotificationTarget, type NotifierOptions, type NotifierStats } from "./gcs/notifier.ts";
-import { GcsError, GcsStore, type ObjectMetadataInput, type Preconditions, type StoredObject } from "./gcs/store.ts";
+import { GcsError, EmulatedBucketStore, type ObjectMetadataInput, type Preconditions, type StoredObject } from "./gcs/store.ts";
 
 export { objectResource } from "./gcs/resources.ts";
 
@@ -83,7 +83,7 @@ interface ResumableSession {
 export async function startGcsServer(opts: GcsServerOptions = {}): Promise<GcsServer> {
   const ownsDir = !opts.dir;
   const dir = opts.dir ?? (await mkdtemp(join(tmpdir(), "paracap-gcs-")));
-  const store = new GcsStore(dir);
+  const store = new EmulatedBucketStore(dir);
   await store.init();
   for (const b of opts.buckets ?? []) if (!store.listBuckets(b).some((x) => x.name === b)) store.createBucket(b);
   const notifier = new FinalizeNotifier(opts.notifier);

@@ -78,7 +78,7 @@ interface ParamSpan extends TemplateParam {
   end: number;
 }
 
-class PageScanner {
+class WikitextScanner {
   private readonly s: string;
   private readonly ctx: LineContext;
   private readonly counters: Counters | undefined;
@@ -459,5 +459,5 @@ export function extractImageRefs(wikitext: string, opts: ExtractImagesOptions = 
         }
       : undefined,
   };
-  return new PageScanner(wikitext, ctx, counters, (opts.colonFileLinks ?? "text") === "text").run();
+  return new WikitextScanner(wikitext, ctx, counters, (opts.colonFileLinks ?? "text") === "text").run();
 }

@@ -108,7 +108,7 @@ function parseGen(v: string | null | undefined, name: string): bigint | undefine
 }
 
 /** In-memory index of buckets and objects; bytes live under `dir`. */
-export class GcsStore {
+export class EmulatedBucketStore {
   private readonly buckets = new Map<string, StoredBucket>();
   private lastGeneration = 0n;
   private blobSeq = 0;
