@@ -13,6 +13,7 @@ const USAGE = `paracap — paraphrase corpora from image captions
   paracap score < pairs.tsv             metrics of caption1<TAB>caption2 lines as JSONL (--model: + transformer)
   paracap compare <corpus>…             Table 7 and characteristic maps (MSRPC, PAWS, QQP, TaPaCo, our datasets)
   paracap report <out-dir>              report.html, <tier>.parquet and the dataset card README.md
+  paracap minhash <a.txt> [<b.txt>]     paraphrase paragraphs by min-hash Jaccard (Chung & Knight) as JSONL
   paracap cloud upload|status|fetch     run on Google Cloud (see README)
 
 ${RUN_USAGE}`;
@@ -25,6 +26,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   score: async () => (await import("./tool-commands.ts")).scoreCommand,
   compare: async () => (await import("./compare-command.ts")).compareCommand,
   report: async () => (await import("./report-command.ts")).reportCommand,
+  minhash: async () => (await import("./minhash-command.ts")).minhashCommand,
   cloud: async () => (await import("./cloud-command.ts")).cloudCommand,
 };
 
