@@ -27,7 +27,7 @@ export const MinhashOptions = z.strictObject({
   /** seed of the hash family: the same seed, the same estimates */
   seed: z.int().min(0).max(0xffffffff).default(20070101),
   /** buckets with more members than this are not enumerated (see above) */
-  bucketCap: z.int().min(2).default(1000),
+  bucketCap: z.int().min(2).default(200),
 });
 export type MinhashOptions = z.infer<typeof MinhashOptions>;
 
@@ -46,6 +46,8 @@ export interface MinhashStats {
   collisionsEnumerated: number;
   /** paragraphs with ≥ ⌈t·m⌉ capped tables, whose pairs colliding only there could be missed */
   rowsAtRisk: number;
+  /** signature comparisons made to add capped-table collisions to candidate pairs */
+  cappedChecks: number;
 }
 
 /** Collisions needed to reach the threshold (a small tolerance so that t·m computed as 0.33·100 = 33.000000000000004 still needs 33). */
@@ -85,7 +87,7 @@ export function minhashPairs(corpus: EncodedCorpus, options: Partial<MinhashOpti
 
   const stats: MinhashStats = {
     perms: m, vocabulary: corpus.vocabulary.length, rowsA: queries.length, rowsB: self ? 0 : stored.length,
-    pairs: 0, bucketsCapped: 0, entriesCapped: 0, collisionsEnumerated: 0, rowsAtRisk: 0,
+    pairs: 0, bucketsCapped: 0, entriesCapped: 0, collisionsEnumerated: 0, rowsAtRisk: 0, cappedChecks: 0,
   };
   const tables = buildTables(sigQ, queries.length, sigS, stored.length, m, self, opts.bucketCap, corpus.vocabulary.length, stats);
 
@@ -93,6 +95,8 @@ export function minhashPairs(corpus: EncodedCorpus, options: Partial<MinhashOpti
   const counts = new Uint16Array(stored.length);
   const touched: number[] = [];
   const cappedTables: number[] = [];
+  // j and its collision count packed as j·2^16 + c (c ≤ m ≤ 65535), so sorting orders by j
+  const passed: number[] = [];
   for (let i = 0; i < queries.length; i++) {
     const row = i * m;
     cappedTables.length = 0;
@@ -111,18 +115,30 @@ export function minhashPairs(corpus: EncodedCorpus, options: Partial<MinhashOpti
       }
     }
     if (cappedTables.length >= need) stats.rowsAtRisk++;
-    touched.sort((p, q) => p - q);
+    // touched is in bucket order; only the few pairs that pass are sorted (sorting every touched row costs more than the counting)
     for (const j of touched) {
       let c = counts[j]!;
       counts[j] = 0;
       if (c + cappedTables.length < need) continue;
-      for (const k of cappedTables) if (sigS[j * m + k] === sigQ[row + k]) c++;
-      if (c >= need) {
-        stats.pairs++;
-        emit(i, j, c / m);
+      // add collisions in capped tables; stop once the threshold is out of reach
+      let left = cappedTables.length;
+      for (const k of cappedTables) {
+        stats.cappedChecks++;
+        left--;
+        if (sigS[j * m + k] === sigQ[row + k]) c++;
+        else if (c + left < need) break;
       }
+      if (c >= need) passed.push(j * 65536 + c);
     }
     touched.length = 0;
+    if (passed.length > 0) {
+      passed.sort((p, q) => p - q);
+      for (const code of passed) {
+        stats.pairs++;
+        emit(i, Math.floor(code / 65536), (code % 65536) / m);
+      }
+      passed.length = 0;
+    }
   }
   return stats;
 }
@@ -158,9 +174,10 @@ function buildTables(
       if (key < 0) continue;
       if (size[key]!++ === 0) keys.push(key);
     }
-    keys.sort((p, q) => p - q);
+    // bucket ids in key order (a typed-array sort: numeric, no comparator calls)
+    const sortedKeys = Int32Array.from(keys).sort();
     let buckets = 0, total = 0;
-    for (const key of keys) {
+    for (const key of sortedKeys) {
       const n = size[key]!;
       if (n > cap) { bucketId[key] = CAPPED; stats.bucketsCapped++; stats.entriesCapped += n; }
       else if (n >= minSize) { bucketId[key] = buckets++; total += n; }
@@ -187,4 +204,31 @@ function buildTables(
     starts.push(start);
   }
   return { members, starts, bucketOf };
+}
+
+/**
+ * Estimated Jaccard (collisions / m) of given pairs, straight from the signatures: for plotting
+ * estimates against exact values, including pairs below any threshold.
+ */
+export function estimatePairs(corpus: EncodedCorpus, pairs: readonly (readonly [number, number])[], options: Partial<MinhashOptions>): Float64Array {
+  const opts = MinhashOptions.parse(options);
+  const m = opts.perms;
+  const seeds = permutarySeeds(m, opts.seed);
+  const hashes = wordHashes(corpus.vocabulary);
+  const others = corpus.b ?? corpus.a;
+  const cache = (sets: readonly Int32Array[]) => {
+    const sigs = new Map<number, Int32Array>();
+    return (i: number) => {
+      let s = sigs.get(i);
+      if (!s) { s = new Int32Array(m); signatureInto(sets[i]!, hashes, seeds, s, 0); sigs.set(i, s); }
+      return s;
+    };
+  };
+  const sigA = cache(corpus.a), sigB = corpus.b ? cache(others) : sigA;
+  return Float64Array.from(pairs, ([i, j]) => {
+    const x = sigA(i), y = sigB(j);
+    let n = 0;
+    for (let k = 0; k < m; k++) if (x[k] === y[k] && x[k]! >= 0) n++;
+    return n / m;
+  });
 }
