@@ -159,3 +159,17 @@ export function distribution(values: readonly number[]): Distribution | null {
   const rank = (q: number) => v[Math.min(v.length - 1, Math.max(0, Math.ceil(q * v.length) - 1))]!;
   return { mean, std, p25: rank(0.25), p50: rank(0.5), p75: rank(0.75), max: v[v.length - 1]! };
 }
+
+/**
+ * Writes the graph as JSONL (graphLines, one object per line) and returns the statistics; lines go
+ * out through `write` as produced, so the graph is never one string in memory.
+ */
+export function writeGraph(groups: readonly DejaGroup[], write: (chunk: string) => void): DejaStats {
+  let batch: string[] = [];
+  for (const line of graphLines(groups)) {
+    batch.push(JSON.stringify(line));
+    if (batch.length >= 1000) { write(batch.join("\n") + "\n"); batch = []; }
+  }
+  if (batch.length > 0) write(batch.join("\n") + "\n");
+  return dejaStats(groups);
+}
