@@ -24,6 +24,8 @@ const BENCHES = [
   ["cloud-shard.ts", "cloud extract shard time/memory and full-dump projection"],
   ["peak-rss.ts", "peak memory on hostile inputs (a .gz bomb) and the 151 MB history"],
   ["publish.ts", "report.html, Parquet and dataset card vs one read pass over the dataset"],
+  ["minhash.ts", "Chung & Knight min-hash vs exact Jaccard on the Verne translations: P/R/F, scatter, runtime to 10^5 paragraphs"],
+  ["deja.ts", "Déjà canonical forms and grouping vs plain wink-nlp readDoc"],
 ] as const;
 
 const only = process.argv.slice(2);
