@@ -84,9 +84,24 @@ for (const t of THRESHOLDS) console.log(`${t.toFixed(2).padStart(6)} | ${methods
 const peak = (rows: PrfPoint[], method: string) => rows.filter((r) => r.method === method).reduce((a, b) => (b.f > a.f ? b : a));
 console.log(`peak F: ${methods.map((m) => { const p = peak(prfKey, m); return `${m} ${pct(p.f).trim()} at t = ${p.threshold}`; }).join("; ")}`);
 console.log(`(paper: exact 75 at t = 0.33; m = 16: 47; m = 64: 67; m = 256 "similar to" exact)`);
-const peakGap = peak(prfKey, "m = 256").f - peak(prfKey, "exact").f;
+// the peak on a fine grid (t = 0.10, 0.11, …, 1.00): J of short paragraphs takes few values (1/3, 1/2, …), so a coarse grid can miss a method's peak
+const fine = Array.from({ length: 91 }, (_, k) => Math.round((0.1 + k / 100) * 100) / 100);
+const finePeak = (scores: Map<number, number>) => {
+  const sorted = [...scores].sort((x, y) => y[1] - x[1]);
+  let best = { f: 0, t: 0 };
+  for (const t of fine) {
+    let n = 0, hit = 0;
+    for (const [k, s] of sorted) { if (s < t - 1e-12) break; n++; if (key.has(k)) hit++; }
+    const p = n === 0 ? 1 : hit / n, r = hit / key.size, f = p + r === 0 ? 0 : (2 * p * r) / (p + r);
+    if (f > best.f) best = { f, t };
+  }
+  return best;
+};
+const fineExact = finePeak(exact);
+console.log(`peak F on a 0.01 grid: exact ${pct(fineExact.f).trim()} at t = ${fineExact.t}; ${PERMS.map((m) => { const b = finePeak(estimates.get(m)!); return `m = ${m} ${pct(b.f).trim()} at t = ${b.t}`; }).join("; ")}`);
+const peakGap = finePeak(estimates.get(256)!).f - fineExact.f;
 const meanGap = THRESHOLDS.reduce((sum, t) => sum + Math.abs(cell(prfKey, "m = 256", t).f - cell(prfKey, "exact", t).f), 0) / THRESHOLDS.length;
-console.log(`m = 256 vs exact: peak F ${peakGap >= 0 ? "+" : ""}${(100 * peakGap).toFixed(1)} points (goal: within 2); mean |ΔF| over the thresholds ${(100 * meanGap).toFixed(1)} points`);
+console.log(`m = 256 vs exact: peak F (0.01 grid) ${peakGap >= 0 ? "+" : ""}${(100 * peakGap).toFixed(1)} points (goal: within 2); mean |ΔF| over the thresholds ${(100 * meanGap).toFixed(1)} points`);
 
 // greedy one-to-one at each method's best threshold (the paper: precision 94 % exact, 92 % single pass)
 const oneToOne = (scores: Map<number, number>, t: number) => {

@@ -61,6 +61,8 @@ interface Tables {
   readonly starts: Int32Array[];
   /** bucket of row i (a query row) in table k at [i·m + k]: ≥ 0, or NONE / CAPPED */
   readonly bucketOf: Int32Array;
+  /** per stored row: tables in which it sits in a capped bucket (bounds its capped collisions with any query) */
+  readonly cappedOfStored: Uint16Array;
 }
 const NONE = -1;
 const CAPPED = -2;
@@ -119,7 +121,8 @@ export function minhashPairs(corpus: EncodedCorpus, options: Partial<MinhashOpti
     for (const j of touched) {
       let c = counts[j]!;
       counts[j] = 0;
-      if (c + cappedTables.length < need) continue;
+      // capped collisions need both rows in capped buckets of the same table: at most the smaller count
+      if (c + Math.min(cappedTables.length, tables.cappedOfStored[j]!) < need) continue;
       // add collisions in capped tables; stop once the threshold is out of reach
       let left = cappedTables.length;
       for (const k of cappedTables) {
@@ -166,6 +169,7 @@ function buildTables(
   const members: Int32Array[] = [];
   const starts: Int32Array[] = [];
   const bucketOf = new Int32Array(nQ * m);
+  const cappedOfStored = new Uint16Array(nS);
   // a bucket is worth storing if a query can collide in it: ≥ 2 members within one set, ≥ 1 across
   const minSize = self ? 2 : 1;
   for (let k = 0; k < m; k++) {
@@ -193,6 +197,7 @@ function buildTables(
       if (key < 0) continue;
       const b = bucketId[key]!;
       if (b >= 0) mem[fill[b]!++] = j;
+      else if (b === CAPPED) cappedOfStored[j]!++;
     }
     for (let i = 0; i < nQ; i++) {
       const key = sigQ[i * m + k]!;
@@ -203,7 +208,7 @@ function buildTables(
     members.push(mem);
     starts.push(start);
   }
-  return { members, starts, bucketOf };
+  return { members, starts, bucketOf, cappedOfStored };
 }
 
 /**
