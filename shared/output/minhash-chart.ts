@@ -32,11 +32,32 @@ export const MinhashEvaluation = z.object({
 }).loose();
 export type MinhashEvaluation = z.infer<typeof MinhashEvaluation>;
 
-/** Estimated (x) vs exact (y) Jaccard, one small-multiple per m, with the diagonal. */
-export function minhashScatterSpec(points: readonly ScatterPoint[]): TopLevelSpec {
+/**
+ * At most `perBin` points per (m, exact-Jaccard bin of 0.05), taken evenly in input order: most pairs
+ * have a low J, so an unthinned cloud is tens of thousands of SVG circles (megabytes in the page)
+ * that hide the high-J tail the chart is about.
+ */
+export function thinScatter(points: readonly ScatterPoint[], perBin = 150): ScatterPoint[] {
+  const bins = new Map<string, ScatterPoint[]>();
+  for (const p of points) {
+    const key = `${p.perms}:${Math.min(19, Math.floor(p.exact * 20))}`;
+    let bin = bins.get(key);
+    if (!bin) bins.set(key, (bin = []));
+    bin.push(p);
+  }
+  const out: ScatterPoint[] = [];
+  for (const bin of bins.values()) {
+    const step = Math.max(1, bin.length / perBin);
+    for (let x = 0; x < bin.length; x += step) out.push(bin[Math.floor(x)]!);
+  }
+  return out;
+}
+
+/** Estimated (x) vs exact (y) Jaccard, one small-multiple per m, with the diagonal; points thinned by thinScatter. */
+export function minhashScatterSpec(points: readonly ScatterPoint[], perBin = 150): TopLevelSpec {
   const perms = [...new Set(points.map((p) => p.perms))].sort((a, b) => a - b);
   return {
-    data: { values: points.map((p) => ({ ...p, panel: `${p.perms} permutaries` })) },
+    data: { values: thinScatter(points, perBin).map((p) => ({ ...p, panel: `${p.perms} permutaries` })) },
     facet: { column: { field: "panel", type: "nominal", sort: perms.map((m) => `${m} permutaries`), title: null } },
     spec: {
       width: 220,
@@ -79,8 +100,8 @@ export function minhashPrfSpec(points: readonly PrfPoint[]): TopLevelSpec {
   } as TopLevelSpec;
 }
 
-export function minhashScatterChart(points: readonly ScatterPoint[]): Promise<string> {
-  return renderSvg(minhashScatterSpec(points));
+export function minhashScatterChart(points: readonly ScatterPoint[], perBin = 150): Promise<string> {
+  return renderSvg(minhashScatterSpec(points, perBin));
 }
 
 export function minhashPrfChart(points: readonly PrfPoint[]): Promise<string> {

@@ -33,3 +33,15 @@ describe("min-hash charts", () => {
     expect(svg).toContain("Jaccard threshold");
   });
 });
+
+describe("thinScatter", () => {
+  it("keeps at most perBin points per (m, 0.05 bin of exact J), all of a sparse bin", async () => {
+    const { thinScatter } = await import("../../shared/output/minhash-chart.ts");
+    const dense = Array.from({ length: 1000 }, (_, k) => ({ perms: 64, exact: 0.1 + (k % 10) / 1000, estimate: 0.1 }));
+    const sparse = [{ perms: 64, exact: 0.9, estimate: 0.88 }, { perms: 256, exact: 0.1, estimate: 0.1 }];
+    const thin = thinScatter([...dense, ...sparse], 100);
+    expect(thin.filter((p) => p.perms === 64 && p.exact < 0.15)).toHaveLength(100);
+    expect(thin).toContainEqual(sparse[0]);
+    expect(thin).toContainEqual(sparse[1]);
+  });
+});
