@@ -37,7 +37,7 @@ export type MinhashEvaluation = z.infer<typeof MinhashEvaluation>;
  * have a low J, so an unthinned cloud is tens of thousands of SVG circles (megabytes in the page)
  * that hide the high-J tail the chart is about.
  */
-export function thinScatter(points: readonly ScatterPoint[], perBin = 150): ScatterPoint[] {
+export function thinScatter(points: readonly ScatterPoint[], perBin = 50): ScatterPoint[] {
   const bins = new Map<string, ScatterPoint[]>();
   for (const p of points) {
     const key = `${p.perms}:${Math.min(19, Math.floor(p.exact * 20))}`;
@@ -54,7 +54,7 @@ export function thinScatter(points: readonly ScatterPoint[], perBin = 150): Scat
 }
 
 /** Estimated (x) vs exact (y) Jaccard, one small-multiple per m, with the diagonal; points thinned by thinScatter. */
-export function minhashScatterSpec(points: readonly ScatterPoint[], perBin = 150): TopLevelSpec {
+export function minhashScatterSpec(points: readonly ScatterPoint[], perBin = 50): TopLevelSpec {
   const perms = [...new Set(points.map((p) => p.perms))].sort((a, b) => a - b);
   return {
     data: { values: thinScatter(points, perBin).map((p) => ({ ...p, panel: `${p.perms} permutaries` })) },
@@ -100,7 +100,7 @@ export function minhashPrfSpec(points: readonly PrfPoint[]): TopLevelSpec {
   } as TopLevelSpec;
 }
 
-export function minhashScatterChart(points: readonly ScatterPoint[], perBin = 150): Promise<string> {
+export function minhashScatterChart(points: readonly ScatterPoint[], perBin = 50): Promise<string> {
   return renderSvg(minhashScatterSpec(points, perBin));
 }
 
