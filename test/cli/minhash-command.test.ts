@@ -93,6 +93,13 @@ describe("paracap minhash", { timeout: 300_000 }, () => {
     }
   });
 
+  it("is listed in paracap --help and has its own --help", async () => {
+    expect((await runCli(["--help"])).stdout).toContain("paracap minhash <a.txt> [<b.txt>]");
+    const r = await runCli(["minhash", "--help"]);
+    expect(r.code).toBe(0);
+    for (const flag of ["--perms", "--threshold", "--one-to-one", "--exact", "--bucket-cap", "--gutenberg"]) expect(r.stdout).toContain(`  ${flag}`);
+  });
+
   it("user errors: exit 2 with one line", async () => {
     const [fa] = excerpts();
     for (const [args, message] of [
