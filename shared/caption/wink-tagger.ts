@@ -35,6 +35,11 @@ function loadNlp(): ReturnType<typeof winkNLP> {
   return shared;
 }
 
+/** The process's one wink-nlp instance (sentence boundaries, POS, lemmas), for other per-caption steps (deja/canonical-form.ts): never a second model load. */
+export function sharedWinkNlp(): ReturnType<typeof winkNLP> {
+  return loadNlp();
+}
+
 export function createWinkTagger(): CaptionTagger {
   const nlp = loadNlp();
   const its = nlp.its;

@@ -17,6 +17,7 @@ const USAGE = `paracap — paraphrase corpora from image captions
   paracap agreement <labels.jsonl>…     inter-annotator agreement and metric–rating correlation (Table 6)
   paracap hash <image|folder|tar>…      every identity hash of each image as JSONL (img2dataset layouts)
   paracap dedup-images <folder|tar>…    groups of the same image by perceptual hash, with distances
+  paracap minhash <a.txt> [<b.txt>]     paraphrase paragraphs by min-hash Jaccard (Chung & Knight) as JSONL
   paracap cloud upload|status|fetch     run on Google Cloud (see README)
 
 ${RUN_USAGE}`;
@@ -29,6 +30,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   score: async () => (await import("./tool-commands.ts")).scoreCommand,
   compare: async () => (await import("./compare-command.ts")).compareCommand,
   report: async () => (await import("./report-command.ts")).reportCommand,
+  minhash: async () => (await import("./minhash-command.ts")).minhashCommand,
   cloud: async () => (await import("./cloud-command.ts")).cloudCommand,
   annotate: async () => (await import("./annotate-command.ts")).annotateCommand,
   agreement: async () => (await import("./agreement-command.ts")).agreementCommand,

@@ -1,0 +1,138 @@
+/**
+ * `paracap minhash`: Chung & Knight's paraphrase finder over paragraphs. Two files: paragraphs of A
+ * matched against B (the paper's translation experiment); one file: near-duplicate paragraphs
+ * within it. One JSONL line per pair, then one summary line.
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { encodeCorpus } from "../minhash/corpus.ts";
+import { exactPairs, jaccard } from "../minhash/jaccard.ts";
+import { greedyOneToOne, type ScoredPair } from "../minhash/one-to-one.ts";
+import { splitParagraphs, stripGutenberg } from "../minhash/paragraphs.ts";
+import { MinhashOptions, minhashPairs, type MinhashStats } from "../minhash/permutaries.ts";
+import { expandArgs } from "./argv.ts";
+import { UserError } from "../core/errors.ts";
+
+export const MINHASH_USAGE = `paracap minhash <a.txt> [<b.txt>] [--perms m] [--threshold t] [--one-to-one] [--exact]
+  paragraphs (blank-line separated) of a.txt matched against b.txt, or near-duplicate paragraphs
+  within a.txt alone (Chung & Knight's min-hash "permutaries" over word sets); one JSONL line per
+  pair, {"a","b","estimate"} (indices of the paragraphs, 0-based), then {"summary":{…}}
+  --perms <m>          permutaries (default 256)
+  --threshold <t>      estimated Jaccard ≥ t is a pair (default 0.33, in (0, 1])
+  --one-to-one         at most one pair per paragraph (greedy, best estimate first)
+  --exact              add each pair's exact Jaccard ("exact")
+  --exact-only         the exact O(n²) method instead of the estimate ("exact" only)
+  --seed <n>           seed of the permutaries (default ${MinhashOptions.shape.seed.parse(undefined)})
+  --bucket-cap <n>     hash buckets larger than this are not enumerated, only counted (default ${MinhashOptions.shape.bucketCap.parse(undefined)})
+  --gutenberg          strip Project Gutenberg header and footer first
+  files are UTF-8, or Latin-1 when they are not valid UTF-8`;
+
+const NUMBERS = ["--perms", "--threshold", "--seed", "--bucket-cap"];
+
+export async function minhashCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: expandArgs(argv, [], NUMBERS),
+    allowPositionals: true,
+    options: {
+      perms: { type: "string" }, threshold: { type: "string" }, seed: { type: "string" }, "bucket-cap": { type: "string" },
+      "one-to-one": { type: "boolean", default: false }, exact: { type: "boolean", default: false },
+      "exact-only": { type: "boolean", default: false }, gutenberg: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(MINHASH_USAGE + "\n");
+    return 0;
+  }
+  if (positionals.length < 1 || positionals.length > 2) throw new UserError("usage: paracap minhash <a.txt> [<b.txt>] [--perms m --threshold t --one-to-one --exact]");
+  const parsed = MinhashOptions.safeParse({
+    perms: numberFlag(values.perms, "--perms"), threshold: numberFlag(values.threshold, "--threshold"),
+    seed: numberFlag(values.seed, "--seed"), bucketCap: numberFlag(values["bucket-cap"], "--bucket-cap"),
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new UserError(`--${flagOf(String(issue.path[0]))}: ${issue.message}`);
+  }
+  const opts = parsed.data;
+  const texts = positionals.map((file) => {
+    const paragraphs = splitParagraphs(values.gutenberg ? stripGutenberg(readText(file)) : readText(file));
+    return paragraphs;
+  });
+  const corpus = encodeCorpus(texts[0]!, texts[1] ?? null);
+  const others = corpus.b ?? corpus.a;
+  const withExact = values.exact || values["exact-only"];
+  const out = new LineWriter();
+  const line = (p: ScoredPair) => {
+    const exact = values["exact-only"] ? p.score : withExact ? round(jaccard(corpus.a[p.i]!, others[p.j]!)) : undefined;
+    const estimate = values["exact-only"] ? undefined : round(p.score);
+    out.write(JSON.stringify({ a: p.i, b: p.j, estimate, exact }));
+  };
+  const collected: ScoredPair[] = [];
+  const sink = values["one-to-one"] ? (i: number, j: number, score: number) => collected.push({ i, j, score }) : (i: number, j: number, score: number) => line({ i, j, score });
+  let stats: MinhashStats | null = null;
+  if (values["exact-only"]) exactPairs(corpus, opts.threshold, sink);
+  else stats = minhashPairs(corpus, opts, sink);
+  let pairs = stats?.pairs ?? 0;
+  if (values["one-to-one"]) {
+    const kept = greedyOneToOne(collected, corpus.b === null).sort((p, q) => p.i - q.i || p.j - q.j);
+    kept.forEach(line);
+    pairs = kept.length;
+  } else if (!stats) pairs = out.lines;
+  const summary = {
+    mode: corpus.b ? "cross" : "within",
+    method: values["exact-only"] ? "exact" : "minhash",
+    paragraphsA: corpus.a.length,
+    paragraphsB: corpus.b?.length ?? null,
+    vocabulary: corpus.vocabulary.length,
+    perms: values["exact-only"] ? null : opts.perms,
+    threshold: opts.threshold,
+    oneToOne: values["one-to-one"],
+    pairs,
+    ...(stats ? { bucketsCapped: stats.bucketsCapped, entriesCapped: stats.entriesCapped, rowsAtRisk: stats.rowsAtRisk } : {}),
+  };
+  out.write(JSON.stringify({ summary }));
+  out.flush();
+  return 0;
+}
+
+/** Batches lines into ~64 KiB writes (stdout to a pipe or file is synchronous on Linux, so memory stays bounded). */
+class LineWriter {
+  private buffer: string[] = [];
+  private size = 0;
+  lines = 0;
+  write(line: string): void {
+    this.buffer.push(line);
+    this.size += line.length + 1;
+    this.lines++;
+    if (this.size > 65536) this.flush();
+  }
+  flush(): void {
+    if (this.buffer.length > 0) process.stdout.write(this.buffer.join("\n") + "\n");
+    this.buffer = [];
+    this.size = 0;
+  }
+}
+
+function readText(file: string): string {
+  if (!existsSync(file)) throw new UserError(`no such file: ${file}`);
+  if (!statSync(file).isFile()) throw new UserError(`not a file: ${file}`);
+  const bytes = readFileSync(file);
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    return new TextDecoder("latin1").decode(bytes);
+  }
+}
+
+function numberFlag(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n)) throw new UserError(`${flag} takes a number, got "${value}"`);
+  return n;
+}
+
+function flagOf(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+const round = (x: number) => Math.round(x * 1e6) / 1e6;
