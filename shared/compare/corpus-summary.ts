@@ -62,7 +62,7 @@ function meanSd(values: readonly number[]): MeanSd {
 
 /**
  * Share of pairs per (syntactic level, semantic level) cell; null when the pairs have no semantic score. The report's
- * grid (shared/output/characteristic-map.ts), so a corpus and our tiers put equal scores in equal cells.
+ * grid (shared/compare/characteristic-map.ts), so a corpus and our tiers put equal scores in equal cells.
  */
 export function characteristicMap(pairs: readonly SummaryPair[]): number[][] | null {
   const scored = pairs.filter((p) => typeof p.metrics[SEMANTIC] === "number" && typeof p.metrics[SYNTACTIC] === "number");
