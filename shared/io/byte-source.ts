@@ -9,3 +9,51 @@ export interface ByteSource {
   /** told the size of decoded bytes as a decompressing source produces them (progress only) */
   onDecoded?: (bytes: number) => void;
 }
+
+/** A read's chunks; when the consumer stops early, the rest of the (bounded) read is consumed, not abandoned. */
+export async function* drained(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  const it = chunks[Symbol.asyncIterator]();
+  let finished = false;
+  try {
+    for (;;) {
+      let next: IteratorResult<Buffer>;
+      try {
+        next = await it.next();
+      } catch (e) {
+        finished = true;
+        throw e;
+      }
+      if (next.done) {
+        finished = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    if (!finished) {
+      try {
+        while (!(await it.next()).done);
+      } catch {
+        // the consumer has what it needed; a failure in bytes it will not use is not its error
+      }
+    }
+  }
+}
+
+/**
+ * The bytes of a file from `start` to its end, read as bounded windows, each drained: a consumer may
+ * stop anywhere (a shard ends mid-file) without leaving an HTTP response abandoned mid-body, which on
+ * a kept-alive connection breaks the next request ("socket hang up"). A window asks for one byte more
+ * than it hands on, to learn whether the file goes on without reading past its end.
+ */
+export async function* windowedRead(read: ByteSource["read"], start: number, window = 1 << 20): AsyncGenerator<Buffer> {
+  for (let pos = start; ; pos += window) {
+    let got = 0;
+    for await (const chunk of drained(read(pos, pos + window + 1))) {
+      const keep = chunk.subarray(0, Math.max(0, window - got));
+      got += chunk.length;
+      if (keep.length > 0) yield keep;
+    }
+    if (got <= window) return;
+  }
+}

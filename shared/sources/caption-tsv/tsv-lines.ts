@@ -4,6 +4,7 @@
  * byte cover every line exactly once, and a line is read to its end even past `end`. Lines that are
  * not two non-empty fields are counted drops with their offset, never silently skipped.
  */
+import { drained } from "../../io/byte-source.ts";
 import { StringDecoder } from "node:string_decoder";
 
 export interface TsvRecord {
@@ -50,36 +51,6 @@ export async function* tsvShardBytes(read: RangeReader, start: number, end: numb
       if (keep.length > 0) yield keep;
     }
     if (got <= window) return;
-  }
-}
-
-/** A read's chunks; when the consumer stops early, the rest of the (bounded) read is consumed, not abandoned. */
-async function* drained(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  const it = chunks[Symbol.asyncIterator]();
-  let finished = false;
-  try {
-    for (;;) {
-      let next: IteratorResult<Buffer>;
-      try {
-        next = await it.next();
-      } catch (e) {
-        finished = true;
-        throw e;
-      }
-      if (next.done) {
-        finished = true;
-        return;
-      }
-      yield next.value;
-    }
-  } finally {
-    if (!finished) {
-      try {
-        while (!(await it.next()).done);
-      } catch {
-        // the consumer has what it needed; a failure in bytes it will not use is not its error
-      }
-    }
   }
 }
 

@@ -15,6 +15,7 @@
 import { basename } from "node:path";
 import { WARC_SKIPPED_PREFIX, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import type { ByteRange, DocumentRefs, Source, SourceRef } from "../source.ts";
+import { windowedRead } from "../../io/byte-source.ts";
 import { readWarc } from "../../web/warc/warc-reader.ts";
 import { decodesToWarc, isGzipMagic } from "../../web/warc/gzip-member.ts";
 import { isWarcName, warcKind } from "../../web/warc/warc-kind.ts";
@@ -71,7 +72,7 @@ export const warcSource: Source<WarcPage> = {
       return;
     }
     for await (const rec of readWarc({
-      open: (start) => bytes.read(start),
+      open: (start) => windowedRead((from, to) => bytes.read(from, to), start),
       file: bytes.label,
       start: shard.start ?? 0,
       end: shard.end,
