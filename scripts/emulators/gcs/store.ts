@@ -107,6 +107,12 @@ function parseGen(v: string | null | undefined, name: string): bigint | undefine
   return BigInt(v);
 }
 
+/**
+ * How routes store a finished upload, copy or compose: `EmulatedBucketStore.finalizeObject`'s
+ * shape, so the server can pass a wrapper that also announces the object.
+ */
+export type Finalize = EmulatedBucketStore["finalizeObject"];
+
 /** In-memory index of buckets and objects; bytes live under `dir`. */
 export class EmulatedBucketStore {
   private readonly buckets = new Map<string, StoredBucket>();
