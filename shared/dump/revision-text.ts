@@ -133,10 +133,15 @@ export function checkCharBytes(b: Buffer): CharDataProblem | null {
  * entities replaced. Entities it cannot decode (checkCharBytes reports them) are kept as written.
  */
 export function decodeCharBytes(input: Buffer): string {
+  return decodeCharBytesToBuffer(input).toString("utf8");
+}
+
+/** decodeCharBytes without the last step: the decoded text as UTF-8 bytes (may share memory with `input`). */
+export function decodeCharBytesToBuffer(input: Buffer): Buffer {
   let b = input;
   if (b.indexOf(CR) >= 0) b = normaliseNewlineBytes(b);
   let amp = b.indexOf(AMP);
-  if (amp < 0) return b.toString("utf8");
+  if (amp < 0) return b;
   const out = Buffer.allocUnsafe(b.length); // decoding never lengthens: "&#x10FFFF;" is 10 bytes, its UTF-8 4
   let o = 0;
   let last = 0;
@@ -154,7 +159,7 @@ export function decodeCharBytes(input: Buffer): string {
     amp = b.indexOf(AMP, last);
   }
   o += b.copy(out, o, last, b.length);
-  return out.toString("utf8", 0, o);
+  return out.subarray(0, o);
 }
 
 /** Index of the ";" ending the entity at `amp`, or -1. */

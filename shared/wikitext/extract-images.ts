@@ -21,6 +21,7 @@
  * - Commented-out images and content of opaque tags (`<nowiki>`, `<pre>`, `<math>`, …) are ignored.
  * - `[[Media:…]]` links are not references (they link to the file, they do not show it).
  */
+import { isUtf8 } from "node:buffer";
 import type { Counters } from "../core/counters.ts";
 import type { WikitextImageRef } from "../core/records.ts";
 import { cleanCaptionWith } from "./clean-caption.ts";
@@ -29,6 +30,7 @@ import { fileNamespaceEnd, fileNamespaceSet, hasMediaExtension, normalizeWithNam
 import { classifyImageOption } from "./image-options.ts";
 import { isInlineTemplate, isSilentTemplate, normalizeTemplateName } from "./inline-templates.ts";
 import { CloserFinder, OPAQUE_TAGS, TAG_AT } from "./markup-tags.ts";
+import { ByteCloserFinder, TAG_AT_BYTES, isWhitespaceAt } from "./byte-text.ts";
 import { GALLERY_TEMPLATES, IMAGE_WORD_LIST, pickGalleryTemplateImages, pickTemplateImages, type TemplateParam } from "./template-images.ts";
 import { INVALID_FILE_NAME_COUNTER, unrenderedTemplateCounter } from "../core/counter-names.ts";
 
@@ -76,8 +78,35 @@ interface ParamSpan extends TemplateParam {
   end: number;
 }
 
+/**
+ * The text a scanner walks. Either the page as a JS string, or (the byte path) its UTF-8 bytes seen as
+ * a latin1 string, one char per byte: every character the scanner acts on is ASCII, so the structure
+ * (brackets, pipes, tags) is found at byte offsets without decoding, and only the spans that become a
+ * reference or caption are decoded (`text`). Offsets then are byte offsets: used for order only.
+ */
+interface ScanText {
+  /** what the scanner walks */
+  s: string;
+  /** the real text of [a, b) */
+  text(a: number, b: number): string;
+  /** the first `units` UTF-16 units of [a, b) */
+  head(a: number, b: number, units: number): string;
+  /** null for a JS string; the bytes for the byte path */
+  bytes: Buffer | null;
+}
+
+function stringText(s: string): ScanText {
+  return { s, text: (a, b) => s.slice(a, b), head: (a, b, units) => s.slice(a, Math.min(b, a + units)), bytes: null };
+}
+
+function byteText(b: Buffer): ScanText {
+  // a UTF-16 unit takes at most 3 bytes (4-byte characters are 2 units): 3 × units bytes always hold `units` units
+  return { s: b.toString("latin1"), text: (x, y) => b.toString("utf8", x, y), head: (x, y, units) => b.toString("utf8", x, Math.min(y, x + units * 3 + 4)).slice(0, units), bytes: b };
+}
+
 class PageScanner {
   private readonly s: string;
+  private readonly t: ScanText;
   private readonly ctx: LineContext;
   private readonly counters: Counters | undefined;
   private readonly refs: PlacedRef[] = [];
@@ -98,13 +127,14 @@ class PageScanner {
   private readonly colonLinksAreText: boolean;
   private readonly deleteUnknownTemplates: boolean;
 
-  constructor(text: string, ctx: LineContext, counters: Counters | undefined, colonLinksAreText: boolean) {
-    this.s = text;
+  constructor(text: ScanText, ctx: LineContext, counters: Counters | undefined, colonLinksAreText: boolean) {
+    this.t = text;
+    this.s = text.s;
     this.ctx = ctx;
     this.counters = counters;
     this.colonLinksAreText = colonLinksAreText;
     this.deleteUnknownTemplates = ctx.unknownTemplates === "delete";
-    this.closers = new CloserFinder(text);
+    this.closers = text.bytes ? new ByteCloserFinder(text.s) : new CloserFinder(text.s);
   }
 
   run(): WikitextImageRef[] {
@@ -226,10 +256,10 @@ class PageScanner {
       if (cs >= b) break;
       const ce = this.cutEnd[j]!;
       if (ce <= pos) continue;
-      if (cs > pos) out += this.s.slice(pos, cs);
+      if (cs > pos) out += this.t.text(pos, cs);
       pos = Math.max(pos, ce);
     }
-    if (pos < b) out += this.s.slice(pos, b);
+    if (pos < b) out += this.t.text(pos, b);
     return out;
   }
 
@@ -250,14 +280,14 @@ class PageScanner {
     const cs = start + 2;
     const targetEnd = this.pipes.length > pipeBase ? this.pipes[pipeBase]! : contentEnd;
     // Namespace check on a bounded prefix: a link target is short, a caption may not be.
-    const head = s.slice(cs, Math.min(targetEnd, cs + 256)).replace(/^[\s_]+/, "");
+    const head = this.t.head(cs, targetEnd, 256).replace(/^[\s_]+/, "");
     const colon = head.startsWith(":");
     const title = colon ? head.slice(1).trimStart() : head;
     if (fileNamespaceEnd(title, this.ctx.namespaces) < 0 || (colon && this.colonLinksAreText)) {
       this.pipes.length = pipeBase; // a plain link: its pipes are internal; its text stays in captions
       return;
     }
-    let target = s.slice(cs, targetEnd);
+    let target = this.t.text(cs, targetEnd);
     if (target.includes("<!--")) target = target.replace(/<!--[\s\S]*?(?:-->|$)/g, "");
     const image = normalizeWithNamespaces(target, this.ctx.namespaces);
     let refIndex = CUT_NO_REF;
@@ -310,7 +340,7 @@ class PageScanner {
     const cs = start + 2;
     const pipeEnd = this.pipes.length;
     const nameEnd = pipeEnd > pipeBase ? this.pipes[pipeBase]! : contentEnd;
-    const name = normalizeTemplateName(s.slice(cs, Math.min(nameEnd, cs + 256)).replace(/<!--[\s\S]*?(?:-->|$)/g, ""));
+    const name = normalizeTemplateName(this.t.head(cs, nameEnd, 256).replace(/<!--[\s\S]*?(?:-->|$)/g, ""));
     let produced = false;
     if (pipeEnd > pipeBase && !name.startsWith("#")) {
       const params: ParamSpan[] = [];
@@ -330,10 +360,17 @@ class PageScanner {
   /** `key = value` when the text before the first `=` is a plain parameter name; positional otherwise. */
   private param(a: number, b: number): ParamSpan {
     const s = this.s;
-    const limit = Math.min(b, a + 80);
+    const bytes = this.t.bytes !== null;
+    // the name is looked for in the first 80 UTF-16 units; on bytes, units are counted (lead bytes; 2 for a 4-byte character)
+    let units = 0;
+    const limit = bytes ? b : Math.min(b, a + 80);
     for (let j = a; j < limit; j++) {
       const c = s.charCodeAt(j);
-      if (c === 0x3d /* = */) return j > a ? { key: s.slice(a, j), start: j + 1, end: b } : { key: null, start: a, end: b };
+      if (bytes) {
+        if (units >= 80) break;
+        if (c < 0x80 || c >= 0xc0) units += c >= 0xf0 ? 2 : 1;
+      }
+      if (c === 0x3d /* = */) return j > a ? { key: this.t.text(a, j), start: j + 1, end: b } : { key: null, start: a, end: b };
       // Parameter names are words; anything else before `=` makes the argument positional (`[[a|b]]=`, `<x=`).
       const wordChar =
         (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) ||
@@ -356,7 +393,7 @@ class PageScanner {
       const p = params[i]!;
       const j = this.cutIndexAt(p.start, cutBase);
       if (j >= this.cutStart.length || this.cutRef[j]! < 0 || this.cutEnd[j]! > p.end) return -1;
-      const outside = this.s.slice(p.start, this.cutStart[j]!) + this.s.slice(this.cutEnd[j]!, p.end);
+      const outside = this.t.text(p.start, this.cutStart[j]!) + this.t.text(this.cutEnd[j]!, p.end);
       return outside.replace(/<!--[\s\S]*?(?:-->|$)/g, "").trim() === "" ? this.cutRef[j]! : -1;
     };
     const isFile = (i: number): boolean => {
@@ -393,7 +430,8 @@ class PageScanner {
 
   /** `Foo.jpg`, `File:Foo.jpg`, `<!-- c -->Foo.jpg`, `Foo.jpg{{!}}200px` → key, if it has a media extension. */
   private bareFileValue(p: ParamSpan, cutBase: number): string | null {
-    if (p.end - p.start > 1024) return null; // a file name is at most 255 bytes; this is prose
+    // a file name is at most 255 bytes; this is prose (the bound is in UTF-16 units, as on a string)
+    if (p.end - p.start > 1024 && (this.t.bytes === null || this.t.text(p.start, p.end).length > 1024)) return null;
     let v = this.textWithoutCuts(p.start, p.end, this.cutIndexAt(p.start, cutBase));
     if (v.includes("<")) v = v.replace(/<!--[\s\S]*?(?:-->|$)/g, "");
     v = v.replace(/\{\{\s*!\s*\}\}/g, "|");
@@ -410,8 +448,16 @@ class PageScanner {
       const end = s.indexOf("-->", i + 4);
       return end < 0 ? s.length : end + 3;
     }
-    TAG_AT.lastIndex = i;
-    const m = TAG_AT.exec(s);
+    let m: RegExpExecArray | null;
+    if (this.t.bytes === null) {
+      TAG_AT.lastIndex = i;
+      m = TAG_AT.exec(s);
+    } else {
+      TAG_AT_BYTES.lastIndex = i;
+      m = TAG_AT_BYTES.exec(s);
+      // the name must be followed by whitespace, "/" or ">": a non-ASCII character there must be whitespace
+      if (m && !isWhitespaceAt(this.t.bytes, i + 1 + m[1]!.length + m[2]!.length)) m = null;
+    }
     if (!m || m[1] !== "" || m[3] !== "") return i + 1;
     const name = m[2]!.toLowerCase();
     const isGallery = name === "gallery";
@@ -419,7 +465,7 @@ class PageScanner {
     const after = i + m[0].length;
     const closer = this.closers.find(name, after);
     if (!closer) return after; // unclosed: MediaWiki shows it as text
-    const body = s.slice(after, closer.start);
+    const body = this.t.text(after, closer.start);
     if (isGallery) for (const r of galleryRefs(body, after, this.ctx)) this.refs.push(r);
     else if (name === "imagemap") {
       const r = imagemapRef(body, after, this.ctx);
@@ -430,6 +476,16 @@ class PageScanner {
   }
 }
 
+function lineContext(opts: ExtractImagesOptions): LineContext {
+  const counters = opts.counters;
+  return {
+    namespaces: fileNamespaceSet(opts.fileAliases),
+    extraWords: new Set((opts.extraOptionWords ?? []).map((w) => w.trim().toLowerCase())),
+    unknownTemplates: opts.unknownTemplates ?? "mark",
+    onUnrendered: counters ? (name) => counters.inc(unrenderedTemplateCounter(name)) : undefined,
+  };
+}
+
 /** Every image use in the page, in document order: body links, <gallery> lines, infobox/template images, {{multiple image}}. */
 export function extractImageRefs(wikitext: string, opts: ExtractImagesOptions = {}): WikitextImageRef[] {
   const max = opts.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES;
@@ -438,11 +494,20 @@ export function extractImageRefs(wikitext: string, opts: ExtractImagesOptions = 
     throw new ExtractionLimitError("page_too_large", `page has more than ${max} bytes of wikitext`);
   }
   const counters = opts.counters;
-  const ctx: LineContext = {
-    namespaces: fileNamespaceSet(opts.fileAliases),
-    extraWords: new Set((opts.extraOptionWords ?? []).map((w) => w.trim().toLowerCase())),
-    unknownTemplates: opts.unknownTemplates ?? "mark",
-    onUnrendered: counters ? (name) => counters.inc(unrenderedTemplateCounter(name)) : undefined,
-  };
-  return new PageScanner(wikitext, ctx, counters, (opts.colonFileLinks ?? "text") === "text").run();
+  const ctx = lineContext(opts);
+  return new PageScanner(stringText(wikitext), ctx, counters, (opts.colonFileLinks ?? "text") === "text").run();
+}
+
+/**
+ * extractImageRefs on the page's UTF-8 bytes (entities already decoded): the same references and
+ * counts, byte for byte, decoding only the spans that hold a reference or caption. Returns null for
+ * bytes that are not valid UTF-8 (the caller decodes them with replacement characters and uses the
+ * string path).
+ */
+export function extractImageRefsFromBytes(utf8: Buffer, opts: ExtractImagesOptions = {}): WikitextImageRef[] | null {
+  if (!isUtf8(utf8)) return null;
+  const max = opts.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES;
+  // the string test above, on bytes: UTF-16 units ≤ bytes ≤ 3 × units, so it is "bytes > max"
+  if (utf8.length > max) throw new ExtractionLimitError("page_too_large", `page has more than ${max} bytes of wikitext`);
+  return new PageScanner(byteText(utf8), lineContext(opts), opts.counters, (opts.colonFileLinks ?? "text") === "text").run();
 }
