@@ -136,8 +136,13 @@ export function decodeCharBytes(input: Buffer): string {
   return decodeCharBytesToBuffer(input).toString("utf8");
 }
 
-/** decodeCharBytes without the last step: the decoded text as UTF-8 bytes (may share memory with `input`). */
-export function decodeCharBytesToBuffer(input: Buffer): Buffer {
+/**
+ * decodeCharBytes without the last step: the decoded text as UTF-8 bytes (may share memory with `input`).
+ * `shifts`, when given (and the input has no CR), receives after each decoded entity the pair
+ * (decoded offset after it, input offset minus decoded offset there): a decoded offset maps back to
+ * the input by the shift of the last pair at or before it.
+ */
+export function decodeCharBytesToBuffer(input: Buffer, shifts?: number[]): Buffer {
   let b = input;
   if (b.indexOf(CR) >= 0) b = normaliseNewlineBytes(b);
   let amp = b.indexOf(AMP);
@@ -156,6 +161,7 @@ export function decodeCharBytesToBuffer(input: Buffer): Buffer {
     if (code < 0x80) out[o++] = code;
     else o += out.write(String.fromCodePoint(code), o, "utf8");
     last = end + 1;
+    shifts?.push(o, last - o);
     amp = b.indexOf(AMP, last);
   }
   o += b.copy(out, o, last, b.length);

@@ -5,11 +5,11 @@
  */
 import type { ParacapConfig } from "../core/config.ts";
 import { Counters } from "../core/counters.ts";
-import { type CaptionFeatures, type InputKind, PageRevision, type ReferenceSource, ShuffleRef, type WikitextImageRef } from "../core/records.ts";
+import { type CaptionFeatures, type InputKind, PageRevision, type ReferenceSource, ShuffleRef } from "../core/records.ts";
 import type { Stage } from "../core/stage.ts";
 import { createCaptionAnalyzer, type CaptionAnalyzer } from "../caption/analyzer.ts";
 import { unreadableReason, type CaptionBounds } from "../caption/caption-guard.ts";
-import { extractImageRefs, ExtractionLimitError } from "../wikitext/extract-images.ts";
+import { createWikitextExtractor, type TextOutcome } from "./wikitext-extractor.ts";
 import { rawText } from "../dump/revision-text.ts";
 import { createPivot } from "../plugins/pivots.ts";
 import { extractCounter, extractReferencesBySourceCounter, extractSkippedCounter, FEATURE_COUNTERS, unreadableCaptionCounter } from "../core/counter-names.ts";
@@ -76,13 +76,6 @@ function safeFeatures(analyzer: CaptionAnalyzer, text: string, bounds: CaptionBo
   return { text: shown, words: 0, profane: false, english: false, hasVerb: false, isSentence: false, tags: "", unreadable: reason };
 }
 
-/** What extracting one text gave: its references or why it was skipped, and what it counted. */
-interface TextOutcome {
-  refs: WikitextImageRef[] | null;
-  skipped: string | null;
-  counted: Counters;
-}
-
 /**
  * Extraction outcomes of a page's last few distinct texts. In history dumps a revert restores an earlier text byte
  * for byte (a fifth of the revisions of the Anarchism excerpt): such a text is recognised on its still-encoded bytes
@@ -121,22 +114,15 @@ export function createReferenceExtractor(config: ParacapConfig, counters: Counte
   const pivot = createPivot(config.pivot);
   const x = config.extraction;
   const recent = new RecentTexts();
-  const extractText = (text: string): TextOutcome => {
-    const counted = new Counters();
-    const opts = { fileAliases: x.fileAliases, maxPageBytes: x.maxPageBytes, colonFileLinks: x.colonFileLinks, unknownTemplates: x.unknownTemplates, counters: counted };
-    try {
-      return { refs: extractImageRefs(text, opts), skipped: null, counted };
-    } catch (err) {
-      return { refs: null, skipped: err instanceof ExtractionLimitError ? err.reason : "extraction_error", counted };
-    }
-  };
+  // byte path, and no work twice across revisions (wikitext-extractor.ts)
+  const wikitext = createWikitextExtractor({ fileAliases: x.fileAliases, maxPageBytes: x.maxPageBytes, colonFileLinks: x.colonFileLinks, unknownTemplates: x.unknownTemplates });
   return (rev, kind) => {
     const base = { kind, page: rev.title, pageId: rev.pageId, revisionId: rev.revisionId };
     counters.inc(extractCounter(kind, "revisions"));
     const key = rawText(rev) ?? rev.text;
     let outcome = recent.find(rev.pageId, key);
     if (!outcome) {
-      outcome = extractText(rev.text);
+      outcome = wikitext.extract(rev);
       recent.add(key, outcome);
     }
     counters.merge(outcome.counted);

@@ -126,8 +126,13 @@ class PageScanner {
   private readonly closers: CloserFinder;
   private readonly colonLinksAreText: boolean;
   private readonly deleteUnknownTemplates: boolean;
+  /** when given: receives [start, end) pairs covering everything the result depends on (see BusySpans) */
+  private readonly busy: number[] | null;
+  /** where the outermost open frame started */
+  private topStart = 0;
 
-  constructor(text: ScanText, ctx: LineContext, counters: Counters | undefined, colonLinksAreText: boolean) {
+  constructor(text: ScanText, ctx: LineContext, counters: Counters | undefined, colonLinksAreText: boolean, busy: number[] | null = null) {
+    this.busy = busy;
     this.t = text;
     this.s = text.s;
     this.ctx = ctx;
@@ -176,11 +181,13 @@ class PageScanner {
         i++;
       }
     }
+    if (this.busy !== null && this.fKind.length > 0) this.busy.push(this.topStart, Infinity);
     // Stable sort: refs opened at the same position keep their closing order.
     return this.refs.sort((a, b) => a.pos - b.pos).map((p) => p.ref);
   }
 
   private push(kind: number, at: number): void {
+    if (this.fKind.length === 0) this.topStart = at;
     this.fKind.push(kind);
     this.fStart.push(at);
     this.fPipeBase.push(this.pipes.length);
@@ -218,6 +225,7 @@ class PageScanner {
       const pipeBase = this.fPipeBase[top]!;
       const cutBase = this.fCutBase[top]!;
       this.discardTop();
+      if (this.busy !== null && this.fKind.length === 0) this.busy.push(this.topStart, p + 2);
       if (kind === LINK) this.closeLink(start, p, pipeBase, cutBase);
       else this.closeTemplate(start, p, pipeBase, cutBase);
       p += 2;
@@ -441,8 +449,26 @@ class PageScanner {
     return key !== null && hasMediaExtension(key) ? key : null;
   }
 
-  /** At a `<`: skips comments and opaque tags, reads galleries and imagemaps; returns where to go on. */
+  /** tag(), telling `busy` which span the outcome at this `<` depends on. */
   private tag(i: number): number {
+    const next = this.tagAt(i);
+    if (this.busy !== null) {
+      let end = next;
+      if (end === i + 1) {
+        // not a tag the scanner acts on: what decided that reaches to the first "<" or ">" after it
+        const lt = this.s.indexOf("<", i + 1);
+        const gt = this.s.indexOf(">", i + 1);
+        end = lt < 0 && gt < 0 ? Infinity : Math.min(lt < 0 ? Infinity : lt, gt < 0 ? Infinity : gt) + 1;
+      } else if (next === this.s.length && !this.s.endsWith("-->")) {
+        end = Infinity; // an unclosed comment runs to the end, whatever follows
+      }
+      this.busy.push(i, end);
+    }
+    return next;
+  }
+
+  /** At a `<`: skips comments and opaque tags, reads galleries and imagemaps; returns where to go on. */
+  private tagAt(i: number): number {
     const s = this.s;
     if (s.startsWith("<!--", i)) {
       const end = s.indexOf("-->", i + 4);
@@ -503,11 +529,17 @@ export function extractImageRefs(wikitext: string, opts: ExtractImagesOptions = 
  * counts, byte for byte, decoding only the spans that hold a reference or caption. Returns null for
  * bytes that are not valid UTF-8 (the caller decodes them with replacement characters and uses the
  * string path).
+ *
+ * `busy`, when given, receives [start, end) byte spans (end may be Infinity) outside which the result
+ * depends on no byte: every top-level link or template from its `[[`/`{{` to its closing brackets
+ * (an unclosed one to the end), every `<` with what decided how it was read (a comment, an opaque
+ * tag, gallery or imagemap to its end). Bytes outside them that are none of `[]{}|<>&` can be
+ * changed without changing the references or counts (see revision-reuse.ts).
  */
-export function extractImageRefsFromBytes(utf8: Buffer, opts: ExtractImagesOptions = {}): WikitextImageRef[] | null {
+export function extractImageRefsFromBytes(utf8: Buffer, opts: ExtractImagesOptions = {}, busy: number[] | null = null): WikitextImageRef[] | null {
   if (!isUtf8(utf8)) return null;
   const max = opts.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES;
   // the string test above, on bytes: UTF-16 units ≤ bytes ≤ 3 × units, so it is "bytes > max"
   if (utf8.length > max) throw new ExtractionLimitError("page_too_large", `page has more than ${max} bytes of wikitext`);
-  return new PageScanner(byteText(utf8), lineContext(opts), opts.counters, (opts.colonFileLinks ?? "text") === "text").run();
+  return new PageScanner(byteText(utf8), lineContext(opts), opts.counters, (opts.colonFileLinks ?? "text") === "text", busy).run();
 }
