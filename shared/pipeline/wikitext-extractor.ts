@@ -34,9 +34,12 @@ export interface ExtractorStats {
   reused: number;
 }
 
-/** Bytes a change must neither contain nor touch: markup, entities, CR. */
+/** Bytes a change must not contain: markup, entities, CR. */
 const MARKUP_BYTE = new Uint8Array(256);
 for (const ch of "[]{}|<>&\r") MARKUP_BYTE[ch.charCodeAt(0)] = 1;
+/** Brackets come in runs (`[[`, `]]]`): a change between two of one kind would join or split a run. */
+const BRACKET = new Uint8Array(256);
+for (const ch of "[]{}") BRACKET[ch.charCodeAt(0)] = 1;
 /** Entity names are short (revision-text.ts): a change within this many bytes after "&" may be inside one. */
 const MAX_ENTITY = 32;
 const CHUNK = 4096;
@@ -99,16 +102,18 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
   return { extract, stats };
 }
 
-/** Decoded offsets → raw offsets (shifts: pairs from decodeCharBytesToBuffer). */
+/** Decoded offsets → raw offsets (shifts: pairs from decodeCharBytesToBuffer); a negative x stands for -x - 1. */
 function toRawOffsets(busy: number[], shifts: number[]): number[] {
   if (shifts.length === 0) return busy;
   const out = new Array<number>(busy.length);
   for (let i = 0; i < busy.length; i++) {
-    const d = busy[i]!;
+    let d = busy[i]!;
     if (d === Infinity) {
       out[i] = d;
       continue;
     }
+    const negative = d < 0;
+    if (negative) d = -d - 1;
     // last pair whose decoded offset ≤ d
     let lo = 0;
     let hi = shifts.length / 2;
@@ -117,7 +122,8 @@ function toRawOffsets(busy: number[], shifts: number[]): number[] {
       if (shifts[mid * 2]! <= d) lo = mid + 1;
       else hi = mid;
     }
-    out[i] = lo === 0 ? d : d + shifts[(lo - 1) * 2 + 1]!;
+    const r = lo === 0 ? d : d + shifts[(lo - 1) * 2 + 1]!;
+    out[i] = negative ? -r - 1 : r;
   }
   return out;
 }
@@ -139,14 +145,28 @@ function reusable(prev: Previous, raw: Buffer): number[] | null {
   if (amp >= 0 && p - amp <= MAX_ENTITY) p = amp;
   const endA = la - s;
   const endB = lb - s;
-  // the change, and the byte on each side of it, carry no markup (so no token is made or broken)
-  if (hasMarkup(a, p - 1, endA + 1) || hasMarkup(raw, p - 1, endB + 1)) return null;
+  // the change carries no markup, and does not join or split a run of brackets
+  if (hasMarkup(a, p, endA) || hasMarkup(raw, p, endB)) return null;
+  if (p > 0 && endA < la && a[p - 1] === a[endA] && BRACKET[a[endA]!] === 1) return null;
+  // a span is touched by replacing [p, endA), or by inserting strictly inside it
+  const touches = (start: number, end: number) => (start < endA && end > p) || (start < p && end > p);
   const busy = prev.busy;
-  for (let i = 0; i < busy.length; i += 2) if (busy[i]! <= endA && busy[i + 1]! > p - 1) return null;
+  let inFrame = false;
+  for (let i = 0; i < busy.length; i += 2) {
+    const start = busy[i]!;
+    if (start >= 0) {
+      if (touches(start, busy[i + 1]!)) return null;
+    } else if (touches(-start - 1, -busy[i + 1]! - 1)) inFrame = true;
+  }
+  // inside a plain link or template, "=" could make a parameter name
+  if (inFrame && (a.subarray(p, endA).includes(0x3d) || raw.subarray(p, endB).includes(0x3d))) return null;
   const delta = lb - la;
   if (delta === 0) return busy;
   const moved = new Array<number>(busy.length);
-  for (let i = 0; i < busy.length; i++) moved[i] = busy[i]! >= endA ? busy[i]! + delta : busy[i]!;
+  for (let i = 0; i < busy.length; i++) {
+    const x = busy[i]!;
+    moved[i] = x >= 0 ? (x >= endA ? x + delta : x) : -x - 1 >= endA ? x - delta : x;
+  }
   return moved;
 }
 

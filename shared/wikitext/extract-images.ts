@@ -130,6 +130,12 @@ class PageScanner {
   private readonly busy: number[] | null;
   /** where the outermost open frame started */
   private topStart = 0;
+  /** busy spans inside the outermost open frame: needed only if that frame turns out inert */
+  private readonly inner: number[] = [];
+  /** a frame inside the outermost open one was left unclosed (its pipes became its parent's) */
+  private discarded = false;
+  /** set by closeLink/closeTemplate of a frame whose result cannot depend on its text outside these spans */
+  private readonly zones: number[] = [];
 
   constructor(text: ScanText, ctx: LineContext, counters: Counters | undefined, colonLinksAreText: boolean, busy: number[] | null = null) {
     this.busy = busy;
@@ -187,7 +193,10 @@ class PageScanner {
   }
 
   private push(kind: number, at: number): void {
-    if (this.fKind.length === 0) this.topStart = at;
+    if (this.fKind.length === 0) {
+      this.topStart = at;
+      this.discarded = false;
+    }
     this.fKind.push(kind);
     this.fStart.push(at);
     this.fPipeBase.push(this.pipes.length);
@@ -219,15 +228,28 @@ class PageScanner {
       }
       while (this.fKind[top] !== kind) {
         this.discardTop();
+        this.discarded = true;
         top--;
       }
       const start = this.fStart[top]!;
       const pipeBase = this.fPipeBase[top]!;
       const cutBase = this.fCutBase[top]!;
       this.discardTop();
-      if (this.busy !== null && this.fKind.length === 0) this.busy.push(this.topStart, p + 2);
-      if (kind === LINK) this.closeLink(start, p, pipeBase, cutBase);
-      else this.closeTemplate(start, p, pipeBase, cutBase);
+      this.zones.length = 0;
+      const inert = kind === LINK ? this.closeLink(start, p, pipeBase, cutBase) : this.closeTemplate(start, p, pipeBase, cutBase);
+      if (this.busy !== null) {
+        const inner = this.inner;
+        // An outermost plain link or template without image parameters depends only on its target,
+        // name and parameter names (and on what it holds, which has its own spans): a change elsewhere
+        // in it is plain text. Any other frame depends on all of it.
+        if (this.fKind.length > 0) inner.push(start, p + 2);
+        else if (inert && !this.discarded) {
+          for (const z of this.zones) this.busy.push(z);
+          for (const x of inner) this.busy.push(x); // what it holds
+          this.busy.push(-start - 1, -(p + 2) - 1); // the frame: a change inside it adds no "="
+        } else this.busy.push(start, p + 2); // what it holds is inside
+        if (this.fKind.length === 0) inner.length = 0;
+      }
       p += 2;
       rest -= 2;
     }
@@ -283,7 +305,8 @@ class PageScanner {
     return lo;
   }
 
-  private closeLink(start: number, contentEnd: number, pipeBase: number, cutBase: number): void {
+  /** Reads a closed link; true when it is a plain link (no reference, nothing cut: `zones` = its target). */
+  private closeLink(start: number, contentEnd: number, pipeBase: number, cutBase: number): boolean {
     const s = this.s;
     const cs = start + 2;
     const targetEnd = this.pipes.length > pipeBase ? this.pipes[pipeBase]! : contentEnd;
@@ -293,7 +316,8 @@ class PageScanner {
     const title = colon ? head.slice(1).trimStart() : head;
     if (fileNamespaceEnd(title, this.ctx.namespaces) < 0 || (colon && this.colonLinksAreText)) {
       this.pipes.length = pipeBase; // a plain link: its pipes are internal; its text stays in captions
-      return;
+      if (this.busy !== null) this.zones.push(start, targetEnd + 2);
+      return true;
     }
     let target = this.t.text(cs, targetEnd);
     if (target.includes("<!--")) target = target.replace(/<!--[\s\S]*?(?:-->|$)/g, "");
@@ -315,6 +339,7 @@ class PageScanner {
     }
     this.pipes.length = pipeBase;
     this.cut(cutBase, start, contentEnd + 2, refIndex);
+    return false;
   }
 
   /** `[[:File:X.jpg|text]]`: the link text is the caption. */
@@ -343,13 +368,15 @@ class PageScanner {
     return { image, source: "link", caption, alt };
   }
 
-  private closeTemplate(start: number, contentEnd: number, pipeBase: number, cutBase: number): void {
+  /** Reads a closed template; true when it has no image parameter (`zones` = its name and parameter names). */
+  private closeTemplate(start: number, contentEnd: number, pipeBase: number, cutBase: number): boolean {
     const s = this.s;
     const cs = start + 2;
     const pipeEnd = this.pipes.length;
     const nameEnd = pipeEnd > pipeBase ? this.pipes[pipeBase]! : contentEnd;
     const name = normalizeTemplateName(this.t.head(cs, nameEnd, 256).replace(/<!--[\s\S]*?(?:-->|$)/g, ""));
     let produced = false;
+    let inert = true;
     if (pipeEnd > pipeBase && !name.startsWith("#")) {
       const params: ParamSpan[] = [];
       for (let k = pipeBase; k < pipeEnd; k++) {
@@ -357,12 +384,24 @@ class PageScanner {
         const b = k + 1 < pipeEnd ? this.pipes[k + 1]! : contentEnd;
         params.push(this.param(a, b));
       }
+      inert = !GALLERY_TEMPLATES.has(name) && !params.some((p) => p.key !== null && IMAGE_HINT.test(p.key));
       produced = this.templateImages(name, params, cutBase);
+      if (inert && this.busy !== null) {
+        // what decides a parameter's name: its text up to its first "=" (a change adds no "=")
+        for (let k = pipeBase; k < pipeEnd; k++) {
+          const b = k + 1 < pipeEnd ? this.pipes[k + 1]! : contentEnd;
+          let eq = this.pipes[k]!;
+          while (eq < b && this.s.charCodeAt(eq) !== 0x3d) eq++;
+          this.zones.push(this.pipes[k]!, Math.min(eq + 1, b));
+        }
+      }
     }
+    if (inert && this.busy !== null) this.zones.push(start, nameEnd + 1);
     this.pipes.length = pipeBase;
     // A template an enclosing caption shows no words of is cut out; an inline or (when marking) unknown
     // one stays for the caption cleaner, which renders or marks it.
     if (produced || (!isInlineTemplate(name) && (this.deleteUnknownTemplates || isSilentTemplate(name)))) this.cut(cutBase, start, contentEnd + 2, CUT_NO_REF);
+    return inert;
   }
 
   /** `key = value` when the text before the first `=` is a plain parameter name; positional otherwise. */
@@ -462,7 +501,7 @@ class PageScanner {
       } else if (next === this.s.length && !this.s.endsWith("-->")) {
         end = Infinity; // an unclosed comment runs to the end, whatever follows
       }
-      this.busy.push(i, end);
+      this.busy.push(i, end); // not `inner`: what decided it may reach past the frame's end
     }
     return next;
   }
@@ -534,7 +573,10 @@ export function extractImageRefs(wikitext: string, opts: ExtractImagesOptions = 
  * depends on no byte: every top-level link or template from its `[[`/`{{` to its closing brackets
  * (an unclosed one to the end), every `<` with what decided how it was read (a comment, an opaque
  * tag, gallery or imagemap to its end). Bytes outside them that are none of `[]{}|<>&` can be
- * changed without changing the references or counts (see revision-reuse.ts).
+ * changed without changing the references or counts (see wikitext-extractor.ts). A plain link or a
+ * template without image parameters at the top level gives only its target, name and parameter
+ * names, plus its whole span as a negative pair (-start - 1, -end - 1): a change in that span must
+ * not contain "=" either.
  */
 export function extractImageRefsFromBytes(utf8: Buffer, opts: ExtractImagesOptions = {}, busy: number[] | null = null): WikitextImageRef[] | null {
   if (!isUtf8(utf8)) return null;
