@@ -106,6 +106,8 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
 function toRawOffsets(busy: number[], shifts: number[]): number[] {
   if (shifts.length === 0) return busy;
   const out = new Array<number>(busy.length);
+  const pairs = shifts.length / 2;
+  let lo = 0;
   for (let i = 0; i < busy.length; i++) {
     let d = busy[i]!;
     if (d === Infinity) {
@@ -114,13 +116,19 @@ function toRawOffsets(busy: number[], shifts: number[]): number[] {
     }
     const negative = d < 0;
     if (negative) d = -d - 1;
-    // last pair whose decoded offset ≤ d
-    let lo = 0;
-    let hi = shifts.length / 2;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (shifts[mid * 2]! <= d) lo = mid + 1;
-      else hi = mid;
+    // lo = number of pairs whose decoded offset ≤ d; spans come mostly in order, so walk from the last one
+    // (a few steps, then a binary search: a deeply nested page must not make this quadratic)
+    for (let k = 0; k < 16 && lo < pairs && shifts[lo * 2]! <= d; k++) lo++;
+    for (let k = 0; k < 16 && lo > 0 && shifts[(lo - 1) * 2]! > d; k++) lo--;
+    if ((lo < pairs && shifts[lo * 2]! <= d) || (lo > 0 && shifts[(lo - 1) * 2]! > d)) {
+      let a = 0;
+      let b = pairs;
+      while (a < b) {
+        const mid = (a + b) >>> 1;
+        if (shifts[mid * 2]! <= d) a = mid + 1;
+        else b = mid;
+      }
+      lo = a;
     }
     const r = lo === 0 ? d : d + shifts[(lo - 1) * 2 + 1]!;
     out[i] = negative ? -r - 1 : r;
