@@ -9,15 +9,20 @@
  * gives the best of the rounds and the median of the per-round ratios. When lbzip2 is the
  * decoder, the single-threaded `bzip2 -dc` is timed too, as a second reference.
  *
- * Inputs: the repo's history sample, and the 152 MB (decompressed) Anarchism history excerpt from
- * shared/data when it is there, alone and as BENCH_COPIES (4) copies in one run; or the files given as arguments.
+ * Inputs: the 152 MB (decompressed) Anarchism history excerpt from shared/data (the repo's history
+ * sample without it), alone and as BENCH_COPIES (4) copies in one run, then each file given as an argument.
+ *
+ * Besides wall time, every round measures CPU: the decoder's (`/usr/bin/time` around `lbzip2 -dc`) and
+ * paracap's own (the node process, all its threads, without the decoder child it spawns), so the
+ * table gives paracap's own CPU per MB as a multiple of the decoder's (issue 21: ≤ 0.25 lets a
+ * 2-core run go at 0.8× lbzip2).
  *
  *   npx tsx scripts/bench/run.ts [dump.xml.bz2 …]      (BENCH_ROUNDS=3, BENCH_WORKERS=all cores)
  *
  * BENCH_BEFORE=<another checkout> also times that checkout's `bin/paracap.js run` in every round
  * (before/after comparisons of a change under the same machine conditions).
  */
-import { copyFileSync, existsSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { availableParallelism } from "node:os";
 import { Counters } from "../../shared/core/counters.ts";
@@ -28,10 +33,8 @@ import { decodeToNull, firstExisting, median, mib, mb, mbps, REPO, runTimed, sha
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const workers = process.env.BENCH_WORKERS ?? String(availableParallelism());
 const before = process.env.BENCH_BEFORE ?? null;
-const inputs =
-  process.argv.length > 2
-    ? process.argv.slice(2)
-    : [firstExisting("shared/sample/enwiki-Anarchism-history-sample.xml.bz2"), sharedData("wikipedia-history/enwiki-Anarchism-history-rev04000-05999.xml.bz2")].filter((p): p is string => p !== null);
+const big = sharedData("wikipedia-history/enwiki-Anarchism-history-rev04000-05999.xml.bz2") ?? firstExisting("shared/sample/enwiki-Anarchism-history-sample.xml.bz2");
+const extra = process.argv.slice(2);
 
 const decoder = findSystemBzip2();
 if (decoder === null) throw new Error("the baseline needs lbzip2 or bzip2 on PATH");
@@ -57,18 +60,34 @@ async function census(path: string): Promise<{ bytes: number; pages: number; rev
 interface Round {
   before: number | null;
   beforeRssKiB: number | null;
+  beforeCpu: number | null;
   decode: number;
+  decodeCpu: number | null;
   bzip2: number | null;
   run: number;
   runCpu: number | null;
   rssKiB: number | null;
 }
 
-/** Decoding every file, one after the other (as a user would decode them), in seconds. */
-async function decodeAll(binary: string, paths: string[]): Promise<{ seconds: number }> {
+const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
+
+/** Decoding every file, one after the other (as a user would decode them): seconds, and CPU seconds when /usr/bin/time is there. */
+async function decodeAll(binary: string, paths: string[]): Promise<{ seconds: number; cpu: number | null }> {
   let seconds = 0;
-  for (const p of paths) seconds += (await decodeToNull(binary, p)).seconds;
-  return { seconds };
+  let cpu: number | null = TIME ? 0 : null;
+  for (const p of paths) {
+    if (TIME === null) {
+      seconds += (await decodeToNull(binary, p)).seconds;
+      continue;
+    }
+    const dir = tempDir("pcbench-time-");
+    const usage = join(dir, "usage");
+    seconds += (await runTimed(TIME, ["-f", "%U %S", "-o", usage, binary, "-dc", p], { stdoutTo: "/dev/null" })).seconds;
+    const [user, sys] = readFileSync(usage, "utf8").trim().split(/\s+/).slice(-2).map(Number);
+    cpu! += user! + sys!;
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return { seconds, cpu };
 }
 
 async function benchFile(label: string, paths: string[]): Promise<void> {
@@ -92,13 +111,13 @@ async function benchFile(label: string, paths: string[]): Promise<void> {
     };
     const old = before ? await runIn(before) : null;
     const run = await runIn(REPO);
-    results.push({ before: old?.seconds ?? null, beforeRssKiB: old?.maxRssKiB ?? null, decode: decode.seconds, bzip2: bzip2?.seconds ?? null, run: run.seconds, runCpu: run.cpuSeconds, rssKiB: run.maxRssKiB });
+    results.push({ before: old?.seconds ?? null, beforeRssKiB: old?.maxRssKiB ?? null, beforeCpu: old?.cpuSeconds ?? null, decode: decode.seconds, decodeCpu: decode.cpu, bzip2: bzip2?.seconds ?? null, run: run.seconds, runCpu: run.cpuSeconds, rssKiB: run.maxRssKiB });
     console.log(
-      `  round ${r + 1}: ${decoder!.split("/").pop()} ${decode.seconds.toFixed(2)} s` +
+      `  round ${r + 1}: ${decoder!.split("/").pop()} ${decode.seconds.toFixed(2)} s (CPU ${decode.cpu?.toFixed(1) ?? "?"} s)` +
         (bzip2 ? `, bzip2 ${bzip2.seconds.toFixed(2)} s` : "") +
         `, run ${run.seconds.toFixed(2)} s (CPU ${run.cpuSeconds?.toFixed(1) ?? "?"} s, peak RSS ${mib(run.maxRssKiB)})` +
         `, ratio ${(decode.seconds / run.seconds).toFixed(2)}` +
-        (old ? `; before: run ${old.seconds.toFixed(2)} s (peak RSS ${mib(old.maxRssKiB)}), ratio ${(decode.seconds / old.seconds).toFixed(2)}` : ""),
+        (old ? `; before: run ${old.seconds.toFixed(2)} s (CPU ${old.cpuSeconds?.toFixed(1) ?? "?"} s, peak RSS ${mib(old.maxRssKiB)}), ratio ${(decode.seconds / old.seconds).toFixed(2)}` : ""),
     );
   }
   const best = (f: (r: Round) => number) => Math.min(...results.map(f));
@@ -122,17 +141,25 @@ async function benchFile(label: string, paths: string[]): Promise<void> {
   if (rss.length > 0) console.log(`  peak RSS of run: max ${mib(Math.max(...rss))} over ${rss.length} rounds (target < 1.5 GB)`);
   const cpu = results.map((r) => r.runCpu).filter((x): x is number => x !== null);
   if (cpu.length > 0) console.log(`  CPU of run (node process, all threads, without the decoder child): min ${Math.min(...cpu).toFixed(1)} s`);
+  const own = results.filter((r) => r.runCpu !== null && r.decodeCpu !== null);
+  if (own.length > 0) {
+    const perMb = (cpu: number) => ((cpu * 1e3) / (size.bytes / 1e6)).toFixed(1);
+    const minDecode = Math.min(...own.map((r) => r.decodeCpu!));
+    console.log(`  own CPU per MB: paracap ${perMb(Math.min(...own.map((r) => r.runCpu!)))} ms, ${name} ${perMb(minDecode)} ms; paracap / decoder: median of paired rounds ${median(own.map((r) => r.runCpu! / r.decodeCpu!)).toFixed(2)} (target <= 0.25)`);
+    const ownBefore = own.filter((r) => r.beforeCpu !== null);
+    if (ownBefore.length > 0) console.log(`  before: paracap / decoder CPU, median of paired rounds ${median(ownBefore.map((r) => r.beforeCpu! / r.decodeCpu!)).toFixed(2)}`);
+  }
 }
 
 console.log(`paracap end-to-end run vs plain bz2 decoding (decoder of the run: ${decoder})`);
-for (const path of inputs) await benchFile(path, [path]);
+await benchFile(big, [big]);
 // Fixed costs (start-up, report) weigh on one 152 MB file; several files show the streaming rate.
 const copies = Number(process.env.BENCH_COPIES ?? 4);
-const big = inputs[inputs.length - 1];
-if (process.argv.length <= 2 && big && copies > 1) {
+if (copies > 1) {
   const dir = tempDir("pcbench-copies-");
   const paths = Array.from({ length: copies }, (_, i) => join(dir, `copy${i + 1}-${basename(big)}`));
   for (const p of paths) copyFileSync(big, p);
   await benchFile(`${copies} copies of ${big} in one run (BENCH_COPIES)`, paths);
   rmSync(dir, { recursive: true, force: true });
 }
+for (const path of extra) await benchFile(path, [path]);

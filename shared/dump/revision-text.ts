@@ -133,10 +133,20 @@ export function checkCharBytes(b: Buffer): CharDataProblem | null {
  * entities replaced. Entities it cannot decode (checkCharBytes reports them) are kept as written.
  */
 export function decodeCharBytes(input: Buffer): string {
+  return decodeCharBytesToBuffer(input).toString("utf8");
+}
+
+/**
+ * decodeCharBytes without the last step: the decoded text as UTF-8 bytes (may share memory with `input`).
+ * `shifts`, when given (and the input has no CR), receives after each decoded entity the pair
+ * (decoded offset after it, input offset minus decoded offset there): a decoded offset maps back to
+ * the input by the shift of the last pair at or before it.
+ */
+export function decodeCharBytesToBuffer(input: Buffer, shifts?: number[]): Buffer {
   let b = input;
   if (b.indexOf(CR) >= 0) b = normaliseNewlineBytes(b);
   let amp = b.indexOf(AMP);
-  if (amp < 0) return b.toString("utf8");
+  if (amp < 0) return b;
   const out = Buffer.allocUnsafe(b.length); // decoding never lengthens: "&#x10FFFF;" is 10 bytes, its UTF-8 4
   let o = 0;
   let last = 0;
@@ -151,10 +161,11 @@ export function decodeCharBytes(input: Buffer): string {
     if (code < 0x80) out[o++] = code;
     else o += out.write(String.fromCodePoint(code), o, "utf8");
     last = end + 1;
+    shifts?.push(o, last - o);
     amp = b.indexOf(AMP, last);
   }
   o += b.copy(out, o, last, b.length);
-  return out.toString("utf8", 0, o);
+  return out.subarray(0, o);
 }
 
 /** Index of the ";" ending the entity at `amp`, or -1. */

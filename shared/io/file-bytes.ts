@@ -1,6 +1,6 @@
 /** A local file as a byte source for the input sources (sources/source.ts). */
 import { createReadStream } from "node:fs";
-import type { ByteSource } from "../io/byte-source.ts";
+import type { ByteSource } from "./byte-source.ts";
 
 /** @param onInput told the size of every chunk read (progress); @param onDecoded see ByteSource */
 export function fileBytes(path: string, onInput?: (bytes: number) => void, onDecoded?: (bytes: number) => void): ByteSource {

@@ -21,14 +21,16 @@
  * - Commented-out images and content of opaque tags (`<nowiki>`, `<pre>`, `<math>`, …) are ignored.
  * - `[[Media:…]]` links are not references (they link to the file, they do not show it).
  */
+import { isUtf8 } from "node:buffer";
 import type { Counters } from "../core/counters.ts";
 import type { WikitextImageRef } from "../core/records.ts";
 import { cleanCaptionWith } from "./clean-caption.ts";
 import { galleryRefs, imagemapRef, type LineContext, type PlacedRef } from "./gallery-lines.ts";
-import { fileNamespaceEnd, fileNamespaceSet, hasMediaExtension, MEDIA_EXTENSIONS, normalizeWithNamespaces } from "./image-key.ts";
+import { fileNamespaceEnd, fileNamespaceSet, hasMediaExtension, normalizeWithNamespaces } from "./image-key.ts";
 import { classifyImageOption } from "./image-options.ts";
 import { isInlineTemplate, isSilentTemplate, normalizeTemplateName } from "./inline-templates.ts";
 import { CloserFinder, OPAQUE_TAGS, TAG_AT } from "./markup-tags.ts";
+import { ByteCloserFinder, TAG_AT_BYTES, isWhitespaceAt } from "./byte-text.ts";
 import { GALLERY_TEMPLATES, IMAGE_WORD_LIST, pickGalleryTemplateImages, pickTemplateImages, type TemplateParam } from "./template-images.ts";
 import { INVALID_FILE_NAME_COUNTER, unrenderedTemplateCounter } from "../core/counter-names.ts";
 
@@ -69,8 +71,6 @@ const TEMPLATE = 2;
 const CUT_NO_REF = -1;
 /** Cheap pre-filter for parameter names that may name an image (exact test: isImageKey). */
 const IMAGE_HINT = new RegExp(IMAGE_WORD_LIST.join("|"), "i");
-/** A template value that ends like a media file name. */
-const MEDIA_VALUE = new RegExp(`\\.(?:${[...MEDIA_EXTENSIONS].join("|")})\\s*$`, "i");
 
 /** Parameters of a template whose values are cut into text only when needed. */
 interface ParamSpan extends TemplateParam {
@@ -78,8 +78,35 @@ interface ParamSpan extends TemplateParam {
   end: number;
 }
 
+/**
+ * The text a scanner walks. Either the page as a JS string, or (the byte path) its UTF-8 bytes seen as
+ * a latin1 string, one char per byte: every character the scanner acts on is ASCII, so the structure
+ * (brackets, pipes, tags) is found at byte offsets without decoding, and only the spans that become a
+ * reference or caption are decoded (`text`). Offsets then are byte offsets: used for order only.
+ */
+interface ScanText {
+  /** what the scanner walks */
+  s: string;
+  /** the real text of [a, b) */
+  text(a: number, b: number): string;
+  /** the first `units` UTF-16 units of [a, b) */
+  head(a: number, b: number, units: number): string;
+  /** null for a JS string; the bytes for the byte path */
+  bytes: Buffer | null;
+}
+
+function stringText(s: string): ScanText {
+  return { s, text: (a, b) => s.slice(a, b), head: (a, b, units) => s.slice(a, Math.min(b, a + units)), bytes: null };
+}
+
+function byteText(b: Buffer): ScanText {
+  // a UTF-16 unit takes at most 3 bytes (4-byte characters are 2 units): 3 × units bytes always hold `units` units
+  return { s: b.toString("latin1"), text: (x, y) => b.toString("utf8", x, y), head: (x, y, units) => b.toString("utf8", x, Math.min(y, x + units * 3 + 4)).slice(0, units), bytes: b };
+}
+
 class WikitextScanner {
   private readonly s: string;
+  private readonly t: ScanText;
   private readonly ctx: LineContext;
   private readonly counters: Counters | undefined;
   private readonly refs: PlacedRef[] = [];
@@ -99,14 +126,26 @@ class WikitextScanner {
   private readonly closers: CloserFinder;
   private readonly colonLinksAreText: boolean;
   private readonly deleteUnknownTemplates: boolean;
+  /** when given: receives [start, end) pairs covering everything the result depends on (see BusySpans) */
+  private readonly busy: number[] | null;
+  /** where the outermost open frame started */
+  private topStart = 0;
+  /** busy spans inside the outermost open frame: needed only if that frame turns out inert */
+  private readonly inner: number[] = [];
+  /** a frame inside the outermost open one was left unclosed (its pipes became its parent's) */
+  private discarded = false;
+  /** set by closeLink/closeTemplate of a frame whose result cannot depend on its text outside these spans */
+  private readonly zones: number[] = [];
 
-  constructor(text: string, ctx: LineContext, counters: Counters | undefined, colonLinksAreText: boolean) {
-    this.s = text;
+  constructor(text: ScanText, ctx: LineContext, counters: Counters | undefined, colonLinksAreText: boolean, busy: number[] | null = null) {
+    this.busy = busy;
+    this.t = text;
+    this.s = text.s;
     this.ctx = ctx;
     this.counters = counters;
     this.colonLinksAreText = colonLinksAreText;
     this.deleteUnknownTemplates = ctx.unknownTemplates === "delete";
-    this.closers = new CloserFinder(text);
+    this.closers = text.bytes ? new ByteCloserFinder(text.s) : new CloserFinder(text.s);
   }
 
   run(): WikitextImageRef[] {
@@ -148,11 +187,16 @@ class WikitextScanner {
         i++;
       }
     }
+    if (this.busy !== null && this.fKind.length > 0) this.busy.push(this.topStart, Infinity);
     // Stable sort: refs opened at the same position keep their closing order.
     return this.refs.sort((a, b) => a.pos - b.pos).map((p) => p.ref);
   }
 
   private push(kind: number, at: number): void {
+    if (this.fKind.length === 0) {
+      this.topStart = at;
+      this.discarded = false;
+    }
     this.fKind.push(kind);
     this.fStart.push(at);
     this.fPipeBase.push(this.pipes.length);
@@ -184,14 +228,28 @@ class WikitextScanner {
       }
       while (this.fKind[top] !== kind) {
         this.discardTop();
+        this.discarded = true;
         top--;
       }
       const start = this.fStart[top]!;
       const pipeBase = this.fPipeBase[top]!;
       const cutBase = this.fCutBase[top]!;
       this.discardTop();
-      if (kind === LINK) this.closeLink(start, p, pipeBase, cutBase);
-      else this.closeTemplate(start, p, pipeBase, cutBase);
+      this.zones.length = 0;
+      const inert = kind === LINK ? this.closeLink(start, p, pipeBase, cutBase) : this.closeTemplate(start, p, pipeBase, cutBase);
+      if (this.busy !== null) {
+        const inner = this.inner;
+        // An outermost plain link or template without image parameters depends only on its target,
+        // name and parameter names (and on what it holds, which has its own spans): a change elsewhere
+        // in it is plain text. Any other frame depends on all of it.
+        if (this.fKind.length > 0) inner.push(start, p + 2);
+        else if (inert && !this.discarded) {
+          for (const z of this.zones) this.busy.push(z);
+          for (const x of inner) this.busy.push(x); // what it holds
+          this.busy.push(-start - 1, -(p + 2) - 1); // the frame: a change inside it adds no "="
+        } else this.busy.push(start, p + 2); // what it holds is inside
+        if (this.fKind.length === 0) inner.length = 0;
+      }
       p += 2;
       rest -= 2;
     }
@@ -228,10 +286,10 @@ class WikitextScanner {
       if (cs >= b) break;
       const ce = this.cutEnd[j]!;
       if (ce <= pos) continue;
-      if (cs > pos) out += this.s.slice(pos, cs);
+      if (cs > pos) out += this.t.text(pos, cs);
       pos = Math.max(pos, ce);
     }
-    if (pos < b) out += this.s.slice(pos, b);
+    if (pos < b) out += this.t.text(pos, b);
     return out;
   }
 
@@ -247,24 +305,26 @@ class WikitextScanner {
     return lo;
   }
 
-  private closeLink(start: number, contentEnd: number, pipeBase: number, cutBase: number): void {
+  /** Reads a closed link; true when it is a plain link (no reference, nothing cut: `zones` = its target). */
+  private closeLink(start: number, contentEnd: number, pipeBase: number, cutBase: number): boolean {
     const s = this.s;
     const cs = start + 2;
     const targetEnd = this.pipes.length > pipeBase ? this.pipes[pipeBase]! : contentEnd;
     // Namespace check on a bounded prefix: a link target is short, a caption may not be.
-    const head = s.slice(cs, Math.min(targetEnd, cs + 256)).replace(/^[\s_]+/, "");
+    const head = this.t.head(cs, targetEnd, 256).replace(/^[\s_]+/, "");
     const colon = head.startsWith(":");
     const title = colon ? head.slice(1).trimStart() : head;
     if (fileNamespaceEnd(title, this.ctx.namespaces) < 0 || (colon && this.colonLinksAreText)) {
       this.pipes.length = pipeBase; // a plain link: its pipes are internal; its text stays in captions
-      return;
+      if (this.busy !== null) this.zones.push(start, targetEnd + 2);
+      return true;
     }
-    let target = s.slice(cs, targetEnd);
+    let target = this.t.text(cs, targetEnd);
     if (target.includes("<!--")) target = target.replace(/<!--[\s\S]*?(?:-->|$)/g, "");
     const image = normalizeWithNamespaces(target, this.ctx.namespaces);
     let refIndex = CUT_NO_REF;
     if (image === null) {
-      this.ctx.onInvalidFileName?.(target);
+      this.counters?.inc(INVALID_FILE_NAME_COUNTER);
     } else {
       const segments: string[] = [];
       let j = cutBase;
@@ -279,6 +339,7 @@ class WikitextScanner {
     }
     this.pipes.length = pipeBase;
     this.cut(cutBase, start, contentEnd + 2, refIndex);
+    return false;
   }
 
   /** `[[:File:X.jpg|text]]`: the link text is the caption. */
@@ -307,13 +368,15 @@ class WikitextScanner {
     return { image, source: "link", caption, alt };
   }
 
-  private closeTemplate(start: number, contentEnd: number, pipeBase: number, cutBase: number): void {
+  /** Reads a closed template; true when it has no image parameter (`zones` = its name and parameter names). */
+  private closeTemplate(start: number, contentEnd: number, pipeBase: number, cutBase: number): boolean {
     const s = this.s;
     const cs = start + 2;
     const pipeEnd = this.pipes.length;
     const nameEnd = pipeEnd > pipeBase ? this.pipes[pipeBase]! : contentEnd;
-    const name = normalizeTemplateName(s.slice(cs, Math.min(nameEnd, cs + 256)).replace(/<!--[\s\S]*?(?:-->|$)/g, ""));
+    const name = normalizeTemplateName(this.t.head(cs, nameEnd, 256).replace(/<!--[\s\S]*?(?:-->|$)/g, ""));
     let produced = false;
+    let inert = true;
     if (pipeEnd > pipeBase && !name.startsWith("#")) {
       const params: ParamSpan[] = [];
       for (let k = pipeBase; k < pipeEnd; k++) {
@@ -321,21 +384,40 @@ class WikitextScanner {
         const b = k + 1 < pipeEnd ? this.pipes[k + 1]! : contentEnd;
         params.push(this.param(a, b));
       }
+      inert = !GALLERY_TEMPLATES.has(name) && !params.some((p) => p.key !== null && IMAGE_HINT.test(p.key));
       produced = this.templateImages(name, params, cutBase);
+      if (inert && this.busy !== null) {
+        // what decides a parameter's name: its text up to its first "=" (a change adds no "=")
+        for (let k = pipeBase; k < pipeEnd; k++) {
+          const b = k + 1 < pipeEnd ? this.pipes[k + 1]! : contentEnd;
+          let eq = this.pipes[k]!;
+          while (eq < b && this.s.charCodeAt(eq) !== 0x3d) eq++;
+          this.zones.push(this.pipes[k]!, Math.min(eq + 1, b));
+        }
+      }
     }
+    if (inert && this.busy !== null) this.zones.push(start, nameEnd + 1);
     this.pipes.length = pipeBase;
     // A template an enclosing caption shows no words of is cut out; an inline or (when marking) unknown
     // one stays for the caption cleaner, which renders or marks it.
     if (produced || (!isInlineTemplate(name) && (this.deleteUnknownTemplates || isSilentTemplate(name)))) this.cut(cutBase, start, contentEnd + 2, CUT_NO_REF);
+    return inert;
   }
 
   /** `key = value` when the text before the first `=` is a plain parameter name; positional otherwise. */
   private param(a: number, b: number): ParamSpan {
     const s = this.s;
-    const limit = Math.min(b, a + 80);
+    const bytes = this.t.bytes !== null;
+    // the name is looked for in the first 80 UTF-16 units; on bytes, units are counted (lead bytes; 2 for a 4-byte character)
+    let units = 0;
+    const limit = bytes ? b : Math.min(b, a + 80);
     for (let j = a; j < limit; j++) {
       const c = s.charCodeAt(j);
-      if (c === 0x3d /* = */) return j > a ? { key: s.slice(a, j), start: j + 1, end: b } : { key: null, start: a, end: b };
+      if (bytes) {
+        if (units >= 80) break;
+        if (c < 0x80 || c >= 0xc0) units += c >= 0xf0 ? 2 : 1;
+      }
+      if (c === 0x3d /* = */) return j > a ? { key: this.t.text(a, j), start: j + 1, end: b } : { key: null, start: a, end: b };
       // Parameter names are words; anything else before `=` makes the argument positional (`[[a|b]]=`, `<x=`).
       const wordChar =
         (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) ||
@@ -358,7 +440,7 @@ class WikitextScanner {
       const p = params[i]!;
       const j = this.cutIndexAt(p.start, cutBase);
       if (j >= this.cutStart.length || this.cutRef[j]! < 0 || this.cutEnd[j]! > p.end) return -1;
-      const outside = this.s.slice(p.start, this.cutStart[j]!) + this.s.slice(this.cutEnd[j]!, p.end);
+      const outside = this.t.text(p.start, this.cutStart[j]!) + this.t.text(this.cutEnd[j]!, p.end);
       return outside.replace(/<!--[\s\S]*?(?:-->|$)/g, "").trim() === "" ? this.cutRef[j]! : -1;
     };
     const isFile = (i: number): boolean => {
@@ -395,32 +477,52 @@ class WikitextScanner {
 
   /** `Foo.jpg`, `File:Foo.jpg`, `<!-- c -->Foo.jpg`, `Foo.jpg{{!}}200px` → key, if it has a media extension. */
   private bareFileValue(p: ParamSpan, cutBase: number): string | null {
-    if (p.end - p.start > 1024) {
-      // a file name is at most 255 bytes: this is prose, or a name too long to be a file (counted)
-      const tail = this.s.slice(Math.max(p.start, p.end - 16), p.end);
-      if (MEDIA_VALUE.test(tail)) this.ctx.onInvalidFileName?.(this.s.slice(p.start, p.start + 300));
-      return null;
-    }
+    // a file name is at most 255 bytes; this is prose (the bound is in UTF-16 units, as on a string)
+    if (p.end - p.start > 1024 && (this.t.bytes === null || this.t.text(p.start, p.end).length > 1024)) return null;
     let v = this.textWithoutCuts(p.start, p.end, this.cutIndexAt(p.start, cutBase));
     if (v.includes("<")) v = v.replace(/<!--[\s\S]*?(?:-->|$)/g, "");
     v = v.replace(/\{\{\s*!\s*\}\}/g, "|");
     const bar = v.search(/[|\n<]/);
     if (bar >= 0) v = v.slice(0, bar);
     const key = normalizeWithNamespaces(v, this.ctx.namespaces);
-    // a value naming a media file that is no valid file name is a dropped image, counted
-    if (key === null && MEDIA_VALUE.test(v)) this.ctx.onInvalidFileName?.(v);
     return key !== null && hasMediaExtension(key) ? key : null;
   }
 
-  /** At a `<`: skips comments and opaque tags, reads galleries and imagemaps; returns where to go on. */
+  /** tag(), telling `busy` which span the outcome at this `<` depends on. */
   private tag(i: number): number {
+    const next = this.tagAt(i);
+    if (this.busy !== null) {
+      let end = next;
+      if (end === i + 1) {
+        // not a tag the scanner acts on: what decided that reaches to the first "<" or ">" after it
+        const lt = this.s.indexOf("<", i + 1);
+        const gt = this.s.indexOf(">", i + 1);
+        end = lt < 0 && gt < 0 ? Infinity : Math.min(lt < 0 ? Infinity : lt, gt < 0 ? Infinity : gt) + 1;
+      } else if (next === this.s.length && !this.s.endsWith("-->")) {
+        end = Infinity; // an unclosed comment runs to the end, whatever follows
+      }
+      this.busy.push(i, end); // not `inner`: what decided it may reach past the frame's end
+    }
+    return next;
+  }
+
+  /** At a `<`: skips comments and opaque tags, reads galleries and imagemaps; returns where to go on. */
+  private tagAt(i: number): number {
     const s = this.s;
     if (s.startsWith("<!--", i)) {
       const end = s.indexOf("-->", i + 4);
       return end < 0 ? s.length : end + 3;
     }
-    TAG_AT.lastIndex = i;
-    const m = TAG_AT.exec(s);
+    let m: RegExpExecArray | null;
+    if (this.t.bytes === null) {
+      TAG_AT.lastIndex = i;
+      m = TAG_AT.exec(s);
+    } else {
+      TAG_AT_BYTES.lastIndex = i;
+      m = TAG_AT_BYTES.exec(s);
+      // the name must be followed by whitespace, "/" or ">": a non-ASCII character there must be whitespace
+      if (m && !isWhitespaceAt(this.t.bytes, i + 1 + m[1]!.length + m[2]!.length)) m = null;
+    }
     if (!m || m[1] !== "" || m[3] !== "") return i + 1;
     const name = m[2]!.toLowerCase();
     const isGallery = name === "gallery";
@@ -428,7 +530,7 @@ class WikitextScanner {
     const after = i + m[0].length;
     const closer = this.closers.find(name, after);
     if (!closer) return after; // unclosed: MediaWiki shows it as text
-    const body = s.slice(after, closer.start);
+    const body = this.t.text(after, closer.start);
     if (isGallery) for (const r of galleryRefs(body, after, this.ctx)) this.refs.push(r);
     else if (name === "imagemap") {
       const r = imagemapRef(body, after, this.ctx);
@@ -439,6 +541,16 @@ class WikitextScanner {
   }
 }
 
+function lineContext(opts: ExtractImagesOptions): LineContext {
+  const counters = opts.counters;
+  return {
+    namespaces: fileNamespaceSet(opts.fileAliases),
+    extraWords: new Set((opts.extraOptionWords ?? []).map((w) => w.trim().toLowerCase())),
+    unknownTemplates: opts.unknownTemplates ?? "mark",
+    onUnrendered: counters ? (name) => counters.inc(unrenderedTemplateCounter(name)) : undefined,
+  };
+}
+
 /** Every image use in the page, in document order: body links, <gallery> lines, infobox/template images, {{multiple image}}. */
 export function extractImageRefs(wikitext: string, opts: ExtractImagesOptions = {}): WikitextImageRef[] {
   const max = opts.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES;
@@ -447,17 +559,29 @@ export function extractImageRefs(wikitext: string, opts: ExtractImagesOptions = 
     throw new ExtractionLimitError("page_too_large", `page has more than ${max} bytes of wikitext`);
   }
   const counters = opts.counters;
-  const ctx: LineContext = {
-    namespaces: fileNamespaceSet(opts.fileAliases),
-    extraWords: new Set((opts.extraOptionWords ?? []).map((w) => w.trim().toLowerCase())),
-    unknownTemplates: opts.unknownTemplates ?? "mark",
-    onUnrendered: counters ? (name) => counters.inc(unrenderedTemplateCounter(name)) : undefined,
-    onInvalidFileName: counters
-      ? (name) => {
-          counters.inc(INVALID_FILE_NAME_COUNTER);
-          counters.samples.add(INVALID_FILE_NAME_COUNTER, name);
-        }
-      : undefined,
-  };
-  return new WikitextScanner(wikitext, ctx, counters, (opts.colonFileLinks ?? "text") === "text").run();
+  const ctx = lineContext(opts);
+  return new WikitextScanner(stringText(wikitext), ctx, counters, (opts.colonFileLinks ?? "text") === "text").run();
+}
+
+/**
+ * extractImageRefs on the page's UTF-8 bytes (entities already decoded): the same references and
+ * counts, byte for byte, decoding only the spans that hold a reference or caption. Returns null for
+ * bytes that are not valid UTF-8 (the caller decodes them with replacement characters and uses the
+ * string path).
+ *
+ * `busy`, when given, receives [start, end) byte spans (end may be Infinity) outside which the result
+ * depends on no byte: every top-level link or template from its `[[`/`{{` to its closing brackets
+ * (an unclosed one to the end), every `<` with what decided how it was read (a comment, an opaque
+ * tag, gallery or imagemap to its end). Bytes outside them that are none of `[]{}|<>&` can be
+ * changed without changing the references or counts (see wikitext-extractor.ts). A plain link or a
+ * template without image parameters at the top level gives only its target, name and parameter
+ * names, plus its whole span as a negative pair (-start - 1, -end - 1): a change in that span must
+ * not contain "=" either.
+ */
+export function extractImageRefsFromBytes(utf8: Buffer, opts: ExtractImagesOptions = {}, busy: number[] | null = null): WikitextImageRef[] | null {
+  if (!isUtf8(utf8)) return null;
+  const max = opts.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES;
+  // the string test above, on bytes: UTF-16 units ≤ bytes ≤ 3 × units, so it is "bytes > max"
+  if (utf8.length > max) throw new ExtractionLimitError("page_too_large", `page has more than ${max} bytes of wikitext`);
+  return new WikitextScanner(byteText(utf8), lineContext(opts), opts.counters, (opts.colonFileLinks ?? "text") === "text", busy).run();
 }

@@ -26,13 +26,17 @@ export const TAG_AT = /<(\/?)([A-Za-z][A-Za-z0-9]*)(?=[\s/>])[^<>]*?(\/?)>/y;
  */
 export class CloserFinder {
   private readonly cache = new Map<string, { from: number; at: number; end: number }>();
-  constructor(private readonly text: string) {}
+  /** `closer(name)`: a global regex for `</name>` (the byte path passes one for its latin1 view of UTF-8) */
+  constructor(
+    private readonly text: string,
+    private readonly closer: (name: string) => RegExp = (name) => new RegExp(`</${name}\\s*>`, "gi"),
+  ) {}
 
   /** [start, end) of the closing tag, or null when the text has none after `from`. */
   find(name: string, from: number): { start: number; end: number } | null {
     const hit = this.cache.get(name);
     if (hit && hit.from <= from && (hit.at < 0 || hit.at >= from)) return hit.at < 0 ? null : { start: hit.at, end: hit.end };
-    const re = new RegExp(`</${name}\\s*>`, "gi");
+    const re = this.closer(name);
     re.lastIndex = from;
     const m = re.exec(this.text);
     const at = m ? m.index : -1;

@@ -3,18 +3,12 @@
  * last few distinct texts so a reverted revision is neither decoded nor parsed again.
  */
 import type { ParacapConfig } from "../../core/config.ts";
-import { Counters } from "../../core/counters.ts";
-import type { PageRevision, WikitextImageRef } from "../../core/records.ts";
+import type { Counters } from "../../core/counters.ts";
+import type { PageRevision } from "../../core/records.ts";
 import { rawText } from "../../dump/revision-text.ts";
-import { extractImageRefs, ExtractionLimitError } from "../../wikitext/extract-images.ts";
+import { createWikitextExtractor, type TextOutcome } from "./revision-reuse.ts";
 import type { DocumentRefs } from "../source.ts";
 
-/** What extracting one text gave: its references or why it was skipped, and what it counted. */
-interface TextOutcome {
-  refs: WikitextImageRef[] | null;
-  skipped: string | null;
-  counted: Counters;
-}
 
 /**
  * Extraction outcomes of a page's last few distinct texts. In history dumps a revert restores an earlier text byte
@@ -51,20 +45,13 @@ class RecentTexts {
 export function wikitextExtractor(config: ParacapConfig, counters: Counters): (rev: PageRevision) => DocumentRefs {
   const x = config.extraction;
   const recent = new RecentTexts();
-  const extractText = (text: string): TextOutcome => {
-    const counted = new Counters();
-    const opts = { fileAliases: x.fileAliases, maxPageBytes: x.maxPageBytes, colonFileLinks: x.colonFileLinks, unknownTemplates: x.unknownTemplates, counters: counted };
-    try {
-      return { refs: extractImageRefs(text, opts), skipped: null, counted };
-    } catch (err) {
-      return { refs: null, skipped: err instanceof ExtractionLimitError ? err.reason : "extraction_error", counted };
-    }
-  };
+  // the byte path, and no work twice across revisions (revision-reuse.ts)
+  const wikitext = createWikitextExtractor({ fileAliases: x.fileAliases, maxPageBytes: x.maxPageBytes, colonFileLinks: x.colonFileLinks, unknownTemplates: x.unknownTemplates });
   return (rev) => {
     const key = rawText(rev) ?? rev.text;
     let outcome = recent.find(rev.pageId, key);
     if (!outcome) {
-      outcome = extractText(rev.text);
+      outcome = wikitext.extract(rev);
       recent.add(key, outcome);
     }
     counters.merge(outcome.counted);

@@ -1,0 +1,205 @@
+/**
+ * One revision's wikitext → image references, at the decoder's pace:
+ *
+ * - The byte path: a revision read from a dump keeps its text as UTF-8 bytes; the page scanner finds
+ *   the markup on them and decodes only reference and caption spans (extractImageRefsFromBytes).
+ * - No work twice: a history repeats itself. A revision whose bytes differ from the page's previous
+ *   scanned text only inside plain text (outside every link, template, tag and comment, with no
+ *   markup byte in or beside the change) has that text's references and counts, without being
+ *   decoded or scanned. Exact, not a heuristic: such a change moves later references but cannot
+ *   change what any of them is (the spans that could, `busy`, come from the scanner itself; see
+ *   extractImageRefsFromBytes). Exact reverts are caught before this by the extract stage.
+ *
+ * Outcomes are shared objects: callers must not change them.
+ */
+import { Counters } from "../../core/counters.ts";
+import type { PageRevision, WikitextImageRef } from "../../core/records.ts";
+import { decodeCharBytesToBuffer, rawText } from "../../dump/revision-text.ts";
+import { extractImageRefs, extractImageRefsFromBytes, ExtractionLimitError, DEFAULT_MAX_PAGE_BYTES, type ExtractImagesOptions } from "../../wikitext/extract-images.ts";
+
+/** What extracting one text gave: its references or why it was skipped, and what it counted. */
+export interface TextOutcome {
+  refs: WikitextImageRef[] | null;
+  skipped: string | null;
+  counted: Counters;
+}
+
+/** How revisions were read (for benchmarks; not counters: stats.json must not depend on the path). */
+export interface ExtractorStats {
+  /** scanned on the byte path */
+  bytes: number;
+  /** scanned as a JS string (text already decoded, or bytes that are not valid UTF-8) */
+  strings: number;
+  /** given the previous text's outcome: the change was plain text */
+  reused: number;
+}
+
+/** Bytes a change must not contain: markup, entities, CR. */
+const MARKUP_BYTE = new Uint8Array(256);
+for (const ch of "[]{}|<>&\r") MARKUP_BYTE[ch.charCodeAt(0)] = 1;
+/** Brackets come in runs (`[[`, `]]]`): a change between two of one kind would join or split a run. */
+const BRACKET = new Uint8Array(256);
+for (const ch of "[]{}") BRACKET[ch.charCodeAt(0)] = 1;
+/** Entity names are short (revision-text.ts): a change within this many bytes after "&" may be inside one. */
+const MAX_ENTITY = 32;
+const CHUNK = 4096;
+
+/** The last scanned text of a page, with where its outcome depends on its bytes. */
+interface Previous {
+  pageId: number;
+  raw: Buffer;
+  outcome: TextOutcome;
+  /** [start, end) pairs in `raw` offsets, end possibly Infinity */
+  busy: number[];
+}
+
+export type WikitextOptions = Omit<ExtractImagesOptions, "counters">;
+
+export function createWikitextExtractor(options: WikitextOptions): { extract(rev: PageRevision): TextOutcome; stats: ExtractorStats } {
+  const stats: ExtractorStats = { bytes: 0, strings: 0, reused: 0 };
+  const max = options.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES;
+  let prev: Previous | null = null;
+
+  const run = (f: (opts: ExtractImagesOptions) => WikitextImageRef[] | null): TextOutcome | null => {
+    const counted = new Counters();
+    try {
+      const refs = f({ ...options, counters: counted });
+      return refs === null ? null : { refs, skipped: null, counted };
+    } catch (err) {
+      return { refs: null, skipped: err instanceof ExtractionLimitError ? err.reason : "extraction_error", counted };
+    }
+  };
+  const viaString = (rev: PageRevision): TextOutcome => {
+    stats.strings++;
+    return run((opts) => extractImageRefs(rev.text, opts))!;
+  };
+
+  const extract = (rev: PageRevision): TextOutcome => {
+    const raw = rawText(rev);
+    if (prev !== null && prev.pageId !== rev.pageId) prev = null;
+    if (raw === undefined) return viaString(rev);
+    if (prev !== null && raw.length <= max) {
+      const busy = reusable(prev, raw);
+      if (busy !== null) {
+        stats.reused++;
+        prev = { pageId: rev.pageId, raw, outcome: prev.outcome, busy };
+        return prev.outcome;
+      }
+    }
+    const shifts: number[] = [];
+    const noCR = raw.indexOf(0x0d) < 0;
+    const utf8 = decodeCharBytesToBuffer(raw, noCR ? shifts : undefined);
+    const busy: number[] = [];
+    const outcome = run((opts) => extractImageRefsFromBytes(utf8, opts, busy));
+    if (outcome === null) {
+      prev = null;
+      return viaString(rev); // not valid UTF-8: the string path replaces what is broken
+    }
+    stats.bytes++;
+    prev = noCR && outcome.refs !== null ? { pageId: rev.pageId, raw, outcome, busy: toRawOffsets(busy, shifts) } : null;
+    return outcome;
+  };
+  return { extract, stats };
+}
+
+/** Decoded offsets → raw offsets (shifts: pairs from decodeCharBytesToBuffer); a negative x stands for -x - 1. */
+function toRawOffsets(busy: number[], shifts: number[]): number[] {
+  if (shifts.length === 0) return busy;
+  const out = new Array<number>(busy.length);
+  const pairs = shifts.length / 2;
+  let lo = 0;
+  for (let i = 0; i < busy.length; i++) {
+    let d = busy[i]!;
+    if (d === Infinity) {
+      out[i] = d;
+      continue;
+    }
+    const negative = d < 0;
+    if (negative) d = -d - 1;
+    // lo = number of pairs whose decoded offset ≤ d; spans come mostly in order, so walk from the last one
+    // (a few steps, then a binary search: a deeply nested page must not make this quadratic)
+    for (let k = 0; k < 16 && lo < pairs && shifts[lo * 2]! <= d; k++) lo++;
+    for (let k = 0; k < 16 && lo > 0 && shifts[(lo - 1) * 2]! > d; k++) lo--;
+    if ((lo < pairs && shifts[lo * 2]! <= d) || (lo > 0 && shifts[(lo - 1) * 2]! > d)) {
+      let a = 0;
+      let b = pairs;
+      while (a < b) {
+        const mid = (a + b) >>> 1;
+        if (shifts[mid * 2]! <= d) a = mid + 1;
+        else b = mid;
+      }
+      lo = a;
+    }
+    const r = lo === 0 ? d : d + shifts[(lo - 1) * 2 + 1]!;
+    out[i] = negative ? -r - 1 : r;
+  }
+  return out;
+}
+
+/**
+ * If `raw` differs from the previous text only in plain text: the previous busy spans moved to `raw`'s
+ * offsets; else null.
+ */
+function reusable(prev: Previous, raw: Buffer): number[] | null {
+  const a = prev.raw;
+  const la = a.length;
+  const lb = raw.length;
+  if (raw.indexOf(0x0d) >= 0) return null;
+  let p = commonPrefix(a, raw);
+  if (p === la && la === lb) return prev.busy;
+  const s = commonSuffix(a, raw, Math.min(la, lb) - p);
+  // a change that starts inside an entity (`&lt;` → `&gt;` differs after "&") starts at its "&"
+  const amp = p > 0 ? a.lastIndexOf(0x26, p - 1) : -1;
+  if (amp >= 0 && p - amp <= MAX_ENTITY) p = amp;
+  const endA = la - s;
+  const endB = lb - s;
+  // the change carries no markup, and does not join or split a run of brackets
+  if (hasMarkup(a, p, endA) || hasMarkup(raw, p, endB)) return null;
+  if (p > 0 && endA < la && a[p - 1] === a[endA] && BRACKET[a[endA]!] === 1) return null;
+  // a span is touched by replacing [p, endA), or by inserting strictly inside it
+  const touches = (start: number, end: number) => (start < endA && end > p) || (start < p && end > p);
+  const busy = prev.busy;
+  let inFrame = false;
+  for (let i = 0; i < busy.length; i += 2) {
+    const start = busy[i]!;
+    if (start >= 0) {
+      if (touches(start, busy[i + 1]!)) return null;
+    } else if (touches(-start - 1, -busy[i + 1]! - 1)) inFrame = true;
+  }
+  // inside a plain link or template, "=" could make a parameter name
+  if (inFrame && (a.subarray(p, endA).includes(0x3d) || raw.subarray(p, endB).includes(0x3d))) return null;
+  const delta = lb - la;
+  if (delta === 0) return busy;
+  const moved = new Array<number>(busy.length);
+  for (let i = 0; i < busy.length; i++) {
+    const x = busy[i]!;
+    moved[i] = x >= 0 ? (x >= endA ? x + delta : x) : -x - 1 >= endA ? x - delta : x;
+  }
+  return moved;
+}
+
+function hasMarkup(b: Buffer, from: number, to: number): boolean {
+  const end = Math.min(to, b.length);
+  for (let i = Math.max(0, from); i < end; i++) if (MARKUP_BYTE[b[i]!] === 1) return true;
+  return false;
+}
+
+function commonPrefix(a: Buffer, b: Buffer): number {
+  const n = Math.min(a.length, b.length);
+  let p = 0;
+  while (p + CHUNK <= n && a.compare(b, p, p + CHUNK, p, p + CHUNK) === 0) p += CHUNK;
+  for (let step = CHUNK >> 1; step >= 16; step >>= 1) if (p + step <= n && a.compare(b, p, p + step, p, p + step) === 0) p += step;
+  while (p < n && a[p] === b[p]) p++;
+  return p;
+}
+
+/** Length of the common suffix, at most `limit`. */
+function commonSuffix(a: Buffer, b: Buffer, limit: number): number {
+  const la = a.length;
+  const lb = b.length;
+  let s = 0;
+  while (s + CHUNK <= limit && a.compare(b, lb - s - CHUNK, lb - s, la - s - CHUNK, la - s) === 0) s += CHUNK;
+  for (let step = CHUNK >> 1; step >= 16; step >>= 1) if (s + step <= limit && a.compare(b, lb - s - step, lb - s, la - s - step, la - s) === 0) s += step;
+  while (s < limit && a[la - 1 - s] === b[lb - 1 - s]) s++;
+  return s;
+}

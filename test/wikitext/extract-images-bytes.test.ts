@@ -1,0 +1,122 @@
+/**
+ * The byte path of the page scanner (extractImageRefsFromBytes: structure found on UTF-8 bytes, only
+ * reference and caption spans decoded) against the string path (extractImageRefs on the decoded
+ * text): the same references and the same counts, byte for byte, on every wikitext the suite and
+ * ../shared/data hold, and on inputs made to hit where bytes and UTF-16 units differ.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+import { Counters } from "../../shared/core/counters.ts";
+import { DumpError } from "../../shared/dump/errors.ts";
+import { readDumpPages } from "../../shared/dump/page-reader.ts";
+import { decodeCharBytesToBuffer, rawText } from "../../shared/dump/revision-text.ts";
+import { extractImageRefs, extractImageRefsFromBytes, type ExtractImagesOptions } from "../../shared/wikitext/extract-images.ts";
+
+const REPO = new URL("../../", import.meta.url).pathname;
+const SHARED = join(REPO, "../shared/data");
+
+/** Both paths' outcome: references (or the error's message) and counters. */
+function outcome(run: (opts: ExtractImagesOptions) => unknown, opts: ExtractImagesOptions): unknown {
+  const counters = new Counters();
+  try {
+    return { refs: run({ ...opts, counters }), counters: counters.toJSON() };
+  } catch (err) {
+    return { error: String(err), counters: counters.toJSON() };
+  }
+}
+
+const OPTION_SETS: ExtractImagesOptions[] = [{}, { fileAliases: ["Datei", "Файл"], colonFileLinks: "reference", unknownTemplates: "delete" }];
+
+function expectSame(text: string, bytes: Buffer, label: string, optionSets = OPTION_SETS): void {
+  for (const opts of optionSets) {
+    const viaString = outcome((o) => extractImageRefs(text, o), opts);
+    const viaBytes = outcome((o) => extractImageRefsFromBytes(bytes, o), opts);
+    expect(viaBytes, label).toEqual(viaString);
+  }
+}
+
+const sameOn = (text: string, label = text.slice(0, 60)) => expectSame(text, Buffer.from(text, "utf8"), label);
+
+/** Every string literal of a test file (the hand-written wikitext cases of the suite). */
+function literals(file: string): string[] {
+  const src = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+  const out: string[] = [];
+  const visit = (n: ts.Node) => {
+    if (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) out.push(n.text);
+    ts.forEachChild(n, visit);
+  };
+  visit(src);
+  return out.filter((s) => /\[\[|\{\{|<|\|/.test(s));
+}
+
+describe("byte path = string path", () => {
+  it("on where bytes and UTF-16 units differ: non-ASCII spaces in tags, 4-byte characters, long values", () => {
+    const cases = [
+      "<gallery\u00a0mode=packed>\nFile:A.jpg|Ein schönes Bild\n</gallery\u00a0>",
+      "<gallery\u2003>\nFile:A.jpg|x y z\n</gallery\u3000\ufeff>[[File:B.jpg|thumb|after]]",
+      "<galleryé>\nFile:A.jpg|no tag\n</gallery>[[File:C.jpg|ok]]",
+      "<nowiki\u00a0>[[File:Hidden.jpg|hidden]]</nowiki\u00a0>[[File:Shown.jpg|shown]]",
+      "<NoWiki>[[File:Hidden.jpg]]</NOWIKI >[[File:D.jpg|d]]",
+      `{{Infobox|${"😀".repeat(39)}image=A.jpg|caption=emoji key}}`,
+      `{{Infobox|${"😀".repeat(40)}image=A.jpg|caption=emoji key}}`,
+      `{{Infobox|${"é".repeat(79)}=x|image=B.jpg|caption=${"日本".repeat(5)}}}`,
+      `{{Infobox|image=${"日".repeat(400)}.jpg|caption=long value}}`,
+      `{{Infobox|image=${"日".repeat(300)}|caption=long value}}`,
+      `[[${"Ä".repeat(200)}File:X.jpg|not a file link]][[  File:${"ö".repeat(120)}.jpg|caption ü]]`,
+      `[[Файл:Kiev.jpg|thumb|Київ]] [[Image:A b.png|alt=äöü|Ünïcödé caption 😀]]`,
+      "[[File:A.jpg|thumb|a <ref>x</ref> b <!-- c -->]] <imagemap>\nImage:Map.png|Karte\u00a0\n</imagemap>",
+      "{{multiple image|image1=A.jpg|caption1=Erste|image2=B.jpg|caption2=Zweite 😀}}",
+    ];
+    for (const c of cases) sameOn(c);
+  });
+
+  it("on every string literal of the extraction and caption tests", () => {
+    let n = 0;
+    for (const file of ["test/wikitext/extract-images.test.ts", "test/wikitext/caption-words.test.ts", "test/wikitext/template-images.test.ts", "test/wikitext/clean-caption.test.ts"]) {
+      for (const s of literals(join(REPO, file))) {
+        sameOn(s, `${file}: ${s.slice(0, 60)}`);
+        n++;
+      }
+    }
+    expect(n).toBeGreaterThan(100);
+  });
+
+  it("on the reference articles and every cached wtf_wikipedia article", () => {
+    const dirs = [join(REPO, "test/fixtures/wikitext"), join(REPO, "test/fixtures/data/wikitext/wtf_wikipedia"), join(SHARED, "wikitext/wtf_wikipedia")].filter(existsSync);
+    let n = 0;
+    for (const dir of dirs) {
+      for (const f of readdirSync(dir).filter((x) => x.endsWith(".txt"))) {
+        sameOn(readFileSync(join(dir, f), "utf8"), f);
+        n++;
+      }
+    }
+    expect(n).toBeGreaterThan(40);
+  });
+
+  const dumps = [
+    ...["shared/sample/enwiki-2016-pages-articles1-sample.xml.bz2", "shared/sample/enwiki-Anarchism-history-sample.xml.bz2"].map((p) => join(REPO, p)),
+    ...["wikipedia", "wikipedia-history"].flatMap((d) => (existsSync(join(SHARED, d)) ? readdirSync(join(SHARED, d)).filter((f) => /\.xml(\.bz2)?$|\.bz2$/.test(f)).map((f) => join(SHARED, d, f)) : [])),
+  ];
+  it("covers the samples and every dump in ../shared/data", () => expect(dumps.length).toBeGreaterThanOrEqual(11));
+
+  it.each(dumps)("on every distinct revision text of %s", { timeout: 600_000 }, async (path) => {
+    let distinct = 0;
+    let last: Buffer | null = null;
+    try {
+      for await (const rev of readDumpPages(path, { namespaces: [0, 2, 4, 6, 10, 14] })) {
+        const raw = rawText(rev);
+        if (raw === undefined) throw new Error("the reader gives raw texts");
+        if (last !== null && last.equals(raw)) continue;
+        last = raw;
+        expectSame(rev.text, decodeCharBytesToBuffer(raw), `${path} revision ${rev.revisionId}`, OPTION_SETS.slice(0, 1));
+        distinct++;
+      }
+    } catch (err) {
+      // enwik8's excerpt is cut mid-page: its last page is damage, every page before it was compared
+      if (!(err instanceof DumpError && path.includes("enwik8"))) throw err;
+    }
+    expect(distinct).toBeGreaterThan(0);
+  });
+});
