@@ -90,6 +90,7 @@ describe("taking over a stale lock is atomic", () => {
       held.push(results.filter((r) => r === "held").length);
       expect(existsSync(join(base, `trial-${t}`, BREAK_FILE))).toBe(false);
     }
+    writeFileSync(join(base, "done"), "");
     await Promise.all(exited);
     expect(held).toEqual(Array(trials).fill(1));
   }, 180_000);
