@@ -26,7 +26,7 @@ import type { Counters } from "../core/counters.ts";
 import type { WikitextImageRef } from "../core/records.ts";
 import { cleanCaptionWith } from "./clean-caption.ts";
 import { galleryRefs, imagemapRef, type LineContext, type PlacedRef } from "./gallery-lines.ts";
-import { fileNamespaceEnd, fileNamespaceSet, hasMediaExtension, normalizeWithNamespaces } from "./image-key.ts";
+import { fileNamespaceEnd, fileNamespaceSet, hasMediaExtension, MEDIA_EXTENSIONS, normalizeWithNamespaces } from "./image-key.ts";
 import { classifyImageOption } from "./image-options.ts";
 import { isInlineTemplate, isSilentTemplate, normalizeTemplateName } from "./inline-templates.ts";
 import { CloserFinder, OPAQUE_TAGS, TAG_AT } from "./markup-tags.ts";
@@ -71,6 +71,8 @@ const TEMPLATE = 2;
 const CUT_NO_REF = -1;
 /** Cheap pre-filter for parameter names that may name an image (exact test: isImageKey). */
 const IMAGE_HINT = new RegExp(IMAGE_WORD_LIST.join("|"), "i");
+/** A template value that ends like a media file name. */
+const MEDIA_VALUE = new RegExp(`\\.(?:${[...MEDIA_EXTENSIONS].join("|")})\\s*$`, "i");
 
 /** Parameters of a template whose values are cut into text only when needed. */
 interface ParamSpan extends TemplateParam {
@@ -324,7 +326,7 @@ class WikitextScanner {
     const image = normalizeWithNamespaces(target, this.ctx.namespaces);
     let refIndex = CUT_NO_REF;
     if (image === null) {
-      this.counters?.inc(INVALID_FILE_NAME_COUNTER);
+      this.ctx.onInvalidFileName?.(target);
     } else {
       const segments: string[] = [];
       let j = cutBase;
@@ -478,13 +480,20 @@ class WikitextScanner {
   /** `Foo.jpg`, `File:Foo.jpg`, `<!-- c -->Foo.jpg`, `Foo.jpg{{!}}200px` → key, if it has a media extension. */
   private bareFileValue(p: ParamSpan, cutBase: number): string | null {
     // a file name is at most 255 bytes; this is prose (the bound is in UTF-16 units, as on a string)
-    if (p.end - p.start > 1024 && (this.t.bytes === null || this.t.text(p.start, p.end).length > 1024)) return null;
+    if (p.end - p.start > 1024 && (this.t.bytes === null || this.t.text(p.start, p.end).length > 1024)) {
+      // prose, or a name too long to be a file (counted)
+      const tail = this.t.text(Math.max(p.start, p.end - 16), p.end);
+      if (MEDIA_VALUE.test(tail)) this.ctx.onInvalidFileName?.(this.t.head(p.start, p.end, 300));
+      return null;
+    }
     let v = this.textWithoutCuts(p.start, p.end, this.cutIndexAt(p.start, cutBase));
     if (v.includes("<")) v = v.replace(/<!--[\s\S]*?(?:-->|$)/g, "");
     v = v.replace(/\{\{\s*!\s*\}\}/g, "|");
     const bar = v.search(/[|\n<]/);
     if (bar >= 0) v = v.slice(0, bar);
     const key = normalizeWithNamespaces(v, this.ctx.namespaces);
+    // a value naming a media file that is no valid file name is a dropped image, counted
+    if (key === null && MEDIA_VALUE.test(v)) this.ctx.onInvalidFileName?.(v);
     return key !== null && hasMediaExtension(key) ? key : null;
   }
 
@@ -548,6 +557,12 @@ function lineContext(opts: ExtractImagesOptions): LineContext {
     extraWords: new Set((opts.extraOptionWords ?? []).map((w) => w.trim().toLowerCase())),
     unknownTemplates: opts.unknownTemplates ?? "mark",
     onUnrendered: counters ? (name) => counters.inc(unrenderedTemplateCounter(name)) : undefined,
+    onInvalidFileName: counters
+      ? (name) => {
+          counters.inc(INVALID_FILE_NAME_COUNTER);
+          counters.samples.add(INVALID_FILE_NAME_COUNTER, name);
+        }
+      : undefined,
   };
 }
 
