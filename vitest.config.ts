@@ -7,7 +7,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: "forks",
     // Vitest's default is cores − 1 (one file at a time on 2 cores); much of the suite waits on child
-    // processes and emulators, so three files at once keep both cores busy. No test depends on speed.
-    maxWorkers: 3,
+    // processes and emulators, so two files at once nearly halve it. No test depends on speed.
+    maxWorkers: 2,
   },
 });
