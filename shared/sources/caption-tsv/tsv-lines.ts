@@ -4,7 +4,7 @@
  * byte cover every line exactly once, and a line is read to its end even past `end`. Lines that are
  * not two non-empty fields are counted drops with their offset, never silently skipped.
  */
-import { drained } from "../../io/byte-source.ts";
+import { drained, windowedRead } from "../../io/byte-source.ts";
 import { StringDecoder } from "node:string_decoder";
 
 export interface TsvRecord {
@@ -43,15 +43,7 @@ export async function* tsvShardBytes(read: RangeReader, start: number, end: numb
     return;
   }
   yield* drained(read(from, end));
-  for (let pos = end; ; pos += window) {
-    let got = 0;
-    for await (const chunk of drained(read(pos, pos + window + 1))) {
-      const keep = chunk.subarray(0, Math.max(0, window - got));
-      got += chunk.length;
-      if (keep.length > 0) yield keep;
-    }
-    if (got <= window) return;
-  }
+  yield* windowedRead(read, end, window);
 }
 
 /**
