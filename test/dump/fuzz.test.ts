@@ -4,6 +4,7 @@
  * have (a damaged block is lost, never read as text). A flip in block k loses at most the pages
  * that overlap block k (the one open at the gap included); every other page is read.
  */
+import { rng } from "../seeded-random.ts";
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,17 +20,6 @@ import { removeTempDirs, SAMPLE_CURRENT, tempDir } from "../runner/helpers.ts";
 
 afterAll(removeTempDirs);
 
-/** A deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let dir: string;
 let xml: Buffer;

@@ -4,6 +4,7 @@
  * own page (or revision), never a crash or the end of the shard: the pages after it are read and
  * every revision is accounted for. A fuzz test mixes them over generated documents (fixed seeds).
  */
+import { rng } from "../seeded-random.ts";
 import { describe, expect, it } from "vitest";
 import { Counters } from "../../shared/core/counters.ts";
 import type { PageRevision } from "../../shared/core/records.ts";
@@ -108,17 +109,6 @@ describe("kept fields are bounded", () => {
   });
 });
 
-/** A deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Image names MediaWiki refuses (too long, control characters) and ones it accepts (emoji). */
 const ODD_NAMES: { name: string; valid: boolean }[] = [

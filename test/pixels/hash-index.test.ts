@@ -3,20 +3,10 @@
  * same edges with none twice, groups are deterministic, identical hashes collapse, and the chaining
  * guard splits a component whose ends are too far apart.
  */
+import { mulberry32 as rng } from "../seeded-random.ts";
 import { describe, expect, it } from "vitest";
 import { candidateEdges, distanceAt, groupNearDuplicates, nearDuplicateEdges, packHashes, planIndex, type HashedItem } from "../../shared/pixels/hash-index.ts";
 
-/** A deterministic stream of 32-bit values (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
 
 /** `n` hashes: clusters of near duplicates (≤ spread bits from a centre) and noise. */
 function clustered(n: number, spread: number, seed = 7): HashedItem[] {
