@@ -147,7 +147,7 @@ describe("local runner", () => {
     });
     const exited = new Promise<NodeJS.Signals | number | null>((res) => child.once("exit", (code, signal) => res(signal ?? code)));
     const firstShard = join(dir, ".work/extract/s00000-enwiki-2016-pages-articles1-sample.xml.bz2/_DONE.json");
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + 540_000;
     while (!existsSync(firstShard) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     child.kill("SIGKILL");
     expect(await exited).toBe("SIGKILL");
