@@ -204,3 +204,14 @@ export const PIXELS_SKIPPED_PREFIX = "pixels.skipped.";
 export function pixelSourceSkippedCounter(reason: string): string {
   return `${PIXELS_SKIPPED_PREFIX}${reason}`;
 }
+
+/**
+ * The pixel pipeline's own counts (tasks/pixel-pipeline.ts): images looked at per shard (`images`,
+ * `decoded`, `no_bytes`, `failed.<reason>`), and the near-duplicate index (`index.<stat>`: hashes,
+ * edges, components, split_components (chaining guard), split_singletons, groups, grouped_images).
+ */
+export type PixelIdentityTotal = "images" | "decoded" | "no_bytes" | `failed.${string}` | `index.${string}`;
+
+export function pixelIdentityCounter(total: PixelIdentityTotal): string {
+  return `pixel_identity.${total}`;
+}
