@@ -22,7 +22,7 @@ import type { ShardSpec } from "../sources/shard-spec.ts";
 import type { TaskMarker } from "../tasks/markers.ts";
 import { finishedMarker, phaseEndContext, runUnitTask, taskData, unitsOf, type RunnerDeps, type Services } from "../tasks/phase-task.ts";
 import { phaseDataRoot } from "../tasks/datasets.ts";
-import { BUILTIN_PIPELINE, pipelineFor, type Pipeline } from "../tasks/phases.ts";
+import { BUILTIN_PIPELINE, pipelineFor, pivotMismatch, type Pipeline } from "../tasks/phases.ts";
 import type { PartitionPayload } from "./worker.ts";
 import { parallelExtract } from "./parallel-extract.ts";
 import { createProgress, type InputProgress } from "./progress.ts";
@@ -80,6 +80,8 @@ export class ResumeConflictError extends Error {
 export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
   const sources = opts.sources ?? BUILTIN_SOURCES;
   const pipeline = opts.pipeline ?? pipelineFor(opts.config);
+  const mismatch = pivotMismatch(pipeline, opts.config);
+  if (mismatch) throw new Error(mismatch);
   const shards = await planLocalShards(opts.inputs, opts.shardBytes, sources);
   const manifest = createManifest("local", opts.config, shards, pipeline.phases);
   // A finished run is told without a single write (its folder may be read-only by now).

@@ -132,3 +132,15 @@ export const PIXEL_PIPELINE = definePipeline([pixelExtractPhase, hashIndexPhase,
 export function pipelineFor(config: Pick<ParacapConfig, "pivot">): Pipeline {
   return isPixelPivot(config.pivot) ? PIXEL_PIPELINE : BUILTIN_PIPELINE;
 }
+
+/**
+ * Why `pipeline` cannot run a config's pivot, or null: a pixel pivot needs the pixel pipeline's
+ * index phase, and that phase needs a pixel pivot. A deployment serves one pipeline, so its planner
+ * refuses an upload whose pivot needs the other instead of grouping by the wrong identity.
+ */
+export function pivotMismatch(pipeline: { phases: readonly Phase[] }, config: Pick<ParacapConfig, "pivot">): string | null {
+  const indexes = pipeline.phases.some((p) => p.name === hashIndexPhase.name);
+  if (isPixelPivot(config.pivot) && !indexes) return `pivot "${config.pivot}" decides identity from pixels and needs the pixel pipeline (PIXEL_PIPELINE, shared/tasks/phases.ts), which this runner does not serve`;
+  if (!isPixelPivot(config.pivot) && indexes) return `this runner serves the pixel pipeline, which needs a pixel pivot (md5, ahash, dhash, phash, rahash, rphash), not "${config.pivot}"`;
+  return null;
+}

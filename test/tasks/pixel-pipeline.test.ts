@@ -23,7 +23,7 @@ import { ScoredPair, ShuffleRef } from "../../shared/core/records.ts";
 import { readJsonl } from "../../shared/io/jsonl.ts";
 import { LocalStore } from "../../shared/io/local-store.ts";
 import { runLocal } from "../../shared/runner/local-runner.ts";
-import { PIXEL_PIPELINE } from "../../shared/tasks/phases.ts";
+import { BUILTIN_PIPELINE, PIXEL_PIPELINE, pipelineFor, pivotMismatch } from "../../shared/tasks/phases.ts";
 import { comparable, paracap, PARTITIONS, pubsubEmulatorMissing, readDir, readObjects, skipMessage, waitForRun } from "../cloud/helpers.ts";
 import { buildFilesLayout, buildTar, SAMPLES } from "../pixels/img2dataset-fixture.ts";
 import { removeTempDirs, tempDir } from "../runner/helpers.ts";
@@ -123,6 +123,20 @@ describe("pixel identity, local runner", () => {
     expect(marker()["cache.pixel_facts_v1.computed"]).toBeUndefined();
     expect(comparable(readDir(out), false, TIERS)).toEqual(before);
   }, 180_000);
+});
+
+describe("which pipeline a pivot runs", () => {
+  it("pixel pivots run the pixel pipeline, every other pivot the built-in one; a runner given the wrong one refuses", async () => {
+    expect(pipelineFor({ pivot: "resource" })).toBe(BUILTIN_PIPELINE);
+    expect(pipelineFor({ pivot: "url" })).toBe(BUILTIN_PIPELINE);
+    for (const pivot of ["md5", "ahash", "dhash", "phash", "rahash", "rphash"] as const) expect(pipelineFor({ pivot })).toBe(PIXEL_PIPELINE);
+    expect(PIXEL_PIPELINE.phases.map((p) => p.name)).toEqual(["extract", "hash-index", "rekey", "group", "dedup", "aggregate"]);
+    expect(pivotMismatch(BUILTIN_PIPELINE, { pivot: "phash" })).toMatch(/needs the pixel pipeline/);
+    expect(pivotMismatch(PIXEL_PIPELINE, { pivot: "resource" })).toMatch(/needs a pixel pivot/);
+    const dir = tempDir("paracap-pixel-guard-");
+    await buildTar(join(dir, "shard.tar"));
+    await expect(runLocal({ inputs: [{ path: join(dir, "shard.tar"), kind: "current" }], outDir: join(dir, "out"), config: config({ pivot: "phash" }), pipeline: BUILTIN_PIPELINE, workers: 1, progress: null })).rejects.toThrow(/needs the pixel pipeline/);
+  });
 });
 
 const missing = pubsubEmulatorMissing();
