@@ -111,6 +111,14 @@ describe("pixel identity, local runner", () => {
     expect(pairsOf(await localRun(dir, "shard.tar", { pivot: "url" }), "silver")).toEqual([]);
   }, 180_000);
 
+  it("the index's partitioned tasks find the groups one task finds: 1 and 4 partitions give the same pairs", async () => {
+    const one = await runLocal({ inputs: [{ path: join(dir, "shard.tar"), kind: "current" }], outDir: join(dir, "p1"), config: config({ pivot: "ahash", partitions: 1 }), workers: 1, progress: null });
+    expect(one.stats.counters["pixel_identity.index.groups"]).toBe(1);
+    const four = await localRun(dir, "shard.tar", { pivot: "ahash" });
+    for (const tier of TIERS) expect(readDir(join(dir, "p1")).get(`${tier}.jsonl`)!.toString(), tier).toBe(readDir(four).get(`${tier}.jsonl`)!.toString());
+    expect(pairsOf(four, "gold").length).toBeGreaterThan(0);
+  }, 120_000);
+
   it("a rerun of the extract phase reads every image's facts from the item cache and writes the same bytes", async () => {
     const out = await localRun(dir, "shard.tar", { pivot: "dhash" });
     const before = comparable(readDir(out), false, TIERS);
