@@ -207,11 +207,14 @@ export function pixelSourceSkippedCounter(reason: string): string {
 
 /**
  * The pixel pipeline's own counts (tasks/pixel-pipeline.ts): images looked at per shard (`images`,
- * `decoded`, `no_bytes`, `failed.<reason>`), and the near-duplicate index (`index.<stat>`: hashes,
- * edges, components, split_components (chaining guard), split_singletons, groups, grouped_images).
+ * `decoded`, `no_bytes`, `failed.<reason>`), the near-duplicate index (`index.<stat>`: hashes,
+ * edges, components, split_components (chaining guard), split_singletons, groups, grouped_images),
+ * and the run's mode (`mode.<pivot>` = 1, `threshold`, `max_diameter`).
  */
-export type PixelIdentityTotal = "images" | "decoded" | "no_bytes" | `failed.${string}` | `index.${string}`;
+export type PixelIdentityTotal = "images" | "decoded" | "no_bytes" | `failed.${string}` | `index.${string}` | `mode.${string}` | "threshold" | "max_diameter";
+
+export const PIXEL_IDENTITY_PREFIX = "pixel_identity.";
 
 export function pixelIdentityCounter(total: PixelIdentityTotal): string {
-  return `pixel_identity.${total}`;
+  return `${PIXEL_IDENTITY_PREFIX}${total}`;
 }

@@ -41,8 +41,13 @@ async function rekeyPartition(ctx: UnitContext): Promise<void> {
   const id = pixelIdentity(config.pivot, config.pixels);
   const groups = await ctx.summary<ImageGroups>(IMAGE_GROUPS.name);
   if (!groups) throw new Error("rekey: the hash-index phase wrote no image groups");
-  // the index's counts, once per run
-  if (q === 0) for (const [k, v] of Object.entries(groups.stats)) counters.inc(pixelIdentityCounter(`index.${k}`), v);
+  // the index's counts and the mode, once per run
+  if (q === 0) {
+    for (const [k, v] of Object.entries(groups.stats)) counters.inc(pixelIdentityCounter(`index.${k}`), v);
+    counters.inc(pixelIdentityCounter(`mode.${id.mode}`));
+    counters.inc(pixelIdentityCounter("threshold"), id.threshold);
+    counters.inc(pixelIdentityCounter("max_diameter"), id.maxDiameter);
+  }
 
   const facts = new Map<string, ImageFactsRecord["facts"]>();
   for await (const r of ctx.read<ImageFactsRecord>(IMAGE_FACTS.name).read(q)) if (!facts.has(r.image)) facts.set(r.image, r.facts);

@@ -100,6 +100,9 @@ describe("pixel identity, local runner", () => {
     expect(stats.counters["pixel_identity.index.split_components"] ?? 0).toBe(0);
     const row = stats.tiers.silver.funnel.find((r: { id: string }) => r.id === "image_pixels_thesis_v1");
     expect(row.filter).toMatchObject({ in: 6, kept: 6, dropped: 0 });
+    const report = readDir(out).get("report.md")!.toString();
+    expect(report).toContain("- Identity: phash within 8 of 64 bits, no two members of a group more than 16 apart.");
+    expect(report).toContain("groups: 1 (holding 4 images); 0 components split by the chaining guard");
   }, 120_000);
 
   it("a folder and a webdataset tar of the same samples give the same pairs; md5 and url identity find none (every URL and every pixel differ)", async () => {
