@@ -49,5 +49,5 @@ describe("paracap run --images", () => {
     const refused = await runCli(["run", "--input", "cc.tsv", "--images", "download", "--config", wrong, "--out", "x", "--quiet"], { cwd: dir });
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/--images needs a pixel pivot/);
-  }, 180_000);
+  });
 });
