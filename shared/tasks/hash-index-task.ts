@@ -127,15 +127,16 @@ async function connectGroups({ manifest, work, phases, self, writeSummary }: Pha
   }
   const { groups, stats } = groupEdges(unique, edges, { threshold: id.threshold, maxDiameter: id.maxDiameter }, copies);
   const hexOf = new Map(unique.keys.map((k, i) => [k, hashToHex((BigInt(unique.hi[i]!) << 32n) | BigInt(unique.lo[i]!))]));
-  const centres: Record<string, string> = {};
+  const centres = new Map<string, string>();
   for (const g of groups) {
     // the centre is a distinct hash's first key (collapseIdentical), so it is in the index
     const hex = hexOf.get(g.centre)!;
-    for (const m of g.members) centres[m.key] = hex;
+    for (const m of g.members) centres.set(m.key, hex);
   }
   await writeSummary(IMAGE_GROUPS.name, {
     ...base,
     stats: { hashes: stats.items, edges: stats.edges, components: stats.components, split_components: stats.splitComponents, split_singletons: stats.splitSingletons, groups: stats.groups, grouped_images: stats.groupedItems },
-    centres,
+    // defined as own properties (any key, `__proto__` included, stays data)
+    centres: Object.fromEntries(centres),
   });
 }

@@ -64,7 +64,7 @@ async function rekeyPartition(ctx: UnitContext): Promise<void> {
       const verdict = pixelVerdict(f);
       countRow(counters, config.tiers, refs, verdict === true ? true : verdict.drop);
       if (verdict !== true || !f?.ok) continue;
-      const key = identityKey(id, f, groups.centres[image]);
+      const key = identityKey(id, f, Object.hasOwn(groups.centres, image) ? groups.centres[image] : undefined);
       for (const ref of refs) await out.write(partitionOf(key, config.partitions), { ...ref, image: key });
     }
   });
