@@ -154,7 +154,7 @@ export async function serveBuiltFunction(opts: BuiltFunctionOptions): Promise<Fu
     }
   };
   const url = `http://127.0.0.1:${port}/`;
-  const deadline = Date.now() + (opts.startTimeoutMs ?? 30_000);
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 180_000);
   for (;;) {
     if (child.exitCode !== null) {
       await close();
@@ -168,7 +168,7 @@ export async function serveBuiltFunction(opts: BuiltFunctionOptions): Promise<Fu
     }
     if (Date.now() > deadline) {
       await close();
-      throw new Error(`functions framework did not serve ${opts.target} within ${opts.startTimeoutMs ?? 30_000} ms:\n${log}`);
+      throw new Error(`functions framework did not serve ${opts.target} within ${opts.startTimeoutMs ?? 180_000} ms:\n${log}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

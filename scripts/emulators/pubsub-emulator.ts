@@ -135,7 +135,7 @@ export async function startPubSubEmulator(opts: PubSubEmulatorOptions = {}): Pro
     child.stdin!.destroy();
   };
 
-  const deadline = Date.now() + (opts.startTimeoutMs ?? 60_000);
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 180_000);
   for (;;) {
     if (child.exitCode !== null) {
       process.removeListener("exit", killOnExit);
@@ -149,7 +149,7 @@ export async function startPubSubEmulator(opts: PubSubEmulatorOptions = {}): Pro
     }
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`Pub/Sub emulator did not become ready on ${host} within ${opts.startTimeoutMs ?? 60_000} ms:\n${log}`);
+      throw new Error(`Pub/Sub emulator did not become ready on ${host} within ${opts.startTimeoutMs ?? 180_000} ms:\n${log}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -119,7 +119,7 @@ describe("paracap agreement", () => {
     expect(two.correlation).toBeNull();
     expect(agreementText(two)).toMatch(/syntactic similarity \(1–5\)\s+0\.845 \(n 9\)/);
     expect(agreementText(two)).toMatch(/pass --dataset/);
-  }, 180_000);
+  });
 
   it("one annotator: no agreement to measure (— everywhere), but the correlation still runs", async () => {
     const r = await computeAgreement([files[1]!], dir);
@@ -145,7 +145,7 @@ describe("paracap agreement", () => {
       expect(r.stderr).toMatch(msg);
       expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
     }
-  }, 180_000);
+  });
 
   it("report.html gets the section from agreement.json, escaped; a broken agreement.json is a note", async () => {
     // a run on the embedded sample and its publication: the slow part, so a generous bound (not a speed check)
@@ -165,5 +165,5 @@ describe("paracap agreement", () => {
     writeFileSync(join(out, "agreement.json"), "{broken");
     expect((await agreementSections(new LocalStore(out)))[0]!.html).toMatch(/not an agreement report/);
     expect(await agreementSections(new LocalStore(tempDir()))).toEqual([]);
-  }, 300_000);
+  });
 });

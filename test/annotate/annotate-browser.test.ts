@@ -133,5 +133,5 @@ describe.skipIf(skipBrowser)("the annotation page in chromium", () => {
     const origin = new URL(server.url).origin;
     expect(requests.filter((r) => !r.startsWith(`${server.url}`) || new URL(r).origin !== origin)).toEqual([]);
     await page.close();
-  }, 180_000);
+  });
 });

@@ -102,7 +102,7 @@ describe("paracap annotate", () => {
     expect(stderr).toMatch(/7 of 300 pairs from gold\.jsonl\.gz, silver\.jsonl stratified by delta/);
     expect(stderr).toMatch(/2 unreadable line\(s\) will be skipped \(line 1: not JSON; line 2: not a label/);
     expect(stderr).toContain(`labels of ann2 → ${file}`);
-  }, 180_000);
+  });
 
   it("user mistakes exit 2 with one line", async () => {
     const dir = tempDir();
@@ -119,5 +119,5 @@ describe("paracap annotate", () => {
       expect(r.stderr).toMatch(msg);
       expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
     }
-  }, 180_000);
+  });
 });

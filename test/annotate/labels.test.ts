@@ -134,5 +134,5 @@ describe("labels file", () => {
       expect(mine).toEqual(Array.from({ length: N }, (_, i) => `pair-${i}`));
     }
     expect(effectiveLabels(read.records)).toHaveLength(2 * N);
-  }, 180_000);
+  });
 });

@@ -77,5 +77,5 @@ describe("the caption analyser over all real captions", () => {
     expect(failures).toEqual([]);
     // the guard's defaults never exclude real captions or sentences
     expect(guarded).toBe(0);
-  }, 300_000);
+  });
 });

@@ -181,7 +181,7 @@ describe.concurrent("paracap run and general usage", () => {
     expectUserError(await cli(["run", "--config", "/nonexistent/paracap.json"]), /^paracap run: cannot read config file \/nonexistent\/paracap\.json\n$/);
     expectUserError(await cli(["run", "--tiers", "bronze", "--input", SAMPLE_HISTORY.replace("history", "hist0ry")]),
       /^paracap run: no input feeds the requested tiers \(bronze\)/);
-  }, 180_000);
+  });
 
   it("one-line errors for empty values, negative numbers, the same input twice, an --out that is a file, a mistyped config key", async () => {
     const dir = tempDir("paracap-cli-");
@@ -205,7 +205,7 @@ describe.concurrent("paracap run and general usage", () => {
     expectUserError(notDir, /a path component is not a directory \(ENOTDIR\)/);
     expect(key.code).toBe(2);
     expect(key.stderr).toMatch(/captions\.minWord: unknown key \(did you mean "captions\.minWords"\?\)/);
-  }, 180_000);
+  });
 
   it("reports an invalid configuration file with the offending keys", async () => {
     const dir = tempDir("paracap-cli-");

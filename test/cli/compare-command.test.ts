@@ -31,7 +31,7 @@ beforeAll(async () => {
   const all = await cli(["compare", "--json", "--all", MSRP, PAWS]);
   expect(all.code).toBe(0);
   allJson = all.stdout;
-}, 240_000);
+});
 afterAll(removeTempDirs);
 
 describe("paracap compare", () => {
@@ -108,7 +108,7 @@ describe("paracap compare", () => {
     writeFileSync(other, JSON.stringify((JSON.parse(allJson) as ComparedCorpus[]).map((row) => ({ ...row, scoring: { ...row.scoring, vectors: { maxWords: null } } }))));
     expect((await cli(["report", out, "--reference", other])).code).toBe(0);
     expect(readFileSync(join(out, "report.html"), "utf8")).toContain("Reference maps on a different semantic score, not comparable cell by cell: msr_paraphrase_train.txt.gz (the 100,000 most frequent word vectors here, all word vectors there)");
-  }, 120_000);
+  });
 
   it("prints Table 7 and a 5×5 map per corpus", () => {
     const text = formatComparison(rows);
@@ -140,7 +140,7 @@ describe("paracap compare", () => {
     const noSyntactic = await cli(["compare", "--scorers", "wordVectors", QQP]);
     expect(noSyntactic.code).toBe(2);
     expect(noSyntactic.stderr).toMatch(/compare needs the syntactic scorer/);
-  }, 60_000);
+  });
 });
 
 describe("tableColumns", () => {

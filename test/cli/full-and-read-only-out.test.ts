@@ -57,7 +57,7 @@ describe.skipIf(probe === null)("--out on a full or read-only file system", () =
     expect(other.code).toBe(2);
     expect(other.stderr.trim().split("\n")).toHaveLength(1);
     expect(other.stderr).toMatch(/read-only file system \(EROFS\)/);
-  }, 300_000);
+  });
 
   it("a read-only folder that does not hold the run: one line naming EROFS, not ENOENT", async () => {
     const fs = tmpfs("ro-fresh", "1m")!;
@@ -67,7 +67,7 @@ describe.skipIf(probe === null)("--out on a full or read-only file system", () =
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toMatch(/^paracap run: cannot create .*deeper: read-only file system \(EROFS\)$/m);
     expect(r.stderr).not.toMatch(/ENOENT|\n\s+at /);
-  }, 120_000);
+  });
 
   it("a full disk: one line naming ENOSPC that says rerunning resumes", async () => {
     const fs = tmpfs("tiny", "64k")!;
@@ -76,5 +76,5 @@ describe.skipIf(probe === null)("--out on a full or read-only file system", () =
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toMatch(/no space left on device \(ENOSPC\); free some space and rerun the same command to resume/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
-  }, 300_000);
+  });
 });

@@ -59,7 +59,7 @@ describe.skipIf(missing !== null)("Conceptual Captions: cloud upload = paracap r
     expect(up.stderr).toContain(`→ gs://${cloud.buckets.input}/${NAME}`);
     expect(up.code).toBe(0);
     const runId = up.stdout.trim();
-    await waitForRun(storage, cloud.buckets.output, runId, 120_000);
+    await waitForRun(storage, cloud.buckets.output, runId);
     const manifest = RunManifest.parse(JSON.parse((await storage.bucket(cloud.buckets.work).file(`runs/${runId}/manifest.json`).download())[0].toString()));
     expect(manifest.shards.map((s) => [s.source, s.start])).toEqual([["caption-tsv", 0], ["caption-tsv", 100_000], ["caption-tsv", 200_000], ["caption-tsv", 300_000]]);
     const outputs = await readObjects(storage, cloud.buckets.output, `${runId}/`);
@@ -100,5 +100,5 @@ describe.skipIf(missing !== null)("Conceptual Captions: cloud upload = paracap r
     expect(silver.pairs).toBe(25);
     expect(silver.funnel.find((r) => r.id === "set_size_bound_v1")!.filter!.reasons).toEqual({ set_too_large: 42 });
     expect(readFileSync(join(dir, "cli", "report.md"), "utf8")).toContain("2,000 caption lines read = 2,000 used.");
-  }, 240_000);
+  });
 });

@@ -57,7 +57,7 @@ describe.skipIf(missing !== null)("cloud runner end to end on the emulators", ()
     expect(up.code).toBe(0);
     const runId = up.stdout.trim();
     expect(runId).toMatch(new RegExp(`^${name}-[0-9a-f]{8}$`));
-    await waitForRun(storage, cloud.buckets.output, runId, 60_000);
+    await waitForRun(storage, cloud.buckets.output, runId);
     return runId;
   }
 
@@ -91,7 +91,7 @@ describe.skipIf(missing !== null)("cloud runner end to end on the emulators", ()
     const fetched = await paracap(["cloud", "fetch", runId, dir], cloud.env);
     expect(fetched.code).toBe(0);
     expect(comparable(readDir(dir), true)).toEqual(expected);
-  }, 90_000);
+  });
 
   it("every message and event delivered twice (concurrently) → byte-identical outputs, no double counting", async () => {
     expect(firstRun).toBeDefined();
@@ -111,7 +111,7 @@ describe.skipIf(missing !== null)("cloud runner end to end on the emulators", ()
     // Each phase started its successor exactly once per winning message: one trigger per phase.
     const work = await readObjects(storage, cloud.buckets.work, `runs/${runId}/`);
     expect([...work.keys()].filter((n) => n.endsWith("_TRIGGERED")).sort()).toEqual(["dedup/_TRIGGERED", "extract/_TRIGGERED", "group/_TRIGGERED"]);
-  }, 90_000);
+  });
 
   it("a late redelivery of finished tasks changes nothing", async () => {
     const { runId } = firstRun;

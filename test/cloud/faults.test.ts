@@ -74,7 +74,7 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
     let manifest: RunManifest;
     try {
       ({ runId, manifest } = await upload("sample-crash"));
-      await waitForRun(storage, cloud.buckets.output, runId, 60_000);
+      await waitForRun(storage, cloud.buckets.output, runId);
     } finally {
       faults.crashOnceAfterParts = null;
     }
@@ -89,7 +89,7 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
     expect(status.code).toBe(0);
     expect(status.stdout).toContain("finished, complete");
     expect(status.stdout).not.toContain("dead-lettered");
-  }, 90_000);
+  });
 
   it("a permanently failing shard → dead-letter topic, run completes INCOMPLETE, cloud status reports it", async () => {
     const pubsub = new PubSub(pubsubClientOptions(emu.pubsubHost, emu.projectId));
@@ -104,7 +104,7 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
     let manifest: RunManifest;
     try {
       ({ runId, manifest } = await upload("sample-poison"));
-      await waitForRun(storage, cloud.buckets.output, runId, 60_000);
+      await waitForRun(storage, cloud.buckets.output, runId);
     } finally {
       faults.failShard = null;
     }
@@ -152,7 +152,7 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
     expect(status.stdout).toMatch(new RegExp(`dead-lettered: .*"shardId":"${failed.id.replace(/[.@]/g, "\\$&")}".*after 5 delivery attempts`));
     const json = await paracap(["cloud", "status", runId, "--json"], cloud.env);
     expect(JSON.parse(json.stdout)).toMatchObject({ finished: true, complete: false, shards: { failed: [failed.id] } });
-  }, 90_000);
+  });
 
   it("a permanently failing group partition → dead-letter topic, run completes INCOMPLETE without its images", async () => {
     const P = 3;
@@ -161,7 +161,7 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
     let manifest: RunManifest;
     try {
       ({ runId, manifest } = await upload("sample-poison-group"));
-      await waitForRun(storage, cloud.buckets.output, runId, 60_000);
+      await waitForRun(storage, cloud.buckets.output, runId);
     } finally {
       faults.failGroupPartition = null;
     }
@@ -188,5 +188,5 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
     expect(status.stdout).toContain(`run ${runId}: finished, INCOMPLETE`);
     expect(status.stdout).toContain(`failed partition group-${P}`);
     expect(status.stdout).toMatch(/dead-lettered: .*"type":"group".*after 5 delivery attempts/);
-  }, 90_000);
+  });
 });

@@ -104,7 +104,7 @@ export function paracap(args: string[], env: Record<string, string>): Promise<Cl
  * Polls until `probe` gives a value. The bound is generous (a busy 2-core machine can be many times
  * slower than an idle one): it only keeps a broken run from hanging the suite.
  */
-export async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 300_000): Promise<T> {
+export async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 540_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -115,13 +115,13 @@ export async function waitFor<T>(probe: () => Promise<T | null | undefined | fal
 }
 
 /** Waits for the run's `_SUCCESS` in the output bucket. */
-export async function waitForRun(storage: Storage, bucket: string, runId: string, timeoutMs = 300_000): Promise<void> {
+export async function waitForRun(storage: Storage, bucket: string, runId: string, timeoutMs = 540_000): Promise<void> {
   const file = storage.bucket(bucket).file(`${runId}/_SUCCESS`);
   await waitFor(async () => (await file.exists())[0], `run ${runId} finished`, timeoutMs);
 }
 
 /** An object's text once it exists. */
-export async function waitForObject(storage: Storage, bucket: string, name: string, timeoutMs = 300_000): Promise<string> {
+export async function waitForObject(storage: Storage, bucket: string, name: string, timeoutMs = 540_000): Promise<string> {
   const file = storage.bucket(bucket).file(name);
   return waitFor(async () => (await file.exists())[0] && (await file.download())[0].toString(), `gs://${bucket}/${name}`, timeoutMs);
 }

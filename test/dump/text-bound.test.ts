@@ -35,7 +35,7 @@ describe("revision text bound", () => {
     expect(counters.get("dump.skipped.page_too_large")).toBe(1);
     expect(counters.get("dump.revisions")).toBe(2);
     expect(counters.get("dump.revisions.emitted")).toBe(1);
-  }, 300_000);
+  });
 
   it("export-0.3 redirects are told by their text (enwik8: 243 of 491 pages)", async () => {
     const counters = new Counters();
@@ -52,7 +52,7 @@ describe("revision text bound", () => {
     expect(counters.get("dump.skipped.namespace")).toBe(1);
     expect(counters.get("dump.skipped.redirect")).toBe(242);
     expect(used + counters.get("dump.skipped.redirect") + counters.get("dump.skipped.namespace")).toBe(counters.get("dump.revisions"));
-  }, 120_000);
+  });
 });
 
 describe("DOCTYPE", () => {

@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 /** Polls until `ok()` or the (generous, failure-only) deadline. */
-async function until(ok: () => boolean | Promise<boolean>, what: string, ms = 90_000): Promise<void> {
+async function until(ok: () => boolean | Promise<boolean>, what: string, ms = 540_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await ok())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -72,7 +72,7 @@ describe.skipIf(missing !== null)("npm run emulate after SIGKILL", () => {
     expect(upload.code, upload.stderr).toBe(0);
     const runId = /run (\S+) started/.exec(upload.stderr)?.[1];
     expect(runId, upload.stderr).toBeDefined();
-    await until(async () => (await paracap(["cloud", "status", "--emulator", dir, runId!])).stdout.includes("finished"), "the first run to finish", 240_000);
+    await until(async () => (await paracap(["cloud", "status", "--emulator", dir, runId!])).stdout.includes("finished"), "the first run to finish");
 
     // SIGKILL: no exit handler runs; the watchdog must take the JVM down with it
     first.child.kill("SIGKILL");
@@ -101,6 +101,6 @@ describe.skipIf(missing !== null)("npm run emulate after SIGKILL", () => {
     expect(again.code, again.stderr).toBe(0);
     const runId2 = /run (\S+) started/.exec(again.stderr)?.[1];
     expect(runId2, again.stderr).toBeDefined();
-    await until(async () => (await paracap(["cloud", "status", "--emulator", dir, runId2!])).stdout.includes("finished"), "the second run to finish", 240_000);
-  }, 600_000);
+    await until(async () => (await paracap(["cloud", "status", "--emulator", dir, runId2!])).stdout.includes("finished"), "the second run to finish");
+  });
 });

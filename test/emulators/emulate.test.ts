@@ -55,8 +55,8 @@ describe("startEmulators", () => {
     let out = "";
     child.stdout.on("data", (b: Buffer) => (out += b.toString()));
     child.stderr.on("data", (b: Buffer) => (out += b.toString()));
-    const deadline = Date.now() + 30_000;
-    while (!out.includes("Ctrl-C") && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+    // no deadline of its own: the test timeout catches a hang (start-up time depends on the machine's load)
+    while (!out.includes("Ctrl-C") && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
     expect(out).toMatch(/export STORAGE_EMULATOR_HOST=http:\/\/127\.0\.0\.1:\d+/);
     expect(out).toMatch(/export PUBSUB_EMULATOR_HOST=127\.0\.0\.1:\d+/);
     expect(out).toMatch(/Functions: +plan http:\/\/127\.0\.0\.1:\d+\/, extract .*deadletter http/);
@@ -68,5 +68,5 @@ describe("startEmulators", () => {
     expect(await exited, out).toEqual({ code: 0, signal: null });
     expect(existsSync(join(dir, "env.json")), "env.json is removed on a clean stop").toBe(false);
     rmSync(dir, { recursive: true, force: true });
-  }, 40_000);
+  });
 });

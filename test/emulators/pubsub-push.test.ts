@@ -29,7 +29,7 @@ afterAll(async () => {
   await emulator?.stop();
 });
 
-async function waitFor<T>(what: string, check: () => T | undefined, timeoutMs: number): Promise<T> {
+async function waitFor<T>(what: string, check: () => T | undefined, timeoutMs = 540_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = check();
@@ -49,7 +49,7 @@ describe("Pub/Sub emulator", () => {
     await createPushSubscription(pubsub, "shard-ready", "shard-ready-push", recorder.pubsubPushEndpoint("shard-ready"));
     const payload = { stage: "extract", shard: 7, caption: "Ünïcode caption — “quoted”" };
     const messageId = await pubsub.topic("shard-ready").publishMessage({ json: payload, attributes: { run: "r1" } });
-    const event = await waitFor("delivery", () => recorded.find((e) => e.data?.message.messageId === messageId), 10_000);
+    const event = await waitFor("delivery", () => recorded.find((e) => e.data?.message.messageId === messageId));
     expect(event.type).toBe(PUBSUB_PUBLISHED_EVENT_TYPE);
     expect(event.specversion).toBe("1.0");
     expect(event.id).toBe(messageId);
@@ -75,13 +75,13 @@ describe("Pub/Sub emulator", () => {
     });
     const messageId = await pubsub.topic("poison").publishMessage({ data: Buffer.from("bad record") });
     // The emulator redelivers roughly every 1-3 s whatever the retry policy says.
-    const dead = await waitFor("dead letter", () => arrived[0], 30_000);
+    const dead = await waitFor("dead letter", () => arrived[0]);
     await deadLetters.close();
     expect(dead.data.toString()).toBe("bad record");
     expect(dead.attributes.CloudPubSubDeadLetterSourceDeliveryCount).toBe("5");
     expect(dead.attributes.CloudPubSubDeadLetterSourceSubscription).toBe("poison-push");
     expect(failedAttempts.filter((id) => id === messageId)).toHaveLength(5);
-  }, 45_000);
+  });
 
   it("stop() leaves no emulator JVM behind", async () => {
     const other = await startPubSubEmulator();

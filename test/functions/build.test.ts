@@ -29,7 +29,7 @@ beforeAll(() => {
   if (r.status !== 0) throw new Error(`build:functions failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
   // What `npm install` does in Cloud Functions' build, without the network: the repo's packages.
   symlinkSync(join(ROOT, "node_modules"), join(out, "node_modules"), "dir");
-}, 120_000);
+});
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((e) => {
@@ -98,7 +98,7 @@ describe("build:functions", () => {
       await fn.close();
       await gcs.close();
     }
-  }, 30_000);
+  });
 });
 
 const missing = pubsubEmulatorMissing();
@@ -111,7 +111,7 @@ describe.skipIf(missing !== null)("the built functions on the emulators", () => 
   beforeAll(async () => {
     emu = await startEmulators();
     cloud = await startLocalCloud({ emulators: emu, builtDir: out, partitions: 2 });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await cloud?.stop();
@@ -123,7 +123,7 @@ describe.skipIf(missing !== null)("the built functions on the emulators", () => 
     expect(up.code, up.stderr).toBe(0);
     const runId = up.stdout.trim();
     const storage = new Storage({ apiEndpoint: emu.gcsUrl, projectId: emu.projectId });
-    await waitForRun(storage, cloud.buckets.output, runId, 60_000);
+    await waitForRun(storage, cloud.buckets.output, runId);
     const status = await paracap(["cloud", "status", runId], cloud.env);
     expect(status.stdout).toContain("finished, complete");
 
@@ -139,5 +139,5 @@ describe.skipIf(missing !== null)("the built functions on the emulators", () => 
     const outputs = await readObjects(storage, cloud.buckets.output, `${runId}/`);
     expect(outputs.has("bronze.jsonl.gz")).toBe(false);
     expect(comparable(outputs, true, ["gold", "silver"])).toEqual(comparable(readDir(local), false, ["gold", "silver"]));
-  }, 90_000);
+  });
 });

@@ -80,5 +80,5 @@ describe("reverted texts", () => {
     const extract = documentExtractor(mediawikiSource, sampleConfig, counters);
     expect(second.map((r) => extract(r, "history"))).toEqual(alone);
     expect(counts(counters)).toEqual(counts(aloneCounters));
-  }, 120_000);
+  });
 });

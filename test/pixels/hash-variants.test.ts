@@ -48,7 +48,7 @@ const SURVIVES: Record<PerceptualMode, string[]> = {
 let rows: VariantRow[];
 beforeAll(async () => {
   rows = await variantTable();
-}, 60_000);
+});
 
 describe("image hash modes on the photo's variants", () => {
   it("every distance is the pinned one (± 2 bits)", () => {

@@ -4,7 +4,7 @@
  * killed mid-way resumes to identical outputs; several workers give the same outputs as one.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ResumeConflictError } from "../../shared/runner/local-runner.ts";
@@ -35,19 +35,27 @@ function files(dir: string): Map<string, string> {
 }
 
 let reference: Record<string, string>;
+let referenceDir: string;
+let referenceRun: Awaited<ReturnType<typeof run>>;
+
+/** A finished default run to start from: a copy of the reference run (the work store holds no absolute paths). */
+function finishedRun(prefix: string): string {
+  const dir = tempDir(prefix);
+  cpSync(referenceDir, dir, { recursive: true, preserveTimestamps: true });
+  return dir;
+}
 
 beforeAll(async () => {
-  const dir = tempDir("paracap-ref-");
-  await run(dir);
-  reference = readOutputs(dir);
+  referenceDir = tempDir("paracap-ref-");
+  referenceRun = await run(referenceDir);
+  reference = readOutputs(referenceDir);
   expect(Object.keys(reference).sort()).toEqual(["README.md", "_SUCCESS", "bronze.jsonl", "bronze.parquet", "config.json", "gold.jsonl", "gold.parquet", "report.html", "report.md", "silver.jsonl", "silver.parquet", "stats.json"]);
 });
 
 describe("local runner", () => {
   it("resumes: a second run skips every finished task, leaves its files untouched and writes identical outputs", async () => {
-    const dir = tempDir("paracap-resume-");
-    const first = await run(dir);
-    expect(first.resumed).toEqual({ extract: 0, group: 0, dedup: 0 });
+    expect(referenceRun.resumed).toEqual({ extract: 0, group: 0, dedup: 0 });
+    const dir = finishedRun("paracap-resume-");
     const work = files(join(dir, ".work"));
     const markers = [...work.keys()].filter((k) => k.endsWith("_DONE.json"));
     expect(markers).toHaveLength(2 + 16 + 16);
@@ -79,8 +87,7 @@ describe("local runner", () => {
   });
 
   it("a later-phase config change reuses the extracted shards and redoes group and dedup", async () => {
-    const dir = tempDir("paracap-later-");
-    await run(dir);
+    const dir = finishedRun("paracap-later-");
     const extractMarkers = [...files(join(dir, ".work"))].filter(([k]) => k.startsWith("extract") && k.endsWith("_DONE.json"));
     expect(extractMarkers).toHaveLength(2);
     const changed = await run(dir, SAMPLE, { captions: { minWords: 10 } });
@@ -97,8 +104,7 @@ describe("local runner", () => {
   });
 
   it("a later-phase change after which a group partition writes no pairs reads none of the earlier run's", async () => {
-    const dir = tempDir("paracap-later-stale-");
-    await run(dir);
+    const dir = finishedRun("paracap-later-stale-");
     // no image has 1000 references: every group partition now writes nothing for dedup
     const strict = { images: { minRefs: 1000, maxRefs: 1000, maxRefsHistory: 1000 } };
     const changed = await run(dir, SAMPLE, strict);
@@ -110,8 +116,7 @@ describe("local runner", () => {
   });
 
   it("refuses to resume a run with another input or extract-phase configuration, unless fresh; --fresh always starts over", async () => {
-    const dir = tempDir("paracap-conflict-");
-    await run(dir);
+    const dir = finishedRun("paracap-conflict-");
     await expect(run(dir, SAMPLE, { partitions: 8 })).rejects.toThrow(ResumeConflictError);
     // a setting the extract phase reads (the sentence classifier decides caption features) conflicts
     await expect(run(dir, SAMPLE, { captions: { classifier: "paper" } })).rejects.toThrow(ResumeConflictError);
@@ -147,7 +152,7 @@ describe("local runner", () => {
     });
     const exited = new Promise<NodeJS.Signals | number | null>((res) => child.once("exit", (code, signal) => res(signal ?? code)));
     const firstShard = join(dir, ".work/extract/s00000-enwiki-2016-pages-articles1-sample.xml.bz2/_DONE.json");
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + 540_000;
     while (!existsSync(firstShard) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     child.kill("SIGKILL");
     expect(await exited).toBe("SIGKILL");

@@ -136,7 +136,7 @@ describe("on a terminal", () => {
     // each phase's last line, printed as it ends, is a full bar
     for (const phase of ["extract", "group", "dedup", "aggregate"]) expect(text).toMatch(new RegExp(`\\x1b\\[K\\[paracap \\d+s\\] ▕█{24}▏ 100 % ${phase}`));
     expect(text).toContain("wrote");
-  }, 120_000);
+  });
 });
 
 describe("resume and interrupt messages", () => {

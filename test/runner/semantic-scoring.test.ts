@@ -28,5 +28,5 @@ describe("local run with scoring.scorers [syntactic, wordVectors]", () => {
     const config = JSON.parse(readFileSync(join(out, "config.json"), "utf8")) as { scoring: { scorers: string[]; semantic: string[] } };
     expect(config.scoring.scorers).toEqual(["syntactic", "wordVectors"]);
     expect(config.scoring.semantic).toEqual(["vectorCosine", "wordMoverSimilarity"]);
-  }, 120_000);
+  });
 });

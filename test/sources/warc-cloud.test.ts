@@ -72,7 +72,7 @@ describe("crawl shards, local runner", () => {
     expect(stats.shards.total).toBeGreaterThan(names.length); // pywb-iana (787 KB) is read as 3 byte-range shards
     expect(stats.extraction["warc.documents"]).toBeGreaterThan(30);
     expect(stats.extraction["dump.pages"]).toBe(1);
-  }, 180_000);
+  });
 });
 
 const missing = pubsubEmulatorMissing();
@@ -102,9 +102,9 @@ describe.skipIf(missing !== null)("crawl shards, cloud runner on the emulators",
     const up = await paracap(["cloud", "upload", ...names.map((n) => join(dir, n)), "--name", "crawl", "--config", manifestConfig], cloud.env);
     expect(up.code, up.stderr).toBe(0);
     const runId = up.stdout.trim();
-    await waitForRun(storage, cloud.buckets.output, runId, 240_000);
+    await waitForRun(storage, cloud.buckets.output, runId);
     const got = comparable(await readObjects(storage, cloud.buckets.output, `${runId}/`), true, ["gold", "silver"]);
     expect(got["stats.json"]).toBe(expected["stats.json"]);
     expect(got).toEqual(expected);
-  }, 360_000);
+  });
 });
