@@ -1,5 +1,5 @@
 /** `paracap run`: the whole job on local dumps (default: the embedded real sample). */
-import { realpathSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -13,6 +13,20 @@ import { expandArgs } from "./argv.ts";
 import { readConfigFile } from "./config-file.ts";
 import { UserError } from "../core/errors.ts";
 import { fedTiers } from "../pipeline/tiers.ts";
+import { isPixelPivot } from "../core/plugin-names.ts";
+import { sourceRegistry } from "../sources/registry.ts";
+import { imageInputsSource } from "../sources/img2dataset/image-inputs.ts";
+
+/** The pivot `--images` sets when the config names none (README "Image identity": phash survives recompression and scaling). */
+const DEFAULT_PIXEL_PIVOT = "phash";
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 export const SAMPLE_DIR = join(REPO_ROOT, "shared/sample/");
 export const SAMPLE_INPUTS: LocalInput[] = [
@@ -25,10 +39,11 @@ import { RUN_USAGE } from "./run-usage.ts";
 
 export async function runCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
-    args: expandArgs(argv, ["--input", "--history"], ["--partitions", "--workers"]),
+    args: expandArgs(argv, ["--input", "--history", "--images"], ["--partitions", "--workers"]),
     options: {
       input: { type: "string", multiple: true },
       history: { type: "string", multiple: true },
+      images: { type: "string", multiple: true },
       out: { type: "string", default: "out" },
       tiers: { type: "string" },
       config: { type: "string" },
@@ -67,6 +82,8 @@ export async function runCommand(argv: string[]): Promise<number> {
   const detected: string[] = [];
   const kindOf = async (path: string): Promise<LocalInput["kind"]> => {
     if (looksLikeHistory(path)) return "history";
+    // a folder (an img2dataset output) is one crawl of its images
+    if (isDirectory(path)) return "current";
     // Told by content, not only by name: a page with several revisions is a history dump.
     if (await looksLikeHistoryByContent(path)) {
       detected.push(`${path} has several revisions per page: read as a full-history dump (bronze)`);
@@ -79,6 +96,13 @@ export async function runCommand(argv: string[]): Promise<number> {
     ...(values.history ?? []).map((path) => ({ path, kind: "history" as const })),
   ];
   if (inputs.length === 0) inputs = SAMPLE_INPUTS;
+  // --images: the pixels of the inputs' image URLs (img2dataset outputs), which need a pixel pivot
+  const images = values.images ?? [];
+  if (images.length > 0) {
+    if (config.pivot === "resource") config.pivot = DEFAULT_PIXEL_PIVOT;
+    if (!isPixelPivot(config.pivot)) throw new UserError(`--images needs a pixel pivot (md5, ahash, dhash, phash, rahash, rphash), not "${config.pivot}"`);
+    inputs.push(...images.map((path) => ({ path, kind: "current" as const })));
+  }
   refuseDuplicates(inputs);
   const kinds = new Set(inputs.map((i) => i.kind));
   const { fed: tiers, skipped } = fedTiers(config.tiers, kinds);
@@ -109,6 +133,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     threads,
     fresh: values.fresh,
     progress: values.quiet ? null : process.stderr,
+    ...(images.length > 0 ? { sources: sourceRegistry([imageInputsSource(images)]) } : {}),
   });
   process.off("SIGINT", onInterrupt);
   const s = result.stats;

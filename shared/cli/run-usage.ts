@@ -4,6 +4,8 @@ export const RUN_USAGE = `paracap run [--input <dump>…] [--history <dump>…] 
   --input <dump>     current-revision dump (.xml, .xml.bz2, multistream with its index);
                      a file whose name contains "history" is read as full history
   --history <dump>   full-history dump (feeds the bronze tier)
+  --images <dir|tar> img2dataset output holding the images of the inputs' URLs: identity
+                     from pixels (sets pivot phash unless the config names a pixel pivot)
   --out <dir>        output directory (default: out)
   --tiers <list>     comma-separated tiers (default: gold,silver,bronze)
   --config <file>    JSON config file (see config.json written next to the outputs)

@@ -78,6 +78,8 @@ export const UPLOAD_KEYS = [
   "images.maxRefs",
   "images.maxRefsHistory",
   "pivot",
+  "pixels.threshold",
+  "pixels.maxDiameter",
   "scoring.scorers",
   "scoring.semantic",
   "scoring.paraphraseThreshold",

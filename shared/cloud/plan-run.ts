@@ -12,7 +12,7 @@ import { DumpError } from "../dump/errors.ts";
 import { looksLikeHistory, shardsOf } from "../runner/local-shards.ts";
 import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 import type { AnySource, PlanningView } from "../sources/source.ts";
-import { BUILTIN_PIPELINE } from "../tasks/phases.ts";
+import { BUILTIN_PIPELINE, pivotMismatch } from "../tasks/phases.ts";
 import type { Phase } from "../tasks/phase-task.ts";
 import { createManifest, type RunManifest } from "../tasks/manifest.ts";
 import type { ShardSpec } from "../sources/shard-spec.ts";
@@ -55,7 +55,11 @@ export async function planRun(event: StorageObjectEvent, baseConfig: ParacapConf
     inputs[object] = v;
     return v;
   };
-  const planned = (id: string, config: ParacapConfig, shards: ShardSpec[]): PlanResult => ({ manifest: createManifest(id, withFedTiers(config, shards, name), shards, pipeline.phases), inputs });
+  const planned = (id: string, config: ParacapConfig, shards: ShardSpec[]): PlanResult => {
+    const mismatch = pivotMismatch(pipeline, config);
+    if (mismatch) throw new PlanError(mismatch);
+    return { manifest: createManifest(id, withFedTiers(config, shards, name), shards, pipeline.phases), inputs };
+  };
   const view: PlanningView = { exists: async (n) => (await input.stat(n)) !== null, withLocalCopy: (n, use) => input.withLocalCopy(n, use) };
   /** the ranges of an input object as its source plans them: null = whole, or why it cannot be planned yet */
   const rangesOf = async (source: AnySource, object: string, size: number) => {

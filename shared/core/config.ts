@@ -67,7 +67,14 @@ export const ParacapConfig = z.object({
       .describe("drop pairs whose only difference is a small spelling edit (a typo fix between revisions is not a paraphrase)"),
   }).prefault({}),
   pivot: z.enum(PIVOT_NAMES).default("resource")
-    .describe("what makes two references the same image: resource = the same (Commons) file"),
+    .describe("what makes two references the same image: resource = the same (Commons) file; url = the same normalised URL; md5 = the same decoded pixels; ahash/dhash/phash/rahash/rphash = perceptual hashes within pixels.threshold bits (thesis 4.6)"),
+  // Absent unless set, so configurations (and fingerprints) of runs that use no pixels stay as they were.
+  pixels: z.object({
+    threshold: z.number().int().min(0).max(32).nullable().default(null)
+      .describe("perceptual pivots: largest Hamming distance (of 64 bits) between two images of one group; null = the mode's default (shared/pixels/hashes.ts)"),
+    maxDiameter: z.number().int().min(0).max(64).nullable().default(null)
+      .describe("chaining guard: largest distance between any two members of a group; a larger component is split (counted); null = 2 × threshold"),
+  }).optional(),
   scoring: z.object({
     scorers: z.array(z.enum(SCORER_NAMES)).min(1).default(["syntactic", "wordVectors"]).describe("pair scorers whose metrics every output pair carries"),
     semantic: z.array(z.string().min(1)).min(1).default(["vectorCosine", "wordMoverSimilarity"])

@@ -134,7 +134,7 @@ export function tsvSkippedCounter(reason: string): string {
  * Totals of the WARC reader (shared/web/warc): files and records read, records handed on as
  * documents, and the bytes it could not use.
  */
-export type WarcTotal = "files" | "records" | "records.html" | "records.revisit" | "records.damaged" | "resyncs" | "bytes.skipped" | "documents" | "image_refs";
+export type WarcTotal = "files" | "records" | "records.html" | "records.revisit" | "records.damaged" | "resyncs" | "bytes.skipped" | "documents" | "image_refs" | "image_records";
 
 export function warcCounter(total: WarcTotal): string {
   return `warc.${total}`;
@@ -203,4 +203,18 @@ export const PIXELS_SKIPPED_PREFIX = "pixels.skipped.";
 /** What a pixel reader could not use: `pixels.skipped.<reason>` (bad_sidecar, too_large, truncated_tar, …). */
 export function pixelSourceSkippedCounter(reason: string): string {
   return `${PIXELS_SKIPPED_PREFIX}${reason}`;
+}
+
+/**
+ * The pixel pipeline's own counts (tasks/pixel-pipeline.ts): images looked at per shard (`images`,
+ * `decoded`, `no_bytes`, `failed.<reason>`), the near-duplicate index (`index.<stat>`: hashes,
+ * edges, components, split_components (chaining guard), split_singletons, groups, grouped_images),
+ * and the run's mode (`mode.<pivot>` = 1, `threshold`, `max_diameter`).
+ */
+export type PixelIdentityTotal = "images" | "decoded" | "no_bytes" | `failed.${string}` | `index.${string}` | `mode.${string}` | "threshold" | "max_diameter";
+
+export const PIXEL_IDENTITY_PREFIX = "pixel_identity.";
+
+export function pixelIdentityCounter(total: PixelIdentityTotal): string {
+  return `${PIXEL_IDENTITY_PREFIX}${total}`;
 }

@@ -9,5 +9,17 @@ export const SCORER_NAMES = ["syntactic", "wordVectors", "embedding", "bertscore
 export type ScorerName = (typeof SCORER_NAMES)[number];
 
 /** Image pivots: what makes two references the same image (plugins/pivots.ts). */
-export const PIVOT_NAMES = ["resource"] as const;
+export const PIVOT_NAMES = ["resource", "url", "md5", "ahash", "dhash", "phash", "rahash", "rphash"] as const;
 export type PivotName = (typeof PIVOT_NAMES)[number];
+
+/**
+ * The pivots that decide identity from pixels (shared/pixels/): MD5 of the decoded pixels, or a
+ * perceptual hash within a Hamming threshold (thesis 4.6). Their runs use the pixel pipeline
+ * (tasks/pixel-pipeline.ts), whose phases decode each image once and group near duplicates.
+ */
+export const PIXEL_PIVOT_NAMES = ["md5", "ahash", "dhash", "phash", "rahash", "rphash"] as const satisfies readonly PivotName[];
+export type PixelPivotName = (typeof PIXEL_PIVOT_NAMES)[number];
+
+export function isPixelPivot(name: PivotName): name is PixelPivotName {
+  return (PIXEL_PIVOT_NAMES as readonly string[]).includes(name);
+}

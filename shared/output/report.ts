@@ -58,6 +58,7 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
   out.push(...accounting(stats.extraction, meta.sources ?? BUILTIN_SOURCES), "");
   out.push("| counter | value |", "|---|---:|");
   for (const [k, v] of Object.entries(stats.extraction)) out.push(`| ${k} | ${fmt(v)} |`);
+  out.push(...pixelIdentityLines(stats.counters));
 
   for (const [tier, t] of Object.entries(stats.tiers)) {
     out.push("", `## ${tier} (${t.input} input): ${counted(t.pairs, "pair")}`, "");
@@ -121,6 +122,24 @@ const EXAMPLES_SHOWN = 3;
 /** A dropped example, quoted: escaped exactly once, like every other value (a caption "&lt;b&gt;" shows as written). */
 function inlineText(text: string): string {
   return `“${mdText(text)}”`;
+}
+
+/** What the pixel pipeline decided (runs with a pixel pivot; none otherwise). */
+function pixelIdentityLines(c: Record<string, number>): string[] {
+  const p = names.PIXEL_IDENTITY_PREFIX;
+  const mode = Object.keys(c).find((k) => k.startsWith(`${p}mode.`))?.slice(`${p}mode.`.length);
+  if (mode === undefined) return [];
+  const n = (k: string) => fmt(c[`${p}${k}`] ?? 0);
+  const failed = Object.entries(c).filter(([k]) => k.startsWith(`${p}failed.`)).map(([k, v]) => `${k.slice(`${p}failed.`.length)} ${fmt(v)}`);
+  const rule = mode === "md5" ? "the same decoded pixels (MD5)" : `${mode} within ${n("threshold")} of 64 bits, no two members of a group more than ${n("max_diameter")} apart`;
+  return [
+    "",
+    "## Image identity from pixels",
+    "",
+    `- Identity: ${rule}.`,
+    `- ${n("images")} images looked at: ${n("decoded")} decoded, ${n("no_bytes")} without bytes${failed.length ? `, not decoded: ${failed.join(", ")}` : ""}.`,
+    ...(mode === "md5" ? [] : [`- Index: ${n("index.hashes")} hashes, ${n("index.edges")} pairs within the threshold, groups: ${n("index.groups")} (holding ${n("index.grouped_images")} images); ${n("index.split_components")} components split by the chaining guard (${n("index.split_singletons")} images left alone).`]),
+  ];
 }
 
 /** One-line accounting of every document read (each source says what it read), and of the references found per input kind. */

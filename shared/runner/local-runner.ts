@@ -22,7 +22,7 @@ import type { ShardSpec } from "../sources/shard-spec.ts";
 import type { TaskMarker } from "../tasks/markers.ts";
 import { finishedMarker, phaseEndContext, runUnitTask, taskData, unitsOf, type RunnerDeps, type Services } from "../tasks/phase-task.ts";
 import { phaseDataRoot } from "../tasks/datasets.ts";
-import { BUILTIN_PIPELINE, type Pipeline } from "../tasks/phases.ts";
+import { BUILTIN_PIPELINE, pipelineFor, pivotMismatch, type Pipeline } from "../tasks/phases.ts";
 import type { PartitionPayload } from "./worker.ts";
 import { parallelExtract } from "./parallel-extract.ts";
 import { createProgress, type InputProgress } from "./progress.ts";
@@ -58,7 +58,7 @@ export interface LocalRunOptions {
   shardBytes?: number;
   /** input sources (default: the built-in ones); extra sources run without worker threads */
   sources?: SourceRegistry;
-  /** the phases to run (default: the built-in pipeline); phases of another pipeline run without worker threads */
+  /** the phases to run (default: the built-in pipeline for the config's pivot, tasks/phases.ts pipelineFor); phases of another pipeline run without worker threads */
   pipeline?: Pipeline;
   /** services every task may ask for by name (UnitContext.service) */
   services?: Services;
@@ -79,7 +79,9 @@ export class ResumeConflictError extends Error {
 
 export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
   const sources = opts.sources ?? BUILTIN_SOURCES;
-  const pipeline = opts.pipeline ?? BUILTIN_PIPELINE;
+  const pipeline = opts.pipeline ?? pipelineFor(opts.config);
+  const mismatch = pivotMismatch(pipeline, opts.config);
+  if (mismatch) throw new Error(mismatch);
   const shards = await planLocalShards(opts.inputs, opts.shardBytes, sources);
   const manifest = createManifest("local", opts.config, shards, pipeline.phases);
   // A finished run is told without a single write (its folder may be read-only by now).
@@ -122,7 +124,7 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
   const work = new LocalStore(workDir);
   const output = new LocalStore(opts.outDir);
   const sources = opts.sources ?? BUILTIN_SOURCES;
-  const pipeline = opts.pipeline ?? BUILTIN_PIPELINE;
+  const pipeline = opts.pipeline ?? pipelineFor(opts.config);
 
   if (opts.fresh) {
     // Discard the earlier run entirely, even one with the same plan, and its published outputs.

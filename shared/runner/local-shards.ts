@@ -35,6 +35,13 @@ export async function planLocalShards(inputs: LocalInput[], targetBytes = 32 * 1
   for (const input of inputs) {
     if (!existsSync(input.path)) throw new InputError(`input not found: ${input.path}`);
     const st = statSync(input.path);
+    if (st.isDirectory()) {
+      // a folder some source reads whole (an img2dataset output) is one shard
+      const reader = sources.all().find((s) => s.claimsDirectory?.(input.path));
+      if (!reader) throw new InputError(`input is not a file: ${input.path}`);
+      shards.push(...shardsOf(input.path, reader.name, input.kind, null, shards.length));
+      continue;
+    }
     if (!st.isFile()) throw new InputError(`input is not a file: ${input.path}`);
     // Unrecognised files go to the last (most general) source, whose error says what it expected.
     const source = sources.detect(basename(input.path), readHead(input.path)) ?? sources.all().at(-1)!;

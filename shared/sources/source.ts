@@ -74,6 +74,11 @@ export interface Source<Doc = unknown> {
   /** the file is in this source's format, judged by its name and its first bytes as stored */
   claims(fileName: string, head: Buffer): boolean;
   /**
+   * A local directory is one input of this source (an img2dataset `files` output): read whole as one
+   * shard, by the source itself. Absent: directories are not inputs.
+   */
+  claimsDirectory?(path: string): boolean;
+  /**
    * An uploaded object's role for this source, by name (the plan function sees names before bytes):
    * "input" (plan a run over it), a companion of an input (e.g. a multistream index: plan that input
    * if it is there), or null (not this source's).

@@ -12,6 +12,15 @@
  *
  * Datasets live under data/<producer>/<dataset>/ (datasets.ts); a consumed name is wired to the
  * latest earlier phase that produced it.
+ *
+ * The pixel pivots (md5, ahash, …) run the pixel pipeline, which decides identity from pixels:
+ *
+ * | phase      | unit      | consumes → produces                        | after the phase                 |
+ * |------------|-----------|--------------------------------------------|---------------------------------|
+ * | extract    | shard     | input → refs, image-facts (by image key)   | stop if no document read        |
+ * | hash-index | partition | image-facts → image-edges (index slices)   | summary: image-groups           |
+ * | rekey      | partition | refs, image-facts → refs (by pixel identity) |                               |
+ * | group, dedup, aggregate: as above, reading rekey's refs                                               |
  */
 import { checkPhaseChain } from "../core/phase-names.ts";
 import { aggregatePhase } from "./aggregate-task.ts";
@@ -19,6 +28,11 @@ import type { DatasetSpec, SummarySpec } from "./datasets.ts";
 import { dedupPhase } from "./dedup-task.ts";
 import { extractPhase } from "./extract-task.ts";
 import { groupPhase } from "./group-task.ts";
+import { hashIndexPhase } from "./hash-index-task.ts";
+import { pixelExtractPhase } from "./pixel-extract-task.ts";
+import { rekeyPhase } from "./rekey-task.ts";
+import { isPixelPivot } from "../core/plugin-names.ts";
+import type { ParacapConfig } from "../core/config.ts";
 import { shardPhaseOf, type OncePhase, type Phase, type UnitPhase, type Wiring } from "./phase-task.ts";
 
 export interface Pipeline {
@@ -107,3 +121,26 @@ function wire(phases: readonly Phase[]): Wiring {
 }
 
 export const BUILTIN_PIPELINE = definePipeline([extractPhase, groupPhase, dedupPhase, aggregatePhase]);
+
+/** Identity from pixels: extract with image facts → near-duplicate index → refs re-keyed by group → group → dedup → aggregate. */
+export const PIXEL_PIPELINE = definePipeline([pixelExtractPhase, hashIndexPhase, rekeyPhase, groupPhase, dedupPhase, aggregatePhase]);
+
+/**
+ * The built-in pipeline a run's config needs: the pixel pipeline for a pixel pivot, the built-in one
+ * otherwise (so runs of every other pivot keep their phases, markers and outputs).
+ */
+export function pipelineFor(config: Pick<ParacapConfig, "pivot">): Pipeline {
+  return isPixelPivot(config.pivot) ? PIXEL_PIPELINE : BUILTIN_PIPELINE;
+}
+
+/**
+ * Why `pipeline` cannot run a config's pivot, or null: a pixel pivot needs the pixel pipeline's
+ * index phase, and that phase needs a pixel pivot. A deployment serves one pipeline, so its planner
+ * refuses an upload whose pivot needs the other instead of grouping by the wrong identity.
+ */
+export function pivotMismatch(pipeline: { phases: readonly Phase[] }, config: Pick<ParacapConfig, "pivot">): string | null {
+  const indexes = pipeline.phases.some((p) => p.name === hashIndexPhase.name);
+  if (isPixelPivot(config.pivot) && !indexes) return `pivot "${config.pivot}" decides identity from pixels and needs the pixel pipeline (PIXEL_PIPELINE, shared/tasks/phases.ts), which this runner does not serve`;
+  if (!isPixelPivot(config.pivot) && indexes) return `this runner serves the pixel pipeline, which needs a pixel pivot (md5, ahash, dhash, phash, rahash, rphash), not "${config.pivot}"`;
+  return null;
+}

@@ -40,6 +40,20 @@ describe("pivots", () => {
     const p = createPivot("resource");
     expect(p.key({ image: "File:Apollo 11 first step.jpg", page: "Apollo 11" })).toBe("File:Apollo 11 first step.jpg");
     expect(resolveConfig().pivot).toBe("resource");
-    expect(() => resolveConfig({ pivot: "phash" })).toThrow(ConfigError);
+    expect(() => resolveConfig({ pivot: "sha1" })).toThrow(ConfigError);
+  });
+
+  it("url identity is the web's URL rule; pixel pivots keep the source's key for the pixel pipeline to re-key", () => {
+    const url = createPivot("url");
+    expect(url.key({ image: "HTTPS://Example.org:443/a/../road.jpg?w=300#top", page: "p" })).toBe("https://example.org/road.jpg");
+    expect(url.key({ image: "https://upload.wikimedia.org/wikipedia/commons/thumb/a/ab/Road.jpg/320px-Road.jpg", page: "p" })).toBe("File:Road.jpg");
+    expect(url.key({ image: "File:Road.jpg", page: "p" })).toBe("File:Road.jpg");
+    for (const mode of ["md5", "ahash", "dhash", "phash", "rahash", "rphash"] as const) {
+      expect(createPivot(mode).key({ image: "https://example.org/road.jpg", page: "p" })).toBe("https://example.org/road.jpg");
+      expect(resolveConfig({ pivot: mode }).pivot).toBe(mode);
+    }
+    expect(resolveConfig({ pivot: "phash", pixels: { threshold: 6 } }).pixels).toEqual({ threshold: 6, maxDiameter: null });
+    expect(resolveConfig().pixels).toBeUndefined();
+    expect(() => resolveConfig({ pixels: { threshold: 40 } })).toThrow(ConfigError);
   });
 });

@@ -11,6 +11,11 @@
  * image use, source `img`; caption types: `alt` (img alt), `caption` (figcaption, else a one-column
  * table's caption cell), `title` (img title) and `nearby` (the text around the image, lower
  * confidence), each paired only with its own type.
+ *
+ * Pixels: in a run with a pixel pivot, image response records (2xx, `image/*`) are documents too,
+ * without references; they carry their bytes (image-bytes.ts) under the key an `<img src>` naming
+ * their URL gets (web/html/image-url.ts), so the pixel pipeline joins them to the pages that use
+ * them, in any shard of the run. Other runs read exactly what they read before.
  */
 import { basename } from "node:path";
 import { WARC_SKIPPED_PREFIX, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
@@ -23,6 +28,10 @@ import { acceptHtml, recordCaptions } from "../../web/html/page-captions.ts";
 import type { WebCaption } from "../../web/html/extract-captions.ts";
 import { keepWebCaption, webCaptionFilters } from "../../web/filters/web-caption-filters.ts";
 import { imageKey } from "../../web/html/image-url.ts";
+import { isPixelPivot } from "../../core/plugin-names.ts";
+import type { WarcRecordHead } from "../../web/warc/warc-reader.ts";
+import { decodeContent, dechunk } from "../../web/warc/http-body.ts";
+import type { ImageBytes, ImageBytesSource } from "../image-bytes.ts";
 
 /** One HTML page of a crawl, as the WARC stored it (body still encoded). */
 export interface WarcPage {
@@ -42,7 +51,30 @@ function pageKey(uri: string): string {
   return "key" in v && !v.key.startsWith("File:") ? v.key : uri;
 }
 
-export const warcSource: Source<WarcPage> = {
+/** Largest decoded image body (the pixel readers' bound, pixels/img2dataset.ts). */
+const MAX_IMAGE_BYTES = 32 * 1024 * 1024;
+
+const IMAGE_TYPE = /^\s*image\//i;
+
+const isImageRecord = (headers: Record<string, string>) => IMAGE_TYPE.test(headers["content-type"] ?? "");
+
+/** HTML as always, and image responses (2xx) for the pixel pipeline. */
+function acceptHtmlOrImage(head: WarcRecordHead): string | null {
+  const html = acceptHtml(head);
+  if (html !== "not_html") return html;
+  return IMAGE_TYPE.test(head.headers.get("content-type") ?? "") ? null : html;
+}
+
+/** An image response's bytes under its `<img src>` key; none when its URL is not one an image could have or its body cannot be decoded. */
+function imageRecordBytes(doc: WarcPage, maxBytes: number): ImageBytes[] {
+  const key = imageKey(doc.uri, doc.uri);
+  if (!("key" in key)) return [];
+  const te = doc.headers["transfer-encoding"]?.toLowerCase() ?? "";
+  const decoded = decodeContent(te.includes("chunked") ? dechunk(doc.body) : doc.body, doc.headers["content-encoding"], maxBytes);
+  return [{ image: key.key, bytes: "drop" in decoded ? null : new Uint8Array(decoded.bytes.buffer, decoded.bytes.byteOffset, decoded.bytes.byteLength) }];
+}
+
+export const warcSource: Source<WarcPage> & ImageBytesSource = {
   name: "warc",
   description: "web crawl WARC files (.warc, .warc.gz): image captions from HTML pages",
   counterPrefix: "warc",
@@ -78,13 +110,13 @@ export const warcSource: Source<WarcPage> = {
       end: shard.end,
       counters,
       maxBodyBytes: config.extraction.maxPageBytes,
-      accept: acceptHtml,
+      accept: isPixelPivot(config.pivot) ? acceptHtmlOrImage : acceptHtml,
     })) {
       if (!rec.targetUri) {
         counters.inc(warcSkippedCounter("no_target_uri"));
         continue;
       }
-      counters.inc(warcCounter("documents"));
+      counters.inc(warcCounter(IMAGE_TYPE.test(rec.headers.get("content-type") ?? "") ? "image_records" : "documents"));
       yield { id: rec.recordId, uri: rec.targetUri, date: rec.date, file, offset: rec.offset, headers: Object.fromEntries(rec.headers), body: rec.body };
     }
   },
@@ -94,6 +126,8 @@ export const warcSource: Source<WarcPage> = {
     return (doc: WarcPage): DocumentRefs => {
       const page = pageKey(doc.uri);
       const base = { page, pageId: page, revisionId: `${doc.date ?? ""} ${doc.id}` };
+      // an image response (pixel runs) holds pixels, not captions
+      if (isImageRecord(doc.headers)) return { ...base, refs: null, skipped: "image_record" };
       const found = recordCaptions({ headers: new Map(Object.entries(doc.headers)), body: doc.body, targetUri: doc.uri }, config.extraction.maxPageBytes);
       if ("drop" in found) return { ...base, refs: null, skipped: found.drop };
       for (const [reason, n] of found.dropped) counters.inc(warcSkippedCounter(`image.${reason}`), n);
@@ -115,6 +149,10 @@ export const warcSource: Source<WarcPage> = {
       counters.inc(warcCounter("image_refs"), refs.length);
       return { ...base, refs };
     };
+  },
+  imagesOf(doc) {
+    const d = doc as WarcPage;
+    return isImageRecord(d.headers) ? imageRecordBytes(d, MAX_IMAGE_BYTES) : [];
   },
   pack: (docs) => docs,
   unpack: (packed) => (packed as WarcPage[]).map((d) => ({ ...d, body: Buffer.isBuffer(d.body) ? d.body : Buffer.from((d.body as Uint8Array).buffer, (d.body as Uint8Array).byteOffset, (d.body as Uint8Array).byteLength) })),

@@ -1,0 +1,101 @@
+/**
+ * img2dataset outputs (how Conceptual Captions, LAION or WIT images are downloaded) as an input of
+ * `paracap run`: a webdataset `.tar` shard (locally or uploaded), or a local `files` folder. One
+ * sample (`{key}.jpg` + `{key}.txt` caption + `{key}.json` with url) is one document with one
+ * reference, whose caption is the sample's; the reference names the image by its normalised URL (the
+ * sample's own key when the sidecar has none), and the document carries the image bytes for the
+ * pixel pipeline (image-bytes.ts). Readers: shared/pixels/img2dataset.ts.
+ */
+import { readdirSync } from "node:fs";
+import { stat } from "node:fs/promises";
+import { basename, extname, join } from "node:path";
+import { PIXELS_SKIPPED_PREFIX, pixelSourceCounter } from "../../core/counter-names.ts";
+import { IMAGE_EXTENSIONS, readImg2datasetFolder, readWebdatasetTar, type PixelSample } from "../../pixels/img2dataset.ts";
+import { imageUrlKey } from "../caption-tsv/image-url.ts";
+import type { ImageBytes, ImageBytesSource } from "../image-bytes.ts";
+import type { DocumentRefs, Source } from "../source.ts";
+
+/** One sample as a document: where it came from, its caption, its image key and bytes. */
+export interface Img2datasetSample {
+  /** the input file or folder (base name): the page's prefix */
+  file: string;
+  key: string;
+  caption: string | null;
+  /** the reference's image key: the normalised URL, or `<file>#<key>` without one */
+  image: string;
+  bytes: Uint8Array | null;
+}
+
+const SIDE_EXTENSIONS = new Set(["txt", "json"]);
+
+/** A tar name ending `.tar`, whose first member (when the head shows one) is a sample file (`<key>.<jpg|txt|json>`). */
+function claimsTar(fileName: string, head: Buffer): boolean {
+  if (!/\.tar$/i.test(fileName)) return false;
+  if (head.length < 512) return true;
+  const first = head.toString("latin1", 0, 100).replace(/\0.*$/s, "");
+  const ext = first.slice(first.indexOf(".") + 1).toLowerCase();
+  return IMAGE_EXTENSIONS.has(ext) || SIDE_EXTENSIONS.has(ext);
+}
+
+/** A folder with an image beside a `.txt` or `.json` of the same name, in it or one level down. */
+function claimsFolder(path: string): boolean {
+  const looks = (dir: string) => {
+    const names = new Set(readdirSync(dir));
+    return [...names].some((n) => IMAGE_EXTENSIONS.has(extname(n).slice(1).toLowerCase()) && [...SIDE_EXTENSIONS].some((e) => names.has(`${basename(n, extname(n))}.${e}`)));
+  };
+  try {
+    if (looks(path)) return true;
+    return readdirSync(path, { withFileTypes: true }).some((e) => e.isDirectory() && looks(join(path, e.name)));
+  } catch {
+    return false;
+  }
+}
+
+async function isDirectory(uri: string): Promise<boolean> {
+  try {
+    return (await stat(uri)).isDirectory();
+  } catch {
+    return false; // an object name in the cloud
+  }
+}
+
+function sampleDoc(file: string, s: PixelSample): Img2datasetSample {
+  const url = s.url === null ? null : imageUrlKey(s.url);
+  const image = url !== null && "key" in url ? url.key : `${file}#${s.key}`;
+  return { file, key: s.key, caption: s.caption, image, bytes: s.bytes };
+}
+
+export const img2datasetSource: Source<Img2datasetSample> & ImageBytesSource = {
+  name: "img2dataset",
+  description: "img2dataset output: a webdataset .tar or a files folder ({key}.jpg + {key}.txt caption + {key}.json with url)",
+  counterPrefix: "pixels",
+  documentsCounter: pixelSourceCounter("samples"),
+  documentsNoun: "samples",
+  claims: claimsTar,
+  claimsDirectory: claimsFolder,
+  uploadRole: (name) => (/\.tar$/i.test(name) ? { role: "input" } : null),
+  async *documents(shard, bytes, _config, counters) {
+    const file = basename(shard.uri);
+    const samples = (await isDirectory(shard.uri)) ? readImg2datasetFolder(shard.uri, { counters }) : readWebdatasetTar(bytes.read(), bytes.label, { counters });
+    for await (const s of samples) yield sampleDoc(file, s);
+  },
+  createExtractor() {
+    return (doc: Img2datasetSample): DocumentRefs => {
+      const base = { page: `${doc.file}:${doc.key}`, pageId: doc.key, revisionId: doc.key };
+      return { ...base, refs: [{ image: doc.image, source: "sample", caption: doc.caption, alt: null }] };
+    };
+  },
+  imagesOf: (doc): ImageBytes[] => {
+    const d = doc as Img2datasetSample;
+    return [{ image: d.image, bytes: d.bytes }];
+  },
+  pack: (docs) => docs,
+  unpack: (packed) => packed as Img2datasetSample[],
+  size: (doc) => (doc.bytes?.length ?? 0) + (doc.caption?.length ?? 0),
+  reportLines(x) {
+    const samples = x[pixelSourceCounter("samples")];
+    if (samples === undefined) return [];
+    const skipped = Object.entries(x).filter(([k]) => k.startsWith(PIXELS_SKIPPED_PREFIX)).map(([k, v]) => `${v.toLocaleString("en-US")} skipped (${k.slice(PIXELS_SKIPPED_PREFIX.length)})`);
+    return [`- ${samples.toLocaleString("en-US")} img2dataset samples read, ${(x[pixelSourceCounter("samples.with_image")] ?? 0).toLocaleString("en-US")} with an image${skipped.length ? `; ${skipped.join(", ")}` : ""}.`];
+  },
+};

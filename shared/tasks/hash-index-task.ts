@@ -1,0 +1,142 @@
+/**
+ * The near-duplicate index phase of the pixel pipeline: images whose perceptual hashes are within
+ * the mode's Hamming threshold become one group (pixels/hash-index.ts: multi-index hashing, exact
+ * recall, no pair of all images compared).
+ *
+ * Partitioned so tasks stay independent: the index's work is cut into slices (chunk c, top bits of
+ * the chunk value), partition task q does the slices s ≡ q (mod partitions) and writes the edges it
+ * finds (`image-edges`); every pair within the threshold is found by exactly one slice. After the
+ * last task, one step connects the edges into groups with the chaining guard (a component wider than
+ * `maxDiameter` is split around centres, counted) and stores image key → group centre as the summary
+ * `image-groups`, which the rekey phase reads. md5 needs no index: its groups are exact keys.
+ */
+import { z } from "zod";
+import { pixelIdentityCounter } from "../core/counter-names.ts";
+import type { ParacapConfig } from "../core/config.ts";
+import { isPixelPivot } from "../core/plugin-names.ts";
+import type { BlobStore } from "../io/blob-store.ts";
+import { collapseIdentical, candidateEdges, groupEdges, packHashes, planIndex, type Edge, type HashedItem, type PackedHashes } from "../pixels/hash-index.ts";
+import { hashToHex, type PerceptualMode } from "../pixels/hashes.ts";
+import { ImageFactsRecord, perceptualHashOf, pixelIdentity, pixelVerdict, type PixelIdentity } from "../pixels/pixel-identity.ts";
+import { DatasetReader, taskFileName, withWriter, type SummarySpec } from "./datasets.ts";
+import type { RunManifest } from "./manifest.ts";
+import { partitionOfUnit, partitionTask, unitsOf, type Phase, type PhaseEndContext, type UnitContext, type UnitPhase } from "./phase-task.ts";
+import { IMAGE_FACTS } from "./pixel-extract-task.ts";
+
+export const ImageEdge = z.object({ a: z.string(), b: z.string(), distance: z.number().int().min(0).max(64) });
+export type ImageEdge = z.infer<typeof ImageEdge>;
+
+export const ImageGroups = z.object({
+  mode: z.string(),
+  threshold: z.number().int(),
+  maxDiameter: z.number().int(),
+  /** the index's counts (hashes, edges, components, split_components, split_singletons, groups, grouped_images) */
+  stats: z.record(z.string(), z.number()),
+  /** image key → hex hash of its group's centre, for images in a group of ≥ 2 */
+  centres: z.record(z.string(), z.string()),
+});
+export type ImageGroups = z.infer<typeof ImageGroups>;
+
+export const IMAGE_GROUPS: SummarySpec<ImageGroups> = { name: "image-groups", schema: ImageGroups };
+
+export const hashIndexPhase = partitionTask({
+  name: "hash-index",
+  next: "rekey",
+  reads: [],
+  writes: ["work"],
+  memory: "2Gi",
+  consumes: [IMAGE_FACTS.name],
+  produces: [{ name: "image-edges", schema: ImageEdge }],
+  summaries: [IMAGE_GROUPS],
+  configKeys: ["partitions", "pivot", "pixels"],
+  run: indexSlices,
+  afterPhase: connectGroups,
+});
+
+function identityOf(config: ParacapConfig): PixelIdentity {
+  if (!isPixelPivot(config.pivot)) throw new Error(`the pixel pipeline needs a pixel pivot, not "${config.pivot}"`);
+  return pixelIdentity(config.pivot, config.pixels);
+}
+
+/** Every image that takes part, once per key (first record wins), as hashes collapsed to distinct values. */
+async function indexInput(facts: DatasetReader<ImageFactsRecord>, partitions: number, mode: PerceptualMode): Promise<{ unique: PackedHashes; copies: string[][] }> {
+  const items: HashedItem[] = [];
+  const seen = new Set<string>();
+  for (let q = 0; q < partitions; q++) {
+    for await (const r of facts.read(q)) {
+      if (seen.has(r.image)) continue;
+      seen.add(r.image);
+      if (r.facts?.ok && pixelVerdict(r.facts) === true) items.push({ key: r.image, hash: perceptualHashOf(r.facts, mode) });
+    }
+  }
+  return collapseIdentical(packHashes(items));
+}
+
+/** The index's slices (chunk, partition of its top bits), as many as there are tasks where the chunks allow. */
+function slicesOf(chunks: readonly { width: number }[], tasks: number): { chunk: number; count: number; index: number }[] {
+  const per = Math.ceil(tasks / chunks.length);
+  const minWidth = Math.min(...chunks.map((c) => c.width));
+  const count = Math.min(2 ** Math.ceil(Math.log2(Math.max(1, per))), 2 ** minWidth);
+  return chunks.flatMap((_, chunk) => Array.from({ length: count }, (_, index) => ({ chunk, count, index })));
+}
+
+async function indexSlices(ctx: UnitContext): Promise<void> {
+  const q = partitionOfUnit("hash-index", ctx.unit);
+  const { manifest, counters } = ctx;
+  const id = identityOf(manifest.config);
+  await withWriter(ctx.write<ImageEdge>("image-edges"), async (out) => {
+    if (id.mode === "md5") return;
+    const { unique } = await indexInput(ctx.read<ImageFactsRecord>(IMAGE_FACTS.name), manifest.config.partitions, id.mode);
+    const plan = planIndex(id.threshold, unique.keys.length);
+    const slices = slicesOf(plan.chunks, manifest.config.partitions);
+    for (let s = q; s < slices.length; s += manifest.config.partitions) {
+      const { chunk, count, index } = slices[s]!;
+      for (const e of candidateEdges(unique, plan, chunk, { count, index })) {
+        await out.write(q, { a: unique.keys[e.a]!, b: unique.keys[e.b]!, distance: e.distance });
+        counters.inc(pixelIdentityCounter("index.edges"));
+      }
+    }
+  });
+}
+
+/** The reader of a dataset as `self` reads it: written by the latest phase before it that produces it (or by itself). */
+function readerFor(phases: readonly Phase[], self: UnitPhase, name: string, manifest: RunManifest, work: BlobStore): DatasetReader<unknown> {
+  const upTo = phases.slice(0, phases.indexOf(self) + 1);
+  const producer = [...upTo].reverse().find((p): p is UnitPhase => p.unit !== "once" && p.produces.some((d) => d.name === name));
+  if (!producer) throw new Error(`phase "${self.name}": no phase produces "${name}"`);
+  const spec = producer.produces.find((d) => d.name === name)!;
+  return new DatasetReader(work, producer.name, spec, unitsOf(producer, manifest).map(taskFileName));
+}
+
+async function connectGroups({ manifest, work, phases, self, writeSummary }: PhaseEndContext): Promise<void> {
+  const id = identityOf(manifest.config);
+  const base = { mode: id.mode, threshold: id.threshold, maxDiameter: id.maxDiameter };
+  if (id.mode === "md5") return writeSummary(IMAGE_GROUPS.name, { ...base, stats: {}, centres: {} });
+  const partitions = manifest.config.partitions;
+  const { unique, copies } = await indexInput(readerFor(phases, self, IMAGE_FACTS.name, manifest, work) as DatasetReader<ImageFactsRecord>, partitions, id.mode);
+  const at = new Map(unique.keys.map((k, i) => [k, i]));
+  const edges: Edge[] = [];
+  const edgeReader = readerFor(phases, self, "image-edges", manifest, work) as DatasetReader<ImageEdge>;
+  for (let q = 0; q < partitions; q++) {
+    for await (const e of edgeReader.read(q)) {
+      const a = at.get(e.a);
+      const b = at.get(e.b);
+      if (a === undefined || b === undefined) throw new Error(`hash-index: an edge names an image the index does not hold (${e.a} – ${e.b})`);
+      edges.push({ a: Math.min(a, b), b: Math.max(a, b), distance: e.distance });
+    }
+  }
+  const { groups, stats } = groupEdges(unique, edges, { threshold: id.threshold, maxDiameter: id.maxDiameter }, copies);
+  const hexOf = new Map(unique.keys.map((k, i) => [k, hashToHex((BigInt(unique.hi[i]!) << 32n) | BigInt(unique.lo[i]!))]));
+  const centres = new Map<string, string>();
+  for (const g of groups) {
+    // the centre is a distinct hash's first key (collapseIdentical), so it is in the index
+    const hex = hexOf.get(g.centre)!;
+    for (const m of g.members) centres.set(m.key, hex);
+  }
+  await writeSummary(IMAGE_GROUPS.name, {
+    ...base,
+    stats: { hashes: stats.items, edges: stats.edges, components: stats.components, split_components: stats.splitComponents, split_singletons: stats.splitSingletons, groups: stats.groups, grouped_images: stats.groupedItems },
+    // defined as own properties (any key, `__proto__` included, stays data)
+    centres: Object.fromEntries(centres),
+  });
+}

@@ -1,0 +1,105 @@
+/**
+ * The shard phase of the pixel pipeline: the extract phase's references (`refs`, by image key), plus
+ * each image's facts and hashes (`image-facts`, partitioned by the same key, so a partition of refs
+ * meets the facts of its images). Every image's bytes are decoded once per content (sha256) through
+ * the run's item cache (pixels/pixel-judge.ts), so a rerun or a retried task reads instead of
+ * decoding and gives byte-identical records. Decodes overlap (sharp works on libuv's pool) while the
+ * documents stay in order.
+ */
+import { corruptShardsCounter, extractCounter, pixelIdentityCounter } from "../core/counter-names.ts";
+import type { Counters } from "../core/counters.ts";
+import { partitionOf } from "../core/hash.ts";
+import { ShuffleRef } from "../core/records.ts";
+import type { StageContext } from "../core/stage.ts";
+import { collapseUses, documentExtractor, type RevisionRefs } from "../pipeline/extract-stage.ts";
+import { ImageFactsRecord } from "../pixels/pixel-identity.ts";
+import { pixelFacts, type PixelFacts } from "../pixels/pixel-judge.ts";
+import { imageBytesOf, type ImageBytes } from "../sources/image-bytes.ts";
+import type { ShardSpec } from "../sources/shard-spec.ts";
+import type { AnySource } from "../sources/source.ts";
+import { extractPhase } from "./extract-task.ts";
+import { taskStageContext } from "./item-cache.ts";
+import type { DatasetWriter } from "./datasets.ts";
+import type { UnitContext, UnitOutcome, UnitPhase } from "./phase-task.ts";
+
+/** Documents whose images are being decoded at once. */
+const IN_FLIGHT = 8;
+
+export const IMAGE_FACTS = { name: "image-facts", schema: ImageFactsRecord };
+
+export const pixelExtractPhase: UnitPhase = {
+  ...extractPhase,
+  unit: "shard",
+  next: "hash-index",
+  produces: [...extractPhase.produces, IMAGE_FACTS],
+  run: (ctx) => {
+    if (ctx.unit.unit !== "shard") throw new Error(`extract runs on shards, not on ${ctx.unit.unit}s`);
+    return pixelExtractShard(ctx, ctx.unit.shard);
+  },
+};
+
+async function pixelExtractShard(ctx: UnitContext, shard: ShardSpec): Promise<UnitOutcome> {
+  const { manifest, runner, counters } = ctx;
+  const partitions = manifest.config.partitions;
+  const source = runner.sources.get(shard.source);
+  const docs = source.documents(shard, runner.bytes(shard), manifest.config, counters);
+  const refsOut = ctx.write<ShuffleRef>("refs");
+  const factsOut = ctx.write<ImageFactsRecord>(IMAGE_FACTS.name);
+  const revisions = withPixels(source, docs, shard, ctx, factsOut);
+  let outcome: UnitOutcome = { status: "ok", error: null };
+  try {
+    for await (const ref of collapseUses(revisions, counters)) {
+      await refsOut.write(partitionOf(ref.image, partitions), ref);
+      counters.inc(extractCounter(ref.kind, "shuffle_records"));
+    }
+  } catch (err) {
+    if (!runner.isCorruptInput(err)) {
+      await Promise.all([refsOut.abort(), factsOut.abort()]);
+      throw err;
+    }
+    outcome = { status: "corrupt", error: err instanceof Error ? err.message : String(err), damage: { file: shard.uri, offset: typeof (err as { offset?: unknown }).offset === "number" ? (err as { offset: number }).offset : null } };
+    counters.inc(corruptShardsCounter(pixelExtractPhase.name));
+  }
+  await refsOut.close();
+  await factsOut.close();
+  return outcome;
+}
+
+/**
+ * The shard's revisions, in document order, while each document's images are decoded (a window of
+ * IN_FLIGHT documents) and their facts written once per image key.
+ */
+async function* withPixels(source: AnySource, docs: AsyncIterable<unknown>, shard: ShardSpec, ctx: UnitContext, out: DatasetWriter<ImageFactsRecord>): AsyncGenerator<RevisionRefs> {
+  const { counters, manifest } = ctx;
+  const extract = documentExtractor(source, manifest.config, counters);
+  const imagesOf = imageBytesOf(source);
+  const stage = taskStageContext(ctx.work, counters);
+  const written = new Set<string>();
+  const window: { rev: RevisionRefs; images: Promise<{ image: string; facts: PixelFacts | null }[]> }[] = [];
+  const drain = async () => {
+    const { rev, images } = window.shift()!;
+    for (const r of await images) {
+      if (written.has(r.image)) continue;
+      written.add(r.image);
+      await out.write(partitionOf(r.image, manifest.config.partitions), r);
+    }
+    return rev;
+  };
+  for await (const doc of docs) {
+    const rev = extract(doc, shard.kind);
+    window.push({ rev, images: Promise.all((imagesOf?.(doc) ?? []).map((img) => factsOf(img, stage, counters))) });
+    if (window.length >= IN_FLIGHT) yield await drain();
+  }
+  while (window.length > 0) yield await drain();
+}
+
+async function factsOf(img: ImageBytes, stage: StageContext, counters: Counters): Promise<{ image: string; facts: PixelFacts | null }> {
+  counters.inc(pixelIdentityCounter("images"));
+  if (img.bytes === null) {
+    counters.inc(pixelIdentityCounter("no_bytes"));
+    return { image: img.image, facts: null };
+  }
+  const facts = await pixelFacts(img.bytes, stage);
+  counters.inc(pixelIdentityCounter(facts.ok ? "decoded" : `failed.${facts.reason}`));
+  return { image: img.image, facts };
+}
