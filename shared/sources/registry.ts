@@ -9,6 +9,7 @@ import type { AnySource } from "./source.ts";
 import { captionTsvSource } from "./caption-tsv/caption-tsv-source.ts";
 import { mediawikiSource } from "./mediawiki/mediawiki-source.ts";
 import { warcSource } from "./warc/warc-source.ts";
+import { warcPathsSource } from "./warc/warc-paths-source.ts";
 
 export interface SourceRegistry {
   get(name: string): AnySource;
@@ -24,10 +25,10 @@ export interface SourceRegistry {
 }
 
 /**
- * The built-in sources, most specific first: WARCs (by name, or a first gzip member that decodes to a
+ * The built-in sources, most specific first: crawl paths lists (by name), WARCs (by name, or a first gzip member that decodes to a
  * WARC record) and caption TSVs before MediaWiki, which accepts any compressed or XML-looking file.
  */
-export const BUILTIN_SOURCE_LIST: readonly AnySource[] = [warcSource, captionTsvSource, mediawikiSource];
+export const BUILTIN_SOURCE_LIST: readonly AnySource[] = [warcPathsSource, warcSource, captionTsvSource, mediawikiSource];
 
 /** Extra sources are tried before the built-in ones. */
 export function sourceRegistry(extra: readonly AnySource[] = [], builtins: readonly AnySource[] = BUILTIN_SOURCE_LIST): SourceRegistry {

@@ -13,6 +13,8 @@
  * confidence), each paired only with its own type.
  */
 import { basename } from "node:path";
+import type { ParacapConfig } from "../../core/config.ts";
+import type { Counters } from "../../core/counters.ts";
 import { WARC_SKIPPED_PREFIX, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import type { ByteRange, DocumentRefs, Source, SourceRef } from "../source.ts";
 import { windowedRead } from "../../io/byte-source.ts";
@@ -42,6 +44,41 @@ function pageKey(uri: string): string {
   return "key" in v && !v.key.startsWith("File:") ? v.key : uri;
 }
 
+/** One WARC file to read: its name (WET/WAT are told by it), a label for damage samples, its bytes from a position, the shard's range. */
+export interface WarcInput {
+  file: string;
+  label: string;
+  open(start: number): AsyncIterable<Buffer>;
+  start: number;
+  end: number | null;
+}
+
+/** The HTML pages of one WARC (or of one shard of it); WET and WAT files are counted and not read. */
+export async function* warcDocuments(input: WarcInput, config: ParacapConfig, counters: Counters): AsyncGenerator<WarcPage> {
+  const kind = warcKind(input.file);
+  if (kind !== "warc") {
+    // WET (plain text) and WAT (metadata) hold no HTML: recognised, counted, not read
+    counters.inc(warcSkippedCounter(`${kind}_file`));
+    return;
+  }
+  for await (const rec of readWarc({
+    open: input.open,
+    file: input.label,
+    start: input.start,
+    end: input.end,
+    counters,
+    maxBodyBytes: config.extraction.maxPageBytes,
+    accept: acceptHtml,
+  })) {
+    if (!rec.targetUri) {
+      counters.inc(warcSkippedCounter("no_target_uri"));
+      continue;
+    }
+    counters.inc(warcCounter("documents"));
+    yield { id: rec.recordId, uri: rec.targetUri, date: rec.date, file: input.file, offset: rec.offset, headers: Object.fromEntries(rec.headers), body: rec.body };
+  }
+}
+
 export const warcSource: Source<WarcPage> = {
   name: "warc",
   description: "web crawl WARC files (.warc, .warc.gz): image captions from HTML pages",
@@ -63,30 +100,8 @@ export const warcSource: Source<WarcPage> = {
     }
     return ranges;
   },
-  async *documents(shard, bytes, config, counters) {
-    const file = basename(shard.uri);
-    const kind = warcKind(file);
-    if (kind !== "warc") {
-      // WET (plain text) and WAT (metadata) hold no HTML: recognised, counted, not read
-      counters.inc(warcSkippedCounter(`${kind}_file`));
-      return;
-    }
-    for await (const rec of readWarc({
-      open: (start) => windowedRead((from, to) => bytes.read(from, to), start),
-      file: bytes.label,
-      start: shard.start ?? 0,
-      end: shard.end,
-      counters,
-      maxBodyBytes: config.extraction.maxPageBytes,
-      accept: acceptHtml,
-    })) {
-      if (!rec.targetUri) {
-        counters.inc(warcSkippedCounter("no_target_uri"));
-        continue;
-      }
-      counters.inc(warcCounter("documents"));
-      yield { id: rec.recordId, uri: rec.targetUri, date: rec.date, file, offset: rec.offset, headers: Object.fromEntries(rec.headers), body: rec.body };
-    }
+  documents(shard, bytes, config, counters) {
+    return warcDocuments({ file: basename(shard.uri), label: bytes.label, open: (start) => windowedRead((from, to) => bytes.read(from, to), start), start: shard.start ?? 0, end: shard.end }, config, counters);
   },
   createExtractor(config, counters) {
     const filters = webCaptionFilters();
