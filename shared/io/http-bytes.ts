@@ -134,7 +134,8 @@ function get(url: string, pos: number, end: number | undefined, idleMs: number, 
     const client = target.protocol === "https:" ? https : target.protocol === "http:" ? http : null;
     if (!client) return reject(new Error(`not an http(s) URL: ${url}`));
     const headers = { "accept-encoding": "identity", range: `bytes=${pos}-${end !== undefined ? end - 1 : ""}`, "user-agent": "paracap" };
-    const req = client.get(target, { headers }, (res) => {
+    // no kept-alive connection: one long read per file, and nothing left open to hold the process
+    const req = client.get(target, { headers, agent: false }, (res) => {
       const status = res.statusCode ?? 0;
       if (status >= 300 && status < 400 && res.headers.location) {
         res.destroy();
