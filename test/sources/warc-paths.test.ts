@@ -109,9 +109,29 @@ describe("a crawl read through its paths list, in the local runner", () => {
     const dir = tempDir("paracap-paths-ref-");
     for (const name of CRAWLS) copyFileSync(join(WARC, name), join(dir, name));
     const out = join(dir, "out");
-    await runLocal({ inputs: CRAWLS.map((n) => ({ path: join(dir, n), kind: "current" as const })), outDir: out, config: config(), workers: 1, progress: null });
+    const { stats } = await runLocal({ inputs: CRAWLS.map((n) => ({ path: join(dir, n), kind: "current" as const })), outDir: out, config: config(), workers: 1, progress: null });
     reference = datasets(out);
     expect(reference["silver.jsonl"]!.length).toBeGreaterThan(0);
+    // the web caption filters are the first rows of every tier's funnel: captions in, kept, dropped by reason, examples
+    for (const tier of ["gold", "silver"]) {
+      const funnel = stats.tiers[tier]!.funnel;
+      expect(funnel.slice(0, 5).map((r) => r.id)).toEqual(["web_length_v1", "web_boilerplate_v1", "web_profanity_v1", "web_language_v1", "all"]);
+      expect(funnel.map((r) => r.step)).toEqual(funnel.map((_, i) => i));
+      for (const [i, row] of funnel.slice(0, 4).entries()) {
+        const f = row.filter!;
+        expect(f.kept + f.dropped).toBe(f.in);
+        expect(Object.values(f.reasons).reduce((a, b) => a + b, 0)).toBe(f.dropped);
+        if (i > 0) expect(f.in).toBe(funnel[i - 1]!.filter!.kept); // each filter sees what the one above kept
+        expect(row.captions).toBe(f.kept);
+        expect(row.candidates).toBeNull();
+      }
+      expect(funnel[0]!.filter!.dropped).toBeGreaterThan(0);
+      expect(Object.keys(funnel[1]!.filter!.examples ?? {}).length).toBeGreaterThan(0); // boilerplate drops come with samples
+    }
+    const report = readFileSync(join(out, "report.md"), "utf8");
+    expect(report).toContain("before extraction (web captions): web caption is boilerplate");
+    expect(report).toMatch(/`web_boilerplate_v1` dropped/);
+    expect(readFileSync(join(out, "report.html"), "utf8")).toContain("before extraction (web captions)");
   }, 120_000);
 
   for (const mode of ["range", "drop", "norange"] as const) {

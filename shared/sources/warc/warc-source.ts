@@ -23,7 +23,7 @@ import { decodesToWarc, isGzipMagic } from "../../web/warc/gzip-member.ts";
 import { isWarcName, warcKind } from "../../web/warc/warc-kind.ts";
 import { acceptHtml, recordCaptions } from "../../web/html/page-captions.ts";
 import type { WebCaption } from "../../web/html/extract-captions.ts";
-import { keepWebCaption, webCaptionFilters } from "../../web/filters/web-caption-filters.ts";
+import { keepWebCaption, WEB_FILTER_TIER, webCaptionFilters } from "../../web/filters/web-caption-filters.ts";
 import { imageKey } from "../../web/html/image-url.ts";
 
 /** One HTML page of a crawl, as the WARC stored it (body still encoded). */
@@ -83,6 +83,8 @@ export const warcSource: Source<WarcPage> = {
   name: "warc",
   description: "web crawl WARC files (.warc, .warc.gz): image captions from HTML pages",
   counterPrefix: "warc",
+  webReferenceSources: ["img"],
+  captionFilters: { tier: WEB_FILTER_TIER, filters: webCaptionFilters() },
   documentsCounter: warcCounter("documents"),
   documentsNoun: "HTML records",
   claims(fileName, head) {
