@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveConfig } from "../../shared/core/config.ts";
 import { warcCounter, warcSkippedCounter } from "../../shared/core/counter-names.ts";
 import { fileBytes } from "../../shared/io/file-bytes.ts";
-import { HttpReadError, resumableGet } from "../../shared/io/http-bytes.ts";
 import { runLocal } from "../../shared/runner/local-runner.ts";
 import { BUILTIN_SOURCE_LIST, sourceRegistry } from "../../shared/sources/registry.ts";
 import { pathLines, pathsSource, pathUrl } from "../../shared/sources/warc/warc-paths-source.ts";
@@ -24,16 +23,9 @@ afterAll(removeTempDirs);
 
 const WARC = new URL("../../../shared/data/warc/", import.meta.url).pathname;
 const CRAWLS = ["pywb-iana.warc.gz", "dolma-sample-0000.warc.gz", "commoncrawl-whirlwind.warc.gz"];
-const IANA = join(WARC, "pywb-iana.warc.gz");
 
 /** The paths source with a short backoff (the dropping server forces a dozen resumes). */
 const sources = sourceRegistry([], BUILTIN_SOURCE_LIST.map((s) => (s.name === "warc-paths" ? pathsSource({ http: { backoffMs: 5 } }) : s)));
-
-async function collect(chunks: AsyncIterable<Buffer>): Promise<Buffer> {
-  const out: Buffer[] = [];
-  for await (const c of chunks) out.push(c);
-  return Buffer.concat(out);
-}
 
 const servers = new Map<ServerMode, CrawlServer>();
 beforeAll(async () => {
@@ -67,36 +59,6 @@ describe("paths lists", () => {
     expect(pathUrl("//evil.example/x.warc.gz", base)).toBeNull();
     expect(pathUrl("../../etc/x.warc.gz", "http://127.0.0.1:9/crawl")).toBeNull();
     expect(pathUrl("x.warc.gz", "http://127.0.0.1:9/crawl")).toBe("http://127.0.0.1:9/crawl/x.warc.gz");
-  });
-});
-
-describe("resumable HTTP reads", () => {
-  it("a connection dropped mid-file is resumed with Range from the byte reached: the same bytes as the file", async () => {
-    const server = servers.get("drop")!;
-    let retries = 0;
-    const got = await collect(resumableGet(`${server.base}pywb-iana.warc.gz`, 0, undefined, { backoffMs: 1, onRetry: () => retries++ }));
-    expect(got.equals(readFileSync(IANA))).toBe(true);
-    expect(retries).toBe(Math.ceil(readFileSync(IANA).length / (64 * 1024)) - 1);
-    const asked = server.ranges.get("pywb-iana.warc.gz")!;
-    expect(asked.slice(0, 3)).toEqual(["bytes=0-", "bytes=65536-", "bytes=131072-"]);
-  });
-
-  it("a server that ignores Range: the bytes already handed on are skipped, a bounded read stops at its end", async () => {
-    const server = servers.get("norange")!;
-    let ignored = 0;
-    const file = readFileSync(IANA);
-    const got = await collect(resumableGet(`${server.base}pywb-iana.warc.gz`, 1000, 300_000, { backoffMs: 1, onRangeIgnored: () => ignored++ }));
-    expect(got.equals(file.subarray(1000, 300_000))).toBe(true);
-    expect(ignored).toBe(Math.ceil(300_000 / (64 * 1024))); // cut after 64 KB, 128 KB, …: five answers to reach byte 300,000
-    expect(server.ranges.get("pywb-iana.warc.gz")!.slice(0, 2)).toEqual(["bytes=1000-299999", "bytes=65536-299999"]);
-  });
-
-  it("a missing file fails at once (404 is not retried)", async () => {
-    let retries = 0;
-    const read = collect(resumableGet(`${servers.get("range")!.base}no-such.warc.gz`, 0, undefined, { onRetry: () => retries++ }));
-    await expect(read).rejects.toThrow(HttpReadError);
-    await expect(read).rejects.toThrow(/HTTP 404/);
-    expect(retries).toBe(0);
   });
 });
 
