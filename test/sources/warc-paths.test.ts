@@ -11,6 +11,7 @@ import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveConfig } from "../../shared/core/config.ts";
 import { warcCounter, warcSkippedCounter } from "../../shared/core/counter-names.ts";
+import { DumpError } from "../../shared/dump/errors.ts";
 import { fileBytes } from "../../shared/io/file-bytes.ts";
 import { runLocal } from "../../shared/runner/local-runner.ts";
 import { BUILTIN_SOURCE_LIST, sourceRegistry } from "../../shared/sources/registry.ts";
@@ -50,6 +51,17 @@ describe("paths lists", () => {
         { index: 3, line: "crawl-data/c.warc.gz" },
       ]);
     }
+  });
+
+  it("a damaged gzip list is a DumpError naming the file, never a hang", async () => {
+    const dir = tempDir("paracap-paths-bad-");
+    const gz = gzipSync(Array.from({ length: 2000 }, (_, i) => `crawl-data/segment-${i}/file-${i * 7919}.warc.gz`).join("\n"));
+    writeFileSync(join(dir, "warc.paths.gz"), gz.subarray(0, gz.length >> 1));
+    const read = async () => {
+      for await (const _ of pathLines(fileBytes(join(dir, "warc.paths.gz"))));
+    };
+    await expect(read()).rejects.toThrow(DumpError);
+    await expect(read()).rejects.toThrow(/warc\.paths\.gz: damaged gzip data after line \d+/);
   });
 
   it("resolves a path under the base URL and refuses one that leaves it", () => {

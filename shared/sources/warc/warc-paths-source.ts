@@ -14,7 +14,7 @@
  */
 import { basename } from "node:path";
 import { createGunzip } from "node:zlib";
-import { Readable } from "node:stream";
+import { pipeline, Readable } from "node:stream";
 import { WARC_DAMAGE_SAMPLE, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import type { ParacapConfig } from "../../core/config.ts";
 import type { Counters } from "../../core/counters.ts";
@@ -45,7 +45,13 @@ export async function* pathLines(bytes: ByteSource): AsyncGenerator<{ index: num
     for (let n = await it.next(); !n.done; n = await it.next()) yield n.value;
   }
   const gz = first.value[0] === 0x1f && first.value[1] === 0x8b;
-  const decoded: AsyncIterable<Buffer> = gz ? Readable.from(all()).pipe(createGunzip()) : all();
+  let decoded: AsyncIterable<Buffer> = all();
+  if (gz) {
+    // pipeline, not pipe: a failed read reaches the consumer instead of leaving the gunzip waiting
+    const gunzip = createGunzip();
+    pipeline(Readable.from(decoded), gunzip, () => {});
+    decoded = gunzip;
+  }
   let rest = "";
   let index = 0;
   const emit = function* (text: string) {
@@ -53,14 +59,19 @@ export async function* pathLines(bytes: ByteSource): AsyncGenerator<{ index: num
     const i = index++;
     if (line) yield { index: i, line };
   };
-  for await (const chunk of decoded) {
-    rest += chunk.toString("utf8");
-    let nl: number;
-    while ((nl = rest.indexOf("\n")) >= 0) {
-      yield* emit(rest.slice(0, nl));
-      rest = rest.slice(nl + 1);
+  try {
+    for await (const chunk of decoded) {
+      rest += chunk.toString("utf8");
+      let nl: number;
+      while ((nl = rest.indexOf("\n")) >= 0) {
+        yield* emit(rest.slice(0, nl));
+        rest = rest.slice(nl + 1);
+      }
+      if (rest.length > MAX_LINE_CHARS) throw new DumpError(bytes.label, null, `line ${index + 1} is longer than ${MAX_LINE_CHARS} characters: not a paths list`);
     }
-    if (rest.length > MAX_LINE_CHARS) throw new DumpError(bytes.label, null, `line ${index + 1} is longer than ${MAX_LINE_CHARS} characters: not a paths list`);
+  } catch (e) {
+    if (gz && typeof (e as NodeJS.ErrnoException).code === "string" && (e as NodeJS.ErrnoException).code!.startsWith("Z_")) throw new DumpError(bytes.label, null, `damaged gzip data after line ${index}: ${(e as Error).message}`);
+    throw e;
   }
   yield* emit(rest);
 }
