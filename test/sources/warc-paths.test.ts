@@ -17,7 +17,7 @@ import { runLocal } from "../../shared/runner/local-runner.ts";
 import { BUILTIN_SOURCE_LIST, sourceRegistry } from "../../shared/sources/registry.ts";
 import { pathLines, pathsSource, pathUrl } from "../../shared/sources/warc/warc-paths-source.ts";
 import { PARTITIONS } from "../cloud/helpers.ts";
-import { removeTempDirs, tempDir } from "../runner/helpers.ts";
+import { removeTempDirs, runCli, tempDir } from "../runner/helpers.ts";
 import { serveCrawl, type CrawlServer, type ServerMode } from "./warc-http-server.ts";
 
 afterAll(removeTempDirs);
@@ -130,4 +130,14 @@ describe("a crawl read through its paths list, in the local runner", () => {
       if (mode === "norange") expect(x[warcCounter("http.range_ignored")]).toBeGreaterThan(0);
     }, 120_000);
   }
+
+  it("the CLI: paracap run --input warc.paths.gz --warc-base-url <url>", async () => {
+    const dir = tempDir("paracap-paths-cli-");
+    writeFileSync(join(dir, "warc.paths.gz"), gzipSync(CRAWLS.join("\n") + "\n"));
+    const out = join(dir, "out");
+    const r = await runCli(["run", "--input", join(dir, "warc.paths.gz"), "--warc-base-url", servers.get("range")!.base, "--tiers", "gold,silver", "--partitions", String(PARTITIONS), "--out", out, "--quiet"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(datasets(out)).toEqual(reference);
+    expect(JSON.parse(readFileSync(join(out, "config.json"), "utf8")).extraction.warcBaseUrl).toBe(servers.get("range")!.base);
+  }, 120_000);
 });
