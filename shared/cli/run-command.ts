@@ -50,6 +50,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       partitions: { type: "string" },
       workers: { type: "string" },
       model: { type: "string" },
+      "warc-base-url": { type: "string" },
       fresh: { type: "boolean", default: false },
       quiet: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
@@ -71,6 +72,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   if (values.partitions) flags.partitions = positiveInt(values.partitions, "--partitions");
   if (values.model) flags.scoring = { transformer: { model: values.model } };
+  if (values["warc-base-url"] !== undefined) flags.extraction = { warcBaseUrl: values["warc-base-url"] };
   const envLayer = configFromEnv(process.env);
   const config = resolveConfig(fileConfig, envLayer, flags);
   if (values.model !== undefined && values.model.trim() === "") throw new UserError(`--model needs a model directory (or a hub id)`);

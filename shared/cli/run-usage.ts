@@ -1,7 +1,9 @@
 /** Usage text of `paracap run`, apart from the command so that `paracap --help` loads nothing else. */
 export const RUN_USAGE = `paracap run [--input <dump>…] [--history <dump>…] [--out <dir>] [options]
 
-  --input <dump>     current-revision dump (.xml, .xml.bz2, multistream with its index);
+  --input <dump>     current-revision dump (.xml, .xml.bz2, multistream with its index),
+                     caption list (.tsv), web crawl (.warc, .warc.gz) or a crawl's paths
+                     list (warc.paths.gz: each line a WARC read over HTTP(S));
                      a file whose name contains "history" is read as full history
   --history <dump>   full-history dump (feeds the bronze tier)
   --images <dir|tar> img2dataset output holding the images of the inputs' URLs: identity
@@ -13,6 +15,8 @@ export const RUN_USAGE = `paracap run [--input <dump>…] [--history <dump>…] 
   --workers <n>      worker threads (default: all cores)
   --model <dir>      transformer model directory (or, online, a hub id such as
                      Xenova/all-MiniLM-L6-v2): adds the embedding and bertscore metrics
+  --warc-base-url <url>  server of the WARCs a paths list names
+                     (default https://data.commoncrawl.org/; PARACAP_WARC_BASE_URL)
   --fresh            discard an earlier run in --out instead of resuming it
   --quiet            no progress on stderr
   --help             this text

@@ -39,6 +39,8 @@ export const ParacapConfig = z.object({
       .describe("[[:File:X|label]] links to the file page: text = an ordinary link (its label stays in the caption around it, not a use of the image); reference = a use of the image with the label as caption (reference implementation)"),
     unknownTemplates: z.enum(["mark", "delete"]).default("mark")
       .describe("templates in a caption that paracap cannot render: mark = the caption is dropped as unrendered_template (no caption with silently missing words); delete = cut out (reference implementation)"),
+    warcBaseUrl: z.string().max(2048).url().refine((u) => /^https?:\/\//i.test(u), "an http(s) URL").default("https://data.commoncrawl.org/")
+      .describe("web crawl paths lists (warc.paths.gz): each line is a WARC path read over HTTP(S) from under this URL"),
   }).prefault({}),
   captions: z.object({
     minWords: MinWords.default(6).describe("paper: 6; thesis: 10"),

@@ -21,6 +21,8 @@ export const ConfigEnv = z.object({
   PARACAP_CLASSIFIER: z.preprocess(unsetIfEmpty, Classifier.optional()),
   /** transformer model of the embedding/bertscore scorers (a directory, or a hub id); giving one adds those scorers */
   PARACAP_MODEL: z.preprocess(unsetIfEmpty, z.string().trim().min(1).optional()),
+  /** server of the WARCs a crawl paths list names (extraction.warcBaseUrl): a deployment setting, never an upload's */
+  PARACAP_WARC_BASE_URL: z.preprocess(unsetIfEmpty, z.string().trim().url().optional()),
 });
 export type ConfigEnv = z.output<typeof ConfigEnv>;
 
@@ -30,6 +32,7 @@ export interface EnvLayer {
   partitions?: number;
   captions?: { minWords?: number; classifier?: Classifier };
   scoring?: { transformer: { model: string } };
+  extraction?: { warcBaseUrl: string };
 }
 type Classifier = z.infer<typeof Classifier>;
 
@@ -43,6 +46,7 @@ export function layerFromEnv(env: ConfigEnv): EnvLayer {
   if (env.PARACAP_CLASSIFIER !== undefined) captions.classifier = env.PARACAP_CLASSIFIER;
   if (Object.keys(captions).length > 0) out.captions = captions;
   if (env.PARACAP_MODEL !== undefined) out.scoring = { transformer: { model: env.PARACAP_MODEL } };
+  if (env.PARACAP_WARC_BASE_URL !== undefined) out.extraction = { warcBaseUrl: env.PARACAP_WARC_BASE_URL };
   return out;
 }
 
@@ -61,6 +65,7 @@ export function envFromLayer(layer: EnvLayer): Record<string, string> {
   if (layer.captions?.minWords !== undefined) out.PARACAP_MIN_WORDS = String(layer.captions.minWords);
   if (layer.captions?.classifier !== undefined) out.PARACAP_CLASSIFIER = layer.captions.classifier;
   if (layer.scoring) out.PARACAP_MODEL = layer.scoring.transformer.model;
+  if (layer.extraction) out.PARACAP_WARC_BASE_URL = layer.extraction.warcBaseUrl;
   return out;
 }
 

@@ -81,7 +81,7 @@ export function funnelMeasures(rows: FunnelRow[]): { step: string; order: number
     const step = `${r.step}. ${shorten(r.label, 50)}`;
     if (r.references !== null) out.push({ step, order: r.step, measure: "references", value: r.references });
     if (r.captions !== null) out.push({ step, order: r.step, measure: "captions", value: r.captions });
-    out.push({ step, order: r.step, measure: "candidate pairs", value: r.candidates });
+    if (r.candidates !== null) out.push({ step, order: r.step, measure: "candidate pairs", value: r.candidates });
   }
   return out;
 }

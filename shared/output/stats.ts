@@ -26,7 +26,8 @@ export const FunnelRow = z.object({
   references: z.number().nullable(),
   mean_refs_per_image: z.number().nullable(),
   captions: z.number().nullable(),
-  candidates: z.number(),
+  /** null on a row before extraction (a source's caption filter: no images or pairs yet) */
+  candidates: z.number().nullable(),
   filter: z.object({
     in: z.number(),
     kept: z.number(),
@@ -69,7 +70,48 @@ export const Stats = z.object({
 });
 export type Stats = z.infer<typeof Stats>;
 
-export function funnelTable(config: ParacapConfig, counters: Counters, tier: string, final: FinalRowCounts, phaseFilters: readonly FilterInfo[] = []): FunnelRow[] {
+/** A caption filter a source applies before extraction, and the tier name its counters are under. */
+export interface SourceCaptionFilter {
+  tier: string;
+  info: FilterInfo;
+}
+
+/**
+ * The funnel rows of the sources' caption filters (web captions: length, boilerplate, profanity,
+ * language) that this run applied: they act before any reference exists, so each row counts captions
+ * only (in, kept, dropped by reason, examples), the same in every tier's funnel.
+ */
+function sourceFilterRows(counters: Counters, filters: readonly SourceCaptionFilter[]): FunnelRow[] {
+  return filters
+    .filter(({ tier, info }) => counters.get(filterCounter(tier, info.id, "in")) > 0)
+    .map(({ tier, info }, step) => {
+      const kept = counters.get(filterCounter(tier, info.id, "kept"));
+      return {
+        step,
+        paper_step: 0,
+        in_paper: false,
+        id: info.id,
+        label: `before extraction (${tier} captions): ${info.description}`,
+        unit: "captions" as const,
+        images: null,
+        images_ge2: null,
+        images_ge5: null,
+        references: null,
+        mean_refs_per_image: null,
+        captions: kept,
+        candidates: null,
+        filter: { in: counters.get(filterCounter(tier, info.id, "in")), kept, dropped: counters.get(filterCounter(tier, info.id, "dropped")), reasons: counters.withPrefix(filterReasonsPrefix(tier, info.id)), ...examplesOf(counters, tier, info.id) },
+      };
+    });
+}
+
+export function funnelTable(config: ParacapConfig, counters: Counters, tier: string, final: FinalRowCounts, phaseFilters: readonly FilterInfo[] = [], sourceFilters: readonly SourceCaptionFilter[] = []): FunnelRow[] {
+  const before = sourceFilterRows(counters, sourceFilters);
+  const rows = tierFunnel(config, counters, tier, final, phaseFilters);
+  return before.length === 0 ? rows : [...before, ...rows.map((r) => ({ ...r, step: r.step + before.length }))];
+}
+
+function tierFunnel(config: ParacapConfig, counters: Counters, tier: string, final: FinalRowCounts, phaseFilters: readonly FilterInfo[]): FunnelRow[] {
   const spec = tierSpecs(config).find((t) => t.name === tier)!;
   const rows = funnelRows(config, spec, { setSizeMax: runSetSizeMax(config, counters), phaseFilters });
   // pairs over the per-image cap were never made: the first pair row counts them as its drops

@@ -20,6 +20,8 @@ export interface GroupOptions {
   tierFilters?: (tier: TierSpec, ctx: StageContext) => TierFilters;
   /** pairs of one image and caption type kept at most (default MAX_PAIRS_PER_IMAGE) */
   maxPairsPerImage?: number;
+  /** reference sources of web images, whose set sizes are counted for the set-size bound (the run's sources declare them: `Source.webReferenceSources`); default none */
+  webSources?: ReadonlySet<string>;
 }
 
 /**
@@ -30,6 +32,8 @@ export interface GroupOptions {
  * bounds (180 distinct uses: 16,110 pairs) stay under it.
  */
 export const MAX_PAIRS_PER_IMAGE = 20_000;
+
+const NO_WEB_SOURCES: ReadonlySet<string> = new Set();
 
 export function groupStage(config: ParacapConfig, opts: GroupOptions = {}): Stage<ShuffleRef, CandidatePair> {
   const specs = tierSpecs(config);
@@ -51,7 +55,7 @@ export function groupStage(config: ParacapConfig, opts: GroupOptions = {}): Stag
         else byImage.set(key, [r]);
       }
       const keys = [...byImage.keys()].sort();
-      const setSizes = countWebSets(byImage, ctx);
+      const setSizes = countWebSets(byImage, opts.webSources ?? NO_WEB_SOURCES, ctx);
       for (const filters of tiers) {
         // Images whose filters await are judged IMAGE_WINDOW at a time (pixel reads and model calls
         // overlap); with synchronous filters each image is done when its call returns. Pairs come out
@@ -187,20 +191,14 @@ function mix32(a: number, b: number): number {
 }
 
 /**
- * Where a reference found on the web comes from: a caption list's row, an HTML page's img. The
- * thesis bounds the equivalence sets of web images (§5.1.2); Wikipedia's files are bounded by their
- * reference counts instead.
- */
-export const WEB_REFERENCE_SOURCES: ReadonlySet<string> = new Set(["row", "img"]);
-
-/**
  * Set sizes (distinct uses) of the images that come from the web only, and their moments as
  * counters (`group.web.*`, merged over partitions): the dedup phase bounds set sizes by them.
  */
-function countWebSets(byImage: Map<string, ShuffleRef[]>, ctx: StageContext): Map<string, number> {
+function countWebSets(byImage: Map<string, ShuffleRef[]>, web: ReadonlySet<string>, ctx: StageContext): Map<string, number> {
   const sizes = new Map<string, number>();
+  if (web.size === 0) return sizes;
   for (const [key, refs] of byImage) {
-    if (!refs.every((r) => WEB_REFERENCE_SOURCES.has(r.source))) continue;
+    if (!refs.every((r) => web.has(r.source))) continue;
     const size = mergeIdenticalUses(refs).length;
     sizes.set(key, size);
     ctx.counters.inc(WEB_SET_COUNTERS.images);

@@ -10,6 +10,7 @@ import { captionTsvSource } from "./caption-tsv/caption-tsv-source.ts";
 import { img2datasetSource } from "./img2dataset/img2dataset-source.ts";
 import { mediawikiSource } from "./mediawiki/mediawiki-source.ts";
 import { warcSource } from "./warc/warc-source.ts";
+import { warcPathsSource } from "./warc/warc-paths-source.ts";
 
 export interface SourceRegistry {
   get(name: string): AnySource;
@@ -25,10 +26,11 @@ export interface SourceRegistry {
 }
 
 /**
- * The built-in sources, most specific first: WARCs (by name, or a first gzip member that decodes to a
- * WARC record), img2dataset tars and folders and caption TSVs before MediaWiki, which accepts any compressed or XML-looking file.
+ * The built-in sources, most specific first: crawl paths lists (by name), WARCs (by name, or a first
+ * gzip member that decodes to a WARC record), img2dataset tars and folders and caption TSVs before
+ * MediaWiki, which accepts any compressed or XML-looking file.
  */
-export const BUILTIN_SOURCE_LIST: readonly AnySource[] = [warcSource, img2datasetSource, captionTsvSource, mediawikiSource];
+export const BUILTIN_SOURCE_LIST: readonly AnySource[] = [warcPathsSource, warcSource, img2datasetSource, captionTsvSource, mediawikiSource];
 
 /** Extra sources are tried before the built-in ones. */
 export function sourceRegistry(extra: readonly AnySource[] = [], builtins: readonly AnySource[] = BUILTIN_SOURCE_LIST): SourceRegistry {

@@ -9,6 +9,7 @@
  */
 import type { ParacapConfig } from "../core/config.ts";
 import type { Counters } from "../core/counters.ts";
+import type { FilterInfo } from "../core/filter.ts";
 import type { DocId, ReferenceSource } from "../core/records.ts";
 import type { ByteSource } from "../io/byte-source.ts";
 import type { ShardSpec } from "./shard-spec.ts";
@@ -101,4 +102,16 @@ export interface Source<Doc = unknown> {
   size(doc: Doc): number;
   /** lines report.md writes about what the source read (from stats.json's extraction counters); none when it read nothing */
   reportLines(extraction: Readonly<Record<string, number>>): string[];
+  /**
+   * The reference sources (`SourceRef.source`) it emits for images found on the web (a caption list's
+   * row, a page's img): the equivalence sets of images only they use are bounded by the set-size rule
+   * (thesis §5.1.2); a dump's files are bounded by their reference counts instead. None: not web images.
+   */
+  readonly webReferenceSources?: readonly ReferenceSource[];
+  /**
+   * Filters its extractor applies to caption texts before they become references, counted under
+   * `filter.<tier>.<id>.*` (applyFilter with that tier name): each a row at the top of every tier's funnel
+   * of a run that applied it.
+   */
+  readonly captionFilters?: { readonly tier: string; readonly filters: readonly FilterInfo[] };
 }

@@ -12,7 +12,7 @@ import { JsonlWriter } from "../io/jsonl.ts";
 import { cmp } from "../pipeline/group-stage.ts";
 import { writePublication } from "../output/publish.ts";
 import { renderReport } from "../output/report.ts";
-import { funnelTable, type FinalRowCounts, type Stats } from "../output/stats.ts";
+import { funnelTable, type FinalRowCounts, type SourceCaptionFilter, type Stats } from "../output/stats.ts";
 import { mergeSorted } from "./bounded-merge.ts";
 import type { DatasetReader } from "./datasets.ts";
 import type { RunManifest } from "./manifest.ts";
@@ -79,10 +79,13 @@ export async function runAggregateTask(ctx: OnceContext): Promise<Stats> {
   const tiers: Stats["tiers"] = {};
   const samples: Record<string, ScoredPair[]> = {};
   const scored = ctx.read<ScoredPair>("scored");
+  // the sources' caption filters (web captions), once each even when several sources share them
+  const sourceFilters = new Map<string, SourceCaptionFilter>();
+  for (const s of ctx.sources.all()) for (const info of s.captionFilters?.filters ?? []) sourceFilters.set(`${s.captionFilters!.tier}\u0000${info.id}`, { tier: s.captionFilters!.tier, info });
   for (const tier of manifest.config.tiers) {
     const final = await mergeTier(manifest, work, output, scored, tier, manifest.config.report.samplesPerTier, (s) => (samples[tier] = s));
     const phaseRows = phases.flatMap((p) => p.funnelFilters?.(manifest.config, tier) ?? []);
-    tiers[tier] = { input: tierInput(tier), pairs: final.pairs, funnel: funnelTable(manifest.config, counters, tier, final, phaseRows) };
+    tiers[tier] = { input: tierInput(tier), pairs: final.pairs, funnel: funnelTable(manifest.config, counters, tier, final, phaseRows, [...sourceFilters.values()]) };
   }
 
   const inputs = new Map<string, Stats["inputs"][number]>();

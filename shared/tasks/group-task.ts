@@ -28,7 +28,9 @@ async function groupPartition(ctx: UnitContext): Promise<void> {
   const { manifest, counters } = ctx;
   const refs = ctx.read<ShuffleRef>("refs").read(partition);
   await withWriter(ctx.write<CandidatePair>("pairs"), async (out) => {
-    for await (const pair of groupStage(manifest.config).run(refs, taskStageContext(ctx.work, counters))) {
+    // the reference sources of web images, as the run's sources declare them (a caption list's row, a page's img)
+    const webSources = new Set(ctx.runner.sources.all().flatMap((s) => s.webReferenceSources ?? []));
+    for await (const pair of groupStage(manifest.config, { webSources }).run(refs, taskStageContext(ctx.work, counters))) {
       await out.write(partitionOf(uniqueKey(pair), manifest.config.partitions), pair);
       counters.inc(groupPairsCounter(pair.tier));
     }

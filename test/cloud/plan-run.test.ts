@@ -211,6 +211,6 @@ describe("planRun", () => {
   });
 
   it("anything else is ignored, saying why", async () => {
-    expect(await plan(await put("readme.txt", "hello"))).toEqual({ ignored: expect.stringContaining("readme.txt is none of the inputs the planner reads (web crawl WARC files") });
+    expect(await plan(await put("readme.txt", "hello"))).toEqual({ ignored: expect.stringContaining("readme.txt is none of the inputs the planner reads (web crawl paths lists (warc.paths.gz") });
   });
 });

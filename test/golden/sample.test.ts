@@ -15,7 +15,7 @@ import { readPairs, readStats, run, SAMPLE_CURRENT, SAMPLE_HISTORY, tempDir, rem
 afterAll(removeTempDirs);
 
 /** [id, images, ≥2, ≥5, references, captions, candidates, filter in, kept, dropped, reasons] */
-type Row = [string, number | null, number | null, number | null, number | null, number | null, number, ...([] | [number, number, number, Record<string, number>])];
+type Row = [string, number | null, number | null, number | null, number | null, number | null, number | null, ...([] | [number, number, number, Record<string, number>])];
 
 const compact = (r: FunnelRow): Row => {
   const base: Row = [r.id, r.images, r.images_ge2, r.images_ge5, r.references, r.captions, r.candidates];

@@ -87,7 +87,7 @@ describe("a source registered by the caller", () => {
   });
 
   it("a name the registry does not know is an error naming the known ones", () => {
-    expect(() => sourceRegistry().get("parquet")).toThrow(/unknown input source "parquet" \(known: warc, img2dataset, caption-tsv, mediawiki\)/);
+    expect(() => sourceRegistry().get("parquet")).toThrow(/unknown input source "parquet" \(known: warc-paths, warc, img2dataset, caption-tsv, mediawiki\)/);
     expect(() => sourceRegistry([{ ...jsonCaptions, name: "mediawiki" }])).toThrow(/duplicate source name/);
   });
 });

@@ -3,10 +3,14 @@
  * gzip members, the wget capture, the Common Crawl page) and a small Wikipedia dump built here from
  * the real markup of the Aragonese page the Common Crawl WARC captured. Locally, the crawl and the
  * dump meet on one image key; uploaded to the emulators' input bucket (`paracap cloud upload`, one
- * manifest), the cloud runner plans, reads and publishes the same outputs byte for byte.
+ * manifest), the cloud runner plans, reads and publishes the same outputs byte for byte. A crawl's
+ * paths list (`warc.paths.gz`) uploaded alone starts a run over its lines, each WARC read over HTTP
+ * from a loopback server (the deployment's PARACAP_WARC_BASE_URL): the local runner's outputs on the
+ * same list, byte for byte.
  */
 import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { Storage } from "@google-cloud/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulators, type Emulators } from "../../scripts/emulators/emulate.ts";
@@ -17,6 +21,8 @@ import { LocalStore } from "../../shared/io/local-store.ts";
 import { runLocal } from "../../shared/runner/local-runner.ts";
 import { cloudConfig, comparable, paracap, PARTITIONS, pubsubEmulatorMissing, readDir, readObjects, SHARD_BYTES, skipMessage, waitForRun } from "../cloud/helpers.ts";
 import { removeTempDirs, tempDir } from "../runner/helpers.ts";
+import { resolveConfig, type ParacapConfig } from "../../shared/core/config.ts";
+import { serveCrawl, type CrawlServer } from "./warc-http-server.ts";
 
 afterAll(removeTempDirs);
 
@@ -44,14 +50,16 @@ function inputs(): { dir: string; names: string[] } {
   return { dir, names: [...CRAWLS, "anwiki-escopete-pages-articles.xml"] };
 }
 
-const config = () => ({ ...cloudConfig(), tiers: ["gold" as const, "silver" as const], extraction: { ...cloudConfig().extraction, fileAliases: ["Imachen"] } });
+const config = () => ({ ...cloudConfig(), tiers: ["gold" as const, "silver" as const], extraction: { ...cloudConfig().extraction, fileAliases: ["Imachen"], ...baseUrl() } });
+/** the loopback server's URL, once the cloud suite set it as the deployment's (every run of this file then has it) */
+const baseUrl = () => (process.env.PARACAP_WARC_BASE_URL ? { warcBaseUrl: process.env.PARACAP_WARC_BASE_URL } : {});
 
-async function localRun(dir: string, names: string[]): Promise<string> {
+async function localRun(dir: string, names: string[], runConfig: ParacapConfig = config()): Promise<string> {
   const out = join(dir, "local");
   const cwd = process.cwd();
   process.chdir(dir);
   try {
-    await runLocal({ inputs: names.map((path) => ({ path, kind: "current" as const })), outDir: out, config: config(), workers: 1, progress: null, shardBytes: SHARD_BYTES });
+    await runLocal({ inputs: names.map((path) => ({ path, kind: "current" as const })), outDir: out, config: runConfig, workers: 1, progress: null, shardBytes: SHARD_BYTES });
   } finally {
     process.chdir(cwd);
   }
@@ -83,7 +91,12 @@ describe.skipIf(missing !== null)("crawl shards, cloud runner on the emulators",
   let cloud: LocalCloud;
   let storage: Storage;
 
+  let server: CrawlServer;
+
   beforeAll(async () => {
+    // the deployment's setting, read by the in-process functions from the environment
+    server = await serveCrawl(WARC, "range");
+    process.env.PARACAP_WARC_BASE_URL = server.base;
     emu = await startEmulators();
     cloud = await startLocalCloud({ emulators: emu, partitions: PARTITIONS, shardBytes: SHARD_BYTES });
     storage = new Storage({ apiEndpoint: emu.gcsUrl, projectId: emu.projectId });
@@ -92,6 +105,8 @@ describe.skipIf(missing !== null)("crawl shards, cloud runner on the emulators",
   afterAll(async () => {
     await cloud?.stop();
     await emu?.stop();
+    await server?.close();
+    delete process.env.PARACAP_WARC_BASE_URL;
   });
 
   it("uploaded WARCs and a dump give the local runner's outputs byte for byte", async () => {
@@ -106,5 +121,23 @@ describe.skipIf(missing !== null)("crawl shards, cloud runner on the emulators",
     const got = comparable(await readObjects(storage, cloud.buckets.output, `${runId}/`), true, ["gold", "silver"]);
     expect(got["stats.json"]).toBe(expected["stats.json"]);
     expect(got).toEqual(expected);
+  });
+
+  it("an uploaded paths list starts a run over its lines (each WARC over HTTP): the local runner's outputs on the list, byte for byte", async () => {
+    const dir = tempDir("paracap-warc-paths-cloud-");
+    const name = "crawl.warc.paths.gz";
+    writeFileSync(join(dir, name), gzipSync(CRAWLS.join("\n") + "\n"));
+    // what a lone upload gets: the deployment's config (gold and silver: a crawl is current input)
+    const runConfig = resolveConfig({ partitions: PARTITIONS, tiers: ["gold", "silver"], extraction: { warcBaseUrl: server.base } });
+    const expected = comparable(readDir(await localRun(dir, [name], runConfig)), false, ["gold", "silver"]);
+    expect(expected["silver.jsonl"]!.length).toBeGreaterThan(0);
+    const up = await paracap(["cloud", "upload", join(dir, name)], cloud.env);
+    expect(up.code, up.stderr).toBe(0);
+    const runId = up.stdout.trim();
+    await waitForRun(storage, cloud.buckets.output, runId);
+    const got = comparable(await readObjects(storage, cloud.buckets.output, `${runId}/`), true, ["gold", "silver"]);
+    expect(JSON.parse(got["stats.json"]!).shards.total).toBe(CRAWLS.length);
+    expect(got).toEqual(expected);
+    expect(server.ranges.get("pywb-iana.warc.gz")!.length).toBeGreaterThanOrEqual(4); // read twice (local, cloud): head + body each
   });
 });

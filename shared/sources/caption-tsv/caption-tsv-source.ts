@@ -18,6 +18,7 @@ export const captionTsvSource: Source<CaptionLine> = {
   name: "caption-tsv",
   description: "caption<TAB>image URL lines (Conceptual Captions, img2dataset URL lists)",
   counterPrefix: "tsv",
+  webReferenceSources: ["row"],
   documentsCounter: tsvCounter("lines.emitted"),
   documentsNoun: "lines",
   claims(fileName, head) {

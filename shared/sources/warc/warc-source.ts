@@ -18,6 +18,8 @@
  * them, in any shard of the run. Other runs read exactly what they read before.
  */
 import { basename } from "node:path";
+import type { ParacapConfig } from "../../core/config.ts";
+import type { Counters } from "../../core/counters.ts";
 import { WARC_SKIPPED_PREFIX, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import type { ByteRange, DocumentRefs, Source, SourceRef } from "../source.ts";
 import { windowedRead } from "../../io/byte-source.ts";
@@ -26,7 +28,7 @@ import { decodesToWarc, isGzipMagic } from "../../web/warc/gzip-member.ts";
 import { isWarcName, warcKind } from "../../web/warc/warc-kind.ts";
 import { acceptHtml, recordCaptions } from "../../web/html/page-captions.ts";
 import type { WebCaption } from "../../web/html/extract-captions.ts";
-import { keepWebCaption, webCaptionFilters } from "../../web/filters/web-caption-filters.ts";
+import { keepWebCaption, WEB_FILTER_TIER, webCaptionFilters } from "../../web/filters/web-caption-filters.ts";
 import { imageKey } from "../../web/html/image-url.ts";
 import { isPixelPivot } from "../../core/plugin-names.ts";
 import type { WarcRecordHead } from "../../web/warc/warc-reader.ts";
@@ -74,10 +76,47 @@ function imageRecordBytes(doc: WarcPage, maxBytes: number): ImageBytes[] {
   return [{ image: key.key, bytes: "drop" in decoded ? null : new Uint8Array(decoded.bytes.buffer, decoded.bytes.byteOffset, decoded.bytes.byteLength) }];
 }
 
+/** One WARC file to read: its name (WET/WAT are told by it), a label for damage samples, its bytes from a position, the shard's range. */
+export interface WarcInput {
+  file: string;
+  label: string;
+  open(start: number): AsyncIterable<Buffer>;
+  start: number;
+  end: number | null;
+}
+
+/** The HTML pages of one WARC (or of one shard of it); WET and WAT files are counted and not read. */
+export async function* warcDocuments(input: WarcInput, config: ParacapConfig, counters: Counters): AsyncGenerator<WarcPage> {
+  const kind = warcKind(input.file);
+  if (kind !== "warc") {
+    // WET (plain text) and WAT (metadata) hold no HTML: recognised, counted, not read
+    counters.inc(warcSkippedCounter(`${kind}_file`));
+    return;
+  }
+  for await (const rec of readWarc({
+    open: input.open,
+    file: input.label,
+    start: input.start,
+    end: input.end,
+    counters,
+    maxBodyBytes: config.extraction.maxPageBytes,
+    accept: isPixelPivot(config.pivot) ? acceptHtmlOrImage : acceptHtml,
+  })) {
+    if (!rec.targetUri) {
+      counters.inc(warcSkippedCounter("no_target_uri"));
+      continue;
+    }
+    counters.inc(warcCounter(IMAGE_TYPE.test(rec.headers.get("content-type") ?? "") ? "image_records" : "documents"));
+    yield { id: rec.recordId, uri: rec.targetUri, date: rec.date, file: input.file, offset: rec.offset, headers: Object.fromEntries(rec.headers), body: rec.body };
+  }
+}
+
 export const warcSource: Source<WarcPage> & ImageBytesSource = {
   name: "warc",
   description: "web crawl WARC files (.warc, .warc.gz): image captions from HTML pages",
   counterPrefix: "warc",
+  webReferenceSources: ["img"],
+  captionFilters: { tier: WEB_FILTER_TIER, filters: webCaptionFilters() },
   documentsCounter: warcCounter("documents"),
   documentsNoun: "HTML records",
   claims(fileName, head) {
@@ -95,30 +134,8 @@ export const warcSource: Source<WarcPage> & ImageBytesSource = {
     }
     return ranges;
   },
-  async *documents(shard, bytes, config, counters) {
-    const file = basename(shard.uri);
-    const kind = warcKind(file);
-    if (kind !== "warc") {
-      // WET (plain text) and WAT (metadata) hold no HTML: recognised, counted, not read
-      counters.inc(warcSkippedCounter(`${kind}_file`));
-      return;
-    }
-    for await (const rec of readWarc({
-      open: (start) => windowedRead((from, to) => bytes.read(from, to), start),
-      file: bytes.label,
-      start: shard.start ?? 0,
-      end: shard.end,
-      counters,
-      maxBodyBytes: config.extraction.maxPageBytes,
-      accept: isPixelPivot(config.pivot) ? acceptHtmlOrImage : acceptHtml,
-    })) {
-      if (!rec.targetUri) {
-        counters.inc(warcSkippedCounter("no_target_uri"));
-        continue;
-      }
-      counters.inc(warcCounter(IMAGE_TYPE.test(rec.headers.get("content-type") ?? "") ? "image_records" : "documents"));
-      yield { id: rec.recordId, uri: rec.targetUri, date: rec.date, file, offset: rec.offset, headers: Object.fromEntries(rec.headers), body: rec.body };
-    }
+  documents(shard, bytes, config, counters) {
+    return warcDocuments({ file: basename(shard.uri), label: bytes.label, open: (start) => windowedRead((from, to) => bytes.read(from, to), start), start: shard.start ?? 0, end: shard.end }, config, counters);
   },
   createExtractor(config, counters) {
     const filters = webCaptionFilters();

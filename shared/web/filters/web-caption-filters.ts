@@ -93,7 +93,9 @@ export function languageFilter(target = "en"): SyncFilter<WebCaption> {
 }
 
 export function profanityFilter(): SyncFilter<WebCaption> {
-  const profane = createProfanityMatcher(loadDefaultProfanityList());
+  // the list is loaded on first use: the filter's metadata is wanted by every run (funnel rows), its rule only by crawls
+  let matcher: ((text: string) => boolean) | null = null;
+  const profane = (text: string) => (matcher ??= createProfanityMatcher(loadDefaultProfanityList()))(text);
   return defineFilter<WebCaption>({
     name: "web_profanity",
     version: 1,

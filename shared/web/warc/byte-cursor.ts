@@ -3,6 +3,13 @@
  * the WARC reader needs offsets (damage reports, shard ownership) and must be able to look ahead
  * (a resync candidate is verified before it is trusted) without consuming.
  */
+/** The bytes could not be read (a file or network error): never damage of a record, so never skipped past. */
+export class ByteSourceError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
 export class ByteCursor {
   private buf: Buffer = Buffer.alloc(0);
   private ended = false;
@@ -37,7 +44,12 @@ export class ByteCursor {
   /** pulls one more chunk into the buffer; false at the end of the source */
   async more(): Promise<boolean> {
     if (this.ended) return false;
-    const r = await this.it.next();
+    let r: IteratorResult<Buffer>;
+    try {
+      r = await this.it.next();
+    } catch (e) {
+      throw new ByteSourceError(e);
+    }
     if (r.done) {
       this.ended = true;
       return false;

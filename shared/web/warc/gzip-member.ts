@@ -4,6 +4,7 @@
  * file offset of its member, a shard can own the members that start in its range, and a damaged
  * member costs only itself. A boundary found by scanning is verified by decoding before it is trusted.
  */
+import { crc32, inflateRawSync } from "node:zlib";
 import pako from "pako";
 import type { ByteCursor } from "./byte-cursor.ts";
 
@@ -27,11 +28,77 @@ function asBuffer(a: Uint8Array): Buffer {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 }
 
+/** Bytes of a gzip member's fixed header; flags of its optional fields (RFC 1952). */
+const GZIP_HEADER = 10;
+const FHCRC = 2;
+const FEXTRA = 4;
+const FNAME = 8;
+const FCOMMENT = 16;
+
+/** Where the deflate data of the gzip member at the start of `b` begins, or null when its header is not all in `b` (or unusual). */
+function deflateStart(b: Buffer): number | null {
+  if (b.length < GZIP_HEADER || !isGzipMagic(b)) return null;
+  const flags = b[3]!;
+  if (flags & 0xe0) return null; // reserved bits: leave it to the careful path
+  let at = GZIP_HEADER;
+  if (flags & FEXTRA) {
+    if (b.length < at + 2) return null;
+    at += 2 + b.readUInt16LE(at);
+  }
+  for (const f of [FNAME, FCOMMENT]) {
+    if (!(flags & f)) continue;
+    const nul = b.indexOf(0, at);
+    if (nul < 0) return null;
+    at = nul + 1;
+  }
+  if (flags & FHCRC) at += 2;
+  return at <= b.length ? at : null;
+}
+
+/**
+ * The whole member at the start of the cursor's buffered bytes, inflated at once with Node's native
+ * zlib (several times pako's speed) when it inflates to at most `maxOutput` bytes: its bytes (the
+ * member consumed), "cut" when the member goes on past the buffered bytes, or "stream" (damaged,
+ * larger, an unusual header): then it is inflated as a stream with pako, which stops exactly at its end.
+ */
+function inflateBuffered(cur: ByteCursor, maxOutput: number): Buffer | "cut" | "stream" {
+  const b = cur.buffered;
+  const start = deflateStart(b);
+  if (start === null) return b.length < 1024 ? "cut" : "stream";
+  let out: { buffer: Buffer; engine: { bytesWritten: number } };
+  try {
+    out = inflateRawSync(b.subarray(start), { info: true, maxOutputLength: maxOutput }) as unknown as typeof out;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "Z_BUF_ERROR" ? "cut" : "stream";
+  }
+  const trailer = start + out.engine.bytesWritten;
+  if (b.length < trailer + 8) return "cut";
+  // the trailer: CRC-32 and length of the data (a mismatch is left to pako, which reports it)
+  if (b.readUInt32LE(trailer) !== crc32(out.buffer) || b.readUInt32LE(trailer + 4) !== out.buffer.length % 2 ** 32) return "stream";
+  cur.skip(trailer + 8);
+  return out.buffer;
+}
+
+/** Above this a member is inflated as a stream (its body may be skipped, never held); so is one whose compressed bytes exceed it. */
+export const FAST_MEMBER_BYTES = 4 * 1024 * 1024;
+
 /**
  * The decompressed bytes of the gzip member that starts at the cursor; the cursor is left just past
- * the member (its trailer included). Damaged or cut data throws a GzipMemberError.
+ * the member (its trailer included). Damaged or cut data throws a GzipMemberError. A member whose
+ * compressed bytes can be buffered and that inflates to at most `maxFast` bytes is inflated at once
+ * (native zlib; the buffer grows by doubling, so a member cut by a chunk edge costs at most a few
+ * retries); any other is streamed through pako, so memory stays bounded whatever the member claims.
  */
-export async function* inflateMember(cur: ByteCursor): AsyncGenerator<Buffer> {
+export async function* inflateMember(cur: ByteCursor, maxFast = FAST_MEMBER_BYTES): AsyncGenerator<Buffer> {
+  for (let ended = false; ; ) {
+    const fast = inflateBuffered(cur, maxFast);
+    if (Buffer.isBuffer(fast)) {
+      if (fast.length > 0) yield fast;
+      return;
+    }
+    if (fast === "stream" || ended || cur.buffered.length >= maxFast) break; // pako decides (and says how it is damaged)
+    ended = !(await cur.fill(Math.min(maxFast, Math.max(2 * cur.buffered.length, 64 * 1024))));
+  }
   const inf = newInflate(CHUNK);
   let out: Buffer[] = [];
   inf.onData = (c: Uint8Array) => void out.push(asBuffer(c));

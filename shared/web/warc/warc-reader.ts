@@ -12,7 +12,7 @@
 import { AsyncIterReader, WARCParser, type WARCRecord } from "warcio";
 import type { Counters } from "../../core/counters.ts";
 import { WARC_DAMAGE_SAMPLE, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
-import { ByteCursor } from "./byte-cursor.ts";
+import { ByteCursor, ByteSourceError } from "./byte-cursor.ts";
 import { GzipMemberError, inflateMember, isGzipMagic, seekGzipMember, seekPlainRecord } from "./gzip-member.ts";
 
 /** A content record: its place in the file, its WARC identity and its (still encoded) HTTP body. */
@@ -113,7 +113,12 @@ export async function* readWarc(opts: WarcReadOptions): AsyncGenerator<WarcConte
     if (head.length >= 3) break;
   }
   opts.counters.inc(warcCounter("files"));
-  yield* isGzipMagic(head) ? readMembers(opts) : readPlain(opts);
+  try {
+    yield* isGzipMagic(head) ? readMembers(opts) : readPlain(opts);
+  } catch (e) {
+    // a failed read of the bytes is the reader's caller's to handle (retry, count), with its own error
+    throw e instanceof ByteSourceError ? e.cause : e;
+  }
 }
 
 function damage(opts: WarcReadOptions, offset: number, reason: string): void {
@@ -151,6 +156,7 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
       try {
         yield* records(member, at, true, opts);
       } catch (err) {
+        if (err instanceof ByteSourceError) throw err;
         damage(opts, at, reasonOf(err));
         if (!(err instanceof GzipMemberError)) {
           // the record could not be read but the member is sound: finish it and go on
@@ -191,6 +197,7 @@ async function* readPlain(opts: WarcReadOptions): AsyncGenerator<WarcContentReco
         for await (const rec of records(chunks, base, false, opts, pos, end)) yield rec;
         return;
       } catch (err) {
+        if (err instanceof ByteSourceError) throw err;
         if (!(err instanceof SkipAndResync)) damage(opts, pos.offset, reasonOf(err));
         await cur.close();
         opts.counters.inc(warcCounter("resyncs"));
@@ -227,7 +234,7 @@ async function* records(
       record = await parser.parse();
     } catch (err) {
       pos.offset = inMember ? base : base + parser.offset;
-      throw err instanceof RecordDamage || err instanceof GzipMemberError ? err : new RecordDamage("unparsable_headers");
+      throw err instanceof RecordDamage || err instanceof GzipMemberError || err instanceof ByteSourceError ? err : new RecordDamage("unparsable_headers");
     } finally {
       guard.inHeaders = false;
     }
