@@ -133,8 +133,8 @@ describe("openDumpStream with a single-threaded decoder on damaged input", () =>
   }
 
   it("skips and counts a damaged block exactly as the sequential JS decoder does (JS workers and bzip2 children)", async () => {
-    for (const k of [0, 5]) {
-      const file = damaged(k);
+    {
+      const file = damaged(3); // a verified prefix comes out of the parallel decoder first
       const todayLog = new DamageLog();
       const today = Buffer.concat(await collect(jsBunzip2(createReadStream(file), file, todayLog)));
       expect(todayLog.gaps).toHaveLength(1);

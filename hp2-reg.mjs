@@ -1,0 +1,1 @@
+import { register } from "node:module"; register("./hp2-hooks.mjs", import.meta.url);
