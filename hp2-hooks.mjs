@@ -1,1 +1,0 @@
-export async function resolve(spec, ctx, next) { const r = await next(spec, ctx); if (r.url.includes("node_modules")) { const m = r.url.match(/node_modules\/((@[^/]+\/)?[^/]+)/); if (m) process.stderr.write("PKG " + m[1] + "\n"); } return r; }
