@@ -4,38 +4,73 @@
  * (from the binary cache the first run writes; and from the package's JSON when there is none),
  * and the report's chart rendering (vega/vega-lite import, then one funnel chart).
  *
+ * Each figure is given as wall ms and CPU ms of the thread (process.cpuUsage): on a shared machine
+ * the CPU figure is the steadier one. BENCH_BEFORE=<another built checkout> also measures its run
+ * modules in the same rounds; the load average is printed with the figures.
+ *
  *   npx tsx scripts/bench/fixed-costs.ts      (BENCH_ROUNDS=3; the median is printed)
  */
 import { execFileSync } from "node:child_process";
-import { median, REPO } from "./lib/common.ts";
+import { loadavg } from "node:os";
+import { rmSync } from "node:fs";
+import { median, REPO, runTimed, sharedData, tempDir } from "./lib/common.ts";
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const DIST = `${REPO}dist/node/shared`;
+const BEFORE = process.env.BENCH_BEFORE ? `${process.env.BENCH_BEFORE.replace(/\/$/, "")}/dist/node/shared` : null;
 
-/** Runs an ESM snippet in a fresh node and returns the ms it prints. */
-function ms(code: string): number {
-  const out = execFileSync(process.execPath, ["--input-type=module", "-e", code], { cwd: REPO, encoding: "utf8" });
-  return Number(out.trim().split("\n").pop());
+/** Runs an ESM snippet in a fresh node; the snippet's `t` (performance.now) and `c` (cpuUsage) start the clock, and it ends with `done()`. */
+function ms(code: string): [number, number] {
+  const prelude = `let t=performance.now(), c=process.cpuUsage(); const start=()=>{t=performance.now(); c=process.cpuUsage();}; const done=()=>{const u=process.cpuUsage(c); console.log((performance.now()-t)+" "+(u.user+u.system)/1000);};`;
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", prelude + code], { cwd: REPO, encoding: "utf8" });
+  const [wall, cpu] = out.trim().split("\n").pop()!.split(" ").map(Number);
+  return [wall!, cpu!];
 }
 
 const cases: [string, string][] = [
   ["node start-up (node -e 0, whole process)", ""],
-  ["modules of `paracap run` (run-command and all it imports)", `const t=performance.now(); await import("${DIST}/cli/run-command.js"); console.log(performance.now()-t)`],
-  ["word vectors, 100k words, from the binary cache", `const v = await import("${DIST}/semantic/vector-cache.js"); const w = await import("${DIST}/semantic/word-vectors.js"); const t=performance.now(); const r = v.readCachedVectors(v.defaultVectorCacheDir(), w.defaultVectorsFile(), 100000, true); if (!r) throw new Error("no cache: run paracap once"); console.log(performance.now()-t)`],
-  ["word vectors, 100k words, from the package's JSON (first run only)", `const w = await import("${DIST}/semantic/word-vectors.js"); const t=performance.now(); w.loadWordVectors({ maxWords: 100000, shared: true }); console.log(performance.now()-t)`],
-  ["chart modules (vega, vega-lite)", `const t=performance.now(); await import("${DIST}/output/charts.js"); console.log(performance.now()-t)`],
-  ["one funnel chart rendered (after the modules)", `const c = await import("${DIST}/output/charts.js"); const rows=[{step:0,label:"all",images:10,references:20,captions:15,candidates:5},{step:1,label:"f",images:8,references:16,captions:12,candidates:4}]; const t=performance.now(); await c.funnelChart(rows); console.log(performance.now()-t)`],
+  ["modules of `paracap run` (run-command and all it imports)", `start(); await import("${DIST}/cli/run-command.js"); done()`],
+  ...(BEFORE ? ([["  the same, BENCH_BEFORE", `start(); await import("${BEFORE}/cli/run-command.js"); done()`]] as [string, string][]) : []),
+  ["word vectors, 100k words, from the binary cache", `const v = await import("${DIST}/semantic/vector-cache.js"); const w = await import("${DIST}/semantic/word-vectors.js"); start(); const r = v.readCachedVectors(v.defaultVectorCacheDir(), w.defaultVectorsFile(), 100000, true); if (!r) throw new Error("no cache: run paracap once"); done()`],
+  ["word vectors, 100k words, from the package's JSON (first run only)", `const w = await import("${DIST}/semantic/word-vectors.js"); start(); w.loadWordVectors({ maxWords: 100000, shared: true }); done()`],
+  ["chart modules (vega, vega-lite)", `start(); await Promise.all([import("vega"), import("vega-lite")]); done()`],
+  ["first funnel chart of a process (chart modules imported by it)", `const charts = await import("${DIST}/output/charts.js"); const rows=[{step:0,label:"all",images:10,references:20,captions:15,candidates:5}]; start(); await charts.funnelChart(rows); done()`],
+  ["one funnel chart rendered (after the modules and a first chart)", `const charts = await import("${DIST}/output/charts.js"); const rows=[{step:0,label:"all",images:10,references:20,captions:15,candidates:5},{step:1,label:"f",images:8,references:16,captions:12,candidates:4}]; await charts.funnelChart(rows); start(); await charts.funnelChart(rows); done()`],
 ];
 
-console.log(`fixed costs of a run, ms (median of ${rounds} fresh processes; the machine's load inflates them all alike)`);
+console.log(`fixed costs of a run: wall ms / CPU ms (median of ${rounds} fresh processes; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} at the start)`);
 for (const [label, code] of cases) {
-  const xs: number[] = [];
+  const walls: number[] = [];
+  const cpus: number[] = [];
   for (let r = 0; r < rounds; r++) {
     if (code === "") {
       const t = performance.now();
       execFileSync(process.execPath, ["-e", "0"]);
-      xs.push(performance.now() - t);
-    } else xs.push(ms(code));
+      walls.push(performance.now() - t);
+      cpus.push(Number.NaN); // the child's CPU is not ours to read here
+    } else {
+      const [w, c] = ms(code);
+      walls.push(w);
+      cpus.push(c);
+    }
   }
-  console.log(`  ${label.padEnd(70)} ${median(xs).toFixed(0).padStart(6)}`);
+  const cpu = cpus.some(Number.isNaN) ? "—" : median(cpus).toFixed(0);
+  console.log(`  ${label.padEnd(70)} ${median(walls).toFixed(0).padStart(6)} / ${cpu.padStart(6)}`);
 }
+// The whole small runs these costs weigh on: the shipped sample, and one history file.
+const history = sharedData("wikipedia-history/enwiki-Anarchism-history-rev02900-03299.xml.bz2");
+const runs: [string, string[]][] = [["whole `paracap run` of the shipped sample (node process, all threads)", []]];
+if (history) runs.push([`whole \`paracap run --history\` of ${history.split("/").pop()}`, ["--history", history]]);
+for (const [label, args] of runs) {
+  const walls: number[] = [];
+  const cpus: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const out = tempDir("pcbench-fixed-");
+    const u = await runTimed(`${REPO}bin/paracap.js`, ["run", "--quiet", "--fresh", ...args, "--out", out], { node: true });
+    rmSync(out, { recursive: true, force: true });
+    walls.push(u.seconds * 1e3);
+    cpus.push((u.cpuSeconds ?? Number.NaN) * 1e3);
+  }
+  console.log(`  ${label.padEnd(70)} ${median(walls).toFixed(0).padStart(6)} / ${median(cpus).toFixed(0).padStart(6)}`);
+}
+console.log(`  load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);

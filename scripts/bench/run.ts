@@ -24,7 +24,7 @@
  */
 import { copyFileSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
-import { availableParallelism } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 import { Counters } from "../../shared/core/counters.ts";
 import { findSystemBzip2 } from "../../shared/dump/bz2-decoders.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
@@ -64,10 +64,15 @@ interface Round {
   decode: number;
   decodeCpu: number | null;
   bzip2: number | null;
+  bzip2Cpu: number | null;
   run: number;
   runCpu: number | null;
   rssKiB: number | null;
+  /** 1-minute load average when the round ended (the machine is shared: figures at load > cores are inflated) */
+  load: number;
 }
+
+const loadNow = (): string => loadavg().map((l) => l.toFixed(1)).join(" ");
 
 const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
 
@@ -111,10 +116,10 @@ async function benchFile(label: string, paths: string[]): Promise<void> {
     };
     const old = before ? await runIn(before) : null;
     const run = await runIn(REPO);
-    results.push({ before: old?.seconds ?? null, beforeRssKiB: old?.maxRssKiB ?? null, beforeCpu: old?.cpuSeconds ?? null, decode: decode.seconds, decodeCpu: decode.cpu, bzip2: bzip2?.seconds ?? null, run: run.seconds, runCpu: run.cpuSeconds, rssKiB: run.maxRssKiB });
+    results.push({ before: old?.seconds ?? null, beforeRssKiB: old?.maxRssKiB ?? null, beforeCpu: old?.cpuSeconds ?? null, decode: decode.seconds, decodeCpu: decode.cpu, bzip2: bzip2?.seconds ?? null, bzip2Cpu: bzip2?.cpu ?? null, run: run.seconds, runCpu: run.cpuSeconds, rssKiB: run.maxRssKiB, load: loadavg()[0]! });
     console.log(
-      `  round ${r + 1}: ${decoder!.split("/").pop()} ${decode.seconds.toFixed(2)} s (CPU ${decode.cpu?.toFixed(1) ?? "?"} s)` +
-        (bzip2 ? `, bzip2 ${bzip2.seconds.toFixed(2)} s` : "") +
+      `  round ${r + 1} (load ${loadNow()}): ${decoder!.split("/").pop()} ${decode.seconds.toFixed(2)} s (CPU ${decode.cpu?.toFixed(1) ?? "?"} s)` +
+        (bzip2 ? `, bzip2 ${bzip2.seconds.toFixed(2)} s (CPU ${bzip2.cpu?.toFixed(1) ?? "?"} s)` : "") +
         `, run ${run.seconds.toFixed(2)} s (CPU ${run.cpuSeconds?.toFixed(1) ?? "?"} s, peak RSS ${mib(run.maxRssKiB)})` +
         `, ratio ${(decode.seconds / run.seconds).toFixed(2)}` +
         (old ? `; before: run ${old.seconds.toFixed(2)} s (CPU ${old.cpuSeconds?.toFixed(1) ?? "?"} s, peak RSS ${mib(old.maxRssKiB)}), ratio ${(decode.seconds / old.seconds).toFixed(2)}` : ""),
@@ -134,6 +139,8 @@ async function benchFile(label: string, paths: string[]): Promise<void> {
     console.log(`  before: ${before}`.padEnd(38) + `${bestBefore.toFixed(2).padStart(8)} ${mbps(size.bytes, bestBefore).padStart(8)} ${(size.revisions / bestBefore).toFixed(0).padStart(12)}`);
     console.log(`  ratio before / ${name} decode: best-of-${rounds} ${(bestDecode / bestBefore).toFixed(2)}, median of paired rounds ${median(results.map((r) => r.decode / r.before!)).toFixed(2)}; peak RSS max ${mib(Math.max(...results.map((r) => r.beforeRssKiB ?? 0)))}`);
   }
+  const loads = results.map((r) => r.load);
+  console.log(`  load average (1 min) at the end of the rounds: ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} on ${availableParallelism()} cores`);
   const paired = median(results.map((r) => r.decode / r.run));
   console.log(`  ratio run / ${name} decode: best-of-${rounds} ${(bestDecode / bestRun).toFixed(2)}, median of paired rounds ${paired.toFixed(2)} (target >= 0.8)`);
   if (b2.length > 0) console.log(`  ratio run / bzip2 decode:  best-of-${rounds} ${(Math.min(...b2) / bestRun).toFixed(2)}, median of paired rounds ${median(results.filter((r) => r.bzip2 !== null).map((r) => r.bzip2! / r.run)).toFixed(2)}`);
@@ -146,6 +153,8 @@ async function benchFile(label: string, paths: string[]): Promise<void> {
     const perMb = (cpu: number) => ((cpu * 1e3) / (size.bytes / 1e6)).toFixed(1);
     const minDecode = Math.min(...own.map((r) => r.decodeCpu!));
     console.log(`  own CPU per MB: paracap ${perMb(Math.min(...own.map((r) => r.runCpu!)))} ms, ${name} ${perMb(minDecode)} ms; paracap / decoder: median of paired rounds ${median(own.map((r) => r.runCpu! / r.decodeCpu!)).toFixed(2)} (target <= 0.25)`);
+    const ownB2 = own.filter((r) => r.bzip2Cpu !== null);
+    if (ownB2.length > 0) console.log(`  own CPU per MB against bzip2's: bzip2 ${perMb(Math.min(...ownB2.map((r) => r.bzip2Cpu!)))} ms; paracap / bzip2: median of paired rounds ${median(ownB2.map((r) => r.runCpu! / r.bzip2Cpu!)).toFixed(2)}`);
     const ownBefore = own.filter((r) => r.beforeCpu !== null);
     if (ownBefore.length > 0) console.log(`  before: paracap / decoder CPU, median of paired rounds ${median(ownBefore.map((r) => r.beforeCpu! / r.decodeCpu!)).toFixed(2)}`);
   }

@@ -82,7 +82,7 @@ class Bits {
 }
 
 /** Reusable working memory of one decoder (a block needs up to 3.6 MB of it). */
-class Workspace {
+export class Workspace {
   readonly tt = new Int32Array(MAX_BLOCK);
   out = new Uint8Array(1 << 20);
   readonly counts = new Int32Array(256);
@@ -288,6 +288,44 @@ function decodeBlock(r: Bits, ws: Workspace): { data: Uint8Array; crc: number } 
   const got = ~crc >>> 0;
   if (got !== storedCrc) damage(`block CRC mismatch (stored ${storedCrc.toString(16)}, computed ${got.toString(16)})`);
   return { data: out.subarray(0, o), crc: storedCrc };
+}
+
+/**
+ * Decodes one block on its own (bz2-parallel.ts): the block whose magic starts at bit `at` of
+ * buf[0..limit). Returns its CRC-verified bytes (a view of the workspace, valid until its next use),
+ * its stored CRC and the bit just after it, or why it cannot be decoded.
+ */
+export function decodeBlockAt(buf: Uint8Array, at: number, limit: number, ws: Workspace): { data: Uint8Array; crc: number; end: number } | { damage: string } {
+  const r = new Bits(buf, limit);
+  r.p = at;
+  try {
+    if (r.read(24) !== BLOCK_MAGIC_HI || r.read(24) !== BLOCK_MAGIC_LO) return { damage: "no block header where a block should start" };
+    const { data, crc } = decodeBlock(r, ws);
+    return { data, crc, end: r.p };
+  } catch (err) {
+    if (err instanceof NeedMore) return { damage: "the block runs past its end" };
+    if (err instanceof BlockDamage) return { damage: err.message };
+    throw err;
+  }
+}
+
+/** Which magic starts at bit `bit` of buf: a block's, the end of stream's, or none. */
+export function magicKind(buf: Uint8Array, bit: number): "block" | "eos" | null {
+  if (bit + 48 > buf.length * 8) return null;
+  const r = new Bits(buf, buf.length);
+  r.p = bit;
+  const hi = r.read(24);
+  const lo = r.read(24);
+  if (hi === BLOCK_MAGIC_HI && lo === BLOCK_MAGIC_LO) return "block";
+  if (hi === EOS_MAGIC_HI && lo === EOS_MAGIC_LO) return "eos";
+  return null;
+}
+
+/** The 32 bits at bit `bit` of buf (a stored CRC), unsigned. */
+export function read32At(buf: Uint8Array, bit: number): number {
+  const r = new Bits(buf, buf.length);
+  r.p = bit;
+  return r.read32();
 }
 
 /**

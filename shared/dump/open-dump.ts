@@ -6,7 +6,8 @@
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
 import { bz2Blocks, type DamageLog } from "./bz2-blocks.ts";
-import { jsBunzip2, resolveBz2Decoder, systemBunzip2, type Bz2Decoder } from "./bz2-decoders.ts";
+import { isParallelDecoder, jsBunzip2, resolveBz2Decoder, systemBunzip2, type Bz2Decoder } from "./bz2-decoders.ts";
+import { binaryJobDecoder, decodeLanes, jsJobDecoder, parallelBunzip2 } from "./bz2-parallel.ts";
 import { DumpError } from "./errors.ts";
 import { gunzipMembers } from "./gunzip-members.ts";
 import { MAGIC_BYTES, sniffFormat } from "./magic.ts";
@@ -111,7 +112,14 @@ async function* decompressed(raw: AsyncIterable<Buffer>, opts: DecompressOptions
     yield* counted(gunzipMembers(source, opts.file, damage ? (gap) => damage.gaps.push(gap) : undefined));
   } else {
     const bin = resolveBz2Decoder(opts.decoder ?? "auto");
-    if (bin === null) yield* counted(jsBunzip2(source, opts.file, opts.damage));
+    // A single-threaded decoder (bzip2, JS) runs on every core through bz2-parallel.ts; it stops at
+    // the first damage, after which the sequential JS decoder reads the input again (needs reopen).
+    const lanes = decodeLanes();
+    const parallel = opts.reopen !== undefined && lanes > 1 && (bin === null || !isParallelDecoder(bin));
+    if (parallel) {
+      const decoder = bin === null ? jsJobDecoder(lanes) : binaryJobDecoder(bin, lanes);
+      yield* counted(withSequentialRecovery(parallelBunzip2(source, opts.file, decoder), opts.reopen!, opts.file, opts.damage, 0));
+    } else if (bin === null) yield* counted(jsBunzip2(source, opts.file, opts.damage));
     else if (!opts.reopen) yield* systemBunzip2(source, bin, opts.file, told);
     else yield* withSequentialRecovery(systemBunzip2(source, bin, opts.file, told), opts.reopen, opts.file, opts.damage);
   }
@@ -134,7 +142,8 @@ const UNVERIFIED_HOLD = 4 << 20;
  * binary's output has no block boundaries, so the JS decoder starts again from the first byte
  * (slow, but only on damage).
  */
-async function* withSequentialRecovery(parallel: AsyncIterable<Buffer>, reopen: () => AsyncIterable<Buffer>, file: string, damage: DamageLog | undefined): AsyncGenerator<Buffer> {
+/** @param hold bytes held back (0 for a decoder that delivers only CRC-verified bytes) */
+async function* withSequentialRecovery(parallel: AsyncIterable<Buffer>, reopen: () => AsyncIterable<Buffer>, file: string, damage: DamageLog | undefined, hold = UNVERIFIED_HOLD): AsyncGenerator<Buffer> {
   let delivered = 0;
   const held: Buffer[] = [];
   let heldBytes = 0;
@@ -142,7 +151,7 @@ async function* withSequentialRecovery(parallel: AsyncIterable<Buffer>, reopen: 
     for await (const chunk of parallel) {
       held.push(chunk);
       heldBytes += chunk.length;
-      while (heldBytes - held[0]!.length >= UNVERIFIED_HOLD) {
+      while (held.length > 0 && heldBytes - held[0]!.length >= hold) {
         const out = held.shift()!;
         heldBytes -= out.length;
         delivered += out.length;

@@ -3,8 +3,7 @@
  * (renderer "none": no canvas, no DOM), so the page inlines finished SVG and fetches nothing when
  * viewed. Text in the SVG is escaped by Vega's SVG writer; charts carry no caption text anyway.
  */
-import * as vega from "vega";
-import { compile, type TopLevelSpec } from "vega-lite";
+import type { TopLevelSpec } from "vega-lite";
 import { LEVEL_LABELS, MAP_LEVELS, type CharacteristicMap } from "../compare/characteristic-map.ts";
 import type { FunnelRow } from "./stats.ts";
 import type { Histogram } from "./tier-summary.ts";
@@ -39,11 +38,14 @@ function sansWidth(text: string, size: number): number {
   }
   return Math.ceil(em * size);
 }
-(vega as unknown as { textMetrics: { width: (item: { fontSize?: number; text?: unknown }, text?: unknown) => number } }).textMetrics.width = (item, text) => {
-  const t = text ?? item.text;
-  const lines = Array.isArray(t) ? t.map(String) : [String(t ?? "")];
-  return Math.max(0, ...lines.map((l) => sansWidth(l, item.fontSize ?? 11)));
-};
+/** Vega measures text with a canvas it does not have here: the estimate above instead. */
+function measureTextWithoutCanvas(vega: typeof import("vega")): void {
+  (vega as unknown as { textMetrics: { width: (item: { fontSize?: number; text?: unknown }, text?: unknown) => number } }).textMetrics.width = (item, text) => {
+    const t = text ?? item.text;
+    const lines = Array.isArray(t) ? t.map(String) : [String(t ?? "")];
+    return Math.max(0, ...lines.map((l) => sansWidth(l, item.fontSize ?? 11)));
+  };
+}
 
 /**
  * An SVG's own ids (clip paths, gradients) renamed `<scope>-<n>` in order of appearance, with the
@@ -60,7 +62,21 @@ export function scopeSvgIds(svg: string, scope: string): string {
   return svg.replace(ref, (_, lead: string, id: string) => `${lead}${renamed.get(id)}`);
 }
 
+/**
+ * vega and vega-lite, imported on the first chart rendered: their modules are a large share of a
+ * small run's start-up, and most processes that import this file (worker threads, commands that
+ * write no report) never draw a chart. The promise is kept so they load once.
+ */
+let chartLibraries: Promise<[typeof import("vega"), typeof import("vega-lite")]> | null = null;
+function chartLibs(): Promise<[typeof import("vega"), typeof import("vega-lite")]> {
+  return (chartLibraries ??= Promise.all([import("vega"), import("vega-lite")]).then((libs) => {
+    measureTextWithoutCanvas(libs[0]);
+    return libs;
+  }));
+}
+
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const [vega, { compile }] = await chartLibs();
   const { spec: vg } = compile({ ...spec, config: { ...CONFIG, ...(spec.config ?? {}) } } as TopLevelSpec);
   const view = new vega.View(vega.parse(vg), { renderer: "none" });
   try {

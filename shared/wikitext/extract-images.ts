@@ -106,6 +106,15 @@ function byteText(b: Buffer): ScanText {
   return { s: b.toString("latin1"), text: (x, y) => b.toString("utf8", x, y), head: (x, y, units) => b.toString("utf8", x, Math.min(y, x + units * 3 + 4)).slice(0, units), bytes: b };
 }
 
+/** UTF-16 units of a link target read for its namespace. */
+const HEAD_UNITS = 256;
+
+/** Is there a ":" in s[from, to)? (on the byte path s holds bytes: 0x3a is only ever ":" in UTF-8) */
+function hasColon(s: string, from: number, to: number): boolean {
+  for (let j = from; j < to; j++) if (s.charCodeAt(j) === 0x3a) return true;
+  return false;
+}
+
 class WikitextScanner {
   private readonly s: string;
   private readonly t: ScanText;
@@ -307,20 +316,26 @@ class WikitextScanner {
     return lo;
   }
 
+  /** A plain link: its pipes are internal; its text stays in captions. */
+  private plainLink(start: number, targetEnd: number, pipeBase: number): true {
+    this.pipes.length = pipeBase;
+    if (this.busy !== null) this.zones.push(start, targetEnd + 2);
+    return true;
+  }
+
   /** Reads a closed link; true when it is a plain link (no reference, nothing cut: `zones` = its target). */
   private closeLink(start: number, contentEnd: number, pipeBase: number, cutBase: number): boolean {
     const s = this.s;
     const cs = start + 2;
     const targetEnd = this.pipes.length > pipeBase ? this.pipes[pipeBase]! : contentEnd;
+    // Most links are to articles: a target with no ":" where the namespace check below looks (the
+    // first 256 units, at most 3 bytes each) names no file, and needs no decoding to say so.
+    if (!hasColon(s, cs, Math.min(targetEnd, cs + HEAD_UNITS * 3 + 4))) return this.plainLink(start, targetEnd, pipeBase);
     // Namespace check on a bounded prefix: a link target is short, a caption may not be.
-    const head = this.t.head(cs, targetEnd, 256).replace(/^[\s_]+/, "");
+    const head = this.t.head(cs, targetEnd, HEAD_UNITS).replace(/^[\s_]+/, "");
     const colon = head.startsWith(":");
     const title = colon ? head.slice(1).trimStart() : head;
-    if (fileNamespaceEnd(title, this.ctx.namespaces) < 0 || (colon && this.colonLinksAreText)) {
-      this.pipes.length = pipeBase; // a plain link: its pipes are internal; its text stays in captions
-      if (this.busy !== null) this.zones.push(start, targetEnd + 2);
-      return true;
-    }
+    if (fileNamespaceEnd(title, this.ctx.namespaces) < 0 || (colon && this.colonLinksAreText)) return this.plainLink(start, targetEnd, pipeBase);
     let target = this.t.text(cs, targetEnd);
     if (target.includes("<!--")) target = target.replace(/<!--[\s\S]*?(?:-->|$)/g, "");
     const image = normalizeWithNamespaces(target, this.ctx.namespaces);
