@@ -28,7 +28,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const paracap = (...args: string[]) => run(process.execPath, [join(dir, "bin/paracap.js"), ...args], { cwd: dir, timeout: 300_000 });
+const paracap = (...args: string[]) => run(process.execPath, [join(dir, "bin/paracap.js"), ...args], { cwd: dir, timeout: 540_000 });
 
 describe("compiled CLI", () => {
   it("builds once when two calls race, then runs without tsx", async () => {

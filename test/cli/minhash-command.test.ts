@@ -35,7 +35,7 @@ function excerpts(): [string, string, string[], string[]] {
 }
 
 // each case spawns paracap one to six times: generous timeouts, as the machine may be busy
-describe("paracap minhash", { timeout: 300_000 }, () => {
+describe("paracap minhash", () => {
   it("matches paragraphs of one translation against the other; --exact adds exact Jaccard close to the estimate", async () => {
     const [fa, fb, a, b] = excerpts();
     const r = await runCli(["minhash", fa, fb, "--perms", "512", "--threshold", "0.25", "--exact"]);

@@ -56,7 +56,7 @@ describe("parallelBunzip2", () => {
       // the JS blocks are slow: the small files only
       if (readFileSync(file).length < 2_000_000) expect(sha(await collect(parallelBunzip2(createReadStream(file, { highWaterMark: 65536 }), file, jsJobDecoder(2))))).toBe(expected);
     }
-  }, 120_000);
+  });
 
   it("cuts multi-stream input into jobs that span streams, each verified against the layout", async () => {
     const dumps = realDumps.filter((f) => readFileSync(f).length < 200_000);

@@ -71,10 +71,12 @@ describe("resumable HTTP reads", () => {
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/x.warc.gz`;
       let retries = 0;
-      const got = await collect(resumableGet(url, 0, undefined, { idleMs: 300, backoffMs: 1, onRetry: () => retries++ }));
+      const got = await collect(resumableGet(url, 0, undefined, { idleMs: 1000, backoffMs: 1, onRetry: () => retries++ }));
       expect(got.equals(file)).toBe(true);
-      expect(retries).toBe(1);
-      expect(asked).toEqual(["bytes=0-", "bytes=1000-"]);
+      // the silence is cut and the read resumes at byte 1000; a starved machine may cut the second
+      // answer too (its idle timer can fire before its data is read), which only adds a later range
+      expect(asked.slice(0, 2)).toEqual(["bytes=0-", "bytes=1000-"]);
+      expect(retries).toBe(asked.length - 1);
     } finally {
       server.closeAllConnections();
       server.close();

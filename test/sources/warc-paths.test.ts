@@ -106,7 +106,7 @@ describe("a crawl read through its paths list, in the local runner", () => {
     expect(report).toContain("before extraction (web captions): web caption is boilerplate");
     expect(report).toMatch(/`web_boilerplate_v1` dropped/);
     expect(readFileSync(join(out, "report.html"), "utf8")).toContain("before extraction (web captions)");
-  }, 120_000);
+  });
 
   for (const mode of ["range", "drop", "norange"] as const) {
     it(`${mode}: the datasets equal those of the local files${mode === "range" ? "; a missing file, a WET file and a line outside the base are counted" : ""}`, async () => {
@@ -128,7 +128,7 @@ describe("a crawl read through its paths list, in the local runner", () => {
       }
       if (mode === "drop") expect(x[warcCounter("http.retries")]).toBeGreaterThan(10);
       if (mode === "norange") expect(x[warcCounter("http.range_ignored")]).toBeGreaterThan(0);
-    }, 120_000);
+    });
   }
 
   it("the CLI: paracap run --input warc.paths.gz --warc-base-url <url>", async () => {
@@ -139,5 +139,5 @@ describe("a crawl read through its paths list, in the local runner", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(datasets(out)).toEqual(reference);
     expect(JSON.parse(readFileSync(join(out, "config.json"), "utf8")).extraction.warcBaseUrl).toBe(servers.get("range")!.base);
-  }, 120_000);
+  });
 });

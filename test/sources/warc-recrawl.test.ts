@@ -58,9 +58,9 @@ describe("re-crawls of a site feed the history tier", () => {
     // the two sides are the two captures (revision = capture date + record id)
     const pair = pairs.find((p) => [p.a.text, p.b.text].includes(ALT_2025))!;
     expect([pair.a.revisionId, pair.b.revisionId].map((r) => r.slice(0, 4)).sort()).toEqual(["2024", "2025"]);
-  }, 60_000);
+  });
 
   it("one crawl alone has a single capture of the page: no pair", async () => {
     expect(await bronze(["site-2024.warc"])).toEqual([]);
-  }, 60_000);
+  });
 });
