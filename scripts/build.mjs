@@ -1,13 +1,16 @@
 /**
- * Builds shared/ to JavaScript in dist/node (tsc emit without type checking, plus the data files the
- * modules open at run time), so the CLI and its worker threads start without a TypeScript loader.
+ * Builds shared/ to JavaScript in dist/node (esbuild, one output file per source file, `.ts` import
+ * specifiers rewritten to `.js`; plus the data files the modules open at run time), so the CLI and its
+ * worker threads start without a TypeScript loader. Types are checked by `npm run typecheck`; the
+ * code is transpilable file by file (it type-checks under `isolatedModules`), so esbuild and tsc emit
+ * the same modules, at a fraction of tsc's 15 s.
  *
  * Plain JS on purpose: it runs from `npm test` and bin/paracap.js before
  * anything can load TypeScript. A build happens only when a file under shared/ is newer than the last
  * build; concurrent callers serialise on a lock directory, so two test runs at once never see a
  * half-written dist.
  */
-import { execFileSync } from "node:child_process";
+import { buildSync } from "esbuild";
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -72,6 +75,42 @@ function copyAssets(from, to) {
   }
 }
 
+/** Every TypeScript source under dir. */
+function sources(dir) {
+  const out = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...sources(p));
+    else if (e.name.endsWith(".ts") && !e.name.endsWith(".d.ts")) out.push(p);
+  }
+  return out;
+}
+
+/** A relative `.ts` module specifier in an import, export or import() of emitted code. */
+const RELATIVE_TS = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(["'])(\.{1,2}\/[^"'\n]*?)\.ts\2/g;
+
+/**
+ * Each source file to one ES module under `to` (paths kept relative to the repo root), with relative
+ * `.ts` specifiers rewritten to `.js` (same length, so the source maps stay exact).
+ */
+function transpile(to) {
+  const result = buildSync({
+    entryPoints: sources(SOURCE),
+    outdir: to,
+    outbase: ROOT,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    sourcemap: true,
+    write: false,
+    logLevel: "silent",
+  });
+  for (const file of result.outputFiles) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    writeFileSync(file.path, file.path.endsWith(".js") ? file.text.replace(RELATIVE_TS, "$1$2$3.js$2") : file.contents);
+  }
+}
+
 /** Builds dist/node unless it is up to date; returns true when it built. */
 export function ensureBuilt() {
   if (isFresh()) return false;
@@ -79,12 +118,11 @@ export function ensureBuilt() {
     if (isFresh()) return false; // another process built it while we waited
     const tmp = `${DIST}.tmp-${process.pid}`;
     rmSync(tmp, { recursive: true, force: true });
-    const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
     try {
-      execFileSync(process.execPath, [tsc, "-p", join(ROOT, "tsconfig.build.json"), "--outDir", tmp], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+      transpile(tmp);
     } catch (e) {
       rmSync(tmp, { recursive: true, force: true });
-      throw new Error(`build failed (tsc):\n${e.stdout?.toString() ?? ""}${e.stderr?.toString() ?? ""}`);
+      throw new Error(`build failed (esbuild):\n${e instanceof Error ? e.message : String(e)}`);
     }
     copyAssets(SOURCE, join(tmp, "shared"));
     writeFileSync(join(tmp, "BUILD"), `built from ${relative(ROOT, SOURCE)}/ by scripts/build.mjs\n`);
