@@ -2,14 +2,15 @@
  * `npm run build:functions [-- --out <dir>]`: the deployable Cloud Functions source (default
  * dist/functions, where infra/ looks for it).
  *
- * 1. tsc emits functions/ and the shared code it imports as ESM JavaScript
- *    (tsconfig.functions.json rewrites the `.ts` import extensions to `.js`);
+ * 1. esbuild emits functions/ and the shared code it imports as ESM JavaScript, one file per
+ *    source file, with the `.ts` import specifiers rewritten to `.js` (as scripts/build.mjs does;
+ *    types are checked by `npm run typecheck`);
  * 2. the files the emitted code opens at run time through `new URL("./…", import.meta.url)`
  *    (e.g. shared/caption/data/*.txt) are copied next to it;
  * 3. package.json names the entry point and the runtime dependencies the emitted code imports,
  *    at the versions of the root package.json, so Cloud Functions can `npm install` it.
  */
-import { execFileSync } from "node:child_process";
+import { buildSync } from "esbuild";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -25,18 +26,30 @@ export interface BuildResult {
   dependencies: Record<string, string>;
 }
 
+/** A relative `.ts` module specifier in an import, export or import() of emitted code. */
+const RELATIVE_TS = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(["'])(\.{1,2}\/[^"'\n]*?)\.ts\2/g;
+
+/** The source files functions/index.ts reaches (a bundling pass that writes nothing lists them), each emitted on its own. */
+function emitModules(out: string): void {
+  const graph = buildSync({ entryPoints: [join(ROOT, "functions/index.ts")], bundle: true, packages: "external", platform: "node", format: "esm", write: false, metafile: true, logLevel: "silent", outdir: out });
+  const inputs = Object.keys(graph.metafile!.inputs).filter((f) => f.endsWith(".ts")).map((f) => resolve(ROOT, f));
+  const result = buildSync({ entryPoints: inputs, outdir: out, outbase: ROOT, format: "esm", platform: "node", target: "node20", sourcemap: true, write: false, logLevel: "silent" });
+  for (const file of result.outputFiles) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    writeFileSync(file.path, file.path.endsWith(".js") ? file.text.replace(RELATIVE_TS, "$1$2$3.js$2") : file.contents);
+  }
+}
+
 export function buildFunctions(outDir = join(ROOT, "dist/functions")): BuildResult {
   const out = resolve(outDir);
   rmSync(out, { recursive: true, force: true });
-  const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
   try {
-    execFileSync(process.execPath, [tsc, "-p", join(ROOT, "tsconfig.functions.json"), "--outDir", out], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    emitModules(out);
   } catch (e) {
-    const err = e as { stdout?: Buffer; stderr?: Buffer };
-    throw new Error(`tsc failed:\n${err.stdout?.toString() ?? ""}${err.stderr?.toString() ?? ""}`);
+    throw new Error(`esbuild failed:\n${e instanceof Error ? e.message : String(e)}`);
   }
   const js = listFiles(out).filter((f) => f.endsWith(".js"));
-  if (!js.includes(join(out, ENTRY))) throw new Error(`tsc did not emit ${ENTRY}`);
+  if (!js.includes(join(out, ENTRY))) throw new Error(`the build did not emit ${ENTRY}`);
 
   const assets = new Set<string>();
   const packages = new Set<string>();
@@ -52,7 +65,8 @@ export function buildFunctions(outDir = join(ROOT, "dist/functions")): BuildResu
     const specifiers = [
       ...code.matchAll(/^\s*(?:import|export)\b[^;"']*?\bfrom\s*["']([^"']+)["']/gm),
       ...code.matchAll(/^\s*import\s*["']([^"']+)["']/gm),
-      ...code.matchAll(/\b(?:import|require)\(\s*["']([^"']+)["']\s*\)/g),
+      // esbuild names a module's own require `require2` when `require` is taken
+      ...code.matchAll(/\b(?:import|require\d*)\(\s*["']([^"']+)["']\s*\)/g),
     ];
     for (const m of specifiers) {
       const spec = m[1]!;
