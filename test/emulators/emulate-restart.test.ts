@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { isAlive, readEmulatorEnv } from "../../shared/cloud/emulator-env.ts";
 import { canBind } from "../../scripts/emulators/pubsub-emulator.ts";
-import { pubsubEmulatorMissing, ROOT, SAMPLE_CURRENT, skipMessage } from "../cloud/helpers.ts";
+import { pubsubEmulatorMissing, ROOT, skipMessage } from "../cloud/helpers.ts";
 import { runCli } from "../runner/helpers.ts";
 
 const missing = pubsubEmulatorMissing();
@@ -46,6 +46,18 @@ async function emulate(args: string[]): Promise<{ child: ChildProcess; out: () =
 
 const paracap = (args: string[]) => runCli(args, { cwd: dir });
 
+/** A small real dump (25 KB): the runs here only need to finish. */
+const DUMP = join(ROOT, "test/fixtures/data/wikipedia/wikipedia2vec-enwiki-pages-articles-sample.xml.bz2");
+
+/** Polls `paracap cloud status` once a second (each poll is a CLI process) until the run is finished. */
+async function finished(runId: string, what: string): Promise<void> {
+  await until(async () => {
+    if ((await paracap(["cloud", "status", "--emulator", dir, runId])).stdout.includes("finished")) return true;
+    await new Promise((r) => setTimeout(r, 1000));
+    return false;
+  }, what);
+}
+
 /** Pids of the processes whose command line mentions the Pub/Sub emulator jar and this port. */
 function jvmOnPort(port: number): number[] {
   const pids: number[] = [];
@@ -68,11 +80,11 @@ describe.skipIf(missing !== null)("npm run emulate after SIGKILL", () => {
     expect(env).not.toBeNull();
     const { gcsPort, pubsubPort, pubsubPid } = env!;
 
-    const upload = await paracap(["cloud", "upload", "--emulator", dir, SAMPLE_CURRENT]);
+    const upload = await paracap(["cloud", "upload", "--emulator", dir, DUMP]);
     expect(upload.code, upload.stderr).toBe(0);
     const runId = /run (\S+) started/.exec(upload.stderr)?.[1];
     expect(runId, upload.stderr).toBeDefined();
-    await until(async () => (await paracap(["cloud", "status", "--emulator", dir, runId!])).stdout.includes("finished"), "the first run to finish");
+    await finished(runId!, "the first run to finish");
 
     // SIGKILL: no exit handler runs; the watchdog must take the JVM down with it
     first.child.kill("SIGKILL");
@@ -96,11 +108,11 @@ describe.skipIf(missing !== null)("npm run emulate after SIGKILL", () => {
     // the topics and subscriptions work again: a new run (another object name) finishes
     // (other bytes: the same bytes again would reuse the first run)
     const other = join(dir, "enwiki-recompressed-pages-articles.xml.bz2");
-    writeFileSync(other, execFileSync("bzip2", ["-1", "-c"], { input: execFileSync("bzip2", ["-dc", SAMPLE_CURRENT], { maxBuffer: 1 << 26 }), maxBuffer: 1 << 26 }));
+    writeFileSync(other, execFileSync("bzip2", ["-1", "-c"], { input: execFileSync("bzip2", ["-dc", DUMP], { maxBuffer: 1 << 26 }), maxBuffer: 1 << 26 }));
     const again = await paracap(["cloud", "upload", "--emulator", dir, other]);
     expect(again.code, again.stderr).toBe(0);
     const runId2 = /run (\S+) started/.exec(again.stderr)?.[1];
     expect(runId2, again.stderr).toBeDefined();
-    await until(async () => (await paracap(["cloud", "status", "--emulator", dir, runId2!])).stdout.includes("finished"), "the second run to finish");
+    await finished(runId2!, "the second run to finish");
   });
 });
