@@ -66,8 +66,21 @@ export const Stats = z.object({
   extraction: z.record(z.string(), z.number()),
   tiers: z.record(z.string(), z.object({ input: z.string(), pairs: z.number(), funnel: z.array(FunnelRow) })),
   counters: z.record(z.string(), z.number()),
+  /** the pivot, when not the default resource identity (absent otherwise, so those stats keep their bytes) */
+  pivot: z.object({ name: z.string(), settings: z.record(z.string(), z.unknown()).optional() }).optional(),
 });
 export type Stats = z.infer<typeof Stats>;
+
+/** Which pivot a run used, in words (report.md, report.html); null for the default resource identity. */
+export function pivotLine(stats: Stats): string | null {
+  const p = stats.pivot;
+  if (!p) return null;
+  const pairs = Object.entries(stats.counters).filter(([k]) => k.startsWith(`pivot.${p.name}.`) && k.endsWith(".pairs")).reduce((n, [, v]) => n + v, 0);
+  const what = p.name === "canonical" ? "captions with one Déjà canonical form, across images"
+    : p.name === "minhash" ? "captions whose word sets are similar by min-hash (Chung & Knight), across images"
+    : "a pivot other than resource identity";
+  return `Pivot: ${p.name} (${what}); ${pairs.toLocaleString("en-US")} candidate pairs before dedup. Pairs carry \`pivot\` and each side its own \`image\`.`;
+}
 
 export function funnelTable(config: ParacapConfig, counters: Counters, tier: string, final: FinalRowCounts, phaseFilters: readonly FilterInfo[] = []): FunnelRow[] {
   const spec = tierSpecs(config).find((t) => t.name === tier)!;
