@@ -13,12 +13,15 @@ import { MinhashOptions, minhashPairs, type MinhashStats } from "../minhash/perm
 import { expandArgs } from "./argv.ts";
 import { UserError } from "../core/errors.ts";
 
-export const MINHASH_USAGE = `paracap minhash <a.txt> [<b.txt>] [--perms m] [--threshold t] [--one-to-one] [--exact]
+export const MINHASH_USAGE = `paracap minhash <a.txt> [<b.txt>] [--perms m] [--threshold t] [--one-to-one] [--exact] [--paper] [--evaluation <dir>]
   paragraphs (blank-line separated) of a.txt matched against b.txt, or near-duplicate paragraphs
   within a.txt alone (Chung & Knight's min-hash "permutaries" over word sets); one JSONL line per
   pair, {"a","b","estimate"} (indices of the paragraphs, 0-based), then {"summary":{…}}
   --perms <m>          permutaries (default 256)
-  --threshold <t>      estimated Jaccard ≥ t is a pair (default 0.33, in (0, 1])
+  --threshold <t>      Jaccard ≥ t is a pair (default 0.33, in (0, 1]): candidates with an estimate
+                       ≥ t − slack are verified by their exact Jaccard
+  --slack <s>          how far below t a candidate's estimate may be (default 0.1)
+  --paper              the paper's method: estimated Jaccard ≥ t is a pair, no verification
   --one-to-one         at most one pair per paragraph (greedy, best estimate first)
   --exact              add each pair's exact Jaccard ("exact")
   --exact-only         the exact O(n²) method instead of the estimate ("exact" only)
@@ -27,14 +30,15 @@ export const MINHASH_USAGE = `paracap minhash <a.txt> [<b.txt>] [--perms m] [--t
   --gutenberg          strip Project Gutenberg header and footer first
   files are UTF-8, or Latin-1 when they are not valid UTF-8`;
 
-const NUMBERS = ["--perms", "--threshold", "--seed", "--bucket-cap"];
+const NUMBERS = ["--perms", "--threshold", "--seed", "--bucket-cap", "--slack"];
 
 export async function minhashCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: expandArgs(argv, [], NUMBERS),
     allowPositionals: true,
     options: {
-      perms: { type: "string" }, threshold: { type: "string" }, seed: { type: "string" }, "bucket-cap": { type: "string" },
+      perms: { type: "string" }, threshold: { type: "string" }, seed: { type: "string" }, "bucket-cap": { type: "string" }, slack: { type: "string" },
+      paper: { type: "boolean", default: false },
       "one-to-one": { type: "boolean", default: false }, exact: { type: "boolean", default: false },
       "exact-only": { type: "boolean", default: false }, gutenberg: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
@@ -48,6 +52,7 @@ export async function minhashCommand(argv: string[]): Promise<number> {
   const parsed = MinhashOptions.safeParse({
     perms: numberFlag(values.perms, "--perms"), threshold: numberFlag(values.threshold, "--threshold"),
     seed: numberFlag(values.seed, "--seed"), bucketCap: numberFlag(values["bucket-cap"], "--bucket-cap"),
+    slack: numberFlag(values.slack, "--slack"), verify: values.paper ? "estimate" : "exact",
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -86,9 +91,10 @@ export async function minhashCommand(argv: string[]): Promise<number> {
     vocabulary: corpus.vocabulary.length,
     perms: values["exact-only"] ? null : opts.perms,
     threshold: opts.threshold,
+    verify: values["exact-only"] ? null : opts.verify,
     oneToOne: values["one-to-one"],
     pairs,
-    ...(stats ? { bucketsCapped: stats.bucketsCapped, entriesCapped: stats.entriesCapped, rowsAtRisk: stats.rowsAtRisk } : {}),
+    ...(stats ? { bucketsCapped: stats.bucketsCapped, entriesCapped: stats.entriesCapped, rowsAtRisk: stats.rowsAtRisk, verified: stats.verified, rejected: stats.rejected } : {}),
   };
   out.write(JSON.stringify({ summary }));
   out.flush();

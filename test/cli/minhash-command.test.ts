@@ -36,13 +36,13 @@ function excerpts(): [string, string, string[], string[]] {
 
 // each case spawns paracap one to six times: generous timeouts, as the machine may be busy
 describe("paracap minhash", { timeout: 300_000 }, () => {
-  it("matches paragraphs of one translation against the other; --exact adds exact Jaccard close to the estimate", async () => {
+  it("matches paragraphs of one translation against the other; --exact adds exact Jaccard close to the estimate; --paper keeps the raw estimate", async () => {
     const [fa, fb, a, b] = excerpts();
-    const r = await runCli(["minhash", fa, fb, "--perms", "512", "--threshold", "0.25", "--exact"]);
+    const r = await runCli(["minhash", fa, fb, "--perms", "512", "--threshold", "0.25", "--exact", "--paper"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const { pairs, summary } = parse(r.stdout);
-    expect(summary).toMatchObject({ mode: "cross", method: "minhash", paragraphsA: a.length, paragraphsB: b.length, perms: 512, threshold: 0.25, pairs: pairs.length });
+    expect(summary).toMatchObject({ mode: "cross", method: "minhash", paragraphsA: a.length, paragraphsB: b.length, perms: 512, threshold: 0.25, verify: "estimate", pairs: pairs.length });
     expect(pairs.length).toBeGreaterThan(30);
     for (const p of pairs) {
       expect(p.estimate).toBeGreaterThanOrEqual(0.25);
@@ -59,6 +59,20 @@ describe("paracap minhash", { timeout: 300_000 }, () => {
     const found = new Set(pairs.map((p) => `${p.a},${p.b}`));
     expect(sure.length).toBeGreaterThan(10);
     for (const k of sure) expect(found.has(k)).toBe(true);
+
+    // the default verifies each candidate (estimate ≥ t − slack) by its exact Jaccard: no pair under t
+    const v = await runCli(["minhash", fa, fb, "--perms", "512", "--threshold", "0.25", "--exact"]);
+    const verified = parse(v.stdout);
+    expect(verified.summary).toMatchObject({ verify: "exact", pairs: verified.pairs.length });
+    const exactSet = new Set<string>();
+    exactPairs(c, 0.25, (i, j) => exactSet.add(`${i},${j}`));
+    for (const p of verified.pairs) {
+      expect(p.exact).toBeGreaterThanOrEqual(0.25);
+      expect(p.estimate).toBeGreaterThanOrEqual(0.15);
+      expect(exactSet.has(`${p.a},${p.b}`)).toBe(true);
+    }
+    // nearly all of the exact method's pairs are found (the rest have an estimate more than 0.1 under t)
+    expect(verified.pairs.length).toBeGreaterThanOrEqual(0.97 * exactSet.size);
   });
 
   it("--exact-only gives the exact method's pairs, --one-to-one at most one pair per paragraph", async () => {
