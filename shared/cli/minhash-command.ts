@@ -3,7 +3,11 @@
  * matched against B (the paper's translation experiment); one file: near-duplicate paragraphs
  * within it. One JSONL line per pair, then one summary line.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { evaluateAgainstExact } from "../minhash/evaluation.ts";
+import { MinhashEvaluation, thinScatter } from "../output/minhash-chart.ts";
+import { MINHASH_JSON } from "../output/minhash-section.ts";
 import { parseArgs } from "node:util";
 import { encodeCorpus } from "../minhash/corpus.ts";
 import { exactPairs, jaccard } from "../minhash/jaccard.ts";
@@ -28,6 +32,9 @@ export const MINHASH_USAGE = `paracap minhash <a.txt> [<b.txt>] [--perms m] [--t
   --seed <n>           seed of the permutaries (default ${MinhashOptions.shape.seed.parse(undefined)})
   --bucket-cap <n>     hash buckets larger than this are not enumerated, only counted (default ${MinhashOptions.shape.bucketCap.parse(undefined)})
   --gutenberg          strip Project Gutenberg header and footer first
+  --evaluation <dir>   also measure min-hash against the exact method (estimated vs exact Jaccard of
+                       every pair with J ≥ 0.1; P/R/F by threshold) into <dir>/minhash.json, which
+                       report.html of <dir> shows (paracap report <dir>)
   files are UTF-8, or Latin-1 when they are not valid UTF-8`;
 
 const NUMBERS = ["--perms", "--threshold", "--seed", "--bucket-cap", "--slack"];
@@ -38,7 +45,7 @@ export async function minhashCommand(argv: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       perms: { type: "string" }, threshold: { type: "string" }, seed: { type: "string" }, "bucket-cap": { type: "string" }, slack: { type: "string" },
-      paper: { type: "boolean", default: false },
+      paper: { type: "boolean", default: false }, evaluation: { type: "string" },
       "one-to-one": { type: "boolean", default: false }, exact: { type: "boolean", default: false },
       "exact-only": { type: "boolean", default: false }, gutenberg: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
@@ -98,6 +105,16 @@ export async function minhashCommand(argv: string[]): Promise<number> {
   };
   out.write(JSON.stringify({ summary }));
   out.flush();
+  if (values.evaluation !== undefined) {
+    const { scatter, prfExact } = evaluateAgainstExact(corpus, opts);
+    const evaluation = MinhashEvaluation.parse({ corpus: positionals.map((f) => basename(f)).join(" × "), scatter: thinScatter(scatter, 200), prfKey: [], prfExact });
+    mkdirSync(values.evaluation, { recursive: true });
+    const file = join(values.evaluation, MINHASH_JSON);
+    // whole or not at all: a report never reads half a file
+    writeFileSync(`${file}.tmp`, JSON.stringify(evaluation) + "\n");
+    renameSync(`${file}.tmp`, file);
+    process.stderr.write(`paracap minhash: wrote ${file} (${scatter.length.toLocaleString("en-US")} pairs with J ≥ 0.1, ${evaluation.scatter.length} drawn)\n`);
+  }
   return 0;
 }
 

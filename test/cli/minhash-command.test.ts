@@ -10,6 +10,7 @@ import { encodeCorpus } from "../../shared/minhash/corpus.ts";
 import { exactPairs } from "../../shared/minhash/jaccard.ts";
 import { splitParagraphs, stripGutenberg } from "../../shared/minhash/paragraphs.ts";
 import { MERCIER, WALTER } from "../minhash/verne.ts";
+import { MinhashEvaluation } from "../../shared/output/minhash-chart.ts";
 import { removeTempDirs, runCli, tempDir } from "../runner/helpers.ts";
 import { readFileSync } from "node:fs";
 
@@ -61,7 +62,9 @@ describe("paracap minhash", { timeout: 300_000 }, () => {
     for (const k of sure) expect(found.has(k)).toBe(true);
 
     // the default verifies each candidate (estimate ≥ t − slack) by its exact Jaccard: no pair under t
-    const v = await runCli(["minhash", fa, fb, "--perms", "512", "--threshold", "0.25", "--exact"]);
+    const evalDir = tempDir("paracap-minhash-eval-");
+    const v = await runCli(["minhash", fa, fb, "--perms", "512", "--threshold", "0.25", "--exact", "--evaluation", evalDir]);
+    expect(v.stderr).toContain("minhash.json");
     const verified = parse(v.stdout);
     expect(verified.summary).toMatchObject({ verify: "exact", pairs: verified.pairs.length });
     const exactSet = new Set<string>();
@@ -73,6 +76,15 @@ describe("paracap minhash", { timeout: 300_000 }, () => {
     }
     // nearly all of the exact method's pairs are found (the rest have an estimate more than 0.1 under t)
     expect(verified.pairs.length).toBeGreaterThanOrEqual(0.97 * exactSet.size);
+    // --evaluation: the report's data, verified precision 1 at every threshold, the paper's rule below it somewhere
+    const evaluation = MinhashEvaluation.parse(JSON.parse(readFileSync(join(evalDir, "minhash.json"), "utf8")));
+    expect(evaluation.corpus).toBe("a.txt × b.txt");
+    expect(evaluation.scatter.length).toBeGreaterThan(100);
+    for (const p of evaluation.scatter) expect(p.perms).toBe(512);
+    const at = (method: string, t: number) => evaluation.prfExact.find((r) => r.method === method && r.threshold === t)!;
+    expect(at("verified m = 512", 0.3).precision).toBe(1);
+    expect(evaluation.prfExact.filter((r) => r.method === "verified m = 512").every((r) => r.precision === 1)).toBe(true);
+    expect(evaluation.prfExact.filter((r) => r.method === "paper m = 512").some((r) => r.precision < 1)).toBe(true);
   });
 
   it("--exact-only gives the exact method's pairs, --one-to-one at most one pair per paragraph", async () => {

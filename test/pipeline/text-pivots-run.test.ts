@@ -19,7 +19,7 @@ const MINHASH_PAIR = ["cricket player plays a shot during the cricket match .", 
 const MINHASH_PAIR_2 = ["a model walks the runway at the fashion show during fashion week .", "a model walks the runway at the fashion show during paris menswear fashion week"];
 const LEADING = 300;
 
-interface Run { pairs: ScoredPair[]; stats: Stats; report: string }
+interface Run { pairs: ScoredPair[]; stats: Stats; report: string; html: string }
 
 let dir: string;
 const runs = new Map<string, Run>();
@@ -29,7 +29,7 @@ async function run(pivot: string, input: string): Promise<Run> {
   const config = resolveConfig({ pivot, partitions: 2, tiers: ["silver"], scoring: { scorers: ["syntactic"] } });
   await runLocal({ inputs: [{ path: input, kind: "current" }], outDir: out, config, workers: 1, progress: null });
   const pairs = readFileSync(join(out, "silver.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as ScoredPair);
-  return { pairs, stats: Stats.parse(JSON.parse(readFileSync(join(out, "stats.json"), "utf8"))), report: readFileSync(join(out, "report.md"), "utf8") };
+  return { pairs, stats: Stats.parse(JSON.parse(readFileSync(join(out, "stats.json"), "utf8"))), report: readFileSync(join(out, "report.md"), "utf8"), html: readFileSync(join(out, "report.html"), "utf8") };
 }
 
 const texts = (p: ScoredPair) => [p.a.text, p.b.text].sort().join(" | ");
@@ -86,5 +86,9 @@ describe("text pivots over real captions", () => {
     expect(r.stats.counters["pivot.minhash.captions_keyed"]).toBe(LEADING + 6);
     expect(r.stats.pivot).toMatchObject({ name: "minhash", settings: { minhash: { perms: 64, bands: 16, verify: "exact" } } });
     expect(r.report).toContain("Pivot: minhash");
+    // report.html draws the pairs' estimate against their exact Jaccard
+    expect(r.html).toContain('<section id="minhash">');
+    expect(r.html).toContain('data-chart="minhash-run"');
+    expect(runs.get("canonical")!.html).not.toContain('<section id="minhash">');
   });
 });
