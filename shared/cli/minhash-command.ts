@@ -3,7 +3,11 @@
  * matched against B (the paper's translation experiment); one file: near-duplicate paragraphs
  * within it. One JSONL line per pair, then one summary line.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { evaluateAgainstExact } from "../minhash/evaluation.ts";
+import { MinhashEvaluation, thinScatter } from "../output/minhash-chart.ts";
+import { MINHASH_JSON } from "../output/minhash-section.ts";
 import { parseArgs } from "node:util";
 import { encodeCorpus } from "../minhash/corpus.ts";
 import { exactPairs, jaccard } from "../minhash/jaccard.ts";
@@ -13,28 +17,35 @@ import { MinhashOptions, minhashPairs, type MinhashStats } from "../minhash/perm
 import { expandArgs } from "./argv.ts";
 import { UserError } from "../core/errors.ts";
 
-export const MINHASH_USAGE = `paracap minhash <a.txt> [<b.txt>] [--perms m] [--threshold t] [--one-to-one] [--exact]
+export const MINHASH_USAGE = `paracap minhash <a.txt> [<b.txt>] [--perms m] [--threshold t] [--one-to-one] [--exact] [--paper] [--evaluation <dir>]
   paragraphs (blank-line separated) of a.txt matched against b.txt, or near-duplicate paragraphs
   within a.txt alone (Chung & Knight's min-hash "permutaries" over word sets); one JSONL line per
   pair, {"a","b","estimate"} (indices of the paragraphs, 0-based), then {"summary":{…}}
   --perms <m>          permutaries (default 256)
-  --threshold <t>      estimated Jaccard ≥ t is a pair (default 0.33, in (0, 1])
+  --threshold <t>      Jaccard ≥ t is a pair (default 0.33, in (0, 1]): candidates with an estimate
+                       ≥ t − slack are verified by their exact Jaccard
+  --slack <s>          how far below t a candidate's estimate may be (default 0.1)
+  --paper              the paper's method: estimated Jaccard ≥ t is a pair, no verification
   --one-to-one         at most one pair per paragraph (greedy, best estimate first)
   --exact              add each pair's exact Jaccard ("exact")
   --exact-only         the exact O(n²) method instead of the estimate ("exact" only)
   --seed <n>           seed of the permutaries (default ${MinhashOptions.shape.seed.parse(undefined)})
   --bucket-cap <n>     hash buckets larger than this are not enumerated, only counted (default ${MinhashOptions.shape.bucketCap.parse(undefined)})
   --gutenberg          strip Project Gutenberg header and footer first
+  --evaluation <dir>   also measure min-hash against the exact method (estimated vs exact Jaccard of
+                       every pair with J ≥ 0.1; P/R/F by threshold) into <dir>/minhash.json, which
+                       report.html of <dir> shows (paracap report <dir>)
   files are UTF-8, or Latin-1 when they are not valid UTF-8`;
 
-const NUMBERS = ["--perms", "--threshold", "--seed", "--bucket-cap"];
+const NUMBERS = ["--perms", "--threshold", "--seed", "--bucket-cap", "--slack"];
 
 export async function minhashCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: expandArgs(argv, [], NUMBERS),
     allowPositionals: true,
     options: {
-      perms: { type: "string" }, threshold: { type: "string" }, seed: { type: "string" }, "bucket-cap": { type: "string" },
+      perms: { type: "string" }, threshold: { type: "string" }, seed: { type: "string" }, "bucket-cap": { type: "string" }, slack: { type: "string" },
+      paper: { type: "boolean", default: false }, evaluation: { type: "string" },
       "one-to-one": { type: "boolean", default: false }, exact: { type: "boolean", default: false },
       "exact-only": { type: "boolean", default: false }, gutenberg: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
@@ -48,6 +59,7 @@ export async function minhashCommand(argv: string[]): Promise<number> {
   const parsed = MinhashOptions.safeParse({
     perms: numberFlag(values.perms, "--perms"), threshold: numberFlag(values.threshold, "--threshold"),
     seed: numberFlag(values.seed, "--seed"), bucketCap: numberFlag(values["bucket-cap"], "--bucket-cap"),
+    slack: numberFlag(values.slack, "--slack"), verify: values.paper ? "estimate" : "exact",
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -86,12 +98,23 @@ export async function minhashCommand(argv: string[]): Promise<number> {
     vocabulary: corpus.vocabulary.length,
     perms: values["exact-only"] ? null : opts.perms,
     threshold: opts.threshold,
+    verify: values["exact-only"] ? null : opts.verify,
     oneToOne: values["one-to-one"],
     pairs,
-    ...(stats ? { bucketsCapped: stats.bucketsCapped, entriesCapped: stats.entriesCapped, rowsAtRisk: stats.rowsAtRisk } : {}),
+    ...(stats ? { bucketsCapped: stats.bucketsCapped, entriesCapped: stats.entriesCapped, rowsAtRisk: stats.rowsAtRisk, verified: stats.verified, rejected: stats.rejected } : {}),
   };
   out.write(JSON.stringify({ summary }));
   out.flush();
+  if (values.evaluation !== undefined) {
+    const { scatter, prfExact } = evaluateAgainstExact(corpus, opts);
+    const evaluation = MinhashEvaluation.parse({ corpus: positionals.map((f) => basename(f)).join(" × "), scatter: thinScatter(scatter, 200), prfKey: [], prfExact });
+    mkdirSync(values.evaluation, { recursive: true });
+    const file = join(values.evaluation, MINHASH_JSON);
+    // whole or not at all: a report never reads half a file
+    writeFileSync(`${file}.tmp`, JSON.stringify(evaluation) + "\n");
+    renameSync(`${file}.tmp`, file);
+    process.stderr.write(`paracap minhash: wrote ${file} (${scatter.length.toLocaleString("en-US")} pairs with J ≥ 0.1, ${evaluation.scatter.length} drawn)\n`);
+  }
   return 0;
 }
 

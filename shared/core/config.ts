@@ -69,7 +69,7 @@ export const ParacapConfig = z.object({
       .describe("drop pairs whose only difference is a small spelling edit (a typo fix between revisions is not a paraphrase)"),
   }).prefault({}),
   pivot: z.enum(PIVOT_NAMES).default("resource")
-    .describe("what makes two references the same image: resource = the same (Commons) file; url = the same normalised URL; md5 = the same decoded pixels; ahash/dhash/phash/rahash/rphash = perceptual hashes within pixels.threshold bits (thesis 4.6)"),
+    .describe("what makes two references the same image: resource = the same (Commons) file; url = the same normalised URL; md5 = the same decoded pixels; ahash/dhash/phash/rahash/rphash = perceptual hashes within pixels.threshold bits (thesis 4.6); canonical = captions with one Déjà canonical form; minhash = captions whose word sets are similar (Chung & Knight), across images"),
   // Absent unless set, so configurations (and fingerprints) of runs that use no pixels stay as they were.
   pixels: z.object({
     threshold: z.number().int().min(0).max(32).nullable().default(null)
@@ -77,6 +77,19 @@ export const ParacapConfig = z.object({
     maxDiameter: z.number().int().min(0).max(64).nullable().default(null)
       .describe("chaining guard: largest distance between any two members of a group; a larger component is split (counted); null = 2 × threshold"),
   }).optional(),
+  pivots: z.object({
+    bucketCap: z.number().int().min(2).max(200).default(100)
+      .describe("text pivots: a caption group (one key) with more distinct uses is not paired, only counted (200 uses stay under the pairs-per-image cap)"),
+    minhash: z.object({
+      perms: z.number().int().min(1).max(1024).default(64).describe("min-hashes per caption (m)"),
+      bands: z.number().int().min(1).max(256).default(16).describe("bands of m/bands min-hashes, one group key each; must divide perms"),
+      threshold: z.number().gt(0).max(1).default(0.5).describe("word-set Jaccard a pair must reach (t)"),
+      verify: z.enum(["exact", "estimate"]).default("exact")
+        .describe("exact: candidates with estimate ≥ t − slack are kept when their exact Jaccard ≥ t; estimate: the paper's estimate ≥ t"),
+      slack: z.number().min(0).max(0.5).default(0.1).describe("how far below t a candidate's estimate may be (verify exact)"),
+      seed: z.number().int().min(0).max(0xffffffff).default(20070101),
+    }).refine((o) => o.perms % o.bands === 0, { message: "pivots.minhash.bands must divide pivots.minhash.perms" }).prefault({}),
+  }).prefault({}),
   scoring: z.object({
     scorers: z.array(z.enum(SCORER_NAMES)).min(1).default(["syntactic", "wordVectors"]).describe("pair scorers whose metrics every output pair carries"),
     semantic: z.array(z.string().min(1)).min(1).default(["vectorCosine", "wordMoverSimilarity"])
@@ -106,12 +119,14 @@ export const PRESETS: Record<Preset, Record<string, Record<string, unknown>>> = 
     images: { maxRefsHistoryUnit: "uses", skipAudio: true },
     extraction: { colonFileLinks: "text", unknownTemplates: "mark" },
     pairs: { dropSpellingFixes: true },
+    pivots: { minhash: { verify: "exact" } },
   },
   paper: {
     captions: { classifier: "paper" },
     images: { maxRefsHistoryUnit: "references", skipAudio: false },
     extraction: { colonFileLinks: "reference", unknownTemplates: "delete" },
     pairs: { dropSpellingFixes: false },
+    pivots: { minhash: { verify: "estimate" } },
   },
 };
 

@@ -52,6 +52,14 @@ export function groupCappedPairsCounter(tier: string): string {
 
 export const PAIRS_CAPPED_REASON = "pairs_per_image_cap";
 
+/**
+ * A text pivot's bookkeeping (`pivot.<name>.<what>`): captions given keys or none in the extract
+ * stage; groups capped and pairs dropped by reason (`pair.<reason>`) or kept in the group stage.
+ */
+export function pivotCounter(pivot: string, what: string): string {
+  return `pivot.${pivot}.${what}`;
+}
+
 /** Tasks a phase ran: `<phase>.shards` or `<phase>.partitions` (counted by the task wrapper, shared/tasks/phase-task.ts). */
 export function taskCounter(phase: string, unit: "shard" | "partition"): string {
   return `${phase}.${unit === "shard" ? "shards" : "partitions"}`;

@@ -8,8 +8,12 @@
 export const SCORER_NAMES = ["syntactic", "wordVectors", "embedding", "bertscore"] as const;
 export type ScorerName = (typeof SCORER_NAMES)[number];
 
-/** Image pivots: what makes two references the same image (plugins/pivots.ts). */
-export const PIVOT_NAMES = ["resource", "url", "md5", "ahash", "dhash", "phash", "rahash", "rphash"] as const;
+/**
+ * Pivots: what makes two references the same image (plugins/pivots.ts). `resource` and `url` key a
+ * reference by its image's name, the pixel pivots by its pixels (below), the text pivots key each
+ * caption by its text and pair captions across images.
+ */
+export const PIVOT_NAMES = ["resource", "url", "md5", "ahash", "dhash", "phash", "rahash", "rphash", "canonical", "minhash"] as const;
 export type PivotName = (typeof PIVOT_NAMES)[number];
 
 /**
@@ -23,3 +27,7 @@ export type PixelPivotName = (typeof PIXEL_PIVOT_NAMES)[number];
 export function isPixelPivot(name: PivotName): name is PixelPivotName {
   return (PIXEL_PIVOT_NAMES as readonly string[]).includes(name);
 }
+
+/** The pivots that key captions by their text (plugins/pivot-contract.ts TextPivot). */
+export const TEXT_PIVOT_NAMES = ["canonical", "minhash"] as const satisfies readonly PivotName[];
+export type TextPivotName = (typeof TEXT_PIVOT_NAMES)[number];

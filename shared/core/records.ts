@@ -108,6 +108,8 @@ export const ShuffleRef = z.object({
   /** web sources only (absent elsewhere, so wikitext records keep their shape) */
   title: CaptionFeatures.nullable().optional(),
   nearby: CaptionFeatures.nullable().optional(),
+  /** text pivots only: the image key the reference was found with (`image` is then the caption group's key) */
+  origin: z.string().optional(),
 });
 export type ShuffleRef = z.infer<typeof ShuffleRef>;
 
@@ -129,8 +131,21 @@ export const PairSide = z.object({
   ordinal: z.number().int(),
   /** how many references this use stands for (history: revisions that had it unchanged; current: 1 unless repeated on the page) */
   uses: z.number().int().positive(),
+  /** text pivots only: this side's own image (the pair's `image` is the caption group's key) */
+  image: z.string().optional(),
 });
 export type PairSide = z.infer<typeof PairSide>;
+
+/**
+ * How a text pivot found a pair (absent for image pivots, so their records keep their shape): the
+ * pivot's name, and for min-hash the permutaries' estimate and the exact word-set Jaccard.
+ */
+export const PivotMatch = z.object({
+  name: z.string(),
+  estimate: z.number().min(0).max(1).optional(),
+  jaccard: z.number().min(0).max(1).optional(),
+});
+export type PivotMatch = z.infer<typeof PivotMatch>;
 
 /** A candidate pair of same-type captions of one image, sides in canonical (code point) order. */
 export const CandidatePair = z.object({
@@ -142,6 +157,8 @@ export const CandidatePair = z.object({
   b: PairSide,
   /** distinct uses of the image, for images from caption lists (the equivalence-set size bound applies to them) */
   setSize: z.number().int().positive().optional(),
+  /** a pair found by a text pivot (its two sides' images differ; `image` is the caption group's key) */
+  pivot: PivotMatch.optional(),
 });
 export type CandidatePair = z.infer<typeof CandidatePair>;
 

@@ -15,8 +15,8 @@ export interface EncodedCorpus {
   readonly b: readonly WordIds[] | null;
 }
 
-/** Receives one pair: indices into A and into B (or A again, with i < j), and its (estimated) Jaccard. */
-export type PairSink = (i: number, j: number, score: number) => void;
+/** Receives one pair: indices into A and into B (or A again, with i < j), its (estimated) Jaccard and, when the method computed it, its exact Jaccard. */
+export type PairSink = (i: number, j: number, score: number, exact?: number) => void;
 
 /** Encode texts (paragraphs, captions) of one or two sides with a shared vocabulary. */
 export function encodeCorpus(a: readonly string[], b: readonly string[] | null = null): EncodedCorpus {

@@ -14,10 +14,16 @@
  * signatures there, so its estimate is exactly the uncapped one. Only a pair that collides in
  * nothing but capped tables can be missed: possible only for a paragraph with at least
  * ⌈t·m⌉ capped tables, and those paragraphs are counted (`rowsAtRisk`).
+ *
+ * Verification (the default, `verify: "exact"`): the estimate only proposes candidates, at a slightly
+ * lower threshold (t − slack), and a candidate is a pair when its exact Jaccard is ≥ t: no pair below
+ * t, and a pair at or above t is missed only when its estimate falls more than `slack` below t. The
+ * paper's method (`verify: "estimate"`, preset paper) keeps every pair whose estimate is ≥ t.
  */
 import { z } from "zod";
 import type { EncodedCorpus, PairSink } from "./corpus.ts";
 import { permutarySeeds, signatureInto, wordHashes } from "./hash-family.ts";
+import { jaccard } from "./jaccard.ts";
 
 export const MinhashOptions = z.strictObject({
   /** m: number of permutaries (the paper: 16, 64, 256, 1024) */
@@ -28,6 +34,10 @@ export const MinhashOptions = z.strictObject({
   seed: z.int().min(0).max(0xffffffff).default(20070101),
   /** buckets with more members than this are not enumerated (see above) */
   bucketCap: z.int().min(2).default(200),
+  /** exact: candidates at estimate ≥ threshold − slack, kept at exact Jaccard ≥ threshold; estimate: the paper's estimate ≥ threshold */
+  verify: z.enum(["exact", "estimate"]).default("exact"),
+  /** how far below the threshold a candidate's estimate may be (verify exact) */
+  slack: z.number().min(0).max(0.5).default(0.1),
 });
 export type MinhashOptions = z.infer<typeof MinhashOptions>;
 
@@ -48,6 +58,9 @@ export interface MinhashStats {
   rowsAtRisk: number;
   /** signature comparisons made to add capped-table collisions to candidate pairs */
   cappedChecks: number;
+  /** verify exact: candidates whose exact Jaccard was computed, and those under the threshold */
+  verified: number;
+  rejected: number;
 }
 
 /** Collisions needed to reach the threshold (a small tolerance so that t·m computed as 0.33·100 = 33.000000000000004 still needs 33). */
@@ -89,11 +102,12 @@ export function minhashPairs(corpus: EncodedCorpus, options: Partial<MinhashOpti
 
   const stats: MinhashStats = {
     perms: m, vocabulary: corpus.vocabulary.length, rowsA: queries.length, rowsB: self ? 0 : stored.length,
-    pairs: 0, bucketsCapped: 0, entriesCapped: 0, collisionsEnumerated: 0, rowsAtRisk: 0, cappedChecks: 0,
+    pairs: 0, bucketsCapped: 0, entriesCapped: 0, collisionsEnumerated: 0, rowsAtRisk: 0, cappedChecks: 0, verified: 0, rejected: 0,
   };
   const tables = buildTables(sigQ, queries.length, sigS, stored.length, m, self, opts.bucketCap, corpus.vocabulary.length, stats);
 
-  const need = collisionsNeeded(opts.threshold, m);
+  const verify = opts.verify === "exact";
+  const need = collisionsNeeded(verify ? Math.max(opts.threshold - opts.slack, 1 / m) : opts.threshold, m);
   const counts = new Uint16Array(stored.length);
   const touched: number[] = [];
   const cappedTables: number[] = [];
@@ -131,14 +145,21 @@ export function minhashPairs(corpus: EncodedCorpus, options: Partial<MinhashOpti
         if (sigS[j * m + k] === sigQ[row + k]) c++;
         else if (c + left < need) break;
       }
-      if (c >= need) passed.push(j * 65536 + c);
+      if (c < need) continue;
+      if (verify) {
+        stats.verified++;
+        if (jaccard(queries[i]!, stored[j]!) < opts.threshold - 1e-12) { stats.rejected++; continue; }
+      }
+      passed.push(j * 65536 + c);
     }
     touched.length = 0;
     if (passed.length > 0) {
       passed.sort((p, q) => p - q);
       for (const code of passed) {
         stats.pairs++;
-        emit(i, Math.floor(code / 65536), (code % 65536) / m);
+        const j = Math.floor(code / 65536);
+        if (verify) emit(i, j, (code % 65536) / m, jaccard(queries[i]!, stored[j]!));
+        else emit(i, j, (code % 65536) / m);
       }
       passed.length = 0;
     }

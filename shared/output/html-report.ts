@@ -10,7 +10,7 @@ import { LEVEL_LABELS, MAP_LEVELS } from "../compare/characteristic-map.ts";
 import { htmlText as h } from "./html-escape.ts";
 import { referenceMismatch, type ReferenceMap } from "../compare/reference-maps.ts";
 import type { SemanticScoring } from "../semantic/semantic-score.ts";
-import type { FunnelRow, Stats } from "./stats.ts";
+import { pivotLine, type FunnelRow, type Stats } from "./stats.ts";
 import type { PublishedPair } from "./tier-dataset.ts";
 import { DELTA_METRIC, SAMPLES_PER_CELL, SYNTACTIC_AXIS, type TierSummary } from "./tier-summary.ts";
 
@@ -64,7 +64,8 @@ export async function renderHtmlReport(input: HtmlReportInput): Promise<string> 
   body.push(`<p class="meta">Generated ${h(input.generated)}${input.elapsedSeconds !== null ? ` in ${input.elapsedSeconds.toFixed(1)} s` : ""}. ${presetLine(input.preset)}</p>`);
   body.push(`<nav>${[["overview", "Overview"], ["funnel", "Funnel"], ["metrics", "Metric distributions"], ["delta", "Δsem,syn"], ["maps", "Characteristic maps"], ["samples", "Pairs per map cell"], ...(input.sections ?? []).map((s) => [h(s.id), h(s.title)])].map(([id, t]) => `<a href="#${id}">${t}</a>`).join(" · ")}</nav></header>`);
 
-  body.push(`<section id="overview"><h2>Overview</h2>`, overview(input), `</section>`);
+  const pivot = pivotLine(stats);
+  body.push(`<section id="overview"><h2>Overview</h2>`, ...(pivot ? [`<p>${h(pivot)}</p>`] : []), overview(input), `</section>`);
 
   body.push(`<section id="funnel"><h2>Funnel per tier</h2><p class="note">What is left after each step, in references, captions and candidate pairs (log scale). Below the charts: each tier's full table (filters count in their own unit, in = kept + dropped) and examples of what each filter dropped.</p><div class="tiers-grid">`);
   for (const [tier, t] of Object.entries(stats.tiers)) {

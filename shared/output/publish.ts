@@ -10,6 +10,7 @@ import type { BlobStore } from "../io/blob-store.ts";
 import { CARD_MARKER, renderDatasetCard, type CardTier } from "./dataset-card.ts";
 import { renderHtmlReport } from "./html-report.ts";
 import { agreementSections } from "../annotate/agreement-render.ts";
+import { minhashSections } from "./minhash-section.ts";
 import { parquetColumns, tierParquet, writeTierParquet } from "./parquet-tier.ts";
 import { resolveConfig } from "../core/config.ts";
 import { semanticScoring, type SemanticScoring } from "../semantic/semantic-score.ts";
@@ -92,7 +93,7 @@ export async function writePublication(store: BlobStore, opts: PublishOptions = 
     referenceNote: shipped.note,
     runScoring: run?.scoring ?? null,
     files,
-    sections: await agreementSections(store),
+    sections: [...(await agreementSections(store)), ...(await minhashSections(store, stats, objects))],
   });
   await store.writeText(PUBLISHED_FILES.html, html);
   // an --out that already holds someone's README.md (a project folder) keeps it

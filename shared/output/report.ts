@@ -7,7 +7,7 @@ import * as names from "../core/counter-names.ts";
 import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 import type { InputKind, ScoredPair } from "../core/records.ts";
 import { mdCode, mdText } from "./markdown-escape.ts";
-import type { FunnelRow, Stats } from "./stats.ts";
+import { pivotLine, type FunnelRow, type Stats } from "./stats.ts";
 import { MAX_USES_ID } from "../pipeline/filters.ts";
 
 const fmt = (n: number | null) => (n === null ? "—" : n.toLocaleString("en-US"));
@@ -31,6 +31,8 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
   out.push("# paracap report", "");
   out.push(`Generated ${meta.generated}${meta.elapsedSeconds !== null ? ` in ${meta.elapsedSeconds.toFixed(1)} s` : ""}.`, "");
   if (meta.preset) out.push(...methodLines(meta.preset, stats.counters), "");
+  const pivot = pivotLine(stats);
+  if (pivot) out.push(pivot, "");
   out.push("| tier | input | pairs |", "|---|---|---:|");
   for (const [tier, t] of Object.entries(stats.tiers)) out.push(`| ${tier} | ${t.input} revisions | ${fmt(t.pairs)} |`);
   out.push("");

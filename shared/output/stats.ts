@@ -67,8 +67,21 @@ export const Stats = z.object({
   extraction: z.record(z.string(), z.number()),
   tiers: z.record(z.string(), z.object({ input: z.string(), pairs: z.number(), funnel: z.array(FunnelRow) })),
   counters: z.record(z.string(), z.number()),
+  /** the pivot, when not the default resource identity (absent otherwise, so those stats keep their bytes) */
+  pivot: z.object({ name: z.string(), settings: z.record(z.string(), z.unknown()).optional() }).optional(),
 });
 export type Stats = z.infer<typeof Stats>;
+
+/** Which pivot a run used, in words (report.md, report.html); null for the default resource identity. */
+export function pivotLine(stats: Stats): string | null {
+  const p = stats.pivot;
+  if (!p) return null;
+  if (p.name === "url") return "Pivot: url (an image is its normalised URL: scheme and host case, default ports, fragments and CDN resize parameters folded).";
+  if (p.name !== "canonical" && p.name !== "minhash") return `Pivot: ${p.name} (an image is its pixels; see "Image identity from pixels").`;
+  const pairs = Object.entries(stats.counters).filter(([k]) => k.startsWith(`pivot.${p.name}.`) && k.endsWith(".pairs")).reduce((n, [, v]) => n + v, 0);
+  const what = p.name === "canonical" ? "captions with one Déjà canonical form, across images" : "captions whose word sets are similar by min-hash (Chung & Knight), across images";
+  return `Pivot: ${p.name} (${what}); ${pairs.toLocaleString("en-US")} candidate pairs before dedup. Pairs carry \`pivot\` and each side its own \`image\`.`;
+}
 
 /** A caption filter a source applies before extraction, and the tier name its counters are under. */
 export interface SourceCaptionFilter {

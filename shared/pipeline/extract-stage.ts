@@ -6,12 +6,14 @@
 import type { ParacapConfig } from "../core/config.ts";
 import { Counters } from "../core/counters.ts";
 import { z } from "zod";
-import { type CaptionFeatures, type DocId, type InputKind, type ReferenceSource, ShuffleRef } from "../core/records.ts";
+import { CAPTION_TYPES, type CaptionFeatures, type DocId, type InputKind, type ReferenceSource, ShuffleRef } from "../core/records.ts";
 import type { Stage } from "../core/stage.ts";
 import { createCaptionAnalyzer, type CaptionAnalyzer } from "../caption/analyzer.ts";
 import { unreadableReason, type CaptionBounds } from "../caption/caption-guard.ts";
 import { createPivot } from "../plugins/pivots.ts";
+import { isTextPivot, type TextPivot } from "../plugins/pivot-contract.ts";
 import type { AnySource } from "../sources/source.ts";
+import { pivotCounter } from "../core/counter-names.ts";
 import { extractCounter, extractReferencesBySourceCounter, extractSkippedCounter, FEATURE_COUNTERS, unreadableCaptionCounter } from "../core/counter-names.ts";
 
 export interface ExtractedRef {
@@ -22,6 +24,8 @@ export interface ExtractedRef {
   alt: CaptionFeatures | null;
   title?: CaptionFeatures | null;
   nearby?: CaptionFeatures | null;
+  /** text pivots: the reference's own image (`image` is then a caption group's key) */
+  origin?: string;
 }
 
 /** The references of one revision; `skipped` names why a revision could not be read. */
@@ -86,7 +90,9 @@ function safeFeatures(analyzer: CaptionAnalyzer, text: string, bounds: CaptionBo
 export function documentExtractor(source: AnySource, config: ParacapConfig, counters: Counters): (doc: unknown, kind: InputKind) => RevisionRefs {
   const find = source.createExtractor(config, counters);
   const features = createFeatureLookup(config, counters);
-  const pivot = createPivot(config.pivot);
+  const pivot = createPivot(config.pivot, config.pivots);
+  const byText = isTextPivot(pivot) ? textPivotRefs(pivot, counters) : null;
+  const imagePivot = isTextPivot(pivot) ? null : pivot;
   return (doc, kind) => {
     counters.inc(extractCounter(kind, "revisions"));
     const d = find(doc);
@@ -97,20 +103,58 @@ export function documentExtractor(source: AnySource, config: ParacapConfig, coun
       return { ...base, refs: [], skipped: reason };
     }
     const refs = d.refs.map((r, ordinal): ExtractedRef => {
-      const ref: ExtractedRef = { image: pivot.key({ image: r.image, page: d.page }), source: r.source, ordinal, caption: features(r.caption), alt: features(r.alt) };
+      const image = imagePivot ? imagePivot.key({ image: r.image, page: d.page }) : r.image;
+      const ref: ExtractedRef = { image, source: r.source, ordinal, caption: features(r.caption), alt: features(r.alt) };
       // the web's own caption types, only where a source gives them (other records keep their shape)
       if (r.title) ref.title = features(r.title);
       if (r.nearby) ref.nearby = features(r.nearby);
       return ref;
     });
-    return { ...base, refs };
+    return { ...base, refs: byText ? refs.flatMap(byText) : refs };
+  };
+}
+
+const PIVOT_KEY_CACHE_LIMIT = 100_000;
+
+/**
+ * A text pivot's copies of one reference: one per key of each readable caption, carrying only that
+ * caption (pairs are built within a caption type) and its own image as `origin`.
+ */
+function textPivotRefs(pivot: TextPivot, counters: Counters): (ref: ExtractedRef) => ExtractedRef[] {
+  const cache = new Map<string, readonly string[]>();
+  const keysOf = (text: string) => {
+    let keys = cache.get(text);
+    if (!keys) {
+      keys = pivot.keys(text);
+      if (cache.size >= PIVOT_KEY_CACHE_LIMIT) cache.clear();
+      cache.set(text, keys);
+    }
+    return keys;
+  };
+  return (ref) => {
+    const out: ExtractedRef[] = [];
+    for (const type of CAPTION_TYPES) {
+      const f = ref[type];
+      // an unreadable caption has no text to key (the caption filters would drop it anyway)
+      if (!f || f.unreadable !== undefined) continue;
+      const keys = keysOf(f.text);
+      counters.inc(pivotCounter(pivot.id, keys.length === 0 ? "captions_without_key" : "captions_keyed"));
+      for (const key of keys) {
+        const copy: ExtractedRef = { image: key, source: ref.source, ordinal: ref.ordinal, caption: null, alt: null, origin: ref.image };
+        copy[type] = f;
+        out.push(copy);
+      }
+    }
+    return out;
   };
 }
 
 /** What makes two uses of an image on one page the same: where, and every caption text. */
-export function useKeyOf(image: string, source: string, r: { caption: CaptionFeatures | null; alt: CaptionFeatures | null; title?: CaptionFeatures | null; nearby?: CaptionFeatures | null }): string {
+export function useKeyOf(image: string, source: string, r: { caption: CaptionFeatures | null; alt: CaptionFeatures | null; title?: CaptionFeatures | null; nearby?: CaptionFeatures | null; origin?: string }): string {
   const base = `${image}\u0000${source}\u0000${r.caption?.text ?? "\u0001"}\u0000${r.alt?.text ?? "\u0001"}`;
-  return r.title || r.nearby ? `${base}\u0000${r.title?.text ?? "\u0001"}\u0000${r.nearby?.text ?? "\u0001"}` : base;
+  const typed = r.title || r.nearby ? `${base}\u0000${r.title?.text ?? "\u0001"}\u0000${r.nearby?.text ?? "\u0001"}` : base;
+  // a text pivot's copies of two images' references with one caption are different uses
+  return r.origin === undefined ? typed : `${typed}\u0000\u0002${r.origin}`;
 }
 
 /**
@@ -169,6 +213,7 @@ export async function* collapseUses(revisions: AsyncIterable<RevisionRefs>, coun
           alt: r.alt,
           ...(r.title ? { title: r.title } : {}),
           ...(r.nearby ? { nearby: r.nearby } : {}),
+          ...(r.origin !== undefined ? { origin: r.origin } : {}),
         });
       }
     }

@@ -4,11 +4,13 @@
  * Runs every tier over the same grouped references in one pass.
  */
 import type { ParacapConfig } from "../core/config.ts";
-import { groupCappedPairsCounter, groupPairsCounter, paperRuleDroppedCounter, WEB_SET_COUNTERS } from "../core/counter-names.ts";
+import { groupCappedPairsCounter, groupPairsCounter, paperRuleDroppedCounter, pivotCounter, WEB_SET_COUNTERS } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
 import { fnv1a32, stableId } from "../core/hash.ts";
 import { applyFilter } from "../core/filter.ts";
-import { CandidatePair, CAPTION_TYPES, cmpId, ShuffleRef, type CaptionType, type PairSide } from "../core/records.ts";
+import { CandidatePair, CAPTION_TYPES, cmpId, ShuffleRef, type CaptionType, type PairSide, type PivotMatch } from "../core/records.ts";
+import { isTextPivot, type TextPivot } from "../plugins/pivot-contract.ts";
+import { createPivot } from "../plugins/pivots.ts";
 import type { Stage, StageContext } from "../core/stage.ts";
 import { MAX_USES_ID, tierFilters, type ImageGroup, type TierFilters } from "./filters.ts";
 import { countImageRow, isCaptioned, useState, type UseState } from "./funnel.ts";
@@ -39,6 +41,8 @@ export function groupStage(config: ParacapConfig, opts: GroupOptions = {}): Stag
   const specs = tierSpecs(config);
   // built once per stage: every image of every partition goes through the same lists
   const configured = opts.tierFilters ? null : specs.map((t) => tierFilters(config, t));
+  const pivot = createPivot(config.pivot, config.pivots);
+  const textPivot = isTextPivot(pivot) ? pivot : null;
   return {
     name: "group",
     input: ShuffleRef,
@@ -55,14 +59,15 @@ export function groupStage(config: ParacapConfig, opts: GroupOptions = {}): Stag
         else byImage.set(key, [r]);
       }
       const keys = [...byImage.keys()].sort();
-      const setSizes = countWebSets(byImage, opts.webSources ?? NO_WEB_SOURCES, ctx);
+      // the thesis' set-size bound is about one image's captions, not a text pivot's caption groups
+      const setSizes = textPivot ? new Map<string, number>() : countWebSets(byImage, opts.webSources ?? NO_WEB_SOURCES, ctx);
       for (const filters of tiers) {
         // Images whose filters await are judged IMAGE_WINDOW at a time (pixel reads and model calls
         // overlap); with synchronous filters each image is done when its call returns. Pairs come out
         // in image order either way, and counts and samples do not depend on the order verdicts settle in.
         // Pairs are made when they leave (streamed per image), so memory holds uses, never all pairs.
         const window: Pending[] = [];
-        const pairing = { tier: filters.tier.name, cap, counters: ctx.counters };
+        const pairing = { tier: filters.tier.name, cap, counters: ctx.counters, textPivot };
         for (const key of keys) {
           const refs = byImage.get(key)!;
           if (refs[0]!.kind !== filters.tier.input) continue;
@@ -89,6 +94,7 @@ interface Pairing {
   tier: string;
   cap: number;
   counters: Counters;
+  textPivot: TextPivot | null;
 }
 
 async function* drain(window: readonly Pending[], pairing: Pairing): AsyncGenerator<CandidatePair> {
@@ -97,7 +103,9 @@ async function* drain(window: readonly Pending[], pairing: Pairing): AsyncGenera
   for (const [i, uses] of all.entries()) {
     if (uses === null) continue;
     const { image, setSize } = window[i]!;
-    const pairs = pairsOf(pairing.tier, image, uses, pairing.cap, pairing.counters);
+    const pairs = pairing.textPivot
+      ? textPivotPairs(pairing.textPivot, pairing.tier, image, uses, pairing.counters)
+      : pairsOf(pairing.tier, image, uses, pairing.cap, pairing.counters);
     if (setSize === undefined) yield* pairs;
     else for (const pair of pairs) yield { ...pair, setSize };
   }
@@ -122,6 +130,39 @@ export function* pairsOf(tier: string, image: string, uses: readonly UseState[],
     counters.inc(groupPairsCounter(tier), dropped);
     counters.samples.add(groupCappedPairsCounter(tier), `${image} (${type}): ${n} uses, ${total} pairs, ${cap} kept`);
     for (const code of sampledPairs(withType, type, cap)) yield makePair(tier, image, type, withType[Math.floor(code / n)]!, withType[code % n]!);
+  }
+}
+
+/**
+ * The candidate pairs of one text-pivot group (`key`: a caption group, its uses from many images):
+ * different captions of different images, as far as the pivot accepts them. A group with more uses
+ * of a type than the pivot's bucket cap (at most 200, so under MAX_PAIRS_PER_IMAGE) is not paired
+ * and is counted with a sample; every pair not made is counted by reason.
+ */
+export function* textPivotPairs(pivot: TextPivot, tier: string, key: string, uses: readonly UseState[], counters: Counters): Generator<CandidatePair> {
+  const count = (what: string, n = 1) => counters.inc(pivotCounter(pivot.id, `${tier}.${what}`), n);
+  for (const type of CAPTION_TYPES) {
+    const withType = uses.filter((u) => u[type] !== null);
+    const n = withType.length;
+    if (n < 2) continue;
+    if (n > pivot.bucketCap) {
+      count("groups_capped");
+      count("pairs_capped", (n * (n - 1)) / 2);
+      counters.samples.add(pivotCounter(pivot.id, `${tier}.groups_capped`), `${key} (${type}): ${n} uses`);
+      continue;
+    }
+    for (let i = 0; i < n; i++) {
+      for (let j = i + 1; j < n; j++) {
+        const x = withType[i]!, y = withType[j]!;
+        const tx = x[type]!.text, ty = y[type]!.text;
+        if (x.ref.origin === y.ref.origin) { count("pair.same_image"); continue; }
+        if (tx === ty) { count("pair.same_text"); continue; }
+        const verdict = tx < ty ? pivot.pair(tx, ty, key) : pivot.pair(ty, tx, key);
+        if ("drop" in verdict) { count(`pair.${verdict.drop}`); continue; }
+        count("pairs");
+        yield makePair(tier, key, type, x, y, { name: pivot.id, ...verdict });
+      }
+    }
   }
 }
 
@@ -282,7 +323,9 @@ async function pairedUses(filters: TierFilters, refs: ShuffleRef[], ctx: StageCo
 }
 
 function side(u: UseState, type: CaptionType): PairSide {
-  return { text: u[type]!.text, page: u.ref.page, pageId: u.ref.pageId, revisionId: u.ref.revisionId, ordinal: u.ref.ordinal, uses: u.ref.uses };
+  const s: PairSide = { text: u[type]!.text, page: u.ref.page, pageId: u.ref.pageId, revisionId: u.ref.revisionId, ordinal: u.ref.ordinal, uses: u.ref.uses };
+  if (u.ref.origin !== undefined) s.image = u.ref.origin;
+  return s;
 }
 
 /**
@@ -308,22 +351,26 @@ export function mergeIdenticalUses(refs: readonly ShuffleRef[]): ShuffleRef[] {
 }
 
 /** Sides in canonical order (text by code point, then page, then revision) so a pair has one form. */
-export function makePair(tier: string, image: string, type: CaptionType, x: UseState, y: UseState): CandidatePair {
+export function makePair(tier: string, image: string, type: CaptionType, x: UseState, y: UseState, pivot?: PivotMatch): CandidatePair {
   let a = side(x, type);
   let b = side(y, type);
   if (compareSides(a, b) > 0) [a, b] = [b, a];
-  const id = stableId(image, type, a.text, b.text, a.page, String(a.revisionId), b.page, String(b.revisionId));
-  return { id, tier, image, type, a, b };
+  if (pivot === undefined) {
+    const id = stableId(image, type, a.text, b.text, a.page, String(a.revisionId), b.page, String(b.revisionId));
+    return { id, tier, image, type, a, b };
+  }
+  const id = stableId(image, type, a.text, b.text, a.page, String(a.revisionId), b.page, String(b.revisionId), a.image ?? "", b.image ?? "");
+  return { id, tier, image, type, a, b, pivot };
 }
 
 function compareSides(a: PairSide, b: PairSide): number {
-  return cmp(a.text, b.text) || cmp(a.page, b.page) || cmpId(a.revisionId, b.revisionId);
+  return cmp(a.text, b.text) || cmp(a.page, b.page) || cmpId(a.revisionId, b.revisionId) || cmp(a.image ?? "", b.image ?? "");
 }
 
 function compareUses(x: ShuffleRef, y: ShuffleRef): number {
   return cmp(x.page, y.page) || cmpId(x.pageId, y.pageId) || cmpId(x.revisionId, y.revisionId) || x.ordinal - y.ordinal
     || cmp(x.caption?.text ?? "", y.caption?.text ?? "") || cmp(x.alt?.text ?? "", y.alt?.text ?? "")
-    || cmp(x.title?.text ?? "", y.title?.text ?? "") || cmp(x.nearby?.text ?? "", y.nearby?.text ?? "");
+    || cmp(x.title?.text ?? "", y.title?.text ?? "") || cmp(x.nearby?.text ?? "", y.nearby?.text ?? "") || cmp(x.origin ?? "", y.origin ?? "");
 }
 
 export function cmp(a: string, b: string): number {

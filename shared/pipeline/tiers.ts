@@ -5,6 +5,7 @@
  */
 import type { ParacapConfig, TierName } from "../core/config.ts";
 import type { InputKind } from "../core/records.ts";
+import { TEXT_PIVOT_NAMES } from "../core/plugin-names.ts";
 
 export interface TierSpec {
   readonly name: TierName;
@@ -21,7 +22,10 @@ export function tierSpecs(config: ParacapConfig): TierSpec[] {
     silver: { name: "silver", input: tierInput("silver"), maxRefs: config.images.maxRefs, maxRefsUnit: "references", captionRule: "verb" },
     bronze: { name: "bronze", input: tierInput("bronze"), maxRefs: config.images.maxRefsHistory, maxRefsUnit: config.images.maxRefsHistoryUnit, captionRule: "verb" },
   };
-  return config.tiers.map((t) => all[t]);
+  // A text pivot groups captions, not images: the ceiling on an image's references (logos, flags) has
+  // no meaning for a caption group, which is bounded by the pivot's bucket cap on distinct uses instead.
+  const textPivot = (TEXT_PIVOT_NAMES as readonly string[]).includes(config.pivot);
+  return config.tiers.map((t) => (textPivot ? { ...all[t], maxRefs: config.pivots.bucketCap, maxRefsUnit: "uses" as const } : all[t]));
 }
 
 /** The kind of input that feeds a tier: current revisions (or a single crawl) or a history (revisions, re-crawls). */

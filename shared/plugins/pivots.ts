@@ -1,11 +1,19 @@
 /**
  * Pivots decide what makes two references "the same image": the key references are grouped by.
- * Wikipedia's is resource identity (one Commons file = one normalised `File:` key). The contract is
- * in pivot-contract.ts; the names the config accepts in core/plugin-names.ts.
+ * Wikipedia's is resource identity (one Commons file = one normalised `File:` key); `url` is the
+ * web's; the pixel pivots are decided by the pixel pipeline's phases; the text pivots group captions
+ * across images, by Déjà canonical form or by min-hash bands. The contract is in
+ * pivot-contract.ts; the names the config accepts in core/plugin-names.ts.
  */
-import type { PivotName } from "../core/plugin-names.ts";
-import type { ImagePivot } from "./pivot-contract.ts";
+import type { ParacapConfig } from "../core/config.ts";
+import type { PivotName, TextPivotName } from "../core/plugin-names.ts";
 import { imageKey } from "../web/html/image-url.ts";
+import { createCanonicalizer, canonicalKey } from "../deja/canonical-form.ts";
+import { createCaptionLsh } from "../minhash/caption-lsh.ts";
+import type { ImagePivot, Pivot, TextPivot } from "./pivot-contract.ts";
+
+/** The settings a pivot may read (absent: each pivot's defaults). */
+export type PivotSettings = ParacapConfig["pivots"];
 
 /**
  * A pixel pivot cannot be decided from the reference: at extraction it keeps the source's key (the
@@ -35,8 +43,31 @@ const PIVOTS = {
   phash: sourceKey("phash"),
   rahash: sourceKey("rahash"),
   rphash: sourceKey("rphash"),
-} satisfies Record<PivotName, () => ImagePivot>;
+  /** Déjà: captions with one canonical form (lemmas, prepositions → IN, no function words) are one group. */
+  canonical: (s?: PivotSettings): TextPivot => {
+    const canonicalizer = createCanonicalizer();
+    return {
+      id: "canonical",
+      kind: "text",
+      bucketCap: s?.bucketCap ?? 100,
+      keys: (text) => {
+        const key = canonicalKey(canonicalizer, text);
+        return key === null ? [] : [key];
+      },
+      // one key per caption, so a pair meets once; every pair of different originals is a candidate
+      pair: () => ({}),
+    };
+  },
+  /** Chung & Knight: captions whose min-hash bands agree, kept at word-set Jaccard ≥ t (see minhash/caption-lsh.ts). */
+  minhash: (s?: PivotSettings): TextPivot => {
+    const lsh = createCaptionLsh(s?.minhash ?? {});
+    return { id: "minhash", kind: "text", bucketCap: s?.bucketCap ?? 100, keys: (text) => lsh.keys(text), pair: (a, b, key) => lsh.pair(a, b, key) };
+  },
+} satisfies Record<PivotName, (settings?: PivotSettings) => Pivot>;
 
-export function createPivot(name: PivotName): ImagePivot {
-  return PIVOTS[name]();
+/** A pivot by name (only the text pivots read settings). */
+export function createPivot(name: Exclude<PivotName, TextPivotName>): ImagePivot;
+export function createPivot(name: PivotName, settings?: PivotSettings): Pivot;
+export function createPivot(name: PivotName, settings?: PivotSettings): Pivot {
+  return PIVOTS[name](settings);
 }

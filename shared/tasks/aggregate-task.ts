@@ -106,6 +106,8 @@ export async function runAggregateTask(ctx: OnceContext): Promise<Stats> {
     extraction: Object.fromEntries(Object.entries(snapshot).filter(([k]) => ctx.sources.isExtractionCounter(k))),
     tiers,
     counters: snapshot,
+    // which pivot ran, only when not the default (resource runs keep their stats.json bytes)
+    ...(manifest.config.pivot !== "resource" ? { pivot: { name: manifest.config.pivot, settings: manifest.config.pivots } } : {}),
   };
   await output.writeText(OUTPUT_FILES.stats, JSON.stringify(stats, null, 2) + "\n");
   await output.writeText(OUTPUT_FILES.config, JSON.stringify(manifest.config, null, 2) + "\n");

@@ -22,7 +22,7 @@ export const extractPhase: UnitPhase = {
   consumes: [],
   produces: [{ name: "refs", schema: ShuffleRef }],
   // what is read from the input, how documents become captions and features, the pivot, the partitioning
-  configKeys: ["partitions", "dump", "extraction", "pivot", "captions.maxChars", "captions.maxTokenChars", "captions.classifier"],
+  configKeys: ["partitions", "dump", "extraction", "pivot", "pivots", "captions.maxChars", "captions.maxTokenChars", "captions.classifier"],
   run: (ctx) => {
     if (ctx.unit.unit !== "shard") throw new Error(`extract runs on shards, not on ${ctx.unit.unit}s`);
     return extractShard(ctx, ctx.unit.shard);

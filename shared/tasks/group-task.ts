@@ -18,7 +18,7 @@ export const groupPhase = partitionTask({
   produces: [{ name: "pairs", schema: CandidatePair }],
   // The dedup tasks need the run's equivalence-set size bound, which needs every group partition.
   summaries: [SET_SIZE_BOUND],
-  configKeys: ["tiers", "partitions", "images", "captions", "pairs"],
+  configKeys: ["tiers", "partitions", "images", "captions", "pairs", "pivot", "pivots"],
   run: groupPartition,
   afterPhase: writeSetSizeBound,
 });

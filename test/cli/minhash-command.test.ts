@@ -10,6 +10,7 @@ import { encodeCorpus } from "../../shared/minhash/corpus.ts";
 import { exactPairs } from "../../shared/minhash/jaccard.ts";
 import { splitParagraphs, stripGutenberg } from "../../shared/minhash/paragraphs.ts";
 import { MERCIER, WALTER } from "../minhash/verne.ts";
+import { MinhashEvaluation } from "../../shared/output/minhash-chart.ts";
 import { removeTempDirs, runCli, tempDir } from "../runner/helpers.ts";
 import { readFileSync } from "node:fs";
 
@@ -36,13 +37,13 @@ function excerpts(): [string, string, string[], string[]] {
 
 // each case spawns paracap one to six times: generous timeouts, as the machine may be busy
 describe("paracap minhash", () => {
-  it("matches paragraphs of one translation against the other; --exact adds exact Jaccard close to the estimate", async () => {
+  it("matches paragraphs of one translation against the other; --exact adds exact Jaccard close to the estimate; --paper keeps the raw estimate", async () => {
     const [fa, fb, a, b] = excerpts();
-    const r = await runCli(["minhash", fa, fb, "--perms", "512", "--threshold", "0.25", "--exact"]);
+    const r = await runCli(["minhash", fa, fb, "--perms", "512", "--threshold", "0.25", "--exact", "--paper"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const { pairs, summary } = parse(r.stdout);
-    expect(summary).toMatchObject({ mode: "cross", method: "minhash", paragraphsA: a.length, paragraphsB: b.length, perms: 512, threshold: 0.25, pairs: pairs.length });
+    expect(summary).toMatchObject({ mode: "cross", method: "minhash", paragraphsA: a.length, paragraphsB: b.length, perms: 512, threshold: 0.25, verify: "estimate", pairs: pairs.length });
     expect(pairs.length).toBeGreaterThan(30);
     for (const p of pairs) {
       expect(p.estimate).toBeGreaterThanOrEqual(0.25);
@@ -59,6 +60,31 @@ describe("paracap minhash", () => {
     const found = new Set(pairs.map((p) => `${p.a},${p.b}`));
     expect(sure.length).toBeGreaterThan(10);
     for (const k of sure) expect(found.has(k)).toBe(true);
+
+    // the default verifies each candidate (estimate ≥ t − slack) by its exact Jaccard: no pair under t
+    const evalDir = tempDir("paracap-minhash-eval-");
+    const v = await runCli(["minhash", fa, fb, "--perms", "512", "--threshold", "0.25", "--exact", "--evaluation", evalDir]);
+    expect(v.stderr).toContain("minhash.json");
+    const verified = parse(v.stdout);
+    expect(verified.summary).toMatchObject({ verify: "exact", pairs: verified.pairs.length });
+    const exactSet = new Set<string>();
+    exactPairs(c, 0.25, (i, j) => exactSet.add(`${i},${j}`));
+    for (const p of verified.pairs) {
+      expect(p.exact).toBeGreaterThanOrEqual(0.25);
+      expect(p.estimate).toBeGreaterThanOrEqual(0.15);
+      expect(exactSet.has(`${p.a},${p.b}`)).toBe(true);
+    }
+    // nearly all of the exact method's pairs are found (the rest have an estimate more than 0.1 under t)
+    expect(verified.pairs.length).toBeGreaterThanOrEqual(0.97 * exactSet.size);
+    // --evaluation: the report's data, verified precision 1 at every threshold, the paper's rule below it somewhere
+    const evaluation = MinhashEvaluation.parse(JSON.parse(readFileSync(join(evalDir, "minhash.json"), "utf8")));
+    expect(evaluation.corpus).toBe("a.txt × b.txt");
+    expect(evaluation.scatter.length).toBeGreaterThan(100);
+    for (const p of evaluation.scatter) expect(p.perms).toBe(512);
+    const at = (method: string, t: number) => evaluation.prfExact.find((r) => r.method === method && r.threshold === t)!;
+    expect(at("verified m = 512", 0.3).precision).toBe(1);
+    expect(evaluation.prfExact.filter((r) => r.method === "verified m = 512").every((r) => r.precision === 1)).toBe(true);
+    expect(evaluation.prfExact.filter((r) => r.method === "paper m = 512").some((r) => r.precision < 1)).toBe(true);
   });
 
   it("--exact-only gives the exact method's pairs, --one-to-one at most one pair per paragraph", async () => {
