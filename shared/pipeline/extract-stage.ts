@@ -141,10 +141,15 @@ export async function* extractInline(source: AnySource, docs: AsyncIterable<unkn
   for await (const d of docs) yield* chunks(d, kind);
 }
 
-/** What makes two uses of an image on one page the same: where, and every caption text. */
+/**
+ * What makes two uses of an image on one page the same: where, and every caption text. Joined (one
+ * flat string), not concatenated: a page's keys are held until its end, and a chain of concatenations
+ * is several times the size of its text.
+ */
 export function useKeyOf(image: string, source: string, r: { caption: CaptionFeatures | null; alt: CaptionFeatures | null; title?: CaptionFeatures | null; nearby?: CaptionFeatures | null }): string {
-  const base = `${image}\u0000${source}\u0000${r.caption?.text ?? "\u0001"}\u0000${r.alt?.text ?? "\u0001"}`;
-  return r.title || r.nearby ? `${base}\u0000${r.title?.text ?? "\u0001"}\u0000${r.nearby?.text ?? "\u0001"}` : base;
+  const parts = [image, source, r.caption?.text ?? "\u0001", r.alt?.text ?? "\u0001"];
+  if (r.title || r.nearby) parts.push(r.title?.text ?? "\u0001", r.nearby?.text ?? "\u0001");
+  return parts.join("\u0000");
 }
 
 /**
