@@ -8,6 +8,7 @@ import { configFromEnv } from "../core/env-layer.ts";
 import { REPO_ROOT } from "../core/repo-root.ts";
 import { looksLikeHistoryByContent } from "../dump/history-sniff.ts";
 import { looksLikeHistory, type LocalInput } from "../runner/local-shards.ts";
+import { boundHeapGrowth } from "../runner/heap-growth.ts";
 import { runLocal } from "../runner/local-runner.ts";
 import { applyModelFlag, checkModel } from "../semantic/model-flag.ts";
 import { expandArgs } from "./argv.ts";
@@ -99,6 +100,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.exit(130);
   };
   process.once("SIGINT", onInterrupt);
+  boundHeapGrowth(); // RSS follows what is live (heap-growth.ts)
   const result = await runLocal({
     inputs,
     outDir: values.out!,
