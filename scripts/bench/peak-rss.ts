@@ -9,7 +9,7 @@
  * - item 4, a 1 GiB attribute in a small .gz;
  * - the 1 GiB <text> in a small .gz.
  * `BENCH_HEAP_MB=<n>` runs paracap with --max-old-space-size=<n>. (paracap run caps V8's heap growth
- * at 1.5 times what is live, shared/runner/heap-growth.ts; `node --heap-growing-percent=<n>
+ * at 1.25 times what is live, shared/runner/heap-growth.ts; `node --heap-growing-percent=<n>
  * bin/paracap.js …` overrides it.)
  */
 import { createWriteStream, writeFileSync } from "node:fs";
