@@ -5,9 +5,10 @@
  * extraction.maxPageBytes (8 MiB) dense with file links (291,340 references), followed by an ordinary
  * page, is extracted whole with a heap limit of 224 MB, of which ~100 MB are the caption models. (When
  * a page's references, their features and its records were all held, the same shard needed more than
- * 256 MB: "JavaScript heap out of memory".) The limit, not a measured RSS, is the test: node's default
- * heap lets the heap grow to a few times what is live before collecting, and RSS with it
- * (scripts/bench/peak-rss.ts measures that). Captions repeat, so the NLP step stays out of the time.
+ * 256 MB: "JavaScript heap out of memory".) The heap limit, not a measured RSS, is the test: it bounds
+ * what is live, whatever the machine; RSS also depends on how far V8 lets the heap grow past that
+ * (capped by `paracap run`, runner/heap-growth.ts; scripts/bench/peak-rss.ts measures it). Captions
+ * repeat, so the NLP step stays out of the time.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
