@@ -8,8 +8,9 @@
  * - item 3, a 1 GiB <title> in a small .gz (BENCH_BOMB_GIB=5 for 5 GiB);
  * - item 4, a 1 GiB attribute in a small .gz;
  * - the 1 GiB <text> in a small .gz.
- * `BENCH_HEAP_MB=<n>` runs paracap with --max-old-space-size=<n> (node's default heap limit lets the
- * heap grow to several times what is live before collecting).
+ * `BENCH_HEAP_MB=<n>` runs paracap with --max-old-space-size=<n>. (paracap run caps V8's heap growth
+ * at 1.25 times what is live, shared/runner/heap-growth.ts; `node --heap-growing-percent=<n>
+ * bin/paracap.js …` overrides it.)
  */
 import { createWriteStream, writeFileSync } from "node:fs";
 import { join } from "node:path";

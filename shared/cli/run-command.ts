@@ -8,6 +8,7 @@ import { configFromEnv } from "../core/env-layer.ts";
 import { REPO_ROOT } from "../core/repo-root.ts";
 import { looksLikeHistoryByContent } from "../dump/history-sniff.ts";
 import { looksLikeHistory, type LocalInput } from "../runner/local-shards.ts";
+import { boundHeapGrowth } from "../runner/heap-growth.ts";
 import { applyModelFlag, checkModel } from "../semantic/model-flag.ts";
 import { expandArgs } from "./argv.ts";
 import { readConfigFile } from "./config-file.ts";
@@ -124,6 +125,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.exit(130);
   };
   process.once("SIGINT", onInterrupt);
+  boundHeapGrowth(); // RSS follows what is live (heap-growth.ts)
   // the runner (every source, stage and scorer) loads only once the arguments are known good, so
   // --help and a mistyped option answer at once
   const { runLocal } = await import("../runner/local-runner.ts");

@@ -28,7 +28,10 @@ export interface ExtractedRef {
   origin?: string;
 }
 
-/** The references of one revision; `skipped` names why a revision could not be read. */
+/**
+ * The references of one revision, or of one chunk of them (`continued`: a later chunk of the same
+ * revision, see documentChunks); `skipped` names why a revision could not be read.
+ */
 export interface RevisionRefs {
   kind: InputKind;
   page: string;
@@ -36,9 +39,17 @@ export interface RevisionRefs {
   revisionId: DocId;
   refs: ExtractedRef[];
   skipped?: string;
+  continued?: true;
 }
 
-const FEATURE_CACHE_LIMIT = 200_000;
+/**
+ * Distinct captions whose features are kept. A cache, not state: outputs do not depend on it (its
+ * hit counter is volatile). History dumps repeat a few thousand captions; more entries only hold memory.
+ */
+const FEATURE_CACHE_LIMIT = 50_000;
+
+/** References per chunk of a revision (documentChunks): what one chunk holds with its features. */
+export const EXTRACT_CHUNK_REFS = 4096;
 
 /**
  * Caption features by text, with a bounded cache (history dumps repeat captions thousands of times):
@@ -88,30 +99,54 @@ function safeFeatures(analyzer: CaptionAnalyzer, text: string, bounds: CaptionBo
  * and the `extract.<kind>` counters. Pure per document, so a runner may run it on worker threads.
  */
 export function documentExtractor(source: AnySource, config: ParacapConfig, counters: Counters): (doc: unknown, kind: InputKind) => RevisionRefs {
+  const chunks = documentChunks(source, config, counters, Infinity);
+  return (doc, kind) => chunks(doc, kind).next().value as RevisionRefs;
+}
+
+/**
+ * documentExtractor, its references in chunks of at most `chunk` (consecutive RevisionRefs of one
+ * revision, the later ones `continued`; collapseUses joins them). Features are computed as the chunks
+ * are taken, so a page of 200,000 references never holds all of them with their features at once.
+ * Every revision gives at least one chunk; counters and features are the same as in one piece.
+ */
+export function documentChunks(source: AnySource, config: ParacapConfig, counters: Counters, chunk = EXTRACT_CHUNK_REFS): (doc: unknown, kind: InputKind) => Generator<RevisionRefs, void, undefined> {
   const find = source.createExtractor(config, counters);
   const features = createFeatureLookup(config, counters);
   const pivot = createPivot(config.pivot, config.pivots);
   const byText = isTextPivot(pivot) ? textPivotRefs(pivot, counters) : null;
   const imagePivot = isTextPivot(pivot) ? null : pivot;
-  return (doc, kind) => {
+  return function* (doc, kind) {
     counters.inc(extractCounter(kind, "revisions"));
     const d = find(doc);
     const base = { kind, page: d.page, pageId: d.pageId, revisionId: d.revisionId };
     if (d.refs === null) {
       const reason = d.skipped ?? "unreadable";
       counters.inc(extractSkippedCounter(kind, reason));
-      return { ...base, refs: [], skipped: reason };
+      yield { ...base, refs: [], skipped: reason };
+      return;
     }
-    const refs = d.refs.map((r, ordinal): ExtractedRef => {
-      const image = imagePivot ? imagePivot.key({ image: r.image, page: d.page }) : r.image;
-      const ref: ExtractedRef = { image, source: r.source, ordinal, caption: features(r.caption), alt: features(r.alt) };
-      // the web's own caption types, only where a source gives them (other records keep their shape)
-      if (r.title) ref.title = features(r.title);
-      if (r.nearby) ref.nearby = features(r.nearby);
-      return ref;
-    });
-    return { ...base, refs: byText ? refs.flatMap(byText) : refs };
+    const all = d.refs;
+    for (let from = 0; from === 0 || from < all.length; from += chunk) {
+      const refs: ExtractedRef[] = [];
+      for (let ordinal = from; ordinal < Math.min(all.length, from + chunk); ordinal++) {
+        const r = all[ordinal]!;
+        const image = imagePivot ? imagePivot.key({ image: r.image, page: d.page }) : r.image;
+        const ref: ExtractedRef = { image, source: r.source, ordinal, caption: features(r.caption), alt: features(r.alt) };
+        // the web's own caption types, only where a source gives them (other records keep their shape)
+        if (r.title) ref.title = features(r.title);
+        if (r.nearby) ref.nearby = features(r.nearby);
+        if (byText) refs.push(...byText(ref));
+        else refs.push(ref);
+      }
+      yield from === 0 ? { ...base, refs } : { ...base, refs, continued: true };
+    }
   };
+}
+
+/** Every document's references, chunk by chunk, in this thread (runners without worker threads). */
+export async function* extractInline(source: AnySource, docs: AsyncIterable<unknown>, kind: InputKind, config: ParacapConfig, counters: Counters): AsyncGenerator<RevisionRefs> {
+  const chunks = documentChunks(source, config, counters);
+  for await (const d of docs) yield* chunks(d, kind);
 }
 
 const PIVOT_KEY_CACHE_LIMIT = 100_000;
@@ -149,23 +184,86 @@ function textPivotRefs(pivot: TextPivot, counters: Counters): (ref: ExtractedRef
   };
 }
 
-/** What makes two uses of an image on one page the same: where, and every caption text. */
+/**
+ * What makes two uses of an image on one page the same: where, and every caption text. Joined (one
+ * flat string), not concatenated: a page's keys are held until its end, and a chain of concatenations
+ * is several times the size of its text.
+ */
 export function useKeyOf(image: string, source: string, r: { caption: CaptionFeatures | null; alt: CaptionFeatures | null; title?: CaptionFeatures | null; nearby?: CaptionFeatures | null; origin?: string }): string {
-  const base = `${image}\u0000${source}\u0000${r.caption?.text ?? "\u0001"}\u0000${r.alt?.text ?? "\u0001"}`;
-  const typed = r.title || r.nearby ? `${base}\u0000${r.title?.text ?? "\u0001"}\u0000${r.nearby?.text ?? "\u0001"}` : base;
+  const parts = [image, source, r.caption?.text ?? "\u0001", r.alt?.text ?? "\u0001"];
+  if (r.title || r.nearby) parts.push(r.title?.text ?? "\u0001", r.nearby?.text ?? "\u0001");
   // a text pivot's copies of two images' references with one caption are different uses
-  return r.origin === undefined ? typed : `${typed}\u0000\u0002${r.origin}`;
+  if (r.origin !== undefined) parts.push(`\u0002${r.origin}`);
+  return parts.join("\u0000");
 }
+
+/**
+ * Where collapseUses puts the records of a page beyond the first few thousand until the page ends
+ * (their `uses` are final only then): records go out in order as JSON lines, and come back in the
+ * same order, once.
+ */
+export interface UseSpill {
+  write(lines: string): Promise<void>;
+  /** every record written since the last drain, in order; the spill is empty afterwards */
+  drain(): AsyncIterable<ShuffleRef>;
+}
+
+export interface CollapseOptions {
+  /** distinct uses after which a page is flushed at the next revision (default 100,000) */
+  limit?: number;
+  /** where records beyond `held` wait for the page's end; without one, every record stays in memory */
+  spill?: UseSpill;
+  /** records of the open page kept in memory before the spill takes the rest (default 8,192) */
+  held?: number;
+}
+
+/** Characters of JSON lines collected before they go to the spill in one write. */
+const SPILL_WRITE_CHARS = 1 << 20;
 
 /**
  * Collapses identical uses (page, image, caption, alt, source) in consecutive revisions of a page
  * into one record with `uses` = how many revisions had it. Pages arrive revision by revision, so
  * state is one page's distinct uses; a page with absurdly many is flushed early (still correct: the
- * split records pair as identical captions, which the divergent filter drops).
+ * split records pair as identical captions, which the divergent filter drops). Memory does not grow
+ * with a page's references either: with a spill, only the first `held` records of a page stay in
+ * memory, the rest wait in the spill, and of each use only its key and count are kept.
  */
-export async function* collapseUses(revisions: AsyncIterable<RevisionRefs>, counters: Counters, limit = 100_000): AsyncGenerator<ShuffleRef> {
+export async function* collapseUses(revisions: AsyncIterable<RevisionRefs>, counters: Counters, options: number | CollapseOptions = {}): AsyncGenerator<ShuffleRef> {
+  const opts = typeof options === "number" ? { limit: options } : options;
+  const limit = opts.limit ?? 100_000;
+  const spill = opts.spill;
+  const heldMax = spill ? (opts.held ?? 8192) : Infinity;
   let pageKey: string | null = null;
-  let open = new Map<string, ShuffleRef>();
+  // the open page: use key → slot; a slot's count; the first slots' records (the rest are in the spill)
+  let slots = new Map<string, number>();
+  let uses: number[] = [];
+  let held: ShuffleRef[] = [];
+  let pending: string[] = [];
+  let pendingChars = 0;
+  let spilled = false;
+  async function* flush(): AsyncGenerator<ShuffleRef> {
+    const counts = uses;
+    const first = held;
+    const late = spilled;
+    slots = new Map();
+    uses = [];
+    held = [];
+    spilled = false;
+    for (let i = 0; i < first.length; i++) {
+      first[i]!.uses = counts[i]!;
+      yield first[i]!;
+    }
+    if (!late) return;
+    if (pending.length > 0) await spill!.write(pending.join(""));
+    pending = [];
+    pendingChars = 0;
+    let i = first.length;
+    for await (const rec of spill!.drain()) {
+      rec.uses = counts[i++]!;
+      yield rec;
+    }
+    if (i !== counts.length) throw new Error(`use spill gave back ${i - first.length} of ${counts.length - first.length} records`);
+  }
   const source = revisions[Symbol.asyncIterator]();
   let exhausted = false;
   try {
@@ -177,7 +275,7 @@ export async function* collapseUses(revisions: AsyncIterable<RevisionRefs>, coun
         // Damaged input ends the revisions early. The uses of the last page read are real and
         // already counted as references: they go out before the error does.
         exhausted = true;
-        yield* open.values();
+        yield* flush();
         throw err;
       }
       if (next.done) {
@@ -186,21 +284,23 @@ export async function* collapseUses(revisions: AsyncIterable<RevisionRefs>, coun
       }
       const rev = next.value;
       const key = `${rev.kind}\u0000${rev.pageId}\u0000${rev.page}`;
-      if (key !== pageKey || open.size >= limit) {
-        yield* open.values();
-        open = new Map();
+      // (a later chunk of a revision is the same revision: the limit is checked between revisions)
+      if (key !== pageKey || (slots.size >= limit && !rev.continued)) {
+        yield* flush();
         pageKey = key;
       }
       for (const r of rev.refs) {
         counters.inc(extractCounter(rev.kind, "references"));
         counters.inc(extractReferencesBySourceCounter(rev.kind, r.source));
         const useKey = useKeyOf(r.image, r.source, r);
-        const seen = open.get(useKey);
-        if (seen) {
-          seen.uses++;
+        const seen = slots.get(useKey);
+        if (seen !== undefined) {
+          uses[seen]!++;
           continue;
         }
-        open.set(useKey, {
+        slots.set(useKey, uses.length);
+        uses.push(1);
+        const rec: ShuffleRef = {
           image: r.image,
           kind: rev.kind,
           page: rev.page,
@@ -214,10 +314,23 @@ export async function* collapseUses(revisions: AsyncIterable<RevisionRefs>, coun
           ...(r.title ? { title: r.title } : {}),
           ...(r.nearby ? { nearby: r.nearby } : {}),
           ...(r.origin !== undefined ? { origin: r.origin } : {}),
-        });
+        };
+        if (held.length < heldMax) {
+          held.push(rec);
+          continue;
+        }
+        const line = JSON.stringify(rec) + "\n";
+        pending.push(line);
+        pendingChars += line.length;
+        spilled = true;
+        if (pendingChars >= SPILL_WRITE_CHARS) {
+          await spill!.write(pending.join(""));
+          pending = [];
+          pendingChars = 0;
+        }
       }
     }
-    yield* open.values();
+    yield* flush();
   } finally {
     // the consumer stopped early: let the source clean up (close the dump stream)
     if (!exhausted) await source.return?.();
@@ -231,11 +344,7 @@ export function extractStage(source: AnySource, config: ParacapConfig, kind: Inp
     input: z.unknown(),
     output: ShuffleRef,
     run(docs, ctx) {
-      const extract = documentExtractor(source, config, ctx.counters);
-      async function* revs() {
-        for await (const d of docs) yield extract(d, kind);
-      }
-      return collapseUses(revs(), ctx.counters);
+      return collapseUses(extractInline(source, docs, kind, config, ctx.counters), ctx.counters);
     },
   };
 }

@@ -30,7 +30,7 @@ import { InputError, planLocalShards, type LocalInput } from "./local-shards.ts"
 import { WorkerPool } from "./worker-pool.ts";
 import { lockOutDir, removeStaleTempFiles } from "./out-dir-lock.ts";
 import type { InputKind } from "../core/records.ts";
-import { documentExtractor, type RevisionRefs } from "../pipeline/extract-stage.ts";
+import { extractInline } from "../pipeline/extract-stage.ts";
 import type { AnySource } from "../sources/source.ts";
 import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 import { WORD_VECTORS_RESOURCE, wordVectorsProvider } from "../semantic/vector-scorer.ts";
@@ -168,7 +168,7 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
     bytes: (shard) => fileBytes(shard.uri, (n) => (input.done += n), (n) => (input.decoded! += n)),
     extractDocuments: (source, docs, shard, counters) => {
       live.push(counters);
-      return extractInWorkers && sources === BUILTIN_SOURCES ? parallelExtract(source, docs, shard.kind, opts.config, counters, workerPool()) : inlineDocuments(source, docs, shard.kind, opts.config, counters);
+      return extractInWorkers && sources === BUILTIN_SOURCES ? parallelExtract(source, docs, shard.kind, opts.config, counters, workerPool()) : extractInline(source, docs, shard.kind, opts.config, counters);
     },
     isCorruptInput: (err) => err instanceof DumpError,
   };
@@ -243,11 +243,6 @@ function shardBytes(shard: ShardSpec): number {
   } catch {
     return 0; // reported when the shard is read
   }
-}
-
-async function* inlineDocuments(source: AnySource, docs: AsyncIterable<unknown>, kind: InputKind, config: ParacapConfig, counters: Counters): AsyncGenerator<RevisionRefs> {
-  const extract = documentExtractor(source, config, counters);
-  for await (const d of docs) yield extract(d, kind);
 }
 
 function parseJsonOrNull(text: string): unknown {

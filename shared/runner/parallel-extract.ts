@@ -1,8 +1,11 @@
 /**
  * Fans the per-revision half of the extract stage out over the worker pool in batches and yields
- * results in input order (so collapsing history uses stays sequential and deterministic). Bounded
- * in-flight batches give back-pressure to the dump reader.
+ * results in input order (so collapsing history uses stays sequential and deterministic). In-flight
+ * batches are bounded in number and in characters together (not per worker: memory must not grow
+ * with the cores), which is the dump reader's back-pressure; results come back as serialised groups
+ * of chunks (worker.ts) and are turned into objects one group at a time, as the consumer takes them.
  */
+import { deserialize } from "node:v8";
 import type { ParacapConfig } from "../core/config.ts";
 import type { Counters } from "../core/counters.ts";
 import type { InputKind } from "../core/records.ts";
@@ -14,7 +17,12 @@ import type { WorkerPool } from "./worker-pool.ts";
 export interface ParallelExtractOptions {
   batchChars?: number;
   maxInFlight?: number;
+  /** characters of documents in flight, all batches together */
+  maxInFlightChars?: number;
 }
+
+/** Characters of documents in flight by default: results are a few times their documents. */
+const IN_FLIGHT_CHARS = 32_000_000;
 
 export async function* parallelExtract(
   source: Source,
@@ -25,23 +33,34 @@ export async function* parallelExtract(
   pool: WorkerPool,
   opts: ParallelExtractOptions = {},
 ): AsyncGenerator<RevisionRefs> {
-  const batchChars = opts.batchChars ?? 4_000_000;
   const maxInFlight = opts.maxInFlight ?? pool.size * 2;
-  const inflight: Promise<ExtractBatchResult>[] = [];
+  const maxInFlightChars = opts.maxInFlightChars ?? IN_FLIGHT_CHARS;
+  // many workers: smaller batches, so that all of them still have one within the character bound
+  const batchChars = opts.batchChars ?? Math.min(4_000_000, Math.floor(maxInFlightChars / maxInFlight));
+  const inflight: { result: Promise<ExtractBatchResult>; chars: number }[] = [];
+  let inflightChars = 0;
   let batch: unknown[] = [];
   let chars = 0;
   const submit = () => {
     // The source packs the batch (MediaWiki texts travel still encoded and are decoded in the worker).
     const p = pool.run<ExtractBatchResult>("extractBatch", { config, kind, source: source.name, docs: source.pack(batch) });
     p.catch(() => {}); // observed when awaited in order below
-    inflight.push(p);
+    inflight.push({ result: p, chars });
+    inflightChars += chars;
     batch = [];
     chars = 0;
   };
   const take = async function* () {
-    const r = await inflight.shift()!;
+    const head = inflight.shift()!;
+    const r = await head.result;
+    inflightChars -= head.chars;
     counters.merge(r.counters);
-    yield* r.revisions;
+    const groups = r.revisions;
+    for (let i = 0; i < groups.length; i++) {
+      const group = deserialize(groups[i]!) as RevisionRefs[];
+      (groups as unknown[])[i] = null; // let each group go once taken
+      yield* group;
+    }
   };
   let readError: unknown = null;
   try {
@@ -49,7 +68,7 @@ export async function* parallelExtract(
       batch.push(doc);
       chars += source.size(doc);
       if (chars >= batchChars || batch.length >= 1000) submit();
-      while (inflight.length >= maxInFlight) yield* take();
+      while (inflight.length >= maxInFlight || (inflight.length > 0 && inflightChars >= maxInFlightChars)) yield* take();
     }
   } catch (err) {
     // Keep what was read before the damage: finish the batches in flight, then report the error.

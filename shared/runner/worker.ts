@@ -1,4 +1,5 @@
 /** Worker-thread side of the local runner: the same task functions the cloud handlers call. */
+import { serialize } from "node:v8";
 import { parentPort } from "node:worker_threads";
 import { Counters } from "../core/counters.ts";
 import type { ParacapConfig } from "../core/config.ts";
@@ -6,18 +7,23 @@ import type { InputKind } from "../core/records.ts";
 import { LocalStore } from "../io/local-store.ts";
 import type { RevisionRefs } from "../pipeline/extract-stage.ts";
 import { BUILTIN_SOURCES } from "../sources/registry.ts";
-import { documentExtractor } from "../pipeline/extract-stage.ts";
+import { documentChunks, EXTRACT_CHUNK_REFS } from "../pipeline/extract-stage.ts";
 import { runPartitionTask } from "../tasks/run-task.ts";
 import { BUILTIN_PIPELINE } from "../tasks/phases.ts";
 import type { RunManifest } from "../tasks/manifest.ts";
 import type { JobRequest, JobResponse } from "./worker-pool.ts";
 
 export interface ExtractBatchPayload { config: ParacapConfig; kind: InputKind; source: string; docs: unknown }
-export interface ExtractBatchResult { revisions: RevisionRefs[]; counters: Record<string, number> }
+/**
+ * `revisions`: the batch's revisions in chunks (documentChunks), serialised (v8) in groups of about
+ * EXTRACT_CHUNK_REFS references: a few compact buffers cross the thread boundary, and the receiver
+ * turns one group at a time back into objects.
+ */
+export interface ExtractBatchResult { revisions: Uint8Array[]; counters: Record<string, number> }
 export interface PartitionPayload { phase: string; manifest: RunManifest; partition: number; workDir: string }
 
 // One extractor per source and config, kept across batches: loading the language model is the expensive part.
-let extractor: { key: string; counters: Counters; fn: (doc: unknown, kind: InputKind) => RevisionRefs } | null = null;
+let extractor: { key: string; counters: Counters; fn: (doc: unknown, kind: InputKind) => Iterable<RevisionRefs> } | null = null;
 
 const jobs: Record<string, (payload: never) => Promise<unknown>> = {
   async extractBatch(p: ExtractBatchPayload): Promise<ExtractBatchResult> {
@@ -26,10 +32,24 @@ const jobs: Record<string, (payload: never) => Promise<unknown>> = {
     const source = BUILTIN_SOURCES.get(p.source);
     if (!extractor || extractor.key !== key) {
       const counters = new Counters();
-      extractor = { key, counters, fn: documentExtractor(source, p.config, counters) };
+      extractor = { key, counters, fn: documentChunks(source, p.config, counters) };
     }
     const before = extractor.counters.toJSON();
-    const revisions = source.unpack(p.docs).map((doc) => extractor!.fn(doc, p.kind));
+    const revisions: Uint8Array[] = [];
+    let group: RevisionRefs[] = [];
+    let refs = 0;
+    for (const doc of source.unpack(p.docs)) {
+      for (const chunk of extractor.fn(doc, p.kind)) {
+        group.push(chunk);
+        refs += chunk.refs.length + 1;
+        if (refs >= EXTRACT_CHUNK_REFS) {
+          revisions.push(serialize(group));
+          group = [];
+          refs = 0;
+        }
+      }
+    }
+    if (group.length > 0) revisions.push(serialize(group));
     const after = extractor.counters.toJSON();
     const delta: Record<string, number> = {};
     for (const [k, v] of Object.entries(after)) if (v !== (before[k] ?? 0)) delta[k] = v - (before[k] ?? 0);

@@ -2,18 +2,28 @@
  * Extract task: one shard → references partitioned by hash(image key) (dataset `refs`) → marker.
  * A corrupt shard (truncated bz2, malformed XML) keeps what was read before the damage and is marked
  * "corrupt" with the error; the run goes on and the report lists it.
+ *
+ * Memory is flat in the references of a shard and of a page: revisions come in chunks of a few
+ * thousand references (documentChunks), the records of a page past the first few thousand wait for the
+ * page's end in the work store (collapseUses' spill, `spill/extract/`), and the partitioned writer's
+ * buffers are bounded in total. Each stage pulls from the one before, so the decoder waits for them.
  */
 import { corruptShardsCounter, extractCounter } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
 import { phaseShape } from "../core/phase-names.ts";
-import { partitionOf } from "../core/hash.ts";
+import { partitionOf, stableId } from "../core/hash.ts";
 import { ShuffleRef } from "../core/records.ts";
-import { collapseUses, documentExtractor, type RevisionRefs } from "../pipeline/extract-stage.ts";
+import type { BlobStore, BlobWriter } from "../io/blob-store.ts";
+import { readJsonl } from "../io/jsonl.ts";
+import { collapseUses, extractInline, type RevisionRefs, type UseSpill } from "../pipeline/extract-stage.ts";
 import type { ShardSpec } from "../sources/shard-spec.ts";
 import type { AnySource } from "../sources/source.ts";
 import type { RunManifest } from "./manifest.ts";
 import { readMarker, type TaskMarker } from "./markers.ts";
 import { doneObject, type PhaseEndContext, type UnitContext, type UnitOutcome, type UnitPhase } from "./phase-task.ts";
+
+/** Work-store folder of the records a page holds until its end (see useSpill). */
+const SPILL_DIR = "spill/extract";
 
 /** The shard phase: what it reads, writes and names (shape in core/phase-names.ts). */
 export const extractPhase: UnitPhase = {
@@ -21,6 +31,7 @@ export const extractPhase: UnitPhase = {
   unit: "shard",
   consumes: [],
   produces: [{ name: "refs", schema: ShuffleRef }],
+  workDirs: [SPILL_DIR],
   // what is read from the input, how documents become captions and features, the pivot, the partitioning
   configKeys: ["partitions", "dump", "extraction", "pivot", "pivots", "captions.maxChars", "captions.maxTokenChars", "captions.classifier"],
   run: (ctx) => {
@@ -37,9 +48,10 @@ async function extractShard(ctx: UnitContext, shard: ShardSpec): Promise<UnitOut
   const docs = source.documents(shard, runner.bytes(shard), manifest.config, counters);
   const revisions = runner.extractDocuments ? runner.extractDocuments(source, docs, shard, counters) : inlineExtract(source, docs, shard, manifest, counters);
   const out = ctx.write<ShuffleRef>("refs");
+  const spill = useSpill(ctx.work, `${SPILL_DIR}/${stableId(shard.id)}`);
   let outcome: UnitOutcome = { status: "ok", error: null };
   try {
-    for await (const ref of collapseUses(revisions, counters)) {
+    for await (const ref of collapseUses(revisions, counters, { spill })) {
       await out.write(partitionOf(ref.image, partitions), ref);
       counters.inc(extractCounter(ref.kind, "shuffle_records"));
     }
@@ -68,9 +80,38 @@ async function nothingRead({ manifest, work, sources, self }: PhaseEndContext): 
   return `no ${what} read from the input${n > 1 ? "s" : ""}${why ? `: ${why}` : ""}`;
 }
 
-async function* inlineExtract(source: AnySource, docs: AsyncIterable<unknown>, shard: ShardSpec, manifest: RunManifest, counters: Counters): AsyncGenerator<RevisionRefs> {
-  const extract = documentExtractor(source, manifest.config, counters);
-  for await (const d of docs) yield extract(d, shard.kind);
+function inlineExtract(source: AnySource, docs: AsyncIterable<unknown>, shard: ShardSpec, manifest: RunManifest, counters: Counters): AsyncIterable<RevisionRefs> {
+  return extractInline(source, docs, shard.kind, manifest.config, counters);
+}
+
+/**
+ * A page's late records in the work store: one object per spilled page (`<prefix>-<n>.jsonl`),
+ * written in bounded pieces, read back once in order and deleted. Names are deterministic, so a
+ * retried task overwrites what a failed one left.
+ */
+function useSpill(store: BlobStore, prefix: string): UseSpill {
+  let n = 0;
+  let writer: BlobWriter | null = null;
+  let name = "";
+  return {
+    async write(lines) {
+      if (!writer) {
+        name = `${prefix}-${n++}.jsonl`;
+        writer = store.writer(name);
+      }
+      await writer.write(lines);
+    },
+    async *drain() {
+      if (!writer) return;
+      await writer.close();
+      writer = null;
+      try {
+        yield* readJsonl<ShuffleRef>(store, name, undefined, { required: true });
+      } finally {
+        await store.delete(name);
+      }
+    },
+  };
 }
 
 /** File and offset of a damaged-input error (DumpError carries both); the shard's file otherwise. */

@@ -5,7 +5,7 @@ import { Counters } from "../../shared/core/counters.ts";
 import type { PageRevision, ShuffleRef } from "../../shared/core/records.ts";
 import { silentContext } from "../../shared/core/stage.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
-import { collapseUses, documentExtractor, extractStage } from "../../shared/pipeline/extract-stage.ts";
+import { collapseUses, documentChunks, documentExtractor, extractStage, type RevisionRefs, type UseSpill } from "../../shared/pipeline/extract-stage.ts";
 import { mediawikiSource } from "../../shared/sources/mediawiki/mediawiki-source.ts";
 import { SAMPLE_CURRENT, SAMPLE_HISTORY } from "../runner/helpers.ts";
 import { collect, from } from "./stage-helpers.ts";
@@ -108,5 +108,51 @@ describe("collapseUses", () => {
     })()).rejects.toThrow("bz2 data is truncated");
     expect(got.map((r) => [r.image, r.uses])).toEqual([["File:Blkred flag.png", 2]]);
     expect(counters.get("extract.history.references")).toBe(2);
+  });
+
+  it("with a spill, holds a few records of a page and gives back exactly the records and order it gives without one", async () => {
+    // the history sample as chunks of 2 references, with distinct uses doubled on a page of its own
+    const pages = (await collect(readDumpPages(SAMPLE_HISTORY, { namespaces: [0] }))) as PageRevision[];
+    const wide = rev("Wide", 99, 1, Array.from({ length: 40 }, (_, i) => `[[File:W${i % 7}.jpg|thumb|caption ${i % 11}]] `).join(""));
+    const run = async (spill?: UseSpill) => {
+      const counters = new Counters();
+      const chunks = documentChunks(mediawikiSource, config, counters, 2);
+      const revs = [...pages, wide, wide].flatMap((p) => [...chunks(p, "history")]);
+      return collect(collapseUses(from(revs), counters, spill ? { spill, held: 3 } : {}));
+    };
+    let lines = "";
+    let drains = 0;
+    let largest = 0;
+    const spill: UseSpill = {
+      write: async (s) => {
+        lines += s;
+        largest = Math.max(largest, lines.length);
+      },
+      drain: async function* () {
+        drains++;
+        const all = lines.split("\n").filter(Boolean).map((l) => JSON.parse(l) as ShuffleRef);
+        lines = "";
+        yield* all;
+      },
+    };
+    const plain = await run();
+    const spilled = await run(spill);
+    expect(drains).toBe(2); // Anarchism (13 records) and Wide (40 distinct uses), each more than 3
+    expect(largest).toBeGreaterThan(0);
+    expect(spilled.map((r) => JSON.stringify(r))).toEqual(plain.map((r) => JSON.stringify(r)));
+    expect(plain.filter((r) => r.page === "Wide").map((r) => r.uses)).toEqual(Array(40).fill(2));
+  });
+
+  it("chunks of a revision give the references, ordinals, features and counts of it in one piece", () => {
+    const body = Array.from({ length: 25 }, (_, i) => `[[File:C${i}.jpg|thumb|Caption number ${i} of the page.]]`).join("\n");
+    const whole = new Counters();
+    const chunked = new Counters();
+    const one = documentExtractor(mediawikiSource, config, whole)(rev("Chunks", 7, 70, body), "current");
+    const parts: RevisionRefs[] = [...documentChunks(mediawikiSource, config, chunked, 10)(rev("Chunks", 7, 70, body), "current")];
+    expect(parts.map((p) => [p.refs.length, p.continued ?? false])).toEqual([[10, false], [10, true], [5, true]]);
+    expect(parts.flatMap((p) => p.refs)).toEqual(one.refs);
+    expect(chunked.toJSON()).toEqual(whole.toJSON());
+    const empty = [...documentChunks(mediawikiSource, config, chunked, 10)(rev("Chunks", 7, 71, "no image"), "current")];
+    expect(empty.map((p) => p.refs.length)).toEqual([0]);
   });
 });

@@ -15,18 +15,21 @@ import type { DocumentRefs } from "../source.ts";
  * for byte (a fifth of the revisions of the Anarchism excerpt): such a text is recognised on its still-encoded bytes
  * (equal length, then one memcmp) and neither decoded nor parsed again. Its counts are replayed, so stats are as if
  * it had been extracted. On that excerpt the last 2 texts catch 198 of its 398 repeats, 4 catch 293, 8 catch 344;
- * 8 texts hold at most 8 × extraction.maxPageBytes.
+ * 8 texts hold at most 8 × extraction.maxPageBytes, and their outcomes at most `maxRefs` references together
+ * (a text with more is not kept: the window is a cache, and 8 pages dense with references must not be held).
  */
 class RecentTexts {
   private page = -1;
   private entries: { text: Buffer | string; outcome: TextOutcome }[] = [];
+  private refs = 0;
 
-  constructor(private readonly size = 8) {}
+  constructor(private readonly size = 8, private readonly maxRefs = 20_000) {}
 
   find(pageId: number, text: Buffer | string): TextOutcome | null {
     if (pageId !== this.page) {
       this.page = pageId;
       this.entries = [];
+      this.refs = 0;
       return null;
     }
     for (const e of this.entries) {
@@ -37,8 +40,11 @@ class RecentTexts {
   }
 
   add(text: Buffer | string, outcome: TextOutcome): void {
+    const n = outcome.refs?.length ?? 0;
+    if (n > this.maxRefs) return;
     this.entries.unshift({ text, outcome });
-    if (this.entries.length > this.size) this.entries.pop();
+    this.refs += n;
+    while (this.entries.length > this.size || this.refs > this.maxRefs) this.refs -= this.entries.pop()!.outcome.refs?.length ?? 0;
   }
 }
 
