@@ -74,7 +74,7 @@ const warcio = await measure("warcio", async () => {
 });
 const read = await measure("ours/read", () => ourDocs(() => {}));
 const counters = new Counters();
-const extract = documentExtractor(warcSource, config, counters);
+const extract = documentExtractor(warcSource, config, counters, await warcSource.prepare!(config));
 let refs = 0;
 const full = await measure("ours/refs", () => ourDocs((d) => void (refs += extract(d, "current").refs.length)));
 console.log(`references per round: ${refs / (ROUNDS + 1)}`);

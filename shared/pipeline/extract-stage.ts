@@ -98,8 +98,8 @@ function safeFeatures(analyzer: CaptionAnalyzer, text: string, bounds: CaptionBo
  * (its own format), and this applies, the same way for every source, the pivot, caption features
  * and the `extract.<kind>` counters. Pure per document, so a runner may run it on worker threads.
  */
-export function documentExtractor(source: AnySource, config: ParacapConfig, counters: Counters): (doc: unknown, kind: InputKind) => RevisionRefs {
-  const chunks = documentChunks(source, config, counters, Infinity);
+export function documentExtractor(source: AnySource, config: ParacapConfig, counters: Counters, prepared?: unknown): (doc: unknown, kind: InputKind) => RevisionRefs {
+  const chunks = documentChunks(source, config, counters, Infinity, prepared);
   return (doc, kind) => chunks(doc, kind).next().value as RevisionRefs;
 }
 
@@ -109,8 +109,8 @@ export function documentExtractor(source: AnySource, config: ParacapConfig, coun
  * are taken, so a page of 200,000 references never holds all of them with their features at once.
  * Every revision gives at least one chunk; counters and features are the same as in one piece.
  */
-export function documentChunks(source: AnySource, config: ParacapConfig, counters: Counters, chunk = EXTRACT_CHUNK_REFS): (doc: unknown, kind: InputKind) => Generator<RevisionRefs, void, undefined> {
-  const find = source.createExtractor(config, counters);
+export function documentChunks(source: AnySource, config: ParacapConfig, counters: Counters, chunk = EXTRACT_CHUNK_REFS, prepared?: unknown): (doc: unknown, kind: InputKind) => Generator<RevisionRefs, void, undefined> {
+  const find = source.createExtractor(config, counters, prepared);
   const features = createFeatureLookup(config, counters);
   const pivot = createPivot(config.pivot, config.pivots);
   const byText = isTextPivot(pivot) ? textPivotRefs(pivot, counters) : null;
@@ -145,7 +145,7 @@ export function documentChunks(source: AnySource, config: ParacapConfig, counter
 
 /** Every document's references, chunk by chunk, in this thread (runners without worker threads). */
 export async function* extractInline(source: AnySource, docs: AsyncIterable<unknown>, kind: InputKind, config: ParacapConfig, counters: Counters): AsyncGenerator<RevisionRefs> {
-  const chunks = documentChunks(source, config, counters);
+  const chunks = documentChunks(source, config, counters, EXTRACT_CHUNK_REFS, await source.prepare?.(config));
   for await (const d of docs) yield* chunks(d, kind);
 }
 

@@ -32,7 +32,7 @@ const jobs: Record<string, (payload: never) => Promise<unknown>> = {
     const source = BUILTIN_SOURCES.get(p.source);
     if (!extractor || extractor.key !== key) {
       const counters = new Counters();
-      extractor = { key, counters, fn: documentChunks(source, p.config, counters) };
+      extractor = { key, counters, fn: documentChunks(source, p.config, counters, EXTRACT_CHUNK_REFS, await source.prepare?.(p.config)) };
     }
     const before = extractor.counters.toJSON();
     const revisions: Uint8Array[] = [];

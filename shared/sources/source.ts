@@ -59,9 +59,9 @@ export interface DocumentRefs {
 
 /** A source of any document type: documents only travel between one source's own methods. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnySource = Source<any>;
+export type AnySource = Source<any, any>;
 
-export interface Source<Doc = unknown> {
+export interface Source<Doc = unknown, Prepared = undefined> {
   /** registry key, stored in every shard spec */
   readonly name: string;
   /** one-line description for `--help` and error messages */
@@ -93,8 +93,13 @@ export interface Source<Doc = unknown> {
   planRanges?(file: { name: string; size: number }, targetBytes: number, view: PlanningView): Promise<ByteRange[] | null | { wait: string }>;
   /** a shard's documents; damage is counted or thrown as a DumpError with file and offset */
   documents(shard: ShardSpec, bytes: ByteSource, config: ParacapConfig, counters: Counters): AsyncIterable<Doc>;
+  /**
+   * Loads what finding references needs and is slow to load (a language identifier, a model), once
+   * per extractor and only in runs that read this source; what it gives goes to createExtractor.
+   */
+  prepare?(config: ParacapConfig): Promise<Prepared>;
   /** per-document reference finding: pure, so a runner may run it on worker threads (results kept in order) */
-  createExtractor(config: ParacapConfig, counters: Counters): (doc: Doc) => DocumentRefs;
+  createExtractor(config: ParacapConfig, counters: Counters, prepared: Prepared): (doc: Doc) => DocumentRefs;
   /** a batch of documents as a structured-clone-friendly value (and back, on the worker) */
   pack(docs: readonly Doc[]): unknown;
   unpack(packed: unknown): Doc[];

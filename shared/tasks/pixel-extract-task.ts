@@ -71,7 +71,7 @@ async function pixelExtractShard(ctx: UnitContext, shard: ShardSpec): Promise<Un
  */
 async function* withPixels(source: AnySource, docs: AsyncIterable<unknown>, shard: ShardSpec, ctx: UnitContext, out: DatasetWriter<ImageFactsRecord>): AsyncGenerator<RevisionRefs> {
   const { counters, manifest } = ctx;
-  const extract = documentExtractor(source, manifest.config, counters);
+  const extract = documentExtractor(source, manifest.config, counters, await source.prepare?.(manifest.config));
   const imagesOf = imageBytesOf(source);
   const stage = taskStageContext(ctx.work, counters);
   const written = new Set<string>();

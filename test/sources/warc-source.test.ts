@@ -75,7 +75,7 @@ describe("the WARC source", () => {
   it("a crawl and a dump meet on one image key: the Common Crawl page's coat of arms = the wikitext's File: key", async () => {
     const [page] = await docs(`${WARC}commoncrawl-whirlwind.warc.gz`);
     const counters = new Counters();
-    const web = documentExtractor(warcSource, config, counters)(page!, "current");
+    const web = documentExtractor(warcSource, config, counters, await warcSource.prepare!(config))(page!, "current");
     // the same file as the Aragonese page's infobox uses it, in wikitext (its real markup)
     const wiki = documentExtractor(mediawikiSource, config, counters)(
       { title: "Escopete", ns: 0, pageId: 1, revisionId: 1, timestamp: null, redirect: false, text: "{| class=\"infobox\"\n|[[Imachen:Escudo de Escopete (Guadalajara).svg|70px|Escudo d'armas]]\n|}\n[[Image:Escudo_de_Escopete_(Guadalajara).svg|thumb|Escudo d'armas d'Escopete]]" },
@@ -90,9 +90,9 @@ describe("the WARC source", () => {
     expect(web.revisionId).toMatch(/^2024-05-18\S* <urn:uuid:/);
   });
 
-  it("two crawls of one page are two revisions of one page (the history mapping)", () => {
+  it("two crawls of one page are two revisions of one page (the history mapping)", async () => {
     const counters = new Counters();
-    const extract = documentExtractor(warcSource, config, counters);
+    const extract = documentExtractor(warcSource, config, counters, await warcSource.prepare!(config));
     const crawl = (id: string, uri: string, alt: string): WarcPage => ({
       id, uri, date: null, file: "x.warc.gz", offset: 0, headers: { "content-type": "text/html" },
       body: Buffer.from(`<p><img src="/harbour.jpg" alt="${alt}"></p>`),
@@ -109,7 +109,7 @@ describe("the WARC source", () => {
   it("references carry alt and figcaption captions that pass the web filters", async () => {
     const pages = await docs(`${WARC}dolma-sample-0000.warc.gz`);
     const counters = new Counters();
-    const extract = documentExtractor(warcSource, config, counters);
+    const extract = documentExtractor(warcSource, config, counters, await warcSource.prepare!(config));
     const refs = pages.flatMap((p) => extract(p, "current").refs);
     const alts = refs.filter((r) => r.alt).map((r) => r.alt!.text);
     const captions = refs.filter((r) => r.caption).map((r) => r.caption!.text);

@@ -24,6 +24,7 @@ import { fileBytes } from "../../io/file-bytes.ts";
 import { HttpReadError, resumableGet, type HttpReadOptions } from "../../io/http-bytes.ts";
 import type { ByteRange, Source } from "../source.ts";
 import { warcDocuments, warcSource, type WarcPage } from "./warc-source.ts";
+import type { LanguageDetector } from "../../web/filters/web-caption-filters.ts";
 
 /** More paths than this in one list is not a crawl's list (Common Crawl's have ≈ 90,000). */
 export const MAX_PATHS = 1_000_000;
@@ -95,7 +96,7 @@ export interface PathsSourceOptions {
 
 export const warcPathsSource = pathsSource();
 
-export function pathsSource(opts: PathsSourceOptions = {}): Source<WarcPage> {
+export function pathsSource(opts: PathsSourceOptions = {}): Source<WarcPage, { detector: LanguageDetector }> {
   return {
     ...warcSource,
     name: "warc-paths",

@@ -28,7 +28,7 @@ import { decodesToWarc, isGzipMagic } from "../../web/warc/gzip-member.ts";
 import { isWarcName, warcKind } from "../../web/warc/warc-kind.ts";
 import { acceptHtml, recordCaptions } from "../../web/html/page-captions.ts";
 import type { WebCaption } from "../../web/html/extract-captions.ts";
-import { keepWebCaption, WEB_FILTER_TIER, webCaptionFilters } from "../../web/filters/web-caption-filters.ts";
+import { keepWebCaption, loadLanguageDetector, WEB_FILTER_TIER, webCaptionFilters, type LanguageDetector } from "../../web/filters/web-caption-filters.ts";
 import { imageKey } from "../../web/html/image-url.ts";
 import { isPixelPivot } from "../../core/plugin-names.ts";
 import type { WarcRecordHead } from "../../web/warc/warc-reader.ts";
@@ -111,7 +111,7 @@ export async function* warcDocuments(input: WarcInput, config: ParacapConfig, co
   }
 }
 
-export const warcSource: Source<WarcPage> & ImageBytesSource = {
+export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & ImageBytesSource = {
   name: "warc",
   description: "web crawl WARC files (.warc, .warc.gz): image captions from HTML pages",
   counterPrefix: "warc",
@@ -137,8 +137,9 @@ export const warcSource: Source<WarcPage> & ImageBytesSource = {
   documents(shard, bytes, config, counters) {
     return warcDocuments({ file: basename(shard.uri), label: bytes.label, open: (start) => windowedRead((from, to) => bytes.read(from, to), start), start: shard.start ?? 0, end: shard.end }, config, counters);
   },
-  createExtractor(config, counters) {
-    const filters = webCaptionFilters();
+  prepare: async () => ({ detector: await loadLanguageDetector() }),
+  createExtractor(config, counters, prepared) {
+    const filters = webCaptionFilters({ detector: prepared.detector });
     const kept = (c: WebCaption | undefined) => (c && keepWebCaption(filters, c, counters) ? c.text : null);
     return (doc: WarcPage): DocumentRefs => {
       const page = pageKey(doc.uri);

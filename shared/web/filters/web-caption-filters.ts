@@ -4,7 +4,6 @@
  * `web` (`filter.web.<id>.dropped.<reason>`). The web is noisier than Wikipedia: alt texts are
  * often file names, "logo", keyword lists for search engines, or in another language.
  */
-import { eld } from "eld/medium";
 import { applyFilter, defineFilter, type SyncFilter } from "../../core/filter.ts";
 import type { Counters } from "../../core/counters.ts";
 import { createProfanityMatcher, loadDefaultProfanityList } from "../../caption/profanity.ts";
@@ -74,9 +73,10 @@ export function lengthFilter(bounds: LengthBounds = DEFAULT_LENGTH_BOUNDS): Sync
  * Language identification with eld (Nito-ELD, medium database): a caption is kept when eld names
  * the target language and calls its result reliable. Measured on the distinct alt/title/figcaption
  * texts of the three real crawls (test/web/filters/web-caption-filters.test.ts) after the
- * boilerplate and length filters.
+ * boilerplate and length filters. The detector comes from loadLanguageDetector (the WARC source's
+ * prepare): without one the filter still describes itself (funnel rows), but cannot judge.
  */
-export function languageFilter(target = "en"): SyncFilter<WebCaption> {
+export function languageFilter(target = "en", detector: LanguageDetector | null = null): SyncFilter<WebCaption> {
   return defineFilter<WebCaption>({
     name: "web_language",
     version: 1,
@@ -84,7 +84,8 @@ export function languageFilter(target = "en"): SyncFilter<WebCaption> {
     unit: "caption",
     description: `web caption is in language "${target}" by eld (reliable result)`,
     keep(c) {
-      const r = eld.detect(c.text);
+      if (detector === null) throw new Error("the web language filter has no detector: load it with loadLanguageDetector() (the WARC source's prepare)");
+      const r = detector.detect(c.text);
       if (r.language !== target) return { drop: "other_language" };
       if (!r.isReliable()) return { drop: "language_uncertain" };
       return true;
@@ -106,14 +107,26 @@ export function profanityFilter(): SyncFilter<WebCaption> {
   });
 }
 
+/** What the language filter asks of eld. */
+export interface LanguageDetector {
+  detect(text: string): { language: string; isReliable(): boolean };
+}
+
+/** eld's detector; its n-gram tables take a few hundred ms to load, so only runs that read crawls load them. */
+export async function loadLanguageDetector(): Promise<LanguageDetector> {
+  return (await import("eld/medium")).eld;
+}
+
 export interface WebFilterOptions {
   language?: string;
+  /** for the language filter (none: the filters can describe themselves, not judge) */
+  detector?: LanguageDetector;
   length?: LengthBounds;
 }
 
 /** The web caption filters, cheapest first. */
 export function webCaptionFilters(opts: WebFilterOptions = {}): SyncFilter<WebCaption>[] {
-  return [lengthFilter(opts.length), boilerplateFilter, profanityFilter(), languageFilter(opts.language)];
+  return [lengthFilter(opts.length), boilerplateFilter, profanityFilter(), languageFilter(opts.language, opts.detector ?? null)];
 }
 
 /** True when every filter keeps the caption; each verdict is counted (and a drop sampled) under tier `web`. */

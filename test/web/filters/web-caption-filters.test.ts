@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { Counters } from "../../../shared/core/counters.ts";
 import { filterCounter } from "../../../shared/core/counter-names.ts";
 import type { WebCaption } from "../../../shared/web/html/extract-captions.ts";
-import { boilerplateFilter, keepWebCaption, languageFilter, lengthFilter, profanityFilter, webCaptionFilters } from "../../../shared/web/filters/web-caption-filters.ts";
+import { boilerplateFilter, keepWebCaption, languageFilter, lengthFilter, loadLanguageDetector, profanityFilter, webCaptionFilters } from "../../../shared/web/filters/web-caption-filters.ts";
 
 const cap = (text: string): WebCaption => ({ image: "https://e.org/i.jpg", url: "https://e.org/i.jpg", type: "alt", text, ordinal: 0 });
 const verdict = (f: { keep(c: WebCaption): true | { drop: string } }, text: string) => {
@@ -41,10 +41,16 @@ const LABELLED: [string, "en" | "other" | "name"][] = [
 ];
 
 describe("web caption filters", () => {
-  it("language: eld keeps the English captions of the real crawls and drops the rest (17/17)", () => {
-    const lang = languageFilter("en");
+  it("language: eld keeps the English captions of the real crawls and drops the rest (17/17)", async () => {
+    const lang = languageFilter("en", await loadLanguageDetector());
     const right = LABELLED.filter(([t, label]) => (verdict(lang, t) === "keep") === (label === "en"));
     expect(right.map(([t]) => t)).toEqual(LABELLED.map(([t]) => t));
+  });
+
+  it("language: the filter describes itself without eld (funnel rows of every run) and says how to load it when asked to judge", () => {
+    const bare = languageFilter("en");
+    expect(bare.description).toMatch(/by eld/);
+    expect(() => verdict(bare, "A dog runs along the beach")).toThrow(/loadLanguageDetector/);
   });
 
   it("boilerplate: file names, role words, icons and logos, 'photo of', hashtags, keyword lists, all caps", () => {
@@ -78,9 +84,9 @@ describe("web caption filters", () => {
     expect(verdict(profanityFilter(), "Scunthorpe town hall")).toBe("keep");
   });
 
-  it("each verdict is counted under tier web, with the reason of a drop", () => {
+  it("each verdict is counted under tier web, with the reason of a drop", async () => {
     const counters = new Counters();
-    const filters = webCaptionFilters();
+    const filters = webCaptionFilters({ detector: await loadLanguageDetector() });
     expect(keepWebCaption(filters, cap("A dog runs along the beach at sunset"), counters)).toBe(true);
     expect(keepWebCaption(filters, cap("favicon.png"), counters)).toBe(false);
     expect(counters.get(filterCounter("web", "web_length_v1", "in"))).toBe(2);
