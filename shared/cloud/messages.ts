@@ -86,6 +86,7 @@ export const UPLOAD_KEYS = [
   "pivots.minhash.threshold",
   "pivots.minhash.verify",
   "pivots.minhash.slack",
+  "pivots.minhash.seed",
   "scoring.scorers",
   "scoring.semantic",
   "scoring.paraphraseThreshold",
