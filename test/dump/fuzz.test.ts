@@ -94,11 +94,11 @@ beforeAll(async () => {
 });
 
 describe("bit flips", () => {
-  it("in bz2: no crash, every revision accounted for, no caption the clean dump lacks, only the damaged block's pages lost (120 seeds, both decoders)", async () => {
+  it("in bz2: no crash, every revision accounted for, no caption the clean dump lacks, only the damaged block's pages lost (40 seeds, both decoders)", async () => {
     const invented: string[] = [];
     const overLost: string[] = [];
     let damagedRuns = 0;
-    for (let seed = 1; seed <= 120; seed++) {
+    for (let seed = 1; seed <= 40; seed++) {
       const r = rng(seed);
       const bad = Buffer.from(bz2);
       // skip the 4-byte stream header so the input still reads as bz2
@@ -127,7 +127,7 @@ describe("bit flips", () => {
     }
     expect(invented).toEqual([]);
     expect(overLost).toEqual([]);
-    expect(damagedRuns).toBeGreaterThan(60);
+    expect(damagedRuns).toBeGreaterThan(20);
   });
 
   it("in plain XML: no crash, no hang, every revision accounted for (100 seeds)", async () => {
