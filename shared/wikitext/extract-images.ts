@@ -33,6 +33,7 @@ import { CloserFinder, OPAQUE_TAGS, TAG_AT } from "./markup-tags.ts";
 import { ByteCloserFinder, TAG_AT_BYTES, isWhitespaceAt } from "./byte-text.ts";
 import { GALLERY_TEMPLATES, IMAGE_WORD_LIST, pickGalleryTemplateImages, pickTemplateImages, type TemplateParam } from "./template-images.ts";
 import { INVALID_FILE_NAME_COUNTER, unrenderedTemplateCounter } from "../core/counter-names.ts";
+import { commonPrefix, commonSuffix } from "./byte-diff.ts";
 
 export interface ExtractImagesOptions {
   /** extra namespace aliases for files besides File/Image, e.g. ["Datei", "Файл", "Fichier"]; matched case-insensitively */
@@ -106,6 +107,41 @@ function byteText(b: Buffer): ScanText {
   return { s: b.toString("latin1"), text: (x, y) => b.toString("utf8", x, y), head: (x, y, units) => b.toString("utf8", x, Math.min(y, x + units * 3 + 4)).slice(0, units), bytes: b };
 }
 
+/**
+ * What a byte-path scan of one text leaves for scanning the next revision of the page (issue 21: a
+ * history repeats itself). At checkpoints (positions at the top level, no link or template open,
+ * where the loop is about to read a markup byte) the scan's whole state is the references, busy spans
+ * and counts made so far, and what it did before depends on no byte at or past the checkpoint's
+ * reach. So the next text, equal to this one up to its first changed byte, resumes at the last
+ * checkpoint whose reach is before that byte; and once past its last changed byte, where it is at
+ * the top level at a checkpoint of this scan (the same bytes, shifted), the rest of this scan's work
+ * is its own, shifted. The result is what a scan from scratch gives, byte for byte.
+ */
+export interface ScanTrace {
+  /** the text scanned (UTF-8, entities decoded) */
+  utf8: Buffer;
+  /** references in the order they were made (before the sort into document order) */
+  placed: PlacedRef[];
+  /** busy spans (see extractImageRefsFromBytes), in text offsets */
+  busy: number[];
+  /** counts made, in order: counter name, and the sample added with it (or null) */
+  evName: string[];
+  evSample: (string | null)[];
+  /** checkpoints: position, lengths of placed / busy / counts there, and reach (exclusive; Infinity: the rest of the text) */
+  cpPos: number[];
+  cpRefs: number[];
+  cpBusy: number[];
+  cpEvents: number[];
+  cpReach: number[];
+  /** for benchmarks: the scan joined the previous one's */
+  joined: boolean;
+  /** for benchmarks: bytes the loop walked */
+  scanned: number;
+}
+
+/** Bytes between checkpoints: a few per screen of wikitext, each five numbers. */
+const CHECKPOINT_EVERY = 1024;
+
 /** UTF-16 units of a link target read for its namespace. */
 const HEAD_UNITS = 256;
 
@@ -147,9 +183,22 @@ class WikitextScanner {
   private discarded = false;
   /** set by closeLink/closeTemplate of a frame whose result cannot depend on its text outside these spans */
   private readonly zones: number[] = [];
+  /** when tracing (see ScanTrace): what the scan counted, and where it may be resumed or joined */
+  private readonly trace: ScanTrace | null;
+  /** the furthest byte (exclusive) any look-ahead so far has read */
+  private reach = 0;
+  /** a tag's closer was looked for and not found: the rest of the text decided that */
+  private openEnded = false;
+  private nextCheckpoint = Infinity;
+  /** the next position at which the top level is looked at (a checkpoint or a join) */
+  private nextCheck = Infinity;
+  /** the previous text's trace, joined where both scans are at the top level of the same (shifted) bytes; `next`: its next checkpoint, shifted */
+  private join: { old: ScanTrace; from: number; delta: number; k: number; next: number } | null = null;
 
-  constructor(text: ScanText, ctx: LineContext, counters: Counters | undefined, colonLinksAreText: boolean, busy: number[] | null = null) {
+  constructor(text: ScanText, ctx: LineContext, counters: Counters | undefined, colonLinksAreText: boolean, busy: number[] | null = null, trace: ScanTrace | null = null) {
     this.busy = busy;
+    this.trace = trace;
+    if (trace !== null) this.nextCheckpoint = this.nextCheck = 0;
     this.t = text;
     this.s = text.s;
     this.ctx = ctx;
@@ -159,16 +208,22 @@ class WikitextScanner {
     this.closers = text.bytes ? new ByteCloserFinder(text.s) : new CloserFinder(text.s);
   }
 
-  run(): WikitextImageRef[] {
+  run(from = 0): WikitextImageRef[] {
     const s = this.s;
     const n = s.length;
-    let i = 0;
+    let i = from;
     while (i < n) {
       const c = s.charCodeAt(i);
       // Most characters are plain text: one table lookup skips them.
       if (c > 0x7d || MARKUP_CHAR[c] === 0) {
         i++;
         continue;
+      }
+      if (this.fKind.length === 0 && i >= this.nextCheck) {
+        // at the top level, all state is in refs, busy and the counts: the rest depends only on s[i..]
+        if (this.join !== null && i >= this.join.from && this.joined(i)) break;
+        if (i >= this.nextCheckpoint) this.checkpoint(i);
+        this.nextCheck = this.join === null ? this.nextCheckpoint : Math.min(this.nextCheckpoint, Math.max(this.join.from, this.join.next));
       }
       if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
         if (s.charCodeAt(i + 1) !== c) {
@@ -199,8 +254,98 @@ class WikitextScanner {
       }
     }
     if (this.busy !== null && this.fKind.length > 0) this.busy.push(this.topStart, Infinity);
+    if (this.trace !== null) {
+      this.trace.placed = this.refs;
+      this.trace.scanned = Math.min(i, n) - from;
+    }
     // Stable sort: refs opened at the same position keep their closing order.
-    return this.refs.sort((a, b) => a.pos - b.pos).map((p) => p.ref);
+    return (this.trace !== null ? this.refs.slice() : this.refs).sort((a, b) => a.pos - b.pos).map((p) => p.ref);
+  }
+
+  /** Records a checkpoint at top-level position i (the loop is about to read s[i]). */
+  private checkpoint(i: number): void {
+    const t = this.trace!;
+    t.cpPos.push(i);
+    t.cpRefs.push(this.refs.length);
+    t.cpBusy.push(this.busy!.length);
+    t.cpEvents.push(t.evName.length);
+    t.cpReach.push(Math.max(this.reach, i + 1));
+    this.nextCheckpoint = i + CHECKPOINT_EVERY;
+  }
+
+  /**
+   * At top-level position i past the edit: if the previous scan had a checkpoint at the same bytes
+   * (i - delta), its work from there on is this scan's, shifted by delta: appended, and true.
+   */
+  private joined(i: number): boolean {
+    const j = this.join!;
+    const old = j.old;
+    const pos = old.cpPos;
+    while (j.k < pos.length && pos[j.k]! + j.delta < i) j.k++;
+    if (j.k >= pos.length) {
+      this.join = null;
+      return false;
+    }
+    j.next = pos[j.k]! + j.delta;
+    if (j.next !== i) return false;
+    const k = j.k;
+    const d = j.delta;
+    const t = this.trace!;
+    const busy = this.busy!;
+    const refs0 = this.refs.length;
+    const busy0 = busy.length;
+    const events0 = t.evName.length;
+    for (let m = old.cpRefs[k]!; m < old.placed.length; m++) {
+      const r = old.placed[m]!;
+      this.refs.push({ pos: r.pos + d, ref: r.ref });
+    }
+    for (let m = old.cpBusy[k]!; m < old.busy.length; m++) {
+      const x = old.busy[m]!;
+      busy.push(x >= 0 ? x + d : x - d);
+    }
+    for (let m = old.cpEvents[k]!; m < old.evName.length; m++) {
+      t.evName.push(old.evName[m]!);
+      t.evSample.push(old.evSample[m]!);
+    }
+    // reach past the join: what the old work read, shifted, and at least what this scan read so far
+    for (let m = k; m < pos.length; m++) {
+      t.cpPos.push(pos[m]! + d);
+      t.cpRefs.push(old.cpRefs[m]! - old.cpRefs[k]! + refs0);
+      t.cpBusy.push(old.cpBusy[m]! - old.cpBusy[k]! + busy0);
+      t.cpEvents.push(old.cpEvents[m]! - old.cpEvents[k]! + events0);
+      t.cpReach.push(Math.max(this.reach, old.cpReach[m]! + d));
+    }
+    t.joined = true;
+    return true;
+  }
+
+  /** Starts this scan where the previous one was at checkpoint k (the bytes before its reach are the same). */
+  resumeFrom(old: ScanTrace, k: number): number {
+    const t = this.trace!;
+    const busy = this.busy!;
+    for (let m = 0; m < old.cpRefs[k]!; m++) this.refs.push(old.placed[m]!);
+    for (let m = 0; m < old.cpBusy[k]!; m++) busy.push(old.busy[m]!);
+    for (let m = 0; m < old.cpEvents[k]!; m++) {
+      t.evName.push(old.evName[m]!);
+      t.evSample.push(old.evSample[m]!);
+    }
+    for (let m = 0; m < k; m++) {
+      t.cpPos.push(old.cpPos[m]!);
+      t.cpRefs.push(old.cpRefs[m]!);
+      t.cpBusy.push(old.cpBusy[m]!);
+      t.cpEvents.push(old.cpEvents[m]!);
+      t.cpReach.push(old.cpReach[m]!);
+    }
+    this.reach = old.cpReach[k]!;
+    this.nextCheckpoint = this.nextCheck = old.cpPos[k]!;
+    return old.cpPos[k]!;
+  }
+
+  /** After the previous scan's checkpoints at or past `from` (the edit's end here) can be joined with a shift of `delta`. */
+  joinWith(old: ScanTrace, from: number, delta: number): void {
+    if (old.cpPos.length === 0) return;
+    this.join = { old, from, delta, k: 0, next: from };
+    this.nextCheck = Math.min(this.nextCheckpoint, from);
   }
 
   private push(kind: number, at: number): void {
@@ -514,6 +659,7 @@ class WikitextScanner {
 
   /** tag(), telling `busy` which span the outcome at this `<` depends on. */
   private tag(i: number): number {
+    this.openEnded = false;
     const next = this.tagAt(i);
     if (this.busy !== null) {
       let end = next;
@@ -526,6 +672,8 @@ class WikitextScanner {
         end = Infinity; // an unclosed comment runs to the end, whatever follows
       }
       this.busy.push(i, end); // not `inner`: what decided it may reach past the frame's end
+      if (this.openEnded || next === this.s.length) end = Infinity;
+      if (end > this.reach) this.reach = end;
     }
     return next;
   }
@@ -553,7 +701,10 @@ class WikitextScanner {
     if (!isGallery && name !== "imagemap" && !OPAQUE_TAGS.has(name)) return i + 1;
     const after = i + m[0].length;
     const closer = this.closers.find(name, after);
-    if (!closer) return after; // unclosed: MediaWiki shows it as text
+    if (!closer) {
+      this.openEnded = true;
+      return after; // unclosed: MediaWiki shows it as text
+    }
     const body = this.t.text(after, closer.start);
     if (isGallery) for (const r of galleryRefs(body, after, this.ctx)) this.refs.push(r);
     else if (name === "imagemap") {
@@ -565,10 +716,38 @@ class WikitextScanner {
   }
 }
 
+/** File namespaces by alias list (the extractor passes the same list for every revision). */
+const namespaceSets = new WeakMap<readonly string[], Set<string>>();
+const DEFAULT_FILE_NAMESPACES = fileNamespaceSet();
+
+function namespacesOf(aliases: readonly string[] | undefined): Set<string> {
+  if (aliases === undefined || aliases.length === 0) return DEFAULT_FILE_NAMESPACES;
+  let set = namespaceSets.get(aliases);
+  if (set === undefined) namespaceSets.set(aliases, (set = fileNamespaceSet(aliases)));
+  return set;
+}
+
+/** lineContext whose counts are recorded in the trace (replayed into the counters, in order, when the scan ends). */
+function tracingContext(opts: ExtractImagesOptions, trace: ScanTrace): LineContext {
+  return {
+    namespaces: namespacesOf(opts.fileAliases),
+    extraWords: new Set((opts.extraOptionWords ?? []).map((w) => w.trim().toLowerCase())),
+    unknownTemplates: opts.unknownTemplates ?? "mark",
+    onUnrendered: (name) => {
+      trace.evName.push(unrenderedTemplateCounter(name));
+      trace.evSample.push(null);
+    },
+    onInvalidFileName: (name) => {
+      trace.evName.push(INVALID_FILE_NAME_COUNTER);
+      trace.evSample.push(name);
+    },
+  };
+}
+
 function lineContext(opts: ExtractImagesOptions): LineContext {
   const counters = opts.counters;
   return {
-    namespaces: fileNamespaceSet(opts.fileAliases),
+    namespaces: namespacesOf(opts.fileAliases),
     extraWords: new Set((opts.extraOptionWords ?? []).map((w) => w.trim().toLowerCase())),
     unknownTemplates: opts.unknownTemplates ?? "mark",
     onUnrendered: counters ? (name) => counters.inc(unrenderedTemplateCounter(name)) : undefined,
@@ -614,4 +793,51 @@ export function extractImageRefsFromBytes(utf8: Buffer, opts: ExtractImagesOptio
   // the string test above, on bytes: UTF-16 units ≤ bytes ≤ 3 × units, so it is "bytes > max"
   if (utf8.length > max) throw new ExtractionLimitError("page_too_large", `page has more than ${max} bytes of wikitext`);
   return new WikitextScanner(byteText(utf8), lineContext(opts), opts.counters, (opts.colonFileLinks ?? "text") === "text", busy).run();
+}
+
+/**
+ * extractImageRefsFromBytes (with `busy`), tracing the scan (see ScanTrace): given `previous`, the
+ * trace of the page's last text scanned, it scans only from the last checkpoint before the first
+ * changed byte to where it can join the previous scan after the last one (of `previous`, the text
+ * closest to this one). The same references, busy
+ * spans and counts as a scan from scratch. Returns this text's trace with the references; null for
+ * bytes that are not valid UTF-8.
+ */
+export function extractImageRefsTraced(utf8: Buffer, opts: ExtractImagesOptions, busy: number[], previous: readonly ScanTrace[]): { refs: WikitextImageRef[]; trace: ScanTrace } | null {
+  if (!isUtf8(utf8)) return null;
+  const max = opts.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES;
+  if (utf8.length > max) throw new ExtractionLimitError("page_too_large", `page has more than ${max} bytes of wikitext`);
+  const trace: ScanTrace = { utf8, placed: [], busy, evName: [], evSample: [], cpPos: [], cpRefs: [], cpBusy: [], cpEvents: [], cpReach: [], joined: false, scanned: 0 };
+  const scanner = new WikitextScanner(byteText(utf8), tracingContext(opts, trace), opts.counters, (opts.colonFileLinks ?? "text") === "text", busy, trace);
+  // the earlier text this one differs from least (a history reverts, and reverts back)
+  let base: ScanTrace | null = null;
+  let prefix = 0;
+  let suffix = 0;
+  for (const t of previous) {
+    const p = commonPrefix(t.utf8, utf8);
+    const s = commonSuffix(t.utf8, utf8, Math.min(t.utf8.length, utf8.length) - p);
+    if (base === null || p + s > prefix + suffix) [base, prefix, suffix] = [t, p, s];
+  }
+  let from = 0;
+  if (base !== null) {
+    // the last checkpoint whose work read nothing at or past the first changed byte (reaches only grow)
+    let k = base.cpReach.length - 1;
+    while (k >= 0 && base.cpReach[k]! > prefix) k--;
+    if (k >= 0) from = scanner.resumeFrom(base, k);
+    scanner.joinWith(base, utf8.length - suffix, utf8.length - base.utf8.length);
+  }
+  try {
+    return { refs: scanner.run(from), trace };
+  } finally {
+    // the counts, in the order a scan from scratch makes them (also when it throws)
+    const counters = opts.counters;
+    if (counters !== undefined) {
+      for (let e = 0; e < trace.evName.length; e++) {
+        const name = trace.evName[e]!;
+        counters.inc(name);
+        const sample = trace.evSample[e]!;
+        if (sample !== null) counters.samples.add(name, sample);
+      }
+    }
+  }
 }

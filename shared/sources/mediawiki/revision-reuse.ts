@@ -15,7 +15,8 @@
 import { Counters } from "../../core/counters.ts";
 import type { PageRevision, WikitextImageRef } from "../../core/records.ts";
 import { decodeCharBytesToBuffer, rawText } from "../../dump/revision-text.ts";
-import { extractImageRefs, extractImageRefsFromBytes, ExtractionLimitError, DEFAULT_MAX_PAGE_BYTES, type ExtractImagesOptions } from "../../wikitext/extract-images.ts";
+import { extractImageRefs, extractImageRefsTraced, ExtractionLimitError, DEFAULT_MAX_PAGE_BYTES, type ExtractImagesOptions, type ScanTrace } from "../../wikitext/extract-images.ts";
+import { commonPrefix, commonSuffix } from "../../wikitext/byte-diff.ts";
 
 /** What extracting one text gave: its references or why it was skipped, and what it counted. */
 export interface TextOutcome {
@@ -32,6 +33,11 @@ export interface ExtractorStats {
   strings: number;
   /** given the previous text's outcome: the change was plain text */
   reused: number;
+  /** of the byte-path scans: resumed or joined the previous scan's work (ScanTrace), and the bytes they walked */
+  incremental: number;
+  scannedBytes: number;
+  /** bytes of the texts scanned on the byte path */
+  textBytes: number;
 }
 
 /** Bytes a change must not contain: markup, entities, CR. */
@@ -42,7 +48,13 @@ const BRACKET = new Uint8Array(256);
 for (const ch of "[]{}") BRACKET[ch.charCodeAt(0)] = 1;
 /** Entity names are short (revision-text.ts): a change within this many bytes after "&" may be inside one. */
 const MAX_ENTITY = 32;
-const CHUNK = 4096;
+
+/**
+ * Scans kept per page for the next to resume and join (each holds its text, ≤ maxPageBytes): a
+ * revert is replayed by the extract stage, so the text an edit starts from is often not the last one
+ * scanned but one or two before it.
+ */
+const TRACES = 4;
 
 /** The last scanned text of a page, with where its outcome depends on its bytes. */
 interface Previous {
@@ -56,9 +68,12 @@ interface Previous {
 export type WikitextOptions = Omit<ExtractImagesOptions, "counters">;
 
 export function createWikitextExtractor(options: WikitextOptions): { extract(rev: PageRevision): TextOutcome; stats: ExtractorStats } {
-  const stats: ExtractorStats = { bytes: 0, strings: 0, reused: 0 };
+  const stats: ExtractorStats = { bytes: 0, strings: 0, reused: 0, incremental: 0, scannedBytes: 0, textBytes: 0 };
   const max = options.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES;
   let prev: Previous | null = null;
+  /** the page's last few byte-path scans (newest first), which the next one resumes and joins (ScanTrace) */
+  let traces: ScanTrace[] = [];
+  let tracesPage = -1;
 
   const run = (f: (opts: ExtractImagesOptions) => WikitextImageRef[] | null): TextOutcome | null => {
     const counted = new Counters();
@@ -77,6 +92,10 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
   const extract = (rev: PageRevision): TextOutcome => {
     const raw = rawText(rev);
     if (prev !== null && prev.pageId !== rev.pageId) prev = null;
+    if (tracesPage !== rev.pageId) {
+      traces = [];
+      tracesPage = rev.pageId;
+    }
     if (raw === undefined) return viaString(rev);
     if (prev !== null && raw.length <= max) {
       const busy = reusable(prev, raw);
@@ -90,12 +109,25 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
     const noCR = raw.indexOf(0x0d) < 0;
     const utf8 = decodeCharBytesToBuffer(raw, noCR ? shifts : undefined);
     const busy: number[] = [];
-    const outcome = run((opts) => extractImageRefsFromBytes(utf8, opts, busy));
+    let trace: ScanTrace | null = null;
+    const outcome = run((opts) => {
+      const r = extractImageRefsTraced(utf8, opts, busy, traces);
+      trace = r?.trace ?? null;
+      return r?.refs ?? null;
+    });
     if (outcome === null) {
       prev = null;
       return viaString(rev); // not valid UTF-8: the string path replaces what is broken
     }
     stats.bytes++;
+    const t = trace as ScanTrace | null;
+    if (t !== null && outcome.refs !== null) {
+      if (traces.length > 0) stats.incremental++;
+      stats.scannedBytes += t.scanned;
+      stats.textBytes += utf8.length;
+      traces.unshift(t);
+      if (traces.length > TRACES) traces.pop();
+    }
     prev = noCR && outcome.refs !== null ? { pageId: rev.pageId, raw, outcome, busy: toRawOffsets(busy, shifts) } : null;
     return outcome;
   };
@@ -182,24 +214,4 @@ function hasMarkup(b: Buffer, from: number, to: number): boolean {
   const end = Math.min(to, b.length);
   for (let i = Math.max(0, from); i < end; i++) if (MARKUP_BYTE[b[i]!] === 1) return true;
   return false;
-}
-
-function commonPrefix(a: Buffer, b: Buffer): number {
-  const n = Math.min(a.length, b.length);
-  let p = 0;
-  while (p + CHUNK <= n && a.compare(b, p, p + CHUNK, p, p + CHUNK) === 0) p += CHUNK;
-  for (let step = CHUNK >> 1; step >= 16; step >>= 1) if (p + step <= n && a.compare(b, p, p + step, p, p + step) === 0) p += step;
-  while (p < n && a[p] === b[p]) p++;
-  return p;
-}
-
-/** Length of the common suffix, at most `limit`. */
-function commonSuffix(a: Buffer, b: Buffer, limit: number): number {
-  const la = a.length;
-  const lb = b.length;
-  let s = 0;
-  while (s + CHUNK <= limit && a.compare(b, lb - s - CHUNK, lb - s, la - s - CHUNK, la - s) === 0) s += CHUNK;
-  for (let step = CHUNK >> 1; step >= 16; step >>= 1) if (s + step <= limit && a.compare(b, lb - s - step, lb - s, la - s - step, la - s) === 0) s += step;
-  while (s < limit && a[la - 1 - s] === b[lb - 1 - s]) s++;
-  return s;
 }
