@@ -15,6 +15,8 @@ import { readAhead } from "./read-ahead.ts";
 
 /** Decoded bytes the decoder may run ahead of the reader (see read-ahead.ts). */
 const DECODER_READ_AHEAD = 32 << 20;
+/** what the decoder's output is handed on in (readAhead's minChunk) */
+const DECODER_CHUNK = 1 << 20;
 
 export type Bz2Decoder = "auto" | "system" | "js";
 
@@ -82,7 +84,7 @@ export async function* systemBunzip2(src: AsyncIterable<Buffer>, bin: string, fi
   let decoded = 0;
   let finished = false;
   try {
-    for await (const chunk of readAhead(child.stdout, DECODER_READ_AHEAD, onDecoded)) {
+    for await (const chunk of readAhead(child.stdout, DECODER_READ_AHEAD, onDecoded, DECODER_CHUNK)) {
       decoded += chunk.length;
       yield chunk;
     }

@@ -7,8 +7,13 @@
  */
 import type { Readable } from "node:stream";
 
-/** @param onData told the size of every chunk as it arrives (before the consumer takes it) */
-export async function* readAhead(stream: Readable, maxBytes: number, onData?: (bytes: number) => void): AsyncGenerator<Buffer> {
+/**
+ * @param onData told the size of every chunk as it arrives (before the consumer takes it)
+ * @param minChunk chunks are handed on joined, at least this many bytes at a time (but the last): a
+ *   pipe delivers 64 KiB pieces, and each piece costs a turn through every async generator between
+ *   here and the page scanner, and a copy for every revision text it cuts in two
+ */
+export async function* readAhead(stream: Readable, maxBytes: number, onData?: (bytes: number) => void, minChunk = 0): AsyncGenerator<Buffer> {
   const queue: Buffer[] = [];
   let queued = 0;
   let ended = false;
@@ -40,8 +45,8 @@ export async function* readAhead(stream: Readable, maxBytes: number, onData?: (b
   stream.once("error", onError);
   try {
     for (;;) {
-      if (queue.length > 0) {
-        const chunk = queue.shift()!;
+      if (queue.length > 0 && (queued >= minChunk || ended || failure)) {
+        const chunk = queue.length === 1 || minChunk === 0 ? queue.shift()! : Buffer.concat(queue.splice(0, queue.length), queued);
         queued -= chunk.length;
         if (queued < maxBytes / 2 && stream.isPaused()) stream.resume();
         yield chunk;

@@ -140,14 +140,16 @@ export function decodeCharBytes(input: Buffer): string {
  * decodeCharBytes without the last step: the decoded text as UTF-8 bytes (may share memory with `input`).
  * `shifts`, when given (and the input has no CR), receives after each decoded entity the pair
  * (decoded offset after it, input offset minus decoded offset there): a decoded offset maps back to
- * the input by the shift of the last pair at or before it.
+ * the input by the shift of the last pair at or before it. `scratch`, when given and large enough,
+ * receives the decoded bytes (the result is then a view of it) instead of a new buffer.
  */
-export function decodeCharBytesToBuffer(input: Buffer, shifts?: number[]): Buffer {
+export function decodeCharBytesToBuffer(input: Buffer, shifts?: number[], scratch?: Buffer): Buffer {
   let b = input;
   if (b.indexOf(CR) >= 0) b = normaliseNewlineBytes(b);
   let amp = b.indexOf(AMP);
   if (amp < 0) return b;
-  const out = Buffer.allocUnsafe(b.length); // decoding never lengthens: "&#x10FFFF;" is 10 bytes, its UTF-8 4
+  // decoding never lengthens: "&#x10FFFF;" is 10 bytes, its UTF-8 4
+  const out = scratch !== undefined && scratch.length >= b.length ? scratch : Buffer.allocUnsafe(b.length);
   let o = 0;
   let last = 0;
   while (amp >= 0) {
@@ -157,7 +159,9 @@ export function decodeCharBytesToBuffer(input: Buffer, shifts?: number[]): Buffe
       amp = b.indexOf(AMP, amp + 1);
       continue;
     }
-    o += b.copy(out, o, last, amp);
+    // wikitext has an entity every few dozen bytes: short runs are copied here, not by a native call
+    if (amp - last < 64) for (let k = last; k < amp; k++) out[o++] = b[k]!;
+    else o += b.copy(out, o, last, amp);
     if (code < 0x80) out[o++] = code;
     else o += out.write(String.fromCodePoint(code), o, "utf8");
     last = end + 1;

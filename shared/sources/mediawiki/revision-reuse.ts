@@ -74,6 +74,16 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
   /** the page's last few byte-path scans (newest first), which the next one resumes and joins (ScanTrace) */
   let traces: ScanTrace[] = [];
   let tracesPage = -1;
+  /**
+   * Buffers texts are decoded into, reused once their trace is dropped: a new buffer per revision is
+   * external memory, and V8 runs a full GC for every few dozen MB of it.
+   */
+  const spare: Buffer[] = [];
+  const owned = new WeakMap<ScanTrace, Buffer>();
+  const release = (t: ScanTrace) => {
+    const b = owned.get(t);
+    if (b !== undefined && spare.length < TRACES) spare.push(b);
+  };
 
   const run = (f: (opts: ExtractImagesOptions) => WikitextImageRef[] | null): TextOutcome | null => {
     const counted = new Counters();
@@ -93,6 +103,7 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
     const raw = rawText(rev);
     if (prev !== null && prev.pageId !== rev.pageId) prev = null;
     if (tracesPage !== rev.pageId) {
+      for (const t of traces) release(t);
       traces = [];
       tracesPage = rev.pageId;
     }
@@ -107,7 +118,11 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
     }
     const shifts: number[] = [];
     const noCR = raw.indexOf(0x0d) < 0;
-    const utf8 = decodeCharBytesToBuffer(raw, noCR ? shifts : undefined);
+    let scratch = spare.pop();
+    if (scratch !== undefined && scratch.length < raw.length) scratch = undefined; // dropped: a bigger one is made
+    if (scratch === undefined) scratch = Buffer.allocUnsafeSlow(Math.max(raw.length + (raw.length >> 2), 1 << 16));
+    const utf8 = decodeCharBytesToBuffer(raw, noCR ? shifts : undefined, scratch);
+    const inScratch = utf8.buffer === scratch.buffer;
     const busy: number[] = [];
     let trace: ScanTrace | null = null;
     const outcome = run((opts) => {
@@ -126,8 +141,10 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
       stats.scannedBytes += t.scanned;
       stats.textBytes += utf8.length;
       traces.unshift(t);
-      if (traces.length > TRACES) traces.pop();
-    }
+      if (inScratch) owned.set(t, scratch);
+      else spare.push(scratch);
+      if (traces.length > TRACES) release(traces.pop()!);
+    } else if (!inScratch) spare.push(scratch);
     prev = noCR && outcome.refs !== null ? { pageId: rev.pageId, raw, outcome, busy: toRawOffsets(busy, shifts) } : null;
     return outcome;
   };
