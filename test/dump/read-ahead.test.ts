@@ -44,6 +44,19 @@ describe("readAhead", () => {
     expect(seen).toEqual(Array.from({ length: 300 }, (_, i) => (i + 1) % 256));
   });
 
+  it("joins chunks to at least minChunk bytes (but the last), every byte in order", async () => {
+    const { stream } = counted(300);
+    const sizes: number[] = [];
+    const bytes: number[] = [];
+    for await (const chunk of readAhead(stream, 64 * CHUNK, undefined, 10 * CHUNK)) {
+      sizes.push(chunk.length);
+      for (let i = 0; i < chunk.length; i += CHUNK) bytes.push(chunk[i]!);
+    }
+    expect(bytes).toEqual(Array.from({ length: 300 }, (_, i) => (i + 1) % 256));
+    expect(sizes.slice(0, -1).every((n) => n >= 10 * CHUNK)).toBe(true);
+    expect(sizes.length).toBeLessThanOrEqual(30);
+  });
+
   it("reports the stream's error after the data before it", async () => {
     const stream = new Readable({ read() {} });
     stream.push(Buffer.from("good"));
