@@ -11,8 +11,13 @@ import { contentHashOf, decodeImage, DEFAULT_DECODE_OPTIONS, type DecodeOptions 
 import { hashToHex, imageHashes, PERCEPTUAL_MODES } from "./hashes.ts";
 import { THESIS_IMAGE_BOUNDS, thesisImageFilters, type ImageBounds } from "./image-filters.ts";
 
-/** Item-cache namespace: bump the version when decoding or a hash changes what it computes. */
-export const PIXEL_FACTS_NAMESPACE = "pixel_facts_v1";
+/**
+ * Item-cache namespaces: bump the version when decoding or a hash changes what it computes. Facts
+ * with the pixel MD5 (md5 runs) are kept apart from facts without it (every other pixel pivot, which
+ * skip hashing the decoded bytes), so neither is ever read for the other.
+ */
+export const PIXEL_FACTS_NAMESPACE = "pixel_facts_v2";
+export const PIXEL_FACTS_MD5_NAMESPACE = "pixel_facts_md5_v2";
 
 const hex64 = z.string().regex(/^[0-9a-f]{16}$/);
 
@@ -24,7 +29,8 @@ export const PixelFactsSchema = z.discriminatedUnion("ok", [
     width: z.number().int().positive(),
     height: z.number().int().positive(),
     transparentPixels: z.number().int().nonnegative(),
-    md5: z.string().regex(/^[0-9a-f]{32}$/),
+    /** null unless asked for (the md5 pivot) */
+    md5: z.string().regex(/^[0-9a-f]{32}$/).nullable(),
     ahash: hex64,
     dhash: hex64,
     phash: hex64,
@@ -35,8 +41,12 @@ export const PixelFactsSchema = z.discriminatedUnion("ok", [
 ]);
 export type PixelFacts = z.infer<typeof PixelFactsSchema>;
 
-/** What one image's bytes are, from the item cache when the context has one. */
-export async function pixelFacts(bytes: Uint8Array, ctx: Pick<StageContext, "itemCache">, decode: DecodeOptions = DEFAULT_DECODE_OPTIONS): Promise<PixelFacts> {
+/** How pixel stages decode unless told otherwise: no pixel MD5 (only the md5 pivot asks for it). */
+export const PIXEL_FACTS_DECODE: DecodeOptions = { ...DEFAULT_DECODE_OPTIONS, md5: false };
+
+/** What one image's bytes are, from the item cache when the context has one; the pixel MD5 only when `decode.md5`. */
+export async function pixelFacts(bytes: Uint8Array, ctx: Pick<StageContext, "itemCache">, decode: DecodeOptions = PIXEL_FACTS_DECODE): Promise<PixelFacts> {
+  const withMd5 = decode.md5 !== false;
   const compute = async (): Promise<PixelFacts> => {
     const r = await decodeImage(bytes, decode);
     if (!r.ok) return { ok: false, reason: r.reason };
@@ -44,7 +54,7 @@ export async function pixelFacts(bytes: Uint8Array, ctx: Pick<StageContext, "ite
     const { format, byteLength, width, height, transparentPixels } = r.image;
     return { ok: true, format, byteLength, width, height, transparentPixels, md5: h.md5, ...(Object.fromEntries(PERCEPTUAL_MODES.map((m) => [m, hashToHex(h[m])])) as Record<(typeof PERCEPTUAL_MODES)[number], string>) };
   };
-  const cache = ctx.itemCache?.(PIXEL_FACTS_NAMESPACE, PixelFactsSchema);
+  const cache = ctx.itemCache?.(withMd5 ? PIXEL_FACTS_MD5_NAMESPACE : PIXEL_FACTS_NAMESPACE, PixelFactsSchema);
   return cache ? cache.getOrCompute(contentHashOf(bytes), compute) : compute();
 }
 
