@@ -10,13 +10,15 @@
  * building it costs more than decoding a web-sized JPEG). Bad bytes never throw: they come back as a
  * reason (`corrupt`, `truncated`, `unsupported`, `too_many_pixels`, `empty`) for the caller to count.
  *
- * Speed (scripts/bench/image-hash.ts): one header read, one full-resolution decode, one pass over
+ * Speed (scripts/bench/image-hash.ts): the profile read from the header segments in JS
+ * (embedded-icc.ts), one full-resolution decode, one pass over
  * the pixels for both rasters (raster.ts `areaRasters`), the transparency count only when the image
  * has alpha, and the pixel MD5 only when asked for (`md5`: the md5 pivot and `paracap hash`), since
  * hashing every decoded byte costs as much as the perceptual hashes together.
  */
 import { createHash } from "node:crypto";
 import sharp from "sharp";
+import { embeddedIcc } from "./embedded-icc.ts";
 import { isSrgbProfile } from "./icc-srgb.ts";
 import { areaRasters, centreSquare } from "./raster.ts";
 
@@ -83,8 +85,8 @@ export async function decodeImage(bytes: Uint8Array, options: DecodeOptions = DE
   const format = sniffFormat(input);
   if (format === null) return fail("unsupported", "not a raster image format paracap reads");
   try {
-    const header = await open(false).metadata();
-    const srgbAlready = header.icc !== undefined && header.depth === "uchar" && isSrgbProfile(header.icc);
+    const icc = embeddedIcc(input, format);
+    const srgbAlready = typeof icc === "object" && isSrgbProfile(icc.profile);
     const { data, info } = await open(srgbAlready).rotate().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
     const { width, height, channels } = info;
     const transparentPixels = channels === 4 || channels === 2 ? countTransparent(data, channels) : 0;
