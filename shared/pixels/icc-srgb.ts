@@ -45,8 +45,8 @@ function matchesSrgb(b: Buffer): boolean {
     if (at === undefined || b.toString("latin1", at, at + 4) !== "XYZ ") return false;
     for (let i = 0; i < 3; i++) if (Math.abs(b.readInt32BE(at + 8 + 4 * i) / 65536 - want[i]!) > COLORANT_TOLERANCE) return false;
   }
-  for (const tag of ["rTRC", "gTRC", "bTRC"]) {
-    const at = tags.get(tag);
+  // the three curves are often one shared tag: check each once
+  for (const at of new Set(["rTRC", "gTRC", "bTRC"].map((t) => tags.get(t)))) {
     const curve = at === undefined ? null : toneCurve(b, at);
     if (curve === null || !keepsEveryLevel(curve)) return false;
   }
@@ -63,11 +63,12 @@ function toneCurve(b: Buffer, at: number): ((x: number) => number) | null {
       const gamma = b.readUInt16BE(at + 12) / 256;
       return (x) => x ** gamma;
     }
-    const table = Array.from({ length: n }, (_, i) => b.readUInt16BE(at + 12 + 2 * i) / 65535);
+    if (at + 12 + 2 * n > b.length) return null;
+    const entry = (i: number) => b.readUInt16BE(at + 12 + 2 * i) / 65535;
     return (x) => {
       const p = x * (n - 1);
       const i = Math.min(n - 2, Math.floor(p));
-      return table[i]! + (p - i) * (table[i + 1]! - table[i]!);
+      return entry(i) + (p - i) * (entry(i + 1) - entry(i));
     };
   }
   if (type === "para") {
@@ -86,15 +87,20 @@ function toneCurve(b: Buffer, at: number): ((x: number) => number) | null {
   return null;
 }
 
-/** Every 8-bit level, linearised by the curve and encoded again with sRGB's curve, rounds back to itself. */
+/** Every 8-bit level, linearised by the curve, lies where sRGB's curve would round it back to itself. */
 function keepsEveryLevel(curve: (x: number) => number): boolean {
   for (let v = 0; v < 256; v++) {
-    const back = srgbEncode(curve(v / 255)) * 255;
-    if (!(Math.abs(back - v) < 0.5)) return false;
+    const linear = curve(v / 255);
+    if (!(linear > SRGB_LEVEL_LOW[v]! && linear < SRGB_LEVEL_HIGH[v]!)) return false;
   }
   return true;
 }
 
-function srgbEncode(linear: number): number {
-  return linear <= 0.0031308 ? 12.92 * linear : 1.055 * linear ** (1 / 2.4) - 0.055;
+/** sRGB's decoding curve (IEC 61966-2-1). */
+function srgbDecode(encoded: number): number {
+  return encoded <= 0.04045 ? encoded / 12.92 : ((encoded + 0.055) / 1.055) ** 2.4;
 }
+
+/** The linear values that sRGB encodes to within half a level of v. */
+const SRGB_LEVEL_LOW = Float64Array.from({ length: 256 }, (_, v) => (v === 0 ? -Infinity : srgbDecode((v - 0.5) / 255)));
+const SRGB_LEVEL_HIGH = Float64Array.from({ length: 256 }, (_, v) => (v === 255 ? Infinity : srgbDecode((v + 0.5) / 255)));
