@@ -15,6 +15,7 @@ import { collapseUses, documentExtractor, type RevisionRefs } from "../pipeline/
 import { ImageFactsRecord } from "../pixels/pixel-identity.ts";
 import { PIXEL_FACTS_DECODE, pixelFacts, type PixelFacts } from "../pixels/pixel-judge.ts";
 import type { DecodeOptions } from "../pixels/decode.ts";
+import { THESIS_IMAGE_BOUNDS } from "../pixels/image-filters.ts";
 import { imageBytesOf, type ImageBytes } from "../sources/image-bytes.ts";
 import type { ShardSpec } from "../sources/shard-spec.ts";
 import type { AnySource } from "../sources/source.ts";
@@ -102,7 +103,8 @@ async function factsOf(img: ImageBytes, stage: StageContext, counters: Counters,
     counters.inc(pixelIdentityCounter("no_bytes"));
     return { image: img.image, facts: null };
   }
-  const facts = await pixelFacts(img.bytes, stage, decode);
-  counters.inc(pixelIdentityCounter(facts.ok ? "decoded" : `failed.${facts.reason}`));
+  // images the header already puts outside the thesis' bounds (the rekey phase judges by them) are not decoded
+  const facts = await pixelFacts(img.bytes, stage, decode, THESIS_IMAGE_BOUNDS);
+  counters.inc(pixelIdentityCounter(facts.ok ? "decoded" : facts.header ? `outside_bounds.${facts.reason}` : `failed.${facts.reason}`));
   return { image: img.image, facts };
 }
