@@ -86,7 +86,8 @@ export function areaRasters(pixels: Uint8Array, width: number, height: number, c
   const bottom = Math.max(...plans.map((p) => p.top + p.rows.length));
   for (let y = top; y < bottom; y++) {
     rowPrefix(data, y * width * channels, width, channels, prefix);
-    for (const p of plans) {
+    for (let i = 0; i < plans.length; i++) {
+      const p = plans[i]!;
       const feeds = p.rows[y - p.top];
       if (feeds === undefined) continue;
       cellSums(prefix, p.cols, sums);
@@ -182,10 +183,11 @@ function rowPrefix(data: Uint8Array, base: number, width: number, channels: numb
 
 /** Each cell's overlap-weighted sum of the row. */
 function cellSums(prefix: Float64Array, c: CellSpans, out: Float64Array): void {
+  const { edgeLo, weightLo, whole0, whole1, edgeHi, weightHi } = c;
   for (let k = 0; k < out.length; k++) {
-    const lo = c.edgeLo[k]!;
-    const hi = c.edgeHi[k]!;
-    out[k] = c.weightLo[k]! * (prefix[lo + 1]! - prefix[lo]!) + (prefix[c.whole1[k]!]! - prefix[c.whole0[k]!]!) + c.weightHi[k]! * (prefix[hi + 1]! - prefix[hi]!);
+    const lo = edgeLo[k]!;
+    const hi = edgeHi[k]!;
+    out[k] = weightLo[k]! * (prefix[lo + 1]! - prefix[lo]!) + (prefix[whole1[k]!]! - prefix[whole0[k]!]!) + weightHi[k]! * (prefix[hi + 1]! - prefix[hi]!);
   }
 }
 
