@@ -83,15 +83,16 @@ export function areaRasters(pixels: Uint8Array, width: number, height: number, c
   const prefix = new Float64Array(width + 1);
   const sums = new Float64Array(side);
   const top = Math.min(...plans.map((p) => p.top));
-  const bottom = Math.max(...plans.map((p) => p.top + p.rows.length));
+  const bottom = Math.max(...plans.map((p) => p.top + p.rows.rows));
   for (let y = top; y < bottom; y++) {
     rowPrefix(data, y * width * channels, width, channels, prefix);
     for (let i = 0; i < plans.length; i++) {
       const p = plans[i]!;
-      const feeds = p.rows[y - p.top];
-      if (feeds === undefined) continue;
+      const r = y - p.top;
+      if (r < 0 || r >= p.rows.rows) continue;
       cellSums(prefix, p.cols, sums);
-      for (let f = 0; f < feeds.length; f += 2) accumulate(p.out, feeds[f]! * side, feeds[f + 1]!, sums);
+      const { offsets, targets, weights } = p.rows;
+      for (let f = offsets[r]!; f < offsets[r + 1]!; f++) accumulate(p.out, targets[f]! * side, weights[f]!, sums);
     }
   }
   return plans.map((p, i) => {
@@ -140,17 +141,29 @@ function cellSpans(start: number, length: number, cells: number): CellSpans {
   return s;
 }
 
-/** Per source row of the crop: pairs (target row, overlap), so a row is weighed into every cell row it touches. */
-function rowFeeds(start: number, length: number, cells: number): Float64Array[] {
+/** Per source row of the crop, the target rows it feeds and its overlap with each (row r's are [offsets[r], offsets[r + 1])). */
+interface RowFeeds {
+  rows: number;
+  offsets: Int32Array;
+  targets: Int32Array;
+  weights: Float64Array;
+}
+
+function rowFeeds(start: number, length: number, cells: number): RowFeeds {
   const top = Math.floor(start);
-  const rows: number[][] = Array.from({ length: Math.ceil(start + length) - top }, () => []);
+  const rows = Math.ceil(start + length) - top;
   const s = cellSpans(start, length, cells);
+  const pairs: [row: number, k: number, w: number][] = [];
   for (let k = 0; k < cells; k++) {
-    rows[s.edgeLo[k]! - top]!.push(k, s.weightLo[k]!);
-    for (let p = s.whole0[k]!; p < s.whole1[k]!; p++) rows[p - top]!.push(k, 1);
-    if (s.weightHi[k]! > 0) rows[s.edgeHi[k]! - top]!.push(k, s.weightHi[k]!);
+    pairs.push([s.edgeLo[k]! - top, k, s.weightLo[k]!]);
+    for (let p = s.whole0[k]!; p < s.whole1[k]!; p++) pairs.push([p - top, k, 1]);
+    if (s.weightHi[k]! > 0) pairs.push([s.edgeHi[k]! - top, k, s.weightHi[k]!]);
   }
-  return rows.map((r) => Float64Array.from(r));
+  pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const offsets = new Int32Array(rows + 1);
+  for (const [r] of pairs) offsets[r + 1]!++;
+  for (let r = 0; r < rows; r++) offsets[r + 1]! += offsets[r]!;
+  return { rows, offsets, targets: Int32Array.from(pairs, (p) => p[1]), weights: Float64Array.from(pairs, (p) => p[2]) };
 }
 
 /** Running totals of one row's scaled luma: prefix[x] = Σ luma of pixels before x. */
