@@ -11,10 +11,10 @@
  * reason (`corrupt`, `truncated`, `unsupported`, `too_many_pixels`, `empty`) for the caller to count.
  *
  * Speed (scripts/bench/image-hash.ts): the profile read from the header segments in JS
- * (embedded-icc.ts), one full-resolution decode, one pass over
- * the pixels for both rasters (raster.ts `areaRasters`), the transparency count only when the image
- * has alpha, and the pixel MD5 only when asked for (`md5`: the md5 pivot and `paracap hash`), since
- * hashing every decoded byte costs as much as the perceptual hashes together.
+ * (embedded-icc.ts), one full-resolution decode, one pass over the pixels for both rasters
+ * (raster.ts `areaRasters`), the transparency count only when the image has alpha, and the pixel
+ * MD5 only when asked for (`md5`: the md5 pivot and `paracap hash`), since hashing every decoded
+ * byte costs as much as the perceptual hashes together.
  */
 import { createHash } from "node:crypto";
 import sharp from "sharp";
