@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { Counters } from "../core/counters.ts";
 import { filterCounter } from "../core/counter-names.ts";
 import { groupNearDuplicates, type HashedItem } from "../pixels/hash-index.ts";
+import { DEFAULT_DECODE_OPTIONS } from "../pixels/decode.ts";
 import { hashSamples, type HashedSample } from "../pixels/hash-stream.ts";
 import { DEFAULT_MODE, DEFAULT_THRESHOLDS, hashToHex, IDENTITY_MODES, PERCEPTUAL_MODES, type IdentityMode, type PerceptualMode } from "../pixels/hashes.ts";
 import { imageDecodableInfo, judgeImage, thesisImageFilters } from "../pixels/image-filters.ts";
@@ -99,14 +100,15 @@ export async function dedupImagesCommand(argv: string[]): Promise<number> {
   const items: HashedItem[] = [];
   const samples = new Map<string, HashedSample["sample"]>();
   let read = 0;
-  for await (const h of hashSamples(readPixelInputs(positionals, { counters }))) {
+  // the pixel MD5 (a pass over every decoded byte) only for the md5 mode
+  for await (const h of hashSamples(readPixelInputs(positionals, { counters }), { decode: { ...DEFAULT_DECODE_OPTIONS, md5: mode === "md5" } })) {
     read++;
     if (h.decoded === null) continue;
     if (!judgeImage(h.decoded, values["thesis-filters"] ? filters : [], counters, "images") || !h.hashes) continue;
     const key = samples.has(h.sample.key) ? `${h.sample.origin}#${h.sample.key}` : h.sample.key;
     samples.set(key, { ...h.sample, bytes: null });
     // md5: the 128-bit digest's first 64 bits, grouped at distance 0 (identical pixels)
-    items.push({ key, hash: mode === "md5" ? BigInt(`0x${h.hashes.md5.slice(0, 16)}`) : h.hashes[mode] });
+    items.push({ key, hash: mode === "md5" ? md5Key(h.hashes.md5) : h.hashes[mode] });
   }
   const { groups, stats } = groupNearDuplicates(items, { threshold, maxDiameter });
   groups.forEach((g, i) => {
@@ -120,6 +122,12 @@ export async function dedupImagesCommand(argv: string[]): Promise<number> {
       `${stats.groups} groups of ${stats.groupedItems} images by ${mode} ≤ ${threshold}, ${stats.splitComponents} chains split (diameter > ${maxDiameter})\n`,
   );
   return 0;
+}
+
+/** The 128-bit digest's first 64 bits (md5 groups at distance 0: identical pixels). */
+function md5Key(md5: string | null): bigint {
+  if (md5 === null) throw new Error("decoded without the pixel MD5");
+  return BigInt(`0x${md5.slice(0, 16)}`);
 }
 
 function intOption(flag: string, raw: string | undefined, fallback: number, max: number): number {

@@ -215,11 +215,12 @@ export function pixelSourceSkippedCounter(reason: string): string {
 
 /**
  * The pixel pipeline's own counts (tasks/pixel-pipeline.ts): images looked at per shard (`images`,
- * `decoded`, `no_bytes`, `failed.<reason>`), the near-duplicate index (`index.<stat>`: hashes,
+ * `decoded`, `no_bytes`, `failed.<reason>`, `outside_bounds.<reason>`: not decoded, the header
+ * already outside the thesis' bounds), the near-duplicate index (`index.<stat>`: hashes,
  * edges, components, split_components (chaining guard), split_singletons, groups, grouped_images),
  * and the run's mode (`mode.<pivot>` = 1, `threshold`, `max_diameter`).
  */
-export type PixelIdentityTotal = "images" | "decoded" | "no_bytes" | `failed.${string}` | `index.${string}` | `mode.${string}` | "threshold" | "max_diameter";
+export type PixelIdentityTotal = "images" | "decoded" | "no_bytes" | `failed.${string}` | `outside_bounds.${string}` | `index.${string}` | `mode.${string}` | "threshold" | "max_diameter";
 
 export const PIXEL_IDENTITY_PREFIX = "pixel_identity.";
 

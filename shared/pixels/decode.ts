@@ -5,13 +5,22 @@
  *
  * Decoding applies the EXIF orientation and converts to sRGB through the embedded ICC profile (sharp
  * does both when asked for `.rotate()` and raw output), so a rotated-by-metadata copy or a copy with
- * its colours converted into another profile decodes to the same pixels. Bad bytes never throw: they
- * come back as a reason (`corrupt`, `truncated`, `unsupported`, `too_many_pixels`, `empty`) for the
- * caller to count.
+ * its colours converted into another profile decodes to the same pixels. A profile that is sRGB
+ * already is not converted (icc-srgb.ts: the conversion would leave every value as it is, and
+ * building it costs more than decoding a web-sized JPEG). Bad bytes never throw: they come back as a
+ * reason (`corrupt`, `truncated`, `unsupported`, `too_many_pixels`, `empty`) for the caller to count.
+ *
+ * Speed (scripts/bench/image-hash.ts): the profile read from the header segments in JS
+ * (embedded-icc.ts), one full-resolution decode, one pass over the pixels for both rasters
+ * (raster.ts `areaRasters`), the transparency count only when the image has alpha, and the pixel
+ * MD5 only when asked for (`md5`: the md5 pivot and `paracap hash`), since hashing every decoded
+ * byte costs as much as the perceptual hashes together.
  */
 import { createHash } from "node:crypto";
 import sharp from "sharp";
-import { areaRaster, centreSquare, lumaPlane } from "./raster.ts";
+import { embeddedIcc } from "./embedded-icc.ts";
+import { isSrgbProfile } from "./icc-srgb.ts";
+import { areaRasters, centreSquare } from "./raster.ts";
 
 /** Why an image could not be decoded (stable: becomes a counter name). */
 export type DecodeFailure = "empty" | "unsupported" | "truncated" | "corrupt" | "too_many_pixels";
@@ -25,9 +34,11 @@ export interface DecodeOptions {
    * (sharp's limitInputPixels). The thesis keeps ≤ 1,000,000 pixels; the guard only bounds memory.
    */
   maxPixels: number;
+  /** compute the MD5 of the decoded pixels (default true); without it `pixelMd5` is null */
+  md5?: boolean;
 }
 
-export const DEFAULT_DECODE_OPTIONS: DecodeOptions = { maxPixels: 50_000_000 };
+export const DEFAULT_DECODE_OPTIONS: DecodeOptions = { maxPixels: 50_000_000, md5: true };
 
 /** What the thesis' filters (4.3.2) judge of one image. */
 export interface ImageFacts {
@@ -44,8 +55,8 @@ export interface DecodedImage extends ImageFacts {
   /** sha256 hex of the bytes: the cache key of everything derived from them */
   readonly contentHash: string;
   readonly format: string;
-  /** MD5 hex of the decoded sRGB pixels with their shape (thesis 4.6.2 pixel equality) */
-  readonly pixelMd5: string;
+  /** MD5 hex of the decoded sRGB pixels with their shape (thesis 4.6.2 pixel equality); null when not asked for */
+  readonly pixelMd5: string | null;
   /**
    * Luminance (BT.601 Y, 0…255) of the image composited onto white and area-averaged (antialiased)
    * to HASH_RASTER_SIDE² (aspect ignored, as perceptual hashes do), row-major (raster.ts).
@@ -70,17 +81,17 @@ export async function decodeImage(bytes: Uint8Array, options: DecodeOptions = DE
   if (bytes.length === 0) return fail("empty", "no bytes");
   const input = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // failOn "error": truncated or broken data refuses; libjpeg's recoverable warnings (common on the web) pass
-  const open = () => sharp(input, { failOn: "error", limitInputPixels: options.maxPixels, sequentialRead: true });
+  const open = (ignoreIcc: boolean) => sharp(input, { failOn: "error", limitInputPixels: options.maxPixels, sequentialRead: true, ignoreIcc });
   const format = sniffFormat(input);
   if (format === null) return fail("unsupported", "not a raster image format paracap reads");
   try {
-    const { data, info } = await open().rotate().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
+    const icc = embeddedIcc(input, format);
+    const srgbAlready = typeof icc === "object" && isSrgbProfile(icc.profile);
+    const { data, info } = await open(srgbAlready).rotate().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
     const { width, height, channels } = info;
     const transparentPixels = channels === 4 || channels === 2 ? countTransparent(data, channels) : 0;
-    const pixelMd5 = createHash("md5").update(`${width}x${height}x${channels}\n`).update(data).digest("hex");
-    const plane = lumaPlane(data, channels);
-    const luma = areaRaster(plane, width, { x: 0, y: 0, width, height }, HASH_RASTER_SIDE);
-    const centreLuma = areaRaster(plane, width, centreSquare(width, height), HASH_RASTER_SIDE);
+    const pixelMd5 = options.md5 === false ? null : createHash("md5").update(`${width}x${height}x${channels}\n`).update(data).digest("hex");
+    const [luma, centreLuma] = areaRasters(data, width, height, channels, [{ x: 0, y: 0, width, height }, centreSquare(width, height)], HASH_RASTER_SIDE) as [Float64Array, Float64Array];
     return { ok: true, image: { contentHash, format, byteLength: bytes.length, width, height, transparentPixels, pixelMd5, luma, centreLuma } };
   } catch (err) {
     return fail(classify(err, input), messageOf(err));
@@ -106,7 +117,8 @@ export function sniffFormat(b: Buffer): string | null {
   return null;
 }
 
-function countTransparent(data: Buffer, channels: number): number {
+function countTransparent(pixels: Buffer, channels: number): number {
+  const data = new Uint8Array(pixels.buffer, pixels.byteOffset, pixels.byteLength);
   let n = 0;
   for (let i = channels - 1; i < data.length; i += channels) if (data[i]! < 255) n++;
   return n;

@@ -31,7 +31,8 @@ export const DEFAULT_MODE: PerceptualMode = "phash";
 export type PerceptualHashes = Record<PerceptualMode, bigint>;
 
 export interface ImageHashes extends PerceptualHashes {
-  md5: string;
+  /** null when the decode was not asked for it (decode.ts `md5`) */
+  md5: string | null;
 }
 
 export function imageHashes(image: Pick<DecodedImage, "luma" | "centreLuma" | "pixelMd5">): ImageHashes {
@@ -67,7 +68,10 @@ export function differenceHash(luma: Float64Array): bigint {
 export function perceptiveHash(luma: Float64Array): bigint {
   const n = 32;
   const small = resample(luma, HASH_RASTER_SIDE, HASH_RASTER_SIDE, n, n);
-  const coeffs = LOW_FREQUENCIES.map(([u, v]) => dct2At(small, n, u, v));
+  // separable: the columns' transforms for the few vertical frequencies needed, then each coefficient from a row of those
+  const byV = new Map<number, Float64Array>();
+  for (const [, v] of LOW_FREQUENCIES) if (!byV.has(v)) byV.set(v, columnTransform(small, n, v));
+  const coeffs = LOW_FREQUENCIES.map(([u, v]) => dct1At(byV.get(v)!, u));
   const med = median(coeffs);
   return bitsOf(coeffs, (c) => c > med);
 }
@@ -93,9 +97,12 @@ export function ringAverageHash(luma: Float64Array): bigint {
  */
 export function ringPerceptiveHash(luma: Float64Array): bigint {
   const q = 32;
+  const quantiles = new Array<number>(q);
   const perRing = RINGS_16.map((ring) => {
-    const sorted = Float64Array.from(ring, (i) => luma[i]!).sort();
-    const quantiles = Array.from({ length: q }, (_, k) => sorted[Math.min(sorted.length - 1, Math.floor(((k + 0.5) * sorted.length) / q))]!);
+    const sorted = new Float64Array(ring.length);
+    for (let t = 0; t < ring.length; t++) sorted[t] = luma[ring[t]!]!;
+    sorted.sort();
+    for (let k = 0; k < q; k++) quantiles[k] = sorted[Math.min(sorted.length - 1, Math.floor(((k + 0.5) * sorted.length) / q))]!;
     return [0, 1, 2, 3].map((k) => dct1At(quantiles, k));
   });
   const bits: boolean[] = [];
@@ -167,19 +174,18 @@ export function resample(src: Float64Array, sw: number, sh: number, dw: number, 
 
 const COS_32 = Array.from({ length: 32 }, (_, u) => Float64Array.from({ length: 32 }, (_, x) => Math.cos(((2 * x + 1) * u * Math.PI) / 64)));
 
-function dct2At(m: Float64Array, n: number, u: number, v: number): number {
-  const cu = COS_32[u]!;
+/** Σ_y m[y][x] · cos((2y + 1)vπ / 2n) for every column x. */
+function columnTransform(m: Float64Array, n: number, v: number): Float64Array {
   const cv = COS_32[v]!;
-  let s = 0;
+  const out = new Float64Array(n);
   for (let y = 0; y < n; y++) {
-    let row = 0;
-    for (let x = 0; x < n; x++) row += m[y * n + x]! * cu[x]!;
-    s += row * cv[y]!;
+    const c = cv[y]!;
+    for (let x = 0; x < n; x++) out[x] = out[x]! + m[y * n + x]! * c;
   }
-  return s;
+  return out;
 }
 
-function dct1At(values: readonly number[], k: number): number {
+function dct1At(values: ArrayLike<number>, k: number): number {
   const c = COS_32[k]!;
   let s = 0;
   for (let x = 0; x < values.length; x++) s += values[x]! * c[x]!;

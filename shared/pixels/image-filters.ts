@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { countFilterVerdict, defineFilter, defineFilterInfo, type SyncFilter } from "../core/filter.ts";
 import type { Counters } from "../core/counters.ts";
+import { imageSize } from "image-size";
 import type { DecodeResult, ImageFacts } from "./decode.ts";
 
 export const ImageBoundsSchema = z.object({
@@ -95,4 +96,31 @@ export function judgeImage(result: DecodeResult, filters: readonly SyncFilter<Im
     if (verdict !== true) return false;
   }
   return true;
+}
+
+/** Formats whose header size is the size the decoder gives (JPEG SOF, PNG IHDR, WebP canvas). */
+const HEADER_SIZED = new Set(["jpeg", "png", "webp"]);
+
+/**
+ * The thesis filter an image fails by its header alone (pixels, bytes, aspect: orientation changes
+ * none of them), so the pixel stages need not decode it: null when it passes them or its header
+ * cannot be read (then the decoder judges it, and names what is wrong with the bytes). Such an image
+ * gets the reason the filters would give after decoding; only bytes that are both outside the bounds
+ * and broken are counted by the bound they fail instead of the decoder's complaint.
+ */
+export function outsideBoundsByHeader(bytes: Uint8Array, format: string | null, bounds: ImageBounds = THESIS_IMAGE_BOUNDS): "too_few_pixels" | "too_many_pixels" | "too_few_bytes" | "too_elongated" | null {
+  if (format === null || !HEADER_SIZED.has(format)) return null;
+  let size: { width: number; height: number };
+  try {
+    size = imageSize(bytes);
+  } catch {
+    return null;
+  }
+  if (!(size.width > 0 && size.height > 0)) return null;
+  const facts: ImageFacts = { byteLength: bytes.length, width: size.width, height: size.height, transparentPixels: 0 };
+  for (const filter of thesisImageFilters(bounds)) {
+    const verdict = filter.keep(facts);
+    if (verdict !== true) return verdict.drop as "too_few_pixels" | "too_many_pixels" | "too_few_bytes" | "too_elongated";
+  }
+  return null;
 }

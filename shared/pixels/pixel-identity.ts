@@ -58,6 +58,10 @@ export function perceptualHashOf(facts: Extract<PixelFacts, { ok: true }>, mode:
  * group's centre (or of the image itself when it has no near duplicate).
  */
 export function identityKey(id: PixelIdentity, facts: Extract<PixelFacts, { ok: true }>, groupCentreHash: string | undefined): string {
-  if (id.mode === "md5") return `md5:${facts.md5}`;
+  if (id.mode === "md5") {
+    // facts decoded without the MD5 (another pivot's) must never pass for one shared key
+    if (facts.md5 === null) throw new Error("md5 identity needs facts decoded with the pixel MD5 (pixel-judge.ts PIXEL_FACTS_MD5_NAMESPACE)");
+    return `md5:${facts.md5}`;
+  }
   return `${id.mode}:${groupCentreHash ?? facts[id.mode]}`;
 }

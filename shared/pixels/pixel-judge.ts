@@ -7,12 +7,17 @@
 import { z } from "zod";
 import { defineFilter, type Filter } from "../core/filter.ts";
 import type { StageContext } from "../core/stage.ts";
-import { contentHashOf, decodeImage, DEFAULT_DECODE_OPTIONS, type DecodeOptions } from "./decode.ts";
+import { contentHashOf, decodeImage, DEFAULT_DECODE_OPTIONS, sniffFormat, type DecodeOptions } from "./decode.ts";
 import { hashToHex, imageHashes, PERCEPTUAL_MODES } from "./hashes.ts";
-import { THESIS_IMAGE_BOUNDS, thesisImageFilters, type ImageBounds } from "./image-filters.ts";
+import { ImageBoundsSchema, outsideBoundsByHeader, THESIS_IMAGE_BOUNDS, thesisImageFilters, type ImageBounds } from "./image-filters.ts";
 
-/** Item-cache namespace: bump the version when decoding or a hash changes what it computes. */
-export const PIXEL_FACTS_NAMESPACE = "pixel_facts_v1";
+/**
+ * Item-cache namespaces: bump the version when decoding or a hash changes what it computes. Facts
+ * with the pixel MD5 (md5 runs) are kept apart from facts without it (every other pixel pivot, which
+ * skip hashing the decoded bytes), so neither is ever read for the other.
+ */
+export const PIXEL_FACTS_NAMESPACE = "pixel_facts_v2";
+export const PIXEL_FACTS_MD5_NAMESPACE = "pixel_facts_md5_v2";
 
 const hex64 = z.string().regex(/^[0-9a-f]{16}$/);
 
@@ -24,28 +29,47 @@ export const PixelFactsSchema = z.discriminatedUnion("ok", [
     width: z.number().int().positive(),
     height: z.number().int().positive(),
     transparentPixels: z.number().int().nonnegative(),
-    md5: z.string().regex(/^[0-9a-f]{32}$/),
+    /** null unless asked for (the md5 pivot) */
+    md5: z.string().regex(/^[0-9a-f]{32}$/).nullable(),
     ahash: hex64,
     dhash: hex64,
     phash: hex64,
     rahash: hex64,
     rphash: hex64,
   }),
-  z.object({ ok: z.literal(false), reason: z.enum(["empty", "unsupported", "truncated", "corrupt", "too_many_pixels"]) }),
+  z.object({
+    ok: z.literal(false),
+    /** the decoder's reason, or (`header`) the thesis bound the header alone puts the image outside, undecoded */
+    reason: z.enum(["empty", "unsupported", "truncated", "corrupt", "too_many_pixels", "too_few_pixels", "too_few_bytes", "too_elongated"]),
+    header: z.literal(true).optional(),
+  }),
 ]);
 export type PixelFacts = z.infer<typeof PixelFactsSchema>;
 
-/** What one image's bytes are, from the item cache when the context has one. */
-export async function pixelFacts(bytes: Uint8Array, ctx: Pick<StageContext, "itemCache">, decode: DecodeOptions = DEFAULT_DECODE_OPTIONS): Promise<PixelFacts> {
+/** How pixel stages decode unless told otherwise: no pixel MD5 (only the md5 pivot asks for it). */
+export const PIXEL_FACTS_DECODE: DecodeOptions = { ...DEFAULT_DECODE_OPTIONS, md5: false };
+
+/**
+ * What one image's bytes are, from the item cache when the context has one; the pixel MD5 only when
+ * `decode.md5`. With `gate` (the bounds the run will judge by), an image its header already puts
+ * outside them is not decoded (image-filters.ts `outsideBoundsByHeader`): a photo of several
+ * megapixels costs tens of milliseconds to decode only to be dropped.
+ */
+export async function pixelFacts(bytes: Uint8Array, ctx: Pick<StageContext, "itemCache">, decode: DecodeOptions = PIXEL_FACTS_DECODE, gate: ImageBounds | null = null): Promise<PixelFacts> {
+  const withMd5 = decode.md5 !== false;
   const compute = async (): Promise<PixelFacts> => {
+    const outside = gate === null ? null : outsideBoundsByHeader(bytes, sniffFormat(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)), gate);
+    if (outside !== null) return { ok: false, reason: outside, header: true };
     const r = await decodeImage(bytes, decode);
     if (!r.ok) return { ok: false, reason: r.reason };
     const h = imageHashes(r.image);
     const { format, byteLength, width, height, transparentPixels } = r.image;
     return { ok: true, format, byteLength, width, height, transparentPixels, md5: h.md5, ...(Object.fromEntries(PERCEPTUAL_MODES.map((m) => [m, hashToHex(h[m])])) as Record<(typeof PERCEPTUAL_MODES)[number], string>) };
   };
-  const cache = ctx.itemCache?.(PIXEL_FACTS_NAMESPACE, PixelFactsSchema);
-  return cache ? cache.getOrCompute(contentHashOf(bytes), compute) : compute();
+  const cache = ctx.itemCache?.(withMd5 ? PIXEL_FACTS_MD5_NAMESPACE : PIXEL_FACTS_NAMESPACE, PixelFactsSchema);
+  // gated facts depend on the bounds: their key names them
+  const key = gate === null ? contentHashOf(bytes) : `${contentHashOf(bytes)} within ${JSON.stringify(ImageBoundsSchema.parse(gate))}`;
+  return cache ? cache.getOrCompute(key, compute) : compute();
 }
 
 /**
@@ -65,7 +89,7 @@ export function pixelFilter<T>(bytesOf: (record: T) => Uint8Array | null | Promi
     keep: async (record) => {
       const bytes = await bytesOf(record);
       if (bytes === null) return { drop: "no_image" };
-      const facts = await pixelFacts(bytes, ctx);
+      const facts = await pixelFacts(bytes, ctx, PIXEL_FACTS_DECODE, bounds);
       if (!facts.ok) return { drop: facts.reason };
       for (const rule of rules) {
         const verdict = rule.keep(facts);

@@ -13,7 +13,9 @@ import { ShuffleRef } from "../core/records.ts";
 import type { StageContext } from "../core/stage.ts";
 import { collapseUses, documentExtractor, type RevisionRefs } from "../pipeline/extract-stage.ts";
 import { ImageFactsRecord } from "../pixels/pixel-identity.ts";
-import { pixelFacts, type PixelFacts } from "../pixels/pixel-judge.ts";
+import { PIXEL_FACTS_DECODE, pixelFacts, type PixelFacts } from "../pixels/pixel-judge.ts";
+import type { DecodeOptions } from "../pixels/decode.ts";
+import { THESIS_IMAGE_BOUNDS } from "../pixels/image-filters.ts";
 import { imageBytesOf, type ImageBytes } from "../sources/image-bytes.ts";
 import type { ShardSpec } from "../sources/shard-spec.ts";
 import type { AnySource } from "../sources/source.ts";
@@ -74,6 +76,8 @@ async function* withPixels(source: AnySource, docs: AsyncIterable<unknown>, shar
   const extract = documentExtractor(source, manifest.config, counters, await source.prepare?.(manifest.config));
   const imagesOf = imageBytesOf(source);
   const stage = taskStageContext(ctx.work, counters);
+  // the pixel MD5 costs a pass over every decoded byte: only the md5 pivot reads it
+  const decode: DecodeOptions = { ...PIXEL_FACTS_DECODE, md5: manifest.config.pivot === "md5" };
   const written = new Set<string>();
   const window: { rev: RevisionRefs; images: Promise<{ image: string; facts: PixelFacts | null }[]> }[] = [];
   const drain = async () => {
@@ -87,19 +91,20 @@ async function* withPixels(source: AnySource, docs: AsyncIterable<unknown>, shar
   };
   for await (const doc of docs) {
     const rev = extract(doc, shard.kind);
-    window.push({ rev, images: Promise.all((imagesOf?.(doc) ?? []).map((img) => factsOf(img, stage, counters))) });
+    window.push({ rev, images: Promise.all((imagesOf?.(doc) ?? []).map((img) => factsOf(img, stage, counters, decode))) });
     if (window.length >= IN_FLIGHT) yield await drain();
   }
   while (window.length > 0) yield await drain();
 }
 
-async function factsOf(img: ImageBytes, stage: StageContext, counters: Counters): Promise<{ image: string; facts: PixelFacts | null }> {
+async function factsOf(img: ImageBytes, stage: StageContext, counters: Counters, decode: DecodeOptions): Promise<{ image: string; facts: PixelFacts | null }> {
   counters.inc(pixelIdentityCounter("images"));
   if (img.bytes === null) {
     counters.inc(pixelIdentityCounter("no_bytes"));
     return { image: img.image, facts: null };
   }
-  const facts = await pixelFacts(img.bytes, stage);
-  counters.inc(pixelIdentityCounter(facts.ok ? "decoded" : `failed.${facts.reason}`));
+  // images the header already puts outside the thesis' bounds (the rekey phase judges by them) are not decoded
+  const facts = await pixelFacts(img.bytes, stage, decode, THESIS_IMAGE_BOUNDS);
+  counters.inc(pixelIdentityCounter(facts.ok ? "decoded" : facts.header ? `outside_bounds.${facts.reason}` : `failed.${facts.reason}`));
   return { image: img.image, facts };
 }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { decodeImage, type DecodedImage } from "../../shared/pixels/decode.ts";
 import { hammingDistance, hashFromHex, hashToHex, imageHashes, PERCEPTUAL_MODES, perceptualHashes, popcount32, resample } from "../../shared/pixels/hashes.ts";
-import { bytesOf, PHOTO } from "./images.ts";
+import { bytesOf, OTHERS, PHOTO } from "./images.ts";
 
 async function photo(): Promise<DecodedImage> {
   const r = await decodeImage(bytesOf(PHOTO.original));
@@ -74,5 +74,31 @@ describe("hash rasters", () => {
     expect(r[0]).toBeCloseTo(expectTopLeft, 5);
     // transparency is composited onto white
     expect([...lumaPlane(new Uint8Array([0, 0, 0, 0, 0, 0, 0, 255]), 4)]).toEqual([255, 0]);
+  });
+
+  it("the one-pass rasters decode.ts uses equal the plane-then-average ones, for colour, grey, alpha and images narrower than the raster", async () => {
+    const { areaRaster, areaRasters, centreSquare, lumaPlane } = await import("../../shared/pixels/raster.ts");
+    const { default: sharp } = await import("sharp");
+    const inputs = [PHOTO.original, PHOTO.thumbnail, OTHERS.transparentLogo].map((p) => sharp(bytesOf(p)));
+    inputs.push(sharp(bytesOf(PHOTO.original)).toColourspace("b-w"));
+    inputs.push(sharp(bytesOf(PHOTO.losslessPng)).resize(40, 27, { fit: "fill" }), sharp(bytesOf(OTHERS.transparentLogo)).resize(30, 90, { fit: "fill" }));
+    const rasters = await Promise.all(inputs.map((img) => img.raw().toBuffer({ resolveWithObject: true }).then(({ data, info }) => ({ data: new Uint8Array(data), ...info }))));
+    // grey + alpha: the logo's red and alpha channels
+    const logo = rasters[2]!;
+    rasters.push({ ...logo, channels: 2, data: Uint8Array.from({ length: logo.width * logo.height * 2 }, (_, i) => logo.data[(i >> 1) * 4 + (i & 1 ? 3 : 0)]!) });
+    const channelsSeen = new Set<number>();
+    for (const { data, width, height, channels } of rasters) {
+      channelsSeen.add(channels);
+      const crops = [{ x: 0, y: 0, width, height }, centreSquare(width, height)];
+      const plane = lumaPlane(data, channels);
+      const fast = areaRasters(data, width, height, channels, crops, 64);
+      crops.forEach((crop, i) => {
+        const slow = areaRaster(plane, width, crop, 64);
+        // the plane stores float32 lumas; the one-pass sums are exact
+        const worst = slow.reduce((m, v, j) => Math.max(m, Math.abs(v - fast[i]![j]!)), 0);
+        expect(worst, `${width}×${height}×${channels}`).toBeLessThan(1e-4);
+      });
+    }
+    expect([...channelsSeen].sort()).toEqual([1, 2, 3, 4]);
   });
 });

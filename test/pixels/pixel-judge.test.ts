@@ -7,7 +7,7 @@ import { applyFilter } from "../../shared/core/filter.ts";
 import { LocalStore } from "../../shared/io/local-store.ts";
 import { decodeImage } from "../../shared/pixels/decode.ts";
 import { hashToHex, imageHashes } from "../../shared/pixels/hashes.ts";
-import { PIXEL_FACTS_NAMESPACE, pixelFacts, pixelFilter } from "../../shared/pixels/pixel-judge.ts";
+import { PIXEL_FACTS_DECODE, PIXEL_FACTS_MD5_NAMESPACE, PIXEL_FACTS_NAMESPACE, pixelFacts, pixelFilter } from "../../shared/pixels/pixel-judge.ts";
 import { taskStageContext } from "../../shared/tasks/item-cache.ts";
 import { removeTempDirs, tempDir } from "../runner/helpers.ts";
 import { OTHERS, PHOTO } from "./images.ts";
@@ -66,8 +66,26 @@ describe("pixelFilter", () => {
     const r = await decodeImage(bytes);
     if (!r.ok || !facts.ok) throw new Error("decodes");
     const h = imageHashes(r.image);
-    expect(facts).toMatchObject({ format: "jpeg", width: 500, height: 333, md5: h.md5, phash: hashToHex(h.phash), rahash: hashToHex(h.rahash) });
+    // the pixel MD5 only when asked for (the md5 pivot): the same perceptual hashes either way
+    expect(facts).toMatchObject({ format: "jpeg", width: 500, height: 333, md5: null, phash: hashToHex(h.phash), rahash: hashToHex(h.rahash) });
+    expect(h.md5).toMatch(/^[0-9a-f]{32}$/);
     // without a cache (tests, benchmarks) the facts are computed
     expect(await pixelFacts(bytes, {})).toEqual(facts);
+  });
+
+  it("facts with the pixel MD5 are cached apart from facts without it, so neither is read for the other", async () => {
+    const bytes = new Uint8Array(readFileSync(PHOTO.lowQualityJpeg));
+    const work = new LocalStore(tempDir());
+    const counters = new Counters();
+    const ctx = taskStageContext(work, counters);
+    const plain = await pixelFacts(bytes, ctx);
+    const withMd5 = await pixelFacts(bytes, ctx, { ...PIXEL_FACTS_DECODE, md5: true });
+    const r = await decodeImage(bytes);
+    if (!r.ok || !plain.ok || !withMd5.ok) throw new Error("decodes");
+    expect(withMd5).toEqual({ ...plain, md5: r.image.pixelMd5 });
+    expect(counters.get(cacheCounter(PIXEL_FACTS_NAMESPACE, "computed"))).toBe(1);
+    expect(counters.get(cacheCounter(PIXEL_FACTS_MD5_NAMESPACE, "computed"))).toBe(1);
+    expect(await pixelFacts(bytes, ctx, { ...PIXEL_FACTS_DECODE, md5: true })).toEqual(withMd5);
+    expect(counters.get(cacheCounter(PIXEL_FACTS_MD5_NAMESPACE, "hits"))).toBe(1);
   });
 });

@@ -126,12 +126,12 @@ describe("pixel identity, local runner", () => {
     const out = await localRun(dir, "shard.tar", { pivot: "dhash" });
     const before = comparable(readDir(out), false, TIERS);
     const marker = () => JSON.parse(readDir(join(out, ".work/extract/s00000-shard.tar")).get("_DONE.json")!.toString()).counters;
-    expect(marker()["cache.pixel_facts_v1.computed"]).toBe(6);
+    expect(marker()["cache.pixel_facts_v2.computed"]).toBe(6);
     rmSync(join(out, ".work/extract"), { recursive: true });
     for (const f of ["_SUCCESS", "stats.json"]) rmSync(join(out, f));
     await localRun(dir, "shard.tar", { pivot: "dhash" }, out);
-    expect(marker()["cache.pixel_facts_v1.hits"]).toBe(6);
-    expect(marker()["cache.pixel_facts_v1.computed"]).toBeUndefined();
+    expect(marker()["cache.pixel_facts_v2.hits"]).toBe(6);
+    expect(marker()["cache.pixel_facts_v2.computed"]).toBeUndefined();
     expect(comparable(readDir(out), false, TIERS)).toEqual(before);
   });
 });
