@@ -44,17 +44,46 @@ async function realPages(): Promise<{ html: string; url: string }[]> {
   return pages;
 }
 
+/** Markup the span scanner must read exactly as htmlparser2 does (comments, raw text, odd tags). */
+const TRICKY_SPANS = [
+  '<!--> <img src="a1.jpg" alt="after abrupt comment"> --><!---> <img src="a2.jpg" alt="after abrupt comment two"> -->',
+  '<!-- x --!> <img src="a3.jpg" alt="after bang comment"> <!-- y ---> <img src="a4.jpg" alt="after long dashes"> <!---->x<img src="a5.jpg">',
+  '<!-- a --!x <img src="c1.jpg" alt="still in comment"> --><!-- -- - <img src="c2.jpg" alt="still"> -->',
+  '<!doctype html><!x <img src="d1.jpg" alt="bogus"> ><? pi <img src="d2.jpg" alt="pi"> ?></ <img src="d3.jpg" alt="bogus end">></>',
+  '<![CDATA[ <img src="cd.jpg" alt="cdata in html"> ]]><img src="cd2.jpg" alt="after cdata">',
+  '<script>var a = "</scr" + "ipt>"; // <img src="s1.jpg" alt="in script"></script ><img src="s2.jpg" alt="after script">',
+  '<script>x</scriptx><img src="s3.jpg" alt="still script"></SCRIPT/><style>p{}</style	><textarea>&lt;/textarea&gt;<img src="t1.jpg"></textarea>',
+  '<title>t &amp; </title x="<img src=t2.jpg>"><xmp><img src="x1.jpg" alt="xmp"></xmp><iframe><p><img src="i1.jpg"></iframe>',
+  '<noembed><img src="n1.jpg"></noembed><noframes><img src="n2.jpg"></noframes><noscript><img src="n3.jpg" alt="ns"></noscript>',
+  '<div class="a>b" data-x=\'<img src="q1.jpg">\' y = z/ w=">"><span>t</span></div><img src="q2.jpg" alt="after quotes">',
+  '<a href=x>one<a href=y>two</a><li>l1<li>l2</ul><dd>d<dt>t<p>p1<p>p2<h2>h</h3><div><p>in</div></p><img src="i.jpg" alt="implied">',
+  '<table><td>implied row<td>second</table><tbody><tr><th>h<td>d</tbody></br></p></image></img><img src="b.jpg" alt="br p">',
+  '<DIV Class=X><SPAN>caps</SPAN></DIV><dIv>mixed</DiV><dív>non-ascii</dív><img src="ca.jpg" alt="caps">',
+  '<select><option>a<option>b<optgroup>c</select><form><input><form><img src="f.jpg" alt="form"></form></form>',
+  '<div><div><div><div><div><div><div><div><div><div>deep</div></div></div></div></div></div></div></div></div></div><img src="dp.jpg" alt="deep">',
+  '<script>a \u001c/script> b</script>c<x\u000fy>z</x\u000fy><style>\u001c\u000fstyle>p{}</style><img src="ctrl.jpg" alt="control chars">',
+  '<div>unterminated <span class="x',
+  '<div>unterminated comment <!-- <img src="uc.jpg">',
+  '<plaintext><img src="pt2.jpg" alt="plaintext">',
+];
+
 describe("the extractor finds what the earlier one found", () => {
   it("on every page of every real WARC, whole, under tight bounds and cut short", async () => {
     const pages = await realPages();
     expect(pages.length).toBeGreaterThan(40);
     let captions = 0;
+    let chars = 0;
+    let skipped = 0;
     for (const { html, url } of pages) {
       for (const opts of BOUNDS) captions += same(html, url, opts).captions.length;
+      chars += html.length;
+      skipped += extractCaptions(html, url).skippedChars ?? 0;
+      expect(plain(extractCaptions(html, url, { skipInert: false }))).toEqual(plain(extractCaptions(html, url)));
       // prefixes: a page cut anywhere (in a tag, an attribute, a comment, a script)
       for (let i = 1; i <= 7; i++) same(html.slice(0, Math.floor((html.length * i) / 8)), url);
     }
     expect(captions).toBeGreaterThan(800); // the pages do hold captions: a comparison of empties proves nothing
+    expect(skipped / chars).toBeGreaterThan(0.3); // and most of their text is skipped: the fast path is the one compared
   }, 60_000);
 
   it("on crafted HTML that a text scanner gets wrong", () => {
@@ -86,7 +115,17 @@ describe("the extractor finds what the earlier one found", () => {
       '<img src="a.jpg" alt="one" alt="two" ALT="three">',
       '<p>before<br/>after <img src="br.jpg"/></p><p/>text<img src="sc.jpg"/>',
     ];
-    for (const html of cases) for (const opts of BOUNDS) same(html, PAGE, opts);
+    // each case also where skipping applies: after a block's text has filled its buffer, and among table rows
+    const fill = `<p>${"many words of text ".repeat(300)}</p>`.repeat(2);
+    const rows = `<tr><td>${"cell text ".repeat(500)}</td></tr>`.repeat(3);
+    let skipped = 0;
+    for (const html of [...cases, ...TRICKY_SPANS]) {
+      for (const page of [html, `<div>${fill}${html}${fill}</div>`, `<div>${fill}<table>${rows}<tr><td>${html}</td></tr>${rows}</table>${html}</div>`, `<table>${rows}${html}${rows}</table>`]) {
+        for (const opts of BOUNDS) same(page, PAGE, opts);
+        skipped += extractCaptions(page, PAGE).skippedChars ?? 0;
+      }
+    }
+    expect(skipped).toBeGreaterThan(100_000);
     expect(same(cases[0]!).captions.map((c) => c.text)).toEqual(["kept one", "Text"]);
   });
 });
