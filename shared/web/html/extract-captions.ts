@@ -11,7 +11,7 @@
  * State is bounded by the page (itself bounded by the WARC reader): text buffers are capped and the
  * element stacks hold one small frame per open element, whatever the nesting depth.
  */
-import { Parser } from "htmlparser2";
+import { Parser, type QuoteType } from "htmlparser2";
 import { imageKey, largestSrcsetCandidate } from "./image-url.ts";
 import { inertSpan, RAW_TEXT } from "./inert-span.ts";
 
@@ -51,6 +51,8 @@ export interface ExtractOptions {
 }
 
 const TEXT_CAP = 4096;
+/** The elements whose attributes the extractor reads (onopentag); the others' are not collected. */
+const ATTRIBUTE_TAGS = new Set(["img", "base", "source"]);
 const BLOCKS = new Set(["p", "div", "li", "dd", "dt", "td", "th", "blockquote", "section", "article", "header", "footer", "main", "aside", "center", "h1", "h2", "h3", "h4", "h5", "h6", "caption"]);
 /** Elements whose content is not page text (or, for noscript, repeats lazy-loaded images). */
 const OPAQUE = new Set(["script", "style", "noscript", "template", "svg", "math", "head", "title", "select", "textarea"]);
@@ -160,6 +162,20 @@ interface Table {
  */
 class SkippingParser extends Parser {
   afterTag: ((next: number) => number) | null = null;
+  /** whether the current start tag's attributes are read (the handler says, by its name): others cost nothing */
+  wantAttributes = true;
+  override onattribname(start: number, endIndex: number): void {
+    if (this.wantAttributes) super.onattribname(start, endIndex);
+  }
+  override onattribdata(start: number, endIndex: number): void {
+    if (this.wantAttributes) super.onattribdata(start, endIndex);
+  }
+  override onattribentity(cp: number): void {
+    if (this.wantAttributes) super.onattribentity(cp);
+  }
+  override onattribend(quote: QuoteType, endIndex: number): void {
+    if (this.wantAttributes) super.onattribend(quote, endIndex);
+  }
   override onopentagend(endIndex: number): void {
     super.onopentagend(endIndex);
     this.jump(endIndex);
@@ -286,6 +302,9 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   };
 
   const handler = {
+      onopentagname(name: string) {
+        parser.wantAttributes = ATTRIBUTE_TAGS.has(name);
+      },
       onopentag(name: string, a: Record<string, string>) {
         open.push(name);
         if (tooDeep || aborted) return;
