@@ -128,4 +128,16 @@ describe("the extractor finds what the earlier one found", () => {
     expect(skipped).toBeGreaterThan(100_000);
     expect(same(cases[0]!).captions.map((c) => c.text)).toEqual(["kept one", "Text"]);
   });
+
+  it("a table whose rows were skipped and that then gets an image is read again in full: its caption row counts", () => {
+    const rows = `<tr><td>${"cell text ".repeat(500)}</td></tr>`.repeat(3);
+    const late = same(`<table>${rows}<tr><td><img src="x.jpg" alt="in the table"></td></tr><tr><td>The caption row</td></tr></table>`);
+    expect(late.captions.map((c) => [c.type, c.text])).toEqual([
+      ["alt", "in the table"],
+      ["table", "The caption row"],
+    ]);
+    expect(late.skippedChars).toBe(0); // the second, full pass
+    const none = same(`<table>${rows}</table><p>After <img src="x.jpg" alt="after the table"></p>`);
+    expect(none.skippedChars).toBeGreaterThan(10_000); // rows skipped, and nothing asked for them
+  });
 });
