@@ -312,6 +312,13 @@ export function inertSpan(html: string, from: number, open: readonly string[], m
       if (coded < 0) return stopAt(lt);
       const gt = html.indexOf(">", coded >> 1);
       if (gt < 0) return stopAt(lt);
+      // most end tags close the element opened last: compared in place, without a copy of the name
+      const top = inner.length > 0 ? inner[inner.length - 1]! : null;
+      if (top !== null && !(coded & 1) && (coded >> 1) - (lt + 2) === top.length && html.startsWith(top, lt + 2)) {
+        inner.pop();
+        i = gt + 1;
+        continue;
+      }
       let name = nameAt(html, lt + 2, coded);
       if (name === "image") name = "img";
       if ((TAG_FLAGS.get(name) ?? 0) & IS_VOID) {
