@@ -57,6 +57,9 @@ describe("planning a short paths list", () => {
     const server = servers.get("range")!;
     expect(await remoteSize(`${server.base}pywb-iana.warc.gz`)).toBe(readFileSync(join(WARC, "pywb-iana.warc.gz")).length);
     expect(await remoteSize(`${server.base}missing.warc.gz`, { backoffMs: 5 })).toBeNull();
+    // a server that ignores Range says the size in Content-Length (the body is not read); one that is down says nothing
+    expect(await remoteSize(`${servers.get("norange")!.base}dolma-sample-0000.warc.gz`)).toBe(readFileSync(join(WARC, "dolma-sample-0000.warc.gz")).length);
+    expect(await remoteSize("http://127.0.0.1:1/crawl/x.warc.gz", { backoffMs: 5, retries: 1 })).toBeNull();
     const ranges = (await plan(listOf([...CRAWLS, "missing.warc.gz", "commoncrawl-whirlwind.warc.wet.gz"]), server.base)) as { start: number; end: number }[];
     const parts = ranges.map((r) => partOf(r.start, r.end));
     for (const [line, name] of CRAWLS.entries()) {

@@ -55,6 +55,9 @@ export function partOf(start: number | null, end: number | null): { line: number
 
 /** Lists of at most this many paths have their large files split (their sizes are asked at planning). */
 export const SPLIT_FILES_UP_TO = 64;
+/** Size requests in flight at once while planning, and the retries of each. */
+const SIZE_PROBES = 8;
+const SIZE_RETRIES = 2;
 /** A longer line is not a path. */
 const MAX_LINE_CHARS = 4096;
 
@@ -142,9 +145,14 @@ export function pathsSource(opts: PathsSourceOptions = {}): Source<WarcPage, { d
         return found;
       });
       const base = lines.length <= (opts.splitFilesUpTo ?? SPLIT_FILES_UP_TO) ? view.config?.extraction.warcBaseUrl : undefined;
+      const sizes: (number | null)[] = [];
+      // a few at a time, few retries: planning waits for them (a file not sized is read whole)
+      for (let i = 0; i < lines.length && base !== undefined; i += SIZE_PROBES) {
+        sizes.push(...(await Promise.all(lines.slice(i, i + SIZE_PROBES).map(({ line }) => splittableSize(pathUrl(line, base), opts)))));
+      }
       const ranges: ByteRange[] = [];
-      for (const { index, line } of lines) {
-        const size = base === undefined ? null : await splittableSize(pathUrl(line, base), opts);
+      for (const [k, { index }] of lines.entries()) {
+        const size = sizes[k] ?? null;
         if (size === null || size <= targetBytes) {
           ranges.push({ start: index, end: index + 1, fragment: false });
           continue;
@@ -182,7 +190,7 @@ export function pathsSource(opts: PathsSourceOptions = {}): Source<WarcPage, { d
 /** The size of a WARC worth splitting (not a WET or WAT, which are skipped whole), or null. */
 async function splittableSize(url: string | null, opts: PathsSourceOptions): Promise<number | null> {
   if (url === null || warcKind(basename(new URL(url).pathname)) !== "warc") return null;
-  const size = await remoteSize(url, opts.http);
+  const size = await remoteSize(url, { ...opts.http, retries: Math.min(opts.http?.retries ?? SIZE_RETRIES, SIZE_RETRIES) });
   return size !== null && size < PART_STRIDE ? size : null;
 }
 
