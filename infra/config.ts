@@ -59,6 +59,13 @@ export function deploymentConfigSchema(phases: readonly PhaseShape[]) {
      * (≈ 0.5 GB peak measured with a MiniLM-shaped model), more for base-size models (≈ 1.2 GB).
      */
     model: z.string().min(1).optional(),
+    /**
+     * Server of the WARC files a crawl paths list names (PARACAP_WARC_BASE_URL, the core's
+     * `extraction.warcBaseUrl`): each line of an uploaded `warc.paths.gz` is read from under it.
+     * Unset: the core's default, Common Crawl's https://data.commoncrawl.org/. A deployment setting,
+     * never an upload's: an uploaded list cannot point the functions at another host.
+     */
+    warcBaseUrl: z.string().max(2048).url().refine((u) => /^https?:\/\//i.test(u), "warcBaseUrl: an http(s) URL").optional(),
     /** Target compressed bytes per extract shard (PARACAP_SHARD_BYTES); the functions' default when unset. */
     shardBytes: z.number().int().positive().optional(),
     /** Days after which work-bucket objects are deleted by a lifecycle rule. */
@@ -106,6 +113,7 @@ export function readDeploymentConfig(cfg = new pulumi.Config("paracap"), gcpCfg 
     classifier: cfg.get("classifier"),
     model: cfg.get("model"),
     shardBytes: cfg.getNumber("shardBytes"),
+    warcBaseUrl: cfg.get("warcBaseUrl"),
     workLifecycleDays: cfg.getNumber("workLifecycleDays"),
     dlqMaxDeliveryAttempts: cfg.getNumber("dlqMaxDeliveryAttempts"),
     minBackoffSeconds: cfg.getNumber("minBackoffSeconds"),

@@ -98,7 +98,7 @@ export function buildParacapStack(cfg: DeploymentConfig, cwd = process.cwd(), ph
     PARACAP_INPUT_BUCKET: buckets.input.name,
     PARACAP_WORK_BUCKET: buckets.work.name,
     PARACAP_OUTPUT_BUCKET: buckets.output.name,
-    ...envFromLayer({ tiers: cfg.tiers, partitions: cfg.partitions, captions: { minWords: cfg.minWords, classifier: cfg.classifier }, ...(cfg.model ? { scoring: { transformer: { model: cfg.model } } } : {}) }),
+    ...envFromLayer({ tiers: cfg.tiers, partitions: cfg.partitions, captions: { minWords: cfg.minWords, classifier: cfg.classifier }, ...(cfg.model ? { scoring: { transformer: { model: cfg.model } } } : {}), ...(cfg.warcBaseUrl ? { extraction: { warcBaseUrl: cfg.warcBaseUrl } } : {}) }),
     ...topicEnvironment(prefix, phases),
     ...(cfg.shardBytes !== undefined ? { PARACAP_SHARD_BYTES: String(cfg.shardBytes) } : {}),
   };

@@ -60,7 +60,8 @@ export async function planRun(event: StorageObjectEvent, baseConfig: ParacapConf
     if (mismatch) throw new PlanError(mismatch);
     return { manifest: createManifest(id, withFedTiers(config, shards, name), shards, pipeline.phases), inputs };
   };
-  const view: PlanningView = { exists: async (n) => (await input.stat(n)) !== null, withLocalCopy: (n, use) => input.withLocalCopy(n, use) };
+  // the deployment's settings (a paths list's server is one, never an upload's)
+  const view: PlanningView = { exists: async (n) => (await input.stat(n)) !== null, withLocalCopy: (n, use) => input.withLocalCopy(n, use), config: baseConfig };
   /** the ranges of an input object as its source plans them: null = whole, or why it cannot be planned yet */
   const rangesOf = async (source: AnySource, object: string, size: number) => {
     try {

@@ -122,6 +122,31 @@ export async function* resumableGet(url: string, start: number, end: number | un
   }
 }
 
+/**
+ * The size of a file on an HTTP(S) server: the total of a one-byte range read's Content-Range (or the
+ * Content-Length of a server that answers with the whole file, whose body is not read). Null when the
+ * server does not say, or the file cannot be reached after the retries.
+ */
+export async function remoteSize(url: string, opts: HttpReadOptions = {}): Promise<number | null> {
+  const retries = opts.retries ?? 5;
+  for (let failures = 0; ; ) {
+    let res: IncomingMessage;
+    try {
+      res = await get(url, 0, 1, opts.idleMs ?? 60_000);
+    } catch (e) {
+      if ((!(e instanceof Transient) && !isConnectionError(e)) || ++failures > retries) return null;
+      opts.onRetry?.(e instanceof Error ? e.message : String(e));
+      await new Promise((r) => setTimeout(r, Math.min((opts.backoffMs ?? 500) * 2 ** (failures - 1), opts.maxBackoffMs ?? 30_000)));
+      continue;
+    }
+    res.destroy();
+    const total = /\/(\d+)\s*$/.exec(String(res.headers["content-range"] ?? ""));
+    if (res.statusCode === 206 || res.statusCode === 416) return total ? Number(total[1]) : null;
+    const length = res.headers["content-length"];
+    return length !== undefined && /^\d+$/.test(length) ? Number(length) : null;
+  }
+}
+
 function isConnectionError(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException | null)?.code;
   return typeof code === "string" && /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|ENETUNREACH|EHOSTUNREACH|UND_ERR_.*|ERR_STREAM_PREMATURE_CLOSE)$/.test(code);

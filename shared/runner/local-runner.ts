@@ -82,7 +82,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
   const pipeline = opts.pipeline ?? pipelineFor(opts.config);
   const mismatch = pivotMismatch(pipeline, opts.config);
   if (mismatch) throw new Error(mismatch);
-  const shards = await planLocalShards(opts.inputs, opts.shardBytes, sources);
+  const shards = await planLocalShards(opts.inputs, opts.shardBytes, sources, opts.config);
   const manifest = createManifest("local", opts.config, shards, pipeline.phases);
   // A finished run is told without a single write (its folder may be read-only by now).
   if (!opts.fresh) {

@@ -7,6 +7,7 @@ import { basename } from "node:path";
 import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 import type { ByteRange, PlanningView } from "../sources/source.ts";
 import type { InputKind } from "../core/records.ts";
+import type { ParacapConfig } from "../core/config.ts";
 import { shardId, type ShardSpec } from "../sources/shard-spec.ts";
 
 export interface LocalInput {
@@ -30,8 +31,9 @@ export const LOCAL_VIEW: PlanningView = {
   withLocalCopy: (name, use) => use(name),
 };
 
-export async function planLocalShards(inputs: LocalInput[], targetBytes = 32 * 1024 * 1024, sources: SourceRegistry = BUILTIN_SOURCES): Promise<ShardSpec[]> {
+export async function planLocalShards(inputs: LocalInput[], targetBytes = 32 * 1024 * 1024, sources: SourceRegistry = BUILTIN_SOURCES, config?: ParacapConfig): Promise<ShardSpec[]> {
   const shards: ShardSpec[] = [];
+  const view: PlanningView = config ? { ...LOCAL_VIEW, config } : LOCAL_VIEW;
   for (const input of inputs) {
     if (!existsSync(input.path)) throw new InputError(`input not found: ${input.path}`);
     const st = statSync(input.path);
@@ -45,7 +47,7 @@ export async function planLocalShards(inputs: LocalInput[], targetBytes = 32 * 1
     if (!st.isFile()) throw new InputError(`input is not a file: ${input.path}`);
     // Unrecognised files go to the last (most general) source, whose error says what it expected.
     const source = sources.detect(basename(input.path), readHead(input.path)) ?? sources.all().at(-1)!;
-    const planned = (await source.planRanges?.({ name: input.path, size: st.size }, targetBytes, LOCAL_VIEW)) ?? null;
+    const planned = (await source.planRanges?.({ name: input.path, size: st.size }, targetBytes, view)) ?? null;
     // a source waiting for a companion (an index still to be uploaded) reads the file whole here
     const ranges = planned === null || "wait" in planned ? null : planned;
     shards.push(...shardsOf(input.path, source.name, input.kind, ranges, shards.length));

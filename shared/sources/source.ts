@@ -30,6 +30,8 @@ export interface PlanningView {
   exists(name: string): Promise<boolean>;
   /** runs `use` on a local copy of a small file beside the input (downloaded in the cloud) */
   withLocalCopy<T>(name: string, use: (path: string) => Promise<T>): Promise<T>;
+  /** the run's settings, for a plan that depends on one (a paths list's server); absent: plan without them */
+  config?: ParacapConfig;
 }
 
 /** One image use as its source found it: the image's key, where in the document, its caption texts. */

@@ -47,6 +47,8 @@ describe("parseDeploymentConfig", () => {
     [{ partitions: 0 }, "partitions"],
     [{ minWords: -1 }, "minWords"],
     [{ classifier: "clever" }, "classifier"],
+    [{ warcBaseUrl: "data.commoncrawl.org" }, "warcBaseUrl"],
+    [{ warcBaseUrl: "ftp://crawl.example/" }, "warcBaseUrl"],
   ])("rejects %j naming %s", (bad, field) => {
     expect(() => parseDeploymentConfig({ project: "p", ...bad })).toThrow(field);
   });
@@ -59,6 +61,17 @@ describe("parseDeploymentConfig", () => {
     expect(env).toEqual({ PARACAP_MODEL: "Xenova/all-MiniLM-L6-v2" });
     expect(configFromEnv(env)).toEqual({ scoring: { transformer: { model: "Xenova/all-MiniLM-L6-v2" } } });
     expect(parseDeploymentConfig({ project: "p" }).model).toBeUndefined();
+  });
+
+  it("carries a deployment's WARC base URL to the functions' environment; unset leaves the core's Common Crawl default", async () => {
+    const { envFromLayer, configFromEnv } = await import("../../shared/core/env-layer.ts");
+    const { ParacapConfig } = await import("../../shared/core/config.ts");
+    const c = parseDeploymentConfig({ project: "p", warcBaseUrl: "https://crawl.example/warcs/" });
+    const env = envFromLayer({ extraction: { warcBaseUrl: c.warcBaseUrl! } });
+    expect(env).toEqual({ PARACAP_WARC_BASE_URL: "https://crawl.example/warcs/" });
+    expect(configFromEnv(env)).toEqual({ extraction: { warcBaseUrl: "https://crawl.example/warcs/" } });
+    expect(parseDeploymentConfig({ project: "p" }).warcBaseUrl).toBeUndefined();
+    expect(ParacapConfig.parse({}).extraction.warcBaseUrl).toBe("https://data.commoncrawl.org/");
   });
 
   it("requires gcp:project", () => {

@@ -17,6 +17,7 @@ const cfg = parseDeploymentConfig({
   maxInstances: 12,
   maxInstancesPerStage: { group: 30 },
   partitions: 32,
+  warcBaseUrl: "https://crawl.example/warcs/",
   sourceDir: fakeFunctionsDir(),
 });
 
@@ -83,6 +84,7 @@ describe("functions", () => {
         PARACAP_OUTPUT_BUCKET: bucketName("output"),
         PARACAP_PARTITIONS: "32",
         PARACAP_TIERS: "gold,silver,bronze",
+        PARACAP_WARC_BASE_URL: "https://crawl.example/warcs/",
         PARACAP_TOPIC_EXTRACT: "pc-extract",
         PARACAP_TOPIC_GROUP: "pc-group",
         PARACAP_TOPIC_DEDUP: "pc-dedup",

@@ -7,6 +7,14 @@
  *
  * A WARC is read with resumable range requests (shared/io/http-bytes.ts) and parsed exactly as a local
  * file (warcDocuments), so a crawl read over HTTP gives the same documents as its files read locally.
+ *
+ * A short list (at most `splitFilesUpTo` paths, 64 by default: a crawl's list of 90,000 already fans
+ * out over its files) has its large WARCs split as local files are: the planner asks each file's size
+ * (a one-byte range read) and cuts it into byte ranges of the shard size; a part's task reads from its
+ * start with a range read and owns the gzip members that start in its range, the first found by
+ * scanning and verified by decoding (warc-reader.ts). A part's range names its line and its bytes in
+ * one number (partPosition): line i's byte b is at (i + 1) · 2^33 + b, so a whole line [i, i + 1) and
+ * a part never meet. Planning needs the run's server (PlanningView.config); without it lines stay whole.
  * A file that cannot be fetched (404, retries exhausted) is counted and sampled, and its shard keeps the
  * pages read before the failure: one bad path never stops the run. A line that resolves outside the base
  * URL is refused and counted: the list names files, the deployment names the server (an uploaded list
@@ -21,13 +29,35 @@ import type { Counters } from "../../core/counters.ts";
 import { DumpError } from "../../dump/errors.ts";
 import { drained, type ByteSource } from "../../io/byte-source.ts";
 import { fileBytes } from "../../io/file-bytes.ts";
-import { HttpReadError, resumableGet, type HttpReadOptions } from "../../io/http-bytes.ts";
+import { HttpReadError, remoteSize, resumableGet, type HttpReadOptions } from "../../io/http-bytes.ts";
+import { warcKind } from "../../web/warc/warc-kind.ts";
 import type { ByteRange, Source } from "../source.ts";
 import { warcDocuments, warcSource, type WarcPage } from "./warc-source.ts";
 import type { LanguageDetector } from "../../web/filters/web-caption-filters.ts";
 
 /** More paths than this in one list is not a crawl's list (Common Crawl's have ≈ 90,000). */
 export const MAX_PATHS = 1_000_000;
+
+/** Bytes of one line in a part's position (8 GiB: a larger WARC is read whole); (MAX_PATHS + 1) · 2^33 < 2^53. */
+export const PART_STRIDE = 2 ** 33;
+
+/** The position of byte `byte` of line `line`'s file in a part's range. */
+export function partPosition(line: number, byte: number): number {
+  return (line + 1) * PART_STRIDE + byte;
+}
+
+/** A part's line and byte range, or null for a shard of whole lines. */
+export function partOf(start: number | null, end: number | null): { line: number; from: number; to: number } | null {
+  if (start === null || end === null || start < PART_STRIDE) return null;
+  const line = Math.floor(start / PART_STRIDE) - 1;
+  return { line, from: start - partPosition(line, 0), to: end - partPosition(line, 0) };
+}
+
+/** Lists of at most this many paths have their large files split (their sizes are asked at planning). */
+export const SPLIT_FILES_UP_TO = 64;
+/** Size requests in flight at once while planning, and the retries of each. */
+const SIZE_PROBES = 8;
+const SIZE_RETRIES = 2;
 /** A longer line is not a path. */
 const MAX_LINE_CHARS = 4096;
 
@@ -92,6 +122,8 @@ export function pathUrl(line: string, base: string): string | null {
 /** How a WARC over HTTP is fetched (tests shorten the backoff). */
 export interface PathsSourceOptions {
   http?: Omit<HttpReadOptions, "onRetry" | "onRangeIgnored">;
+  /** lists of at most this many paths split their large files (default SPLIT_FILES_UP_TO) */
+  splitFilesUpTo?: number;
 }
 
 export const warcPathsSource = pathsSource();
@@ -103,18 +135,37 @@ export function pathsSource(opts: PathsSourceOptions = {}): Source<WarcPage, { d
     description: "web crawl paths lists (warc.paths.gz, one WARC path per line): each WARC read over HTTP(S)",
     claims: (fileName) => isPathsListName(fileName),
     uploadRole: (name) => (isPathsListName(name) ? { role: "input" } : null),
-    async planRanges(file, _targetBytes, view): Promise<ByteRange[]> {
-      return view.withLocalCopy(file.name, async (path) => {
-        const ranges: ByteRange[] = [];
-        for await (const { index } of pathLines(fileBytes(path))) {
-          if (ranges.length === MAX_PATHS) throw new DumpError(file.name, null, `more than ${MAX_PATHS.toLocaleString("en-US")} paths: not one crawl's list`);
-          ranges.push({ start: index, end: index + 1, fragment: false });
+    async planRanges(file, targetBytes, view): Promise<ByteRange[]> {
+      const lines = await view.withLocalCopy(file.name, async (path) => {
+        const found: { index: number; line: string }[] = [];
+        for await (const l of pathLines(fileBytes(path))) {
+          if (found.length === MAX_PATHS) throw new DumpError(file.name, null, `more than ${MAX_PATHS.toLocaleString("en-US")} paths: not one crawl's list`);
+          found.push(l);
         }
-        return ranges;
+        return found;
       });
+      const base = lines.length <= (opts.splitFilesUpTo ?? SPLIT_FILES_UP_TO) ? view.config?.extraction.warcBaseUrl : undefined;
+      const sizes: (number | null)[] = [];
+      // a few at a time, few retries: planning waits for them (a file not sized is read whole)
+      for (let i = 0; i < lines.length && base !== undefined; i += SIZE_PROBES) {
+        sizes.push(...(await Promise.all(lines.slice(i, i + SIZE_PROBES).map(({ line }) => splittableSize(pathUrl(line, base), opts)))));
+      }
+      const ranges: ByteRange[] = [];
+      for (const [k, { index }] of lines.entries()) {
+        const size = sizes[k] ?? null;
+        if (size === null || size <= targetBytes) {
+          ranges.push({ start: index, end: index + 1, fragment: false });
+          continue;
+        }
+        for (let from = 0; from < size; from += targetBytes) {
+          ranges.push({ start: partPosition(index, from), end: partPosition(index, Math.min(size, from + targetBytes)), fragment: from > 0 });
+        }
+      }
+      return ranges;
     },
     async *documents(shard, bytes, config, counters) {
-      const wanted = (index: number) => shard.start === null || (index >= shard.start && (shard.end === null || index < shard.end));
+      const part = partOf(shard.start, shard.end);
+      const wanted = (index: number) => (part !== null ? index === part.line : shard.start === null || (index >= shard.start && (shard.end === null || index < shard.end)));
       for await (const { index, line } of pathLines(bytes)) {
         if (!wanted(index)) continue;
         const url = pathUrl(line, config.extraction.warcBaseUrl);
@@ -123,7 +174,7 @@ export function pathsSource(opts: PathsSourceOptions = {}): Source<WarcPage, { d
           counters.samples.add(WARC_DAMAGE_SAMPLE, `${bytes.label} line ${index + 1}: ${line.slice(0, 200)} is not under ${config.extraction.warcBaseUrl}`);
           continue;
         }
-        yield* remoteWarc(url, config, counters, opts);
+        yield* remoteWarc(url, config, counters, opts, part ?? { from: 0, to: null });
       }
     },
     reportLines(x) {
@@ -136,9 +187,16 @@ export function pathsSource(opts: PathsSourceOptions = {}): Source<WarcPage, { d
   };
 }
 
-/** One WARC over HTTP: its pages until the end, or until the file cannot be fetched any more (counted). */
-async function* remoteWarc(url: string, config: ParacapConfig, counters: Counters, opts: PathsSourceOptions): AsyncGenerator<WarcPage> {
-  counters.inc(warcCounter("http.files"));
+/** The size of a WARC worth splitting (not a WET or WAT, which are skipped whole), or null. */
+async function splittableSize(url: string | null, opts: PathsSourceOptions): Promise<number | null> {
+  if (url === null || warcKind(basename(new URL(url).pathname)) !== "warc") return null;
+  const size = await remoteSize(url, { ...opts.http, retries: Math.min(opts.http?.retries ?? SIZE_RETRIES, SIZE_RETRIES) });
+  return size !== null && size < PART_STRIDE ? size : null;
+}
+
+/** One WARC over HTTP (or the part [from, to) of it): its pages until the end, or until the file cannot be fetched any more (counted). */
+async function* remoteWarc(url: string, config: ParacapConfig, counters: Counters, opts: PathsSourceOptions, range: { from: number; to: number | null }): AsyncGenerator<WarcPage> {
+  if (range.from === 0) counters.inc(warcCounter("http.files")); // a file's first part counts it
   const http: HttpReadOptions = {
     ...opts.http,
     onRetry: () => counters.inc(warcCounter("http.retries")),
@@ -146,7 +204,7 @@ async function* remoteWarc(url: string, config: ParacapConfig, counters: Counter
   };
   const file = basename(new URL(url).pathname);
   try {
-    yield* warcDocuments({ file, label: url, open: (start) => resumableGet(url, start, undefined, http), start: 0, end: null }, config, counters);
+    yield* warcDocuments({ file, label: url, open: (start) => resumableGet(url, start, undefined, http), start: range.from, end: range.to }, config, counters);
   } catch (e) {
     if (!(e instanceof HttpReadError)) throw e;
     counters.inc(warcSkippedCounter("http_failed"));

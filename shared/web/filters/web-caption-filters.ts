@@ -69,6 +69,9 @@ export function lengthFilter(bounds: LengthBounds = DEFAULT_LENGTH_BOUNDS): Sync
   });
 }
 
+/** Distinct caption texts whose language verdict is kept (more only hold memory). */
+const LANGUAGE_CACHE_LIMIT = 50_000;
+
 /**
  * Language identification with eld (Nito-ELD, medium database): a caption is kept when eld names
  * the target language and calls its result reliable. Measured on the distinct alt/title/figcaption
@@ -77,6 +80,7 @@ export function lengthFilter(bounds: LengthBounds = DEFAULT_LENGTH_BOUNDS): Sync
  * prepare): without one the filter still describes itself (funnel rows), but cannot judge.
  */
 export function languageFilter(target = "en", detector: LanguageDetector | null = null): SyncFilter<WebCaption> {
+  const verdicts = new Map<string, true | { drop: string }>();
   return defineFilter<WebCaption>({
     name: "web_language",
     version: 1,
@@ -85,10 +89,15 @@ export function languageFilter(target = "en", detector: LanguageDetector | null 
     description: `web caption is in language "${target}" by eld (reliable result)`,
     keep(c) {
       if (detector === null) throw new Error("the web language filter has no detector: load it with loadLanguageDetector() (the WARC source's prepare)");
-      const r = detector.detect(c.text);
-      if (r.language !== target) return { drop: "other_language" };
-      if (!r.isReliable()) return { drop: "language_uncertain" };
-      return true;
+      // a site repeats its alt texts page after page: eld's verdict on a text is kept (a cache: eld is deterministic)
+      let v = verdicts.get(c.text);
+      if (v === undefined) {
+        const r = detector.detect(c.text);
+        v = r.language !== target ? { drop: "other_language" } : !r.isReliable() ? { drop: "language_uncertain" } : true;
+        if (verdicts.size >= LANGUAGE_CACHE_LIMIT) verdicts.clear();
+        verdicts.set(c.text, v);
+      }
+      return v === true ? true : { drop: v.drop };
     },
   });
 }

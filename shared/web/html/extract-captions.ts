@@ -11,8 +11,9 @@
  * State is bounded by the page (itself bounded by the WARC reader): text buffers are capped and the
  * element stacks hold one small frame per open element, whatever the nesting depth.
  */
-import { Parser } from "htmlparser2";
+import { Parser, type QuoteType } from "htmlparser2";
 import { imageKey, largestSrcsetCandidate } from "./image-url.ts";
+import { inertSpan, RAW_TEXT } from "./inert-span.ts";
 
 export const WEB_CAPTION_TYPES = ["alt", "title", "figcaption", "table", "nearby"] as const;
 export type WebCaptionType = (typeof WEB_CAPTION_TYPES)[number];
@@ -34,6 +35,8 @@ export interface PageCaptions {
   images: number;
   /** images or captions not used, by reason */
   dropped: Map<string, number>;
+  /** characters of the page not parsed because they could not change the result */
+  skippedChars?: number;
 }
 
 export interface ExtractOptions {
@@ -43,27 +46,75 @@ export interface ExtractOptions {
   maxImages?: number;
   /** deepest element nesting read; a deeper page is read up to there (htmlparser2's element stack costs O(depth) per tag) */
   maxDepth?: number;
+  /** skip spans whose parse cannot change the result (inert-span.ts); false parses every byte (tests compare the two) */
+  skipInert?: boolean;
 }
 
 const TEXT_CAP = 4096;
+/** The elements whose attributes the extractor reads (onopentag); the others' are not collected. */
+const ATTRIBUTE_TAGS = new Set(["img", "base", "source"]);
 const BLOCKS = new Set(["p", "div", "li", "dd", "dt", "td", "th", "blockquote", "section", "article", "header", "footer", "main", "aside", "center", "h1", "h2", "h3", "h4", "h5", "h6", "caption"]);
 /** Elements whose content is not page text (or, for noscript, repeats lazy-loaded images). */
 const OPAQUE = new Set(["script", "style", "noscript", "template", "svg", "math", "head", "title", "select", "textarea"]);
 
+/**
+ * A capped text buffer. A closed block's text joins its parent's as ` <its text> ` (a reader sees it
+ * there too); it is kept as a reference and joined only when a caption is read, so a page's text is not
+ * copied once per level of nesting. What a buffer holds is exactly what the joined strings would be.
+ */
 class TextBuf {
-  parts: string[] = [];
+  /** strings, or closed blocks standing for ` ${their raw text} ` */
+  private parts: (string | TextBuf)[] = [];
   length = 0;
-  overflow = false;
+  private flagged = false;
+  /** closed blocks refused at the cap: the buffer overflowed if one of them holds a non-space */
+  private late: TextBuf[] | null = null;
+  private joined: string | null = null;
+  /** `sink`: the page root's buffer, never read, so never filled */
+  constructor(private readonly sink = false) {}
   add(s: string): void {
+    if (this.sink) return;
     if (this.length >= TEXT_CAP) {
-      if (/\S/.test(s)) this.overflow = true;
+      if (!this.flagged && /\S/.test(s)) this.flagged = true;
       return;
     }
     this.parts.push(s);
     this.length += s.length;
+    this.joined = null;
+  }
+  /** a closed block's text, as ` ${block.raw()} ` */
+  addBlock(b: TextBuf): void {
+    if (this.sink) return;
+    if (this.length >= TEXT_CAP) {
+      if (!this.flagged) (this.late ??= []).push(b);
+      return;
+    }
+    this.parts.push(b);
+    this.length += b.length + 2;
+    this.joined = null;
+  }
+  /** nothing added from now on can change what the buffer says */
+  get saturated(): boolean {
+    return this.sink || this.overflow;
+  }
+  /** text was refused at the cap */
+  get overflow(): boolean {
+    if (this.late !== null) {
+      this.flagged ||= this.late.some((b) => /\S/.test(b.raw()));
+      this.late = null;
+    }
+    return this.flagged;
+  }
+  raw(): string {
+    if (this.joined === null) {
+      let s = "";
+      for (const p of this.parts) s += typeof p === "string" ? p : ` ${p.raw()} `;
+      this.joined = s;
+    }
+    return this.joined;
   }
   text(): string {
-    return clean(this.parts.join(""));
+    return clean(this.raw());
   }
 }
 
@@ -98,10 +149,62 @@ interface Row {
 }
 interface Table {
   rows: Row[];
+  /** an image went into one of its cells */
+  hasImages: boolean;
+  /** a span inside it was skipped (its rows are then not all known: an image in it later means a full parse) */
+  skipped: boolean;
 }
 
-/** The captions of the images of one page; `pageUrl` resolves relative URLs (a `<base>` overrides it). */
+/**
+ * htmlparser2's Parser that, after each tag's `>`, may move its tokenizer past an inert span chosen by
+ * `afterTag` (the tokenizer sets its next section start from its index after these calls return). The
+ * tokenizer's index is an internal: when it is not where the tag ended, nothing is skipped.
+ */
+class SkippingParser extends Parser {
+  afterTag: ((next: number) => number) | null = null;
+  /** whether the current start tag's attributes are read (the handler says, by its name): others cost nothing */
+  wantAttributes = true;
+  override onattribname(start: number, endIndex: number): void {
+    if (this.wantAttributes) super.onattribname(start, endIndex);
+  }
+  override onattribdata(start: number, endIndex: number): void {
+    if (this.wantAttributes) super.onattribdata(start, endIndex);
+  }
+  override onattribentity(cp: number): void {
+    if (this.wantAttributes) super.onattribentity(cp);
+  }
+  override onattribend(quote: QuoteType, endIndex: number): void {
+    if (this.wantAttributes) super.onattribend(quote, endIndex);
+  }
+  override onopentagend(endIndex: number): void {
+    super.onopentagend(endIndex);
+    this.jump(endIndex);
+  }
+  override onclosetag(start: number, endIndex: number): void {
+    super.onclosetag(start, endIndex);
+    this.jump(endIndex);
+  }
+  private jump(gt: number): void {
+    if (this.afterTag === null) return;
+    const tokenizer = (this as unknown as { tokenizer?: { index?: unknown } }).tokenizer;
+    if (!tokenizer || tokenizer.index !== gt) return;
+    const to = this.afterTag(gt + 1);
+    if (to > gt + 1) tokenizer.index = to - 1;
+  }
+}
+
+/**
+ * The captions of the images of one page; `pageUrl` resolves relative URLs (a `<base>` overrides it).
+ * Spans that cannot change the result are skipped (most of a long page's text once the block around
+ * it is too long to be a caption); in the rare page where that cannot be known in time (an image in a
+ * table part of which was skipped), the page is read again in full.
+ */
 export function extractCaptions(html: string, pageUrl: string, opts: ExtractOptions = {}): PageCaptions {
+  return (opts.skipInert !== false ? readPage(html, pageUrl, opts, true) : null) ?? readPage(html, pageUrl, opts, false)!;
+}
+
+/** One pass over the page; null when a skip turned out to matter (then read it again without skips). */
+function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boolean): PageCaptions | null {
   const maxCaption = opts.maxCaptionChars ?? 500;
   const maxImages = opts.maxImages ?? 5000;
   const maxDepth = opts.maxDepth ?? 512;
@@ -112,13 +215,18 @@ export function extractCaptions(html: string, pageUrl: string, opts: ExtractOpti
   let base: string = pageUrl;
   let baseSeen = false;
   const uses: ImageUse[] = [];
-  const blocks: Block[] = [{ tag: "#root", text: new TextBuf(), images: [] }];
+  const blocks: Block[] = [{ tag: "#root", text: new TextBuf(true), images: [] }];
   const figures: Figure[] = [];
   const tables: Table[] = [];
   const pictures: (string | null)[] = [];
   let opaque = 0;
   let inFigcaption = 0;
   let inCell = 0;
+  /** the parser's open elements (outermost first), as its events tell them */
+  const open: string[] = [];
+  let aborted = false;
+  let noScanBefore = 0;
+  let skippedChars = 0;
 
   const chooseUrl = (a: Record<string, string>): ReturnType<typeof imageKey> | { drop: "no_src" } => {
     const srcset = a["srcset"] || a["data-srcset"] || "";
@@ -151,7 +259,30 @@ export function extractCaptions(html: string, pageUrl: string, opts: ExtractOpti
     blocks[blocks.length - 1]!.images.push(use);
     figures[figures.length - 1]?.images.push(use);
     const table = tables[tables.length - 1];
-    if (table && inCell > 0) table.rows[table.rows.length - 1]?.images.push(use);
+    if (table && inCell > 0) {
+      if (table.skipped) {
+        aborted = true;
+        parser.pause();
+        return;
+      }
+      table.hasImages = true;
+      table.rows[table.rows.length - 1]?.images.push(use);
+    }
+  };
+
+  /** where to go on after a tag that ends before `next`: past a span whose events would change nothing */
+  const afterTag = (next: number): number => {
+    if (tooDeep || aborted || next < noScanBefore || opaque > 0 || inFigcaption > 0) return next;
+    // its text would go to the current block (and a cell's row): only a full buffer ignores it
+    if (!blocks[blocks.length - 1]!.text.saturated || html.charCodeAt(next - 1) !== 0x3e) return next;
+    const table = tables[tables.length - 1];
+    if (table?.hasImages || (open.length > 0 && RAW_TEXT.has(open[open.length - 1]!))) return next;
+    const span = inertSpan(html, next, open, maxDepth);
+    noScanBefore = span.stop;
+    if (span.end <= next) return next;
+    if (table) table.skipped = true;
+    skippedChars += span.end - next;
+    return span.end;
   };
 
   const closeTable = (t: Table) => {
@@ -171,8 +302,12 @@ export function extractCaptions(html: string, pageUrl: string, opts: ExtractOpti
   };
 
   const handler = {
+      onopentagname(name: string) {
+        parser.wantAttributes = ATTRIBUTE_TAGS.has(name);
+      },
       onopentag(name: string, a: Record<string, string>) {
-        if (tooDeep) return;
+        open.push(name);
+        if (tooDeep || aborted) return;
         if (++depth > maxDepth) {
           tooDeep = true;
           drop("too_deep");
@@ -193,7 +328,7 @@ export function extractCaptions(html: string, pageUrl: string, opts: ExtractOpti
         else if (name === "figcaption" && figures.length > 0) {
           inFigcaption++;
           figures[figures.length - 1]!.caption ??= new TextBuf();
-        } else if (name === "table") tables.push({ rows: [] });
+        } else if (name === "table") tables.push({ rows: [], hasImages: false, skipped: false });
         else if (name === "tr" && tables.length > 0) tables[tables.length - 1]!.rows.push({ cells: 0, images: [], text: new TextBuf() });
         else if ((name === "td" || name === "th") && tables.length > 0) {
           inCell++;
@@ -207,7 +342,7 @@ export function extractCaptions(html: string, pageUrl: string, opts: ExtractOpti
         } else if (name === "img") onImage(a);
       },
       ontext(text: string) {
-        if (opaque > 0 || tooDeep) return;
+        if (opaque > 0 || tooDeep || aborted) return;
         blocks[blocks.length - 1]!.text.add(text);
         if (inFigcaption > 0) figures[figures.length - 1]?.caption?.add(text);
         if (inCell > 0) {
@@ -216,7 +351,8 @@ export function extractCaptions(html: string, pageUrl: string, opts: ExtractOpti
         }
       },
       onclosetag(name: string) {
-        if (tooDeep) return;
+        open.pop();
+        if (tooDeep || aborted) return;
         depth--;
         if (OPAQUE.has(name)) opaque = Math.max(0, opaque - 1);
         if (BLOCKS.has(name) && blocks.length > 1 && blocks[blocks.length - 1]!.tag === name) {
@@ -229,7 +365,7 @@ export function extractCaptions(html: string, pageUrl: string, opts: ExtractOpti
             else for (const use of b.images) use.nearby ??= text;
           }
           // the parent's text includes this block's, as a reader sees it
-          if (b.text.length > 0) parent.text.add(` ${b.text.parts.join("")} `);
+          if (b.text.length > 0) parent.text.addBlock(b.text);
         }
         if (name === "figure" && figures.length > 0) {
           const f = figures.pop()!;
@@ -242,8 +378,10 @@ export function extractCaptions(html: string, pageUrl: string, opts: ExtractOpti
         else if (name === "picture") pictures.pop();
       },
   };
-  const parser = new Parser(handler, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+  const parser = new SkippingParser(handler, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+  if (skip) parser.afterTag = afterTag;
   parser.write(html);
+  if (aborted) return null;
   if (tooDeep) {
     // read up to the bound: close what is open so the captions seen so far are assigned
     tooDeep = false;
@@ -263,5 +401,5 @@ export function extractCaptions(html: string, pageUrl: string, opts: ExtractOpti
     add("table", u.table);
     if (!u.figcaption && !u.table) add("nearby", u.nearby);
   }
-  return { captions, images: uses.length, dropped };
+  return { captions, images: uses.length, dropped, skippedChars };
 }

@@ -4,7 +4,7 @@
  * file offset of its member, a shard can own the members that start in its range, and a damaged
  * member costs only itself. A boundary found by scanning is verified by decoding before it is trusted.
  */
-import { crc32, inflateRawSync } from "node:zlib";
+import { constants as zlibConstants, crc32, inflateRawSync } from "node:zlib";
 import pako from "pako";
 import type { ByteCursor } from "./byte-cursor.ts";
 
@@ -67,7 +67,9 @@ function inflateBuffered(cur: ByteCursor, maxOutput: number): Buffer | "cut" | "
   if (start === null) return b.length < 1024 ? "cut" : "stream";
   let out: { buffer: Buffer; engine: { bytesWritten: number } };
   try {
-    out = inflateRawSync(b.subarray(start), { info: true, maxOutputLength: maxOutput }) as unknown as typeof out;
+    // a sync flush at the end: a member cut by the buffer's end inflates what it has instead of throwing
+    // (an error's stack costs more than the inflation); it then used every byte, so its trailer is missing
+    out = inflateRawSync(b.subarray(start), { info: true, maxOutputLength: maxOutput, finishFlush: zlibConstants.Z_SYNC_FLUSH }) as unknown as typeof out;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "Z_BUF_ERROR" ? "cut" : "stream";
   }

@@ -1,0 +1,143 @@
+/**
+ * The caption extractor after its speed work finds exactly what it found before: the same captions
+ * (image, URL, type, text, ordinal), the same image count and the same drops by reason, compared with
+ * the frozen earlier implementation (reference-extract-captions.ts) on every HTML page of every WARC
+ * in ../shared/data/warc (warcio's edge cases included), on cut-off prefixes of those pages (unclosed
+ * tags, a tag cut in its attributes), under tight bounds (caption length, depth, image count), and on
+ * crafted HTML that trips a text scanner: images in comments, scripts, styles, textareas, CDATA,
+ * attribute values, unclosed and nested figures, tables in tables.
+ */
+import { readdirSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { extractCaptions, type ExtractOptions, type PageCaptions } from "../../../shared/web/html/extract-captions.ts";
+import { bodyText } from "../../../shared/web/warc/http-body.ts";
+import { DATA, EDGE, readAll } from "../warc/warc-helpers.ts";
+import { referenceExtractCaptions } from "./reference-extract-captions.ts";
+
+const PAGE = "https://example.org/dir/page.html";
+
+function plain(r: PageCaptions) {
+  return { captions: r.captions, images: r.images, dropped: [...r.dropped].sort((a, b) => (a[0] < b[0] ? -1 : 1)) };
+}
+
+function same(html: string, url = PAGE, opts?: ExtractOptions): PageCaptions {
+  const fast = extractCaptions(html, url, opts);
+  expect(plain(fast), `${url} ${JSON.stringify(opts ?? {})}`).toEqual(plain(referenceExtractCaptions(html, url, opts)));
+  return fast;
+}
+
+const BOUNDS: ExtractOptions[] = [{}, { maxCaptionChars: 40 }, { maxDepth: 9 }, { maxImages: 3 }];
+
+async function realPages(): Promise<{ html: string; url: string }[]> {
+  const files = [
+    ...readdirSync(DATA).filter((f) => /\.warc(\.gz)?$/.test(f)).map((f) => DATA + f),
+    ...readdirSync(EDGE).filter((f) => /\.warc/.test(f)).map((f) => EDGE + f),
+  ];
+  const pages: { html: string; url: string }[] = [];
+  for (const f of files) {
+    const { records } = await readAll(f);
+    for (const r of records) {
+      const t = bodyText(r, 8 << 20);
+      if (!("drop" in t) && r.targetUri) pages.push({ html: t.text, url: r.targetUri });
+    }
+  }
+  return pages;
+}
+
+/** Markup the span scanner must read exactly as htmlparser2 does (comments, raw text, odd tags). */
+const TRICKY_SPANS = [
+  '<!--> <img src="a1.jpg" alt="after abrupt comment"> --><!---> <img src="a2.jpg" alt="after abrupt comment two"> -->',
+  '<!-- x --!> <img src="a3.jpg" alt="after bang comment"> <!-- y ---> <img src="a4.jpg" alt="after long dashes"> <!---->x<img src="a5.jpg">',
+  '<!-- a --!x <img src="c1.jpg" alt="still in comment"> --><!-- -- - <img src="c2.jpg" alt="still"> -->',
+  '<!doctype html><!x <img src="d1.jpg" alt="bogus"> ><? pi <img src="d2.jpg" alt="pi"> ?></ <img src="d3.jpg" alt="bogus end">></>',
+  '<![CDATA[ <img src="cd.jpg" alt="cdata in html"> ]]><img src="cd2.jpg" alt="after cdata">',
+  '<script>var a = "</scr" + "ipt>"; // <img src="s1.jpg" alt="in script"></script ><img src="s2.jpg" alt="after script">',
+  '<script>x</scriptx><img src="s3.jpg" alt="still script"></SCRIPT/><style>p{}</style	><textarea>&lt;/textarea&gt;<img src="t1.jpg"></textarea>',
+  '<title>t &amp; </title x="<img src=t2.jpg>"><xmp><img src="x1.jpg" alt="xmp"></xmp><iframe><p><img src="i1.jpg"></iframe>',
+  '<noembed><img src="n1.jpg"></noembed><noframes><img src="n2.jpg"></noframes><noscript><img src="n3.jpg" alt="ns"></noscript>',
+  '<div class="a>b" data-x=\'<img src="q1.jpg">\' y = z/ w=">"><span>t</span></div><img src="q2.jpg" alt="after quotes">',
+  '<a href=x>one<a href=y>two</a><li>l1<li>l2</ul><dd>d<dt>t<p>p1<p>p2<h2>h</h3><div><p>in</div></p><img src="i.jpg" alt="implied">',
+  '<table><td>implied row<td>second</table><tbody><tr><th>h<td>d</tbody></br></p></image></img><img src="b.jpg" alt="br p">',
+  '<DIV Class=X><SPAN>caps</SPAN></DIV><dIv>mixed</DiV><dív>non-ascii</dív><img src="ca.jpg" alt="caps">',
+  '<select><option>a<option>b<optgroup>c</select><form><input><form><img src="f.jpg" alt="form"></form></form>',
+  '<div><div><div><div><div><div><div><div><div><div>deep</div></div></div></div></div></div></div></div></div></div><img src="dp.jpg" alt="deep">',
+  '<script>a \u001c/script> b</script>c<x\u000fy>z</x\u000fy><style>\u001c\u000fstyle>p{}</style><img src="ctrl.jpg" alt="control chars">',
+  '<div>unterminated <span class="x',
+  '<div>unterminated comment <!-- <img src="uc.jpg">',
+  '<plaintext><img src="pt2.jpg" alt="plaintext">',
+];
+
+describe("the extractor finds what the earlier one found", () => {
+  it("on every page of every real WARC, whole, under tight bounds and cut short", async () => {
+    const pages = await realPages();
+    expect(pages.length).toBeGreaterThan(40);
+    let captions = 0;
+    let chars = 0;
+    let skipped = 0;
+    for (const { html, url } of pages) {
+      for (const opts of BOUNDS) captions += same(html, url, opts).captions.length;
+      chars += html.length;
+      skipped += extractCaptions(html, url).skippedChars ?? 0;
+      expect(plain(extractCaptions(html, url, { skipInert: false }))).toEqual(plain(extractCaptions(html, url)));
+      // prefixes: a page cut anywhere (in a tag, an attribute, a comment, a script)
+      for (let i = 1; i <= 7; i++) same(html.slice(0, Math.floor((html.length * i) / 8)), url);
+    }
+    expect(captions).toBeGreaterThan(800); // the pages do hold captions: a comparison of empties proves nothing
+    expect(skipped / chars).toBeGreaterThan(0.3); // and most of their text is skipped: the fast path is the one compared
+  }, 60_000);
+
+  it("on crafted HTML that a text scanner gets wrong", () => {
+    const cases = [
+      '<!-- <img src="c.jpg" alt="in a comment"> --><p>Text <img src="k.jpg" alt="kept one"></p>',
+      '<script>document.write("<img src=s.jpg alt=script>")</script><div>Around <img src="a.jpg"></div>',
+      '<style>.x{background:url("<img src=y.jpg>")}</style><textarea><img src="t.jpg" alt="ta"></textarea><p><img src="z.jpg" alt="after"></p>',
+      '<title>A <img src="t.jpg"> title</title><p>Body <img src="b.jpg" alt="b"></p>',
+      '<svg><![CDATA[ <img src="cd.jpg" alt="cdata"> ]]><image href="i.png"/></svg><math><img src="m.jpg"></math><p>x <img src="ok.jpg" alt="ok"></p>',
+      '<div data-x=\'<img src="attr.jpg" alt="in attr">\' title="<figure>">Words <img src="real.jpg" alt="real"></div>',
+      '<p>Open para <img src="u1.jpg" alt="u1"><div>Unclosed div <img src="u2.jpg"><figure><img src="u3.jpg"><figcaption>Cut caption',
+      '<figure><img src="o.jpg"><figure><img src="i.jpg"><figcaption>Inner</figcaption></figure><figcaption>Outer <b>b</b></figcaption></figure><figcaption>stray</figcaption>',
+      '<table><tr><td><table><tr><td><img src="in.jpg"></td></tr><tr><td>Inner cap</td></tr></table></td></tr><tr><td>Outer cap</td></tr></table>',
+      '<table><tr><td><img src="a.jpg"><img src="b.jpg"></td></tr><tr><td>Both</td></tr><tr><td><img src="c.jpg"></td></tr><tr><td></td></tr></table>',
+      '<table><td><img src="implied.jpg"></td><tr><td>row after implied</td></tr></table>',
+      '<p>One <p>Two <img src="p.jpg"> <li>item <img src="li.jpg"></li><dd>dd<img src="dd.jpg">',
+      '<noscript><img src="n.jpg" alt="dup"></noscript><img src="px.gif" width="1" height="1"><img src="data:image/gif;base64,AA" alt="d"><img alt="no src">',
+      '<base href="https://cdn.example.net/a/"><base href="https://other/"><picture><source srcset="/p.webp 1x, /p2.webp 2x"><source srcset="/q.webp"><img alt="pic"></picture><img src="r.jpg" srcset="s.jpg 10w, l.jpg 900w">',
+      `<div>${"x ".repeat(3000)}<img src="far.jpg" alt="far"></div><div>${" \n".repeat(3000)}tail<img src="ws.jpg"></div>`,
+      `<div><p>${"word ".repeat(900)}</p><span><img src="deep.jpg"></span></div><div><div><div><img src="top.jpg"></div></div>Outer text</div>`,
+      '<IMG SRC="UP.JPG" ALT="Upper &amp; case"><Figure><IMG src=a.jpg><FIGCAPTION>Caps &lt;ok&gt;</FIGCAPTION></Figure>',
+      '<p>entities &nbsp;&amp;&#65;&#x42;&notanentity; &amp <img src="e.jpg" alt="&quot;q&quot; &copy 2020"></p>',
+      '<form><form><img src="f.jpg" alt="forms"></form></form><select><img src="sel.jpg"></select><template><img src="tpl.jpg"></template>',
+      "<div>" + "<div>".repeat(30) + '<img src="d.jpg" alt="deep">' + "</div>".repeat(31) + '<p>after <img src="e2.jpg"></p>',
+      '<caption>Cap <img src="cap.jpg"></caption><h1>Head <img src="h.jpg"></h1><center>c <img src="ce.jpg"></center>',
+      '<a href="x"><img src="a.jpg" title="T" alt="A"></a></p></div></figure></table><img src="after-stray-closes.jpg">',
+      "<plaintext><img src=\"pt.jpg\" alt=\"plain\">",
+      '<iframe><img src="if.jpg" alt="iframe"></iframe><xmp><img src="x.jpg" alt="xmp"></xmp><p>z <img src="z.jpg" alt="zz"></p>',
+      '<img src="a.jpg" alt="one" alt="two" ALT="three">',
+      '<p>before<br/>after <img src="br.jpg"/></p><p/>text<img src="sc.jpg"/>',
+    ];
+    // each case also where skipping applies: after a block's text has filled its buffer, and among table rows
+    const fill = `<p>${"many words of text ".repeat(300)}</p>`.repeat(2);
+    const rows = `<tr><td>${"cell text ".repeat(500)}</td></tr>`.repeat(3);
+    let skipped = 0;
+    for (const html of [...cases, ...TRICKY_SPANS]) {
+      for (const page of [html, `<div>${fill}${html}${fill}</div>`, `<div>${fill}<table>${rows}<tr><td>${html}</td></tr>${rows}</table>${html}</div>`, `<table>${rows}${html}${rows}</table>`]) {
+        for (const opts of BOUNDS) same(page, PAGE, opts);
+        skipped += extractCaptions(page, PAGE).skippedChars ?? 0;
+      }
+    }
+    expect(skipped).toBeGreaterThan(100_000);
+    expect(same(cases[0]!).captions.map((c) => c.text)).toEqual(["kept one", "Text"]);
+  });
+
+  it("a table whose rows were skipped and that then gets an image is read again in full: its caption row counts", () => {
+    const rows = `<tr><td>${"cell text ".repeat(500)}</td></tr>`.repeat(3);
+    const late = same(`<table>${rows}<tr><td><img src="x.jpg" alt="in the table"></td></tr><tr><td>The caption row</td></tr></table>`);
+    expect(late.captions.map((c) => [c.type, c.text])).toEqual([
+      ["alt", "in the table"],
+      ["table", "The caption row"],
+    ]);
+    expect(late.skippedChars).toBe(0); // the second, full pass
+    const none = same(`<table>${rows}</table><p>After <img src="x.jpg" alt="after the table"></p>`);
+    expect(none.skippedChars).toBeGreaterThan(10_000); // rows skipped, and nothing asked for them
+  });
+});

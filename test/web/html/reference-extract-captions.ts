@@ -1,0 +1,241 @@
+/**
+ * TEST ORACLE: shared/web/html/extract-captions.ts as it was before its speed work (commit fa8c07e),
+ * kept verbatim (imports aside) so test/web/html/extract-equivalence.test.ts can check that the faster
+ * extractor finds exactly the same captions and drops. Do not edit it to follow the extractor.
+ *
+ * Image captions of one HTML page, read in one streaming pass with htmlparser2. Each image use can
+ * carry captions of five types, kept apart because they say different things (and pairs are built
+ * within one type):
+ *   alt        `<img alt>`: written for the image itself (the best web caption)
+ *   title      `<img title>`: a tooltip, often a copy or a credit
+ *   figcaption `<figure>` … `<figcaption>`: a caption in the strict sense
+ *   table      a one-column table whose image cell sits above a text cell (older sites, wikis)
+ *   nearby     the nearest enclosing block's text, only when the image has neither a figcaption nor
+ *              a table caption: the lower-confidence type
+ * State is bounded by the page (itself bounded by the WARC reader): text buffers are capped and the
+ * element stacks hold one small frame per open element, whatever the nesting depth.
+ */
+import { Parser } from "htmlparser2";
+import { imageKey, largestSrcsetCandidate } from "../../../shared/web/html/image-url.ts";
+
+import type { ExtractOptions, PageCaptions, WebCaption, WebCaptionType } from "../../../shared/web/html/extract-captions.ts";
+const TEXT_CAP = 4096;
+const BLOCKS = new Set(["p", "div", "li", "dd", "dt", "td", "th", "blockquote", "section", "article", "header", "footer", "main", "aside", "center", "h1", "h2", "h3", "h4", "h5", "h6", "caption"]);
+/** Elements whose content is not page text (or, for noscript, repeats lazy-loaded images). */
+const OPAQUE = new Set(["script", "style", "noscript", "template", "svg", "math", "head", "title", "select", "textarea"]);
+
+class TextBuf {
+  parts: string[] = [];
+  length = 0;
+  overflow = false;
+  add(s: string): void {
+    if (this.length >= TEXT_CAP) {
+      if (/\S/.test(s)) this.overflow = true;
+      return;
+    }
+    this.parts.push(s);
+    this.length += s.length;
+  }
+  text(): string {
+    return clean(this.parts.join(""));
+  }
+}
+
+function clean(s: string): string {
+  return s.replace(/\s+/g, " ").trim();
+}
+
+interface ImageUse {
+  key: string;
+  url: string;
+  ordinal: number;
+  alt: string;
+  title: string;
+  figcaption?: string;
+  table?: string;
+  nearby?: string;
+}
+
+interface Block {
+  tag: string;
+  text: TextBuf;
+  images: ImageUse[];
+}
+interface Figure {
+  images: ImageUse[];
+  caption: TextBuf | null;
+}
+interface Row {
+  cells: number;
+  images: ImageUse[];
+  text: TextBuf;
+}
+interface Table {
+  rows: Row[];
+}
+
+/** The captions of the images of one page; `pageUrl` resolves relative URLs (a `<base>` overrides it). */
+export function referenceExtractCaptions(html: string, pageUrl: string, opts: ExtractOptions = {}): PageCaptions {
+  const maxCaption = opts.maxCaptionChars ?? 500;
+  const maxImages = opts.maxImages ?? 5000;
+  const maxDepth = opts.maxDepth ?? 512;
+  let depth = 0;
+  let tooDeep = false;
+  const dropped = new Map<string, number>();
+  const drop = (reason: string) => dropped.set(reason, (dropped.get(reason) ?? 0) + 1);
+  let base: string = pageUrl;
+  let baseSeen = false;
+  const uses: ImageUse[] = [];
+  const blocks: Block[] = [{ tag: "#root", text: new TextBuf(), images: [] }];
+  const figures: Figure[] = [];
+  const tables: Table[] = [];
+  const pictures: (string | null)[] = [];
+  let opaque = 0;
+  let inFigcaption = 0;
+  let inCell = 0;
+
+  const chooseUrl = (a: Record<string, string>): ReturnType<typeof imageKey> | { drop: "no_src" } => {
+    const srcset = a["srcset"] || a["data-srcset"] || "";
+    const candidates = [
+      srcset ? largestSrcsetCandidate(srcset) : null,
+      a["data-src"] || a["data-original"] || a["data-lazy-src"] || a["data-url"] || null,
+      a["src"] || null,
+      pictures.length > 0 ? pictures[pictures.length - 1]! : null,
+    ];
+    let first: ReturnType<typeof imageKey> | null = null;
+    for (const c of candidates) {
+      if (!c || !c.trim()) continue;
+      const v = imageKey(c, base);
+      if ("key" in v) return v;
+      first ??= v;
+    }
+    return first ?? { drop: "no_src" };
+  };
+
+  const onImage = (a: Record<string, string>) => {
+    if (opaque > 0) return drop("noscript_image");
+    const w = a["width"]?.trim();
+    const h = a["height"]?.trim();
+    if ((w === "1" || w === "0") && (h === "1" || h === "0")) return drop("tracking_pixel");
+    const v = chooseUrl(a);
+    if ("drop" in v) return drop(v.drop);
+    if (uses.length >= maxImages) return drop("too_many_images");
+    const use: ImageUse = { key: v.key, url: v.url, ordinal: uses.length, alt: clean(a["alt"] ?? ""), title: clean(a["title"] ?? "") };
+    uses.push(use);
+    blocks[blocks.length - 1]!.images.push(use);
+    figures[figures.length - 1]?.images.push(use);
+    const table = tables[tables.length - 1];
+    if (table && inCell > 0) table.rows[table.rows.length - 1]?.images.push(use);
+  };
+
+  const closeTable = (t: Table) => {
+    if (t.rows.length < 2 || t.rows.some((r) => r.cells > 1)) return;
+    for (let i = 0; i + 1 < t.rows.length; i++) {
+      const row = t.rows[i]!;
+      const next = t.rows[i + 1]!;
+      if (row.images.length === 0 || next.images.length > 0 || row.text.text() !== "") continue;
+      const text = next.text.text();
+      if (text === "") continue;
+      if (text.length > maxCaption || next.text.overflow) {
+        drop("table_caption_too_long");
+        continue;
+      }
+      for (const use of row.images) use.table ??= text;
+    }
+  };
+
+  const handler = {
+      onopentag(name: string, a: Record<string, string>) {
+        if (tooDeep) return;
+        if (++depth > maxDepth) {
+          tooDeep = true;
+          drop("too_deep");
+          parser.pause();
+          return;
+        }
+        if (OPAQUE.has(name)) opaque++;
+        if (name === "base" && !baseSeen && a["href"]) {
+          baseSeen = true;
+          try {
+            base = new URL(a["href"], pageUrl).href;
+          } catch {
+            // an unusable <base> leaves the page URL in charge
+          }
+        }
+        if (BLOCKS.has(name)) blocks.push({ tag: name, text: new TextBuf(), images: [] });
+        if (name === "figure") figures.push({ images: [], caption: null });
+        else if (name === "figcaption" && figures.length > 0) {
+          inFigcaption++;
+          figures[figures.length - 1]!.caption ??= new TextBuf();
+        } else if (name === "table") tables.push({ rows: [] });
+        else if (name === "tr" && tables.length > 0) tables[tables.length - 1]!.rows.push({ cells: 0, images: [], text: new TextBuf() });
+        else if ((name === "td" || name === "th") && tables.length > 0) {
+          inCell++;
+          const rows = tables[tables.length - 1]!.rows;
+          if (rows.length === 0) rows.push({ cells: 0, images: [], text: new TextBuf() });
+          rows[rows.length - 1]!.cells++;
+        } else if (name === "picture") pictures.push(null);
+        else if (name === "source" && pictures.length > 0 && pictures[pictures.length - 1] === null) {
+          const srcset = a["srcset"] || a["data-srcset"];
+          if (srcset) pictures[pictures.length - 1] = largestSrcsetCandidate(srcset);
+        } else if (name === "img") onImage(a);
+      },
+      ontext(text: string) {
+        if (opaque > 0 || tooDeep) return;
+        blocks[blocks.length - 1]!.text.add(text);
+        if (inFigcaption > 0) figures[figures.length - 1]?.caption?.add(text);
+        if (inCell > 0) {
+          const t = tables[tables.length - 1];
+          t?.rows[t.rows.length - 1]?.text.add(text);
+        }
+      },
+      onclosetag(name: string) {
+        if (tooDeep) return;
+        depth--;
+        if (OPAQUE.has(name)) opaque = Math.max(0, opaque - 1);
+        if (BLOCKS.has(name) && blocks.length > 1 && blocks[blocks.length - 1]!.tag === name) {
+          const b = blocks.pop()!;
+          const parent = blocks[blocks.length - 1]!;
+          if (b.images.length > 0) {
+            const text = b.text.text();
+            if (text === "") parent.images.push(...b.images); // no text here: the nearest is further out
+            else if (text.length > maxCaption || b.text.overflow) drop("nearby_too_long");
+            else for (const use of b.images) use.nearby ??= text;
+          }
+          // the parent's text includes this block's, as a reader sees it
+          if (b.text.length > 0) parent.text.add(` ${b.text.parts.join("")} `);
+        }
+        if (name === "figure" && figures.length > 0) {
+          const f = figures.pop()!;
+          const text = f.caption?.text() ?? "";
+          if (text !== "" && (text.length > maxCaption || f.caption!.overflow)) drop("figcaption_too_long");
+          else if (text !== "") for (const use of f.images) use.figcaption ??= text;
+        } else if (name === "figcaption" && inFigcaption > 0) inFigcaption--;
+        else if (name === "table" && tables.length > 0) closeTable(tables.pop()!);
+        else if ((name === "td" || name === "th") && inCell > 0) inCell--;
+        else if (name === "picture") pictures.pop();
+      },
+  };
+  const parser = new Parser(handler, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+  parser.write(html);
+  if (tooDeep) {
+    // read up to the bound: close what is open so the captions seen so far are assigned
+    tooDeep = false;
+    while (figures.length > 0) handler.onclosetag("figure");
+    while (tables.length > 0) handler.onclosetag("table");
+    while (blocks.length > 1) handler.onclosetag(blocks[blocks.length - 1]!.tag);
+  } else parser.end();
+
+  const captions: WebCaption[] = [];
+  for (const u of uses) {
+    const add = (type: WebCaptionType, text: string | undefined) => {
+      if (text) captions.push({ image: u.key, url: u.url, type, text, ordinal: u.ordinal });
+    };
+    add("alt", u.alt);
+    add("title", u.title);
+    add("figcaption", u.figcaption);
+    add("table", u.table);
+    if (!u.figcaption && !u.table) add("nearby", u.nearby);
+  }
+  return { captions, images: uses.length, dropped };
+}
