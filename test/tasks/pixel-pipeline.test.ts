@@ -8,8 +8,8 @@
  * same pairs; a rerun reads the pixel facts from the item cache; the cloud runner on the emulators
  * publishes the local runner's outputs byte for byte.
  */
-import { rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { Storage } from "@google-cloud/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulators, type Emulators } from "../../scripts/emulators/emulate.ts";
@@ -24,7 +24,7 @@ import { readJsonl } from "../../shared/io/jsonl.ts";
 import { LocalStore } from "../../shared/io/local-store.ts";
 import { runLocal } from "../../shared/runner/local-runner.ts";
 import { BUILTIN_PIPELINE, PIXEL_PIPELINE, pipelineFor, pivotMismatch } from "../../shared/tasks/phases.ts";
-import { comparable, paracap, PARTITIONS, pubsubEmulatorMissing, readDir, readObjects, skipMessage, waitForRun } from "../cloud/helpers.ts";
+import { comparable, paracap, PARTITIONS, SAMPLE_CURRENT, pubsubEmulatorMissing, readDir, readObjects, skipMessage, waitForRun } from "../cloud/helpers.ts";
 import { buildFilesLayout, buildTar, SAMPLES } from "../pixels/img2dataset-fixture.ts";
 import { removeTempDirs, tempDir } from "../runner/helpers.ts";
 
@@ -177,7 +177,11 @@ describe("which pipeline a pivot runs", () => {
 const missing = pubsubEmulatorMissing();
 if (missing) skipMessage("pixel identity on the cloud runner", missing);
 
-describe.skipIf(missing !== null)("pixel identity, cloud runner on the emulators", () => {
+/**
+ * One deployment, as infra deploys it (every phase of the built-in and the pixel pipeline): each
+ * upload runs the pipeline its config chooses, a Wikipedia dump and a pixel-pivot tar at once.
+ */
+describe.skipIf(missing !== null)("pixel identity, cloud runner on the emulators (the deployment that also serves Wikipedia)", () => {
   let emu: Emulators;
   let cloud: LocalCloud;
   let storage: Storage;
@@ -185,8 +189,9 @@ describe.skipIf(missing !== null)("pixel identity, cloud runner on the emulators
 
   beforeAll(async () => {
     emu = await startEmulators();
-    registerFunctions(() => (deps ??= createCloudDeps(readCloudEnv(process.env, PIXEL_PIPELINE.phases))), PIXEL_PIPELINE);
-    cloud = await startLocalCloud({ emulators: emu, source: null, phases: PIXEL_PIPELINE.phases, partitions: PARTITIONS });
+    registerFunctions(() => (deps ??= createCloudDeps(readCloudEnv(process.env))));
+    cloud = await startLocalCloud({ emulators: emu, source: null, partitions: PARTITIONS });
+    expect(Object.keys(cloud.topics)).toEqual(["extract", "hash-index", "rekey", "group", "dedup", "aggregate"]);
     storage = new Storage({ apiEndpoint: emu.gcsUrl, projectId: emu.projectId });
   });
 
@@ -196,19 +201,34 @@ describe.skipIf(missing !== null)("pixel identity, cloud runner on the emulators
     await emu?.stop();
   });
 
-  it("an uploaded webdataset tar gives the local runner's outputs byte for byte", async () => {
+  it("a Wikipedia dump and a pixel-pivot webdataset tar uploaded together each give the local runner's outputs byte for byte", async () => {
     const dir = tempDir("paracap-pixel-cloud-");
     await buildTar(join(dir, "shard.tar"));
-    const expected = comparable(readDir(await localRun(dir, "shard.tar", { pivot: "phash" })), false, TIERS);
-    const manifestConfig = join(dir, "config.json");
-    writeFileSync(manifestConfig, JSON.stringify({ tiers: TIERS, pivot: "phash" }));
-    const up = await paracap(["cloud", "upload", join(dir, "shard.tar"), "--name", "pixels", "--config", manifestConfig], cloud.env);
-    expect(up.code, up.stderr).toBe(0);
-    const runId = up.stdout.trim();
-    await waitForRun(storage, cloud.buckets.output, runId);
-    const got = comparable(await readObjects(storage, cloud.buckets.output, `${runId}/`), true, TIERS);
-    expect(got["stats.json"]).toBe(expected["stats.json"]);
-    expect(got).toEqual(expected);
-    expect(JSON.parse(got["stats.json"]!).counters["pixel_identity.index.groups"]).toBe(1);
+    copyFileSync(SAMPLE_CURRENT, join(dir, basename(SAMPLE_CURRENT)));
+    const [pixelExpected, wikiExpected] = await Promise.all([localRun(dir, "shard.tar", { pivot: "phash" }), localRun(dir, basename(SAMPLE_CURRENT), {})]).then((outs) => outs.map((o) => comparable(readDir(o), false, TIERS)));
+    const upload = async (file: string, name: string, extra: ParacapConfigInput) => {
+      const manifestConfig = join(dir, `${name}.config.json`);
+      writeFileSync(manifestConfig, JSON.stringify({ tiers: TIERS, ...extra }));
+      const up = await paracap(["cloud", "upload", join(dir, file), "--name", name, "--config", manifestConfig], cloud.env);
+      expect(up.code, up.stderr).toBe(0);
+      return up.stdout.trim();
+    };
+    const [pixelRun, wikiRun] = await Promise.all([upload("shard.tar", "pixels", { pivot: "phash" }), upload(basename(SAMPLE_CURRENT), "wiki", {})]);
+    await Promise.all([waitForRun(storage, cloud.buckets.output, pixelRun), waitForRun(storage, cloud.buckets.output, wikiRun)]);
+
+    const pixels = comparable(await readObjects(storage, cloud.buckets.output, `${pixelRun}/`), true, TIERS);
+    expect(pixels["stats.json"]).toBe(pixelExpected!["stats.json"]);
+    expect(pixels).toEqual(pixelExpected);
+    expect(JSON.parse(pixels["stats.json"]!).counters["pixel_identity.index.groups"]).toBe(1);
+
+    const wiki = comparable(await readObjects(storage, cloud.buckets.output, `${wikiRun}/`), true, TIERS);
+    expect(wiki["stats.json"]).toBe(wikiExpected!["stats.json"]);
+    expect(wiki).toEqual(wikiExpected);
+    expect(JSON.parse(wiki["stats.json"]!).tiers.gold.pairs).toBeGreaterThan(0);
+    // each run went through its own pipeline's phases: the pixel run's index and rekey markers, none for Wikipedia
+    const work = storage.bucket(cloud.buckets.work);
+    const phasesOf = async (runId: string) => new Set((await work.getFiles({ prefix: `runs/${runId}/` }))[0].map((f) => f.name.split("/")[2] ?? "").filter((n) => n && !n.includes(".")));
+    expect([...(await phasesOf(pixelRun))].filter((n) => ["hash-index", "rekey"].includes(n)).sort()).toEqual(["hash-index", "rekey"]);
+    expect([...(await phasesOf(wikiRun))].filter((n) => ["hash-index", "rekey"].includes(n))).toEqual([]);
   });
 });
