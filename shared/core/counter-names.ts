@@ -206,6 +206,14 @@ export function pixelSourceCounter(total: "samples" | "samples.with_image"): str
   return `pixels.${total}`;
 }
 
+/**
+ * A plain `--images` folder of files named after URLs (sources/img2dataset/url-named-folder.ts):
+ * `pixels.url_folder.<files|matched.<rule>|ambiguous_basename|duplicate|unmatched>`.
+ */
+export function urlFolderCounter(what: "files" | "matched.wget" | "matched.hash" | "matched.basename" | "ambiguous_basename" | "duplicate" | "unmatched"): string {
+  return `pixels.url_folder.${what}`;
+}
+
 export const PIXELS_SKIPPED_PREFIX = "pixels.skipped.";
 
 /** What a pixel reader could not use: `pixels.skipped.<reason>` (bad_sidecar, too_large, truncated_tar, …). */

@@ -24,6 +24,7 @@ import { readJsonl } from "../../shared/io/jsonl.ts";
 import { LocalStore } from "../../shared/io/local-store.ts";
 import { runLocal } from "../../shared/runner/local-runner.ts";
 import { BUILTIN_PIPELINE, PIXEL_PIPELINE, pipelineFor, pivotMismatch } from "../../shared/tasks/phases.ts";
+import { ImageHashRecord } from "../../shared/tasks/pixel-extract-task.ts";
 import { comparable, paracap, PARTITIONS, SAMPLE_CURRENT, pubsubEmulatorMissing, readDir, readObjects, skipMessage, waitForRun } from "../cloud/helpers.ts";
 import { buildFilesLayout, buildTar, SAMPLES } from "../pixels/img2dataset-fixture.ts";
 import { removeTempDirs, tempDir } from "../runner/helpers.ts";
@@ -120,6 +121,23 @@ describe("pixel identity, local runner", () => {
     const four = await localRun(dir, "shard.tar", { pivot: "ahash" });
     for (const tier of TIERS) expect(readDir(join(dir, "p1")).get(`${tier}.jsonl`)!.toString(), tier).toBe(readDir(four).get(`${tier}.jsonl`)!.toString());
     expect(pairsOf(four, "gold").length).toBeGreaterThan(0);
+  });
+
+  it("each index task reads only the hashes written to its partition; 16 partitions give the one-partition outputs", async () => {
+    const one = await localRun(dir, "shard.tar", { pivot: "phash", partitions: 1 });
+    const sixteen = await localRun(dir, "shard.tar", { pivot: "phash", partitions: 16 });
+    const oneOut = comparable(readDir(one), false, TIERS);
+    for (const [name, text] of Object.entries(oneOut)) if (name.endsWith(".jsonl")) expect(comparable(readDir(sixteen), false, TIERS)[name], name).toBe(text);
+    // the 5 images that take part have 5 distinct phash values; a task gets those its slices store or probe from
+    const work = new LocalStore(join(sixteen, ".work"));
+    const perTask: number[] = [];
+    for (let q = 0; q < 16; q++) {
+      let n = 0;
+      for (const name of await work.list(`data/extract/image-hashes/q-${String(q).padStart(5, "0")}/`)) for await (const _ of readJsonl(work, name, ImageHashRecord)) n++;
+      perTask.push(n);
+    }
+    expect(Math.max(...perTask)).toBe(5);
+    expect(perTask.reduce((a, b) => a + b, 0)).toBeLessThan(16 * 5);
   });
 
   it("a rerun of the extract phase reads every image's facts from the item cache and writes the same bytes", async () => {
