@@ -106,17 +106,17 @@ export async function matchUrlFiles(files: readonly string[], urls: AsyncIterabl
     const hit =
       c.wget.filter((p) => byPath.has(p)).map((file) => ({ file, rule: "wget" as const })).at(0) ??
       c.hashes.flatMap((h) => byStem.get(h) ?? []).sort().map((file) => ({ file, rule: "hash" as const })).at(0);
-    if (hit) {
-      if (!exact.has(hit.file)) exact.set(hit.file, { ...hit, image: parsed.key });
-      continue;
-    }
+    if (hit && !exact.has(hit.file)) exact.set(hit.file, { ...hit, image: parsed.key });
+    // every URL counts towards a basename's ambiguity, an exactly matched one too
     if (c.basename === null || !byBasename.has(c.basename)) continue;
     const seen = basenames.get(c.basename);
     if (seen === undefined) basenames.set(c.basename, parsed.key);
     else if (seen !== null && seen !== parsed.key) basenames.set(c.basename, null);
   }
   const candidates: UrlFileMatch[] = [...exact.values()];
+  const exactImages = new Set(candidates.map((m) => m.image));
   for (const [name, image] of basenames) {
+    if (image !== null && exactImages.has(image)) continue;
     const holders = byBasename.get(name)!.filter((f) => !exact.has(f));
     if (image === null || holders.length !== 1) {
       counters.inc(urlFolderCounter("ambiguous_basename"));
