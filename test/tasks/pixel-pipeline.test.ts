@@ -155,26 +155,32 @@ describe("pixel identity, local runner", () => {
 });
 
 describe("pixel identity on a crawl: WARC image responses join the pages that name them", () => {
-  it("iana.org: 32 <img src> uses on 16 pages, 30 naming one of the 4 image responses by normalised URL (all SVG: counted unsupported), 2 on the https page naming none", async () => {
+  it("iana.org: 32 <img src> uses on 16 pages, 30 naming one of the 4 image responses by normalised URL, 2 on the https page naming revisits of them (all SVG: counted unsupported)", async () => {
     // Counted by hand from the WARC (gunzip, then each 200 text/html response's <img src> resolved
     // against its target URI, against the target URIs of the image/* responses): icann-logo.svg,
     // iana-logo-header.svg and rir-map.svg are used 15 + 14 + 1 times on http pages; the https
-    // dnssec page's two uses resolve to https URLs the crawl never fetched; iana-logo-homepage.png
-    // is fetched but named by no <img>.
+    // dnssec page's two uses resolve to https URLs the crawl stored only as revisit records;
+    // iana-logo-homepage.png is fetched but named by no <img>. Image revisits (Content-Type image/*;
+    // the .ico revisit says application/octet-stream): icann-logo.svg 14 + 1 (https),
+    // iana-logo-header.svg 13 + 1 (https) = 29, each repeating the payload digest of the http
+    // capture read before it, so all 29 resolve and the https page's two uses join their pixels.
     const dir = tempDir("paracap-pixel-warc-");
     const out = await localRun(new URL("../../../shared/data/warc/", import.meta.url).pathname, "pywb-iana.warc.gz", { pivot: "phash" }, join(dir, "out"));
     const stats = JSON.parse(readDir(out).get("stats.json")!.toString());
     const c = stats.counters as Record<string, number>;
     expect(c["warc.image_records"]).toBe(4);
     expect(c["warc.documents"]).toBe(16);
-    expect(c["pixel_identity.images"]).toBe(4);
+    expect(c["warc.image_revisits"]).toBe(29);
+    expect(c["warc.image_revisits.resolved"]).toBe(29);
+    expect(c["warc.image_revisits.unresolved"]).toBeUndefined();
+    expect(c["pixel_identity.images"]).toBe(4 + 29);
     expect(c["pixel_identity.decoded"]).toBe(1);
-    expect(c["pixel_identity.failed.unsupported"]).toBe(3);
-    expect(c["extract.current.revisions.skipped.image_record"]).toBe(4);
+    expect(c["pixel_identity.failed.unsupported"]).toBe(3 + 29);
+    expect(c["extract.current.revisions.skipped.image_record"]).toBe(4 + 29);
     const row = stats.tiers.gold.funnel.find((r: { id: string }) => r.id === "image_pixels_thesis_v1");
     expect(row.filter.in).toBe(32);
-    // joined = every use but the unjoined (no_image) ones
-    expect(row.filter.reasons).toEqual({ unsupported: 30, no_image: 2 });
+    // every use joined an image (before revisits: 2 on the https page had none, no_image)
+    expect(row.filter.reasons).toEqual({ unsupported: 32 });
   });
 });
 
