@@ -6,20 +6,22 @@
  */
 import * as functions from "@google-cloud/functions-framework";
 import type { z } from "zod";
-import { deadLetterTask, onceStageTask, planStage, PermanentError, unitStageTask, type CloudDeps } from "../shared/cloud/cloud-stages.ts";
+import { deadLetterTask, planStage, PermanentError, stageTask, type CloudDeps } from "../shared/cloud/cloud-stages.ts";
 import { phaseMessage, StorageObjectEvent, taskMessage } from "../shared/cloud/messages.ts";
 import { DEADLETTER_FUNCTION, functionNames, PLAN_FUNCTION } from "../shared/core/phase-names.ts";
-import { BUILTIN_PIPELINE, type Pipeline } from "../shared/tasks/phases.ts";
+import { asPipelineSet, BUILTIN_PIPELINES, type ServedPipelines } from "../shared/tasks/pipeline-set.ts";
 import { BadMessageError, decodeMessage } from "./pubsub-message.ts";
 
-/** Entry point names: one deployed function each (plan, one per phase, deadletter; infra derives the same list). */
-export const FUNCTION_TARGETS = functionNames(BUILTIN_PIPELINE.phases);
+/** Entry point names: one deployed function each (plan, one per phase of every served pipeline, deadletter; infra derives the same list). */
+export const FUNCTION_TARGETS = functionNames(BUILTIN_PIPELINES.phases);
 
 /**
  * @param deps the instance's clients, resolved on the first event
- * @param pipeline the phases to serve, one entry point each (default: the built-in pipeline)
+ * @param served the pipelines to serve (default: the built-in and the pixel pipeline), one entry point
+ *   per phase name; each run goes through the pipeline its config needs
  */
-export function registerFunctions(deps: () => CloudDeps, pipeline: Pipeline = BUILTIN_PIPELINE): void {
+export function registerFunctions(deps: () => CloudDeps, served: ServedPipelines = BUILTIN_PIPELINES): void {
+  const { phases } = asPipelineSet(served);
   const acknowledgePermanent = async (name: string, id: string, run: () => Promise<unknown>) => {
     try {
       await run();
@@ -50,11 +52,8 @@ export function registerFunctions(deps: () => CloudDeps, pipeline: Pipeline = BU
       console.error(`plan: not a storage object event: ${parsed.error.message}`);
       return;
     }
-    await acknowledgePermanent("plan", event.id, () => planStage(parsed.data, deps(), pipeline));
+    await acknowledgePermanent("plan", event.id, () => planStage(parsed.data, deps(), served));
   });
-  for (const phase of pipeline.phases) {
-    if (phase.unit === "once") taskHandler(phase.name, phaseMessage(phase), (t) => onceStageTask(phase, t, deps(), pipeline));
-    else taskHandler(phase.name, phaseMessage(phase), (t, id) => unitStageTask(phase, t, id, deps(), pipeline));
-  }
-  taskHandler(DEADLETTER_FUNCTION.name, taskMessage(pipeline.phases), (t, _id, attempts) => deadLetterTask(t, attempts, deps(), pipeline));
+  for (const phase of phases) taskHandler(phase.name, phaseMessage(phase), (t, id) => stageTask(t, id, deps(), served));
+  taskHandler(DEADLETTER_FUNCTION.name, taskMessage(phases), (t, _id, attempts) => deadLetterTask(t, attempts, deps(), served));
 }

@@ -1,5 +1,6 @@
 /**
- * Cloud Function entry points (`plan`, `extract`, `group`, `dedup`, `aggregate`, `deadletter`),
+ * Cloud Function entry points (`plan`, one per phase of the built-in and the pixel pipeline:
+ * `extract`, `hash-index`, `rekey`, `group`, `dedup`, `aggregate`; `deadletter`),
  * configured from the environment the Pulumi program sets (shared/cloud/env.ts).
  */
 import { cloudDeps } from "./deps.ts";

@@ -10,14 +10,19 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { Classifier, MinWords, Partitions } from "../shared/core/config-pieces.ts";
 import { TierList } from "../shared/core/env-layer.ts";
-import { BUILTIN_PHASE_SHAPES, DEADLETTER_FUNCTION, PLAN_FUNCTION, type PhaseShape } from "../shared/core/phase-names.ts";
+import { DEADLETTER_FUNCTION, DEPLOYED_PIPELINE_SHAPES, PLAN_FUNCTION, servedPhases } from "../shared/core/phase-names.ts";
+
+/** What the schema needs of a deployed phase. */
+type DeployedPhase = { readonly name: string; readonly memory: string };
+
+const DEPLOYED = servedPhases(DEPLOYED_PIPELINE_SHAPES);
 
 const memory = z
   .string()
   .regex(/^\d+(Mi|Gi)$/, "memory must look like 512Mi or 2Gi");
 
-/** The schema for a deployment of `phases` (per-function keys are the pipeline's function names). */
-export function deploymentConfigSchema(phases: readonly PhaseShape[]) {
+/** The schema for a deployment of `phases` (per-function keys are the deployed function names). */
+export function deploymentConfigSchema(phases: readonly DeployedPhase[]) {
   const fns = [PLAN_FUNCTION, ...phases, DEADLETTER_FUNCTION];
   const names = z.enum(fns.map((f) => f.name) as [string, ...string[]]);
   const defaultMemory = Object.fromEntries(fns.map((f) => [f.name, f.memory]));
@@ -84,13 +89,13 @@ export function deploymentConfigSchema(phases: readonly PhaseShape[]) {
   }).refine((c) => c.minBackoffSeconds <= c.maxBackoffSeconds, { message: "minBackoffSeconds must not exceed maxBackoffSeconds" });
 }
 
-/** Settings of one deployment of the built-in pipeline; every field but `project` has a default. */
-export const DeploymentConfig = deploymentConfigSchema(BUILTIN_PHASE_SHAPES);
+/** Settings of one deployment (the built-in and the pixel pipeline); every field but `project` has a default. */
+export const DeploymentConfig = deploymentConfigSchema(DEPLOYED);
 export type DeploymentConfig = z.output<typeof DeploymentConfig>;
 export type DeploymentConfigInput = z.input<typeof DeploymentConfig>;
 
 /** Parse and validate settings (for a deployment of `phases`); throws one error listing every bad field. */
-export function parseDeploymentConfig(raw: unknown, phases: readonly PhaseShape[] = BUILTIN_PHASE_SHAPES): DeploymentConfig {
+export function parseDeploymentConfig(raw: unknown, phases: readonly DeployedPhase[] = DEPLOYED): DeploymentConfig {
   const parsed = deploymentConfigSchema(phases).safeParse(raw);
   if (!parsed.success) {
     throw new Error(`invalid paracap config: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);

@@ -4,12 +4,13 @@
  * are fixed strings (not Pulumi auto-names) because every function gets every topic name as an
  * environment variable, including topics owned by stages created later in the program.
  */
-import { BUILTIN_PHASE_SHAPES, functionNames, topicEnvName, type PhaseShape } from "../shared/core/phase-names.ts";
+import { DEPLOYED_PIPELINE_SHAPES, functionNames, servedPhases, topicEnvName } from "../shared/core/phase-names.ts";
 
-/** All deployed functions of the built-in pipeline: plan, one per phase, the dead-letter recorder. */
-export const FUNCTION_STAGES = functionNames(BUILTIN_PHASE_SHAPES);
+const DEPLOYED = servedPhases(DEPLOYED_PIPELINE_SHAPES);
+/** All deployed functions: plan, one per phase of every served pipeline, the dead-letter recorder. */
+export const FUNCTION_STAGES = functionNames(DEPLOYED);
 /** Stages fed by a Pub/Sub topic: the phases (plan is started by a Cloud Storage event). */
-export const TOPIC_STAGES = BUILTIN_PHASE_SHAPES.map((p) => p.name);
+export const TOPIC_STAGES = DEPLOYED.map((p) => p.name);
 
 /** Physical names of one stage's resources. */
 export interface StageNames {
@@ -44,6 +45,6 @@ export function stageNames(prefix: string, stage: string): StageNames {
 }
 
 /** The `PARACAP_TOPIC_<PHASE>` environment of every function. */
-export function topicEnvironment(prefix: string, phases: readonly PhaseShape[] = BUILTIN_PHASE_SHAPES): Record<string, string> {
+export function topicEnvironment(prefix: string, phases: readonly { name: string }[] = DEPLOYED): Record<string, string> {
   return Object.fromEntries(phases.map((p) => [topicEnvName(p.name), stageNames(prefix, p.name).topic]));
 }

@@ -1,16 +1,18 @@
 /**
  * The whole cloud runner: APIs, buckets, source archive, project-level service-agent grants and
- * one StageFunction per function of the pipeline's phase table (shared/core/phase-names.ts): plan,
- * one per phase, the dead-letter recorder. Which buckets each reads and writes and which topics it
- * may publish to come from the table. Phases are created downstream-first because each one is
- * granted publish rights on the next phase's topic, which that phase owns.
+ * one StageFunction per function of the phase tables (shared/core/phase-names.ts): plan, one per
+ * phase name of every pipeline the deployment serves (the built-in and the pixel pipeline: a phase
+ * both have, such as extract or group, is one function), the dead-letter recorder. Which buckets each
+ * reads and writes and which topics it may publish to come from the tables. Phases are created
+ * downstream-first because each one is granted publish rights on its next phases' topics, which
+ * those phases own.
  */
 import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
 import { enableApis } from "./apis.ts";
 import { createBuckets } from "./buckets.ts";
 import { StageFunction, type BucketRef, type StageTrigger, type TopicRef } from "./components/stage-function.ts";
-import { BUILTIN_PHASE_SHAPES, checkPhaseChain, DEADLETTER_FUNCTION, PLAN_FUNCTION, publishTargets, type BucketRole, type PhaseShape } from "../shared/core/phase-names.ts";
+import { DEADLETTER_FUNCTION, DEPLOYED_PIPELINE_SHAPES, PLAN_FUNCTION, publishTargets, servedPhases, type BucketRole, type PipelineShapes } from "../shared/core/phase-names.ts";
 import { envFromLayer } from "../shared/core/env-layer.ts";
 import type { DeploymentConfig } from "./config.ts";
 import { stageNames, topicEnvironment } from "./naming.ts";
@@ -35,9 +37,9 @@ export interface ParacapStackOutputs {
   buildServiceAccount: pulumi.Output<string>;
 }
 
-/** Declare every resource of the cloud runner for `cfg` running `phases`; `cwd` resolves `cfg.sourceDir`. */
-export function buildParacapStack(cfg: DeploymentConfig, cwd = process.cwd(), phases: readonly PhaseShape[] = BUILTIN_PHASE_SHAPES): ParacapStackOutputs {
-  checkPhaseChain(phases);
+/** Declare every resource of the cloud runner for `cfg` serving `pipelines`; `cwd` resolves `cfg.sourceDir`. */
+export function buildParacapStack(cfg: DeploymentConfig, cwd = process.cwd(), pipelines: PipelineShapes = DEPLOYED_PIPELINE_SHAPES): ParacapStackOutputs {
+  const phases = servedPhases(pipelines);
   const { project, region, prefix } = cfg;
   const source = functionsSource(cfg.sourceDir, cwd);
   const apis = cfg.enableApis ? enableApis(project) : [];
@@ -108,7 +110,7 @@ export function buildParacapStack(cfg: DeploymentConfig, cwd = process.cwd(), ph
     output: { label: "output", bucket: buckets.output.name },
   };
 
-  const canPublish = publishTargets(phases);
+  const canPublish = publishTargets(pipelines);
   const all: Record<string, StageFunction> = {};
   const stage = (fn: { name: string; reads: readonly BucketRole[]; writes: readonly BucketRole[] }, trigger: StageTrigger, extraDeps: pulumi.Resource[] = []) =>
     (all[fn.name] = new StageFunction(fn.name, {

@@ -32,6 +32,7 @@ const BENCHES = [
   ["image-hash-variants.ts", "hash modes' Hamming distances from the photo to its variants (writes docs/image-hash-variants.md)"],
   ["image-hash.ts", "decode + all image hashes per core vs sharp-phash"],
   ["hash-index.ts", "near-duplicate grouping of 1,000,000 64-bit hashes vs brute force (recall on 20,000), peak RSS"],
+  ["index-reads.ts", "hash-index tasks over their own partition of hashes vs over every hash: records read and time, same edges"],
   ["minhash.ts", "Chung & Knight min-hash (paper's rule and verified) vs exact Jaccard on the Verne translations: P/R/F, scatter, runtime to 10^5 paragraphs"],
   ["deja.ts", "Déjà canonical forms and grouping vs plain wink-nlp readDoc"],
 ] as const;

@@ -18,7 +18,7 @@ import type { Emulators } from "./emulate.ts";
 import { createPushSubscription, serveBuiltFunction, serveFunction, type FunctionHost } from "./functions-host.ts";
 import { pubsubClientOptions } from "./pubsub-emulator.ts";
 
-import { BUILTIN_PHASE_SHAPES, DEADLETTER_FUNCTION, functionNames, PLAN_FUNCTION, topicEnvName, type PhaseShape } from "../../shared/core/phase-names.ts";
+import { DEADLETTER_FUNCTION, DEPLOYED_PIPELINE_SHAPES, functionNames, PLAN_FUNCTION, servedPhases, topicEnvName } from "../../shared/core/phase-names.ts";
 
 /** An entry point: plan, a phase, or deadletter. */
 export type FunctionTarget = string;
@@ -29,8 +29,8 @@ export interface LocalCloudOptions {
   emulators: Emulators;
   /** module that registers the entry points in this process (default: functions/index.ts); null: already registered by the caller */
   source?: string | null;
-  /** the pipeline's phases: one topic and function each (default: the built-in ones) */
-  phases?: readonly PhaseShape[];
+  /** the phases served: one topic and function each (default: every phase of the built-in and the pixel pipeline, as infra deploys them) */
+  phases?: readonly { name: string }[];
   /** serve the entry points from this build output in child processes instead (`source` is ignored) */
   builtDir?: string;
   /** resource name prefix, as `paracap:prefix` in infra (default "paracap") */
@@ -66,7 +66,7 @@ export async function startLocalCloud(opts: LocalCloudOptions): Promise<LocalClo
   const projectId = emulators.projectId;
   const prefix = opts.prefix ?? "paracap";
   const buckets = { input: `${prefix}-input`, work: `${prefix}-work`, output: `${prefix}-output` };
-  const phases = opts.phases ?? BUILTIN_PHASE_SHAPES;
+  const phases = opts.phases ?? servedPhases(DEPLOYED_PIPELINE_SHAPES);
   const targets = functionNames(phases);
   const topics: Record<string, string> = Object.fromEntries(phases.map((p) => [p.name, `${prefix}-${p.name}`]));
   const env: Record<string, string> = {

@@ -17,6 +17,7 @@ import { fedTiers } from "../pipeline/tiers.ts";
 import { isPixelPivot } from "../core/plugin-names.ts";
 import { sourceRegistry } from "../sources/registry.ts";
 import { imageInputsSource } from "../sources/img2dataset/image-inputs.ts";
+import { captionListsOf } from "../sources/img2dataset/caption-lists.ts";
 
 /** The pivot `--images` sets when the config names none (README "Image identity": phash survives recompression and scaling). */
 const DEFAULT_PIXEL_PIVOT = "phash";
@@ -137,7 +138,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     threads,
     fresh: values.fresh,
     progress: values.quiet ? null : process.stderr,
-    ...(images.length > 0 ? { sources: sourceRegistry([imageInputsSource(images)]) } : {}),
+    ...(images.length > 0 ? { sources: sourceRegistry([imageInputsSource(images, await captionListsOf(inputs.filter((i) => !images.includes(i.path)).map((i) => i.path)))]) } : {}),
   });
   process.off("SIGINT", onInterrupt);
   const s = result.stats;

@@ -6,8 +6,10 @@ export const RUN_USAGE = `paracap run [--input <dump>…] [--history <dump>…] 
                      list (warc.paths.gz: each line a WARC read over HTTP(S));
                      a file whose name contains "history" is read as full history
   --history <dump>   full-history dump (feeds the bronze tier)
-  --images <dir|tar> img2dataset output holding the images of the inputs' URLs: identity
-                     from pixels (sets pivot phash unless the config names a pixel pivot)
+  --images <dir|tar> img2dataset output holding the images of the inputs' URLs, or a plain
+                     folder of files named by URL (wget -x host/path, md5/sha1/sha256 of
+                     the URL, or its basename): identity from pixels (sets pivot phash
+                     unless the config names a pixel pivot)
   --out <dir>        output directory (default: out)
   --tiers <list>     comma-separated tiers (default: gold,silver,bronze)
   --config <file>    JSON config file (see config.json written next to the outputs)

@@ -20,7 +20,8 @@ import { tierFile } from "../tasks/aggregate-task.ts";
 import { layout } from "../tasks/layout.ts";
 import { RunManifest } from "../tasks/manifest.ts";
 import { failUnit, findUnit, phaseEndContext, runUnitTask, taskData, unitsOf, type OncePhase, type Phase, type RunnerDeps, type Services, type UnitPhase } from "../tasks/phase-task.ts";
-import { BUILTIN_PIPELINE, type Pipeline } from "../tasks/phases.ts";
+import type { Pipeline } from "../tasks/phases.ts";
+import { asPipelineSet, BUILTIN_PIPELINES, type ServedPipelines } from "../tasks/pipeline-set.ts";
 import type { CloudEnv } from "./env.ts";
 import { fanIn } from "./fan-in.ts";
 import { GzipDatasets } from "./gzip-output.ts";
@@ -75,6 +76,19 @@ async function loadManifest(work: BlobStore, runId: string): Promise<RunManifest
   return (await loadPlannedRun(work, runId)).manifest;
 }
 
+/** The pipeline of a planned run: chosen from its manifest's config, as the planner chose it. */
+function runPipeline(served: ServedPipelines, manifest: RunManifest): Pipeline {
+  const pipeline = asPipelineSet(served).choose(manifest.config);
+  if ("refused" in pipeline) throw new PermanentError(`run ${manifest.runId}: ${pipeline.refused}`);
+  return pipeline;
+}
+
+function phaseOf(pipeline: Pipeline, name: string, runId: string): Phase {
+  const phase = pipeline.phases.find((p) => p.name === name);
+  if (!phase) throw new PermanentError(`run ${runId} has no phase "${name}" (its phases: ${pipeline.phases.map((p) => p.name).join(", ")})`);
+  return phase;
+}
+
 /** The stored manifest carries, beside the shared RunManifest, the input generations it pinned. */
 const PinnedInputs = z.object({ inputs: z.record(z.string(), ObjectVersion).default({}) });
 
@@ -93,12 +107,12 @@ const UPLOADS = "_uploads";
  * starts no run (not a dump, a broken manifest, the same bytes as a run already planned) leaves a
  * plan outcome under its run id, so `cloud status` can say what happened to it.
  */
-export async function planStage(event: StorageObjectEvent, deps: CloudDeps, pipeline: Pipeline = BUILTIN_PIPELINE): Promise<string | null> {
+export async function planStage(event: StorageObjectEvent, deps: CloudDeps, served: ServedPipelines = BUILTIN_PIPELINES): Promise<string | null> {
   const id = runId(event.name, event.generation);
   const record = (outcome: PlanOutcome) => deps.workStore(id).writeText(PLAN_OUTCOME, JSON.stringify(outcome) + "\n");
   let result;
   try {
-    result = await planRun(event, baseConfig(deps.env), deps.inputBucket, deps.env.PARACAP_SHARD_BYTES, pipeline, deps.sources ?? BUILTIN_SOURCES);
+    result = await planRun(event, baseConfig(deps.env), deps.inputBucket, deps.env.PARACAP_SHARD_BYTES, served, deps.sources ?? BUILTIN_SOURCES);
   } catch (e) {
     if (e instanceof PlanError || e instanceof DumpError) {
       await record({ status: "failed", reason: e.message });
@@ -129,6 +143,7 @@ export async function planStage(event: StorageObjectEvent, deps: CloudDeps, pipe
   // A redelivered event plans the same run id; the first manifest stays authoritative.
   await work.createIfAbsent(layout.manifest(), JSON.stringify({ ...planned, inputs: result.inputs }, null, 2));
   const m = await loadManifest(work, planned.runId);
+  const pipeline = runPipeline(served, m);
   await publishPhase(pipeline.phases[0]!, m, deps);
   deps.log(`plan: run ${m.runId}: ${m.shards.length} shard(s) planned, ${pipeline.phases[0]!.name} published`);
   return m.runId;
@@ -146,12 +161,24 @@ function cloudRunner(deps: CloudDeps, inputs: Record<string, ObjectVersion>): Ru
 }
 
 /**
+ * One task of the phase the message names, in the pipeline of the message's run (chosen from the
+ * run's config, as at planning): a shard or partition task, or the once phase.
+ */
+export async function stageTask(task: TaskMessage, messageId: string, deps: CloudDeps, served: ServedPipelines = BUILTIN_PIPELINES): Promise<void> {
+  const work = deps.workStore(task.runId);
+  const planned = await loadPlannedRun(work, task.runId);
+  const pipeline = runPipeline(served, planned.manifest);
+  const phase = phaseOf(pipeline, task.type, task.runId);
+  if (phase.unit === "once") return onceStageTask(phase, task, planned.manifest, deps, pipeline);
+  return unitStageTask(phase, task, messageId, planned, deps, pipeline);
+}
+
+/**
  * One task of a shard or partition phase (the phase's marker makes a redelivery a no-op), then the
  * phase's fan-in: the last task to finish starts the next phase.
  */
-export async function unitStageTask(phase: UnitPhase, task: TaskMessage, messageId: string, deps: CloudDeps, pipeline: Pipeline = BUILTIN_PIPELINE): Promise<void> {
+async function unitStageTask(phase: UnitPhase, task: TaskMessage, messageId: string, { manifest, inputs }: { manifest: RunManifest; inputs: Record<string, ObjectVersion> }, deps: CloudDeps, pipeline: Pipeline): Promise<void> {
   const work = deps.workStore(task.runId);
-  const { manifest, inputs } = await loadPlannedRun(work, task.runId);
   const unit = findUnit(phase, manifest, task);
   if (!unit) throw new PermanentError(`run ${task.runId} has no ${phase.name} ${phase.unit} ${task.shardId ?? task.partition}`);
   await runUnitTask(phase, manifest, work, unit, cloudRunner(deps, inputs), pipeline.wiring);
@@ -195,9 +222,8 @@ async function publishPhase(phase: Phase, manifest: RunManifest, deps: CloudDeps
  * report's time and duration come from the run's own objects (manifest → the previous phase's
  * fan-in), not from the clock.
  */
-export async function onceStageTask(phase: OncePhase, task: TaskMessage, deps: CloudDeps, pipeline: Pipeline = BUILTIN_PIPELINE): Promise<void> {
+async function onceStageTask(phase: OncePhase, task: TaskMessage, manifest: RunManifest, deps: CloudDeps, pipeline: Pipeline): Promise<void> {
   const work = deps.workStore(task.runId);
-  const manifest = await loadManifest(work, task.runId);
   const output = deps.outputStore(task.runId);
   if (await phase.published(manifest, output)) {
     deps.log(`${phase.name}: run ${task.runId} already published`);
@@ -227,15 +253,16 @@ export async function onceStageTask(phase: OncePhase, task: TaskMessage, deps: C
  * its partial outputs are removed, so the run finishes without it and says it is incomplete; a dead
  * once-task (aggregate) is recorded for `cloud status` (rerun it by republishing its message).
  */
-export async function deadLetterTask(task: TaskMessage, attempts: number | null, deps: CloudDeps, pipeline: Pipeline = BUILTIN_PIPELINE): Promise<void> {
+export async function deadLetterTask(task: TaskMessage, attempts: number | null, deps: CloudDeps, served: ServedPipelines = BUILTIN_PIPELINES): Promise<void> {
   const work = deps.workStore(task.runId);
   const error = `dead-lettered${attempts ? ` after ${attempts} delivery attempts` : ""}`;
   const key = [task.type, task.shardId ?? task.partition].filter((k) => k !== undefined).join("-");
   await work.writeText(`deadletter/${key}.json`, JSON.stringify({ task, error }) + "\n");
   deps.log(`deadletter: ${JSON.stringify(task)}: ${error}`);
-  const phase = pipeline.get(task.type);
-  if (phase.unit === "once") return;
   const manifest = await loadManifest(work, task.runId);
+  const pipeline = runPipeline(served, manifest);
+  const phase = phaseOf(pipeline, task.type, task.runId);
+  if (phase.unit === "once") return;
   const unit = findUnit(phase, manifest, task);
   if (!unit) return;
   await failUnit(phase, manifest, work, unit, error);

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { ConfigEnv, envIssues } from "../core/env-layer.ts";
-import { BUILTIN_PHASE_SHAPES, topicEnvName, type PhaseShape } from "../core/phase-names.ts";
+import { DEPLOYED_PIPELINE_SHAPES, servedPhases, topicEnvName } from "../core/phase-names.ts";
 
 const DeploymentEnv = z.object({
   PARACAP_PROJECT: z.string().default("paracap-local"),
@@ -24,8 +24,8 @@ export type CloudEnv = z.output<typeof DeploymentEnv> & ConfigEnv & {
   topics: Record<string, string>;
 };
 
-/** The environment of functions running `phases` (default: the built-in pipeline). */
-export function readCloudEnv(env: NodeJS.ProcessEnv = process.env, phases: readonly PhaseShape[] = BUILTIN_PHASE_SHAPES): CloudEnv {
+/** The environment of functions running `phases` (default: every phase of every pipeline a deployment serves). */
+export function readCloudEnv(env: NodeJS.ProcessEnv = process.env, phases: readonly { name: string }[] = servedPhases(DEPLOYED_PIPELINE_SHAPES)): CloudEnv {
   const topics = z.object(Object.fromEntries(phases.map((p) => [topicEnvName(p.name), z.string().default(`paracap-${p.name}`)])));
   const parsed = DeploymentEnv.extend(ConfigEnv.shape).extend(topics.shape).safeParse(env);
   if (!parsed.success) throw new Error(`paracap function misconfigured: ${envIssues(parsed.error)}`);

@@ -4,7 +4,8 @@
  * ranges of lines; other files: one shard), exactly as the local runner plans the same file; an
  * uploaded `*.manifest.json` lists the inputs of one run (each split the same way). A companion (an
  * index) plans its input if that is already there. Objects uploaded as parts of a manifest, and
- * anything else, are ignored (and the result says why).
+ * anything else, are ignored (and the result says why). The run's pipeline is the one of the served
+ * pipelines its config needs (a pixel pivot: the pixel pipeline); the manifest's phase fingerprints are its.
  */
 import { resolveConfig, type ParacapConfig } from "../core/config.ts";
 import { stableId } from "../core/hash.ts";
@@ -12,8 +13,7 @@ import { DumpError } from "../dump/errors.ts";
 import { looksLikeHistory, shardsOf } from "../runner/local-shards.ts";
 import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 import type { AnySource, PlanningView } from "../sources/source.ts";
-import { BUILTIN_PIPELINE, pivotMismatch } from "../tasks/phases.ts";
-import type { Phase } from "../tasks/phase-task.ts";
+import { asPipelineSet, BUILTIN_PIPELINES, type ServedPipelines } from "../tasks/pipeline-set.ts";
 import { createManifest, type RunManifest } from "../tasks/manifest.ts";
 import type { ShardSpec } from "../sources/shard-spec.ts";
 import { z } from "zod";
@@ -41,7 +41,7 @@ export type ObjectVersion = z.infer<typeof ObjectVersion>;
 /** A planned run, and the object generations its shards read (object name → version). */
 export type PlanResult = { manifest: RunManifest; inputs: Record<string, ObjectVersion> } | { ignored: string };
 
-export async function planRun(event: StorageObjectEvent, baseConfig: ParacapConfig, input: InputBucket, shardBytes: number, pipeline: { phases: readonly Phase[] } = BUILTIN_PIPELINE, sources: SourceRegistry = BUILTIN_SOURCES): Promise<PlanResult> {
+export async function planRun(event: StorageObjectEvent, baseConfig: ParacapConfig, input: InputBucket, shardBytes: number, served: ServedPipelines = BUILTIN_PIPELINES, sources: SourceRegistry = BUILTIN_SOURCES): Promise<PlanResult> {
   const name = event.name;
   const owner = event.metadata?.[PART_OF_MANIFEST];
   if (owner) return { ignored: `${name} is part of ${owner}; that manifest's upload starts the run` };
@@ -56,8 +56,9 @@ export async function planRun(event: StorageObjectEvent, baseConfig: ParacapConf
     return v;
   };
   const planned = (id: string, config: ParacapConfig, shards: ShardSpec[]): PlanResult => {
-    const mismatch = pivotMismatch(pipeline, config);
-    if (mismatch) throw new PlanError(mismatch);
+    // the run's pipeline follows from its config (a pixel pivot runs the pixel pipeline), as pipelineFor does locally
+    const pipeline = asPipelineSet(served).choose(config);
+    if ("refused" in pipeline) throw new PlanError(pipeline.refused);
     return { manifest: createManifest(id, withFedTiers(config, shards, name), shards, pipeline.phases), inputs };
   };
   // the deployment's settings (a paths list's server is one, never an upload's)

@@ -4,7 +4,7 @@ import { layout } from "../tasks/layout.ts";
 import { RunManifest } from "../tasks/manifest.ts";
 import { readMarker } from "../tasks/markers.ts";
 import { doneObject, unitsOf } from "../tasks/phase-task.ts";
-import { BUILTIN_PIPELINE, type Pipeline } from "../tasks/phases.ts";
+import { pipelineFor, type Pipeline } from "../tasks/phases.ts";
 import { PLAN_OUTCOME, PlanOutcome, RUN_FAILED } from "./run-records.ts";
 
 export interface RunStatus {
@@ -25,10 +25,12 @@ export interface RunStatus {
   outputs: string[];
 }
 
-export async function runStatus(runId: string, work: BlobStore, output: BlobStore, pipeline: Pipeline = BUILTIN_PIPELINE): Promise<RunStatus> {
+export async function runStatus(runId: string, work: BlobStore, output: BlobStore, given?: Pipeline): Promise<RunStatus> {
   const text = await work.readText(layout.manifest());
   if (text === null) throw new Error(`no run ${runId} in ${work.description}`);
   const manifest = RunManifest.parse(JSON.parse(text));
+  // the run's own phases: those its config chose at planning
+  const pipeline = given ?? pipelineFor(manifest.config);
   const shards: RunStatus["shards"] = { total: manifest.shards.length, done: 0, corrupt: [], failed: [], pending: [] };
   for (const s of manifest.shards) {
     const m = await readMarker(work, doneObject(pipeline.shardPhase.name, { unit: "shard", key: s.id, shard: s }));

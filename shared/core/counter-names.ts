@@ -142,7 +142,7 @@ export function tsvSkippedCounter(reason: string): string {
  * Totals of the WARC reader (shared/web/warc): files and records read, records handed on as
  * documents, and the bytes it could not use.
  */
-export type WarcTotal = "files" | "records" | "records.html" | "records.revisit" | "records.damaged" | "resyncs" | "bytes.skipped" | "documents" | "image_refs" | "image_records" | "http.files" | "http.retries" | "http.range_ignored";
+export type WarcTotal = "files" | "records" | "records.html" | "records.revisit" | "records.damaged" | "resyncs" | "bytes.skipped" | "documents" | "image_refs" | "image_records" | "image_revisits" | "image_revisits.resolved" | "image_revisits.unresolved" | "http.files" | "http.retries" | "http.range_ignored";
 
 export function warcCounter(total: WarcTotal): string {
   return `warc.${total}`;
@@ -204,6 +204,14 @@ export const INVALID_FILE_NAME_COUNTER = "wikitext.skipped.invalid_file_name";
 /** Totals of the pixel readers (img2dataset folders, webdataset tars and parquet; shared/pixels/img2dataset.ts). */
 export function pixelSourceCounter(total: "samples" | "samples.with_image"): string {
   return `pixels.${total}`;
+}
+
+/**
+ * A plain `--images` folder of files named after URLs (sources/img2dataset/url-named-folder.ts):
+ * `pixels.url_folder.<files|matched.<rule>|ambiguous_basename|duplicate|unmatched>`.
+ */
+export function urlFolderCounter(what: "files" | "matched.wget" | "matched.hash" | "matched.basename" | "ambiguous_basename" | "duplicate" | "unmatched"): string {
+  return `pixels.url_folder.${what}`;
 }
 
 export const PIXELS_SKIPPED_PREFIX = "pixels.skipped.";

@@ -32,6 +32,78 @@ export const BUILTIN_PHASE_SHAPES = [
   { name: "aggregate", unit: "once", next: null, reads: ["work"], writes: ["output"], memory: "2Gi" },
 ] as const satisfies readonly PhaseShape[];
 
+/**
+ * The pixel pipeline (identity from pixels, tasks/phases.ts PIXEL_PIPELINE): extract also writes
+ * image facts, then the near-duplicate index and the rekey phase run before the built-in group,
+ * dedup and aggregate.
+ */
+export const PIXEL_PHASE_SHAPES = [
+  { ...BUILTIN_PHASE_SHAPES[0], next: "hash-index" },
+  { name: "hash-index", unit: "partition", next: "rekey", reads: [], writes: ["work"], memory: "2Gi" },
+  { name: "rekey", unit: "partition", next: "group", reads: [], writes: ["work"], memory: "1Gi" },
+  ...BUILTIN_PHASE_SHAPES.slice(1),
+] as const satisfies readonly PhaseShape[];
+
+/** Phase chains, one per pipeline a deployment serves. */
+export type PipelineShapes = readonly (readonly PhaseShape[])[];
+
+/**
+ * Every pipeline one deployment serves: the planner picks a run's pipeline from its config
+ * (tasks/phases.ts pipelineFor), so one deployment takes a Wikipedia dump and a pixel-pivot upload.
+ */
+export const DEPLOYED_PIPELINE_SHAPES: PipelineShapes = [BUILTIN_PHASE_SHAPES, PIXEL_PHASE_SHAPES];
+
+/** A phase as deployed for several pipelines: one function and topic, every phase it may start. */
+export interface ServedPhase extends Omit<PhaseShape, "next"> {
+  readonly nexts: readonly string[];
+}
+
+/**
+ * The union of the pipelines' phases, one entry per name, upstream first (a topological order of the
+ * `next` links, ties in the order first met). A name shared by pipelines (extract, group, …) is one
+ * function: it must have one unit; it gets every bucket any of them touches and the largest memory.
+ */
+export function servedPhases(pipelines: PipelineShapes): ServedPhase[] {
+  if (pipelines.length === 0) throw new Error("a deployment serves at least one pipeline");
+  const byName = new Map<string, { name: string; unit: PhaseUnit; nexts: string[]; reads: BucketRole[]; writes: BucketRole[]; memory: string }>();
+  for (const phases of pipelines) {
+    checkPhaseChain(phases);
+    for (const p of phases) {
+      const s = byName.get(p.name);
+      if (!s) {
+        byName.set(p.name, { name: p.name, unit: p.unit, nexts: p.next === null ? [] : [p.next], reads: [...p.reads], writes: [...p.writes], memory: p.memory });
+        continue;
+      }
+      if (s.unit !== p.unit) throw new Error(`phase "${p.name}" is a ${s.unit} phase in one pipeline and a ${p.unit} phase in another: one deployed function cannot be both`);
+      if (p.next !== null && !s.nexts.includes(p.next)) s.nexts.push(p.next);
+      for (const b of p.reads) if (!s.reads.includes(b)) s.reads.push(b);
+      for (const b of p.writes) if (!s.writes.includes(b)) s.writes.push(b);
+      if (memoryBytes(p.memory) > memoryBytes(s.memory)) s.memory = p.memory;
+    }
+  }
+  // Kahn's algorithm: a phase comes after every phase that may start it
+  const incoming = new Map([...byName.keys()].map((n) => [n, 0]));
+  for (const s of byName.values()) for (const n of s.nexts) incoming.set(n, incoming.get(n)! + 1);
+  const ready = [...byName.keys()].filter((n) => incoming.get(n) === 0);
+  const out: ServedPhase[] = [];
+  while (ready.length > 0) {
+    const s = byName.get(ready.shift()!)!;
+    out.push(s);
+    for (const n of s.nexts) {
+      incoming.set(n, incoming.get(n)! - 1);
+      if (incoming.get(n) === 0) ready.push(n);
+    }
+  }
+  if (out.length !== byName.size) throw new Error(`the pipelines' phases form a cycle (${[...byName.keys()].filter((n) => !out.some((s) => s.name === n)).join(", ")})`);
+  return out;
+}
+
+function memoryBytes(m: string): number {
+  const match = /^(\d+)(Mi|Gi)$/.exec(m);
+  if (!match) throw new Error(`memory "${m}": expected e.g. 512Mi or 2Gi`);
+  return Number(match[1]) * (match[2] === "Gi" ? 1024 : 1);
+}
+
 /** A built-in phase's shape, by name. */
 export function phaseShape(name: (typeof BUILTIN_PHASE_SHAPES)[number]["name"]): PhaseShape {
   return BUILTIN_PHASE_SHAPES.find((p) => p.name === name)!;
@@ -79,18 +151,20 @@ export function topicEnvName(phase: string): string {
 }
 
 /** Every cloud function: `plan`, one per phase (entry point = phase name), the dead-letter recorder. */
-export function functionNames(phases: readonly PhaseShape[]): string[] {
+export function functionNames(phases: readonly { name: string }[]): string[] {
   return [PLAN_FUNCTION.name, ...phases.map((p) => p.name), DEADLETTER_FUNCTION.name];
 }
 
 /**
- * The topics each function may publish to: plan starts the first phase, a phase's last task starts
- * its next, and the dead-letter recorder completes the fan-in of a phase whose task died, so it may
- * start any phase that has a predecessor.
+ * The topics each function may publish to, over every pipeline served: plan starts each pipeline's
+ * first phase, a phase's last task starts its next in any pipeline, and the dead-letter recorder
+ * completes the fan-in of a phase whose task died, so it may start any phase that has a predecessor.
  */
-export function publishTargets(phases: readonly PhaseShape[]): Record<string, string[]> {
-  const out: Record<string, string[]> = { [PLAN_FUNCTION.name]: [phases[0]!.name] };
-  for (const p of phases) out[p.name] = p.next === null ? [] : [p.next];
-  out[DEADLETTER_FUNCTION.name] = phases.flatMap((p) => (p.next === null ? [] : [p.next]));
+export function publishTargets(pipelines: PipelineShapes): Record<string, string[]> {
+  const served = servedPhases(pipelines);
+  const firsts = [...new Set(pipelines.map((phases) => phases[0]!.name))];
+  const out: Record<string, string[]> = { [PLAN_FUNCTION.name]: firsts };
+  for (const p of served) out[p.name] = [...p.nexts];
+  out[DEADLETTER_FUNCTION.name] = [...new Set(served.flatMap((p) => p.nexts))];
   return out;
 }

@@ -4,25 +4,31 @@
  * recall, no pair of all images compared).
  *
  * Partitioned so tasks stay independent: the index's work is cut into slices (chunk c, top bits of
- * the chunk value), partition task q does the slices s ≡ q (mod partitions) and writes the edges it
- * finds (`image-edges`); every pair within the threshold is found by exactly one slice. After the
- * last task, one step connects the edges into groups with the chaining guard (a component wider than
+ * the chunk value; pixels/index-slices.ts), partition task q does the slices s ≡ q (mod partitions)
+ * and writes the edges it finds (`image-edges`, between hash values); every pair within the
+ * threshold is found by exactly one slice. A task reads only its partition of `image-hashes`: the
+ * distinct hashes its slices store or probe from, which the shard phase wrote there. After the last
+ * task, one step connects the edges into groups with the chaining guard (a component wider than
  * `maxDiameter` is split around centres, counted) and stores image key → group centre as the summary
- * `image-groups`, which the rekey phase reads. md5 needs no index: its groups are exact keys.
+ * `image-groups`, which the rekey phase reads. That step reads every image's facts once (the first
+ * record of an image key wins, as in rekey) and needs all of them: the guard measures distances
+ * across a whole component, which may span every slice. md5 needs no index: its groups are exact keys.
  */
 import { z } from "zod";
 import { pixelIdentityCounter } from "../core/counter-names.ts";
 import type { ParacapConfig } from "../core/config.ts";
 import { isPixelPivot } from "../core/plugin-names.ts";
 import type { BlobStore } from "../io/blob-store.ts";
-import { collapseIdentical, candidateEdges, groupEdges, packHashes, planIndex, type Edge, type HashedItem, type PackedHashes } from "../pixels/hash-index.ts";
-import { hashToHex, type PerceptualMode } from "../pixels/hashes.ts";
+import { collapseIdentical, candidateEdges, groupEdges, packHashes, type Edge, type HashedItem, type PackedHashes } from "../pixels/hash-index.ts";
+import { hashFromHex, hashToHex, type PerceptualMode } from "../pixels/hashes.ts";
+import { indexLayout, pairwiseSliceEdges, PAIRWISE_MAX } from "../pixels/index-slices.ts";
 import { ImageFactsRecord, perceptualHashOf, pixelIdentity, pixelVerdict, type PixelIdentity } from "../pixels/pixel-identity.ts";
 import { DatasetReader, taskFileName, withWriter, type SummarySpec } from "./datasets.ts";
 import type { RunManifest } from "./manifest.ts";
 import { partitionOfUnit, partitionTask, unitsOf, type Phase, type PhaseEndContext, type UnitContext, type UnitPhase } from "./phase-task.ts";
-import { IMAGE_FACTS } from "./pixel-extract-task.ts";
+import { IMAGE_FACTS, IMAGE_HASHES, type ImageHashRecord } from "./pixel-extract-task.ts";
 
+/** Two hash values (hex) within the threshold. */
 export const ImageEdge = z.object({ a: z.string(), b: z.string(), distance: z.number().int().min(0).max(64) });
 export type ImageEdge = z.infer<typeof ImageEdge>;
 
@@ -45,7 +51,7 @@ export const hashIndexPhase = partitionTask({
   reads: [],
   writes: ["work"],
   memory: "2Gi",
-  consumes: [IMAGE_FACTS.name],
+  consumes: [IMAGE_HASHES.name],
   produces: [{ name: "image-edges", schema: ImageEdge }],
   summaries: [IMAGE_GROUPS],
   configKeys: ["partitions", "pivot", "pixels"],
@@ -72,26 +78,25 @@ async function indexInput(facts: DatasetReader<ImageFactsRecord>, partitions: nu
   return collapseIdentical(packHashes(items));
 }
 
-/** The index's slices (chunk, partition of its top bits), as many as there are tasks where the chunks allow. */
-function slicesOf(chunks: readonly { width: number }[], tasks: number): { chunk: number; count: number; index: number }[] {
-  const per = Math.ceil(tasks / chunks.length);
-  const minWidth = Math.min(...chunks.map((c) => c.width));
-  const count = Math.min(2 ** Math.ceil(Math.log2(Math.max(1, per))), 2 ** minWidth);
-  return chunks.flatMap((_, chunk) => Array.from({ length: count }, (_, index) => ({ chunk, count, index })));
-}
-
 async function indexSlices(ctx: UnitContext): Promise<void> {
   const q = partitionOfUnit("hash-index", ctx.unit);
   const { manifest, counters } = ctx;
   const id = identityOf(manifest.config);
   await withWriter(ctx.write<ImageEdge>("image-edges"), async (out) => {
     if (id.mode === "md5") return;
-    const { unique } = await indexInput(ctx.read<ImageFactsRecord>(IMAGE_FACTS.name), manifest.config.partitions, id.mode);
-    const plan = planIndex(id.threshold, unique.keys.length);
-    const slices = slicesOf(plan.chunks, manifest.config.partitions);
-    for (let s = q; s < slices.length; s += manifest.config.partitions) {
+    // this task's partition: the distinct hashes its slices store or probe from (keyed by their hex)
+    const values = new Set<string>();
+    for await (const r of ctx.read<ImageHashRecord>(IMAGE_HASHES.name).read(q)) values.add(r.hash);
+    const unique = packHashes([...values].map((hex) => ({ key: hex, hash: hashFromHex(hex) })));
+    const layout = indexLayout(id.threshold, manifest.config.partitions);
+    const { plan, slices } = layout;
+    const mine: number[] = [];
+    for (let s = q; s < slices.length; s += manifest.config.partitions) mine.push(s);
+    // a few thousand hashes: every pair compared costs less than the plan's tables (same edges, same order)
+    const pairwise = unique.keys.length <= PAIRWISE_MAX ? pairwiseSliceEdges(unique, layout, mine) : null;
+    for (const s of mine) {
       const { chunk, count, index } = slices[s]!;
-      for (const e of candidateEdges(unique, plan, chunk, { count, index })) {
+      for (const e of pairwise?.get(s) ?? candidateEdges(unique, plan, chunk, { count, index })) {
         await out.write(q, { a: unique.keys[e.a]!, b: unique.keys[e.b]!, distance: e.distance });
         counters.inc(pixelIdentityCounter("index.edges"));
       }
@@ -114,19 +119,21 @@ async function connectGroups({ manifest, work, phases, self, writeSummary }: Pha
   if (id.mode === "md5") return writeSummary(IMAGE_GROUPS.name, { ...base, stats: {}, centres: {} });
   const partitions = manifest.config.partitions;
   const { unique, copies } = await indexInput(readerFor(phases, self, IMAGE_FACTS.name, manifest, work) as DatasetReader<ImageFactsRecord>, partitions, id.mode);
-  const at = new Map(unique.keys.map((k, i) => [k, i]));
+  const hexOf = new Map(unique.keys.map((k, i) => [k, hashToHex((BigInt(unique.hi[i]!) << 32n) | BigInt(unique.lo[i]!))]));
+  // edges are between hash values; each distinct value of the index is one entry of `unique`
+  const at = new Map(unique.keys.map((k, i) => [hexOf.get(k)!, i]));
   const edges: Edge[] = [];
   const edgeReader = readerFor(phases, self, "image-edges", manifest, work) as DatasetReader<ImageEdge>;
   for (let q = 0; q < partitions; q++) {
     for await (const e of edgeReader.read(q)) {
       const a = at.get(e.a);
       const b = at.get(e.b);
-      if (a === undefined || b === undefined) throw new Error(`hash-index: an edge names an image the index does not hold (${e.a} – ${e.b})`);
+      // a value only a later record of an image key had (its first record, which wins, differs)
+      if (a === undefined || b === undefined) continue;
       edges.push({ a: Math.min(a, b), b: Math.max(a, b), distance: e.distance });
     }
   }
   const { groups, stats } = groupEdges(unique, edges, { threshold: id.threshold, maxDiameter: id.maxDiameter }, copies);
-  const hexOf = new Map(unique.keys.map((k, i) => [k, hashToHex((BigInt(unique.hi[i]!) << 32n) | BigInt(unique.lo[i]!))]));
   const centres = new Map<string, string>();
   for (const g of groups) {
     // the centre is a distinct hash's first key (collapseIdentical), so it is in the index

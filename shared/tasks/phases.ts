@@ -17,10 +17,12 @@
  *
  * | phase      | unit      | consumes → produces                        | after the phase                 |
  * |------------|-----------|--------------------------------------------|---------------------------------|
- * | extract    | shard     | input → refs, image-facts (by image key)   | stop if no document read        |
- * | hash-index | partition | image-facts → image-edges (index slices)   | summary: image-groups           |
+ * | extract    | shard     | input → refs, image-facts (by image key), image-hashes (by index task) | stop if no document read |
+ * | hash-index | partition | image-hashes → image-edges (index slices)  | summary: image-groups           |
  * | rekey      | partition | refs, image-facts → refs (by pixel identity) |                               |
  * | group, dedup, aggregate: as above, reading rekey's refs                                               |
+ *
+ * A cloud deployment serves both (pipeline-set.ts): one function per phase name of their union.
  */
 import { checkPhaseChain } from "../core/phase-names.ts";
 import { aggregatePhase } from "./aggregate-task.ts";

@@ -5,6 +5,10 @@
  * the run's item cache (pixels/pixel-judge.ts), so a rerun or a retried task reads instead of
  * decoding and gives byte-identical records. Decodes overlap (sharp works on libuv's pool) while the
  * documents stay in order.
+ *
+ * For the index phase it also writes each taking-part image's hash of the run's mode (`image-hashes`)
+ * to the hash-index tasks that read it (pixels/index-slices.ts), so an index task reads only what its
+ * slices store or probe from instead of every image of the run.
  */
 import { corruptShardsCounter, extractCounter, pixelIdentityCounter } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
@@ -12,7 +16,11 @@ import { partitionOf } from "../core/hash.ts";
 import { ShuffleRef } from "../core/records.ts";
 import type { StageContext } from "../core/stage.ts";
 import { collapseUses, documentExtractor, type RevisionRefs } from "../pipeline/extract-stage.ts";
-import { ImageFactsRecord } from "../pixels/pixel-identity.ts";
+import { z } from "zod";
+import { isPixelPivot } from "../core/plugin-names.ts";
+import { hashFromHex } from "../pixels/hashes.ts";
+import { indexLayout, tasksNeeding, type IndexLayout } from "../pixels/index-slices.ts";
+import { ImageFactsRecord, pixelIdentity, pixelVerdict } from "../pixels/pixel-identity.ts";
 import { PIXEL_FACTS_DECODE, pixelFacts, type PixelFacts } from "../pixels/pixel-judge.ts";
 import type { DecodeOptions } from "../pixels/decode.ts";
 import { THESIS_IMAGE_BOUNDS } from "../pixels/image-filters.ts";
@@ -29,11 +37,18 @@ const IN_FLIGHT = 8;
 
 export const IMAGE_FACTS = { name: "image-facts", schema: ImageFactsRecord };
 
+/** A distinct hash of the run's mode, in the partition of each hash-index task that needs it. */
+export const ImageHashRecord = z.object({ hash: z.string().regex(/^[0-9a-f]{16}$/) });
+export type ImageHashRecord = z.infer<typeof ImageHashRecord>;
+export const IMAGE_HASHES = { name: "image-hashes", schema: ImageHashRecord };
+
 export const pixelExtractPhase: UnitPhase = {
   ...extractPhase,
   unit: "shard",
   next: "hash-index",
-  produces: [...extractPhase.produces, IMAGE_FACTS],
+  produces: [...extractPhase.produces, IMAGE_FACTS, IMAGE_HASHES],
+  // the mode and threshold decide which hash is written and to which index tasks
+  configKeys: [...extractPhase.configKeys, "pixels"],
   run: (ctx) => {
     if (ctx.unit.unit !== "shard") throw new Error(`extract runs on shards, not on ${ctx.unit.unit}s`);
     return pixelExtractShard(ctx, ctx.unit.shard);
@@ -47,7 +62,8 @@ async function pixelExtractShard(ctx: UnitContext, shard: ShardSpec): Promise<Un
   const docs = source.documents(shard, runner.bytes(shard), manifest.config, counters);
   const refsOut = ctx.write<ShuffleRef>("refs");
   const factsOut = ctx.write<ImageFactsRecord>(IMAGE_FACTS.name);
-  const revisions = withPixels(source, docs, shard, ctx, factsOut);
+  const hashesOut = ctx.write<ImageHashRecord>(IMAGE_HASHES.name);
+  const revisions = withPixels(source, docs, shard, ctx, factsOut, indexHashWriter(manifest.config, hashesOut));
   let outcome: UnitOutcome = { status: "ok", error: null };
   try {
     for await (const ref of collapseUses(revisions, counters)) {
@@ -56,7 +72,7 @@ async function pixelExtractShard(ctx: UnitContext, shard: ShardSpec): Promise<Un
     }
   } catch (err) {
     if (!runner.isCorruptInput(err)) {
-      await Promise.all([refsOut.abort(), factsOut.abort()]);
+      await Promise.all([refsOut.abort(), factsOut.abort(), hashesOut.abort()]);
       throw err;
     }
     outcome = { status: "corrupt", error: err instanceof Error ? err.message : String(err), damage: { file: shard.uri, offset: typeof (err as { offset?: unknown }).offset === "number" ? (err as { offset: number }).offset : null } };
@@ -64,14 +80,34 @@ async function pixelExtractShard(ctx: UnitContext, shard: ShardSpec): Promise<Un
   }
   await refsOut.close();
   await factsOut.close();
+  await hashesOut.close();
   return outcome;
+}
+
+/**
+ * Writes an image's hash (once per distinct value in the shard) to the index tasks that need it;
+ * images that do not take part (no bytes, undecodable, failing the thesis' filters) and md5 runs
+ * (grouped by exact key, no index) write nothing.
+ */
+function indexHashWriter(config: UnitContext["manifest"]["config"], out: DatasetWriter<ImageHashRecord>): (facts: PixelFacts | null) => Promise<void> {
+  const mode = config.pivot;
+  if (!isPixelPivot(mode) || mode === "md5") return async () => {};
+  const layout: IndexLayout = indexLayout(pixelIdentity(mode, config.pixels).threshold, config.partitions);
+  const written = new Set<string>();
+  return async (facts) => {
+    if (!facts?.ok || pixelVerdict(facts) !== true) return;
+    const hash = facts[mode];
+    if (written.has(hash)) return;
+    written.add(hash);
+    for (const q of tasksNeeding(hashFromHex(hash), layout)) await out.write(q, { hash });
+  };
 }
 
 /**
  * The shard's revisions, in document order, while each document's images are decoded (a window of
  * IN_FLIGHT documents) and their facts written once per image key.
  */
-async function* withPixels(source: AnySource, docs: AsyncIterable<unknown>, shard: ShardSpec, ctx: UnitContext, out: DatasetWriter<ImageFactsRecord>): AsyncGenerator<RevisionRefs> {
+async function* withPixels(source: AnySource, docs: AsyncIterable<unknown>, shard: ShardSpec, ctx: UnitContext, out: DatasetWriter<ImageFactsRecord>, indexHash: (facts: PixelFacts | null) => Promise<void>): AsyncGenerator<RevisionRefs> {
   const { counters, manifest } = ctx;
   const extract = documentExtractor(source, manifest.config, counters, await source.prepare?.(manifest.config));
   const imagesOf = imageBytesOf(source);
@@ -86,6 +122,7 @@ async function* withPixels(source: AnySource, docs: AsyncIterable<unknown>, shar
       if (written.has(r.image)) continue;
       written.add(r.image);
       await out.write(partitionOf(r.image, manifest.config.partitions), r);
+      await indexHash(r.facts);
     }
     return rev;
   };

@@ -4,8 +4,9 @@
  * test/pixels/img2dataset-fixture.ts) holds. The list's references meet the downloaded pixels by
  * normalised URL; the photo's four copies under four URLs become one image, so their captions pair.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, extname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ScoredPair } from "../../shared/core/records.ts";
 import { buildFilesLayout, buildTar, SAMPLES } from "../pixels/img2dataset-fixture.ts";
@@ -49,5 +50,50 @@ describe("paracap run --images", () => {
     const refused = await runCli(["run", "--input", "cc.tsv", "--images", "download", "--config", wrong, "--out", "x", "--quiet"], { cwd: dir });
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/--images needs a pixel pivot/);
+  });
+
+  /**
+   * The same images as plain files named after their URLs, three ways (the rule of
+   * sources/img2dataset/url-named-folder.ts): `wget -x` (host/path, plus files no line names),
+   * the URL's basename, an md5 of the URL. Each gives the pairs the img2dataset download gives.
+   */
+  describe("a plain folder of files named by URL", () => {
+    const dir = tempDir("paracap-run-url-folder-");
+    writeFileSync(join(dir, "cc.tsv"), SAMPLES.map((s) => `${s.caption}\t${s.url}\n`).join(""));
+    const downloaded = SAMPLES.filter((s) => s.image !== null);
+    const layouts: Record<string, (url: URL, image: string) => string> = {
+      wget: (url) => `${url.host}${url.pathname}`,
+      basename: (url) => url.pathname.slice(url.pathname.lastIndexOf("/") + 1),
+      md5: (url, image) => `${createHash("md5").update(url.href).digest("hex")}${extname(image)}`,
+    };
+    for (const [name, fileOf] of Object.entries(layouts)) {
+      for (const s of downloaded) {
+        const path = join(dir, name, fileOf(new URL(s.url), s.image!));
+        mkdirSync(dirname(path), { recursive: true });
+        copyFileSync(s.image!, path);
+      }
+    }
+    writeFileSync(join(dir, "wget", "example.org", "index.html"), "<html></html>");
+    const silver = (out: string) => readDir(join(dir, out)).get("silver.jsonl")?.toString() ?? "";
+    let reference: string;
+
+    it("img2dataset's download: the reference", async () => {
+      buildFilesLayout(join(dir, "download"));
+      const r = await runCli(["run", "--input", "cc.tsv", "--images", "download", "--out", "ref-out", "--tiers", "gold,silver", "--quiet"], { cwd: dir });
+      expect(r.code, r.stderr).toBe(0);
+      reference = silver("ref-out");
+      expect(reference.split("\n").filter(Boolean)).toHaveLength(3);
+    });
+
+    it.each(Object.keys(layouts))("%s-named files give the same pairs, each file matched by its rule and counted", async (name) => {
+      const r = await runCli(["run", "--input", "cc.tsv", "--images", name, "--out", `${name}-out`, "--tiers", "gold,silver", "--quiet"], { cwd: dir });
+      expect(r.code, r.stderr).toBe(0);
+      expect(silver(`${name}-out`)).toBe(reference);
+      const counters = JSON.parse(readDir(join(dir, `${name}-out`)).get("stats.json")!.toString()).counters;
+      const rule = name === "md5" ? "hash" : name;
+      expect(counters[`pixels.url_folder.matched.${rule}`]).toBe(downloaded.length);
+      expect(counters["pixels.url_folder.unmatched"] ?? 0).toBe(name === "wget" ? 1 : 0);
+      expect(counters["filter.silver.image_pixels_thesis_v1.dropped.no_image"]).toBe(1);
+    });
   });
 });

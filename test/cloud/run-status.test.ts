@@ -15,7 +15,8 @@ import { layout } from "../../shared/tasks/layout.ts";
 import { createManifest } from "../../shared/tasks/manifest.ts";
 import type { ShardSpec } from "../../shared/sources/shard-spec.ts";
 import { marker, writeMarker } from "../../shared/tasks/markers.ts";
-import { definePipeline } from "../../shared/tasks/phases.ts";
+import { doneObject } from "../../shared/tasks/phase-task.ts";
+import { definePipeline, PIXEL_PIPELINE } from "../../shared/tasks/phases.ts";
 import { removeTempDirs, tempDir } from "../runner/helpers.ts";
 
 afterAll(removeTempDirs);
@@ -37,5 +38,16 @@ describe("run status", () => {
     expect(s.shards).toEqual({ total: 3, done: 2, corrupt: ["s1: truncated"], failed: [], pending: ["s2"] });
     expect(Object.keys(s.partitions)).toEqual(["group", "dedup"]);
     expect(formatStatus(s)).toContain("\n  read shards: 2/3 done, 0 failed, 1 pending\n");
+  });
+
+  it("without a pipeline given, a run's status follows the pipeline its config chose: a pixel run lists its index and rekey partitions", async () => {
+    const dir = tempDir("paracap-status-pixels-");
+    const work = new LocalStore(join(dir, "work"));
+    const manifest = createManifest("px", resolveConfig({ partitions: 2, pivot: "phash" }), [shard("s0")], PIXEL_PIPELINE.phases);
+    await work.writeText(layout.manifest(), JSON.stringify(manifest));
+    await writeMarker(work, doneObject("hash-index", { unit: "partition", key: "0", partition: 0 }), marker("hash-index:0", manifest.phaseFingerprints["hash-index"]!, {}));
+    const s = await runStatus("px", work, new LocalStore(join(dir, "out")));
+    expect(Object.keys(s.partitions)).toEqual(["hash-index", "rekey", "group", "dedup"]);
+    expect(s.partitions["hash-index"]).toEqual({ total: 2, done: 1 });
   });
 });

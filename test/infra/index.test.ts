@@ -22,7 +22,7 @@ beforeAll(async () => {
 describe("infra/index.ts reading pulumi config", () => {
   it("applies config keys to the resources", () => {
     const subs = recorded.filter((r) => r.type === "gcp:pubsub/subscription:Subscription" && r.inputs.deadLetterPolicy);
-    expect(subs.map((s) => s.inputs.deadLetterPolicy.maxDeliveryAttempts)).toEqual([9, 9, 9, 9]);
+    expect(subs.map((s) => s.inputs.deadLetterPolicy.maxDeliveryAttempts)).toEqual([9, 9, 9, 9, 9, 9]);
     const fns = recorded.filter((r) => r.type === "gcp:cloudfunctionsv2/function:Function");
     expect(new Set(fns.map((f) => f.inputs.location))).toEqual(new Set(["us-central1"]));
     expect(fns.find((f) => f.inputs.name === "paracap-dedup")?.inputs.serviceConfig.availableMemory).toBe("3Gi");
@@ -43,9 +43,9 @@ describe("infra/index.ts reading pulumi config", () => {
   it("exports names and URIs the CLI needs", async () => {
     expect(await valueOf(program.project)).toBe(TEST_PROJECT);
     expect(await valueOf(program.inputBucket)).toMatch(/^paracap-input-/);
-    expect(await valueOf(program.topics)).toEqual({ extract: "paracap-extract", group: "paracap-group", dedup: "paracap-dedup", aggregate: "paracap-aggregate" });
+    expect(await valueOf(program.topics)).toEqual({ extract: "paracap-extract", "hash-index": "paracap-hash-index", rekey: "paracap-rekey", group: "paracap-group", dedup: "paracap-dedup", aggregate: "paracap-aggregate" });
     const uris = await valueOf(program.functionUris);
-    expect(Object.keys(uris).sort()).toEqual(["aggregate", "deadletter", "dedup", "extract", "group", "plan"]);
+    expect(Object.keys(uris).sort()).toEqual(["aggregate", "deadletter", "dedup", "extract", "group", "hash-index", "plan", "rekey"]);
     expect(await valueOf(program.triggerServiceAccounts)).toMatchObject({ plan: `paracap-plan-trg@${TEST_PROJECT}.iam.gserviceaccount.com` });
   });
 });

@@ -50,10 +50,10 @@ const grantsOf = (m: string) =>
     .sort();
 
 describe("functions", () => {
-  it("deploys the five pipeline stages plus the dead-letter recorder, one component each", () => {
+  it("deploys plan, every phase of the built-in and the pixel pipeline once, and the dead-letter recorder, one component each", () => {
     expect(ofType("gcp:cloudfunctionsv2/function:Function").map((r) => r.inputs.name).sort()).toEqual(FUNCTION_STAGES.map((s) => `pc-${s}`).sort());
     expect(ofType("paracap:stage:StageFunction").map((r) => r.name).sort()).toEqual([...FUNCTION_STAGES].sort());
-    expect(FUNCTION_STAGES).toEqual(["plan", "extract", "group", "dedup", "aggregate", "deadletter"]);
+    expect(FUNCTION_STAGES).toEqual(["plan", "extract", "hash-index", "rekey", "group", "dedup", "aggregate", "deadletter"]);
   });
 
   it.each(FUNCTION_STAGES)("%s runs nodejs22 with its stage as entry point, internal ingress, 540 s", (stage) => {
@@ -86,6 +86,8 @@ describe("functions", () => {
         PARACAP_TIERS: "gold,silver,bronze",
         PARACAP_WARC_BASE_URL: "https://crawl.example/warcs/",
         PARACAP_TOPIC_EXTRACT: "pc-extract",
+        PARACAP_TOPIC_HASH_INDEX: "pc-hash-index",
+        PARACAP_TOPIC_REKEY: "pc-rekey",
         PARACAP_TOPIC_GROUP: "pc-group",
         PARACAP_TOPIC_DEDUP: "pc-dedup",
         PARACAP_TOPIC_AGGREGATE: "pc-aggregate",
@@ -165,9 +167,9 @@ describe("least privilege", () => {
     expect(everything).not.toMatch(/allUsers|allAuthenticatedUsers/);
   });
 
-  it("extract reads input, writes work, publishes to group only", () => {
+  it("extract reads input, writes work, publishes to the phases after it in either pipeline: group and hash-index", () => {
     expect(grantsOf(member("pc-extract-run"))).toEqual(
-      [`roles/pubsub.publisher on pc-group`, `roles/storage.objectUser on ${bucketName("work")}`, `roles/storage.objectViewer on ${bucketName("input")}`].sort(),
+      [`roles/pubsub.publisher on pc-group`, `roles/pubsub.publisher on pc-hash-index`, `roles/storage.objectUser on ${bucketName("work")}`, `roles/storage.objectViewer on ${bucketName("input")}`].sort(),
     );
   });
 
@@ -185,9 +187,14 @@ describe("least privilege", () => {
     expect(grantsOf(member("pc-dedup-run"))).toEqual([`roles/pubsub.publisher on pc-aggregate`, `roles/storage.objectUser on ${bucketName("work")}`].sort());
   });
 
+  it("the pixel phases touch only work and their next topic: hash-index → rekey → group", () => {
+    expect(grantsOf(member("pc-hash-index-run"))).toEqual([`roles/pubsub.publisher on pc-rekey`, `roles/storage.objectUser on ${bucketName("work")}`].sort());
+    expect(grantsOf(member("pc-rekey-run"))).toEqual([`roles/pubsub.publisher on pc-group`, `roles/storage.objectUser on ${bucketName("work")}`].sort());
+  });
+
   it("deadletter writes work and may start every phase after the first (it completes a dead task's fan-in)", () => {
     expect(grantsOf(member("pc-deadletter-run"))).toEqual(
-      [`roles/pubsub.publisher on pc-group`, `roles/pubsub.publisher on pc-dedup`, `roles/pubsub.publisher on pc-aggregate`, `roles/storage.objectUser on ${bucketName("work")}`].sort(),
+      [`roles/pubsub.publisher on pc-group`, `roles/pubsub.publisher on pc-hash-index`, `roles/pubsub.publisher on pc-rekey`, `roles/pubsub.publisher on pc-dedup`, `roles/pubsub.publisher on pc-aggregate`, `roles/storage.objectUser on ${bucketName("work")}`].sort(),
     );
   });
 

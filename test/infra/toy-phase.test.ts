@@ -17,7 +17,7 @@ const phases: PhaseShape[] = BUILTIN_PHASE_SHAPES.flatMap((p) => (p.name === "de
 const cfg = parseDeploymentConfig({ project: TEST_PROJECT, prefix: "pc", memory: { census: "3Gi" }, sourceDir: fakeFunctionsDir() }, phases);
 let outputs: ReturnType<typeof buildParacapStack>;
 beforeAll(async () => {
-  outputs = buildParacapStack(cfg, process.cwd(), phases);
+  outputs = buildParacapStack(cfg, process.cwd(), [phases]);
   await valueOf(outputs.functionUris.plan!);
   await settled(recorded);
 });

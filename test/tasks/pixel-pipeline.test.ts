@@ -8,8 +8,8 @@
  * same pairs; a rerun reads the pixel facts from the item cache; the cloud runner on the emulators
  * publishes the local runner's outputs byte for byte.
  */
-import { rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { Storage } from "@google-cloud/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulators, type Emulators } from "../../scripts/emulators/emulate.ts";
@@ -24,7 +24,8 @@ import { readJsonl } from "../../shared/io/jsonl.ts";
 import { LocalStore } from "../../shared/io/local-store.ts";
 import { runLocal } from "../../shared/runner/local-runner.ts";
 import { BUILTIN_PIPELINE, PIXEL_PIPELINE, pipelineFor, pivotMismatch } from "../../shared/tasks/phases.ts";
-import { comparable, paracap, PARTITIONS, pubsubEmulatorMissing, readDir, readObjects, skipMessage, waitForRun } from "../cloud/helpers.ts";
+import { ImageHashRecord } from "../../shared/tasks/pixel-extract-task.ts";
+import { comparable, paracap, PARTITIONS, SAMPLE_CURRENT, pubsubEmulatorMissing, readDir, readObjects, skipMessage, waitForRun } from "../cloud/helpers.ts";
 import { buildFilesLayout, buildTar, SAMPLES } from "../pixels/img2dataset-fixture.ts";
 import { removeTempDirs, tempDir } from "../runner/helpers.ts";
 
@@ -122,6 +123,23 @@ describe("pixel identity, local runner", () => {
     expect(pairsOf(four, "gold").length).toBeGreaterThan(0);
   });
 
+  it("each index task reads only the hashes written to its partition; 16 partitions give the one-partition outputs", async () => {
+    const one = await localRun(dir, "shard.tar", { pivot: "phash", partitions: 1 });
+    const sixteen = await localRun(dir, "shard.tar", { pivot: "phash", partitions: 16 });
+    const oneOut = comparable(readDir(one), false, TIERS);
+    for (const [name, text] of Object.entries(oneOut)) if (name.endsWith(".jsonl")) expect(comparable(readDir(sixteen), false, TIERS)[name], name).toBe(text);
+    // the 5 images that take part have 5 distinct phash values; a task gets those its slices store or probe from
+    const work = new LocalStore(join(sixteen, ".work"));
+    const perTask: number[] = [];
+    for (let q = 0; q < 16; q++) {
+      let n = 0;
+      for (const name of await work.list(`data/extract/image-hashes/q-${String(q).padStart(5, "0")}/`)) for await (const _ of readJsonl(work, name, ImageHashRecord)) n++;
+      perTask.push(n);
+    }
+    expect(Math.max(...perTask)).toBe(5);
+    expect(perTask.reduce((a, b) => a + b, 0)).toBeLessThan(16 * 5);
+  });
+
   it("a rerun of the extract phase reads every image's facts from the item cache and writes the same bytes", async () => {
     const out = await localRun(dir, "shard.tar", { pivot: "dhash" });
     const before = comparable(readDir(out), false, TIERS);
@@ -137,26 +155,32 @@ describe("pixel identity, local runner", () => {
 });
 
 describe("pixel identity on a crawl: WARC image responses join the pages that name them", () => {
-  it("iana.org: 32 <img src> uses on 16 pages, 30 naming one of the 4 image responses by normalised URL (all SVG: counted unsupported), 2 on the https page naming none", async () => {
+  it("iana.org: 32 <img src> uses on 16 pages, 30 naming one of the 4 image responses by normalised URL, 2 on the https page naming revisits of them (all SVG: counted unsupported)", async () => {
     // Counted by hand from the WARC (gunzip, then each 200 text/html response's <img src> resolved
     // against its target URI, against the target URIs of the image/* responses): icann-logo.svg,
     // iana-logo-header.svg and rir-map.svg are used 15 + 14 + 1 times on http pages; the https
-    // dnssec page's two uses resolve to https URLs the crawl never fetched; iana-logo-homepage.png
-    // is fetched but named by no <img>.
+    // dnssec page's two uses resolve to https URLs the crawl stored only as revisit records;
+    // iana-logo-homepage.png is fetched but named by no <img>. Image revisits (Content-Type image/*;
+    // the .ico revisit says application/octet-stream): icann-logo.svg 14 + 1 (https),
+    // iana-logo-header.svg 13 + 1 (https) = 29, each repeating the payload digest of the http
+    // capture read before it, so all 29 resolve and the https page's two uses join their pixels.
     const dir = tempDir("paracap-pixel-warc-");
     const out = await localRun(new URL("../../../shared/data/warc/", import.meta.url).pathname, "pywb-iana.warc.gz", { pivot: "phash" }, join(dir, "out"));
     const stats = JSON.parse(readDir(out).get("stats.json")!.toString());
     const c = stats.counters as Record<string, number>;
     expect(c["warc.image_records"]).toBe(4);
     expect(c["warc.documents"]).toBe(16);
-    expect(c["pixel_identity.images"]).toBe(4);
+    expect(c["warc.image_revisits"]).toBe(29);
+    expect(c["warc.image_revisits.resolved"]).toBe(29);
+    expect(c["warc.image_revisits.unresolved"]).toBeUndefined();
+    expect(c["pixel_identity.images"]).toBe(4 + 29);
     expect(c["pixel_identity.decoded"]).toBe(1);
-    expect(c["pixel_identity.failed.unsupported"]).toBe(3);
-    expect(c["extract.current.revisions.skipped.image_record"]).toBe(4);
+    expect(c["pixel_identity.failed.unsupported"]).toBe(3 + 29);
+    expect(c["extract.current.revisions.skipped.image_record"]).toBe(4 + 29);
     const row = stats.tiers.gold.funnel.find((r: { id: string }) => r.id === "image_pixels_thesis_v1");
     expect(row.filter.in).toBe(32);
-    // joined = every use but the unjoined (no_image) ones
-    expect(row.filter.reasons).toEqual({ unsupported: 30, no_image: 2 });
+    // every use joined an image (before revisits: 2 on the https page had none, no_image)
+    expect(row.filter.reasons).toEqual({ unsupported: 32 });
   });
 });
 
@@ -177,7 +201,11 @@ describe("which pipeline a pivot runs", () => {
 const missing = pubsubEmulatorMissing();
 if (missing) skipMessage("pixel identity on the cloud runner", missing);
 
-describe.skipIf(missing !== null)("pixel identity, cloud runner on the emulators", () => {
+/**
+ * One deployment, as infra deploys it (every phase of the built-in and the pixel pipeline): each
+ * upload runs the pipeline its config chooses, a Wikipedia dump and a pixel-pivot tar at once.
+ */
+describe.skipIf(missing !== null)("pixel identity, cloud runner on the emulators (the deployment that also serves Wikipedia)", () => {
   let emu: Emulators;
   let cloud: LocalCloud;
   let storage: Storage;
@@ -185,8 +213,9 @@ describe.skipIf(missing !== null)("pixel identity, cloud runner on the emulators
 
   beforeAll(async () => {
     emu = await startEmulators();
-    registerFunctions(() => (deps ??= createCloudDeps(readCloudEnv(process.env, PIXEL_PIPELINE.phases))), PIXEL_PIPELINE);
-    cloud = await startLocalCloud({ emulators: emu, source: null, phases: PIXEL_PIPELINE.phases, partitions: PARTITIONS });
+    registerFunctions(() => (deps ??= createCloudDeps(readCloudEnv(process.env))));
+    cloud = await startLocalCloud({ emulators: emu, source: null, partitions: PARTITIONS });
+    expect(Object.keys(cloud.topics)).toEqual(["extract", "hash-index", "rekey", "group", "dedup", "aggregate"]);
     storage = new Storage({ apiEndpoint: emu.gcsUrl, projectId: emu.projectId });
   });
 
@@ -196,19 +225,34 @@ describe.skipIf(missing !== null)("pixel identity, cloud runner on the emulators
     await emu?.stop();
   });
 
-  it("an uploaded webdataset tar gives the local runner's outputs byte for byte", async () => {
+  it("a Wikipedia dump and a pixel-pivot webdataset tar uploaded together each give the local runner's outputs byte for byte", async () => {
     const dir = tempDir("paracap-pixel-cloud-");
     await buildTar(join(dir, "shard.tar"));
-    const expected = comparable(readDir(await localRun(dir, "shard.tar", { pivot: "phash" })), false, TIERS);
-    const manifestConfig = join(dir, "config.json");
-    writeFileSync(manifestConfig, JSON.stringify({ tiers: TIERS, pivot: "phash" }));
-    const up = await paracap(["cloud", "upload", join(dir, "shard.tar"), "--name", "pixels", "--config", manifestConfig], cloud.env);
-    expect(up.code, up.stderr).toBe(0);
-    const runId = up.stdout.trim();
-    await waitForRun(storage, cloud.buckets.output, runId);
-    const got = comparable(await readObjects(storage, cloud.buckets.output, `${runId}/`), true, TIERS);
-    expect(got["stats.json"]).toBe(expected["stats.json"]);
-    expect(got).toEqual(expected);
-    expect(JSON.parse(got["stats.json"]!).counters["pixel_identity.index.groups"]).toBe(1);
+    copyFileSync(SAMPLE_CURRENT, join(dir, basename(SAMPLE_CURRENT)));
+    const [pixelExpected, wikiExpected] = await Promise.all([localRun(dir, "shard.tar", { pivot: "phash" }), localRun(dir, basename(SAMPLE_CURRENT), {})]).then((outs) => outs.map((o) => comparable(readDir(o), false, TIERS)));
+    const upload = async (file: string, name: string, extra: ParacapConfigInput) => {
+      const manifestConfig = join(dir, `${name}.config.json`);
+      writeFileSync(manifestConfig, JSON.stringify({ tiers: TIERS, ...extra }));
+      const up = await paracap(["cloud", "upload", join(dir, file), "--name", name, "--config", manifestConfig], cloud.env);
+      expect(up.code, up.stderr).toBe(0);
+      return up.stdout.trim();
+    };
+    const [pixelRun, wikiRun] = await Promise.all([upload("shard.tar", "pixels", { pivot: "phash" }), upload(basename(SAMPLE_CURRENT), "wiki", {})]);
+    await Promise.all([waitForRun(storage, cloud.buckets.output, pixelRun), waitForRun(storage, cloud.buckets.output, wikiRun)]);
+
+    const pixels = comparable(await readObjects(storage, cloud.buckets.output, `${pixelRun}/`), true, TIERS);
+    expect(pixels["stats.json"]).toBe(pixelExpected!["stats.json"]);
+    expect(pixels).toEqual(pixelExpected);
+    expect(JSON.parse(pixels["stats.json"]!).counters["pixel_identity.index.groups"]).toBe(1);
+
+    const wiki = comparable(await readObjects(storage, cloud.buckets.output, `${wikiRun}/`), true, TIERS);
+    expect(wiki["stats.json"]).toBe(wikiExpected!["stats.json"]);
+    expect(wiki).toEqual(wikiExpected);
+    expect(JSON.parse(wiki["stats.json"]!).tiers.gold.pairs).toBeGreaterThan(0);
+    // each run went through its own pipeline's phases: the pixel run's index and rekey markers, none for Wikipedia
+    const work = storage.bucket(cloud.buckets.work);
+    const phasesOf = async (runId: string) => new Set((await work.getFiles({ prefix: `runs/${runId}/` }))[0].map((f) => f.name.split("/")[2] ?? "").filter((n) => n && !n.includes(".")));
+    expect([...(await phasesOf(pixelRun))].filter((n) => ["hash-index", "rekey"].includes(n)).sort()).toEqual(["hash-index", "rekey"]);
+    expect([...(await phasesOf(wikiRun))].filter((n) => ["hash-index", "rekey"].includes(n))).toEqual([]);
   });
 });

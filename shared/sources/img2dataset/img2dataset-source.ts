@@ -38,7 +38,7 @@ function claimsTar(fileName: string, head: Buffer): boolean {
 }
 
 /** A folder with an image beside a `.txt` or `.json` of the same name, in it or one level down. */
-function claimsFolder(path: string): boolean {
+export function claimsFolder(path: string): boolean {
   const looks = (dir: string) => {
     const names = new Set(readdirSync(dir));
     return [...names].some((n) => IMAGE_EXTENSIONS.has(extname(n).slice(1).toLowerCase()) && [...SIDE_EXTENSIONS].some((e) => names.has(`${basename(n, extname(n))}.${e}`)));

@@ -15,7 +15,10 @@
  * Pixels: in a run with a pixel pivot, image response records (2xx, `image/*`) are documents too,
  * without references; they carry their bytes (image-bytes.ts) under the key an `<img src>` naming
  * their URL gets (web/html/image-url.ts), so the pixel pipeline joins them to the pages that use
- * them, in any shard of the run. Other runs read exactly what they read before.
+ * them, in any shard of the run. A revisit of an image (a capture that repeats an earlier one's
+ * payload) is given that capture's bytes under its own URL when the original is an image response
+ * read before it in the same shard (revisit-originals.ts), counted `warc.image_revisits.resolved`,
+ * else `.unresolved`. Other runs read exactly what they read before.
  */
 import { basename } from "node:path";
 import type { ParacapConfig } from "../../core/config.ts";
@@ -23,7 +26,8 @@ import type { Counters } from "../../core/counters.ts";
 import { WARC_SKIPPED_PREFIX, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import type { ByteRange, DocumentRefs, Source, SourceRef } from "../source.ts";
 import { windowedRead } from "../../io/byte-source.ts";
-import { readWarc } from "../../web/warc/warc-reader.ts";
+import { readWarcWithRevisits } from "../../web/warc/warc-reader.ts";
+import { RevisitOriginals } from "./revisit-originals.ts";
 import { decodesToWarc, isGzipMagic } from "../../web/warc/gzip-member.ts";
 import { isWarcName, warcKind } from "../../web/warc/warc-kind.ts";
 import { acceptHtml, recordCaptions } from "../../web/html/page-captions.ts";
@@ -45,6 +49,8 @@ export interface WarcPage {
   offset: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** a revisit record given its original's body: the original's URI (or record id) */
+  revisitOf?: string;
 }
 
 /** The page identity of a target URI: normalised like an image URL, so re-crawls of one page meet. */
@@ -93,19 +99,35 @@ export async function* warcDocuments(input: WarcInput, config: ParacapConfig, co
     counters.inc(warcSkippedCounter(`${kind}_file`));
     return;
   }
-  for await (const rec of readWarc({
+  const pixels = isPixelPivot(config.pivot);
+  // pixel runs: image captures a later revisit may repeat
+  const originals = pixels ? new RevisitOriginals() : null;
+  for await (const rec of readWarcWithRevisits({
     open: input.open,
     file: input.label,
     start: input.start,
     end: input.end,
     counters,
     maxBodyBytes: config.extraction.maxPageBytes,
-    accept: isPixelPivot(config.pivot) ? acceptHtmlOrImage : acceptHtml,
+    accept: pixels ? acceptHtmlOrImage : acceptHtml,
+    // an image revisit, or one whose HTTP headers do not say (its original may be an image)
+    ...(pixels ? { revisits: (head) => !head.headers.has("content-type") || IMAGE_TYPE.test(head.headers.get("content-type")!) } : {}),
   })) {
     if (!rec.targetUri) {
       counters.inc(warcSkippedCounter("no_target_uri"));
       continue;
     }
+    if (rec.type === "revisit") {
+      const original = originals!.find(rec);
+      const image = original !== null || IMAGE_TYPE.test(rec.headers.get("content-type") ?? "");
+      if (!image) continue;
+      counters.inc(warcCounter("image_revisits"));
+      counters.inc(warcCounter(original ? "image_revisits.resolved" : "image_revisits.unresolved"));
+      // the revisit's URL with the original capture's body and the headers that say how it is encoded
+      if (original) yield { id: rec.recordId, uri: rec.targetUri, date: rec.date, file: input.file, offset: rec.offset, headers: original.headers, body: original.body, revisitOf: original.targetUri ?? original.recordId };
+      continue;
+    }
+    if (originals && IMAGE_TYPE.test(rec.headers.get("content-type") ?? "")) originals.add(rec);
     counters.inc(warcCounter(IMAGE_TYPE.test(rec.headers.get("content-type") ?? "") ? "image_records" : "documents"));
     yield { id: rec.recordId, uri: rec.targetUri, date: rec.date, file: input.file, offset: rec.offset, headers: Object.fromEntries(rec.headers), body: rec.body };
   }

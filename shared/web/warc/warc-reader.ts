@@ -6,8 +6,9 @@
  * next record (the next gzip member that decodes to a WARC record, or the next `WARC/1.x` line).
  *
  * Only `response` and `resource` records are content; `revisit` records never are (their payload,
- * if any, is a copy of an earlier capture); request, metadata, warcinfo and conversion records are
- * counted and skipped.
+ * if any, is a copy of an earlier capture), but a reader may ask for them (`revisits`) with what
+ * names the capture they repeat; request, metadata, warcinfo and conversion records are counted and
+ * skipped.
  */
 import { AsyncIterReader, WARCParser, type WARCRecord } from "warcio";
 import type { Counters } from "../../core/counters.ts";
@@ -29,6 +30,23 @@ export interface WarcContentRecord {
   headers: ReadonlyMap<string, string>;
   /** the HTTP body as stored: possibly chunked and content-encoded (see http-body.ts) */
   body: Buffer;
+  /** WARC-Payload-Digest (e.g. `sha1:…`), null when absent */
+  payloadDigest: string | null;
+}
+
+/** A revisit record: a capture whose payload repeats an earlier one, and what names that one. */
+export interface WarcRevisitRecord {
+  offset: number;
+  type: "revisit";
+  recordId: string;
+  targetUri: string | null;
+  date: string | null;
+  status: number | null;
+  /** the revisit's own HTTP headers (lower-cased names) */
+  headers: ReadonlyMap<string, string>;
+  payloadDigest: string | null;
+  /** WARC-Refers-To (the original's record id), WARC-Refers-To-Target-URI and -Date; null when absent */
+  refersTo: { recordId: string | null; targetUri: string | null; date: string | null };
 }
 
 /** What a reader of content records needs before the body is read, to skip what it has no use for. */
@@ -53,6 +71,8 @@ export interface WarcReadOptions {
   maxHeaderBytes?: number;
   /** null to read the body, or the reason the record is skipped (counted as warc.skipped.<reason>) */
   accept?(head: WarcRecordHead): string | null;
+  /** whether a revisit record with these HTTP headers is yielded (never, by default: they are counted and skipped) */
+  revisits?(head: { status: number | null; headers: ReadonlyMap<string, string> }): boolean;
 }
 
 export const DEFAULT_MAX_HEADER_BYTES = 1024 * 1024;
@@ -106,7 +126,13 @@ const WARC_VERSION = /^WARC\/1\.[01]$/;
 const SKIPPED_TYPES = new Set(["request", "metadata", "warcinfo", "conversion", "continuation"]);
 
 /** The file's first bytes decide the framing: a gzip magic means per-record gzip members. */
-export async function* readWarc(opts: WarcReadOptions): AsyncGenerator<WarcContentRecord> {
+export function readWarc(opts: Omit<WarcReadOptions, "revisits">): AsyncGenerator<WarcContentRecord> {
+  // without `revisits` no revisit record is yielded
+  return readWarcWithRevisits(opts) as AsyncGenerator<WarcContentRecord>;
+}
+
+/** readWarc, plus the revisit records `opts.revisits` asks for. */
+export async function* readWarcWithRevisits(opts: WarcReadOptions): AsyncGenerator<WarcContentRecord | WarcRevisitRecord> {
   let head: Buffer = Buffer.alloc(0);
   for await (const c of opts.open(0)) {
     head = Buffer.concat([head, c]);
@@ -134,7 +160,7 @@ function reasonOf(err: unknown): string {
 }
 
 /** Per-record gzip: one member at a time; a damaged member is counted and the next verified member read. */
-async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRecord> {
+async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRecord | WarcRevisitRecord> {
   const start = opts.start ?? 0;
   const end = opts.end ?? Infinity;
   let cur = new ByteCursor(opts.open(start), start);
@@ -179,7 +205,7 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
 }
 
 /** Uncompressed WARC: records one after another; a damaged one sends the reader to the next `WARC/1.x` line. */
-async function* readPlain(opts: WarcReadOptions): AsyncGenerator<WarcContentRecord> {
+async function* readPlain(opts: WarcReadOptions): AsyncGenerator<WarcContentRecord | WarcRevisitRecord> {
   const start = opts.start ?? 0;
   const end = opts.end ?? Infinity;
   let cur = new ByteCursor(opts.open(start), start);
@@ -222,7 +248,7 @@ async function* records(
   opts: WarcReadOptions,
   pos: { offset: number } = { offset: base },
   end = Infinity,
-): AsyncGenerator<WarcContentRecord> {
+): AsyncGenerator<WarcContentRecord | WarcRevisitRecord> {
   const c = opts.counters;
   const guard = new HeaderGuard(opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES);
   const parser = new WARCParser(new AsyncIterReader(guard.wrap(data), null), { parseHttp: true });
@@ -248,7 +274,22 @@ async function* records(
     const type = record.warcType ?? "";
     if (type === "revisit") {
       c.inc(warcCounter("records.revisit"));
+      const http = record.httpHeaders;
+      const head = { status: http ? Number(http.statusCode) || null : null, headers: headerMap(http) };
       await record.skipFully();
+      if (opts.revisits?.(head)) {
+        const w = record.warcHeaders.headers;
+        yield {
+          offset: pos.offset,
+          type: "revisit",
+          recordId: w.get("WARC-Record-ID") ?? `${opts.file}@${pos.offset}`,
+          targetUri: cleanUri(record.warcTargetURI),
+          date: record.warcDate ?? null,
+          ...head,
+          payloadDigest: w.get("WARC-Payload-Digest") ?? null,
+          refersTo: { recordId: w.get("WARC-Refers-To") ?? null, targetUri: cleanUri(w.get("WARC-Refers-To-Target-URI")), date: w.get("WARC-Refers-To-Date") ?? null },
+        };
+      }
       continue;
     }
     if (type !== "response" && type !== "resource") {
@@ -299,6 +340,7 @@ async function* records(
       status,
       headers,
       body: Buffer.concat(parts, size),
+      payloadDigest: record.warcHeaders.headers.get("WARC-Payload-Digest") ?? null,
     };
   }
 }

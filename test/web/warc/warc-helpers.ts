@@ -10,9 +10,9 @@ export const EDGE = `${DATA}warcio-edge-cases/`;
 let serial = 0;
 
 /** One WARC record; `length` overrides the true Content-Length (a lying header). */
-export function warcRecord(type: string, block: Buffer | string, opts: { uri?: string; version?: string; length?: number; extra?: string } = {}): Buffer {
+export function warcRecord(type: string, block: Buffer | string, opts: { uri?: string; version?: string; length?: number; extra?: string; id?: string } = {}): Buffer {
   const body = Buffer.isBuffer(block) ? block : Buffer.from(block, "latin1");
-  const id = `<urn:uuid:00000000-0000-0000-0000-${String(++serial).padStart(12, "0")}>`;
+  const id = opts.id ?? `<urn:uuid:00000000-0000-0000-0000-${String(++serial).padStart(12, "0")}>`;
   const head =
     `${opts.version ?? "WARC/1.0"}\r\nWARC-Type: ${type}\r\nWARC-Record-ID: ${id}\r\nWARC-Date: 2024-05-18T00:00:00Z\r\n` +
     (opts.uri ? `WARC-Target-URI: ${opts.uri}\r\n` : "") +
