@@ -11,8 +11,8 @@
  * reason (`corrupt`, `truncated`, `unsupported`, `too_many_pixels`, `empty`) for the caller to count.
  *
  * Speed (scripts/bench/image-hash.ts): the profile read from the header segments in JS
- * (embedded-icc.ts), one full-resolution decode, one pass over the pixels for both rasters
- * (raster.ts `areaRasters`), the transparency count only when the image has alpha, and the pixel
+ * (embedded-icc.ts), one full-resolution decode, one pass over the pixels for both rasters and
+ * the transparency count (raster.ts `hashRasters`), and the pixel
  * MD5 only when asked for (`md5`: the md5 pivot and `paracap hash`), since hashing every decoded
  * byte costs as much as the perceptual hashes together.
  */
@@ -20,7 +20,7 @@ import { createHash } from "node:crypto";
 import sharp from "sharp";
 import { embeddedIcc } from "./embedded-icc.ts";
 import { isSrgbProfile } from "./icc-srgb.ts";
-import { areaRasters, centreSquare } from "./raster.ts";
+import { hashRasters } from "./raster.ts";
 
 /** Why an image could not be decoded (stable: becomes a counter name). */
 export type DecodeFailure = "empty" | "unsupported" | "truncated" | "corrupt" | "too_many_pixels";
@@ -89,9 +89,8 @@ export async function decodeImage(bytes: Uint8Array, options: DecodeOptions = DE
     const srgbAlready = typeof icc === "object" && isSrgbProfile(icc.profile);
     const { data, info } = await open(srgbAlready).rotate().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
     const { width, height, channels } = info;
-    const transparentPixels = channels === 4 || channels === 2 ? countTransparent(data, channels) : 0;
     const pixelMd5 = options.md5 === false ? null : createHash("md5").update(`${width}x${height}x${channels}\n`).update(data).digest("hex");
-    const [luma, centreLuma] = areaRasters(data, width, height, channels, [{ x: 0, y: 0, width, height }, centreSquare(width, height)], HASH_RASTER_SIDE) as [Float64Array, Float64Array];
+    const { luma, centreLuma, transparentPixels } = hashRasters(data, width, height, channels, HASH_RASTER_SIDE);
     return { ok: true, image: { contentHash, format, byteLength: bytes.length, width, height, transparentPixels, pixelMd5, luma, centreLuma } };
   } catch (err) {
     return fail(classify(err, input), messageOf(err));
@@ -115,13 +114,6 @@ export function sniffFormat(b: Buffer): string | null {
     if (["heic", "heix", "mif1", "msf1", "hevc"].includes(brand)) return "heif";
   }
   return null;
-}
-
-function countTransparent(pixels: Buffer, channels: number): number {
-  const data = new Uint8Array(pixels.buffer, pixels.byteOffset, pixels.byteLength);
-  let n = 0;
-  for (let i = channels - 1; i < data.length; i += channels) if (data[i]! < 255) n++;
-  return n;
 }
 
 function messageOf(err: unknown): string {

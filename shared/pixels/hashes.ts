@@ -69,9 +69,9 @@ export function perceptiveHash(luma: Float64Array): bigint {
   const n = 32;
   const small = resample(luma, HASH_RASTER_SIDE, HASH_RASTER_SIDE, n, n);
   // separable: the columns' transforms for the few vertical frequencies needed, then each coefficient from a row of those
-  const byV = new Map<number, Float64Array>();
-  for (const [, v] of LOW_FREQUENCIES) if (!byV.has(v)) byV.set(v, columnTransform(small, n, v));
-  const coeffs = LOW_FREQUENCIES.map(([u, v]) => dct1At(byV.get(v)!, u));
+  const byV: Float64Array[] = [];
+  for (const v of LOW_VERTICAL) byV[v] = columnTransform(small, n, v);
+  const coeffs = LOW_FREQUENCIES.map(([u, v]) => dct1At(byV[v]!, u));
   const med = median(coeffs);
   return bitsOf(coeffs, (c) => c > med);
 }
@@ -83,7 +83,11 @@ export function perceptiveHash(luma: Float64Array): bigint {
  * does, flips bits between rings of nearly equal brightness on any noise.)
  */
 export function ringAverageHash(luma: Float64Array): bigint {
-  const means = RINGS_64.map((ring) => ring.reduce((s, i) => s + luma[i]!, 0) / ring.length);
+  const means = RINGS_64.map((ring) => {
+    let s = 0;
+    for (let t = 0; t < ring.length; t++) s += luma[ring[t]!]!;
+    return s / ring.length;
+  });
   const med = median(means);
   return bitsOf(means, (m) => m > med);
 }
@@ -96,14 +100,14 @@ export function ringAverageHash(luma: Float64Array): bigint {
  * coefficient is compared with the median of the same coefficient over the 16 rings.
  */
 export function ringPerceptiveHash(luma: Float64Array): bigint {
-  const q = 32;
-  const quantiles = new Array<number>(q);
-  const perRing = RINGS_16.map((ring) => {
+  const quantiles = new Float64Array(RING_QUANTILES);
+  const perRing = RINGS_16.map((ring, i) => {
     const sorted = new Float64Array(ring.length);
     for (let t = 0; t < ring.length; t++) sorted[t] = luma[ring[t]!]!;
     sorted.sort();
-    for (let k = 0; k < q; k++) quantiles[k] = sorted[Math.min(sorted.length - 1, Math.floor(((k + 0.5) * sorted.length) / q))]!;
-    return [0, 1, 2, 3].map((k) => dct1At(quantiles, k));
+    const at = RING_16_QUANTILE_AT[i]!;
+    for (let k = 0; k < RING_QUANTILES; k++) quantiles[k] = sorted[at[k]!]!;
+    return [dct1At(quantiles, 0), dct1At(quantiles, 1), dct1At(quantiles, 2), dct1At(quantiles, 3)];
   });
   const bits: boolean[] = [];
   for (let k = 0; k < 4; k++) {
@@ -152,24 +156,57 @@ function median(values: readonly number[]): number {
 
 /** Area-average resampling (each target cell is the exact mean of the source area it covers). */
 export function resample(src: Float64Array, sw: number, sh: number, dw: number, dh: number): Float64Array {
+  const { offsets, index, weight, divisor } = resamplePlan(sw, sh, dw, dh);
   const out = new Float64Array(dw * dh);
+  for (let cell = 0; cell < out.length; cell++) {
+    let sum = 0;
+    for (let t = offsets[cell]!; t < offsets[cell + 1]!; t++) sum += weight[t]! * src[index[t]!]!;
+    out[cell] = sum / divisor;
+  }
+  return out;
+}
+
+/**
+ * Per target cell, the source pixels it overlaps (rows, then columns) and each one's weight
+ * wy · wx, in the order the sum takes them; the same few shapes every time, so built once each.
+ */
+interface ResamplePlan {
+  offsets: Int32Array;
+  index: Int32Array;
+  weight: Float64Array;
+  divisor: number;
+}
+
+const resamplePlans = new Map<string, ResamplePlan>();
+
+function resamplePlan(sw: number, sh: number, dw: number, dh: number): ResamplePlan {
+  const key = `${sw} ${sh} ${dw} ${dh}`;
+  const known = resamplePlans.get(key);
+  if (known !== undefined) return known;
   const fx = sw / dw;
   const fy = sh / dh;
+  const offsets = new Int32Array(dw * dh + 1);
+  const index: number[] = [];
+  const weight: number[] = [];
   for (let y = 0; y < dh; y++) {
     const y0 = y * fy;
     const y1 = y0 + fy;
     for (let x = 0; x < dw; x++) {
       const x0 = x * fx;
       const x1 = x0 + fx;
-      let sum = 0;
       for (let sy = Math.floor(y0); sy < Math.ceil(y1); sy++) {
         const wy = Math.min(y1, sy + 1) - Math.max(y0, sy);
-        for (let sx = Math.floor(x0); sx < Math.ceil(x1); sx++) sum += wy * (Math.min(x1, sx + 1) - Math.max(x0, sx)) * src[sy * sw + sx]!;
+        for (let sx = Math.floor(x0); sx < Math.ceil(x1); sx++) {
+          index.push(sy * sw + sx);
+          weight.push(wy * (Math.min(x1, sx + 1) - Math.max(x0, sx)));
+        }
       }
-      out[y * dw + x] = sum / (fx * fy);
+      offsets[y * dw + x + 1] = index.length;
     }
   }
-  return out;
+  const plan = { offsets, index: Int32Array.from(index), weight: Float64Array.from(weight), divisor: fx * fy };
+  if (resamplePlans.size < 64) resamplePlans.set(key, plan);
+  return plan;
 }
 
 const COS_32 = Array.from({ length: 32 }, (_, u) => Float64Array.from({ length: 32 }, (_, x) => Math.cos(((2 * x + 1) * u * Math.PI) / 64)));
@@ -200,6 +237,9 @@ const LOW_FREQUENCIES: [number, number][] = (() => {
   return all.slice(0, 64);
 })();
 
+/** The vertical frequencies among them, each once, in order of first use. */
+const LOW_VERTICAL = [...new Set(LOW_FREQUENCIES.map(([, v]) => v))];
+
 /**
  * Pixel indices of the inscribed disc split into `count` rings of about equal pixel count, innermost
  * first; pixels at the same distance from the centre always share a ring (so the rings are symmetric
@@ -228,5 +268,8 @@ function equalAreaRings(count: number): number[][] {
   return rings;
 }
 
-const RINGS_64 = equalAreaRings(64);
-const RINGS_16 = equalAreaRings(16);
+const RINGS_64 = equalAreaRings(64).map((r) => Int32Array.from(r));
+const RINGS_16 = equalAreaRings(16).map((r) => Int32Array.from(r));
+const RING_QUANTILES = 32;
+/** Where each of the 32 quantiles of a 16-ring's sorted luminances is. */
+const RING_16_QUANTILE_AT = RINGS_16.map((ring) => Int32Array.from({ length: RING_QUANTILES }, (_, k) => Math.min(ring.length - 1, Math.floor(((k + 0.5) * ring.length) / RING_QUANTILES))));

@@ -75,17 +75,72 @@ export function areaRaster(plane: Float32Array, width: number, crop: Crop, side:
  * costs two lookups whatever its width; rows are weighed into the cells they overlap.
  */
 export function areaRasters(pixels: Uint8Array, width: number, height: number, channels: number, crops: readonly Crop[], side: number): Float64Array[] {
+  return sweep(pixels, width, height, channels, crops, side).rasters;
+}
+
+/** What decode.ts reads from an image's pixels: both hash rasters and the transparency count. */
+export interface HashRasters {
+  /** the whole image squashed to side × side */
+  readonly luma: Float64Array;
+  /** its largest centred square (`centreSquare`) */
+  readonly centreLuma: Float64Array;
+  /** pixels whose alpha is below 255 (0 without an alpha channel), every pixel counted */
+  readonly transparentPixels: number;
+}
+
+/**
+ * `areaRasters` of the whole image and its centre square plus the count of transparent pixels, all
+ * from the one pass over the pixels (the whole-image crop visits every row, so no pixel goes uncounted).
+ */
+export function hashRasters(pixels: Uint8Array, width: number, height: number, channels: number, side: number): HashRasters {
+  const { rasters, transparentPixels } = sweep(pixels, width, height, channels, [{ x: 0, y: 0, width, height }, centreSquare(width, height)], side);
+  return { luma: rasters[0]!, centreLuma: rasters[1]!, transparentPixels };
+}
+
+interface Plan {
+  cols: CellSpans;
+  rows: RowFeeds;
+  top: number;
+  out: Float64Array;
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+function sweep(pixels: Uint8Array, width: number, height: number, channels: number, crops: readonly Crop[], side: number): { rasters: Float64Array[]; transparentPixels: number } {
+  if (channels < 1 || channels > 4) throw new Error(`cannot read luma from ${channels} channels`);
   // a plain Uint8Array view (element reads through a Buffer, another class, stay slower)
   const data = new Uint8Array(pixels.buffer, pixels.byteOffset, pixels.byteLength);
+  // RGBA read a pixel per 32-bit word where the buffer allows it (sharp's always does)
+  const words = channels === 4 && LITTLE_ENDIAN && data.byteOffset % 4 === 0 ? new Uint32Array(data.buffer, data.byteOffset, width * height) : null;
   const alpha = channels === 2 || channels === 4;
   const scale = alpha ? 255_000 : 1000;
-  const plans = crops.map((crop) => ({ cols: cellSpans(crop.x, crop.width, side), rows: rowFeeds(crop.y, crop.height, side), top: Math.floor(crop.y), out: new Float64Array(side * side) }));
+  // equal crops (a square image's centre square is the image) share one plan and its sums
+  const planOf = new Map<string, Plan>();
+  const cropPlans = crops.map((crop) => {
+    const key = `${crop.x} ${crop.y} ${crop.width} ${crop.height}`;
+    let plan = planOf.get(key);
+    if (plan === undefined) {
+      plan = { cols: cellSpans(crop.x, crop.width, side), rows: rowFeeds(crop.y, crop.height, side), top: Math.floor(crop.y), out: new Float64Array(side * side) };
+      planOf.set(key, plan);
+    }
+    return plan;
+  });
+  const plans = [...planOf.values()];
   const prefix = new Float64Array(width + 1);
   const sums = new Float64Array(side);
-  const top = Math.min(...plans.map((p) => p.top));
-  const bottom = Math.max(...plans.map((p) => p.top + p.rows.rows));
+  let top = Infinity;
+  let bottom = -Infinity;
+  for (const p of plans) {
+    top = Math.min(top, p.top);
+    bottom = Math.max(bottom, p.top + p.rows.rows);
+  }
+  let transparentPixels = 0;
   for (let y = top; y < bottom; y++) {
-    rowPrefix(data, y * width * channels, width, channels, prefix);
+    if (words !== null) transparentPixels += rowPrefixWords(words, y * width, width, prefix);
+    else if (channels === 3) rowPrefix3(data, y * width * 3, width, prefix);
+    else if (channels === 1) rowPrefix1(data, y * width, width, prefix);
+    else if (channels === 2) transparentPixels += rowPrefix2(data, y * width * 2, width, prefix);
+    else transparentPixels += rowPrefix4(data, y * width * 4, width, prefix);
     for (let i = 0; i < plans.length; i++) {
       const p = plans[i]!;
       const r = y - p.top;
@@ -95,10 +150,13 @@ export function areaRasters(pixels: Uint8Array, width: number, height: number, c
       for (let f = offsets[r]!; f < offsets[r + 1]!; f++) accumulate(p.out, targets[f]! * side, weights[f]!, sums);
     }
   }
-  return plans.map((p, i) => {
+  const rasters = cropPlans.map((p, i) => {
     const norm = scale * (crops[i]!.width / side) * (crops[i]!.height / side);
-    return p.out.map((v) => v / norm);
+    const out = new Float64Array(side * side);
+    for (let j = 0; j < out.length; j++) out[j] = p.out[j]! / norm;
+    return out;
   });
+  return { rasters, transparentPixels: alpha ? transparentPixels : 0 };
 }
 
 /** Per cell of [start, start + length) cut into `cells`: where it covers whole pixels and the weights of its partial edge pixels. */
@@ -153,45 +211,97 @@ function rowFeeds(start: number, length: number, cells: number): RowFeeds {
   const top = Math.floor(start);
   const rows = Math.ceil(start + length) - top;
   const s = cellSpans(start, length, cells);
-  const pairs: [row: number, k: number, w: number][] = [];
+  // (row, cell, weight) cell by cell, each cell's rows top to bottom: already in (row, cell) order
+  // whenever the cells tile the rows in order, which they do; checked, and sorted only if not
+  let n = 0;
+  for (let k = 0; k < cells; k++) n += 1 + Math.max(0, s.whole1[k]! - s.whole0[k]!) + (s.weightHi[k]! > 0 ? 1 : 0);
+  const row = new Int32Array(n);
+  const targets = new Int32Array(n);
+  const weights = new Float64Array(n);
+  let f = 0;
+  const push = (r: number, k: number, w: number) => {
+    row[f] = r;
+    targets[f] = k;
+    weights[f++] = w;
+  };
   for (let k = 0; k < cells; k++) {
-    pairs.push([s.edgeLo[k]! - top, k, s.weightLo[k]!]);
-    for (let p = s.whole0[k]!; p < s.whole1[k]!; p++) pairs.push([p - top, k, 1]);
-    if (s.weightHi[k]! > 0) pairs.push([s.edgeHi[k]! - top, k, s.weightHi[k]!]);
+    push(s.edgeLo[k]! - top, k, s.weightLo[k]!);
+    for (let p = s.whole0[k]!; p < s.whole1[k]!; p++) push(p - top, k, 1);
+    if (s.weightHi[k]! > 0) push(s.edgeHi[k]! - top, k, s.weightHi[k]!);
   }
-  pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  for (let i = 1; i < n; i++) {
+    if (row[i - 1]! > row[i]! || (row[i - 1] === row[i] && targets[i - 1]! >= targets[i]!)) return sortedFeeds(rows, row, targets, weights);
+  }
   const offsets = new Int32Array(rows + 1);
-  for (const [r] of pairs) offsets[r + 1]!++;
+  for (let i = 0; i < n; i++) offsets[row[i]! + 1]!++;
   for (let r = 0; r < rows; r++) offsets[r + 1]! += offsets[r]!;
-  return { rows, offsets, targets: Int32Array.from(pairs, (p) => p[1]), weights: Float64Array.from(pairs, (p) => p[2]) };
+  return { rows, offsets, targets, weights };
 }
 
-/** Running totals of one row's scaled luma: prefix[x] = Σ luma of pixels before x. */
-function rowPrefix(data: Uint8Array, base: number, width: number, channels: number, prefix: Float64Array): void {
+function sortedFeeds(rows: number, row: Int32Array, targets: Int32Array, weights: Float64Array): RowFeeds {
+  const order = Array.from(row, (_, i) => i).sort((a, b) => row[a]! - row[b]! || targets[a]! - targets[b]!);
+  const offsets = new Int32Array(rows + 1);
+  for (const i of order) offsets[row[i]! + 1]!++;
+  for (let r = 0; r < rows; r++) offsets[r + 1]! += offsets[r]!;
+  return { rows, offsets, targets: Int32Array.from(order, (i) => targets[i]!), weights: Float64Array.from(order, (i) => weights[i]!) };
+}
+
+// Running totals of one row's scaled luma: prefix[x] = Σ luma of pixels before x. Every term is an
+// integer below 2^27 and every total below 2^53, so the sums are exact whatever the order; the
+// alpha variants also return how many of the row's pixels are not opaque.
+
+function rowPrefix3(data: Uint8Array, base: number, width: number, prefix: Float64Array): void {
   let total = 0;
-  if (channels === 3) {
-    for (let x = 0, j = base; x < width; x++, j += 3) {
-      total += 299 * data[j]! + 587 * data[j + 1]! + 114 * data[j + 2]!;
-      prefix[x + 1] = total;
-    }
-  } else if (channels === 4) {
-    for (let x = 0, j = base; x < width; x++, j += 4) {
-      const a = data[j + 3]!;
-      total += a * (299 * data[j]! + 587 * data[j + 1]! + 114 * data[j + 2]!) + (255 - a) * 255_000;
-      prefix[x + 1] = total;
-    }
-  } else if (channels === 1) {
-    for (let x = 0; x < width; x++) {
-      total += 1000 * data[base + x]!;
-      prefix[x + 1] = total;
-    }
-  } else if (channels === 2) {
-    for (let x = 0, j = base; x < width; x++, j += 2) {
-      const a = data[j + 1]!;
-      total += a * 1000 * data[j]! + (255 - a) * 255_000;
-      prefix[x + 1] = total;
-    }
-  } else throw new Error(`cannot read luma from ${channels} channels`);
+  for (let x = 0, j = base; x < width; x++, j += 3) {
+    total += (299 * data[j]! + 587 * data[j + 1]! + 114 * data[j + 2]!) | 0;
+    prefix[x + 1] = total;
+  }
+}
+
+function rowPrefix1(data: Uint8Array, base: number, width: number, prefix: Float64Array): void {
+  let total = 0;
+  for (let x = 0; x < width; x++) {
+    total += 1000 * data[base + x]!;
+    prefix[x + 1] = total;
+  }
+}
+
+function rowPrefix2(data: Uint8Array, base: number, width: number, prefix: Float64Array): number {
+  let total = 0;
+  let transparent = 0;
+  for (let x = 0, j = base; x < width; x++, j += 2) {
+    const a = data[j + 1]!;
+    total += (a * 1000 * data[j]! + (255 - a) * 255_000) | 0;
+    if (a !== 255) transparent++;
+    prefix[x + 1] = total;
+  }
+  return transparent;
+}
+
+function rowPrefix4(data: Uint8Array, base: number, width: number, prefix: Float64Array): number {
+  let total = 0;
+  let transparent = 0;
+  for (let x = 0, j = base; x < width; x++, j += 4) {
+    const a = data[j + 3]!;
+    total += (a * (299 * data[j]! + 587 * data[j + 1]! + 114 * data[j + 2]!) + (255 - a) * 255_000) | 0;
+    if (a !== 255) transparent++;
+    prefix[x + 1] = total;
+  }
+  return transparent;
+}
+
+/** rowPrefix4 reading each RGBA pixel as one little-endian word (R in the low byte). */
+function rowPrefixWords(words: Uint32Array, base: number, width: number, prefix: Float64Array): number {
+  let total = 0;
+  let transparent = 0;
+  for (let x = 0; x < width; x++) {
+    const p = words[base + x]!;
+    const a = p >>> 24;
+    total += (a * (299 * (p & 255) + 587 * ((p >>> 8) & 255) + 114 * ((p >>> 16) & 255)) + (255 - a) * 255_000) | 0;
+    if (a !== 255) transparent++;
+    prefix[x + 1] = total;
+  }
+  return transparent;
 }
 
 /** Each cell's overlap-weighted sum of the row. */
