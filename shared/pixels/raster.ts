@@ -290,15 +290,22 @@ function rowPrefix4(data: Uint8Array, base: number, width: number, prefix: Float
   return transparent;
 }
 
-/** rowPrefix4 reading each RGBA pixel as one little-endian word (R in the low byte). */
+/**
+ * rowPrefix4 reading each RGBA pixel as one little-endian word (R in the low byte), with the two
+ * common alphas taken apart: opaque (255 · Y) and fully clear (white: 255 · 255,000, no colour to
+ * read), the same integers the general formula gives.
+ */
 function rowPrefixWords(words: Uint32Array, base: number, width: number, prefix: Float64Array): number {
   let total = 0;
   let transparent = 0;
   for (let x = 0; x < width; x++) {
-    const p = words[base + x]!;
+    const p = words[base + x]! | 0;
     const a = p >>> 24;
-    total += (a * (299 * (p & 255) + 587 * ((p >>> 8) & 255) + 114 * ((p >>> 16) & 255)) + (255 - a) * 255_000) | 0;
-    if (a !== 255) transparent++;
+    if (a === 255) total += 255 * ((299 * (p & 255) + 587 * ((p >>> 8) & 255) + 114 * ((p >>> 16) & 255)) | 0);
+    else {
+      transparent++;
+      total += a === 0 ? 65_025_000 : (a * (299 * (p & 255) + 587 * ((p >>> 8) & 255) + 114 * ((p >>> 16) & 255)) + (255 - a) * 255_000) | 0;
+    }
     prefix[x + 1] = total;
   }
   return transparent;
