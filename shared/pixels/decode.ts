@@ -75,8 +75,8 @@ export function contentHashOf(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-export async function decodeImage(bytes: Uint8Array, options: DecodeOptions = DEFAULT_DECODE_OPTIONS): Promise<DecodeResult> {
-  const contentHash = contentHashOf(bytes);
+/** `contentHash`: the bytes' sha256 when the caller has it already (pixel-judge.ts keys its cache by it). */
+export async function decodeImage(bytes: Uint8Array, options: DecodeOptions = DEFAULT_DECODE_OPTIONS, contentHash: string = contentHashOf(bytes)): Promise<DecodeResult> {
   const fail = (reason: DecodeFailure, message: string): DecodeResult => ({ ok: false, reason, contentHash, message });
   if (bytes.length === 0) return fail("empty", "no bytes");
   const input = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -57,10 +57,11 @@ export const PIXEL_FACTS_DECODE: DecodeOptions = { ...DEFAULT_DECODE_OPTIONS, md
  */
 export async function pixelFacts(bytes: Uint8Array, ctx: Pick<StageContext, "itemCache">, decode: DecodeOptions = PIXEL_FACTS_DECODE, gate: ImageBounds | null = null): Promise<PixelFacts> {
   const withMd5 = decode.md5 !== false;
+  const contentHash = contentHashOf(bytes);
   const compute = async (): Promise<PixelFacts> => {
     const outside = gate === null ? null : outsideBoundsByHeader(bytes, sniffFormat(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)), gate);
     if (outside !== null) return { ok: false, reason: outside, header: true };
-    const r = await decodeImage(bytes, decode);
+    const r = await decodeImage(bytes, decode, contentHash);
     if (!r.ok) return { ok: false, reason: r.reason };
     const h = imageHashes(r.image);
     const { format, byteLength, width, height, transparentPixels } = r.image;
@@ -68,7 +69,7 @@ export async function pixelFacts(bytes: Uint8Array, ctx: Pick<StageContext, "ite
   };
   const cache = ctx.itemCache?.(withMd5 ? PIXEL_FACTS_MD5_NAMESPACE : PIXEL_FACTS_NAMESPACE, PixelFactsSchema);
   // gated facts depend on the bounds: their key names them
-  const key = gate === null ? contentHashOf(bytes) : `${contentHashOf(bytes)} within ${JSON.stringify(ImageBoundsSchema.parse(gate))}`;
+  const key = gate === null ? contentHash : `${contentHash} within ${JSON.stringify(ImageBoundsSchema.parse(gate))}`;
   return cache ? cache.getOrCompute(key, compute) : compute();
 }
 

@@ -98,7 +98,7 @@ export function hashRasters(pixels: Uint8Array, width: number, height: number, c
 }
 
 interface Plan {
-  cols: CellSpans;
+  cells: PackedSpans;
   rows: RowFeeds;
   top: number;
   out: Float64Array;
@@ -120,7 +120,7 @@ function sweep(pixels: Uint8Array, width: number, height: number, channels: numb
     const key = `${crop.x} ${crop.y} ${crop.width} ${crop.height}`;
     let plan = planOf.get(key);
     if (plan === undefined) {
-      plan = { cols: cellSpans(crop.x, crop.width, side), rows: rowFeeds(crop.y, crop.height, side), top: Math.floor(crop.y), out: new Float64Array(side * side) };
+      plan = { cells: packed(cellSpans(crop.x, crop.width, side)), rows: rowFeeds(crop.y, crop.height, side), top: Math.floor(crop.y), out: new Float64Array(side * side) };
       planOf.set(key, plan);
     }
     return plan;
@@ -145,9 +145,15 @@ function sweep(pixels: Uint8Array, width: number, height: number, channels: numb
       const p = plans[i]!;
       const r = y - p.top;
       if (r < 0 || r >= p.rows.rows) continue;
-      cellSums(prefix, p.cols, sums);
       const { offsets, targets, weights } = p.rows;
-      for (let f = offsets[r]!; f < offsets[r + 1]!; f++) accumulate(p.out, targets[f]! * side, weights[f]!, sums);
+      const first = offsets[r]!;
+      const feeds = offsets[r + 1]! - first;
+      // most rows feed one raster row: weigh the cell sums straight into it
+      if (feeds === 1) addCellSums(prefix, p.cells, p.out, targets[first]! * side, weights[first]!, side);
+      else {
+        cellSums(prefix, p.cells, sums);
+        for (let f = first; f < first + feeds; f++) accumulate(p.out, targets[f]! * side, weights[f]!, sums);
+      }
     }
   }
   const rasters = cropPlans.map((p, i) => {
@@ -311,13 +317,42 @@ function rowPrefixWords(words: Uint32Array, base: number, width: number, prefix:
   return transparent;
 }
 
+/** CellSpans cell by cell, for the per-row loops: [edgeLo, whole0, whole1, edgeHi] and [weightLo, weightHi] per cell. */
+interface PackedSpans {
+  at: Int32Array;
+  weight: Float64Array;
+}
+
+function packed(c: CellSpans): PackedSpans {
+  const n = c.edgeLo.length;
+  const at = new Int32Array(4 * n);
+  const weight = new Float64Array(2 * n);
+  for (let k = 0; k < n; k++) {
+    at.set([c.edgeLo[k]!, c.whole0[k]!, c.whole1[k]!, c.edgeHi[k]!], 4 * k);
+    weight[2 * k] = c.weightLo[k]!;
+    weight[2 * k + 1] = c.weightHi[k]!;
+  }
+  return { at, weight };
+}
+
 /** Each cell's overlap-weighted sum of the row. */
-function cellSums(prefix: Float64Array, c: CellSpans, out: Float64Array): void {
-  const { edgeLo, weightLo, whole0, whole1, edgeHi, weightHi } = c;
+function cellSums(prefix: Float64Array, c: PackedSpans, out: Float64Array): void {
+  const { at, weight } = c;
   for (let k = 0; k < out.length; k++) {
-    const lo = edgeLo[k]!;
-    const hi = edgeHi[k]!;
-    out[k] = weightLo[k]! * (prefix[lo + 1]! - prefix[lo]!) + (prefix[whole1[k]!]! - prefix[whole0[k]!]!) + weightHi[k]! * (prefix[hi + 1]! - prefix[hi]!);
+    const lo = at[4 * k]!;
+    const hi = at[4 * k + 3]!;
+    out[k] = weight[2 * k]! * (prefix[lo + 1]! - prefix[lo]!) + (prefix[at[4 * k + 2]!]! - prefix[at[4 * k + 1]!]!) + weight[2 * k + 1]! * (prefix[hi + 1]! - prefix[hi]!);
+  }
+}
+
+/** `cellSums` then `accumulate` into one raster row, without the intermediate row (the same operations in the same order). */
+function addCellSums(prefix: Float64Array, c: PackedSpans, out: Float64Array, offset: number, w: number, cells: number): void {
+  const { at, weight } = c;
+  for (let k = 0; k < cells; k++) {
+    const lo = at[4 * k]!;
+    const hi = at[4 * k + 3]!;
+    const sum = weight[2 * k]! * (prefix[lo + 1]! - prefix[lo]!) + (prefix[at[4 * k + 2]!]! - prefix[at[4 * k + 1]!]!) + weight[2 * k + 1]! * (prefix[hi + 1]! - prefix[hi]!);
+    out[offset + k] = out[offset + k]! + w * sum;
   }
 }
 
