@@ -30,7 +30,7 @@ const BENCHES = [
   ["publish.ts", "report.html, Parquet and dataset card vs one read pass over the dataset"],
   ["annotate.ts", "annotation sample, labels file read/append, agreement vs one read pass / a plain parse"],
   ["image-hash-variants.ts", "hash modes' Hamming distances from the photo to its variants (writes docs/image-hash-variants.md)"],
-  ["image-hash.ts", "decode + all image hashes per core vs sharp-phash"],
+  ["image-hash.ts", "decode + all image hashes per core vs sharp-phash, the decode alone and the code before; ms per image by format"],
   ["hash-index.ts", "near-duplicate grouping of 1,000,000 64-bit hashes vs brute force (recall on 20,000), peak RSS"],
   ["index-reads.ts", "hash-index tasks over their own partition of hashes vs over every hash: records read and time, same edges"],
   ["minhash.ts", "Chung & Knight min-hash (paper's rule and verified) vs exact Jaccard on the Verne translations: P/R/F, scatter, runtime to 10^5 paragraphs"],

@@ -2,7 +2,10 @@
  * Images per second per core for decode (EXIF orientation, ICC → sRGB, two antialiased rasters) +
  * all five perceptual hashes, with and without the pixel MD5 (only the md5 pivot and `paracap hash`
  * compute it), against sharp-phash (one DCT hash on a 32×32 greyscale resize, shrink-on-load) on the
- * same images in the same run. "Per core" divides by the process's CPU time (user + system, all
+ * same images in the same run; also against the pixel code before the one-sweep rasters (kept in
+ * test/pixels/reference as the bit-identity oracle) and against the decode alone (libvips with the
+ * same options, no pixel work in JS: the floor any hashing on full decodes stands on), and a
+ * per-format table of decode-alone vs decode + hashes, milliseconds of CPU per image. "Per core" divides by the process's CPU time (user + system, all
  * threads, libvips' included), so the figure holds on a shared machine; wall-clock rates are printed
  * too. Run it niced (`nice -n 10`) on a shared machine.
  *
@@ -13,8 +16,14 @@ import { join } from "node:path";
 import { loadavg } from "node:os";
 import sharp from "sharp";
 import { createRequire } from "node:module";
-import { decodeImage } from "../../shared/pixels/decode.ts";
+import { createHash } from "node:crypto";
+import { decodeImage, HASH_RASTER_SIDE, sniffFormat } from "../../shared/pixels/decode.ts";
+import { embeddedIcc } from "../../shared/pixels/embedded-icc.ts";
 import { imageHashes } from "../../shared/pixels/hashes.ts";
+import { isSrgbProfile } from "../../shared/pixels/icc-srgb.ts";
+import { centreSquare } from "../../shared/pixels/raster.ts";
+import { perceptualHashes as perceptualHashesBefore } from "../../test/pixels/reference/hashes-v1.ts";
+import { areaRastersV1, countTransparentV1 } from "../../test/pixels/reference/raster-v1.ts";
 
 // CommonJS (module.exports = phash) whose typings claim an ES default export
 const phash = createRequire(import.meta.url)("sharp-phash") as (image: Buffer) => Promise<string>;
@@ -36,7 +45,7 @@ interface Rate {
 
 type Contender = readonly [name: string, one: (b: Buffer) => Promise<unknown>];
 
-async function measure(corpus: Buffer[], contenders: readonly Contender[]): Promise<Rate[]> {
+async function measure(corpus: Buffer[], contenders: readonly Contender[], quiet = false): Promise<Rate[]> {
   for (const [, one] of contenders) for (const b of corpus) await one(b); // warm-up
   const cpu = contenders.map(() => 0);
   const wall = contenders.map(() => 0);
@@ -53,7 +62,7 @@ async function measure(corpus: Buffer[], contenders: readonly Contender[]): Prom
   const n = ROUNDS * corpus.length;
   return contenders.map(([name], i) => {
     const rate = { perCpuSecond: n / cpu[i]!, perWallSecond: n / wall[i]! };
-    console.log(`  ${name.padEnd(52)} ${rate.perCpuSecond.toFixed(0).padStart(5)} img/s per core (CPU ${cpu[i]!.toFixed(1)} s), ${rate.perWallSecond.toFixed(0).padStart(5)} img/s wall`);
+    if (!quiet) console.log(`  ${name.padEnd(52)} ${rate.perCpuSecond.toFixed(0).padStart(5)} img/s per core (CPU ${cpu[i]!.toFixed(1)} s), ${rate.perWallSecond.toFixed(0).padStart(5)} img/s wall`);
     return rate;
   });
 }
@@ -62,19 +71,61 @@ const decodeAndHash = (md5: boolean) => async (b: Buffer) => {
   const r = await decodeImage(b, { maxPixels: 50_000_000, md5 });
   if (r.ok) imageHashes(r.image);
 };
+
+/** The sharp call decode.ts makes, alone (the profile check done as it does it). */
+const decodeOptions = (b: Buffer) => {
+  const icc = embeddedIcc(b, sniffFormat(b)!);
+  return { failOn: "error" as const, limitInputPixels: 50_000_000, sequentialRead: true, ignoreIcc: typeof icc === "object" && isSrgbProfile(icc.profile) };
+};
+const decodeOnly = (b: Buffer) => sharp(b, decodeOptions(b)).rotate().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
+
+/** decode.ts + hashes.ts before the one-sweep rasters: separate transparency pass, areaRasters v1, hashes v1. */
+const decodeAndHashBefore = async (b: Buffer) => {
+  createHash("sha256").update(b).digest("hex");
+  const { data, info } = await decodeOnly(b);
+  const { width, height, channels } = info;
+  if (channels === 2 || channels === 4) countTransparentV1(data, channels);
+  const [luma, centreLuma] = areaRastersV1(data, width, height, channels, [{ x: 0, y: 0, width, height }, centreSquare(width, height)], HASH_RASTER_SIDE) as [Float64Array, Float64Array];
+  perceptualHashesBefore({ luma, centreLuma });
+};
+
 const jpegs = images.filter((b) => b[0] === 0xff && b[1] === 0xd8);
 for (const [label, corpus] of [
   [`web-sized JPEG photos (${jpegs.length}: 500×333 … 671×482, and a 100×67 thumbnail; 4 carry an sRGB profile)`, jpegs],
   [`all ${images.length} images (PNG up to 1000×1000 RGBA included)`, images],
 ] as const) {
   console.log(`\n${label}`);
-  const [perceptual, withMd5, baseline] = (await measure(corpus, [
+  const [perceptual, withMd5, before, floor, baseline] = (await measure(corpus, [
     ["paracap: decode + ahash/dhash/phash/rahash/rphash", decodeAndHash(false)],
     ["paracap: the same + md5 of the decoded pixels", decodeAndHash(true)],
+    ["paracap before the one-sweep rasters (no md5)", decodeAndHashBefore],
+    ["decode alone (libvips, same options; the floor)", decodeOnly],
     ["sharp-phash 2.2 (one hash, no full decode)", (b) => phash(b)],
-  ])) as [Rate, Rate, Rate];
+  ])) as [Rate, Rate, Rate, Rate, Rate];
   const verdict = (r: Rate) => `${(r.perCpuSecond / baseline.perCpuSecond).toFixed(2)}× sharp-phash per core, target ≥ 150 img/s/core ${r.perCpuSecond >= 150 ? "met" : "NOT met"}`;
-  console.log(`  all perceptual hashes: ${verdict(perceptual)}`);
+  console.log(`  all perceptual hashes: ${verdict(perceptual)}; ${(perceptual.perCpuSecond / before.perCpuSecond).toFixed(2)}× the code before`);
   console.log(`  with md5:              ${verdict(withMd5)}`);
+  console.log(`  decode alone:          ${floor.perCpuSecond.toFixed(0)} img/s per core; JS pixel work + hashes ${(1000 / perceptual.perCpuSecond - 1000 / floor.perCpuSecond).toFixed(2)} ms of CPU per image on top (before: ${(1000 / before.perCpuSecond - 1000 / floor.perCpuSecond).toFixed(2)} ms)`);
 }
-console.log(`\nmachine load ${loadavg()[0]!.toFixed(1)} on a shared 2-core box (CPU time inflates under contention); peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+
+// per format: where the time goes (fewer rounds; CPU ms per image)
+const kinds = await Promise.all(
+  images.map(async (b) => {
+    const m = await sharp(b).metadata();
+    const px = (m.width ?? 0) * (m.height ?? 0);
+    if (m.format === "jpeg") return m.isProgressive ? "JPEG progressive" : "JPEG baseline";
+    return px >= 1_000_000 ? "PNG RGBA 1000×1000" : "PNG RGB or grey+alpha, ≤ 0.38 Mpx";
+  }),
+);
+console.log(`\nper format, ms of CPU per image: decode alone | decode + all perceptual hashes (paracap) | the code before`);
+for (const kind of [...new Set(kinds)].sort()) {
+  const corpus = images.filter((_, i) => kinds[i] === kind);
+  const [ours, before, floor] = (await measure(corpus, [
+    ["paracap", decodeAndHash(false)],
+    ["before", decodeAndHashBefore],
+    ["decode alone", decodeOnly],
+  ], true)) as [Rate, Rate, Rate];
+  const ms = (r: Rate) => (1000 / r.perCpuSecond).toFixed(2).padStart(6);
+  console.log(`  ${`${kind} (${corpus.length})`.padEnd(40)} ${ms(floor)} | ${ms(ours)} | ${ms(before)}`);
+}
+console.log(`\nmachine load ${loadavg().map((l) => l.toFixed(1)).join(" ")} on a shared 2-core box (CPU time inflates under contention); peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
