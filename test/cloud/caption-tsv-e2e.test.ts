@@ -8,11 +8,11 @@
 import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Storage } from "@google-cloud/storage";
+import type { Storage } from "@google-cloud/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulators, type Emulators } from "../../scripts/emulators/emulate.ts";
-import { startLocalCloud, type LocalCloud } from "../../scripts/emulators/local-cloud.ts";
-import { closeCloudDeps } from "../../functions/deps.ts";
+import type { Emulators } from "../../scripts/emulators/emulate.ts";
+import type { LocalCloud } from "../../scripts/emulators/local-cloud.ts";
+import { startCloudFixture, type CloudFixture } from "./cloud-fixture.ts";
 import { resolveConfig } from "../../shared/core/config.ts";
 import { Stats } from "../../shared/output/stats.ts";
 import { runLocal } from "../../shared/runner/local-runner.ts";
@@ -35,6 +35,7 @@ if (missing) skipMessage("cloud caption-tsv e2e", missing);
 const paracapIn = (cwd: string, args: string[]) => runCli(args, { cwd });
 
 describe.skipIf(missing !== null)("Conceptual Captions: cloud upload = paracap run", () => {
+  let fx: CloudFixture;
   let emu: Emulators;
   let cloud: LocalCloud;
   let storage: Storage;
@@ -43,15 +44,12 @@ describe.skipIf(missing !== null)("Conceptual Captions: cloud upload = paracap r
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "paracap-cc-cloud-"));
     copyFileSync(FIXTURE, join(dir, NAME));
-    emu = await startEmulators();
-    cloud = await startLocalCloud({ emulators: emu, partitions: PARTITIONS, shardBytes: SHARD_BYTES });
-    storage = new Storage({ apiEndpoint: emu.gcsUrl, projectId: emu.projectId });
+    fx = await startCloudFixture({ shardBytes: SHARD_BYTES });
+    ({ emu, cloud, storage } = fx);
   });
 
   afterAll(async () => {
-    await cloud?.stop();
-    await closeCloudDeps();
-    await emu?.stop();
+    await fx?.stop();
   });
 
   it("the uploaded .tsv runs in 4 shards and equals `paracap run --input` (datasets, funnel) and the local runner with the same shards (every output)", async () => {

@@ -5,11 +5,11 @@
  * over Cloud Storage and Pub/Sub emulators, and must produce exactly what the local runner
  * produces on the same files. Then again with every message and event delivered twice.
  */
-import { Storage } from "@google-cloud/storage";
+import type { Storage } from "@google-cloud/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulators, type Emulators } from "../../scripts/emulators/emulate.ts";
-import { startLocalCloud, type LocalCloud } from "../../scripts/emulators/local-cloud.ts";
-import { closeCloudDeps } from "../../functions/deps.ts";
+import type { Emulators } from "../../scripts/emulators/emulate.ts";
+import type { LocalCloud } from "../../scripts/emulators/local-cloud.ts";
+import { startCloudFixture, type CloudFixture } from "./cloud-fixture.ts";
 import { RunManifest } from "../../shared/tasks/manifest.ts";
 import { Stats } from "../../shared/output/stats.ts";
 import {
@@ -17,11 +17,9 @@ import {
   localReference,
   multistreamSample,
   paracap,
-  PARTITIONS,
   pubsubEmulatorMissing,
   readDir,
   readObjects,
-  SHARD_BYTES,
   skipMessage,
   waitForRun,
   type SampleDumps,
@@ -31,6 +29,7 @@ const missing = pubsubEmulatorMissing();
 if (missing) skipMessage("cloud e2e", missing);
 
 describe.skipIf(missing !== null)("cloud runner end to end on the emulators", () => {
+  let fx: CloudFixture;
   let emu: Emulators;
   let cloud: LocalCloud;
   let storage: Storage;
@@ -39,16 +38,13 @@ describe.skipIf(missing !== null)("cloud runner end to end on the emulators", ()
   let firstRun: { runId: string; outputs: Map<string, Buffer> };
 
   beforeAll(async () => {
-    [emu, sample] = await Promise.all([startEmulators(), multistreamSample()]);
-    cloud = await startLocalCloud({ emulators: emu, partitions: PARTITIONS, shardBytes: SHARD_BYTES });
-    storage = new Storage({ apiEndpoint: emu.gcsUrl, projectId: emu.projectId });
+    [fx, sample] = await Promise.all([startCloudFixture(), multistreamSample()]);
+    ({ emu, cloud, storage } = fx);
     expected = comparable(readDir(await localReference(sample)), false);
   });
 
   afterAll(async () => {
-    await cloud?.stop();
-    await closeCloudDeps();
-    await emu?.stop();
+    await fx?.stop();
   });
 
   async function uploadAndWait(name: string): Promise<string> {

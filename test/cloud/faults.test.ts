@@ -8,12 +8,12 @@
  *   incomplete, and `paracap cloud status` reports it.
  */
 import { PubSub, type Message } from "@google-cloud/pubsub";
-import { Storage } from "@google-cloud/storage";
+import type { Storage } from "@google-cloud/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulators, type Emulators } from "../../scripts/emulators/emulate.ts";
-import { startLocalCloud, type LocalCloud } from "../../scripts/emulators/local-cloud.ts";
+import type { Emulators } from "../../scripts/emulators/emulate.ts";
+import type { LocalCloud } from "../../scripts/emulators/local-cloud.ts";
+import { startCloudFixture, type CloudFixture } from "./cloud-fixture.ts";
 import { pubsubClientOptions } from "../../scripts/emulators/pubsub-emulator.ts";
-import { closeCloudDeps } from "../../functions/deps.ts";
 import { Stats } from "../../shared/output/stats.ts";
 import { RunManifest } from "../../shared/tasks/manifest.ts";
 import { faults } from "./fixtures/faulty-functions.ts";
@@ -22,11 +22,9 @@ import {
   localReference,
   multistreamSample,
   paracap,
-  PARTITIONS,
   pubsubEmulatorMissing,
   readDir,
   readObjects,
-  SHARD_BYTES,
   skipMessage,
   waitForRun,
   type SampleDumps,
@@ -37,6 +35,7 @@ const missing = pubsubEmulatorMissing();
 if (missing) skipMessage("cloud faults", missing);
 
 describe.skipIf(missing !== null)("cloud runner under faults", () => {
+  let fx: CloudFixture;
   let emu: Emulators;
   let cloud: LocalCloud;
   let storage: Storage;
@@ -45,18 +44,15 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
   let reference: Stats;
 
   beforeAll(async () => {
-    [emu, sample] = await Promise.all([startEmulators(), multistreamSample()]);
-    cloud = await startLocalCloud({ emulators: emu, source: FIXTURE, partitions: PARTITIONS, shardBytes: SHARD_BYTES, maxDeliveryAttempts: 5, minimumBackoff: 0, maximumBackoff: 1 });
-    storage = new Storage({ apiEndpoint: emu.gcsUrl, projectId: emu.projectId });
+    [fx, sample] = await Promise.all([startCloudFixture({ source: FIXTURE, maxDeliveryAttempts: 5, minimumBackoff: 0, maximumBackoff: 1 }), multistreamSample()]);
+    ({ emu, cloud, storage } = fx);
     const local = readDir(await localReference(sample));
     expected = comparable(local, false);
     reference = Stats.parse(JSON.parse(local.get("stats.json")!.toString()));
   });
 
   afterAll(async () => {
-    await cloud?.stop();
-    await closeCloudDeps();
-    await emu?.stop();
+    await fx?.stop();
   });
 
   async function upload(name: string): Promise<{ runId: string; manifest: RunManifest }> {

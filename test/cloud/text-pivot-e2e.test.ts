@@ -8,11 +8,11 @@
 import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Storage } from "@google-cloud/storage";
+import type { Storage } from "@google-cloud/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulators, type Emulators } from "../../scripts/emulators/emulate.ts";
-import { startLocalCloud, type LocalCloud } from "../../scripts/emulators/local-cloud.ts";
-import { closeCloudDeps } from "../../functions/deps.ts";
+import type { Emulators } from "../../scripts/emulators/emulate.ts";
+import type { LocalCloud } from "../../scripts/emulators/local-cloud.ts";
+import { startCloudFixture, type CloudFixture } from "./cloud-fixture.ts";
 import type { ScoredPair } from "../../shared/core/records.ts";
 import { Stats } from "../../shared/output/stats.ts";
 import { comparable, paracap, PARTITIONS, pubsubEmulatorMissing, readDir, readObjects, ROOT, skipMessage, waitForRun } from "./helpers.ts";
@@ -29,6 +29,7 @@ const missing = pubsubEmulatorMissing();
 if (missing) skipMessage("cloud text pivot e2e", missing);
 
 describe.skipIf(missing !== null)("min-hash pivot: cloud = paracap run", () => {
+  let fx: CloudFixture;
   let emu: Emulators;
   let cloud: LocalCloud;
   let storage: Storage;
@@ -38,15 +39,12 @@ describe.skipIf(missing !== null)("min-hash pivot: cloud = paracap run", () => {
     dir = mkdtempSync(join(tmpdir(), "paracap-pivot-cloud-"));
     copyFileSync(FIXTURE, join(dir, NAME));
     writeFileSync(join(dir, "config.json"), JSON.stringify(CONFIG));
-    emu = await startEmulators();
-    cloud = await startLocalCloud({ emulators: emu, partitions: PARTITIONS, shardBytes: SHARD_BYTES });
-    storage = new Storage({ apiEndpoint: emu.gcsUrl, projectId: emu.projectId });
+    fx = await startCloudFixture({ shardBytes: SHARD_BYTES });
+    ({ emu, cloud, storage } = fx);
   });
 
   afterAll(async () => {
-    await cloud?.stop();
-    await closeCloudDeps();
-    await emu?.stop();
+    await fx?.stop();
   });
 
   it("the uploaded run's datasets, funnel and pivot counters equal the local run's", async () => {
