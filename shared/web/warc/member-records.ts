@@ -19,8 +19,15 @@ export interface ParsedHeaders {
   statusline: string;
   /** `get(name)` of a Headers (lower-cased name → joined values) */
   byName: Map<string, string>;
-  /** Headers.forEach's view: names sorted, each set-cookie on its own (a Map keeps the last) */
-  forEach: Map<string, string>;
+  /** the last Set-Cookie value (Headers.forEach gives each on its own), null when none */
+  lastCookie: string | null;
+}
+
+/** Headers.forEach's view, as our reader keeps it in a Map: names sorted, a set-cookie's last value. */
+export function forEachMap(h: ParsedHeaders): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const key of [...h.byName.keys()].sort()) out.set(key, key === "set-cookie" ? h.lastCookie! : h.byName.get(key)!);
+  return out;
 }
 
 export interface ParsedRecord {
@@ -37,7 +44,6 @@ export interface ParsedRecord {
 const CR = 13;
 const LF = 10;
 const CRLFCRLF = Buffer.from("\r\n\r\n", "latin1");
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** A WARC record's first line, as the fast path takes it. */
 function isWarcLine(b: Buffer, at: number): boolean {
@@ -61,48 +67,54 @@ function plainAscii(b: Buffer, from: number, to: number): boolean {
   return true;
 }
 
+/** Bytes of an HTTP token (a header name Headers accepts). */
+const TOKEN_BYTE = new Uint8Array(128);
+for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") TOKEN_BYTE[c.charCodeAt(0)] = 1;
+
+const isBlank = (c: number) => c === 0x20 || c === 9 || c === CR;
+
 /**
  * The header lines in [from, to) (to: just past the block's CRLFCRLF), as warcio's
- * StatusAndHeadersParser reads them into a Headers; null when a line is one it treats specially.
+ * StatusAndHeadersParser reads them into a Headers; null when a line is one it treats specially
+ * (folded, without a name, a name that is not a token, a value that is not printable ASCII).
  */
 function headerLines(b: Buffer, statusline: string, from: number, to: number): ParsedHeaders | null {
-  const text = b.toString("latin1", from, to - 2); // the block without its final blank line
   const byName = new Map<string, string>();
-  const lists = new Map<string, string[]>();
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf("\n", start);
-    if (end < 0) end = text.length;
-    const first = text.charCodeAt(start);
-    // folded (continuation) lines, and lines without a name, are left to warcio
-    if (first === 0x20 || first === 9) return null;
-    const colon = text.indexOf(":", start);
-    if (colon < 0 || colon >= end) return null;
-    const name = text.slice(start, colon);
-    if (!TOKEN.test(name)) return null;
-    const value = text.slice(colon + 1, end).trim();
-    start = end + 1;
-    if (value === "") continue; // warcio keeps no empty value
-    const key = name.toLowerCase();
+  let lastCookie: string | null = null;
+  const end = to - 2; // the block without its final blank line
+  for (let i = from; i < end; ) {
+    let j = i;
+    while (j < end && b[j]! < 128 && TOKEN_BYTE[b[j]!] === 1) j++;
+    if (j === i || b[j] !== 0x3a) return null;
+    let k = j + 1;
+    for (; ; k++) {
+      const c = b[k]!;
+      if (c === LF) break;
+      if ((c >= 0x20 && c < 0x7f) || c === 9 || (c === CR && b[k + 1] === LF)) continue;
+      return null;
+    }
+    let vs = j + 1;
+    let ve = k;
+    while (vs < ve && isBlank(b[vs]!)) vs++;
+    while (ve > vs && isBlank(b[ve - 1]!)) ve--;
+    const nameStart = i;
+    i = k + 1;
+    if (ve === vs) continue; // warcio keeps no empty value
+    const key = b.toString("latin1", nameStart, j).toLowerCase();
+    const value = b.toString("latin1", vs, ve);
     const had = byName.get(key);
     byName.set(key, had === undefined ? value : `${had}, ${value}`);
-    if (key === "set-cookie") {
-      const l = lists.get(key) ?? [];
-      l.push(value);
-      lists.set(key, l);
-    }
+    if (key === "set-cookie") lastCookie = value;
   }
-  const forEach = new Map<string, string>();
-  for (const key of [...byName.keys()].sort()) forEach.set(key, key === "set-cookie" ? lists.get(key)!.at(-1)! : byName.get(key)!);
-  return { statusline, byName, forEach };
+  return { statusline, byName, lastCookie };
 }
 
 /**
  * A header block starting at `at` with its first line (the status line), ending with CRLFCRLF
  * before `limit` (or, `straddle`, starting before it); its end (just past the CRLFCRLF) and its
- * headers, or null.
+ * headers (none unless `parse`: where it ends is all a request's block decides), or null.
  */
-function headerBlock(b: Buffer, at: number, limit: number, piece: number, straddle = false): { end: number; headers: ParsedHeaders } | null {
+function headerBlock(b: Buffer, at: number, limit: number, piece: number, straddle = false, parse = true): { end: number; headers: ParsedHeaders } | null {
   const eol = b.indexOf(LF, at);
   if (eol < 0 || eol >= limit || b[eol - 1] !== CR) return null;
   const statusline = b.toString("latin1", at, eol - 1).trimEnd();
@@ -113,7 +125,8 @@ function headerBlock(b: Buffer, at: number, limit: number, piece: number, stradd
   const end = crlf + 4;
   // warcio looks for the block's end chunk by chunk (64 KiB pieces of the member): keep to one piece
   if (Math.floor(at / piece) !== Math.floor((end + 16) / piece)) return null;
-  if (!plainAscii(b, at, end)) return null;
+  if (!plainAscii(b, at, eol)) return null;
+  if (!parse) return { end, headers: { statusline, byName: new Map(), lastCookie: null } };
   const headers = headerLines(b, statusline, eol + 1, end);
   return headers && { end, headers };
 }
@@ -159,7 +172,7 @@ export function parseMemberRecords(b: Buffer, piece: number): ParsedRecord[] | n
     if (type === "response" || type === "request" || (type === "revisit" && length > 0)) {
       // a request whose header block lacks its blank line (pywb writes them so): warcio reads the
       // blank line from the CRLFs after the record and goes on from there; its headers are not used
-      const block = headerBlock(b, contentStart, contentEnd, piece, type === "request");
+      const block = headerBlock(b, contentStart, contentEnd, piece, type === "request", type !== "request");
       if (!block) return null;
       http = block.headers;
       bodyStart = Math.min(block.end, contentEnd);

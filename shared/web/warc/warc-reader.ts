@@ -15,7 +15,7 @@ import type { Counters } from "../../core/counters.ts";
 import { WARC_DAMAGE_SAMPLE, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import { ByteCursor, ByteSourceError } from "./byte-cursor.ts";
 import { GzipMemberError, inflateMember, inflateWholeMember, isGzipMagic, seekGzipMember, seekPlainRecord } from "./gzip-member.ts";
-import { httpStatus, parseMemberRecords, type ParsedRecord } from "./member-records.ts";
+import { forEachMap, httpStatus, parseMemberRecords, type ParsedRecord } from "./member-records.ts";
 
 /** A content record: its place in the file, its WARC identity and its (still encoded) HTTP body. */
 export interface WarcContentRecord {
@@ -385,7 +385,7 @@ function* parsedRecords(member: Buffer, parsed: ParsedRecord[], offset: number, 
     if (type === "revisit") {
       c.inc(warcCounter("records.revisit"));
       const http = rec.http;
-      const head = { status: http ? httpStatus(http.statusline) : null, headers: new Map(http?.forEach) };
+      const head = { status: http ? httpStatus(http.statusline) : null, headers: http ? forEachMap(http) : new Map<string, string>() };
       if (opts.revisits?.(head)) {
         yield {
           offset,
@@ -406,7 +406,7 @@ function* parsedRecords(member: Buffer, parsed: ParsedRecord[], offset: number, 
     }
     // a response always has its HTTP headers here (the parser leaves one without to warcio)
     const http = type === "response" ? rec.http! : null;
-    const headers = http ? new Map(http.forEach) : new Map([["content-type", w.get("content-type") ?? ""]]);
+    const headers = http ? forEachMap(http) : new Map([["content-type", w.get("content-type") ?? ""]]);
     const status = http ? httpStatus(http.statusline) : null;
     const skip = opts.accept?.({ type, status, headers }) ?? null;
     if (skip !== null) {
