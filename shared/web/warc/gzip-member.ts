@@ -81,6 +81,9 @@ function inflateBuffered(cur: ByteCursor, maxOutput: number): Buffer | "cut" | "
   return out.buffer;
 }
 
+/** Compressed bytes held before a member is inflated at once, when the input has them. */
+const AHEAD = 64 * 1024;
+
 /** Above this a member is inflated as a stream (its body may be skipped, never held); so is one whose compressed bytes exceed it. */
 export const FAST_MEMBER_BYTES = 4 * 1024 * 1024;
 
@@ -106,7 +109,9 @@ export async function* inflateMember(cur: ByteCursor, maxFast = FAST_MEMBER_BYTE
  * member (inflateMember then streams it).
  */
 export async function inflateWholeMember(cur: ByteCursor, maxFast = FAST_MEMBER_BYTES): Promise<Buffer | null> {
-  for (let ended = false; ; ) {
+  // most members are a few KB: with this much held, few are cut by the end of the buffered bytes (each cut one is inflated twice)
+  let ended = cur.buffered.length < AHEAD && !(await cur.fill(AHEAD));
+  for (;;) {
     const fast = inflateBuffered(cur, maxFast);
     if (Buffer.isBuffer(fast)) return fast;
     if (fast === "stream" || ended || cur.buffered.length >= maxFast) return null; // pako decides (and says how it is damaged)

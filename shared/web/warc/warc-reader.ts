@@ -368,6 +368,15 @@ async function* records(
   }
 }
 
+/**
+ * A body as a view of its inflated member when it is most of the member's memory (no copy), else a
+ * copy: a kept body never holds more than twice its size (revisit originals are bounded by body size).
+ */
+function keptBody(member: Buffer, start: number, end: number): Buffer {
+  const body = member.subarray(start, end);
+  return 2 * body.length >= member.buffer.byteLength ? body : Buffer.from(body);
+}
+
 async function* once(b: Buffer): AsyncGenerator<Buffer> {
   if (b.length > 0) yield b;
 }
@@ -425,8 +434,7 @@ function* parsedRecords(member: Buffer, parsed: ParsedRecord[], offset: number, 
       date: w.get("warc-date") ?? null,
       status,
       headers,
-      // a copy, as warcio's path makes: a kept body does not hold its member's bytes
-      body: Buffer.from(member.subarray(rec.bodyStart, rec.bodyEnd)),
+      body: keptBody(member, rec.bodyStart, rec.bodyEnd),
       payloadDigest: w.get("warc-payload-digest") ?? null,
     };
   }
