@@ -1,6 +1,9 @@
 /**
  * Streaming WARC reading (WARC/1.0 and 1.1, `.warc` and per-record `.warc.gz`) with webrecorder's
- * warcio for record and HTTP header parsing. What this layer adds is what a crawl of the open web
+ * warcio for record and HTTP header parsing. A gzip member of plainly written records (nearly every
+ * member of a real crawl) is parsed synchronously instead by member-records.ts, which gives exactly
+ * what warcio gives or declines; warcio stays the reference and reads every other member and every
+ * uncompressed file (`parser: "warcio"` reads everything with it). What this layer adds is what a crawl of the open web
  * needs: file offsets for every record, bounds on what a record may make us hold (headers,
  * payload), and recovery: a damaged record is counted with its offset and reading resumes at the
  * next record (the next gzip member that decodes to a WARC record, or the next `WARC/1.x` line).
