@@ -123,7 +123,8 @@ function headerBlock(b: Buffer, at: number, limit: number, piece: number, stradd
   const crlf = b.indexOf(CRLFCRLF, eol + 1);
   if (crlf < 0 || (straddle ? crlf >= limit : crlf + 4 > limit)) return null;
   const end = crlf + 4;
-  // warcio looks for the block's end chunk by chunk (64 KiB pieces of the member): keep to one piece
+  // warcio looks for the block's end chunk by chunk (64 KiB pieces of the member) and misses one that
+  // starts in a remainder under 5 bytes (it then reads past it): keep to one piece, with a margin
   if (Math.floor(at / piece) !== Math.floor((end + 16) / piece)) return null;
   if (!plainAscii(b, at, eol)) return null;
   if (!parse) return { end, headers: { statusline, byName: new Map(), lastCookie: null } };
