@@ -4,7 +4,10 @@
  *   gzip -dc        the same files decompressed by the gzip binary (its CPU time, child process)
  *   warcio          warcio's own record iteration (WARCParser over the .warc.gz, every record
  *                   read to its end): what reading WARCs costs at all in JS
- *   ours/read       the WARC source's documents (framing, bounds, HTML records with their bodies)
+ *   ours/read       the WARC source's documents (framing, bounds, HTML records with their bodies),
+ *                   gzip members parsed by the sync member parser (member-records.ts)
+ *   … w             the same with every record parsed by warcio (`parser: "warcio"`, the reader
+ *                   before the sync parser; its reference and fallback)
  *   ours/refs       documents → references: body decoding, HTML captions, web filters, caption
  *                   features (the full extract work of one shard), one extractor for every round
  *                   (as a worker keeps one over a run's shards: its caches of caption features and
@@ -15,11 +18,12 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { createReadStream, readFileSync } from "node:fs";
+import { basename } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { WARCParser } from "warcio";
 import { Counters } from "../../shared/core/counters.ts";
 import { ParacapConfig } from "../../shared/core/config.ts";
-import { warcSource, type WarcPage } from "../../shared/sources/warc/warc-source.ts";
+import { warcDocuments, warcSource, type WarcPage } from "../../shared/sources/warc/warc-source.ts";
 import type { ShardSpec } from "../../shared/sources/shard-spec.ts";
 import { documentExtractor } from "../../shared/pipeline/extract-stage.ts";
 
@@ -42,7 +46,7 @@ async function measure(name: string, body: () => Promise<void>): Promise<number>
   const cpu = cpuSeconds() - t0;
   const wall = (performance.now() - w0) / 1000;
   const mbps = (uncompressed * ROUNDS) / 1e6 / cpu;
-  console.log(`${name.padEnd(15)} ${mbps.toFixed(1).padStart(7)} MB/s/core  (cpu ${cpu.toFixed(2)} s, wall ${wall.toFixed(2)} s)`);
+  console.log(`${name.padEnd(17)} ${mbps.toFixed(1).padStart(7)} MB/s/core  (cpu ${cpu.toFixed(2)} s, wall ${wall.toFixed(2)} s)`);
   return mbps;
 }
 
@@ -56,15 +60,19 @@ function gzipBaseline(): number {
   });
   const cpu = secs[0]! + secs[1]!;
   const mbps = (uncompressed * ROUNDS) / 1e6 / cpu;
-  console.log(`${"gzip -dc".padEnd(15)} ${mbps.toFixed(1).padStart(7)} MB/s/core  (cpu ${cpu.toFixed(2)} s)`);
+  console.log(`${"gzip -dc".padEnd(17)} ${mbps.toFixed(1).padStart(7)} MB/s/core  (cpu ${cpu.toFixed(2)} s)`);
   return mbps;
 }
 
 const shard = (uri: string): ShardSpec => ({ id: "b", uri, source: "warc", kind: "current", start: null, end: null, fragment: false });
 const bytes = (path: string) => ({ label: path, read: (start = 0) => createReadStream(path, { start }) as AsyncIterable<Buffer> });
 
-async function ourDocs(onDoc: (d: WarcPage) => void): Promise<void> {
-  for (const f of FILES) for await (const d of warcSource.documents(shard(f), bytes(f), config, new Counters())) onDoc(d);
+/** The WARC source's documents, read by the sync member parser (the default) or by warcio alone (the reader before it). */
+async function ourDocs(onDoc: (d: WarcPage) => void, parser: "sync" | "warcio" = "sync"): Promise<void> {
+  for (const f of FILES) {
+    const docs = parser === "sync" ? warcSource.documents(shard(f), bytes(f), config, new Counters()) : warcDocuments({ file: basename(f), label: f, open: (start) => createReadStream(f, { start }) as AsyncIterable<Buffer>, start: 0, end: null, parser }, config, new Counters());
+    for await (const d of docs) onDoc(d);
+  }
 }
 
 console.log(`${FILES.length} real WARCs, ${(uncompressed / 1e6).toFixed(2)} MB uncompressed, ${ROUNDS} rounds`);
@@ -75,16 +83,22 @@ const warcio = await measure("warcio", async () => {
     for await (const record of WARCParser.iterRecords(createReadStream(f))) await record.readFully();
   }
 });
+const readOld = await measure("ours/read w", () => ourDocs(() => {}, "warcio"));
 const read = await measure("ours/read", () => ourDocs(() => {}));
-const counters = new Counters();
-const extract = documentExtractor(warcSource, config, counters, await warcSource.prepare!(config));
+// one extractor per reader, each warmed by its own first round
+const extractOld = documentExtractor(warcSource, config, new Counters(), await warcSource.prepare!(config));
+const extract = documentExtractor(warcSource, config, new Counters(), await warcSource.prepare!(config));
 let refs = 0;
+const fullOld = await measure("ours/refs w", () => ourDocs((d) => void extractOld(d, "current"), "warcio"));
 const full = await measure("ours/refs", () => ourDocs((d) => void (refs += extract(d, "current").refs.length)));
 console.log(`references per round: ${refs / (ROUNDS + 1)}`);
 const prepared = await warcSource.prepare!(config);
-const cold = await measure("ours/refs cold", () => {
+const coldRun = (parser: "sync" | "warcio") => () => {
   const fresh = documentExtractor(warcSource, config, new Counters(), prepared);
-  return ourDocs((d) => void fresh(d, "current"));
-});
+  return ourDocs((d) => void fresh(d, "current"), parser);
+};
+const coldOld = await measure("ours/refs cold w", coldRun("warcio"));
+const cold = await measure("ours/refs cold", coldRun("sync"));
 console.log(`ratios: ours/refs = ${(full / gz).toFixed(3)} × gzip -dc, ${(full / warcio).toFixed(2)} × warcio iteration (cold: ${(cold / gz).toFixed(3)} ×, ${(cold / warcio).toFixed(2)} ×); ours/read = ${(read / warcio).toFixed(2)} × warcio`);
+console.log(`sync member parser against warcio's records in our reader (w): read ${(read / readOld).toFixed(2)} ×, refs ${(full / fullOld).toFixed(2)} ×, refs cold ${(cold / coldOld).toFixed(2)} ×`);
 console.log(`target ≥ 50 MB/s/core end to end: ${full >= 50 ? "met" : "NOT met"}`);

@@ -89,6 +89,8 @@ export interface WarcInput {
   open(start: number): AsyncIterable<Buffer>;
   start: number;
   end: number | null;
+  /** the WARC reader's parser (warc-reader.ts): the sync fast path by default, "warcio" for the reference */
+  parser?: "sync" | "warcio";
 }
 
 /** The HTML pages of one WARC (or of one shard of it); WET and WAT files are counted and not read. */
@@ -109,6 +111,7 @@ export async function* warcDocuments(input: WarcInput, config: ParacapConfig, co
     end: input.end,
     counters,
     maxBodyBytes: config.extraction.maxPageBytes,
+    ...(input.parser ? { parser: input.parser } : {}),
     accept: pixels ? acceptHtmlOrImage : acceptHtml,
     // an image revisit, or one whose HTTP headers do not say (its original may be an image)
     ...(pixels ? { revisits: (head) => !head.headers.has("content-type") || IMAGE_TYPE.test(head.headers.get("content-type")!) } : {}),

@@ -81,6 +81,9 @@ function inflateBuffered(cur: ByteCursor, maxOutput: number): Buffer | "cut" | "
   return out.buffer;
 }
 
+/** Compressed bytes held before a member is inflated at once, when the input has them. */
+const AHEAD = 64 * 1024;
+
 /** Above this a member is inflated as a stream (its body may be skipped, never held); so is one whose compressed bytes exceed it. */
 export const FAST_MEMBER_BYTES = 4 * 1024 * 1024;
 
@@ -92,15 +95,32 @@ export const FAST_MEMBER_BYTES = 4 * 1024 * 1024;
  * retries); any other is streamed through pako, so memory stays bounded whatever the member claims.
  */
 export async function* inflateMember(cur: ByteCursor, maxFast = FAST_MEMBER_BYTES): AsyncGenerator<Buffer> {
-  for (let ended = false; ; ) {
+  const whole = await inflateWholeMember(cur, maxFast);
+  if (whole !== null) {
+    if (whole.length > 0) yield whole;
+    return;
+  }
+  yield* inflateStreamed(cur);
+}
+
+/**
+ * The member at the cursor inflated at once (native zlib) and consumed, when its compressed bytes
+ * can be buffered and it inflates to at most `maxFast` bytes; else null, the cursor still at the
+ * member (inflateMember then streams it).
+ */
+export async function inflateWholeMember(cur: ByteCursor, maxFast = FAST_MEMBER_BYTES): Promise<Buffer | null> {
+  // most members are a few KB: with this much held, few are cut by the end of the buffered bytes (each cut one is inflated twice)
+  let ended = cur.buffered.length < AHEAD && !(await cur.fill(AHEAD));
+  for (;;) {
     const fast = inflateBuffered(cur, maxFast);
-    if (Buffer.isBuffer(fast)) {
-      if (fast.length > 0) yield fast;
-      return;
-    }
-    if (fast === "stream" || ended || cur.buffered.length >= maxFast) break; // pako decides (and says how it is damaged)
+    if (Buffer.isBuffer(fast)) return fast;
+    if (fast === "stream" || ended || cur.buffered.length >= maxFast) return null; // pako decides (and says how it is damaged)
     ended = !(await cur.fill(Math.min(maxFast, Math.max(2 * cur.buffered.length, 64 * 1024))));
   }
+}
+
+/** The member at the cursor streamed through pako, which stops exactly at its end. */
+async function* inflateStreamed(cur: ByteCursor): AsyncGenerator<Buffer> {
   const inf = newInflate(CHUNK);
   let out: Buffer[] = [];
   inf.onData = (c: Uint8Array) => void out.push(asBuffer(c));

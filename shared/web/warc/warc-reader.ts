@@ -1,6 +1,9 @@
 /**
  * Streaming WARC reading (WARC/1.0 and 1.1, `.warc` and per-record `.warc.gz`) with webrecorder's
- * warcio for record and HTTP header parsing. What this layer adds is what a crawl of the open web
+ * warcio for record and HTTP header parsing. A gzip member of plainly written records (nearly every
+ * member of a real crawl) is parsed synchronously instead by member-records.ts, which gives exactly
+ * what warcio gives or declines; warcio stays the reference and reads every other member and every
+ * uncompressed file (`parser: "warcio"` reads everything with it). What this layer adds is what a crawl of the open web
  * needs: file offsets for every record, bounds on what a record may make us hold (headers,
  * payload), and recovery: a damaged record is counted with its offset and reading resumes at the
  * next record (the next gzip member that decodes to a WARC record, or the next `WARC/1.x` line).
@@ -14,7 +17,8 @@ import { AsyncIterReader, WARCParser, type WARCRecord } from "warcio";
 import type { Counters } from "../../core/counters.ts";
 import { WARC_DAMAGE_SAMPLE, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import { ByteCursor, ByteSourceError } from "./byte-cursor.ts";
-import { GzipMemberError, inflateMember, isGzipMagic, seekGzipMember, seekPlainRecord } from "./gzip-member.ts";
+import { GzipMemberError, inflateMember, inflateWholeMember, isGzipMagic, seekGzipMember, seekPlainRecord } from "./gzip-member.ts";
+import { forEachMap, httpStatus, parseMemberRecords, type ParsedRecord } from "./member-records.ts";
 
 /** A content record: its place in the file, its WARC identity and its (still encoded) HTTP body. */
 export interface WarcContentRecord {
@@ -73,6 +77,12 @@ export interface WarcReadOptions {
   accept?(head: WarcRecordHead): string | null;
   /** whether a revisit record with these HTTP headers is yielded (never, by default: they are counted and skipped) */
   revisits?(head: { status: number | null; headers: ReadonlyMap<string, string> }): boolean;
+  /**
+   * "sync" (the default): a gzip member of plainly written records is parsed synchronously from its
+   * inflated bytes (member-records.ts), any other by warcio; "warcio": every record by warcio, the
+   * reference (the equivalence test and the benchmark compare the two).
+   */
+  parser?: "sync" | "warcio";
 }
 
 export const DEFAULT_MAX_HEADER_BYTES = 1024 * 1024;
@@ -163,6 +173,8 @@ function reasonOf(err: unknown): string {
 async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRecord | WarcRevisitRecord> {
   const start = opts.start ?? 0;
   const end = opts.end ?? Infinity;
+  // the header guard cannot stop warcio inside a member the sync parser takes (headers in one piece) unless its bound is below two pieces
+  const sync = opts.parser !== "warcio" && (opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES) >= 2 * PIECE;
   let cur = new ByteCursor(opts.open(start), start);
   try {
     if (start > 0) opts.counters.inc(warcCounter("bytes.skipped"), await seekGzipMember(cur));
@@ -178,7 +190,21 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
         opts.counters.inc(warcCounter("bytes.skipped"), 1 + (await seekGzipMember(cur)));
         continue;
       }
-      const member = inflateMember(cur);
+      let member: AsyncGenerator<Buffer>;
+      if (sync) {
+        const whole = await inflateWholeMember(cur);
+        if (whole !== null) {
+          const parsed = parseMemberRecords(whole, PIECE);
+          if (parsed !== null) {
+            yield* parsedRecords(whole, parsed, at, opts);
+            continue;
+          }
+        }
+        // not the plain case: warcio reads it (from the bytes inflated already, if they were)
+        member = whole === null ? inflateMember(cur) : once(whole);
+      } else {
+        member = inflateMember(cur);
+      }
       try {
         yield* records(member, at, true, opts);
       } catch (err) {
@@ -341,6 +367,78 @@ async function* records(
       headers,
       body: Buffer.concat(parts, size),
       payloadDigest: record.warcHeaders.headers.get("WARC-Payload-Digest") ?? null,
+    };
+  }
+}
+
+/**
+ * A body as a view of its inflated member when it is most of the member's memory (no copy), else a
+ * copy: a kept body never holds more than twice its size (revisit originals are bounded by body size).
+ */
+function keptBody(member: Buffer, start: number, end: number): Buffer {
+  const body = member.subarray(start, end);
+  return 2 * body.length >= member.buffer.byteLength ? body : Buffer.from(body);
+}
+
+async function* once(b: Buffer): AsyncGenerator<Buffer> {
+  if (b.length > 0) yield b;
+}
+
+/**
+ * What `records` does with warcio's records, for the records member-records.ts parsed from an
+ * inflated member: the same counters, skips, callbacks and records, in the same order.
+ */
+function* parsedRecords(member: Buffer, parsed: ParsedRecord[], offset: number, opts: WarcReadOptions): Generator<WarcContentRecord | WarcRevisitRecord> {
+  const c = opts.counters;
+  for (const rec of parsed) {
+    const w = rec.warc.byName;
+    c.inc(warcCounter("records"));
+    const type = w.get("warc-type") ?? "";
+    if (type === "revisit") {
+      c.inc(warcCounter("records.revisit"));
+      const http = rec.http;
+      const head = { status: http ? httpStatus(http.statusline) : null, headers: http ? forEachMap(http) : new Map<string, string>() };
+      if (opts.revisits?.(head)) {
+        yield {
+          offset,
+          type: "revisit",
+          recordId: w.get("warc-record-id") ?? `${opts.file}@${offset}`,
+          targetUri: cleanUri(w.get("warc-target-uri")),
+          date: w.get("warc-date") ?? null,
+          ...head,
+          payloadDigest: w.get("warc-payload-digest") ?? null,
+          refersTo: { recordId: w.get("warc-refers-to") ?? null, targetUri: cleanUri(w.get("warc-refers-to-target-uri")), date: w.get("warc-refers-to-date") ?? null },
+        };
+      }
+      continue;
+    }
+    if (type !== "response" && type !== "resource") {
+      c.inc(warcSkippedCounter(SKIPPED_TYPES.has(type) ? type : "other_type"));
+      continue;
+    }
+    // a response always has its HTTP headers here (the parser leaves one without to warcio)
+    const http = type === "response" ? rec.http! : null;
+    const headers = http ? forEachMap(http) : new Map([["content-type", w.get("content-type") ?? ""]]);
+    const status = http ? httpStatus(http.statusline) : null;
+    const skip = opts.accept?.({ type, status, headers }) ?? null;
+    if (skip !== null) {
+      c.inc(warcSkippedCounter(skip));
+      continue;
+    }
+    if (rec.bodyEnd - rec.bodyStart > opts.maxBodyBytes) {
+      c.inc(warcSkippedCounter("body_too_large"));
+      continue;
+    }
+    yield {
+      offset,
+      type,
+      recordId: w.get("warc-record-id") ?? `${opts.file}@${offset}`,
+      targetUri: cleanUri(w.get("warc-target-uri")),
+      date: w.get("warc-date") ?? null,
+      status,
+      headers,
+      body: keptBody(member, rec.bodyStart, rec.bodyEnd),
+      payloadDigest: w.get("warc-payload-digest") ?? null,
     };
   }
 }
