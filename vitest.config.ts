@@ -11,10 +11,9 @@ const ISOLATED = [
   "test/cloud/**",
   "test/emulators/**",
   "test/functions/**",
-  "test/infra/**",
-  "test/runner/**",
-  "test/sources/**",
-  "test/tasks/**",
+  "test/sources/toy-source.test.ts",
+  "test/sources/warc-cloud.test.ts",
+  "test/tasks/pixel-pipeline.test.ts",
   "test/dump/bz2-parallel.test.ts",
 ];
 
