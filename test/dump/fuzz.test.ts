@@ -94,7 +94,7 @@ beforeAll(async () => {
 });
 
 describe("bit flips", () => {
-  it("in bz2: no crash, every revision accounted for, no caption the clean dump lacks, only the damaged block's pages lost (40 seeds, both decoders)", async () => {
+  it("in bz2: no crash, every revision accounted for, no caption the clean dump lacks, only the damaged block's pages lost (40 seeds, 10 of them on the JS decoder)", async () => {
     const invented: string[] = [];
     const overLost: string[] = [];
     let damagedRuns = 0;
@@ -108,8 +108,8 @@ describe("bit flips", () => {
       const flipBit = at * 8 + (7 - bitInByte);
       const file = join(dir, `flip-${seed}.xml.bz2`);
       writeFileSync(file, bad);
-      // odd seeds: the pure-JS decoder; even: the system binary (lbzip2/bzip2) with its JS fallback
-      const got = await read(file, seed % 2 ? "js" : "auto");
+      // every 4th seed: the pure-JS decoder (~1 s a read); the others: the system binary (lbzip2/bzip2) with its JS fallback
+      const got = await read(file, seed % 4 === 1 ? "js" : "auto");
       if (got.damaged) damagedRuns++;
       expect(accounted(got.counters), `seed ${seed}`).toBe(true);
       for (const c of got.captions) if (!knownCaptions.has(c)) invented.push(`seed ${seed}: ${c.slice(0, 80)}`);
