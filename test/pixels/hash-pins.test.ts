@@ -14,6 +14,7 @@ import { decodeImage, HASH_RASTER_SIDE } from "../../shared/pixels/decode.ts";
 import { hammingDistance, hashFromHex, hashToHex, imageHashes, PERCEPTUAL_MODES } from "../../shared/pixels/hashes.ts";
 import { REFERENCE, VARIANTS } from "../../scripts/bench/lib/image-variants.ts";
 import { IMAGES_DIR } from "./images.ts";
+import { DISTANCES } from "./variant-distances.ts";
 
 type Pin = [width: number, height: number, transparentPixels: number, md5: string, ahash: string, dhash: string, phash: string, rahash: string, rphash: string, luma: string, centreLuma: string];
 
@@ -62,32 +63,6 @@ const PINS: Record<string, Pin> = {
   "variant: Big Buck Bunny": [480, 270, 0, "fdd02e4d01aff68a8b11f3bde3cdf704", "fffffff8f0202000", "002123adbebdbf8a", "c13f8e33a5d7a700", "7f87ead2fbe40100", "dae0b9e0f21a071f", "10b61746894dbc1d", "488ee105e8f7d934"],
 };
 
-// ahash dhash phash rahash rphash: Hamming distance from highQuality.jpg
-const DISTANCES: Record<string, [number, number, number, number, number]> = {
-  "lossless PNG": [0, 0, 0, 0, 0],
-  "low-quality JPEG": [0, 1, 0, 0, 0],
-  "thumbnail 100×67": [1, 1, 0, 6, 2],
-  watermark: [4, 3, 4, 8, 10],
-  brightened: [5, 4, 2, 4, 8],
-  darkened: [2, 1, 4, 4, 8],
-  "hue-shifted": [0, 1, 0, 2, 4],
-  "JPEG q80": [0, 0, 0, 0, 0],
-  "JPEG q20": [0, 0, 0, 0, 2],
-  "scaled 75%": [0, 0, 0, 0, 2],
-  "skewed 300×100": [0, 0, 0, 22, 22],
-  flipped: [12, 12, 30, 0, 0],
-  "rotated 180°": [24, 24, 32, 0, 0],
-  "rotated 90°": [34, 25, 30, 0, 0],
-  "rotated 30°": [40, 40, 40, 6, 16],
-  "different photo": [32, 27, 32, 52, 38],
-  "cat (grey)": [26, 27, 32, 16, 22],
-  shapes: [37, 38, 36, 22, 38],
-  "near-blank white": [32, 28, 36, 32, 32],
-  "logo on transparent": [36, 31, 30, 16, 36],
-  "logo on white": [34, 31, 32, 18, 38],
-  "logo 2 on transparent": [32, 37, 30, 18, 36],
-  "Big Buck Bunny": [27, 28, 30, 40, 40],
-};
 
 const digest = (a: Float64Array) => createHash("sha256").update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength)).digest("hex").slice(0, 16);
 
