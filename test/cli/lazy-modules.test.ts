@@ -8,7 +8,6 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt } from "../../scripts/build.mjs";
 import { REPO, removeTempDirs, tempDir } from "../runner/helpers.ts";
 
 afterAll(removeTempDirs);
@@ -33,7 +32,9 @@ const dist = (path: string) => pathToFileURL(join(REPO, "dist/node/shared", path
 
 describe("start-up modules", () => {
   beforeAll(() => {
-    ensureBuilt();
+    // dist/node up to date (npm test builds first; a lone vitest run may not have)
+    const built = spawnSync(process.execPath, [join(REPO, "scripts/build.mjs")], { cwd: REPO, encoding: "utf8" });
+    expect(built.status, built.stderr).toBe(0);
   });
 
   it("the run command and the runner load neither sharp nor warcio, but what a Wikipedia run needs", () => {

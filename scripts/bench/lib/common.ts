@@ -36,6 +36,8 @@ export interface ChildUsage {
   cpuSeconds: number | null;
   /** node processes that reported their usage (2 when the CLI re-executed itself with its V8 flags) */
   processes: number;
+  /** CPU seconds of each node process, in the order they exited (a relaunched run: the child, then the launcher) */
+  processCpuSeconds: number[];
   stdout: string;
 }
 
@@ -76,6 +78,7 @@ export function runTimed(cmd: string, args: string[], opts: { node?: boolean; ts
       let maxRssKiB: number | null = null;
       let cpuSeconds: number | null = null;
       let processes = 0;
+      let processCpuSeconds: number[] = [];
       if (usageFile && existsSync(usageFile)) {
         // one line per node process of the command (the CLI re-executes itself for `run`)
         const lines = readFileSync(usageFile, "utf8").split("\n").filter(Boolean);
@@ -83,9 +86,10 @@ export function runTimed(cmd: string, args: string[], opts: { node?: boolean; ts
         maxRssKiB = Math.max(...us.map((u) => u.maxRssKiB));
         cpuSeconds = us.reduce((sum, u) => sum + u.userMicros + u.systemMicros, 0) / 1e6;
         processes = us.length;
+        processCpuSeconds = us.map((u) => (u.userMicros + u.systemMicros) / 1e6);
       }
       if (usageDir) rmSync(usageDir, { recursive: true, force: true });
-      resolve({ seconds, maxRssKiB, cpuSeconds, processes, stdout });
+      resolve({ seconds, maxRssKiB, cpuSeconds, processes, processCpuSeconds, stdout });
     });
   });
 }
