@@ -85,10 +85,10 @@ export async function decodeImage(bytes: Uint8Array, options: DecodeOptions = DE
   if (bytes.length === 0) return fail("empty", "no bytes");
   const input = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // failOn "error": truncated or broken data refuses; libjpeg's recoverable warnings (common on the web) pass
-  const sharp = await loadSharp();
-  const open = (ignoreIcc: boolean) => sharp(input, { failOn: "error", limitInputPixels: options.maxPixels, sequentialRead: true, ignoreIcc });
   const format = sniffFormat(input);
   if (format === null) return fail("unsupported", "not a raster image format paracap reads");
+  const sharp = await loadSharp();
+  const open = (ignoreIcc: boolean) => sharp(input, { failOn: "error", limitInputPixels: options.maxPixels, sequentialRead: true, ignoreIcc });
   try {
     const icc = embeddedIcc(input, format);
     const srgbAlready = typeof icc === "object" && isSrgbProfile(icc.profile);

@@ -11,14 +11,14 @@
  * skipped.
  */
 import type { WARCRecord } from "warcio";
-
-/** warcio (~70 ms of CPU to load) loads at the first WARC read: a Wikipedia run never reads one. */
-let warcioLoading: Promise<typeof import("warcio")> | null = null;
-const loadWarcio = () => (warcioLoading ??= import("warcio"));
 import type { Counters } from "../../core/counters.ts";
 import { WARC_DAMAGE_SAMPLE, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import { ByteCursor, ByteSourceError } from "./byte-cursor.ts";
 import { GzipMemberError, inflateMember, isGzipMagic, seekGzipMember, seekPlainRecord } from "./gzip-member.ts";
+
+/** warcio (~70 ms of CPU to load) loads at the first WARC read: a Wikipedia run never reads one. */
+let warcioLoading: Promise<typeof import("warcio")> | null = null;
+const loadWarcio = () => (warcioLoading ??= import("warcio"));
 
 /** A content record: its place in the file, its WARC identity and its (still encoded) HTTP body. */
 export interface WarcContentRecord {
