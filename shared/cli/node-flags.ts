@@ -43,13 +43,15 @@ function givenIn(options: string[], name: string): boolean {
 
 /**
  * The flags to start the CLI again with for `argv` (the CLI's arguments), or none: not a long
- * command, a help request, the flags already applied (this is the child) or all given by the user
- * (on node's command line or in NODE_OPTIONS).
+ * command, a help request, node started under a debugger, the flags already applied (this is the
+ * child) or all given by the user (on node's command line or in NODE_OPTIONS).
  */
 export function nodeFlagsFor(argv: readonly string[], execArgv: readonly string[], env: NodeJS.ProcessEnv): string[] {
   if (env[NODE_FLAGS_APPLIED_ENV]) return [];
   const [command, ...rest] = argv;
   if (command === undefined || rest.includes("--help") || rest.includes("-h")) return [];
+  // a debugger attached to this process would not see the child (whose inspector could not take the same port)
+  if (execArgv.some((a) => /^--inspect/.test(a))) return [];
   const given = [...execArgv, ...(env.NODE_OPTIONS ?? "").split(/\s+/)];
   return [...flagsOf(command)].filter(([name]) => !givenIn(given, name)).map(([, flag]) => flag);
 }

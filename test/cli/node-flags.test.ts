@@ -15,11 +15,12 @@ afterAll(removeTempDirs);
 const FLAG = `--initial-old-space-size=${OLD_SPACE_FLOOR_MB}`;
 
 describe("nodeFlagsFor", () => {
-  it("gives `run` its heap flag, and nothing to quick commands, help, the relaunched child or a user's own flag", () => {
+  it("gives `run` its heap flag, and nothing to quick commands, help, the relaunched child, a debugged node or a user's own flag", () => {
     expect(nodeFlagsFor(["run", "--history", "x.bz2"], [], {})).toEqual([FLAG]);
     expect(nodeFlagsFor(["run"], ["--import", "tsx"], {})).toEqual([FLAG]);
     for (const argv of [[], ["--help"], ["extract", "a.wikitext"], ["score"], ["run", "--help"], ["run", "-h"]]) expect(nodeFlagsFor(argv, [], {})).toEqual([]);
     expect(nodeFlagsFor(["run"], [], { [NODE_FLAGS_APPLIED_ENV]: "1" })).toEqual([]);
+    expect(nodeFlagsFor(["run"], ["--inspect-brk=9230"], {})).toEqual([]);
     // the user's value wins, however spelt and wherever given
     expect(nodeFlagsFor(["run"], ["--initial-old-space-size=512"], {})).toEqual([]);
     expect(nodeFlagsFor(["run"], ["--initial_old_space_size=64"], {})).toEqual([]);
