@@ -13,7 +13,8 @@
  * sample without it), alone and as BENCH_COPIES (4) copies in one run, then each file given as an argument.
  *
  * Besides wall time, every round measures CPU: the decoder's (`/usr/bin/time` around `lbzip2 -dc`) and
- * paracap's own (the node process, all its threads, without the decoder child it spawns), so the
+ * paracap's own (its node processes — the launcher and the child it starts with the V8 heap flags,
+ * shared/cli/node-flags.ts — all their threads, without the decoder child the run spawns), so the
  * table gives paracap's own CPU per MB as a multiple of the decoder's (issue 21: ≤ 0.25 lets a
  * 2-core run go at 0.8× lbzip2).
  *
@@ -68,6 +69,8 @@ interface Round {
   run: number;
   runCpu: number | null;
   rssKiB: number | null;
+  /** node processes of the run that reported usage (2: launcher and relaunched child) */
+  processes: number;
   /** 1-minute load average when the round ended (the machine is shared: figures at load > cores are inflated) */
   load: number;
 }
@@ -116,7 +119,7 @@ async function benchFile(label: string, paths: string[]): Promise<void> {
     };
     const old = before ? await runIn(before) : null;
     const run = await runIn(REPO);
-    results.push({ before: old?.seconds ?? null, beforeRssKiB: old?.maxRssKiB ?? null, beforeCpu: old?.cpuSeconds ?? null, decode: decode.seconds, decodeCpu: decode.cpu, bzip2: bzip2?.seconds ?? null, bzip2Cpu: bzip2?.cpu ?? null, run: run.seconds, runCpu: run.cpuSeconds, rssKiB: run.maxRssKiB, load: loadavg()[0]! });
+    results.push({ before: old?.seconds ?? null, beforeRssKiB: old?.maxRssKiB ?? null, beforeCpu: old?.cpuSeconds ?? null, decode: decode.seconds, decodeCpu: decode.cpu, bzip2: bzip2?.seconds ?? null, bzip2Cpu: bzip2?.cpu ?? null, run: run.seconds, runCpu: run.cpuSeconds, rssKiB: run.maxRssKiB, processes: run.processes, load: loadavg()[0]! });
     console.log(
       `  round ${r + 1} (load ${loadNow()}): ${decoder!.split("/").pop()} ${decode.seconds.toFixed(2)} s (CPU ${decode.cpu?.toFixed(1) ?? "?"} s)` +
         (bzip2 ? `, bzip2 ${bzip2.seconds.toFixed(2)} s (CPU ${bzip2.cpu?.toFixed(1) ?? "?"} s)` : "") +
@@ -147,7 +150,7 @@ async function benchFile(label: string, paths: string[]): Promise<void> {
   const rss = results.map((r) => r.rssKiB).filter((x): x is number => x !== null);
   if (rss.length > 0) console.log(`  peak RSS of run: max ${mib(Math.max(...rss))} over ${rss.length} rounds (target < 1.5 GB)`);
   const cpu = results.map((r) => r.runCpu).filter((x): x is number => x !== null);
-  if (cpu.length > 0) console.log(`  CPU of run (node process, all threads, without the decoder child): min ${Math.min(...cpu).toFixed(1)} s`);
+  if (cpu.length > 0) console.log(`  CPU of run (its node processes, all threads, without the decoder child): min ${Math.min(...cpu).toFixed(1)} s; node processes per run: ${[...new Set(results.map((r) => r.processes))].join(", ")}`);
   const own = results.filter((r) => r.runCpu !== null && r.decodeCpu !== null);
   if (own.length > 0) {
     const perMb = (cpu: number) => ((cpu * 1e3) / (size.bytes / 1e6)).toFixed(1);

@@ -17,10 +17,14 @@
  * byte costs as much as the perceptual hashes together.
  */
 import { createHash } from "node:crypto";
-import sharp from "sharp";
+import type Sharp from "sharp";
 import { embeddedIcc } from "./embedded-icc.ts";
 import { isSrgbProfile } from "./icc-srgb.ts";
 import { hashRasters } from "./raster.ts";
+
+/** sharp (native libvips, ~0.1–0.15 s of CPU to load) loads at the first decode: a run without pixels never pays for it. */
+let sharpLoading: Promise<typeof Sharp> | null = null;
+const loadSharp = (): Promise<typeof Sharp> => (sharpLoading ??= import("sharp").then((m) => m.default));
 
 /** Why an image could not be decoded (stable: becomes a counter name). */
 export type DecodeFailure = "empty" | "unsupported" | "truncated" | "corrupt" | "too_many_pixels";
@@ -81,9 +85,10 @@ export async function decodeImage(bytes: Uint8Array, options: DecodeOptions = DE
   if (bytes.length === 0) return fail("empty", "no bytes");
   const input = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // failOn "error": truncated or broken data refuses; libjpeg's recoverable warnings (common on the web) pass
-  const open = (ignoreIcc: boolean) => sharp(input, { failOn: "error", limitInputPixels: options.maxPixels, sequentialRead: true, ignoreIcc });
   const format = sniffFormat(input);
   if (format === null) return fail("unsupported", "not a raster image format paracap reads");
+  const sharp = await loadSharp();
+  const open = (ignoreIcc: boolean) => sharp(input, { failOn: "error", limitInputPixels: options.maxPixels, sequentialRead: true, ignoreIcc });
   try {
     const icc = embeddedIcc(input, format);
     const srgbAlready = typeof icc === "object" && isSrgbProfile(icc.profile);

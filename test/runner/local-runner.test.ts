@@ -147,7 +147,9 @@ describe("local runner", () => {
     // one worker: the current-revision shard is extracted first, then the history shard
     const child = spawn(process.execPath, [BIN, "run", "--out", dir, "--quiet", "--workers", "1"], {
       cwd: REPO,
-      env: { ...process.env, PARACAP_TIERS: "", PARACAP_PARTITIONS: "", PARACAP_MIN_WORDS: "", PARACAP_CLASSIFIER: "" },
+      // one process (no relaunch with V8 flags, shared/cli/node-flags.ts): the kill lands on the run itself
+      // (test/cli/node-flags.test.ts: a killed launcher takes its child with it)
+      env: { ...process.env, PARACAP_TIERS: "", PARACAP_PARTITIONS: "", PARACAP_MIN_WORDS: "", PARACAP_CLASSIFIER: "", PARACAP_NODE_FLAGS_APPLIED: "1" },
       stdio: "ignore",
     });
     const exited = new Promise<NodeJS.Signals | number | null>((res) => child.once("exit", (code, signal) => res(signal ?? code)));

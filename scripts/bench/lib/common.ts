@@ -30,10 +30,14 @@ export function tempDir(prefix = "pcbench-"): string {
 
 export interface ChildUsage {
   seconds: number;
-  /** peak RSS of the node child (all its threads), KiB; null when not a node child */
+  /** peak RSS of the node child (all its threads), KiB: the largest of its node processes; null when not a node child */
   maxRssKiB: number | null;
-  /** CPU seconds of the node child (all threads, not its own children) */
+  /** CPU seconds of the node child (all threads), summed over the node processes it ran (not its other children, e.g. decoders) */
   cpuSeconds: number | null;
+  /** node processes that reported their usage (2 when the CLI re-executed itself with its V8 flags) */
+  processes: number;
+  /** CPU seconds of each node process, in the order they exited (a relaunched run: the child, then the launcher) */
+  processCpuSeconds: number[];
   stdout: string;
 }
 
@@ -73,13 +77,19 @@ export function runTimed(cmd: string, args: string[], opts: { node?: boolean; ts
       }
       let maxRssKiB: number | null = null;
       let cpuSeconds: number | null = null;
+      let processes = 0;
+      let processCpuSeconds: number[] = [];
       if (usageFile && existsSync(usageFile)) {
-        const u = JSON.parse(readFileSync(usageFile, "utf8")) as { maxRssKiB: number; userMicros: number; systemMicros: number };
-        maxRssKiB = u.maxRssKiB;
-        cpuSeconds = (u.userMicros + u.systemMicros) / 1e6;
+        // one line per node process of the command (the CLI re-executes itself for `run`)
+        const lines = readFileSync(usageFile, "utf8").split("\n").filter(Boolean);
+        const us = lines.map((l) => JSON.parse(l) as { maxRssKiB: number; userMicros: number; systemMicros: number });
+        maxRssKiB = Math.max(...us.map((u) => u.maxRssKiB));
+        cpuSeconds = us.reduce((sum, u) => sum + u.userMicros + u.systemMicros, 0) / 1e6;
+        processes = us.length;
+        processCpuSeconds = us.map((u) => (u.userMicros + u.systemMicros) / 1e6);
       }
       if (usageDir) rmSync(usageDir, { recursive: true, force: true });
-      resolve({ seconds, maxRssKiB, cpuSeconds, stdout });
+      resolve({ seconds, maxRssKiB, cpuSeconds, processes, processCpuSeconds, stdout });
     });
   });
 }

@@ -13,12 +13,16 @@
  * names the capture they repeat; request, metadata, warcinfo and conversion records are counted and
  * skipped.
  */
-import { AsyncIterReader, WARCParser, type WARCRecord } from "warcio";
+import type { WARCRecord } from "warcio";
 import type { Counters } from "../../core/counters.ts";
 import { WARC_DAMAGE_SAMPLE, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import { ByteCursor, ByteSourceError } from "./byte-cursor.ts";
 import { GzipMemberError, inflateMember, inflateWholeMember, isGzipMagic, seekGzipMember, seekPlainRecord } from "./gzip-member.ts";
 import { forEachMap, httpStatus, parseMemberRecords, type ParsedRecord } from "./member-records.ts";
+
+/** warcio (~70 ms of CPU to load) loads at the first WARC read: a Wikipedia run never reads one. */
+let warcioLoading: Promise<typeof import("warcio")> | null = null;
+const loadWarcio = () => (warcioLoading ??= import("warcio"));
 
 /** A content record: its place in the file, its WARC identity and its (still encoded) HTTP body. */
 export interface WarcContentRecord {
@@ -277,6 +281,7 @@ async function* records(
 ): AsyncGenerator<WarcContentRecord | WarcRevisitRecord> {
   const c = opts.counters;
   const guard = new HeaderGuard(opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES);
+  const { WARCParser, AsyncIterReader } = await loadWarcio();
   const parser = new WARCParser(new AsyncIterReader(guard.wrap(data), null), { parseHttp: true });
   for (;;) {
     guard.inHeaders = true;

@@ -1,0 +1,105 @@
+/**
+ * The V8 flags a long command runs with, and the one re-execution of the CLI that applies them.
+ *
+ * Why: on a history dump the main thread keeps ~35 MB live while it streams hundreds of MB through it,
+ * and heap-growth.ts caps the old generation at 1.25× what is live (so RSS follows the live set), so
+ * V8 ran a full collection every ~9 MB promoted: 25–30 per 150 MB, ~1.7 s. `--initial-old-space-size`
+ * gives the old generation a floor under that cap (V8 never sets its limit below it), which cuts them to
+ * 2–3 while peak RSS stays bounded (scripts/bench/heap-flags.ts measures the candidates). V8 reads
+ * heap sizes only when an isolate is created, so the flag must be on node's command line (set at run
+ * time it does nothing, and NODE_OPTIONS is read at start-up too): bin/paracap.js starts node once
+ * more with it, unless the user gave the flag themselves or this process is already that child.
+ *
+ * The child shares the terminal (stdio inherited, same process group: Ctrl-C reaches it directly, its
+ * progress line sees the TTY); signals sent to the parent alone are passed on; the child's exit code,
+ * or the signal that ended it, becomes the parent's. An IPC channel ties the child's life to the
+ * parent's: a parent killed outright (SIGKILL) takes the child down with it, as one process would go.
+ */
+import { spawn } from "node:child_process";
+
+/** Set in the environment of the child that runs with the flags, so it does not start itself again. */
+export const NODE_FLAGS_APPLIED_ENV = "PARACAP_NODE_FLAGS_APPLIED";
+
+/**
+ * Floor of the old generation's limit, MB. 128: full GCs of a 152 MB history run 30 → 3 and its CPU
+ * 0.71× (256 MB: 2, 0.66×, but the floor is per isolate, so N worker threads may each hold that much
+ * garbage); peak RSS 281 → 313 MiB. Above the floor heap-growth.ts's 1.25× cap still bounds RSS.
+ */
+export const OLD_SPACE_FLOOR_MB = 128;
+
+/** Commands long enough for the flags to pay for a second node start-up (~40 ms of CPU). */
+const LONG_COMMANDS = new Set(["run"]);
+
+/** The flags of a command, by V8 flag name (the name also finds the flag among those the user gave). */
+function flagsOf(command: string): Map<string, string> {
+  return LONG_COMMANDS.has(command) ? new Map([["initial-old-space-size", `--initial-old-space-size=${OLD_SPACE_FLOOR_MB}`]]) : new Map();
+}
+
+/** A flag name as node and V8 accept it: dashes or underscores. */
+function givenIn(options: string[], name: string): boolean {
+  const pattern = new RegExp(`^--${name.replace(/-/g, "[-_]")}(=|$)`);
+  return options.some((o) => pattern.test(o));
+}
+
+/**
+ * The flags to start the CLI again with for `argv` (the CLI's arguments), or none: not a long
+ * command, a help request, node started under a debugger, the flags already applied (this is the
+ * child) or all given by the user (on node's command line or in NODE_OPTIONS).
+ */
+export function nodeFlagsFor(argv: readonly string[], execArgv: readonly string[], env: NodeJS.ProcessEnv): string[] {
+  if (env[NODE_FLAGS_APPLIED_ENV]) return [];
+  const [command, ...rest] = argv;
+  if (command === undefined || rest.includes("--help") || rest.includes("-h")) return [];
+  // a debugger attached to this process would not see the child (whose inspector could not take the same port)
+  if (execArgv.some((a) => /^--inspect/.test(a))) return [];
+  const given = [...execArgv, ...(env.NODE_OPTIONS ?? "").split(/\s+/)];
+  return [...flagsOf(command)].filter(([name]) => !givenIn(given, name)).map(([, flag]) => flag);
+}
+
+/** Signals a user or a supervisor sends to stop a run; passed on to the child. */
+const FORWARDED: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
+/**
+ * Runs `script` (the CLI's entry) again in a child node with `flags` before this process's own node
+ * options, the same arguments, stdio and environment; resolves to the child's exit code. A child
+ * ended by a signal ends this process by the same signal (so a shell sees 130 after Ctrl-C either way).
+ */
+export function relaunch(flags: string[], script: string, argv: readonly string[]): Promise<number> {
+  const child = spawn(process.execPath, [...flags, ...process.execArgv, script, ...argv], {
+    stdio: ["inherit", "inherit", "inherit", "ipc"],
+    env: { ...process.env, [NODE_FLAGS_APPLIED_ENV]: "1" },
+  });
+  const forward = (signal: NodeJS.Signals) => {
+    // Ctrl-C reaches the child from the terminal too; a second SIGINT finds it already exiting.
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  };
+  for (const s of FORWARDED) process.on(s, forward);
+  return new Promise((resolve, reject) => {
+    child.once("error", (err) => {
+      for (const s of FORWARDED) process.off(s, forward);
+      reject(err);
+    });
+    child.once("exit", (code, signal) => {
+      for (const s of FORWARDED) process.off(s, forward);
+      if (signal !== null) {
+        process.kill(process.pid, signal);
+        return; // ended by the signal (its default action, the handlers being gone)
+      }
+      resolve(code ?? 1);
+    });
+  });
+}
+
+/**
+ * In the child (or a process told by the environment that its flags are applied): dies at once (SIGKILL, as the one process it stands for would have) when the parent is
+ * gone without waiting for it, so a killed run leaves no process behind writing to its --out folder.
+ * The channel is unref'd: it never keeps the child alive.
+ */
+export function dieWithParent(): void {
+  const launched = process.env[NODE_FLAGS_APPLIED_ENV];
+  // not inherited further: a paracap this process starts decides for itself
+  delete process.env[NODE_FLAGS_APPLIED_ENV];
+  if (!launched || !process.channel) return;
+  process.channel.unref();
+  process.once("disconnect", () => process.kill(process.pid, "SIGKILL"));
+}

@@ -1,0 +1,104 @@
+/**
+ * `paracap run` starts node once more with its V8 heap flags (shared/cli/node-flags.ts): which commands
+ * do, that the relaunched run writes the same outputs as one process, that exit codes and signals come
+ * back through the launcher, and that a launcher killed outright leaves no run behind.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { NODE_FLAGS_APPLIED_ENV, nodeFlagsFor, OLD_SPACE_FLOOR_MB } from "../../shared/cli/node-flags.ts";
+import { BIN, DATASETS, REPO, removeTempDirs, runCli, SAMPLE_CURRENT, tempDir } from "../runner/helpers.ts";
+
+afterAll(removeTempDirs);
+
+const FLAG = `--initial-old-space-size=${OLD_SPACE_FLOOR_MB}`;
+
+describe("nodeFlagsFor", () => {
+  it("gives `run` its heap flag, and nothing to quick commands, help, the relaunched child, a debugged node or a user's own flag", () => {
+    expect(nodeFlagsFor(["run", "--history", "x.bz2"], [], {})).toEqual([FLAG]);
+    expect(nodeFlagsFor(["run"], ["--import", "tsx"], {})).toEqual([FLAG]);
+    for (const argv of [[], ["--help"], ["extract", "a.wikitext"], ["score"], ["run", "--help"], ["run", "-h"]]) expect(nodeFlagsFor(argv, [], {})).toEqual([]);
+    expect(nodeFlagsFor(["run"], [], { [NODE_FLAGS_APPLIED_ENV]: "1" })).toEqual([]);
+    expect(nodeFlagsFor(["run"], ["--inspect-brk=9230"], {})).toEqual([]);
+    // the user's value wins, however spelt and wherever given
+    expect(nodeFlagsFor(["run"], ["--initial-old-space-size=512"], {})).toEqual([]);
+    expect(nodeFlagsFor(["run"], ["--initial_old_space_size=64"], {})).toEqual([]);
+    expect(nodeFlagsFor(["run"], [], { NODE_OPTIONS: "--max-old-space-size=900 --initial-old-space-size=256" })).toEqual([]);
+    // a different flag of the user's does not stop ours
+    expect(nodeFlagsFor(["run"], ["--initial-old-space-size-x=1", "--max-old-space-size=900"], {})).toEqual([FLAG]);
+  });
+});
+
+/** The datasets of a run folder, by name. */
+const datasets = (dir: string) => Object.fromEntries(DATASETS.filter((f) => existsSync(join(dir, f))).map((f) => [f, readFileSync(join(dir, f), "utf8")]));
+
+/** The pids of a process's children (Linux /proc). */
+function childrenOf(pid: number): number[] {
+  const path = `/proc/${pid}/task/${pid}/children`;
+  return existsSync(path) ? readFileSync(path, "utf8").split(/\s+/).filter(Boolean).map(Number) : [];
+}
+
+/** Running (not gone, not a zombie left unreaped by the container's init). */
+function isAlive(pid: number): boolean {
+  const stat = `/proc/${pid}/stat`;
+  if (!existsSync(stat)) return false;
+  try {
+    return readFileSync(stat, "utf8").replace(/^.*\) /s, "")[0] !== "Z";
+  } catch {
+    return false; // gone meanwhile
+  }
+}
+
+describe("paracap run through the relaunch", () => {
+  it("writes the same datasets as one process started without the flag, and says the same", async () => {
+    const args = (out: string) => ["run", "--input", SAMPLE_CURRENT, "--tiers", "gold,silver", "--workers", "1", "--quiet", "--out", out];
+    const [relaunchedDir, singleDir] = [tempDir("paracap-relaunched-"), tempDir("paracap-single-")];
+    const [relaunched, single] = await Promise.all([runCli(args(relaunchedDir)), runCli(args(singleDir), { env: { [NODE_FLAGS_APPLIED_ENV]: "1" } })]);
+    expect(relaunched.code).toBe(0);
+    expect(single.code).toBe(0);
+    expect(Object.keys(datasets(relaunchedDir)).sort()).toEqual(["gold.jsonl", "silver.jsonl"]);
+    expect(datasets(relaunchedDir)).toEqual(datasets(singleDir));
+    const summary = (stderr: string, dir: string) => stderr.replaceAll(dir, "OUT").replace(/ in [\d.]+ s/, " in T s");
+    expect(summary(relaunched.stderr, relaunchedDir)).toBe(summary(single.stderr, singleDir));
+  });
+
+  it("passes a user error's exit code and message back", async () => {
+    const r = await runCli(["run", "--history", join(REPO, "no-such-dump.xml.bz2"), "--out", tempDir("paracap-relaunch-err-")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`paracap run: input not found: ${join(REPO, "no-such-dump.xml.bz2")}\n`);
+  });
+
+  it("runs the work in a child with the flag; SIGTERM to the launcher ends the child and comes back as the exit signal", async () => {
+    const out = tempDir("paracap-relaunch-term-");
+    const launcher = spawn(process.execPath, [BIN, "run", "--input", SAMPLE_CURRENT, "--tiers", "gold", "--workers", "1", "--out", out], { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] });
+    const exited = new Promise<NodeJS.Signals | number | null>((res) => launcher.once("exit", (code, signal) => res(signal ?? code)));
+    // the first progress line comes from the child, so by then it exists
+    await new Promise<void>((resolve) => launcher.stderr.once("data", () => resolve()));
+    const [child] = childrenOf(launcher.pid!);
+    expect(child).toBeDefined();
+    const cmdline = readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0");
+    expect(cmdline.slice(1, 3)).toEqual([FLAG, BIN]);
+    launcher.kill("SIGTERM");
+    const result = await exited;
+    if (result === 0) return; // it finished before the signal arrived: nothing to stop
+    expect(result).toBe("SIGTERM");
+    expect(isAlive(child!)).toBe(false);
+  });
+
+  it("a launcher killed outright (SIGKILL) takes its child with it", async () => {
+    const out = tempDir("paracap-relaunch-kill-");
+    const launcher = spawn(process.execPath, [BIN, "run", "--out", out, "--workers", "1"], { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] });
+    const exited = new Promise<NodeJS.Signals | number | null>((res) => launcher.once("exit", (code, signal) => res(signal ?? code)));
+    await new Promise<void>((resolve) => launcher.stderr.once("data", () => resolve()));
+    const [child] = childrenOf(launcher.pid!);
+    expect(child).toBeDefined();
+    launcher.kill("SIGKILL");
+    expect(await exited).toBe("SIGKILL");
+    // the child notices on its next turn of the event loop; the deadline only guards against a hang
+    const deadline = Date.now() + 60_000;
+    while (isAlive(child!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    expect(isAlive(child!)).toBe(false);
+    expect(existsSync(join(out, "_SUCCESS"))).toBe(false);
+  });
+});
