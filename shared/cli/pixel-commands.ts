@@ -105,7 +105,7 @@ export async function dedupImagesCommand(argv: string[]): Promise<number> {
     read++;
     if (h.decoded === null) continue;
     if (!judgeImage(h.decoded, values["thesis-filters"] ? filters : [], counters, "images") || !h.hashes) continue;
-    const key = samples.has(h.sample.key) ? `${h.sample.origin}#${h.sample.key}` : h.sample.key;
+    const key = uniqueKey(h.sample, samples);
     samples.set(key, { ...h.sample, bytes: null });
     // md5: the 128-bit digest's first 64 bits, grouped at distance 0 (identical pixels)
     items.push({ key, hash: mode === "md5" ? md5Key(h.hashes.md5) : h.hashes[mode] });
@@ -122,6 +122,18 @@ export async function dedupImagesCommand(argv: string[]): Promise<number> {
       `${stats.groups} groups of ${stats.groupedItems} images by ${mode} ≤ ${threshold}, ${stats.splitComponents} chains split (diameter > ${maxDiameter})\n`,
   );
   return 0;
+}
+
+/**
+ * A sample's key, made unique among those seen: keys repeat across inputs (two folders' `x.jpg`, the
+ * same input given twice), and the index takes each key once.
+ */
+function uniqueKey(sample: { key: string; origin: string }, seen: ReadonlyMap<string, unknown>): string {
+  if (!seen.has(sample.key)) return sample.key;
+  const base = `${sample.origin}#${sample.key}`;
+  let key = base;
+  for (let n = 2; seen.has(key); n++) key = `${base}#${n}`;
+  return key;
 }
 
 /** The 128-bit digest's first 64 bits (md5 groups at distance 0: identical pixels). */
