@@ -154,6 +154,8 @@ export async function runCommand(argv: string[]): Promise<number> {
   for (const [tier, t] of Object.entries(s.tiers)) lines.push(`  ${tier}.jsonl: ${t.pairs} pair${t.pairs === 1 ? "" : "s"}`);
   lines.push(`  stats.json, report.md, report.html, <tier>.parquet, README.md (dataset card), config.json`);
   if (s.shards.corrupt.length > 0) lines.push(`  warning: ${s.shards.corrupt.length} damaged shard(s), see report.md`);
+  // what the reading found damaged or could not fetch (a WARC record, a file of a paths list), by example
+  for (const [name, examples] of Object.entries(s.extraction_examples ?? {}).slice(0, 3)) lines.push(`  note: ${name}: ${examples[0]}${examples.length > 1 ? ` (and ${examples.length - 1} more in report.md)` : ""}`);
   const { extract: shards = 0, ...later } = result.resumed;
   if (shards + Object.values(later).reduce((a, b) => a + b, 0) > 0 && !result.alreadyComplete) {
     const tasks = Object.entries(later).map(([phase, n]) => `${n} ${phase}`);

@@ -60,6 +60,7 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
   out.push(...accounting(stats.extraction, meta.sources ?? BUILTIN_SOURCES), "");
   out.push("| counter | value |", "|---|---:|");
   for (const [k, v] of Object.entries(stats.extraction)) out.push(`| ${k} | ${fmt(v)} |`);
+  out.push(...extractionExampleLines(stats));
   out.push(...pixelIdentityLines(stats.counters));
 
   for (const [tier, t] of Object.entries(stats.tiers)) {
@@ -171,4 +172,13 @@ function funnelMarkdown(rows: FunnelRow[]): string[] {
     prev = r;
   }
   return lines;
+}
+
+/** The examples the extraction kept (what was damaged or skipped, and where), under the counters table. */
+function extractionExampleLines(stats: Stats): string[] {
+  const examples = Object.entries(stats.extraction_examples ?? {});
+  if (examples.length === 0) return [];
+  const out = ["", "Examples of damaged or skipped input (a deterministic sample per counter):", ""];
+  for (const [name, list] of examples) out.push(`- ${mdCode(name)}: ${list.map((e) => mdText(e)).join("; ")}`);
+  return out;
 }
