@@ -77,7 +77,8 @@ async function nothingRead({ manifest, work, sources, self }: PhaseEndContext): 
   if (markers.some((m, i) => (m?.counters[sources.get(manifest.shards[i]!.source).documentsCounter] ?? 0) > 0)) return;
   // the shards' errors, else what the reading kept as examples (a WARC not fetched, a damaged record)
   const examples = markers.flatMap((m) => Object.entries(m?.samples ?? {}).filter(([k]) => sources.isExtractionCounter(k)).flatMap(([, v]) => v));
-  const why = [...new Set([...markers.map((m) => m?.error).filter((e): e is string => !!e), ...examples])].slice(0, 3).join("; ");
+  const errors = markers.map((m) => m?.error).filter((e): e is string => !!e);
+  const why = [...new Set(errors.length > 0 ? errors : examples)].slice(0, 3).join("; ");
   const n = new Set(manifest.shards.map((s) => s.uri)).size;
   const what = [...new Set(manifest.shards.map((s) => sources.get(s.source).documentsNoun))].join(" or ");
   return `no ${what} read from the input${n > 1 ? "s" : ""}${skippedSummary(markers, sources)}${why ? `: ${why}` : ""}`;

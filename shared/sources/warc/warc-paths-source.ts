@@ -209,5 +209,7 @@ async function* remoteWarc(url: string, config: ParacapConfig, counters: Counter
     if (!(e instanceof HttpReadError)) throw e;
     counters.inc(warcSkippedCounter("http_failed"));
     counters.samples.add(WARC_DAMAGE_SAMPLE, e.message);
+    // the pages read before are kept; the shard is reported damaged, so the run says it is incomplete
+    throw new DumpError(url, null, `given up${e.message.startsWith(url) ? e.message.slice(url.length) : `: ${e.message}`}`, { cause: e });
   }
 }

@@ -27,6 +27,7 @@ import { WARC_SKIPPED_PREFIX, warcCounter, warcSkippedCounter } from "../../core
 import type { ByteRange, DocumentRefs, Source, SourceRef } from "../source.ts";
 import { windowedRead } from "../../io/byte-source.ts";
 import { readWarcWithRevisits } from "../../web/warc/warc-reader.ts";
+import { DumpError } from "../../dump/errors.ts";
 import { RevisitOriginals } from "./revisit-originals.ts";
 import { decodesToWarc, isGzipMagic } from "../../web/warc/gzip-member.ts";
 import { isWarcName, warcKind } from "../../web/warc/warc-kind.ts";
@@ -102,12 +103,17 @@ export async function* warcDocuments(input: WarcInput, config: ParacapConfig, co
   const pixels = isPixelPivot(config.pivot);
   // pixel runs: image captures a later revisit may repeat
   const originals = pixels ? new RevisitOriginals() : null;
+  const damage = { records: 0, first: null as { offset: number; reason: string } | null };
   for await (const rec of readWarcWithRevisits({
     open: input.open,
     file: input.label,
     start: input.start,
     end: input.end,
     counters,
+    onDamage: (offset, reason) => {
+      damage.records++;
+      damage.first ??= { offset, reason };
+    },
     maxBodyBytes: config.extraction.maxPageBytes,
     accept: pixels ? acceptHtmlOrImage : acceptHtml,
     // an image revisit, or one whose HTTP headers do not say (its original may be an image)
@@ -130,6 +136,12 @@ export async function* warcDocuments(input: WarcInput, config: ParacapConfig, co
     if (originals && IMAGE_TYPE.test(rec.headers.get("content-type") ?? "")) originals.add(rec);
     counters.inc(warcCounter(IMAGE_TYPE.test(rec.headers.get("content-type") ?? "") ? "image_records" : "documents"));
     yield { id: rec.recordId, uri: rec.targetUri, date: rec.date, file: input.file, offset: rec.offset, headers: Object.fromEntries(rec.headers), body: rec.body };
+  }
+  // as a dump with damaged bz2 blocks: everything else was read, and the shard is reported damaged
+  // (stats.json shards.corrupt, complete: false) instead of passing for a whole read
+  if (damage.first !== null) {
+    const n = damage.records;
+    throw new DumpError(input.label, null, `${n} damaged WARC record${n === 1 ? "" : "s"} skipped (the first at file byte ${damage.first.offset}: ${damage.first.reason}): ${n === 1 ? "its" : "their"} pages are lost, the rest was read`);
   }
 }
 
