@@ -22,6 +22,14 @@ import { captionListsOf } from "../sources/img2dataset/caption-lists.ts";
 /** The pivot `--images` sets when the config names none (README "Image identity": phash survives recompression and scaling). */
 const DEFAULT_PIXEL_PIVOT = "phash";
 
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
@@ -105,6 +113,8 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (images.length > 0) {
     if (config.pivot === "resource") config.pivot = DEFAULT_PIXEL_PIVOT;
     if (!isPixelPivot(config.pivot)) throw new UserError(`--images needs a pixel pivot (md5, ahash, dhash, phash, rahash, rphash), not "${config.pivot}"`);
+    // a lone file would fall to another source (a text file named .jpg read as a damaged dump)
+    for (const path of images) if (isFile(path) && !/\.tar$/i.test(path)) throw new UserError(`--images takes a folder or a webdataset .tar, not a single file: ${path}`);
     inputs.push(...images.map((path) => ({ path, kind: "current" as const })));
   }
   refuseDuplicates(inputs);
