@@ -1,12 +1,14 @@
 /**
- * `paracap dedup-images` when keys repeat: the same file names in two folders, or one input given
- * more than once. Every sample keeps a distinct key in the groups instead of the index refusing them.
+ * `paracap hash` and `paracap dedup-images` on awkward inputs: keys that repeat (the same file names in
+ * two folders, one input given more than once) keep distinct keys instead of the index refusing them;
+ * a tar cut short is named in the summary instead of passing for a whole one.
  */
-import { copyFileSync, mkdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli, removeTempDirs, tempDir } from "../runner/helpers.ts";
 import { OTHERS, PHOTO } from "../pixels/images.ts";
+import { buildTar } from "../pixels/img2dataset-fixture.ts";
 
 afterAll(removeTempDirs);
 
@@ -34,5 +36,20 @@ describe("paracap dedup-images with repeated keys", () => {
     expect(r.stderr).toMatch(/^paracap dedup-images: 4 samples, 4 images hashed/);
     const keys = jsonl(r.stdout).flatMap((g) => g.members.map((m) => m.key));
     expect(new Set(keys).size).toBe(keys.length);
+  });
+});
+
+describe("a webdataset tar cut short", () => {
+  it("hash and dedup-images say so in their summaries", async () => {
+    const dir = tempDir();
+    const bytes = readFileSync(await buildTar(join(dir, "00000.tar")));
+    const cut = join(dir, "cut.tar");
+    writeFileSync(cut, bytes.subarray(0, bytes.indexOf(Buffer.from("000000002.jpg")) + 512 + 5000));
+    const hash = await runCli(["hash", cut]);
+    expect(hash.code).toBe(0);
+    expect(hash.stderr).toBe("paracap hash: 2 samples, 0 without a decodable image; skipped: 1 truncated_tar\n");
+    const dedup = await runCli(["dedup-images", cut]);
+    expect(dedup.code).toBe(0);
+    expect(dedup.stderr).toMatch(/^paracap dedup-images: 2 samples, .*; skipped: 1 truncated_tar\n$/);
   });
 });
