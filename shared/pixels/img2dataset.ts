@@ -9,7 +9,8 @@
  *   `parquet` output format, whose `jpg` column holds the image.
  *
  * Samples are yielded one at a time (memory: one image); entries over `maxImageBytes` are skipped,
- * and sidecars that do not parse are counted, never fatal.
+ * and sidecars that do not parse are counted, never fatal. A key has one image: a second image file
+ * of the same key (`x.jpg` beside `x.png`) is counted `same_key`.
  */
 import { createReadStream } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
@@ -88,8 +89,11 @@ export async function* readImg2datasetFolder(dir: string, opts: PixelReadOptions
     byStem.get(stem)!.set(ext.slice(1).toLowerCase(), join(dir, e.name));
   }
   for (const [stem, files] of byStem) {
-    const imagePath = [...files.entries()].find(([ext]) => IMAGE_EXTENSIONS.has(ext))?.[1];
+    const images = [...files.entries()].filter(([ext]) => IMAGE_EXTENSIONS.has(ext));
+    const imagePath = images[0]?.[1];
     if (!imagePath) continue; // a key without an image (img2dataset writes none for failures) or a stats file
+    // `x.jpg` and `x.png` side by side: one sample per key, the others counted, never silently lost
+    if (images.length > 1) opts.counters.inc(pixelSourceSkippedCounter("same_key"), images.length - 1);
     let bytes: Uint8Array | null = null;
     if ((await stat(imagePath)).size > max) opts.counters.inc(pixelSourceSkippedCounter("too_large"));
     else bytes = new Uint8Array(await readFile(imagePath));
@@ -112,8 +116,10 @@ export async function* readWebdatasetTar(stream: AsyncIterable<Uint8Array> | Nod
   source.pipe(extract);
   let current: { key: string; files: Map<string, Uint8Array | "too_large"> } | null = null;
   const flush = function* (this: void, c: NonNullable<typeof current>): Generator<PixelSample> {
-    const image = [...c.files.entries()].find(([ext]) => IMAGE_EXTENSIONS.has(ext));
+    const images = [...c.files.entries()].filter(([ext]) => IMAGE_EXTENSIONS.has(ext));
+    const image = images[0];
     if (!image) return;
+    if (images.length > 1) opts.counters.inc(pixelSourceSkippedCounter("same_key"), images.length - 1);
     const text = (ext: string) => (c.files.get(ext) instanceof Uint8Array ? Buffer.from(c.files.get(ext) as Uint8Array).toString("utf8") : null);
     if (image[1] === "too_large") opts.counters.inc(pixelSourceSkippedCounter("too_large"));
     const sidecarText = text("json");
