@@ -80,7 +80,7 @@ async function nothingRead({ manifest, work, sources, self }: PhaseEndContext): 
   const errors = markers.map((m) => m?.error).filter((e): e is string => !!e);
   const why = [...new Set(errors.length > 0 ? errors : examples)].slice(0, 3).join("; ");
   const n = new Set(manifest.shards.map((s) => s.uri)).size;
-  const what = [...new Set(manifest.shards.map((s) => sources.get(s.source).documentsNoun))].join(" or ");
+  const what = [...new Set(manifest.shards.map((s) => sources.get(s.source).documentsNoun))].join(" or ") || "documents";
   return `no ${what} read from the input${n > 1 ? "s" : ""}${skippedSummary(markers, sources)}${why ? `: ${why}` : ""}`;
 }
 

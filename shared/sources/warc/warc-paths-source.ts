@@ -135,7 +135,7 @@ export function pathsSource(opts: PathsSourceOptions = {}): Source<WarcPage, { d
     description: "web crawl paths lists (warc.paths.gz, one WARC path per line): each WARC read over HTTP(S)",
     claims: (fileName) => isPathsListName(fileName),
     uploadRole: (name) => (isPathsListName(name) ? { role: "input" } : null),
-    async planRanges(file, targetBytes, view): Promise<ByteRange[]> {
+    async planRanges(file, targetBytes, view): Promise<ByteRange[] | null> {
       const lines = await view.withLocalCopy(file.name, async (path) => {
         const found: { index: number; line: string }[] = [];
         for await (const l of pathLines(fileBytes(path))) {
@@ -144,6 +144,8 @@ export function pathsSource(opts: PathsSourceOptions = {}): Source<WarcPage, { d
         }
         return found;
       });
+      // a list without a path is one shard, which reads nothing and says so (never a run of no shards)
+      if (lines.length === 0) return null;
       const base = lines.length <= (opts.splitFilesUpTo ?? SPLIT_FILES_UP_TO) ? view.config?.extraction.warcBaseUrl : undefined;
       const sizes: (number | null)[] = [];
       // a few at a time, few retries: planning waits for them (a file not sized is read whole)
@@ -166,7 +168,9 @@ export function pathsSource(opts: PathsSourceOptions = {}): Source<WarcPage, { d
     async *documents(shard, bytes, config, counters) {
       const part = partOf(shard.start, shard.end);
       const wanted = (index: number) => (part !== null ? index === part.line : shard.start === null || (index >= shard.start && (shard.end === null || index < shard.end)));
+      let paths = 0;
       for await (const { index, line } of pathLines(bytes)) {
+        paths++;
         if (!wanted(index)) continue;
         const url = pathUrl(line, config.extraction.warcBaseUrl);
         if (url === null) {
@@ -176,6 +180,7 @@ export function pathsSource(opts: PathsSourceOptions = {}): Source<WarcPage, { d
         }
         yield* remoteWarc(url, config, counters, opts, part ?? { from: 0, to: null });
       }
+      if (paths === 0) counters.inc(warcSkippedCounter("empty_paths_list"));
     },
     reportLines(x) {
       const files = x[warcCounter("http.files")];
