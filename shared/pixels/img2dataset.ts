@@ -21,6 +21,7 @@ import tar from "tar-stream";
 import { z } from "zod";
 import { pixelSourceCounter, pixelSourceSkippedCounter } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
+import { DumpError } from "../dump/errors.ts";
 
 export interface PixelSample {
   /** img2dataset's key (shard + index, e.g. 000010042), or the file name without extension */
@@ -161,7 +162,13 @@ export async function* readWebdatasetTar(stream: AsyncIterable<Uint8Array> | Nod
 export async function* readImg2datasetParquet(path: string, opts: PixelReadOptions): AsyncGenerator<PixelSample> {
   const max = opts.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
   const file = await asyncBufferFromFile(path);
-  const metadata = await parquetMetadataAsync(file);
+  let metadata: Awaited<ReturnType<typeof parquetMetadataAsync>>;
+  try {
+    metadata = await parquetMetadataAsync(file);
+  } catch (err) {
+    // not a parquet file (or a cut one): the input's fault, one line, never a stack trace
+    throw new DumpError(path, null, `not a readable parquet file (${err instanceof Error ? err.message : String(err)})`, { cause: err });
+  }
   let rowStart = 0;
   for (const group of metadata.row_groups) {
     const rowEnd = rowStart + Number(group.num_rows);

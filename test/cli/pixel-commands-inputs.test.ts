@@ -53,3 +53,15 @@ describe("a webdataset tar cut short", () => {
     expect(dedup.stderr).toMatch(/^paracap dedup-images: 2 samples, .*; skipped: 1 truncated_tar\n$/);
   });
 });
+
+describe("a .parquet that is not one", () => {
+  it("hash and dedup-images: one line naming the file, no stack trace", async () => {
+    const bad = join(tempDir(), "results.parquet");
+    writeFileSync(bad, "this is not a parquet file\n");
+    for (const command of ["hash", "dedup-images"]) {
+      const r = await runCli([command, bad]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`paracap ${command}: ${bad}: not a readable parquet file (parquet file invalid (footer != PAR1))\n`);
+    }
+  });
+});
