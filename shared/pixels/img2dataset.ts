@@ -96,8 +96,13 @@ export async function* readImg2datasetFolder(dir: string, opts: PixelReadOptions
     // `x.jpg` and `x.png` side by side: one sample per key, the others counted, never silently lost
     if (images.length > 1) opts.counters.inc(pixelSourceSkippedCounter("same_key"), images.length - 1);
     let bytes: Uint8Array | null = null;
-    if ((await stat(imagePath)).size > max) opts.counters.inc(pixelSourceSkippedCounter("too_large"));
-    else bytes = new Uint8Array(await readFile(imagePath));
+    try {
+      if ((await stat(imagePath)).size > max) opts.counters.inc(pixelSourceSkippedCounter("too_large"));
+      else bytes = new Uint8Array(await readFile(imagePath));
+    } catch {
+      // a dangling symlink, a file without read permission: a sample without an image, counted
+      opts.counters.inc(pixelSourceSkippedCounter("unreadable_file"));
+    }
     const caption = files.has("txt") ? await readFile(files.get("txt")!, "utf8") : null;
     const sidecar = files.has("json") ? parseSidecar(await readFile(files.get("json")!, "utf8"), opts.counters) : null;
     yield* countSample(sampleOf(stem, bytes, caption, sidecar, imagePath), opts.counters);

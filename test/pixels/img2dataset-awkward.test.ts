@@ -1,8 +1,10 @@
 /**
- * Two image files under one key (`x.jpg` beside `x.png` in a folder, or consecutive in a tar): one
- * sample per key, as img2dataset writes them, and the other image counted, never silently lost.
+ * Awkward folders and tars: two image files under one key (`x.jpg` beside `x.png`, or consecutive in
+ * a tar) give one sample per key, as img2dataset writes them, and the other image is counted, never
+ * silently lost; an image file that cannot be read (a dangling symlink) is a sample without an image,
+ * counted, instead of ending the read with an exception.
  */
-import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import tar from "tar-stream";
 import { afterAll, describe, expect, it } from "vitest";
@@ -48,5 +50,18 @@ describe("two images under one key", () => {
     const { keys: got, counters } = await keys(path);
     expect(got).toEqual(["x", "y"]);
     expect(counters.get(pixelSourceSkippedCounter("same_key"))).toBe(1);
+  });
+});
+
+describe("an image file that cannot be read", () => {
+  it("a dangling symlink in a folder: a sample without bytes, counted unreadable_file; the other samples read", async () => {
+    const dir = tempDir();
+    symlinkSync(join(dir, "no-such-target.jpg"), join(dir, "broken.jpg"));
+    copyFileSync(OTHERS.differentPhoto, join(dir, "ok.jpg"));
+    const counters = new Counters();
+    const samples = [];
+    for await (const s of readPixelInputs([dir], { counters })) samples.push(s);
+    expect(samples.map((s) => [s.key, s.bytes === null])).toEqual([["broken", true], ["ok", false]]);
+    expect(counters.get(pixelSourceSkippedCounter("unreadable_file"))).toBe(1);
   });
 });
