@@ -80,9 +80,15 @@ export const img2datasetSource: Source<Img2datasetSample> & ImageBytesSource = {
     const cut = pixelSourceSkippedCounter("truncated_tar");
     const cutBefore = counters.get(cut);
     const samples = (await isDirectory(shard.uri)) ? readImg2datasetFolder(shard.uri, { counters }) : readWebdatasetTar(bytes.read(), bytes.label, { counters });
-    for await (const s of samples) yield sampleDoc(file, s);
+    let read = 0;
+    for await (const s of samples) {
+      read++;
+      yield sampleDoc(file, s);
+    }
     // as a truncated dump: the samples read are used, and the shard is reported damaged (complete: false)
-    if (counters.get(cut) > cutBefore) throw new DumpError(bytes.label, null, "the tar is cut short: the samples after its last whole entry are lost, the rest was read");
+    if (counters.get(cut) > cutBefore) {
+      throw new DumpError(bytes.label, null, read > 0 ? "the tar is cut short: the samples after its last whole entry are lost, the rest was read" : "no whole tar entry could be read: not a tar, or damaged from its start");
+    }
   },
   createExtractor() {
     return (doc: Img2datasetSample): DocumentRefs => {

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ParacapConfigInput } from "../../../shared/core/config.ts";
-import { readStats, removeTempDirs, run, tempDir } from "../../runner/helpers.ts";
+import { readStats, removeTempDirs, run, runCli, tempDir } from "../../runner/helpers.ts";
 import { buildTar } from "../../pixels/img2dataset-fixture.ts";
 
 afterAll(removeTempDirs);
@@ -34,5 +34,16 @@ describe("img2dataset tars in a run", () => {
     const w = readStats(wholeOut);
     expect(w.shards.corrupt).toEqual([]);
     expect(w.complete).toBe(true);
+  });
+});
+
+describe("a .tar that is not one", () => {
+  it("the run reads nothing and says the file is not a tar (not that it was cut short)", async () => {
+    const dir = tempDir();
+    const fake = join(dir, "00000.tar");
+    writeFileSync(fake, "hello, this is not a tar\n");
+    const r = await runCli(["run", "--input", fake, "--out", join(dir, "out"), "--quiet"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`paracap run: no samples read from the input (skipped: 1 truncated_tar): ${fake}: no whole tar entry could be read: not a tar, or damaged from its start\n`);
   });
 });
