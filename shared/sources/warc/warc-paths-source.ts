@@ -32,7 +32,7 @@ import { fileBytes } from "../../io/file-bytes.ts";
 import { HttpReadError, remoteSize, resumableGet, type HttpReadOptions } from "../../io/http-bytes.ts";
 import { warcKind } from "../../web/warc/warc-kind.ts";
 import type { ByteRange, Source } from "../source.ts";
-import { warcDocuments, warcSource, type WarcPage } from "./warc-source.ts";
+import { warcShardDocuments, warcSource, type WarcPage } from "./warc-source.ts";
 import type { LanguageDetector } from "../../web/filters/web-caption-filters.ts";
 
 /** More paths than this in one list is not a crawl's list (Common Crawl's have ≈ 90,000). */
@@ -209,7 +209,7 @@ async function* remoteWarc(url: string, config: ParacapConfig, counters: Counter
   };
   const file = basename(new URL(url).pathname);
   try {
-    yield* warcDocuments({ file, label: url, open: (start) => resumableGet(url, start, undefined, http), start: range.from, end: range.to }, config, counters);
+    yield* warcShardDocuments({ file, label: url, open: (start) => resumableGet(url, start, undefined, http), start: range.from, end: range.to }, config, counters);
   } catch (e) {
     if (!(e instanceof HttpReadError)) throw e;
     counters.inc(warcSkippedCounter("http_failed"));

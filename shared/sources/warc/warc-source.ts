@@ -90,6 +90,8 @@ export interface WarcInput {
   open(start: number): AsyncIterable<Buffer>;
   start: number;
   end: number | null;
+  /** told of each damaged record (warc-reader.ts) */
+  onDamage?(offset: number, reason: string): void;
 }
 
 /** The HTML pages of one WARC (or of one shard of it); WET and WAT files are counted and not read. */
@@ -103,17 +105,13 @@ export async function* warcDocuments(input: WarcInput, config: ParacapConfig, co
   const pixels = isPixelPivot(config.pivot);
   // pixel runs: image captures a later revisit may repeat
   const originals = pixels ? new RevisitOriginals() : null;
-  const damage = { records: 0, first: null as { offset: number; reason: string } | null };
   for await (const rec of readWarcWithRevisits({
     open: input.open,
     file: input.label,
     start: input.start,
     end: input.end,
     counters,
-    onDamage: (offset, reason) => {
-      damage.records++;
-      damage.first ??= { offset, reason };
-    },
+    ...(input.onDamage ? { onDamage: input.onDamage } : {}),
     maxBodyBytes: config.extraction.maxPageBytes,
     accept: pixels ? acceptHtmlOrImage : acceptHtml,
     // an image revisit, or one whose HTTP headers do not say (its original may be an image)
@@ -137,8 +135,21 @@ export async function* warcDocuments(input: WarcInput, config: ParacapConfig, co
     counters.inc(warcCounter(IMAGE_TYPE.test(rec.headers.get("content-type") ?? "") ? "image_records" : "documents"));
     yield { id: rec.recordId, uri: rec.targetUri, date: rec.date, file: input.file, offset: rec.offset, headers: Object.fromEntries(rec.headers), body: rec.body };
   }
-  // as a dump with damaged bz2 blocks: everything else was read, and the shard is reported damaged
-  // (stats.json shards.corrupt, complete: false) instead of passing for a whole read
+}
+
+/**
+ * A shard's documents (warcDocuments), then, when records were damaged, a DumpError: as a dump with
+ * damaged bz2 blocks, everything else was read and used, and the shard is reported damaged (stats.json
+ * shards.corrupt, complete: false) instead of passing for a whole read.
+ */
+export async function* warcShardDocuments(input: WarcInput, config: ParacapConfig, counters: Counters): AsyncGenerator<WarcPage> {
+  const damage = { records: 0, first: null as { offset: number; reason: string } | null };
+  const onDamage = (offset: number, reason: string) => {
+    damage.records++;
+    damage.first ??= { offset, reason };
+    input.onDamage?.(offset, reason);
+  };
+  yield* warcDocuments({ ...input, onDamage }, config, counters);
   if (damage.first !== null) {
     const n = damage.records;
     throw new DumpError(input.label, null, `${n} damaged WARC record${n === 1 ? "" : "s"} skipped (the first at file byte ${damage.first.offset}: ${damage.first.reason}): ${n === 1 ? "its" : "their"} pages are lost, the rest was read`);
@@ -169,7 +180,7 @@ export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & Imag
     return ranges;
   },
   documents(shard, bytes, config, counters) {
-    return warcDocuments({ file: basename(shard.uri), label: bytes.label, open: (start) => windowedRead((from, to) => bytes.read(from, to), start), start: shard.start ?? 0, end: shard.end }, config, counters);
+    return warcShardDocuments({ file: basename(shard.uri), label: bytes.label, open: (start) => windowedRead((from, to) => bytes.read(from, to), start), start: shard.start ?? 0, end: shard.end }, config, counters);
   },
   prepare: async () => ({ detector: await loadLanguageDetector() }),
   createExtractor(config, counters, prepared) {
