@@ -85,13 +85,13 @@ function imageRecordBytes(doc: WarcPage, maxBytes: number): ImageBytes[] {
 
 /** One WARC file to read: its name (WET/WAT are told by it), a label for damage samples, its bytes from a position, the shard's range. */
 export interface WarcInput {
+  /** told of each damaged record (warc-reader.ts) */
+  onDamage?(offset: number, reason: string): void;
   file: string;
   label: string;
   open(start: number): AsyncIterable<Buffer>;
   start: number;
   end: number | null;
-  /** told of each damaged record (warc-reader.ts) */
-  onDamage?(offset: number, reason: string): void;
 }
 
 /** The HTML pages of one WARC (or of one shard of it); WET and WAT files are counted and not read. */
