@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Counters } from "../core/counters.ts";
-import { filterCounter } from "../core/counter-names.ts";
+import { filterCounter, PIXELS_SKIPPED_PREFIX } from "../core/counter-names.ts";
 import { groupNearDuplicates, type HashedItem } from "../pixels/hash-index.ts";
 import { DEFAULT_DECODE_OPTIONS } from "../pixels/decode.ts";
 import { hashSamples, type HashedSample } from "../pixels/hash-stream.ts";
@@ -69,7 +69,7 @@ export async function hashCommand(argv: string[]): Promise<number> {
     images++;
     process.stdout.write(JSON.stringify(line) + "\n");
   }
-  process.stderr.write(`paracap hash: ${images} sample${images === 1 ? "" : "s"}, ${failed} without a decodable image\n`);
+  process.stderr.write(`paracap hash: ${images} sample${images === 1 ? "" : "s"}, ${failed} without a decodable image${readerSkips(counters)}\n`);
   return 0;
 }
 
@@ -105,7 +105,7 @@ export async function dedupImagesCommand(argv: string[]): Promise<number> {
     read++;
     if (h.decoded === null) continue;
     if (!judgeImage(h.decoded, values["thesis-filters"] ? filters : [], counters, "images") || !h.hashes) continue;
-    const key = samples.has(h.sample.key) ? `${h.sample.origin}#${h.sample.key}` : h.sample.key;
+    const key = uniqueKey(h.sample, samples);
     samples.set(key, { ...h.sample, bytes: null });
     // md5: the 128-bit digest's first 64 bits, grouped at distance 0 (identical pixels)
     items.push({ key, hash: mode === "md5" ? md5Key(h.hashes.md5) : h.hashes[mode] });
@@ -119,9 +119,27 @@ export async function dedupImagesCommand(argv: string[]): Promise<number> {
   const filtered = values["thesis-filters"] ? filters.reduce((s, f) => s + counters.get(filterCounter("images", f.id, "dropped")), 0) : 0;
   process.stderr.write(
     `paracap dedup-images: ${read} samples, ${items.length} images hashed (${undecodable} undecodable${values["thesis-filters"] ? `, ${filtered} outside the thesis bounds` : ""}); ` +
-      `${stats.groups} groups of ${stats.groupedItems} images by ${mode} ≤ ${threshold}, ${stats.splitComponents} chains split (diameter > ${maxDiameter})\n`,
+      `${stats.groups} groups of ${stats.groupedItems} images by ${mode} ≤ ${threshold}, ${stats.splitComponents} chains split (diameter > ${maxDiameter})${readerSkips(counters)}\n`,
   );
   return 0;
+}
+
+/** What the readers skipped (a tar cut short, an oversized image, a bad sidecar), for the summary: "" when nothing. */
+function readerSkips(counters: Counters): string {
+  const skipped = Object.entries(counters.withPrefix(PIXELS_SKIPPED_PREFIX)).map(([reason, n]) => `${n} ${reason}`);
+  return skipped.length > 0 ? `; skipped: ${skipped.join(", ")}` : "";
+}
+
+/**
+ * A sample's key, made unique among those seen: keys repeat across inputs (two folders' `x.jpg`, the
+ * same input given twice), and the index takes each key once.
+ */
+function uniqueKey(sample: { key: string; origin: string }, seen: ReadonlyMap<string, unknown>): string {
+  if (!seen.has(sample.key)) return sample.key;
+  const base = `${sample.origin}#${sample.key}`;
+  let key = base;
+  for (let n = 2; seen.has(key); n++) key = `${base}#${n}`;
+  return key;
 }
 
 /** The 128-bit digest's first 64 bits (md5 groups at distance 0: identical pixels). */

@@ -22,6 +22,14 @@ import { captionListsOf } from "../sources/img2dataset/caption-lists.ts";
 /** The pivot `--images` sets when the config names none (README "Image identity": phash survives recompression and scaling). */
 const DEFAULT_PIXEL_PIVOT = "phash";
 
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
@@ -105,6 +113,8 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (images.length > 0) {
     if (config.pivot === "resource") config.pivot = DEFAULT_PIXEL_PIVOT;
     if (!isPixelPivot(config.pivot)) throw new UserError(`--images needs a pixel pivot (md5, ahash, dhash, phash, rahash, rphash), not "${config.pivot}"`);
+    // a lone file would fall to another source (a text file named .jpg read as a damaged dump)
+    for (const path of images) if (isFile(path) && !/\.tar$/i.test(path)) throw new UserError(`--images takes a folder or a webdataset .tar, not a single file: ${path}`);
     inputs.push(...images.map((path) => ({ path, kind: "current" as const })));
   }
   refuseDuplicates(inputs);
@@ -154,6 +164,8 @@ export async function runCommand(argv: string[]): Promise<number> {
   for (const [tier, t] of Object.entries(s.tiers)) lines.push(`  ${tier}.jsonl: ${t.pairs} pair${t.pairs === 1 ? "" : "s"}`);
   lines.push(`  stats.json, report.md, report.html, <tier>.parquet, README.md (dataset card), config.json`);
   if (s.shards.corrupt.length > 0) lines.push(`  warning: ${s.shards.corrupt.length} damaged shard(s), see report.md`);
+  // what the reading found damaged or could not fetch (a WARC record, a file of a paths list), by example
+  for (const [name, examples] of Object.entries(s.extraction_examples ?? {}).slice(0, 3)) lines.push(`  note: ${name}: ${examples[0]}${examples.length > 1 ? ` (and ${examples.length - 1} more in report.md)` : ""}`);
   const { extract: shards = 0, ...later } = result.resumed;
   if (shards + Object.values(later).reduce((a, b) => a + b, 0) > 0 && !result.alreadyComplete) {
     const tasks = Object.entries(later).map(([phase, n]) => `${n} ${phase}`);

@@ -16,7 +16,7 @@ import { extractImageRefs } from "../wikitext/extract-images.ts";
 import { readConfigFile } from "./config-file.ts";
 import { UserError } from "../core/errors.ts";
 import { mapLineBatches, mapLines } from "./lines.ts";
-import { dumpCounter, warcCounter } from "../core/counter-names.ts";
+import { dumpCounter, WARC_DAMAGE_SAMPLE, warcCounter } from "../core/counter-names.ts";
 import { warcCaptionLines } from "../sources/warc/warc-extract-lines.ts";
 import { warcSource } from "../sources/warc/warc-source.ts";
 import { openSync, readSync, closeSync } from "node:fs";
@@ -82,7 +82,9 @@ export async function extractCommand(argv: string[]): Promise<number> {
   if (isWarcFile(file)) {
     const counters = new Counters();
     for await (const line of warcCaptionLines(file, counters)) out.write(JSON.stringify(line) + "\n");
-    process.stderr.write(`paracap extract: ${counters.get(warcCounter("documents"))} HTML page(s) of ${counters.get(warcCounter("records"))} WARC record(s) read\n`);
+    const damaged = counters.get(warcCounter("records.damaged"));
+    const examples = counters.samples.get(WARC_DAMAGE_SAMPLE);
+    process.stderr.write(`paracap extract: ${counters.get(warcCounter("documents"))} HTML page(s) of ${counters.get(warcCounter("records"))} WARC record(s) read${damaged > 0 ? `; ${damaged} damaged record(s) skipped: ${examples.join("; ")}` : ""}\n`);
     return 0;
   }
   const counters = new Counters();

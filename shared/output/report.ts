@@ -43,7 +43,7 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
   out.push(`Shards: ${s.total}; read completely: ${s.ok}; damaged: ${s.corrupt.length}; missing: ${s.missing.length}.` +
     (stats.complete ? " The run is complete." : " **The run is incomplete**: the datasets lack the damaged pages, those of the missing shards, or of the failed partitions."));
   if (s.corrupt.length > 0) {
-    out.push("", "**Damaged shards** (a damaged bz2 block loses only its own pages, the rest of the shard is read; damaged XML or gzip loses the rest of its shard):", "");
+    out.push("", "**Damaged shards** (a damaged bz2 block loses only its own pages, the rest of the shard is read; damaged XML or gzip loses the rest of its shard; a damaged WARC record loses only its own page, a WARC not fetched all of its pages, a tar cut short the samples after the cut):", "");
     out.push("| shard | file | damage at (decompressed byte) | error |", "|---|---|---:|---|");
     for (const c of s.corrupt) out.push(`| ${mdCode(c.shard, { inTable: true })} | ${mdCode(c.file, { inTable: true })} | ${fmt(c.offset)} | ${mdText(c.error)} |`);
   }
@@ -60,6 +60,7 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
   out.push(...accounting(stats.extraction, meta.sources ?? BUILTIN_SOURCES), "");
   out.push("| counter | value |", "|---|---:|");
   for (const [k, v] of Object.entries(stats.extraction)) out.push(`| ${k} | ${fmt(v)} |`);
+  out.push(...extractionExampleLines(stats));
   out.push(...pixelIdentityLines(stats.counters));
 
   for (const [tier, t] of Object.entries(stats.tiers)) {
@@ -171,4 +172,13 @@ function funnelMarkdown(rows: FunnelRow[]): string[] {
     prev = r;
   }
   return lines;
+}
+
+/** The examples the extraction kept (what was damaged or skipped, and where), under the counters table. */
+function extractionExampleLines(stats: Stats): string[] {
+  const examples = Object.entries(stats.extraction_examples ?? {});
+  if (examples.length === 0) return [];
+  const out = ["", "Examples of damaged or skipped input (a deterministic sample per counter):", ""];
+  for (const [name, list] of examples) out.push(`- ${mdCode(name)}: ${list.map((e) => mdText(e)).join("; ")}`);
+  return out;
 }

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import type { ParacapConfig } from "../core/config.ts";
-import { filterCounter, filterReasonsPrefix, funnelCounter, groupCappedPairsCounter, PAIRS_CAPPED_REASON, WEB_SET_COUNTERS } from "../core/counter-names.ts";
+import { filterCounter, filterReasonsPrefix, funnelCounter, groupCappedPairsCounter, PAIRS_CAPPED_REASON, WEB_SET_COUNTERS, INVALID_FILE_NAME_COUNTER } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
 import type { FilterInfo } from "../core/filter.ts";
 import { FUNNEL_COLUMNS, funnelRows } from "../pipeline/funnel.ts";
@@ -65,6 +65,11 @@ export const Stats = z.object({
   failedTasks: z.array(z.string()),
   complete: z.boolean(),
   extraction: z.record(z.string(), z.number()),
+  /**
+   * a few examples per extraction counter that keeps them (a damaged WARC record's file@offset and
+   * reason, a WARC not fetched, a repaired entity); absent when there are none, so those stats keep their bytes
+   */
+  extraction_examples: z.record(z.string(), z.array(z.string())).optional(),
   tiers: z.record(z.string(), z.object({ input: z.string(), pairs: z.number(), funnel: z.array(FunnelRow) })),
   counters: z.record(z.string(), z.number()),
   /** the pivot, when not the default resource identity (absent otherwise, so those stats keep their bytes) */
@@ -196,4 +201,15 @@ export function runSetSizeMax(config: ParacapConfig, counters: Counters): number
   if (z === null || counters.get(WEB_SET_COUNTERS.images) === 0) return null;
   const moments = { sets: counters.get(WEB_SET_COUNTERS.sets), sum: counters.get(WEB_SET_COUNTERS.sum), sumSq: counters.get(WEB_SET_COUNTERS.sumSq) };
   return boundFromMoments(moments, z).max;
+}
+
+/**
+ * The examples the extraction kept (core/samples.ts), for stats.json's `extraction_examples`: those of
+ * the extraction counters (`isExtraction`, the sources' prefixes) and of file names MediaWiki
+ * would refuse (INVALID_FILE_NAME_COUNTER); `{}` when there are none, so a run without them keeps its stats.json bytes.
+ */
+export function extractionExamples(counters: Counters, isExtraction: (name: string) => boolean): { extraction_examples?: Record<string, string[]> } {
+  const all = counters.samples.toJSON();
+  const kept = Object.fromEntries(Object.entries(all).filter(([name]) => isExtraction(name) || name === INVALID_FILE_NAME_COUNTER));
+  return Object.keys(kept).length > 0 ? { extraction_examples: kept } : {};
 }

@@ -9,7 +9,8 @@
  *   `parquet` output format, whose `jpg` column holds the image.
  *
  * Samples are yielded one at a time (memory: one image); entries over `maxImageBytes` are skipped,
- * and sidecars that do not parse are counted, never fatal.
+ * and sidecars that do not parse are counted, never fatal. A key has one image: a second image file
+ * of the same key (`x.jpg` beside `x.png`) is counted `same_key`.
  */
 import { createReadStream } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
@@ -20,6 +21,7 @@ import tar from "tar-stream";
 import { z } from "zod";
 import { pixelSourceCounter, pixelSourceSkippedCounter } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
+import { DumpError } from "../dump/errors.ts";
 
 export interface PixelSample {
   /** img2dataset's key (shard + index, e.g. 000010042), or the file name without extension */
@@ -88,11 +90,19 @@ export async function* readImg2datasetFolder(dir: string, opts: PixelReadOptions
     byStem.get(stem)!.set(ext.slice(1).toLowerCase(), join(dir, e.name));
   }
   for (const [stem, files] of byStem) {
-    const imagePath = [...files.entries()].find(([ext]) => IMAGE_EXTENSIONS.has(ext))?.[1];
+    const images = [...files.entries()].filter(([ext]) => IMAGE_EXTENSIONS.has(ext));
+    const imagePath = images[0]?.[1];
     if (!imagePath) continue; // a key without an image (img2dataset writes none for failures) or a stats file
+    // `x.jpg` and `x.png` side by side: one sample per key, the others counted, never silently lost
+    if (images.length > 1) opts.counters.inc(pixelSourceSkippedCounter("same_key"), images.length - 1);
     let bytes: Uint8Array | null = null;
-    if ((await stat(imagePath)).size > max) opts.counters.inc(pixelSourceSkippedCounter("too_large"));
-    else bytes = new Uint8Array(await readFile(imagePath));
+    try {
+      if ((await stat(imagePath)).size > max) opts.counters.inc(pixelSourceSkippedCounter("too_large"));
+      else bytes = new Uint8Array(await readFile(imagePath));
+    } catch {
+      // a dangling symlink, a file without read permission: a sample without an image, counted
+      opts.counters.inc(pixelSourceSkippedCounter("unreadable_file"));
+    }
     const caption = files.has("txt") ? await readFile(files.get("txt")!, "utf8") : null;
     const sidecar = files.has("json") ? parseSidecar(await readFile(files.get("json")!, "utf8"), opts.counters) : null;
     yield* countSample(sampleOf(stem, bytes, caption, sidecar, imagePath), opts.counters);
@@ -112,8 +122,10 @@ export async function* readWebdatasetTar(stream: AsyncIterable<Uint8Array> | Nod
   source.pipe(extract);
   let current: { key: string; files: Map<string, Uint8Array | "too_large"> } | null = null;
   const flush = function* (this: void, c: NonNullable<typeof current>): Generator<PixelSample> {
-    const image = [...c.files.entries()].find(([ext]) => IMAGE_EXTENSIONS.has(ext));
+    const images = [...c.files.entries()].filter(([ext]) => IMAGE_EXTENSIONS.has(ext));
+    const image = images[0];
     if (!image) return;
+    if (images.length > 1) opts.counters.inc(pixelSourceSkippedCounter("same_key"), images.length - 1);
     const text = (ext: string) => (c.files.get(ext) instanceof Uint8Array ? Buffer.from(c.files.get(ext) as Uint8Array).toString("utf8") : null);
     if (image[1] === "too_large") opts.counters.inc(pixelSourceSkippedCounter("too_large"));
     const sidecarText = text("json");
@@ -155,7 +167,13 @@ export async function* readWebdatasetTar(stream: AsyncIterable<Uint8Array> | Nod
 export async function* readImg2datasetParquet(path: string, opts: PixelReadOptions): AsyncGenerator<PixelSample> {
   const max = opts.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
   const file = await asyncBufferFromFile(path);
-  const metadata = await parquetMetadataAsync(file);
+  let metadata: Awaited<ReturnType<typeof parquetMetadataAsync>>;
+  try {
+    metadata = await parquetMetadataAsync(file);
+  } catch (err) {
+    // not a parquet file (or a cut one): the input's fault, one line, never a stack trace
+    throw new DumpError(path, null, `not a readable parquet file (${err instanceof Error ? err.message : String(err)})`, { cause: err });
+  }
   let rowStart = 0;
   for (const group of metadata.row_groups) {
     const rowEnd = rowStart + Number(group.num_rows);

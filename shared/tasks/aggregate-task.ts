@@ -12,7 +12,7 @@ import { JsonlWriter } from "../io/jsonl.ts";
 import { cmp } from "../pipeline/group-stage.ts";
 import { writePublication } from "../output/publish.ts";
 import { renderReport } from "../output/report.ts";
-import { funnelTable, type FinalRowCounts, type SourceCaptionFilter, type Stats } from "../output/stats.ts";
+import { extractionExamples, funnelTable, type FinalRowCounts, type SourceCaptionFilter, type Stats } from "../output/stats.ts";
 import { mergeSorted } from "./bounded-merge.ts";
 import type { DatasetReader } from "./datasets.ts";
 import type { RunManifest } from "./manifest.ts";
@@ -104,6 +104,7 @@ export async function runAggregateTask(ctx: OnceContext): Promise<Stats> {
     failedTasks,
     complete: missing.length === 0 && corrupt.length === 0 && failedTasks.length === 0,
     extraction: Object.fromEntries(Object.entries(snapshot).filter(([k]) => ctx.sources.isExtractionCounter(k))),
+    ...extractionExamples(counters, ctx.sources.isExtractionCounter),
     tiers,
     counters: snapshot,
     // which pivot ran, only when not the default (resource runs keep their stats.json bytes)

@@ -18,6 +18,7 @@ import { readJsonl } from "../io/jsonl.ts";
 import { collapseUses, extractInline, type RevisionRefs, type UseSpill } from "../pipeline/extract-stage.ts";
 import type { ShardSpec } from "../sources/shard-spec.ts";
 import type { AnySource } from "../sources/source.ts";
+import type { SourceRegistry } from "../sources/registry.ts";
 import type { RunManifest } from "./manifest.ts";
 import { readMarker, type TaskMarker } from "./markers.ts";
 import { doneObject, type PhaseEndContext, type UnitContext, type UnitOutcome, type UnitPhase } from "./phase-task.ts";
@@ -74,11 +75,30 @@ async function extractShard(ctx: UnitContext, shard: ShardSpec): Promise<UnitOut
 async function nothingRead({ manifest, work, sources, self }: PhaseEndContext): Promise<string | void> {
   const markers = await Promise.all(manifest.shards.map((s) => readMarker(work, doneObject(self.name, { unit: "shard", key: s.id, shard: s }))));
   if (markers.some((m, i) => (m?.counters[sources.get(manifest.shards[i]!.source).documentsCounter] ?? 0) > 0)) return;
-  const why = [...new Set(markers.map((m) => m?.error).filter((e): e is string => !!e))].slice(0, 3).join("; ");
+  // the shards' errors, else what the reading kept as examples (a WARC not fetched, a damaged record)
+  const examples = markers.flatMap((m) => Object.entries(m?.samples ?? {}).filter(([k]) => sources.isExtractionCounter(k)).flatMap(([, v]) => v));
+  const errors = markers.map((m) => m?.error).filter((e): e is string => !!e);
+  const why = [...new Set(errors.length > 0 ? errors : examples)].slice(0, 3).join("; ");
   const n = new Set(manifest.shards.map((s) => s.uri)).size;
-  const what = [...new Set(manifest.shards.map((s) => sources.get(s.source).documentsNoun))].join(" or ");
-  return `no ${what} read from the input${n > 1 ? "s" : ""}${why ? `: ${why}` : ""}`;
+  const what = [...new Set(manifest.shards.map((s) => sources.get(s.source).documentsNoun))].join(" or ") || "documents";
+  return `no ${what} read from the input${n > 1 ? "s" : ""}${skippedSummary(markers, sources)}${why ? `: ${why}` : ""}`;
 }
+
+/** What the reading skipped, summed over the shards: ` (skipped: 1 wet_file, 4 request)`, or "" when nothing was. */
+function skippedSummary(markers: readonly (TaskMarker | null)[], sources: SourceRegistry): string {
+  const skipped = new Map<string, number>();
+  for (const m of markers) {
+    for (const [k, v] of Object.entries(m?.counters ?? {})) {
+      const at = k.indexOf(SKIPPED_INFIX);
+      if (at < 0 || !sources.isExtractionCounter(k)) continue;
+      const reason = k.slice(at + SKIPPED_INFIX.length);
+      skipped.set(reason, (skipped.get(reason) ?? 0) + v);
+    }
+  }
+  const parts = [...skipped].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([r, v]) => `${v.toLocaleString("en-US")} ${r}`);
+  return parts.length > 0 ? ` (skipped: ${parts.join(", ")})` : "";
+}
+const SKIPPED_INFIX = ".skipped.";
 
 function inlineExtract(source: AnySource, docs: AsyncIterable<unknown>, shard: ShardSpec, manifest: RunManifest, counters: Counters): AsyncIterable<RevisionRefs> {
   return extractInline(source, docs, shard.kind, manifest.config, counters);

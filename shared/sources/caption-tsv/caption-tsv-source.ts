@@ -48,6 +48,8 @@ export const captionTsvSource: Source<CaptionLine> = {
       counters.inc(tsvCounter("lines"));
       if ("drop" in line) {
         counters.inc(tsvSkippedCounter(line.drop));
+        // where, so a user can find the line (stats.json extraction_examples, report.md)
+        counters.samples.add(tsvSkippedCounter(line.drop), `${file} byte ${line.offset}`);
         continue;
       }
       counters.inc(tsvCounter("lines.emitted"));

@@ -13,10 +13,17 @@ export interface TsvRecord {
   caption: string;
   url: string;
 }
-export type TsvDrop = { offset: number; drop: "malformed_line" | "empty_caption" | "empty_url" };
+export type TsvDrop = { offset: number; drop: "malformed_line" | "empty_caption" | "empty_url" | "line_too_long" };
 export type TsvLine = TsvRecord | TsvDrop;
 
 const LF = 0x0a;
+
+/**
+ * The longest line held (CC lines are ~150 bytes, a caption over captions.maxChars is dropped anyway):
+ * a longer one is read through without being held and counted `line_too_long`, so a file without
+ * line breaks costs neither memory nor the quadratic time of growing one buffer.
+ */
+export const MAX_LINE_BYTES = 1024 * 1024;
 
 /** Where the bytes handed to tsvLines for a shard starting at `start` must begin. */
 export function tsvReadStart(start: number): number {
@@ -56,12 +63,17 @@ export async function* tsvLines(chunks: AsyncIterable<Buffer>, start = 0, end = 
   // Mid-file, the byte before `start` decides: the shard's first line begins after the first LF
   // at or after start - 1 (a line starting before `start` belongs to the previous shard).
   let skipping = start > 0;
+  // the offset of a line over MAX_LINE_BYTES whose rest is being read through
+  let overlong: number | null = null;
   for await (const chunk of chunks) {
     pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
     let from = 0;
     for (let nl = pending.indexOf(LF); nl >= 0; nl = pending.indexOf(LF, from)) {
       if (skipping) skipping = false;
-      else {
+      else if (overlong !== null) {
+        yield { offset: overlong, drop: "line_too_long" };
+        overlong = null;
+      } else {
         if (pos + from >= end) return;
         yield parseLine(pending.subarray(from, nl), pos + from);
       }
@@ -69,8 +81,17 @@ export async function* tsvLines(chunks: AsyncIterable<Buffer>, start = 0, end = 
     }
     pos += from;
     pending = pending.subarray(from);
+    if (pending.length > MAX_LINE_BYTES) {
+      if (!skipping && overlong === null) {
+        if (pos >= end) return; // the next shard's line
+        overlong = pos;
+      }
+      pos += pending.length;
+      pending = Buffer.alloc(0);
+    }
   }
-  if (!skipping && pending.length > 0 && pos < end) yield parseLine(pending, pos);
+  if (overlong !== null) yield { offset: overlong, drop: "line_too_long" };
+  else if (!skipping && pending.length > 0 && pos < end) yield parseLine(pending, pos);
 }
 
 function parseLine(bytes: Buffer, offset: number): TsvLine {

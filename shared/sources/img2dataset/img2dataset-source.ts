@@ -9,7 +9,8 @@
 import { readdirSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { basename, extname, join } from "node:path";
-import { PIXELS_SKIPPED_PREFIX, pixelSourceCounter } from "../../core/counter-names.ts";
+import { PIXELS_SKIPPED_PREFIX, pixelSourceCounter, pixelSourceSkippedCounter } from "../../core/counter-names.ts";
+import { DumpError } from "../../dump/errors.ts";
 import { IMAGE_EXTENSIONS, readImg2datasetFolder, readWebdatasetTar, type PixelSample } from "../../pixels/img2dataset.ts";
 import { imageUrlKey } from "../caption-tsv/image-url.ts";
 import type { ImageBytes, ImageBytesSource } from "../image-bytes.ts";
@@ -76,8 +77,18 @@ export const img2datasetSource: Source<Img2datasetSample> & ImageBytesSource = {
   uploadRole: (name) => (/\.tar$/i.test(name) ? { role: "input" } : null),
   async *documents(shard, bytes, _config, counters) {
     const file = basename(shard.uri);
+    const cut = pixelSourceSkippedCounter("truncated_tar");
+    const cutBefore = counters.get(cut);
     const samples = (await isDirectory(shard.uri)) ? readImg2datasetFolder(shard.uri, { counters }) : readWebdatasetTar(bytes.read(), bytes.label, { counters });
-    for await (const s of samples) yield sampleDoc(file, s);
+    let read = 0;
+    for await (const s of samples) {
+      read++;
+      yield sampleDoc(file, s);
+    }
+    // as a truncated dump: the samples read are used, and the shard is reported damaged (complete: false)
+    if (counters.get(cut) > cutBefore) {
+      throw new DumpError(bytes.label, null, read > 0 ? "the tar is cut short: the samples after its last whole entry are lost, the rest was read" : "no whole tar entry could be read: not a tar, or damaged from its start");
+    }
   },
   createExtractor() {
     return (doc: Img2datasetSample): DocumentRefs => {

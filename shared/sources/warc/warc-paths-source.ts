@@ -32,7 +32,7 @@ import { fileBytes } from "../../io/file-bytes.ts";
 import { HttpReadError, remoteSize, resumableGet, type HttpReadOptions } from "../../io/http-bytes.ts";
 import { warcKind } from "../../web/warc/warc-kind.ts";
 import type { ByteRange, Source } from "../source.ts";
-import { warcDocuments, warcSource, type WarcPage } from "./warc-source.ts";
+import { warcShardDocuments, warcSource, type WarcPage } from "./warc-source.ts";
 import type { LanguageDetector } from "../../web/filters/web-caption-filters.ts";
 
 /** More paths than this in one list is not a crawl's list (Common Crawl's have ≈ 90,000). */
@@ -135,7 +135,7 @@ export function pathsSource(opts: PathsSourceOptions = {}): Source<WarcPage, { d
     description: "web crawl paths lists (warc.paths.gz, one WARC path per line): each WARC read over HTTP(S)",
     claims: (fileName) => isPathsListName(fileName),
     uploadRole: (name) => (isPathsListName(name) ? { role: "input" } : null),
-    async planRanges(file, targetBytes, view): Promise<ByteRange[]> {
+    async planRanges(file, targetBytes, view): Promise<ByteRange[] | null> {
       const lines = await view.withLocalCopy(file.name, async (path) => {
         const found: { index: number; line: string }[] = [];
         for await (const l of pathLines(fileBytes(path))) {
@@ -144,6 +144,8 @@ export function pathsSource(opts: PathsSourceOptions = {}): Source<WarcPage, { d
         }
         return found;
       });
+      // a list without a path is one shard, which reads nothing and says so (never a run of no shards)
+      if (lines.length === 0) return null;
       const base = lines.length <= (opts.splitFilesUpTo ?? SPLIT_FILES_UP_TO) ? view.config?.extraction.warcBaseUrl : undefined;
       const sizes: (number | null)[] = [];
       // a few at a time, few retries: planning waits for them (a file not sized is read whole)
@@ -166,7 +168,9 @@ export function pathsSource(opts: PathsSourceOptions = {}): Source<WarcPage, { d
     async *documents(shard, bytes, config, counters) {
       const part = partOf(shard.start, shard.end);
       const wanted = (index: number) => (part !== null ? index === part.line : shard.start === null || (index >= shard.start && (shard.end === null || index < shard.end)));
+      let paths = 0;
       for await (const { index, line } of pathLines(bytes)) {
+        paths++;
         if (!wanted(index)) continue;
         const url = pathUrl(line, config.extraction.warcBaseUrl);
         if (url === null) {
@@ -176,6 +180,7 @@ export function pathsSource(opts: PathsSourceOptions = {}): Source<WarcPage, { d
         }
         yield* remoteWarc(url, config, counters, opts, part ?? { from: 0, to: null });
       }
+      if (paths === 0) counters.inc(warcSkippedCounter("empty_paths_list"));
     },
     reportLines(x) {
       const files = x[warcCounter("http.files")];
@@ -204,10 +209,12 @@ async function* remoteWarc(url: string, config: ParacapConfig, counters: Counter
   };
   const file = basename(new URL(url).pathname);
   try {
-    yield* warcDocuments({ file, label: url, open: (start) => resumableGet(url, start, undefined, http), start: range.from, end: range.to }, config, counters);
+    yield* warcShardDocuments({ file, label: url, open: (start) => resumableGet(url, start, undefined, http), start: range.from, end: range.to }, config, counters);
   } catch (e) {
     if (!(e instanceof HttpReadError)) throw e;
     counters.inc(warcSkippedCounter("http_failed"));
     counters.samples.add(WARC_DAMAGE_SAMPLE, e.message);
+    // the pages read before are kept; the shard is reported damaged, so the run says it is incomplete
+    throw new DumpError(url, null, `given up${e.message.startsWith(url) ? e.message.slice(url.length) : `: ${e.message}`}`, { cause: e });
   }
 }

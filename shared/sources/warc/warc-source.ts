@@ -27,6 +27,7 @@ import { WARC_SKIPPED_PREFIX, warcCounter, warcSkippedCounter } from "../../core
 import type { ByteRange, DocumentRefs, Source, SourceRef } from "../source.ts";
 import { windowedRead } from "../../io/byte-source.ts";
 import { readWarcWithRevisits } from "../../web/warc/warc-reader.ts";
+import { DumpError } from "../../dump/errors.ts";
 import { RevisitOriginals } from "./revisit-originals.ts";
 import { decodesToWarc, isGzipMagic } from "../../web/warc/gzip-member.ts";
 import { isWarcName, warcKind } from "../../web/warc/warc-kind.ts";
@@ -84,6 +85,8 @@ function imageRecordBytes(doc: WarcPage, maxBytes: number): ImageBytes[] {
 
 /** One WARC file to read: its name (WET/WAT are told by it), a label for damage samples, its bytes from a position, the shard's range. */
 export interface WarcInput {
+  /** told of each damaged record (warc-reader.ts) */
+  onDamage?(offset: number, reason: string): void;
   file: string;
   label: string;
   open(start: number): AsyncIterable<Buffer>;
@@ -110,6 +113,7 @@ export async function* warcDocuments(input: WarcInput, config: ParacapConfig, co
     start: input.start,
     end: input.end,
     counters,
+    ...(input.onDamage ? { onDamage: input.onDamage } : {}),
     maxBodyBytes: config.extraction.maxPageBytes,
     ...(input.parser ? { parser: input.parser } : {}),
     accept: pixels ? acceptHtmlOrImage : acceptHtml,
@@ -133,6 +137,25 @@ export async function* warcDocuments(input: WarcInput, config: ParacapConfig, co
     if (originals && IMAGE_TYPE.test(rec.headers.get("content-type") ?? "")) originals.add(rec);
     counters.inc(warcCounter(IMAGE_TYPE.test(rec.headers.get("content-type") ?? "") ? "image_records" : "documents"));
     yield { id: rec.recordId, uri: rec.targetUri, date: rec.date, file: input.file, offset: rec.offset, headers: Object.fromEntries(rec.headers), body: rec.body };
+  }
+}
+
+/**
+ * A shard's documents (warcDocuments), then, when records were damaged, a DumpError: as a dump with
+ * damaged bz2 blocks, everything else was read and used, and the shard is reported damaged (stats.json
+ * shards.corrupt, complete: false) instead of passing for a whole read.
+ */
+export async function* warcShardDocuments(input: WarcInput, config: ParacapConfig, counters: Counters): AsyncGenerator<WarcPage> {
+  const damage = { records: 0, first: null as { offset: number; reason: string } | null };
+  const onDamage = (offset: number, reason: string) => {
+    damage.records++;
+    damage.first ??= { offset, reason };
+    input.onDamage?.(offset, reason);
+  };
+  yield* warcDocuments({ ...input, onDamage }, config, counters);
+  if (damage.first !== null) {
+    const n = damage.records;
+    throw new DumpError(input.label, null, `${n} damaged WARC record${n === 1 ? "" : "s"} skipped (the first at file byte ${damage.first.offset}: ${damage.first.reason}): ${n === 1 ? "its" : "their"} pages are lost, the rest was read`);
   }
 }
 
@@ -160,7 +183,7 @@ export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & Imag
     return ranges;
   },
   documents(shard, bytes, config, counters) {
-    return warcDocuments({ file: basename(shard.uri), label: bytes.label, open: (start) => windowedRead((from, to) => bytes.read(from, to), start), start: shard.start ?? 0, end: shard.end }, config, counters);
+    return warcShardDocuments({ file: basename(shard.uri), label: bytes.label, open: (start) => windowedRead((from, to) => bytes.read(from, to), start), start: shard.start ?? 0, end: shard.end }, config, counters);
   },
   prepare: async () => ({ detector: await loadLanguageDetector() }),
   createExtractor(config, counters, prepared) {

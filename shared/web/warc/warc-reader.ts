@@ -77,6 +77,8 @@ export interface WarcReadOptions {
   maxBodyBytes: number;
   /** the largest WARC + HTTP header block; a larger one is counted as damage */
   maxHeaderBytes?: number;
+  /** told of each damaged record (after it is counted), with its file offset and reason */
+  onDamage?(offset: number, reason: string): void;
   /** null to read the body, or the reason the record is skipped (counted as warc.skipped.<reason>) */
   accept?(head: WarcRecordHead): string | null;
   /** whether a revisit record with these HTTP headers is yielded (never, by default: they are counted and skipped) */
@@ -165,6 +167,7 @@ function damage(opts: WarcReadOptions, offset: number, reason: string): void {
   opts.counters.inc(warcCounter("records.damaged"));
   opts.counters.inc(warcSkippedCounter(`damaged.${reason}`));
   opts.counters.samples.add(WARC_DAMAGE_SAMPLE, `${opts.file}@${offset}: ${reason}`);
+  opts.onDamage?.(offset, reason);
 }
 
 function reasonOf(err: unknown): string {

@@ -1,0 +1,67 @@
+/**
+ * `paracap hash` and `paracap dedup-images` on awkward inputs: keys that repeat (the same file names in
+ * two folders, one input given more than once) keep distinct keys instead of the index refusing them;
+ * a tar cut short is named in the summary instead of passing for a whole one.
+ */
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli, removeTempDirs, tempDir } from "../runner/helpers.ts";
+import { OTHERS, PHOTO } from "../pixels/images.ts";
+import { buildTar } from "../pixels/img2dataset-fixture.ts";
+
+afterAll(removeTempDirs);
+
+const jsonl = (text: string) => text.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as { members: { key: string }[] });
+
+describe("paracap dedup-images with repeated keys", () => {
+  it("one image given three times is one group of three members with distinct keys", async () => {
+    const r = await runCli(["dedup-images", PHOTO.original, PHOTO.original, PHOTO.original]);
+    expect(r.code, r.stderr).toBe(0);
+    const groups = jsonl(r.stdout);
+    expect(groups).toHaveLength(1);
+    const keys = groups[0]!.members.map((m) => m.key);
+    expect(new Set(keys).size).toBe(3);
+    expect(keys).toContain("highQuality");
+  });
+
+  it("a folder with x.jpg in two subfolders, given twice: each copy is its own member", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, "a"));
+    mkdirSync(join(dir, "b"));
+    copyFileSync(PHOTO.original, join(dir, "a", "x.jpg"));
+    copyFileSync(OTHERS.differentPhoto, join(dir, "b", "x.jpg"));
+    const r = await runCli(["dedup-images", dir, dir]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^paracap dedup-images: 4 samples, 4 images hashed/);
+    const keys = jsonl(r.stdout).flatMap((g) => g.members.map((m) => m.key));
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+});
+
+describe("a webdataset tar cut short", () => {
+  it("hash and dedup-images say so in their summaries", async () => {
+    const dir = tempDir();
+    const bytes = readFileSync(await buildTar(join(dir, "00000.tar")));
+    const cut = join(dir, "cut.tar");
+    writeFileSync(cut, bytes.subarray(0, bytes.indexOf(Buffer.from("000000002.jpg")) + 512 + 5000));
+    const hash = await runCli(["hash", cut]);
+    expect(hash.code).toBe(0);
+    expect(hash.stderr).toBe("paracap hash: 2 samples, 0 without a decodable image; skipped: 1 truncated_tar\n");
+    const dedup = await runCli(["dedup-images", cut]);
+    expect(dedup.code).toBe(0);
+    expect(dedup.stderr).toMatch(/^paracap dedup-images: 2 samples, .*; skipped: 1 truncated_tar\n$/);
+  });
+});
+
+describe("a .parquet that is not one", () => {
+  it("hash and dedup-images: one line naming the file, no stack trace", async () => {
+    const bad = join(tempDir(), "results.parquet");
+    writeFileSync(bad, "this is not a parquet file\n");
+    for (const command of ["hash", "dedup-images"]) {
+      const r = await runCli([command, bad]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`paracap ${command}: ${bad}: not a readable parquet file (parquet file invalid (footer != PAR1))\n`);
+    }
+  });
+});
