@@ -12,18 +12,10 @@ import { perceptualHashes } from "../../shared/pixels/hashes.ts";
 import { areaRasters, centreSquare, hashRasters } from "../../shared/pixels/raster.ts";
 import { perceptualHashes as perceptualHashesV1 } from "./reference/hashes-v1.ts";
 import { areaRastersV1, countTransparentV1 } from "./reference/raster-v1.ts";
+import { rng } from "../seeded-random.ts";
 
-/** mulberry32: the same pixels on every run */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** the same pixels on every run */
+const random = rng;
 
 type Alpha = "opaque" | "one transparent" | "mixed" | "clear";
 
