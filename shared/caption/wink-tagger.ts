@@ -5,9 +5,13 @@
  * JSON.stringify fails with "Invalid string length"), and a warm cloud function instance or a
  * long local run creates a tagger per shard. `tag` is on the hot path (once per distinct caption).
  */
-import winkNLP from "wink-nlp";
-import model from "wink-eng-lite-web-model";
+import { createRequire } from "node:module";
+import type winkNLP from "wink-nlp";
 import { pennTags } from "./penn-tags.ts";
+
+// Required on first use, not at import: reading the model costs ~0.2 s of CPU, which commands that
+// only reach this module through shared imports (`paracap cloud status`, `extract`) never need.
+const require = createRequire(import.meta.url);
 
 /** One token of a caption with its Penn tag. */
 export interface CaptionToken {
@@ -31,7 +35,9 @@ let shared: ReturnType<typeof winkNLP> | null = null;
 
 /** wink-nlp with only the pipes the tagger needs (sentence boundaries and POS), loaded on first use. */
 function loadNlp(): ReturnType<typeof winkNLP> {
-  shared ??= winkNLP(model, ["sbd", "pos"]);
+  if (shared) return shared;
+  const createNlp = require("wink-nlp") as typeof winkNLP;
+  shared = createNlp(require("wink-eng-lite-web-model"), ["sbd", "pos"]);
   return shared;
 }
 
