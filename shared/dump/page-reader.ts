@@ -19,6 +19,7 @@ import { DumpError } from "./errors.ts";
 import { openDumpStream } from "./open-dump.ts";
 import { DumpScanner, FormatProblem, XmlProblem } from "./page-scanner.ts";
 import { utf8Source } from "./utf8-source.ts";
+import { coalesceChunks } from "../io/coalesce-chunks.ts";
 import { dumpCounter } from "../core/counter-names.ts";
 
 export interface ReadPagesOptions {
@@ -52,6 +53,12 @@ export interface ReadPagesOptions {
    * DumpError saying so once all else is read.
    */
   expectedPages?: number;
+  /**
+   * Byte chunks smaller than this are joined before scanning (default COALESCE_MIN_BYTES, 64 KiB):
+   * the scanner rejoins markup cut at a chunk boundary, which tiny chunks would make quadratic.
+   * 0 scans chunks as they come (the tests of chunk boundaries).
+   */
+  joinChunksBelow?: number;
 }
 
 export interface ReadDumpPagesOptions extends ReadPagesOptions {
@@ -76,7 +83,7 @@ export async function* readPages(input: NodeJS.ReadableStream | AsyncIterable<Bu
   const scanner = new DumpScanner({ namespaces: opts.namespaces, skipRedirects: opts.skipRedirects, fragment: opts.fragment, maxTextBytes: opts.maxTextBytes }, counters);
   // A lone string is iterable too, but by character: treat it as one chunk.
   const chunks = typeof input === "string" ? [input] : input;
-  const source = utf8Source(chunks as AsyncIterable<Buffer | Uint8Array | string> | Iterable<Buffer | Uint8Array | string>);
+  const source = utf8Source(coalesceChunks(chunks as AsyncIterable<Buffer | Uint8Array | string> | Iterable<Buffer | Uint8Array | string>, opts.joinChunksBelow));
 
   const fail = (err: unknown): DumpError => {
     if (err instanceof DumpError) return err;

@@ -179,7 +179,7 @@ describe("schemas and encodings", () => {
     const utf8 = Buffer.from(new TextDecoder("utf-16le").decode(bytes), "utf8");
     const chunks: Buffer[] = [];
     for (let i = 0; i < utf8.length; i += 1001) chunks.push(utf8.subarray(i, i + 1001));
-    const a = await collect(readPages(Readable.from(chunks), { namespaces: [0, 4] }));
+    const a = await collect(readPages(Readable.from(chunks), { namespaces: [0, 4], joinChunksBelow: 0 }));
     const b = await collect(readDumpPages(BGWIKI_UTF16, { namespaces: [0, 4] }));
     expect(a.map(fingerprint)).toEqual(b.map(fingerprint));
   });

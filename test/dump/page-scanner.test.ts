@@ -71,12 +71,15 @@ describe("scanner = saxes reader on the real dump excerpts", () => {
     const bytes = bunzip(WIKIPEDIA2VEC_09);
     const whole = await collect(readPages([bytes], WIDE));
     for (const sizes of [[1], [2, 3], [7, 1, 13], [64, 5], [4096, 1]]) {
-      const got = await collect(readPages(pieces(bytes, sizes), WIDE));
-      expect(got.map(fingerprint)).toEqual(whole.map(fingerprint));
+      // as they come (the scanner sees every boundary), and joined to 64 KiB as readPages does by default
+      for (const joinChunksBelow of [0, undefined]) {
+        const got = await collect(readPages(pieces(bytes, sizes), { ...WIDE, joinChunksBelow }));
+        expect(got.map(fingerprint)).toEqual(whole.map(fingerprint));
+      }
     }
     const bg = Buffer.from(new TextDecoder("utf-16le").decode(bunzip(BGWIKI_UTF16)), "utf8");
     const bgWhole = await collect(readPages([bg], WIDE));
-    expect((await collect(readPages(pieces(bg, [3, 5]), WIDE))).map(fingerprint)).toEqual(bgWhole.map(fingerprint));
+    expect((await collect(readPages(pieces(bg, [3, 5]), { ...WIDE, joinChunksBelow: 0 }))).map(fingerprint)).toEqual(bgWhole.map(fingerprint));
   });
 
   it("string chunks that split a surrogate pair read like the whole string", async () => {
@@ -112,7 +115,7 @@ describe("markup the scanner must read like an XML parser", () => {
         expect(r.scanner.items.map((x) => x.text)).toEqual(r.saxes.items.map((x) => x.text));
         expect(r.counters[0]).toEqual(r.counters[1]);
         // and in 1-byte pieces
-        const bytewise = await collect(readPages(pieces(Buffer.from(input, "utf8"), [1]), opts));
+        const bytewise = await collect(readPages(pieces(Buffer.from(input, "utf8"), [1]), { ...opts, joinChunksBelow: 0 }));
         expect(bytewise.map(fingerprint)).toEqual(r.scanner.items.map(fingerprint));
       }
     });
