@@ -1,7 +1,7 @@
 /**
  * What a `paracap run` of Wikipedia dumps loads at start-up: the run command and the runner (as
  * compiled in dist/node) without the packages only other inputs need — sharp (pixels) and warcio (web
- * crawls) load at their first use — and the CLI's launcher without esbuild (only a due build needs it).
+ * crawls) load at their first use, as does wink-nlp's model (the first caption tagged) — and the CLI's launcher without esbuild (only a due build needs it).
  */
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -37,10 +37,12 @@ describe("start-up modules", () => {
     expect(built.status, built.stderr).toBe(0);
   });
 
-  it("the run command and the runner load neither sharp nor warcio, but what a Wikipedia run needs", () => {
+  it("the run command and the runner load neither sharp, warcio nor wink-nlp, but what a Wikipedia run needs", () => {
     const loaded = packagesLoaded(["--input-type=module", "-e", `await import(${JSON.stringify(dist("cli/run-command.js"))}); await import(${JSON.stringify(dist("runner/local-runner.js"))});`]);
     expect(loaded).toContain("zod");
-    expect(loaded).toContain("wink-nlp");
+    // wink-nlp and its model are required when the first caption is tagged (shared/caption/wink-tagger.ts)
+    expect(loaded).not.toContain("wink-nlp");
+    expect(loaded).not.toContain("wink-eng-lite-web-model");
     expect(loaded).not.toContain("sharp");
     expect(loaded).not.toContain("warcio");
   });
