@@ -4,6 +4,7 @@
  * composited onto white, then an area-average downscale (each target cell is the exact mean of the
  * source area it covers: a box filter, which antialiases any downscale).
  */
+import { lumaKernel, type LumaKernel } from "./luma-wasm.ts";
 
 /** Luma (0…255) of each pixel of interleaved 8-bit pixels; alpha (2 or 4 channels) composited onto white. */
 export function lumaPlane(data: Uint8Array, channels: number): Float32Array {
@@ -72,7 +73,8 @@ export function areaRaster(plane: Float32Array, width: number, crop: Crop, side:
  * `areaRaster(lumaPlane(data, channels), width, crop, side)` gives for each crop, to ~1e-9 of a
  * grey level (the plane rounds each luma to float32; here it is exact). Each row's luma, scaled to an
  * integer (1000 · Y, or 255 · 1000 · Y with alpha), is summed into a running total once, so a cell
- * costs two lookups whatever its width; rows are weighed into the cells they overlap.
+ * costs two lookups whatever its width; rows are weighed into the cells they overlap. RGB and RGBA
+ * take the WebAssembly SIMD kernel of luma-wasm.ts for the per-pixel work where it runs.
  */
 export function areaRasters(pixels: Uint8Array, width: number, height: number, channels: number, crops: readonly Crop[], side: number): Float64Array[] {
   return sweep(pixels, width, height, channels, crops, side).rasters;
@@ -110,11 +112,22 @@ function sweep(pixels: Uint8Array, width: number, height: number, channels: numb
   if (channels < 1 || channels > 4) throw new Error(`cannot read luma from ${channels} channels`);
   // a plain Uint8Array view (element reads through a Buffer, another class, stay slower)
   const data = new Uint8Array(pixels.buffer, pixels.byteOffset, pixels.byteLength);
-  // RGBA read a pixel per 32-bit word where the buffer allows it (sharp's always does)
-  const words = channels === 4 && LITTLE_ENDIAN && data.byteOffset % 4 === 0 ? new Uint32Array(data.buffer, data.byteOffset, width * height) : null;
   const alpha = channels === 2 || channels === 4;
   const scale = alpha ? 255_000 : 1000;
-  // equal crops (a square image's centre square is the image) share one plan and its sums
+  const { cropPlans, plans, top, bottom } = planCrops(crops, side);
+  const kernel = channels >= 3 ? lumaKernel() : null;
+  const transparentPixels = kernel !== null ? sweepKernel(kernel, data, width, channels, plans, top, bottom, side) : sweepJs(data, width, channels, plans, top, bottom, side);
+  const rasters = cropPlans.map((p, i) => {
+    const norm = scale * (crops[i]!.width / side) * (crops[i]!.height / side);
+    const out = new Float64Array(side * side);
+    for (let j = 0; j < out.length; j++) out[j] = p.out[j]! / norm;
+    return out;
+  });
+  return { rasters, transparentPixels: alpha ? transparentPixels : 0 };
+}
+
+/** One plan per distinct crop (equal crops, as a square image's centre square and the image, share one plan and its sums) and the rows they span. */
+function planCrops(crops: readonly Crop[], side: number): { cropPlans: Plan[]; plans: Plan[]; top: number; bottom: number } {
   const planOf = new Map<string, Plan>();
   const cropPlans = crops.map((crop) => {
     const key = `${crop.x} ${crop.y} ${crop.width} ${crop.height}`;
@@ -126,14 +139,21 @@ function sweep(pixels: Uint8Array, width: number, height: number, channels: numb
     return plan;
   });
   const plans = [...planOf.values()];
-  const prefix = new Float64Array(width + 1);
-  const sums = new Float64Array(side);
   let top = Infinity;
   let bottom = -Infinity;
   for (const p of plans) {
     top = Math.min(top, p.top);
     bottom = Math.max(bottom, p.top + p.rows.rows);
   }
+  return { cropPlans, plans, top, bottom };
+}
+
+/** The rows [top, bottom) weighed into every plan from each row's running totals (`prefix[x]`: the row's scaled luma before column x); returns the transparent pixels seen. */
+function sweepJs(data: Uint8Array, width: number, channels: number, plans: Plan[], top: number, bottom: number, side: number): number {
+  // RGBA read a pixel per 32-bit word where the buffer allows it (sharp's always does)
+  const words = channels === 4 && LITTLE_ENDIAN && data.byteOffset % 4 === 0 ? new Uint32Array(data.buffer, data.byteOffset, data.length >> 2) : null;
+  const prefix = new Float64Array(width + 1);
+  const sums = new Float64Array(side);
   let transparentPixels = 0;
   for (let y = top; y < bottom; y++) {
     if (words !== null) transparentPixels += rowPrefixWords(words, y * width, width, prefix);
@@ -156,13 +176,85 @@ function sweep(pixels: Uint8Array, width: number, height: number, channels: numb
       }
     }
   }
-  const rasters = cropPlans.map((p, i) => {
-    const norm = scale * (crops[i]!.width / side) * (crops[i]!.height / side);
-    const out = new Float64Array(side * side);
-    for (let j = 0; j < out.length; j++) out[j] = p.out[j]! / norm;
-    return out;
+  return transparentPixels;
+}
+
+/** Pixels the kernel reads per call: bounds the WebAssembly memory (which never shrinks) whatever the image size. */
+const BAND_PIXELS = 1 << 18;
+
+/**
+ * sweepJs with the per-pixel work in WebAssembly SIMD (luma-wasm.ts), for RGB and RGBA: band by
+ * band of rows, the pixels are copied into the kernel's memory and turned into scaled luma values,
+ * then each row's running total is read at just the columns the cells of the plans cut at
+ * (`cuts`). The totals are the exact integers `prefix` holds at those columns, so every cell sum
+ * below is the same expression over the same values as in sweepJs.
+ */
+function sweepKernel(k: LumaKernel, data: Uint8Array, width: number, channels: number, plans: Plan[], top: number, bottom: number, side: number): number {
+  const positions = new Set<number>();
+  for (const p of plans) for (let i = 0; i < p.cells.at.length; i += 4) for (const x of cellColumns(p.cells.at, i)) positions.add(x);
+  const cuts = Int32Array.from([...positions].sort((a, b) => a - b));
+  const indexOf = new Map<number, number>();
+  cuts.forEach((x, i) => indexOf.set(x, i));
+  const cutIndex = plans.map((p) => {
+    const idx = new Int32Array((p.cells.at.length / 4) * 6);
+    for (let i = 0, j = 0; i < p.cells.at.length; i += 4) for (const x of cellColumns(p.cells.at, i)) idx[j++] = indexOf.get(x)!;
+    return idx;
   });
-  return { rasters, transparentPixels: alpha ? transparentPixels : 0 };
+  const bandRows = Math.max(1, Math.floor(BAND_PIXELS / width));
+  // memory: cuts | totals (float64) | per plan its cut indices, edge weights and raster | pixels of
+  // a band (+16 bytes the kernel may read past them) | their values (+16)
+  let at = 0;
+  const take = (bytes: number) => {
+    const start = at;
+    at = align16(at + bytes);
+    return start;
+  };
+  const cutsAt = take(cuts.byteLength);
+  const totalsAt = take(cuts.length * 8);
+  const placed = plans.map((p, i) => ({ idx: take(cutIndex[i]!.byteLength), weight: take(p.cells.weight.byteLength), out: take(p.out.byteLength) }));
+  const srcAt = take(bandRows * width * channels + 16);
+  const valuesAt = take(bandRows * width * 4 + 16);
+  k.reserve(at);
+  const memory = new Uint8Array(k.memory.buffer);
+  const put = (a: ArrayBufferView, offset: number) => memory.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), offset);
+  put(cuts, cutsAt);
+  plans.forEach((p, i) => {
+    put(cutIndex[i]!, placed[i]!.idx);
+    put(p.cells.weight, placed[i]!.weight);
+    put(p.out, placed[i]!.out);
+  });
+  let transparentPixels = 0;
+  for (let y0 = top; y0 < bottom; y0 += bandRows) {
+    const y1 = Math.min(bottom, y0 + bandRows);
+    const n = (y1 - y0) * width;
+    memory.set(data.subarray(y0 * width * channels, y1 * width * channels), srcAt);
+    if (channels === 4) {
+      transparentPixels += k.luma4(srcAt, valuesAt, n);
+      // the kernel counts whole groups of four; the last n % 4 pixels here
+      for (let i = n - (n & 3); i < n; i++) if (data[(y0 * width + i) * 4 + 3] !== 255) transparentPixels++;
+    } else k.luma3(srcAt, valuesAt, n);
+    for (let y = y0; y < y1; y++) {
+      k.totalsAt(valuesAt + (y - y0) * width * 4, cutsAt, cuts.length, totalsAt);
+      for (let i = 0; i < plans.length; i++) {
+        const p = plans[i]!;
+        const r = y - p.top;
+        if (r < 0 || r >= p.rows.rows) continue;
+        const { offsets, targets, weights } = p.rows;
+        const { idx, weight, out } = placed[i]!;
+        // a row feeding several raster rows has the same cell sums for each (the same expression over the same totals)
+        for (let f = offsets[r]!; f < offsets[r + 1]!; f++) k.weigh(totalsAt, idx, weight, out + targets[f]! * side * 8, side, weights[f]!);
+      }
+    }
+  }
+  plans.forEach((p, i) => p.out.set(new Float64Array(k.memory.buffer, placed[i]!.out, p.out.length)));
+  return transparentPixels;
+}
+
+const align16 = (n: number) => (n + 15) & ~15;
+
+/** The columns a cell's sum reads the running total at: its left edge pixel's two, its whole pixels' two, its right edge pixel's two. */
+function cellColumns(at: Int32Array, i: number): number[] {
+  return [at[i]!, at[i]! + 1, at[i + 1]!, at[i + 2]!, at[i + 3]!, at[i + 3]! + 1];
 }
 
 /** Per cell of [start, start + length) cut into `cells`: where it covers whole pixels and the weights of its partial edge pixels. */
