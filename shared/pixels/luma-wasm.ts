@@ -69,6 +69,7 @@ const I32_SHL = 0x74;
 const I32_SHR_U = 0x76;
 const I32_AND = 0x71;
 const I32_GE_U = 0x4f;
+const I32_GT_U = 0x4b;
 const I32_EQZ = 0x45;
 const I64_ADD = 0x7c;
 const I64_EXTEND_I32_S = 0xac;
@@ -89,6 +90,8 @@ const brIf = (depth: number) => [0x0d, depth];
 const simd = (op: number) => [0xfd, ...uleb(op)];
 const v128load = [...simd(0x00), 4, 0];
 const v128store = [...simd(0x0b), 4, 0];
+const v128loadAt = (offset: number) => [...simd(0x00), 4, ...uleb(offset)];
+const shuffle = (lanes: number[]) => [...simd(0x0d), ...lanes];
 const v128const = (bytes: number[]) => [...simd(0x0c), ...bytes];
 const i32x4 = (a: number, b = a, c = a, d = a) => v128const([a, b, c, d].flatMap((v) => [v & 255, (v >>> 8) & 255, (v >>> 16) & 255, (v >>> 24) & 255]));
 const SWIZZLE = simd(0x0e);
@@ -153,13 +156,20 @@ const luma3Body = [
   ...i32c(0),
 ];
 
-// totalsAt: params values 0, cuts 1, count 2, out 3; locals p 4, cutsEnd 5, stop 6, total 7 (i64)
+// totalsAt: params values 0, cuts 1, count 2, out 3; locals p 4, cutsEnd 5, stop 6, total 7 (i64), eight 8 (v128)
 const totalsAtBody = [
   ...get(0), ...set(4),
   ...get(1), ...get(2), ...i32c(2), I32_SHL, I32_ADD, ...set(5),
   ...whileBelow(1, 5, [
     // stop = values + 4 · cut
     ...get(0), ...get(1), ...i32load, ...i32c(2), I32_SHL, I32_ADD, ...set(6),
+    // eight values at a time: their int32 sum is exact (each value ≤ 65,025,000, eight < 2^31)
+    ...BLOCK, ...LOOP, ...get(4), ...i32c(32), I32_ADD, ...get(6), I32_GT_U, ...brIf(1),
+    ...get(4), ...v128load, ...get(4), ...v128loadAt(16), ...I32X4_ADD, ...set(8),
+    ...get(8), ...get(8), ...get(8), ...shuffle([8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7]), ...I32X4_ADD, ...set(8),
+    ...get(7), ...get(8), ...get(8), ...get(8), ...shuffle([4, 5, 6, 7, 0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15]), ...I32X4_ADD, ...lane(0), I64_EXTEND_I32_S, I64_ADD, ...set(7),
+    ...get(4), ...i32c(32), I32_ADD, ...set(4),
+    ...br(0), END, END,
     ...whileBelow(4, 6, [...get(7), ...get(4), ...i32load, I64_EXTEND_I32_S, I64_ADD, ...set(7), ...get(4), ...i32c(4), I32_ADD, ...set(4)]),
     ...get(3), ...get(7), F64_CONVERT_I64_S, ...f64store,
     ...get(3), ...i32c(8), I32_ADD, ...set(3),
@@ -211,7 +221,7 @@ function moduleBytes(): Uint8Array {
     ...section(10, vec([
       body([[1, I32], [2, V128]], luma4Body),
       body([[1, I32], [1, V128]], luma3Body),
-      body([[3, I32], [1, I64]], totalsAtBody),
+      body([[3, I32], [1, I64], [1, V128]], totalsAtBody),
       body([[1, I32]], weighBody),
     ])),
   ]);

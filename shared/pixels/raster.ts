@@ -179,8 +179,8 @@ function sweepJs(data: Uint8Array, width: number, channels: number, plans: Plan[
   return transparentPixels;
 }
 
-/** Pixels the kernel reads per call: bounds the WebAssembly memory (which never shrinks) whatever the image size. */
-const BAND_PIXELS = 1 << 18;
+/** Pixels the kernel reads per call: bounds the WebAssembly memory (which never shrinks) whatever the image size, and keeps a band's pixels and values in cache. */
+const BAND_PIXELS = 1 << 14;
 
 /**
  * sweepJs with the per-pixel work in WebAssembly SIMD (luma-wasm.ts), for RGB and RGBA: band by
