@@ -10,9 +10,21 @@
  * where WebAssembly SIMD is missing `lumaKernel()` is null and raster.ts keeps its JavaScript loops.
  */
 
+/** The little of the WebAssembly API used here (the project's TypeScript libs do not declare it). */
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  validate(bytes: Uint8Array): boolean;
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: unknown };
+}
+const wasmApi = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+
 /** Exports of the module; pointers and lengths are byte offsets and counts in `memory`. */
 interface KernelExports {
-  memory: WebAssembly.Memory;
+  memory: WasmMemory;
   /** n RGBA pixels at src → n int32 values at dst; returns how many of the first n − n % 4 are not opaque */
   luma4(src: number, dst: number, n: number): number;
   /** n RGB pixels at src → n int32 values at dst (reads up to 16 bytes past the last pixel); returns 0 */
@@ -240,8 +252,8 @@ export function lumaKernel(): LumaKernel | null {
   if (kernel !== undefined) return kernel;
   try {
     const bytes = moduleBytes();
-    if (typeof WebAssembly === "undefined" || !WebAssembly.validate(bytes)) return (kernel = null);
-    const exports = new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports as unknown as KernelExports;
+    if (wasmApi === undefined || !wasmApi.validate(bytes)) return (kernel = null);
+    const exports = new wasmApi.Instance(new wasmApi.Module(bytes)).exports as KernelExports;
     const reserve = (n: number) => {
       const have = exports.memory.buffer.byteLength;
       if (n > have) exports.memory.grow(Math.ceil((n - have) / 65_536));

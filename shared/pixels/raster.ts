@@ -133,7 +133,8 @@ function planCrops(crops: readonly Crop[], side: number): { cropPlans: Plan[]; p
     const key = `${crop.x} ${crop.y} ${crop.width} ${crop.height}`;
     let plan = planOf.get(key);
     if (plan === undefined) {
-      plan = { cells: packed(cellSpans(crop.x, crop.width, side)), rows: rowFeeds(crop.y, crop.height, side), top: Math.floor(crop.y), out: new Float64Array(side * side) };
+      const shape = cached(SHAPES, `${key} ${side}`, () => ({ cells: packed(cellSpans(crop.x, crop.width, side)), rows: rowFeeds(crop.y, crop.height, side) }));
+      plan = { ...shape, top: Math.floor(crop.y), out: new Float64Array(side * side) };
       planOf.set(key, plan);
     }
     return plan;
@@ -190,16 +191,8 @@ const BAND_PIXELS = 1 << 14;
  * below is the same expression over the same values as in sweepJs.
  */
 function sweepKernel(k: LumaKernel, data: Uint8Array, width: number, channels: number, plans: Plan[], top: number, bottom: number, side: number): number {
-  const positions = new Set<number>();
-  for (const p of plans) for (let i = 0; i < p.cells.at.length; i += 4) for (const x of cellColumns(p.cells.at, i)) positions.add(x);
-  const cuts = Int32Array.from([...positions].sort((a, b) => a - b));
-  const indexOf = new Map<number, number>();
-  cuts.forEach((x, i) => indexOf.set(x, i));
-  const cutIndex = plans.map((p) => {
-    const idx = new Int32Array((p.cells.at.length / 4) * 6);
-    for (let i = 0, j = 0; i < p.cells.at.length; i += 4) for (const x of cellColumns(p.cells.at, i)) idx[j++] = indexOf.get(x)!;
-    return idx;
-  });
+  // plans of one image shape share their cut columns (the same cells object for the same shape)
+  const { cuts, cutIndex } = cached(CUTS, plans, () => cutColumns(plans));
   const bandRows = Math.max(1, Math.floor(BAND_PIXELS / width));
   // memory: cuts | totals (float64) | per plan its cut indices, edge weights and raster | pixels of
   // a band (+16 bytes the kernel may read past them) | their values (+16)
@@ -248,6 +241,52 @@ function sweepKernel(k: LumaKernel, data: Uint8Array, width: number, channels: n
   }
   plans.forEach((p, i) => p.out.set(new Float64Array(k.memory.buffer, placed[i]!.out, p.out.length)));
   return transparentPixels;
+}
+
+/** The ascending columns any cell of the plans reads a running total at, and per plan each cell's six of them (cellColumns order) as indices into those. */
+function cutColumns(plans: readonly Plan[]): { cuts: Int32Array; cutIndex: Int32Array[] } {
+  const positions = new Set<number>();
+  for (const p of plans) for (let i = 0; i < p.cells.at.length; i += 4) for (const x of cellColumns(p.cells.at, i)) positions.add(x);
+  const cuts = Int32Array.from([...positions].sort((a, b) => a - b));
+  const indexOf = new Map<number, number>();
+  cuts.forEach((x, i) => indexOf.set(x, i));
+  const cutIndex = plans.map((p) => {
+    const idx = new Int32Array((p.cells.at.length / 4) * 6);
+    for (let i = 0, j = 0; i < p.cells.at.length; i += 4) for (const x of cellColumns(p.cells.at, i)) idx[j++] = indexOf.get(x)!;
+    return idx;
+  });
+  return { cuts, cutIndex };
+}
+
+/**
+ * Per image shape, what its plans need that does not depend on the pixels (cell spans, row feeds,
+ * cut columns): web images come in few sizes, and building them costs as much as summing a
+ * thumbnail. A few dozen shapes kept; emptied when full.
+ */
+const SHAPES = new Map<string, { cells: PackedSpans; rows: RowFeeds }>();
+const CUTS = new Map<string, { cuts: Int32Array; cutIndex: Int32Array[] }>();
+const SHAPES_KEPT = 64;
+
+function cached<T>(cache: Map<string, T>, key: string | readonly Plan[], make: () => T): T {
+  const k = typeof key === "string" ? key : cutsKey(key);
+  let v = cache.get(k);
+  if (v === undefined) {
+    if (cache.size >= SHAPES_KEPT) cache.clear();
+    v = make();
+    cache.set(k, v);
+  }
+  return v;
+}
+
+/** Plans share cells objects exactly when their crops are equal (SHAPES): key the cut columns by those objects' identity. */
+const cellsIds = new WeakMap<PackedSpans, number>();
+let nextCellsId = 0;
+function cutsKey(plans: readonly Plan[]): string {
+  return plans.map((p) => {
+    let id = cellsIds.get(p.cells);
+    if (id === undefined) cellsIds.set(p.cells, (id = nextCellsId++));
+    return id;
+  }).join(" ");
 }
 
 const align16 = (n: number) => (n + 15) & ~15;
