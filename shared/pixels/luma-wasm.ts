@@ -2,7 +2,7 @@
  * The per-pixel half of raster.ts's sweep in WebAssembly SIMD: each pixel's scaled integer luma
  * (the very integers raster.ts's row loops add up: 299·R + 587·G + 114·B, and with alpha
  * a · that + (255 − a) · 255,000) four pixels at a time, the count of pixels whose alpha is below 255,
- * and each row's running total read off only at the columns the raster cells need. Integer
+ * and each raster cell's overlap-weighted sum of a row weighed into its raster row. Integer
  * arithmetic throughout (every term below 2^27, every total an exact int64 converted to a double
  * below 2^53), so the totals are the ones the JavaScript loops give, bit for bit.
  *
@@ -29,15 +29,15 @@ interface KernelExports {
   luma4(src: number, dst: number, n: number): number;
   /** n RGB pixels at src → n int32 values at dst (reads up to 16 bytes past the last pixel); returns 0 */
   luma3(src: number, dst: number, n: number): number;
-  /** for each of the `count` ascending columns at `cuts` (int32), the total of the int32 values at `values` before it, as a double at out */
-  totalsAt(values: number, cuts: number, count: number, out: number): void;
   /**
-   * for each of `cells` cells (six int32 indices into the float64 totals at `idx`, two float64 edge
-   * weights at `weight`): out[k] += w · (weightLo · (t[i1] − t[i0]) + (t[i3] − t[i2]) + weightHi · (t[i5] − t[i4])),
-   * the cell-sum expression of raster.ts evaluated in the same order (WebAssembly doubles are IEEE
-   * without contraction, so the bits are those of JavaScript)
+   * one source row into one raster row: for each of `cells` cells (int32 at[4k..4k+3]: left edge
+   * pixel, whole pixels [from, to), right edge pixel; float64 weight[2k], weight[2k+1]: the edges'
+   * overlaps) out[k] += w · (weightLo · v[lo] + Σ v[from..to) + weightHi · v[hi]) over the int32
+   * values at `values`: raster.ts's cell sum in the same order (each term an exact integer, as the
+   * running-total differences it stands for; WebAssembly doubles are IEEE without contraction, so
+   * the bits are JavaScript's)
    */
-  weigh(totals: number, idx: number, weight: number, out: number, cells: number, w: number): void;
+  cells(values: number, at: number, weight: number, out: number, cells: number, w: number): void;
 }
 
 // --- a minimal WebAssembly binary writer -------------------------------------------------------
@@ -85,6 +85,8 @@ const I32_GT_U = 0x4b;
 const I32_EQZ = 0x45;
 const I64_ADD = 0x7c;
 const I64_EXTEND_I32_S = 0xac;
+const F64_CONVERT_I32_S = 0xb7;
+const i64c = (n: number) => [0x42, ...sleb(n)];
 const F64_CONVERT_I64_S = 0xb9;
 const i32load = [0x28, 2, 0];
 const i32loadAt = (offset: number) => [0x28, 2, ...uleb(offset)];
@@ -168,42 +170,34 @@ const luma3Body = [
   ...i32c(0),
 ];
 
-// totalsAt: params values 0, cuts 1, count 2, out 3; locals p 4, cutsEnd 5, stop 6, total 7 (i64), eight 8 (v128)
-const totalsAtBody = [
-  ...get(0), ...set(4),
-  ...get(1), ...get(2), ...i32c(2), I32_SHL, I32_ADD, ...set(5),
-  ...whileBelow(1, 5, [
-    // stop = values + 4 · cut
-    ...get(0), ...get(1), ...i32load, ...i32c(2), I32_SHL, I32_ADD, ...set(6),
-    // eight values at a time: their int32 sum is exact (each value ≤ 65,025,000, eight < 2^31)
-    ...BLOCK, ...LOOP, ...get(4), ...i32c(32), I32_ADD, ...get(6), I32_GT_U, ...brIf(1),
-    ...get(4), ...v128load, ...get(4), ...v128loadAt(16), ...I32X4_ADD, ...set(8),
-    ...get(8), ...get(8), ...get(8), ...shuffle([8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7]), ...I32X4_ADD, ...set(8),
-    ...get(7), ...get(8), ...get(8), ...get(8), ...shuffle([4, 5, 6, 7, 0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15]), ...I32X4_ADD, ...lane(0), I64_EXTEND_I32_S, I64_ADD, ...set(7),
-    ...get(4), ...i32c(32), I32_ADD, ...set(4),
-    ...br(0), END, END,
-    ...whileBelow(4, 6, [...get(7), ...get(4), ...i32load, I64_EXTEND_I32_S, I64_ADD, ...set(7), ...get(4), ...i32c(4), I32_ADD, ...set(4)]),
-    ...get(3), ...get(7), F64_CONVERT_I64_S, ...f64store,
-    ...get(3), ...i32c(8), I32_ADD, ...set(3),
-    ...get(1), ...i32c(4), I32_ADD, ...set(1),
-  ]),
-];
-
-// weigh: params totals 0, idx 1, weight 2, out 3, cells 4, w 5 (f64); locals end 6
-/** totals[idx[j]] of the current cell */
-const total = (j: number) => [...get(0), ...get(1), ...i32loadAt(4 * j), ...i32c(3), I32_SHL, I32_ADD, ...f64loadAt(0)];
-const weighBody = [
+// cells: params values 0, at 1, weight 2, out 3, cells 4, w 5 (f64); locals end 6, p 7, stop 8, whole 9 (i64), eight 10 (v128)
+/** values[at[j]] of the current cell as a double */
+const valueAt = (j: number) => [...get(0), ...get(1), ...i32loadAt(4 * j), ...i32c(2), I32_SHL, I32_ADD, ...i32load, F64_CONVERT_I32_S];
+const cellsBody = [
   ...get(3), ...get(4), ...i32c(3), I32_SHL, I32_ADD, ...set(6),
   ...whileBelow(3, 6, [
+    // whole = Σ values[at[1] .. at[2])
+    ...i64c(0), ...set(9),
+    ...get(0), ...get(1), ...i32loadAt(4), ...i32c(2), I32_SHL, I32_ADD, ...set(7),
+    ...get(0), ...get(1), ...i32loadAt(8), ...i32c(2), I32_SHL, I32_ADD, ...set(8),
+    // eight values at a time: their int32 sum is exact (each value ≤ 65,025,000, eight < 2^31)
+    ...BLOCK, ...LOOP, ...get(7), ...i32c(32), I32_ADD, ...get(8), I32_GT_U, ...brIf(1),
+    ...get(7), ...v128load, ...get(7), ...v128loadAt(16), ...I32X4_ADD, ...set(10),
+    ...get(10), ...get(10), ...get(10), ...shuffle([8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7]), ...I32X4_ADD, ...set(10),
+    ...get(9), ...get(10), ...get(10), ...get(10), ...shuffle([4, 5, 6, 7, 0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15]), ...I32X4_ADD, ...lane(0), I64_EXTEND_I32_S, I64_ADD, ...set(9),
+    ...get(7), ...i32c(32), I32_ADD, ...set(7),
+    ...br(0), END, END,
+    ...whileBelow(7, 8, [...get(9), ...get(7), ...i32load, I64_EXTEND_I32_S, I64_ADD, ...set(9), ...get(7), ...i32c(4), I32_ADD, ...set(7)]),
+    // out[k] = out[k] + w · ((weightLo · values[lo] + whole) + weightHi · values[hi])
     ...get(3),
     ...get(3), ...f64loadAt(0),
     ...get(5),
-    ...get(2), ...f64loadAt(0), ...total(1), ...total(0), F64_SUB, F64_MUL,
-    ...total(3), ...total(2), F64_SUB, F64_ADD,
-    ...get(2), ...f64loadAt(8), ...total(5), ...total(4), F64_SUB, F64_MUL, F64_ADD,
+    ...get(2), ...f64loadAt(0), ...valueAt(0), F64_MUL,
+    ...get(9), F64_CONVERT_I64_S, F64_ADD,
+    ...get(2), ...f64loadAt(8), ...valueAt(3), F64_MUL, F64_ADD,
     F64_MUL, F64_ADD,
     ...f64store,
-    ...get(1), ...i32c(24), I32_ADD, ...set(1),
+    ...get(1), ...i32c(16), I32_ADD, ...set(1),
     ...get(2), ...i32c(16), I32_ADD, ...set(2),
     ...get(3), ...i32c(8), I32_ADD, ...set(3),
   ]),
@@ -216,25 +210,22 @@ const body = (locals: [count: number, type: number][], code: number[]) => {
 
 function moduleBytes(): Uint8Array {
   const fn3 = [0x60, 3, I32, I32, I32, 1, I32];
-  const fn4 = [0x60, 4, I32, I32, I32, I32, 0];
   const fn6 = [0x60, 6, I32, I32, I32, I32, I32, F64, 0];
   return Uint8Array.from([
     0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
-    ...section(1, vec([fn3, fn4, fn6])),
-    ...section(3, vec([[0], [0], [1], [2]])),
+    ...section(1, vec([fn3, fn6])),
+    ...section(3, vec([[0], [0], [1]])),
     ...section(5, vec([[0, 1]])),
     ...section(7, vec([
       [...name("memory"), 2, 0],
       [...name("luma4"), 0, 0],
       [...name("luma3"), 0, 1],
-      [...name("totalsAt"), 0, 2],
-      [...name("weigh"), 0, 3],
+      [...name("cells"), 0, 2],
     ])),
     ...section(10, vec([
       body([[1, I32], [2, V128]], luma4Body),
       body([[1, I32], [1, V128]], luma3Body),
-      body([[3, I32], [1, I64], [1, V128]], totalsAtBody),
-      body([[1, I32]], weighBody),
+      body([[3, I32], [1, I64], [1, V128]], cellsBody),
     ])),
   ]);
 }
@@ -258,7 +249,7 @@ export function lumaKernel(): LumaKernel | null {
       const have = exports.memory.buffer.byteLength;
       if (n > have) exports.memory.grow(Math.ceil((n - have) / 65_536));
     };
-    kernel = { memory: exports.memory, luma4: exports.luma4, luma3: exports.luma3, totalsAt: exports.totalsAt, weigh: exports.weigh, reserve };
+    kernel = { memory: exports.memory, luma4: exports.luma4, luma3: exports.luma3, cells: exports.cells, reserve };
   } catch {
     kernel = null;
   }

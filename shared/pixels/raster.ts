@@ -184,35 +184,30 @@ function sweepJs(data: Uint8Array, width: number, channels: number, plans: Plan[
 const BAND_PIXELS = 1 << 14;
 
 /**
- * sweepJs with the per-pixel work in WebAssembly SIMD (luma-wasm.ts), for RGB and RGBA: band by
- * band of rows, the pixels are copied into the kernel's memory and turned into scaled luma values,
- * then each row's running total is read at just the columns the cells of the plans cut at
- * (`cuts`). The totals are the exact integers `prefix` holds at those columns, so every cell sum
- * below is the same expression over the same values as in sweepJs.
+ * sweepJs with the work in WebAssembly (luma-wasm.ts), for RGB and RGBA: band by band of rows, the
+ * pixels are copied into the kernel's memory and turned into scaled luma values four at a time
+ * (SIMD), then each row is weighed into the raster rows it feeds, cell by cell. A cell's sum there
+ * is sweepJs's expression over the same exact integers (an edge pixel's value is the difference of
+ * two running totals, the whole pixels' sum another), in the same order, so the bits are the same.
  */
 function sweepKernel(k: LumaKernel, data: Uint8Array, width: number, channels: number, plans: Plan[], top: number, bottom: number, side: number): number {
-  // plans of one image shape share their cut columns (the same cells object for the same shape)
-  const { cuts, cutIndex } = cached(CUTS, plans, () => cutColumns(plans));
   const bandRows = Math.max(1, Math.floor(BAND_PIXELS / width));
-  // memory: cuts | totals (float64) | per plan its cut indices, edge weights and raster | pixels of
-  // a band (+16 bytes the kernel may read past them) | their values (+16)
+  // memory: per plan its cell spans, edge weights and raster | pixels of a band (+16 bytes the
+  // kernel may read past them) | their values (+16)
   let at = 0;
   const take = (bytes: number) => {
     const start = at;
     at = align16(at + bytes);
     return start;
   };
-  const cutsAt = take(cuts.byteLength);
-  const totalsAt = take(cuts.length * 8);
-  const placed = plans.map((p, i) => ({ idx: take(cutIndex[i]!.byteLength), weight: take(p.cells.weight.byteLength), out: take(p.out.byteLength) }));
+  const placed = plans.map((p) => ({ at: take(p.cells.at.byteLength), weight: take(p.cells.weight.byteLength), out: take(p.out.byteLength) }));
   const srcAt = take(bandRows * width * channels + 16);
   const valuesAt = take(bandRows * width * 4 + 16);
   k.reserve(at);
   const memory = new Uint8Array(k.memory.buffer);
   const put = (a: ArrayBufferView, offset: number) => memory.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), offset);
-  put(cuts, cutsAt);
   plans.forEach((p, i) => {
-    put(cutIndex[i]!, placed[i]!.idx);
+    put(p.cells.at, placed[i]!.at);
     put(p.cells.weight, placed[i]!.weight);
     put(p.out, placed[i]!.out);
   });
@@ -227,15 +222,15 @@ function sweepKernel(k: LumaKernel, data: Uint8Array, width: number, channels: n
       for (let i = n - (n & 3); i < n; i++) if (data[(y0 * width + i) * 4 + 3] !== 255) transparentPixels++;
     } else k.luma3(srcAt, valuesAt, n);
     for (let y = y0; y < y1; y++) {
-      k.totalsAt(valuesAt + (y - y0) * width * 4, cutsAt, cuts.length, totalsAt);
+      const row = valuesAt + (y - y0) * width * 4;
       for (let i = 0; i < plans.length; i++) {
         const p = plans[i]!;
         const r = y - p.top;
         if (r < 0 || r >= p.rows.rows) continue;
         const { offsets, targets, weights } = p.rows;
-        const { idx, weight, out } = placed[i]!;
-        // a row feeding several raster rows has the same cell sums for each (the same expression over the same totals)
-        for (let f = offsets[r]!; f < offsets[r + 1]!; f++) k.weigh(totalsAt, idx, weight, out + targets[f]! * side * 8, side, weights[f]!);
+        const { at: spans, weight, out } = placed[i]!;
+        // a row feeding several raster rows gives each the same cell sums (the same expression over the same values)
+        for (let f = offsets[r]!; f < offsets[r + 1]!; f++) k.cells(row, spans, weight, out + targets[f]! * side * 8, side, weights[f]!);
       }
     }
   }
@@ -243,58 +238,25 @@ function sweepKernel(k: LumaKernel, data: Uint8Array, width: number, channels: n
   return transparentPixels;
 }
 
-/** The ascending columns any cell of the plans reads a running total at, and per plan each cell's six of them (cellColumns order) as indices into those. */
-function cutColumns(plans: readonly Plan[]): { cuts: Int32Array; cutIndex: Int32Array[] } {
-  const positions = new Set<number>();
-  for (const p of plans) for (let i = 0; i < p.cells.at.length; i += 4) for (const x of cellColumns(p.cells.at, i)) positions.add(x);
-  const cuts = Int32Array.from([...positions].sort((a, b) => a - b));
-  const indexOf = new Map<number, number>();
-  cuts.forEach((x, i) => indexOf.set(x, i));
-  const cutIndex = plans.map((p) => {
-    const idx = new Int32Array((p.cells.at.length / 4) * 6);
-    for (let i = 0, j = 0; i < p.cells.at.length; i += 4) for (const x of cellColumns(p.cells.at, i)) idx[j++] = indexOf.get(x)!;
-    return idx;
-  });
-  return { cuts, cutIndex };
-}
-
 /**
- * Per image shape, what its plans need that does not depend on the pixels (cell spans, row feeds,
- * cut columns): web images come in few sizes, and building them costs as much as summing a
- * thumbnail. A few dozen shapes kept; emptied when full.
+ * Per image shape, what its plans need that does not depend on the pixels (cell spans, row
+ * feeds): web images come in few sizes, and building them costs as much as summing a thumbnail.
+ * A few dozen shapes kept; emptied when full.
  */
 const SHAPES = new Map<string, { cells: PackedSpans; rows: RowFeeds }>();
-const CUTS = new Map<string, { cuts: Int32Array; cutIndex: Int32Array[] }>();
 const SHAPES_KEPT = 64;
 
-function cached<T>(cache: Map<string, T>, key: string | readonly Plan[], make: () => T): T {
-  const k = typeof key === "string" ? key : cutsKey(key);
-  let v = cache.get(k);
+function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  let v = cache.get(key);
   if (v === undefined) {
     if (cache.size >= SHAPES_KEPT) cache.clear();
     v = make();
-    cache.set(k, v);
+    cache.set(key, v);
   }
   return v;
 }
 
-/** Plans share cells objects exactly when their crops are equal (SHAPES): key the cut columns by those objects' identity. */
-const cellsIds = new WeakMap<PackedSpans, number>();
-let nextCellsId = 0;
-function cutsKey(plans: readonly Plan[]): string {
-  return plans.map((p) => {
-    let id = cellsIds.get(p.cells);
-    if (id === undefined) cellsIds.set(p.cells, (id = nextCellsId++));
-    return id;
-  }).join(" ");
-}
-
 const align16 = (n: number) => (n + 15) & ~15;
-
-/** The columns a cell's sum reads the running total at: its left edge pixel's two, its whole pixels' two, its right edge pixel's two. */
-function cellColumns(at: Int32Array, i: number): number[] {
-  return [at[i]!, at[i]! + 1, at[i + 1]!, at[i + 2]!, at[i + 3]!, at[i + 3]! + 1];
-}
 
 /** Per cell of [start, start + length) cut into `cells`: where it covers whole pixels and the weights of its partial edge pixels. */
 interface CellSpans {

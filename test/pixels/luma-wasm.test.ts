@@ -26,7 +26,7 @@ describe("luma-wasm kernel", () => {
     expect(k).not.toBeNull();
   });
 
-  it("gives each pixel's scaled luma, the transparency count of whole groups of four, and running totals at the cut columns", () => {
+  it("gives each pixel's scaled luma, the transparency count of whole groups of four, and cell sums weighed into a raster row as JavaScript computes them", () => {
     const kernel = k!;
     kernel.reserve(1 << 16);
     for (const n of [1, 3, 4, 5, 11, 64, 101]) {
@@ -45,12 +45,17 @@ describe("luma-wasm kernel", () => {
       kernel.luma3(0, 16384, n);
       const rgb = new Int32Array(kernel.memory.buffer, 16384, n);
       for (let i = 0; i < n; i++) expect(rgb[i], `rgb ${n}:${i}`).toBe(299 * pixels[3 * i]! + 587 * pixels[3 * i + 1]! + 114 * pixels[3 * i + 2]!);
-      // totals before columns 0, 1, n/2, n (runs of every length, the eight-at-a-time path included)
-      const cuts = [0, Math.min(1, n), n >> 1, n].sort((a, b) => a - b);
-      new Int32Array(kernel.memory.buffer, 24576, 4).set(cuts);
-      kernel.totalsAt(8192, 24576, 4, 32768);
-      const totals = new Float64Array(kernel.memory.buffer, 32768, 4);
-      for (let c = 0; c < 4; c++) expect(totals[c]).toBe(Array.from(values.subarray(0, cuts[c]!)).reduce((s, v) => s + v, 0));
+      // one row into one raster row: cells with and without whole pixels, runs of every length (the eight-at-a-time path included)
+      const spans = [[0, 1, 1, 0], [0, 1, n, n - 1], [n >> 1, (n >> 1) + 1, Math.max((n >> 1) + 1, n - 1), n - 1]];
+      const edge = [[0.25, 0], [0.5, 0.75], [0.125, 1]];
+      new Int32Array(kernel.memory.buffer, 24576, 12).set(spans.flat());
+      new Float64Array(kernel.memory.buffer, 28672, 6).set(edge.flat());
+      const out = new Float64Array(kernel.memory.buffer, 32768, 3);
+      out.set([1.5, 0, 7]);
+      kernel.cells(8192, 24576, 28672, 32768, 3, 0.3);
+      const sumOf = (from: number, to: number) => Array.from(values.subarray(from, to)).reduce((s, v) => s + v, 0);
+      const weighed = spans.map(([lo, from, to, hi], c) => [1.5, 0, 7][c]! + 0.3 * (edge[c]![0]! * values[lo!]! + sumOf(from!, to!) + edge[c]![1]! * values[hi!]!));
+      expect(Array.from(out), `cells ${n}`).toEqual(weighed);
     }
   });
 
