@@ -115,7 +115,9 @@ function sweep(pixels: Uint8Array, width: number, height: number, channels: numb
   const alpha = channels === 2 || channels === 4;
   const scale = alpha ? 255_000 : 1000;
   const { cropPlans, plans, top, bottom } = planCrops(crops, side);
-  const kernel = channels >= 3 ? lumaKernel() : null;
+  // the kernel's memory holds a band of at least one row and never shrinks: rows wider than
+  // MAX_KERNEL_WIDTH (bands of one row, megabytes kept for good) take the JavaScript loops
+  const kernel = channels >= 3 && width <= MAX_KERNEL_WIDTH ? lumaKernel() : null;
   const transparentPixels = kernel !== null ? sweepKernel(kernel, data, width, channels, plans, top, bottom, side) : sweepJs(data, width, channels, plans, top, bottom, side);
   const rasters = cropPlans.map((p, i) => {
     const norm = scale * (crops[i]!.width / side) * (crops[i]!.height / side);
@@ -182,6 +184,8 @@ function sweepJs(data: Uint8Array, width: number, channels: number, plans: Plan[
 
 /** Pixels the kernel reads per call: bounds the WebAssembly memory (which never shrinks) whatever the image size, and keeps a band's pixels and values in cache. */
 const BAND_PIXELS = 1 << 14;
+/** Widest row the kernel takes (its memory then stays under ~0.6 MB). */
+const MAX_KERNEL_WIDTH = 1 << 16;
 
 /**
  * sweepJs with the work in WebAssembly (luma-wasm.ts), for RGB and RGBA: band by band of rows, the

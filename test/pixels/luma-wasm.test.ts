@@ -2,7 +2,8 @@
  * The WebAssembly SIMD kernel behind raster.ts (luma-wasm.ts) runs on this Node (so
  * raster-identity.test.ts holds it, not the JavaScript fallback, to the code before), computes the
  * integers the JavaScript row loops add up, and gives the old rasters on shapes that cross its
- * bands: rows wider than a band, and bands whose pixel count is not a multiple of four.
+ * bands: rows wider than a band, bands whose pixel count is not a multiple of four, and rows too wide
+ * for it.
  */
 import { describe, expect, it } from "vitest";
 import { HASH_RASTER_SIDE } from "../../shared/pixels/decode.ts";
@@ -60,7 +61,8 @@ describe("luma-wasm kernel", () => {
   });
 
   it("rasters of rows wider than a band, and of bands that end inside a group of four, are the old ones", () => {
-    for (const [width, height, channels, seed] of [[17_001, 3, 4, 1], [16_389, 2, 3, 2], [641, 97, 4, 3], [997, 45, 4, 4]] as const) {
+    // the last: wider than the kernel takes (the JavaScript loops)
+    for (const [width, height, channels, seed] of [[17_001, 3, 4, 1], [16_389, 2, 3, 2], [641, 97, 4, 3], [997, 45, 4, 4], [70_001, 2, 4, 5]] as const) {
       const data = channels === 4 ? randomPixels(width * height * 4, seed) : randomPixels(width * height * 3, seed);
       const crops = [{ x: 0, y: 0, width, height }, centreSquare(width, height)];
       const [luma, centreLuma] = areaRastersV1(data, width, height, channels, crops, HASH_RASTER_SIDE) as [Float64Array, Float64Array];
