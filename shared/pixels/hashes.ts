@@ -101,10 +101,12 @@ export function ringAverageHash(luma: Float64Array): bigint {
  */
 export function ringPerceptiveHash(luma: Float64Array): bigint {
   const quantiles = new Float64Array(RING_QUANTILES);
+  const values = new Float64Array(RING_16_LONGEST);
+  const sorted = new Float64Array(RING_16_LONGEST);
+  const counts = new Int32Array(257);
   const perRing = RINGS_16.map((ring, i) => {
-    const sorted = new Float64Array(ring.length);
-    for (let t = 0; t < ring.length; t++) sorted[t] = luma[ring[t]!]!;
-    sorted.sort();
+    for (let t = 0; t < ring.length; t++) values[t] = luma[ring[t]!]!;
+    sortLevels(values, ring.length, sorted, counts);
     const at = RING_16_QUANTILE_AT[i]!;
     for (let k = 0; k < RING_QUANTILES; k++) quantiles[k] = sorted[at[k]!]!;
     return [dct1At(quantiles, 0), dct1At(quantiles, 1), dct1At(quantiles, 2), dct1At(quantiles, 3)];
@@ -116,6 +118,31 @@ export function ringPerceptiveHash(luma: Float64Array): bigint {
   }
   return bitsOf(bits, (b) => b);
 }
+
+/**
+ * Sorts the n values of `from` into `to`: scattered by grey level (0…255, one bucket per integer
+ * level; a counting sort) and then an insertion sort, which only has to order values within a
+ * level. The result is what any sort gives (it is an insertion sort's, whatever the bucketing);
+ * the buckets make it close to linear on ring luminances, where the built-in sort took most of
+ * this hash's time.
+ */
+function sortLevels(from: Float64Array, n: number, to: Float64Array, counts: Int32Array): void {
+  counts.fill(0);
+  for (let t = 0; t < n; t++) counts[level(from[t]!) + 1]!++;
+  for (let b = 1; b < counts.length; b++) counts[b]! += counts[b - 1]!;
+  for (let t = 0; t < n; t++) to[counts[level(from[t]!)]!++] = from[t]!;
+  for (let i = 1; i < n; i++) {
+    const v = to[i]!;
+    let j = i - 1;
+    while (j >= 0 && to[j]! > v) {
+      to[j + 1] = to[j]!;
+      j--;
+    }
+    to[j + 1] = v;
+  }
+}
+
+const level = (v: number) => (v >= 255 ? 255 : v > 0 ? v | 0 : 0);
 
 /** Bits that differ between two 64-bit hashes. */
 export function hammingDistance(a: bigint, b: bigint): number {
@@ -149,19 +176,41 @@ function bitsOf<T>(values: ArrayLike<T>, on: (v: T) => boolean): bigint {
 }
 
 function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b);
+  // a typed array sorts numerically without a comparator call per step (the same order: no NaN here, and ±0 compare alike)
+  const s = Float64Array.from(values).sort();
   const mid = s.length >> 1;
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 /** Area-average resampling (each target cell is the exact mean of the source area it covers). */
 export function resample(src: Float64Array, sw: number, sh: number, dw: number, dh: number): Float64Array {
+  if (sw % dw === 0 && sh % dh === 0) return blockMeans(src, sw, sw / dw, sh / dh, dw, dh);
   const { offsets, index, weight, divisor } = resamplePlan(sw, sh, dw, dh);
   const out = new Float64Array(dw * dh);
   for (let cell = 0; cell < out.length; cell++) {
     let sum = 0;
     for (let t = offsets[cell]!; t < offsets[cell + 1]!; t++) sum += weight[t]! * src[index[t]!]!;
     out[cell] = sum / divisor;
+  }
+  return out;
+}
+
+/**
+ * `resample` when cells are whole blocks of fx × fy pixels: every weight is 1 · 1, so the same sums
+ * in the same order (rows, then columns, from 0) without the weights.
+ */
+function blockMeans(src: Float64Array, sw: number, fx: number, fy: number, dw: number, dh: number): Float64Array {
+  const out = new Float64Array(dw * dh);
+  const divisor = fx * fy;
+  for (let y = 0; y < dh; y++) {
+    for (let x = 0; x < dw; x++) {
+      let sum = 0;
+      for (let sy = y * fy; sy < (y + 1) * fy; sy++) {
+        const row = sy * sw;
+        for (let sx = x * fx; sx < (x + 1) * fx; sx++) sum += src[row + sx]!;
+      }
+      out[y * dw + x] = sum / divisor;
+    }
   }
   return out;
 }
@@ -271,5 +320,6 @@ function equalAreaRings(count: number): number[][] {
 const RINGS_64 = equalAreaRings(64).map((r) => Int32Array.from(r));
 const RINGS_16 = equalAreaRings(16).map((r) => Int32Array.from(r));
 const RING_QUANTILES = 32;
+const RING_16_LONGEST = Math.max(...RINGS_16.map((r) => r.length));
 /** Where each of the 32 quantiles of a 16-ring's sorted luminances is. */
 const RING_16_QUANTILE_AT = RINGS_16.map((ring) => Int32Array.from({ length: RING_QUANTILES }, (_, k) => Math.min(ring.length - 1, Math.floor(((k + 0.5) * ring.length) / RING_QUANTILES))));

@@ -4,6 +4,7 @@
  * composited onto white, then an area-average downscale (each target cell is the exact mean of the
  * source area it covers: a box filter, which antialiases any downscale).
  */
+import { lumaKernel, type LumaKernel } from "./luma-wasm.ts";
 
 /** Luma (0…255) of each pixel of interleaved 8-bit pixels; alpha (2 or 4 channels) composited onto white. */
 export function lumaPlane(data: Uint8Array, channels: number): Float32Array {
@@ -72,7 +73,8 @@ export function areaRaster(plane: Float32Array, width: number, crop: Crop, side:
  * `areaRaster(lumaPlane(data, channels), width, crop, side)` gives for each crop, to ~1e-9 of a
  * grey level (the plane rounds each luma to float32; here it is exact). Each row's luma, scaled to an
  * integer (1000 · Y, or 255 · 1000 · Y with alpha), is summed into a running total once, so a cell
- * costs two lookups whatever its width; rows are weighed into the cells they overlap.
+ * costs two lookups whatever its width; rows are weighed into the cells they overlap. RGB and RGBA
+ * take the WebAssembly SIMD kernel of luma-wasm.ts for the per-pixel work where it runs.
  */
 export function areaRasters(pixels: Uint8Array, width: number, height: number, channels: number, crops: readonly Crop[], side: number): Float64Array[] {
   return sweep(pixels, width, height, channels, crops, side).rasters;
@@ -110,30 +112,51 @@ function sweep(pixels: Uint8Array, width: number, height: number, channels: numb
   if (channels < 1 || channels > 4) throw new Error(`cannot read luma from ${channels} channels`);
   // a plain Uint8Array view (element reads through a Buffer, another class, stay slower)
   const data = new Uint8Array(pixels.buffer, pixels.byteOffset, pixels.byteLength);
-  // RGBA read a pixel per 32-bit word where the buffer allows it (sharp's always does)
-  const words = channels === 4 && LITTLE_ENDIAN && data.byteOffset % 4 === 0 ? new Uint32Array(data.buffer, data.byteOffset, width * height) : null;
   const alpha = channels === 2 || channels === 4;
   const scale = alpha ? 255_000 : 1000;
-  // equal crops (a square image's centre square is the image) share one plan and its sums
+  const { cropPlans, plans, top, bottom } = planCrops(crops, side);
+  // the kernel's memory holds a band of at least one row and never shrinks: rows wider than
+  // MAX_KERNEL_WIDTH (bands of one row, megabytes kept for good) take the JavaScript loops
+  const kernel = channels >= 3 && width <= MAX_KERNEL_WIDTH ? lumaKernel() : null;
+  const transparentPixels = kernel !== null ? sweepKernel(kernel, data, width, channels, plans, top, bottom, side) : sweepJs(data, width, channels, plans, top, bottom, side);
+  const rasters = cropPlans.map((p, i) => {
+    const norm = scale * (crops[i]!.width / side) * (crops[i]!.height / side);
+    const out = new Float64Array(side * side);
+    for (let j = 0; j < out.length; j++) out[j] = p.out[j]! / norm;
+    return out;
+  });
+  return { rasters, transparentPixels: alpha ? transparentPixels : 0 };
+}
+
+/** One plan per distinct crop (equal crops, as a square image's centre square and the image, share one plan and its sums) and the rows they span. */
+function planCrops(crops: readonly Crop[], side: number): { cropPlans: Plan[]; plans: Plan[]; top: number; bottom: number } {
   const planOf = new Map<string, Plan>();
   const cropPlans = crops.map((crop) => {
     const key = `${crop.x} ${crop.y} ${crop.width} ${crop.height}`;
     let plan = planOf.get(key);
     if (plan === undefined) {
-      plan = { cells: packed(cellSpans(crop.x, crop.width, side)), rows: rowFeeds(crop.y, crop.height, side), top: Math.floor(crop.y), out: new Float64Array(side * side) };
+      const shape = cached(SHAPES, `${key} ${side}`, () => ({ cells: packed(cellSpans(crop.x, crop.width, side)), rows: rowFeeds(crop.y, crop.height, side) }));
+      plan = { ...shape, top: Math.floor(crop.y), out: new Float64Array(side * side) };
       planOf.set(key, plan);
     }
     return plan;
   });
   const plans = [...planOf.values()];
-  const prefix = new Float64Array(width + 1);
-  const sums = new Float64Array(side);
   let top = Infinity;
   let bottom = -Infinity;
   for (const p of plans) {
     top = Math.min(top, p.top);
     bottom = Math.max(bottom, p.top + p.rows.rows);
   }
+  return { cropPlans, plans, top, bottom };
+}
+
+/** The rows [top, bottom) weighed into every plan from each row's running totals (`prefix[x]`: the row's scaled luma before column x); returns the transparent pixels seen. */
+function sweepJs(data: Uint8Array, width: number, channels: number, plans: Plan[], top: number, bottom: number, side: number): number {
+  // RGBA read a pixel per 32-bit word where the buffer allows it (sharp's always does)
+  const words = channels === 4 && LITTLE_ENDIAN && data.byteOffset % 4 === 0 ? new Uint32Array(data.buffer, data.byteOffset, data.length >> 2) : null;
+  const prefix = new Float64Array(width + 1);
+  const sums = new Float64Array(side);
   let transparentPixels = 0;
   for (let y = top; y < bottom; y++) {
     if (words !== null) transparentPixels += rowPrefixWords(words, y * width, width, prefix);
@@ -156,14 +179,88 @@ function sweep(pixels: Uint8Array, width: number, height: number, channels: numb
       }
     }
   }
-  const rasters = cropPlans.map((p, i) => {
-    const norm = scale * (crops[i]!.width / side) * (crops[i]!.height / side);
-    const out = new Float64Array(side * side);
-    for (let j = 0; j < out.length; j++) out[j] = p.out[j]! / norm;
-    return out;
-  });
-  return { rasters, transparentPixels: alpha ? transparentPixels : 0 };
+  return transparentPixels;
 }
+
+/** Pixels the kernel reads per call: bounds the WebAssembly memory (which never shrinks) whatever the image size, and keeps a band's pixels and values in cache. */
+const BAND_PIXELS = 1 << 14;
+/** Widest row the kernel takes (its memory then stays under ~0.6 MB). */
+const MAX_KERNEL_WIDTH = 1 << 16;
+
+/**
+ * sweepJs with the work in WebAssembly (luma-wasm.ts), for RGB and RGBA: band by band of rows, the
+ * pixels are copied into the kernel's memory and turned into scaled luma values four at a time
+ * (SIMD), then each row is weighed into the raster rows it feeds, cell by cell. A cell's sum there
+ * is sweepJs's expression over the same exact integers (an edge pixel's value is the difference of
+ * two running totals, the whole pixels' sum another), in the same order, so the bits are the same.
+ */
+function sweepKernel(k: LumaKernel, data: Uint8Array, width: number, channels: number, plans: Plan[], top: number, bottom: number, side: number): number {
+  const bandRows = Math.max(1, Math.floor(BAND_PIXELS / width));
+  // memory: per plan its cell spans, edge weights and raster | pixels of a band (+16 bytes the
+  // kernel may read past them) | their values (+16)
+  let at = 0;
+  const take = (bytes: number) => {
+    const start = at;
+    at = align16(at + bytes);
+    return start;
+  };
+  const placed = plans.map((p) => ({ at: take(p.cells.at.byteLength), weight: take(p.cells.weight.byteLength), out: take(p.out.byteLength) }));
+  const srcAt = take(bandRows * width * channels + 16);
+  const valuesAt = take(bandRows * width * 4 + 16);
+  k.reserve(at);
+  const memory = new Uint8Array(k.memory.buffer);
+  const put = (a: ArrayBufferView, offset: number) => memory.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), offset);
+  plans.forEach((p, i) => {
+    put(p.cells.at, placed[i]!.at);
+    put(p.cells.weight, placed[i]!.weight);
+    put(p.out, placed[i]!.out);
+  });
+  let transparentPixels = 0;
+  for (let y0 = top; y0 < bottom; y0 += bandRows) {
+    const y1 = Math.min(bottom, y0 + bandRows);
+    const n = (y1 - y0) * width;
+    memory.set(data.subarray(y0 * width * channels, y1 * width * channels), srcAt);
+    if (channels === 4) {
+      transparentPixels += k.luma4(srcAt, valuesAt, n);
+      // the kernel counts whole groups of four; the last n % 4 pixels here
+      for (let i = n - (n & 3); i < n; i++) if (data[(y0 * width + i) * 4 + 3] !== 255) transparentPixels++;
+    } else k.luma3(srcAt, valuesAt, n);
+    for (let y = y0; y < y1; y++) {
+      const row = valuesAt + (y - y0) * width * 4;
+      for (let i = 0; i < plans.length; i++) {
+        const p = plans[i]!;
+        const r = y - p.top;
+        if (r < 0 || r >= p.rows.rows) continue;
+        const { offsets, targets, weights } = p.rows;
+        const { at: spans, weight, out } = placed[i]!;
+        // a row feeding several raster rows gives each the same cell sums (the same expression over the same values)
+        for (let f = offsets[r]!; f < offsets[r + 1]!; f++) k.cells(row, spans, weight, out + targets[f]! * side * 8, side, weights[f]!);
+      }
+    }
+  }
+  plans.forEach((p, i) => p.out.set(new Float64Array(k.memory.buffer, placed[i]!.out, p.out.length)));
+  return transparentPixels;
+}
+
+/**
+ * Per image shape, what its plans need that does not depend on the pixels (cell spans, row
+ * feeds): web images come in few sizes, and building them costs as much as summing a thumbnail.
+ * A few dozen shapes kept; emptied when full.
+ */
+const SHAPES = new Map<string, { cells: PackedSpans; rows: RowFeeds }>();
+const SHAPES_KEPT = 64;
+
+function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  let v = cache.get(key);
+  if (v === undefined) {
+    if (cache.size >= SHAPES_KEPT) cache.clear();
+    v = make();
+    cache.set(key, v);
+  }
+  return v;
+}
+
+const align16 = (n: number) => (n + 15) & ~15;
 
 /** Per cell of [start, start + length) cut into `cells`: where it covers whole pixels and the weights of its partial edge pixels. */
 interface CellSpans {
