@@ -97,6 +97,20 @@ class TextBuf {
   get saturated(): boolean {
     return this.sink || this.overflow;
   }
+  /** raw length when the cleaned text was last found no longer than the bound (checked again once the raw text doubles) */
+  private checkedAt = 0;
+  private long = false;
+  /**
+   * Whether the cleaned text is longer than `max`; once it is, it stays so (text is only appended,
+   * and collapsing whitespace never shortens a longer string below a prefix's cleaned length). A
+   * block whose text is that long gives its images no nearby caption, nor does any block around it.
+   */
+  longerThan(max: number): boolean {
+    if (this.long) return true;
+    if (this.length <= max || this.length < 2 * this.checkedAt) return false;
+    this.checkedAt = this.length;
+    return (this.long = this.text().length > max);
+  }
   /** text was refused at the cap */
   get overflow(): boolean {
     if (this.late !== null) {
@@ -273,8 +287,10 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   /** where to go on after a tag that ends before `next`: past a span whose events would change nothing */
   const afterTag = (next: number): number => {
     if (tooDeep || aborted || next < noScanBefore || opaque > 0 || inFigcaption > 0) return next;
-    // its text would go to the current block (and a cell's row): only a full buffer ignores it
-    if (!blocks[blocks.length - 1]!.text.saturated || html.charCodeAt(next - 1) !== 0x3e) return next;
+    // its text would go to the current block (and a cell's row): only a full buffer, or one already
+    // too long to be a caption (so are those of the blocks around it), has no use for it
+    const top = blocks[blocks.length - 1]!.text;
+    if (!(top.saturated || top.longerThan(maxCaption)) || html.charCodeAt(next - 1) !== 0x3e) return next;
     const table = tables[tables.length - 1];
     if (table?.hasImages || (open.length > 0 && RAW_TEXT.has(open[open.length - 1]!))) return next;
     const span = inertSpan(html, next, open, maxDepth);
