@@ -153,6 +153,17 @@ describe("the extractor finds what the earlier one found", () => {
     expect(same(blank).skippedChars).toBe(0);
     expect(same(blank).captions.map((c) => [c.type, c.text])).toEqual([["nearby", "a b c"]]);
     expect(same(`<div><p>a${" \n".repeat(1000)}b</p><p>c</p><img src="w.jpg"></div>`, PAGE, { maxCaptionChars: 3 }).dropped.get("nearby_too_long")).toBe(1);
+
+    // the cleaned length is counted, not built: every space \s matches (no-break, ideographic, line
+    // separator, BOM…) collapses, around the bound: 499 and 501 characters once cleaned, plain and nested
+    for (const sep of ["\u00a0", "\u3000", "\u2028 ", "\ufeff\t", " \u200a\u2009"]) {
+      for (const words of [250, 251]) {
+        const text = Array.from({ length: words }, () => "a").join(sep);
+        const r = same(`<div>${sep}${text}${sep}<img src="u.jpg"></div>`);
+        expect(r.captions.some((c) => c.type === "nearby")).toBe(words === 250);
+        same(`<section><div><p>${text.slice(0, 300)}</p><p>${sep}</p>${text.slice(300)}</div><p>x<img src="v.jpg"></p>${"<p>more text</p>".repeat(30)}<img src="w.jpg"></section>`);
+      }
+    }
   });
 
   it("a table whose rows were skipped and that then gets an image is read again in full: its caption row counts", () => {
