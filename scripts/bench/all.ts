@@ -22,6 +22,7 @@ const BENCHES = [
   ["semantic.ts", "word-vector cosine and exact WMD vs the syntactic scorer; vector load time and memory"],
   ["transformer.ts", "embedding/BERTScore scorers (tiny and MiniLM-shaped models) vs the syntactic scorer"],
   ["warc.ts", "WARC → references, MB/s per core of uncompressed WARC, vs gzip -dc and warcio's record iteration"],
+  ["warc-ab.ts", "WARC → documents / references / captions of this checkout vs BENCH_BASE's, rounds alternated in one process (skipped without BENCH_BASE)"],
   ["revision-reuse.ts", "history revisions replayed or reused without scanning; byte path + reuse vs the string path"],
   ["fixed-costs.ts", "ms of start-up, module loading, word vectors and chart rendering"],
   ["run.ts", "end-to-end run vs plain bz2 decoding (lbzip2 and bzip2), own CPU per MB vs the decoder's, peak RSS, load average"],

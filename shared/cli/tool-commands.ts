@@ -14,6 +14,7 @@ import { applyModelFlag, checkModel } from "../semantic/model-flag.ts";
 import { semanticVerdict } from "../semantic/semantic-score.ts";
 import { extractImageRefs } from "../wikitext/extract-images.ts";
 import { readConfigFile } from "./config-file.ts";
+import { configFromEnv } from "../core/env-layer.ts";
 import { UserError } from "../core/errors.ts";
 import { mapLineBatches, mapLines } from "./lines.ts";
 import { dumpCounter, WARC_DAMAGE_SAMPLE, warcCounter } from "../core/counter-names.ts";
@@ -32,10 +33,14 @@ function isWarcFile(file: string): boolean {
   }
 }
 
-export const EXTRACT_USAGE = `paracap extract <file.xml[.bz2|.gz]|file.wikitext|file.warc[.gz]> [--all-namespaces]
+export const EXTRACT_USAGE = `paracap extract <file.xml[.bz2|.gz]|file.wikitext|file.warc[.gz]> [--all-namespaces] [--config <file>]
   image references as JSONL, one line per reference and caption type:
   {"image","type":"caption"|"alt"|null,"text","page","source","revision"}
-  (a .wikitext/.wiki/.txt file is one page titled after the file name)`;
+  (a .wikitext/.wiki/.txt file is one page titled after the file name)
+  --config <file>    JSON config file, as for run (with the PARACAP_* environment): its extraction
+                     settings (fileAliases such as "Datei", maxPageBytes, colonFileLinks,
+                     unknownTemplates) and dump.namespaces / dump.skipRedirects apply
+  --all-namespaces   every namespace of a dump (default: the config's dump.namespaces, [0])`;
 export const FEATURES_USAGE = `paracap features [--classifier improved|paper] < captions.txt
   one JSONL line per input line, in order: {"text","words","profane","english","hasVerb","isSentence","tags"}`;
 export const SCORE_USAGE = `paracap score [--model <dir>] [--scorers <list>] [--config <file>] < pairs.tsv
@@ -62,16 +67,20 @@ export async function extractCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { "all-namespaces": { type: "boolean", default: false }, help: { type: "boolean", short: "h", default: false } },
+    options: { "all-namespaces": { type: "boolean", default: false }, config: { type: "string" }, help: { type: "boolean", short: "h", default: false } },
   });
   if (values.help) return usage(EXTRACT_USAGE);
-  if (positionals.length !== 1) throw new UserError("usage: paracap extract <file.xml[.bz2]|file.wikitext>");
+  if (positionals.length !== 1) throw new UserError("usage: paracap extract <file.xml[.bz2]|file.wikitext|file.warc[.gz]> [--config <file>]");
   const file = positionals[0]!;
   if (!existsSync(file)) throw new UserError(`no such file: ${file}`);
   if (!statSync(file).isFile()) throw new UserError(`not a file: ${file}`);
+  // the run's settings, resolved as run resolves them (file < environment), so extract finds what a run finds
+  const config = resolveConfig(values.config ? await readConfigFile(values.config) : {}, configFromEnv(process.env));
+  const x = config.extraction;
+  const refOptions = { fileAliases: x.fileAliases, maxPageBytes: x.maxPageBytes, colonFileLinks: x.colonFileLinks, unknownTemplates: x.unknownTemplates };
   const out = process.stdout;
   const emit = (rev: PageRevision) => {
-    const lines = extractImageRefs(rev.text).flatMap((r) => referenceLines(r, rev.title));
+    const lines = extractImageRefs(rev.text, refOptions).flatMap((r) => referenceLines(r, rev.title));
     if (lines.length > 0) out.write(lines.map((l) => JSON.stringify({ ...l, revisionId: rev.revisionId })).join("\n") + "\n");
   };
   if (/\.(wikitext|wiki|txt)$/i.test(file)) {
@@ -81,15 +90,15 @@ export async function extractCommand(argv: string[]): Promise<number> {
   }
   if (isWarcFile(file)) {
     const counters = new Counters();
-    for await (const line of warcCaptionLines(file, counters)) out.write(JSON.stringify(line) + "\n");
+    for await (const line of warcCaptionLines(file, counters, x.maxPageBytes)) out.write(JSON.stringify(line) + "\n");
     const damaged = counters.get(warcCounter("records.damaged"));
     const examples = counters.samples.get(WARC_DAMAGE_SAMPLE);
     process.stderr.write(`paracap extract: ${counters.get(warcCounter("documents"))} HTML page(s) of ${counters.get(warcCounter("records"))} WARC record(s) read${damaged > 0 ? `; ${damaged} damaged record(s) skipped: ${examples.join("; ")}` : ""}\n`);
     return 0;
   }
   const counters = new Counters();
-  const namespaces = values["all-namespaces"] ? undefined : [0];
-  for await (const rev of readDumpPages(file, { counters, file, namespaces })) emit(rev);
+  const namespaces = values["all-namespaces"] ? undefined : config.dump.namespaces;
+  for await (const rev of readDumpPages(file, { counters, file, namespaces, skipRedirects: config.dump.skipRedirects })) emit(rev);
   const pages = counters.get(dumpCounter("pages"));
   const revs = counters.get(dumpCounter("revisions.emitted"));
   process.stderr.write(`paracap extract: ${pages} page${pages === 1 ? "" : "s"}, ${revs} revision${revs === 1 ? "" : "s"} read\n`);

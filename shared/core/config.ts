@@ -41,6 +41,13 @@ export const ParacapConfig = z.object({
       .describe("templates in a caption that paracap cannot render: mark = the caption is dropped as unrendered_template (no caption with silently missing words); delete = cut out (reference implementation)"),
     warcBaseUrl: z.string().max(2048).url().refine((u) => /^https?:\/\//i.test(u), "an http(s) URL").default("https://data.commoncrawl.org/")
       .describe("web crawl paths lists (warc.paths.gz): each line is a WARC path read over HTTP(S) from under this URL"),
+    // absent unless set, so configurations (and fingerprints) of runs that set none stay as they were
+    warcHttp: z.object({
+      idleSeconds: z.number().positive().max(3600).default(60).describe("a connection to a WARC's server silent this long is dropped and the read resumed"),
+      retries: z.number().int().min(0).max(100).default(5).describe("failed attempts in a row (no byte gained) before a WARC is given up"),
+      maxWaitSeconds: z.number().positive().max(86_400).default(300)
+        .describe("the longest a WARC read goes without a byte, reconnects and backoff included, before the file is given up (planning's size requests: at most 30 s)"),
+    }).optional().describe("how long reads of a paths list's WARCs wait for a slow or silent server (defaults when absent)"),
   }).prefault({}),
   captions: z.object({
     minWords: MinWords.default(6).describe("paper: 6; thesis: 10"),

@@ -11,11 +11,12 @@ import { acceptHtml, recordCaptions } from "../../web/html/page-captions.ts";
 
 const MAX_PAGE_BYTES = 8 * 1024 * 1024;
 
-export async function* warcCaptionLines(path: string, counters = new Counters()): AsyncGenerator<object> {
+/** `maxPageBytes`: the run's extraction.maxPageBytes (a larger page is skipped, as in a run) */
+export async function* warcCaptionLines(path: string, counters = new Counters(), maxPageBytes = MAX_PAGE_BYTES): AsyncGenerator<object> {
   const open = (start: number) => createReadStream(path, { start }) as AsyncIterable<Buffer>;
-  for await (const rec of readWarc({ open, file: path, counters, maxBodyBytes: MAX_PAGE_BYTES, accept: acceptHtml })) {
+  for await (const rec of readWarc({ open, file: path, counters, maxBodyBytes: maxPageBytes, accept: acceptHtml })) {
     counters.inc(warcCounter("documents"));
-    const found = recordCaptions(rec, MAX_PAGE_BYTES);
+    const found = recordCaptions(rec, maxPageBytes);
     if ("drop" in found) continue;
     for (const c of found.captions) yield { image: c.image, type: c.type, text: c.text, page: rec.targetUri, url: c.url, recordId: rec.recordId };
   }

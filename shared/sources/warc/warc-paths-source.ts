@@ -119,11 +119,32 @@ export function pathUrl(line: string, base: string): string | null {
   return url.origin === root.origin && url.pathname.startsWith(root.pathname) ? url.href : null;
 }
 
-/** How a WARC over HTTP is fetched (tests shorten the backoff). */
+/** How a WARC over HTTP is fetched (tests shorten the backoff; the run's `extraction.warcHttp` settings win). */
 export interface PathsSourceOptions {
-  http?: Omit<HttpReadOptions, "onRetry" | "onRangeIgnored">;
+  http?: Omit<HttpReadOptions, "onRetry" | "onRangeIgnored" | "onWait">;
   /** lists of at most this many paths split their large files (default SPLIT_FILES_UP_TO) */
   splitFilesUpTo?: number;
+  /** told what a read waits for (a silent server, a retry to come); default: a line on stderr */
+  notify?: (text: string) => void;
+}
+
+/** Planning's size requests are a nicety (a file not sized is read whole): they wait at most this long. */
+const PROBE_MAX_WAIT_MS = 30_000;
+const PROBE_IDLE_MS = 10_000;
+
+/** A wait told on stderr, as the run's own notes are (on a terminal, over its progress line). */
+function stderrLine(text: string): void {
+  process.stderr.write(`${process.stderr.isTTY ? "\r\x1b[K" : ""}[paracap] ${text}\n`);
+}
+
+/** The HTTP read settings of a run: the source's, then the run's `extraction.warcHttp`. */
+function httpOptions(config: ParacapConfig | undefined, opts: PathsSourceOptions): HttpReadOptions {
+  const w = config?.extraction.warcHttp;
+  return {
+    ...opts.http,
+    ...(w ? { idleMs: w.idleSeconds * 1000, retries: w.retries, maxWaitMs: w.maxWaitSeconds * 1000 } : {}),
+    onWait: opts.notify ?? stderrLine,
+  };
 }
 
 export const warcPathsSource = pathsSource();
@@ -150,7 +171,7 @@ export function pathsSource(opts: PathsSourceOptions = {}): Source<WarcPage, { d
       const sizes: (number | null)[] = [];
       // a few at a time, few retries: planning waits for them (a file not sized is read whole)
       for (let i = 0; i < lines.length && base !== undefined; i += SIZE_PROBES) {
-        sizes.push(...(await Promise.all(lines.slice(i, i + SIZE_PROBES).map(({ line }) => splittableSize(pathUrl(line, base), opts)))));
+        sizes.push(...(await Promise.all(lines.slice(i, i + SIZE_PROBES).map(({ line }) => splittableSize(pathUrl(line, base), httpOptions(view.config, opts))))));
       }
       const ranges: ByteRange[] = [];
       for (const [k, { index }] of lines.entries()) {
@@ -193,9 +214,14 @@ export function pathsSource(opts: PathsSourceOptions = {}): Source<WarcPage, { d
 }
 
 /** The size of a WARC worth splitting (not a WET or WAT, which are skipped whole), or null. */
-async function splittableSize(url: string | null, opts: PathsSourceOptions): Promise<number | null> {
+async function splittableSize(url: string | null, http: HttpReadOptions): Promise<number | null> {
   if (url === null || warcKind(basename(new URL(url).pathname)) !== "warc") return null;
-  const size = await remoteSize(url, { ...opts.http, retries: Math.min(opts.http?.retries ?? SIZE_RETRIES, SIZE_RETRIES) });
+  const size = await remoteSize(url, {
+    ...http,
+    retries: Math.min(http.retries ?? SIZE_RETRIES, SIZE_RETRIES),
+    idleMs: Math.min(http.idleMs ?? PROBE_IDLE_MS, PROBE_IDLE_MS),
+    maxWaitMs: Math.min(http.maxWaitMs ?? PROBE_MAX_WAIT_MS, PROBE_MAX_WAIT_MS),
+  });
   return size !== null && size < PART_STRIDE ? size : null;
 }
 
@@ -203,7 +229,7 @@ async function splittableSize(url: string | null, opts: PathsSourceOptions): Pro
 async function* remoteWarc(url: string, config: ParacapConfig, counters: Counters, opts: PathsSourceOptions, range: { from: number; to: number | null }): AsyncGenerator<WarcPage> {
   if (range.from === 0) counters.inc(warcCounter("http.files")); // a file's first part counts it
   const http: HttpReadOptions = {
-    ...opts.http,
+    ...httpOptions(config, opts),
     onRetry: () => counters.inc(warcCounter("http.retries")),
     onRangeIgnored: () => counters.inc(warcCounter("http.range_ignored")),
   };

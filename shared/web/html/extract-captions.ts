@@ -81,6 +81,7 @@ class TextBuf {
     this.parts.push(s);
     this.length += s.length;
     this.joined = null;
+    this.measure(s);
   }
   /** a closed block's text, as ` ${block.raw()} ` */
   addBlock(b: TextBuf): void {
@@ -92,10 +93,48 @@ class TextBuf {
     this.parts.push(b);
     this.length += b.length + 2;
     this.joined = null;
+    // ` ${b} `: a space before (a gap, after earlier text), b's own text, a space after
+    if (b.solid > 0) {
+      if (this.solid > 0) this.gaps++;
+      this.solid += b.solid;
+      this.gaps += b.gaps;
+    }
+    this.spaceAfter = this.solid > 0;
   }
   /** nothing added from now on can change what the buffer says */
   get saturated(): boolean {
     return this.sink || this.overflow;
+  }
+  /**
+   * The length of `text()` without building it: `clean` keeps every non-space character (`solid`)
+   * and turns each run of spaces between two of them (`gaps`) into one; `spaceAfter`: a space run
+   * follows the last one so far. Spaces are what `\s` matches, as in `clean`.
+   */
+  private solid = 0;
+  private gaps = 0;
+  private spaceAfter = false;
+  private measure(s: string): void {
+    for (let i = 0; i < s.length; i++) {
+      if (isSpace(s.charCodeAt(i))) this.spaceAfter = this.solid > 0;
+      else {
+        if (this.spaceAfter) {
+          this.gaps++;
+          this.spaceAfter = false;
+        }
+        this.solid++;
+      }
+    }
+  }
+  /** `text().length` */
+  get cleanLength(): number {
+    return this.solid + this.gaps;
+  }
+  /**
+   * Whether the cleaned text is longer than `max`; once it is, it stays so (text is only appended).
+   * A block whose text is that long gives its images no nearby caption, nor does any block around it.
+   */
+  longerThan(max: number): boolean {
+    return this.solid + this.gaps > max;
   }
   /** text was refused at the cap */
   get overflow(): boolean {
@@ -116,6 +155,13 @@ class TextBuf {
   text(): string {
     return clean(this.raw());
   }
+}
+
+/** What `\s` matches (ECMAScript WhiteSpace and LineTerminator). */
+function isSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 9 && c <= 13);
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
 function clean(s: string): string {
@@ -273,8 +319,10 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   /** where to go on after a tag that ends before `next`: past a span whose events would change nothing */
   const afterTag = (next: number): number => {
     if (tooDeep || aborted || next < noScanBefore || opaque > 0 || inFigcaption > 0) return next;
-    // its text would go to the current block (and a cell's row): only a full buffer ignores it
-    if (!blocks[blocks.length - 1]!.text.saturated || html.charCodeAt(next - 1) !== 0x3e) return next;
+    // its text would go to the current block (and a cell's row): only a full buffer, or one already
+    // too long to be a caption (so are those of the blocks around it), has no use for it
+    const top = blocks[blocks.length - 1]!.text;
+    if (!(top.saturated || top.longerThan(maxCaption)) || html.charCodeAt(next - 1) !== 0x3e) return next;
     const table = tables[tables.length - 1];
     if (table?.hasImages || (open.length > 0 && RAW_TEXT.has(open[open.length - 1]!))) return next;
     const span = inertSpan(html, next, open, maxDepth);
@@ -359,10 +407,14 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
           const b = blocks.pop()!;
           const parent = blocks[blocks.length - 1]!;
           if (b.images.length > 0) {
-            const text = b.text.text();
-            if (text === "") parent.images.push(...b.images); // no text here: the nearest is further out
-            else if (text.length > maxCaption || b.text.overflow) drop("nearby_too_long");
-            else for (const use of b.images) use.nearby ??= text;
+            // its cleaned text's length is known without cleaning it: a text too long to be used is not built
+            const length = b.text.cleanLength;
+            if (length === 0) parent.images.push(...b.images); // no text here: the nearest is further out
+            else if (length > maxCaption || b.text.overflow) drop("nearby_too_long");
+            else {
+              const text = b.text.text();
+              for (const use of b.images) use.nearby ??= text;
+            }
           }
           // the parent's text includes this block's, as a reader sees it
           if (b.text.length > 0) parent.text.addBlock(b.text);

@@ -21,8 +21,52 @@ import { GzipMemberError, inflateMember, inflateWholeMember, isGzipMagic, seekGz
 import { forEachMap, httpStatus, parseMemberRecords, type ParsedRecord } from "./member-records.ts";
 
 /** warcio (~70 ms of CPU to load) loads at the first WARC read: a Wikipedia run never reads one. */
-let warcioLoading: Promise<typeof import("warcio")> | null = null;
-const loadWarcio = () => (warcioLoading ??= import("warcio"));
+let warcioLoading: Promise<{ warcio: typeof import("warcio"); Parser: ReturnType<typeof quietParser> }> | null = null;
+const loadWarcio = () => (warcioLoading ??= import("warcio").then((warcio) => ({ warcio, Parser: quietParser(warcio.WARCParser) })));
+
+const EMPTY = new Uint8Array(0);
+const utf8 = new TextDecoder();
+
+/**
+ * warcio's WARCParser, saying nothing on the console: the one thing it prints (bytes left after a
+ * record where a blank line should be: its Content-Length too small, "Content-Length Too Small" on
+ * stderr) is told to `onRemainder` with the raw offset of those bytes, so the reader counts it as
+ * damage with its file offset. `readToNextRecord` is warcio 2.4's own (src/lib/warcparser.ts), the
+ * console.warn replaced; everything it reads and returns is as before.
+ */
+function quietParser(WARCParser: typeof import("warcio").WARCParser) {
+  return class QuietParser extends WARCParser {
+    onRemainder: ((rawOffset: number, length: number) => void) | null = null;
+    override async readToNextRecord(): Promise<Uint8Array | null> {
+      if (!this._reader || !this._record) return EMPTY;
+      await this._record.skipFully();
+      if (this._reader.compressed) this._offset = this._reader.getRawOffset();
+      let nextline = await this._reader.readlineRaw();
+      if (!nextline) nextline = EMPTY;
+      else {
+        let lineLen = nextline.byteLength - 1;
+        // a line that starts with WARC/: already the next record
+        if (lineLen === 9 && utf8.decode(nextline).startsWith("WARC/")) return nextline;
+        while (lineLen > 0) {
+          const value = nextline[lineLen - 1];
+          if (value !== 10 && value !== 13) break;
+          lineLen--;
+        }
+        if (lineLen) this.onRemainder?.(this._reader.getRawOffset() - nextline.byteLength, lineLen);
+      }
+      if (this._reader.compressed) {
+        await this._reader.skipSize(2);
+        nextline = EMPTY;
+      } else {
+        nextline = await this._reader.readlineRaw();
+        while (nextline && nextline.byteLength === 2) nextline = await this._reader.readlineRaw();
+        this._offset = this._reader.getRawOffset();
+        if (nextline) this._offset -= nextline.length;
+      }
+      return nextline;
+    }
+  };
+}
 
 /** A content record: its place in the file, its WARC identity and its (still encoded) HTTP body. */
 export interface WarcContentRecord {
@@ -284,8 +328,10 @@ async function* records(
 ): AsyncGenerator<WarcContentRecord | WarcRevisitRecord> {
   const c = opts.counters;
   const guard = new HeaderGuard(opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES);
-  const { WARCParser, AsyncIterReader } = await loadWarcio();
-  const parser = new WARCParser(new AsyncIterReader(guard.wrap(data), null), { parseHttp: true });
+  const { warcio, Parser } = await loadWarcio();
+  const parser = new Parser(new warcio.AsyncIterReader(guard.wrap(data), null), { parseHttp: true });
+  // bytes after a record where a blank line belongs: its Content-Length was too small (the bytes are skipped)
+  parser.onRemainder = (rawOffset) => damage(opts, inMember ? base : base + rawOffset, "content_length_too_small");
   for (;;) {
     guard.inHeaders = true;
     guard.pulled = 0;

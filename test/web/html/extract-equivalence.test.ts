@@ -118,8 +118,16 @@ describe("the extractor finds what the earlier one found", () => {
     // each case also where skipping applies: after a block's text has filled its buffer, and among table rows
     const fill = `<p>${"many words of text ".repeat(300)}</p>`.repeat(2);
     const rows = `<tr><td>${"cell text ".repeat(500)}</td></tr>`.repeat(3);
+    // a block longer than a caption but far below the buffer's cap, and one long only in whitespace
+    const short = `<p>${"a few words ".repeat(60)}</p>`;
+    const blank = `<p>a${" \n\t".repeat(400)}b</p>`;
     let skipped = 0;
     for (const html of [...cases, ...TRICKY_SPANS]) {
+      // (the short blocks under the default and a tight caption bound: the bound decides what is long)
+      for (const page of [`<div>${short}${html}${short}</div>`, `<section>${blank}${html}${blank}<p>${html}</p></section>`]) {
+        for (const opts of BOUNDS.slice(0, 2)) same(page, PAGE, opts);
+        skipped += extractCaptions(page, PAGE).skippedChars ?? 0;
+      }
       for (const page of [html, `<div>${fill}${html}${fill}</div>`, `<div>${fill}<table>${rows}<tr><td>${html}</td></tr>${rows}</table>${html}</div>`, `<table>${rows}${html}${rows}</table>`]) {
         for (const opts of BOUNDS) same(page, PAGE, opts);
         skipped += extractCaptions(page, PAGE).skippedChars ?? 0;
@@ -127,6 +135,35 @@ describe("the extractor finds what the earlier one found", () => {
     }
     expect(skipped).toBeGreaterThan(100_000);
     expect(same(cases[0]!).captions.map((c) => c.text)).toEqual(["kept one", "Text"]);
+  });
+
+  it("text after a block's text grew longer than a caption is skipped, well before the buffer fills", () => {
+    const para = `<p>${"a few words ".repeat(60)}</p>`; // 720 characters: over 500, under the 4096 cap
+    const page = `<div>${para}${"<p>More text <b>bold</b> and <a href=x>a link</a>.</p>".repeat(50)}<p>Near <img src="n.jpg" alt="alt"></p></div>`;
+    const r = same(page);
+    expect(r.skippedChars).toBeGreaterThan(2000);
+    expect(r.captions.map((c) => [c.type, c.text])).toEqual([
+      ["alt", "alt"],
+      ["nearby", "Near"],
+    ]);
+    // the block's own image: its text is too long to be its caption, whatever was skipped
+    expect(same(`<div>${para}<p>x</p><img src="o.jpg"></div>`).dropped.get("nearby_too_long")).toBe(1);
+    // as long only in whitespace, it is short once cleaned: nothing after it may be skipped
+    const blank = `<div><p>a${" \n".repeat(1000)}b</p><p>c</p><img src="w.jpg"></div>`;
+    expect(same(blank).skippedChars).toBe(0);
+    expect(same(blank).captions.map((c) => [c.type, c.text])).toEqual([["nearby", "a b c"]]);
+    expect(same(`<div><p>a${" \n".repeat(1000)}b</p><p>c</p><img src="w.jpg"></div>`, PAGE, { maxCaptionChars: 3 }).dropped.get("nearby_too_long")).toBe(1);
+
+    // the cleaned length is counted, not built: every space \s matches (no-break, ideographic, line
+    // separator, BOM…) collapses, around the bound: 499 and 501 characters once cleaned, plain and nested
+    for (const sep of ["\u00a0", "\u3000", "\u2028 ", "\ufeff\t", " \u200a\u2009"]) {
+      for (const words of [250, 251]) {
+        const text = Array.from({ length: words }, () => "a").join(sep);
+        const r = same(`<div>${sep}${text}${sep}<img src="u.jpg"></div>`);
+        expect(r.captions.some((c) => c.type === "nearby")).toBe(words === 250);
+        same(`<section><div><p>${text.slice(0, 300)}</p><p>${sep}</p>${text.slice(300)}</div><p>x<img src="v.jpg"></p>${"<p>more text</p>".repeat(30)}<img src="w.jpg"></section>`);
+      }
+    }
   });
 
   it("a table whose rows were skipped and that then gets an image is read again in full: its caption row counts", () => {
