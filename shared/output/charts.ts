@@ -75,7 +75,28 @@ function chartLibs(): Promise<[typeof import("vega"), typeof import("vega-lite")
   }));
 }
 
-export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+/**
+ * SVGs of the specs rendered last, by spec: rendering is a pure function of the spec, and compiling
+ * and running Vega costs ~0.1 s a chart, paid again whenever one process writes a report twice (a
+ * rerun, `paracap report`, a warm cloud instance, the test suite). Bounded: the oldest entry goes.
+ */
+const RENDERED_MAX = 32;
+const rendered = new Map<string, Promise<string>>();
+
+export function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const key = JSON.stringify(spec);
+  const hit = rendered.get(key);
+  if (hit) return hit;
+  const svg = renderUncached(spec);
+  rendered.set(key, svg);
+  if (rendered.size > RENDERED_MAX) rendered.delete(rendered.keys().next().value!);
+  // a failed render is not remembered
+  svg.catch(() => rendered.delete(key));
+  return svg;
+}
+
+/** Renders without the memo: vega's id counters move on between two renders of one spec (tests). */
+export async function renderUncached(spec: TopLevelSpec): Promise<string> {
   const [vega, { compile }] = await chartLibs();
   const { spec: vg } = compile({ ...spec, config: { ...CONFIG, ...(spec.config ?? {}) } } as TopLevelSpec);
   const view = new vega.View(vega.parse(vg), { renderer: "none" });

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { characteristicMap, mapFromShares } from "../../shared/compare/characteristic-map.ts";
-import { mapsChart, scopeSvgIds, shareLabel } from "../../shared/output/charts.ts";
+import type { TopLevelSpec } from "vega-lite";
+import { mapsChart, renderUncached, scopeSvgIds, shareLabel } from "../../shared/output/charts.ts";
 
 describe("scopeSvgIds", () => {
   it("renames every id and its references, in order of appearance, leaving other # values alone", () => {
@@ -25,11 +26,16 @@ describe("scopeSvgIds", () => {
       [0, 0, 0, 0.1, 0],
       [0, 0, 0, 0, 0],
     ]);
-    const [a, b] = [await mapsChart([{ corpus: "gold", map }], "semantic"), await mapsChart([{ corpus: "gold", map }], "semantic")];
+    const spec: TopLevelSpec = { data: { values: [{ x: "a", v: 0.1 }, { x: "b", v: 0.9 }] }, mark: "rect", encoding: { x: { field: "x", type: "nominal" }, color: { field: "v", type: "quantitative" } } };
+    const [a, b] = [await renderUncached(spec), await renderUncached(spec)];
     expect(a).toMatch(/id="gradient_\d+"/);
     expect(a).not.toBe(b); // vega's counters moved on
     expect(scopeSvgIds(a, "chart-maps")).toBe(scopeSvgIds(b, "chart-maps"));
     expect(scopeSvgIds(a, "chart-maps")).not.toMatch(/gradient_\d|"clip\d/);
+    // the charts a report draws are remembered by spec: the second is the first's SVG
+    const [c, d] = [await mapsChart([{ corpus: "gold", map }], "semantic"), await mapsChart([{ corpus: "gold", map }], "semantic")];
+    expect(c).toMatch(/id="gradient_\d+"/);
+    expect(d).toBe(c);
   });
 });
 
