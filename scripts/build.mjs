@@ -132,6 +132,9 @@ function bundleCli(to) {
   if (r.status !== 0) rmSync(join(to, BUNDLE_DIR), { recursive: true, force: true });
 }
 
+/** Packages bundled with the CLI rather than imported from node_modules (see writeBundle). */
+const BUNDLED_PACKAGES = new Set(["vega", "vega-lite"]);
+
 /** The bundle of bundleCli, into `to`/bundle (`to` holds the per-file build). */
 async function writeBundle(to) {
   const { build } = createRequire(import.meta.url)("esbuild");
@@ -154,7 +157,9 @@ async function writeBundle(to) {
     outdir,
     bundle: true,
     splitting: true,
-    packages: "external",
+    // npm packages stay imports, but vega and vega-lite (a few hundred small modules each, loaded
+    // only to draw the report's charts) go into the chunk that first imports them
+    external: Object.keys(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).dependencies ?? {}).filter((name) => !BUNDLED_PACKAGES.has(name)),
     format: "esm",
     platform: "node",
     target: "node20",
