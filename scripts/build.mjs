@@ -132,8 +132,9 @@ function bundleCli(to) {
   if (r.status !== 0) rmSync(join(to, BUNDLE_DIR), { recursive: true, force: true });
 }
 
-/** Packages bundled with the CLI rather than imported from node_modules (see writeBundle). */
-const BUNDLED_PACKAGES = new Set(["vega", "vega-lite"]);
+/** Packages bundled with the CLI rather than imported from node_modules (see writeBundle; the CommonJS
+ * wink packages gain little, their cost is the model's data, not its files). */
+const BUNDLED_PACKAGES = new Set(["vega", "vega-lite", "zod", "entities", "htmlparser2", "hyparquet", "hyparquet-writer"]);
 
 /** The bundle of bundleCli, into `to`/bundle (`to` holds the per-file build). */
 async function writeBundle(to) {
@@ -157,8 +158,10 @@ async function writeBundle(to) {
     outdir,
     bundle: true,
     splitting: true,
-    // npm packages stay imports, but vega and vega-lite (a few hundred small modules each, loaded
-    // only to draw the report's charts) go into the chunk that first imports them
+    // npm packages stay imports, except the pure-JS ES module packages of many small files (vega and
+    // vega-lite: a few hundred, loaded only to draw the report's charts; zod, entities, htmlparser2,
+    // hyparquet): their code goes into the chunks that import them. None of them reads files beside
+    // its own modules, which a bundle would move.
     external: Object.keys(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).dependencies ?? {}).filter((name) => !BUNDLED_PACKAGES.has(name)),
     format: "esm",
     platform: "node",
