@@ -121,10 +121,10 @@ export const BUNDLE_DIR = "bundle";
  * The CLI as one bundle (esbuild, split at its dynamic imports so commands and phases still load
  * when first used; npm packages stay imports): node resolves and compiles a few dozen files at
  * start-up instead of some 300, about half the modules' load time. Code that finds files next to its
- * module (`new URL("./data/…", import.meta.url)`, worker scripts, createRequire) gets the URL of
- * its own compiled file in dist/node instead of the bundle's, so every asset and worker entry
- * resolves as in the per-file build (worker threads run the per-file modules). A failed bundle is
- * left out, and the CLI runs the per-file build.
+ * module (`new URL("./data/…", import.meta.url)`, createRequire) gets the URL of its own compiled
+ * file in dist/node instead of the bundle's, so every asset resolves as in the per-file build; the
+ * worker threads' entries are built into the bundle too (shared/core/worker-entry.ts names them).
+ * A failed bundle is left out, and the CLI runs the per-file build.
  */
 function bundleCli(to) {
   // esbuild runs plugins only in its async API, and a build here is synchronous: a child node runs it
@@ -136,6 +136,11 @@ function bundleCli(to) {
  * wink packages gain little, their cost is the model's data, not its files). */
 const BUNDLED_PACKAGES = new Set(["vega", "vega-lite", "zod", "entities", "htmlparser2", "hyparquet", "hyparquet-writer"]);
 
+/** Worker thread entries built into the bundle, by the name shared/core/worker-entry.ts knows them by. */
+const WORKER_ENTRIES = { worker: "runner/worker.ts", "bz2-block-worker": "dump/bz2-block-worker.ts" };
+/** The module that tells where worker entries are: replaced in the bundle by one naming the bundle's. */
+const WORKER_ENTRY_MODULE = join(SOURCE, "core/worker-entry.ts");
+
 /** The bundle of bundleCli, into `to`/bundle (`to` holds the per-file build). */
 async function writeBundle(to) {
   const { build } = createRequire(import.meta.url)("esbuild");
@@ -145,6 +150,11 @@ async function writeBundle(to) {
     setup(b) {
       b.onLoad({ filter: /\.ts$/ }, (args) => {
         if (!args.path.startsWith(SOURCE + sep)) return undefined;
+        // the worker entries are the bundle's own (all outputs lie in one folder)
+        if (args.path === WORKER_ENTRY_MODULE) {
+          const entries = Object.keys(WORKER_ENTRIES).map((name) => `${JSON.stringify(name)}: new URL(${JSON.stringify(`./${name}.js`)}, import.meta.url).href`);
+          return { contents: `${readFileSync(args.path, "utf8").replace(/export const BUNDLED_ENTRIES[^;]*;/, `export const BUNDLED_ENTRIES = { ${entries.join(", ")} };`)}`, loader: "ts" };
+        }
         const text = readFileSync(args.path, "utf8");
         if (!text.includes("import.meta.url")) return undefined;
         const compiled = join(to, relative(ROOT, args.path)).replace(/\.ts$/, ".js");
@@ -154,7 +164,8 @@ async function writeBundle(to) {
     },
   };
   await build({
-    entryPoints: [join(SOURCE, "cli/main.ts"), join(SOURCE, "cli/node-flags.ts")],
+    entryPoints: [join(SOURCE, "cli/main.ts"), join(SOURCE, "cli/node-flags.ts"), ...Object.values(WORKER_ENTRIES).map((p) => join(SOURCE, p))],
+    entryNames: "[name]",
     outdir,
     bundle: true,
     splitting: true,

@@ -20,6 +20,7 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { findMagic, magicKind, read32At } from "./bz2-blocks.ts";
 import { DumpError } from "./errors.ts";
+import { workerEntry } from "../core/worker-entry.ts";
 
 /** A run of consecutive blocks of one or more streams, with the bytes that hold them. */
 export interface Bz2Job {
@@ -249,7 +250,7 @@ export async function* parallelBunzip2(src: AsyncIterable<Buffer>, file: string,
 
 /** The JS block decoder on `lanes` worker threads. */
 export function jsJobDecoder(lanes = decodeLanes()): Bz2JobDecoder {
-  const entry = new URL(import.meta.url.endsWith(".ts") ? "./bz2-block-worker.ts" : "./bz2-block-worker.js", import.meta.url).href;
+  const entry = workerEntry("bz2-block-worker", import.meta.url);
   const workers: Worker[] = [];
   const waiting = new Map<number, (r: Buffer | { damage: string }) => void>();
   const queue: JsJobRequest[] = [];
