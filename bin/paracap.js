@@ -3,13 +3,19 @@
 // source file is newer than it, so a checkout being edited never runs stale code; where dist cannot
 // be written (a read-only install without a build), the TypeScript sources run through tsx.
 // A long command (`run`) starts node once more with its V8 heap flags (shared/cli/node-flags.ts).
+// The CLI's modules come from the bundle of the build (one file per command instead of some 300
+// modules to resolve and compile; see bundleCli in scripts/build.mjs), or, when the build has none,
+// from the per-file build.
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { ensureBuilt } from "../scripts/build.mjs";
+import { BUNDLE_DIR, ensureBuilt } from "../scripts/build.mjs";
 
 let cli = new URL("../dist/node/shared/cli/", import.meta.url).href;
 let ext = ".js";
 try {
   ensureBuilt();
+  const bundle = new URL(`../dist/node/${BUNDLE_DIR}/`, import.meta.url);
+  if (existsSync(new URL("main.js", bundle))) cli = bundle.href;
 } catch (e) {
   const { register } = await import("tsx/esm/api").catch(() => {
     process.stderr.write(`paracap: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}; run 'npm run build'\n`);

@@ -10,8 +10,9 @@
  * build; concurrent callers serialise on a lock directory, so two test runs at once never see a
  * half-written dist.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, sep } from "node:path";
+import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -113,6 +114,75 @@ function transpile(to) {
   }
 }
 
+/** Where the CLI's bundle goes, under a build's output dir (bin/paracap.js runs it when it is there). */
+export const BUNDLE_DIR = "bundle";
+
+/**
+ * The CLI as one bundle (esbuild, split at its dynamic imports so commands and phases still load
+ * when first used; npm packages stay imports): node resolves and compiles a few dozen files at
+ * start-up instead of some 300, about half the modules' load time. Code that finds files next to its
+ * module (`new URL("./data/…", import.meta.url)`, createRequire) gets the URL of its own compiled
+ * file in dist/node instead of the bundle's, so every asset resolves as in the per-file build; the
+ * worker threads' entries are built into the bundle too (shared/core/worker-entry.ts names them).
+ * A failed bundle is left out, and the CLI runs the per-file build.
+ */
+function bundleCli(to) {
+  // esbuild runs plugins only in its async API, and a build here is synchronous: a child node runs it
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--bundle", to], { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" });
+  if (r.status !== 0) rmSync(join(to, BUNDLE_DIR), { recursive: true, force: true });
+}
+
+/** Packages bundled with the CLI rather than imported from node_modules (see writeBundle; the CommonJS
+ * wink packages gain little, their cost is the model's data, not its files). */
+const BUNDLED_PACKAGES = new Set(["vega", "vega-lite", "zod", "entities", "htmlparser2", "hyparquet", "hyparquet-writer"]);
+
+/** Worker thread entries built into the bundle, by the name shared/core/worker-entry.ts knows them by. */
+const WORKER_ENTRIES = { worker: "runner/worker.ts", "bz2-block-worker": "dump/bz2-block-worker.ts" };
+/** The module that tells where worker entries are: replaced in the bundle by one naming the bundle's. */
+const WORKER_ENTRY_MODULE = join(SOURCE, "core/worker-entry.ts");
+
+/** The bundle of bundleCli, into `to`/bundle (`to` holds the per-file build). */
+async function writeBundle(to) {
+  const { build } = createRequire(import.meta.url)("esbuild");
+  const outdir = join(to, BUNDLE_DIR);
+  const ownUrl = {
+    name: "own-file-url",
+    setup(b) {
+      b.onLoad({ filter: /\.ts$/ }, (args) => {
+        if (!args.path.startsWith(SOURCE + sep)) return undefined;
+        // the worker entries are the bundle's own (all outputs lie in one folder)
+        if (args.path === WORKER_ENTRY_MODULE) {
+          const entries = Object.keys(WORKER_ENTRIES).map((name) => `${JSON.stringify(name)}: new URL(${JSON.stringify(`./${name}.js`)}, import.meta.url).href`);
+          return { contents: `${readFileSync(args.path, "utf8").replace(/export const BUNDLED_ENTRIES[^;]*;/, `export const BUNDLED_ENTRIES = { ${entries.join(", ")} };`)}`, loader: "ts" };
+        }
+        const text = readFileSync(args.path, "utf8");
+        if (!text.includes("import.meta.url")) return undefined;
+        const compiled = join(to, relative(ROOT, args.path)).replace(/\.ts$/, ".js");
+        const url = `new URL(${JSON.stringify(relative(outdir, compiled).split(sep).join("/"))}, import.meta.url).href`;
+        return { contents: text.replaceAll("import.meta.url", url), loader: "ts" };
+      });
+    },
+  };
+  await build({
+    entryPoints: [join(SOURCE, "cli/main.ts"), join(SOURCE, "cli/node-flags.ts"), ...Object.values(WORKER_ENTRIES).map((p) => join(SOURCE, p))],
+    entryNames: "[name]",
+    outdir,
+    bundle: true,
+    splitting: true,
+    // npm packages stay imports, except the pure-JS ES module packages of many small files (vega and
+    // vega-lite: a few hundred, loaded only to draw the report's charts; zod, entities, htmlparser2,
+    // hyparquet): their code goes into the chunks that import them. None of them reads files beside
+    // its own modules, which a bundle would move.
+    external: Object.keys(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).dependencies ?? {}).filter((name) => !BUNDLED_PACKAGES.has(name)),
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    sourcemap: true,
+    logLevel: "silent",
+    plugins: [ownUrl],
+  });
+}
+
 /** Builds dist/node unless it is up to date; returns true when it built. */
 export function ensureBuilt() {
   if (isFresh()) return false;
@@ -127,6 +197,7 @@ export function ensureBuilt() {
       throw new Error(`build failed (esbuild):\n${e instanceof Error ? e.message : String(e)}`);
     }
     copyAssets(SOURCE, join(tmp, "shared"));
+    bundleCli(tmp);
     writeFileSync(join(tmp, "BUILD"), `built from ${relative(ROOT, SOURCE)}/ by scripts/build.mjs\n`);
     const old = `${DIST}.old-${process.pid}`;
     if (existsSync(DIST)) renameSync(DIST, old);
@@ -136,7 +207,9 @@ export function ensureBuilt() {
   });
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === "--bundle") {
+  await writeBundle(process.argv[3]);
+} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   try {
     const built = ensureBuilt();
     process.stdout.write(built ? `built ${relative(process.cwd(), DIST) || DIST}\n` : `${relative(process.cwd(), DIST) || DIST} is up to date\n`);

@@ -12,7 +12,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { loadavg } from "node:os";
-import { rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { median, REPO, runTimed, sharedData, tempDir } from "./lib/common.ts";
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -27,13 +27,23 @@ function ms(code: string): [number, number] {
   return [wall!, cpu!];
 }
 
+/** main, the run command and the runner: from the per-file build, or from the bundle bin/paracap.js runs (scripts/build.mjs) */
+const perFile = (shared: string) => `start(); for (const m of ["cli/main.js", "cli/run-command.js", "runner/local-runner.js"]) await import("${shared}/" + m); done()`;
+const BUNDLE = `${REPO}dist/node/bundle`;
+const bundled = existsSync(BUNDLE) ? readdirSync(BUNDLE).filter((f) => /^(main|run-command-\w+|local-runner-\w+)\.js$/.test(f)) : [];
+/** the bundle's chunks of vega and vega-lite (esbuild names them after the packages' entry files) */
+const vegaChunks = existsSync(BUNDLE) ? readdirSync(BUNDLE).filter((f) => /^(vega\.module|build)-\w+\.js$/.test(f)) : [];
 const cases: [string, string][] = [
   ["node start-up (node -e 0, whole process)", ""],
   ["modules of `paracap run` (run-command and all it imports)", `start(); await import("${DIST}/cli/run-command.js"); done()`],
   ...(BEFORE ? ([["  the same, BENCH_BEFORE", `start(); await import("${BEFORE}/cli/run-command.js"); done()`]] as [string, string][]) : []),
+  ["modules of main, run-command and the runner, per-file build", perFile(DIST)],
+  ...(bundled.length === 3 ? ([["  the same from the bundle (what bin/paracap.js loads)", `start(); for (const m of ${JSON.stringify(bundled.sort())}) await import("${BUNDLE}/" + m); done()`]] as [string, string][]) : []),
+  ...(BEFORE ? ([["  the same, BENCH_BEFORE (per-file)", perFile(BEFORE)]] as [string, string][]) : []),
   ["word vectors, 100k words, from the binary cache", `const v = await import("${DIST}/semantic/vector-cache.js"); const w = await import("${DIST}/semantic/word-vectors.js"); start(); const r = v.readCachedVectors(v.defaultVectorCacheDir(), w.defaultVectorsFile(), 100000, true); if (!r) throw new Error("no cache: run paracap once"); done()`],
   ["word vectors, 100k words, from the package's JSON (first run only)", `const w = await import("${DIST}/semantic/word-vectors.js"); start(); w.loadWordVectors({ maxWords: 100000, shared: true }); done()`],
   ["chart modules (vega, vega-lite)", `start(); await Promise.all([import("vega"), import("vega-lite")]); done()`],
+  ...(vegaChunks.length === 2 ? ([["  the same from the bundle (its vega and vega-lite chunks)", `start(); await Promise.all(${JSON.stringify(vegaChunks)}.map((m) => import("${BUNDLE}/" + m))); done()`]] as [string, string][]) : []),
   ["first funnel chart of a process (chart modules imported by it)", `const charts = await import("${DIST}/output/charts.js"); const rows=[{step:0,label:"all",images:10,references:20,captions:15,candidates:5}]; start(); await charts.funnelChart(rows); done()`],
   ["one funnel chart rendered (after the modules and a first chart)", `const charts = await import("${DIST}/output/charts.js"); const rows=[{step:0,label:"all",images:10,references:20,captions:15,candidates:5},{step:1,label:"f",images:8,references:16,captions:12,candidates:4}]; await charts.funnelChart(rows); start(); await charts.funnelChart(rows); done()`],
 ];

@@ -20,6 +20,7 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { findMagic, magicKind, read32At } from "./bz2-blocks.ts";
 import { DumpError } from "./errors.ts";
+import { workerEntry } from "../core/worker-entry.ts";
 
 /** A run of consecutive blocks of one or more streams, with the bytes that hold them. */
 export interface Bz2Job {
@@ -44,6 +45,21 @@ export interface JsJobRequest {
 }
 export type JsJobResponse = { id: number; data: Uint8Array } | { id: number; damage: string };
 
+/**
+ * Where the input stops being bz2 streams at a stream boundary: `at` is the compressed byte (from the
+ * source's start) just past the last complete stream, `rest` the input from there on.
+ */
+export interface StreamsEnd {
+  at: number;
+  rest: AsyncIterable<Buffer>;
+}
+
+/** A point where the layout is not what an undamaged file has; `after` when it is at a stream boundary. */
+export interface LayoutStop {
+  stop: string;
+  after?: StreamsEnd;
+}
+
 /** Blocks per job: a few MB of output, so a `bzip2` child's start-up is a small share of its work. */
 const BLOCKS_PER_JOB = 4;
 /** Compressed bytes searched at a time for the next header (indexOf has no end bound). */
@@ -59,11 +75,15 @@ export function decodeLanes(): number {
 /**
  * Splits a bz2 byte source into jobs of verified layout: stream headers, block headers, end-of-stream
  * markers with their CRC. Yields `{ stop }` where the layout is not what an undamaged file has (the
- * jobs before it are whole); returns at the clean end of the input.
+ * jobs before it are whole); returns at the clean end of the input. A stop where a stream header
+ * should start (bytes after the last stream) carries the input from there (`after`), to be read
+ * before this generator is resumed or closed.
  */
-export async function* bz2Jobs(src: AsyncIterable<Buffer>): AsyncGenerator<Bz2Job | { stop: string }> {
+export async function* bz2Jobs(src: AsyncIterable<Buffer>): AsyncGenerator<Bz2Job | LayoutStop> {
   const it = src[Symbol.asyncIterator]();
   let buf: Buffer = Buffer.alloc(0);
+  /** bytes of the source before buf[0] */
+  let dropped = 0;
   let ended = false;
   /** appends at least one more chunk; false at the end of the input */
   const more = async (): Promise<boolean> => {
@@ -112,13 +132,28 @@ export async function* bz2Jobs(src: AsyncIterable<Buffer>): AsyncGenerator<Bz2Jo
     // the bytes before pos are done with
     const keep = pos >>> 3;
     buf = buf.subarray(keep);
+    dropped += keep;
     pos -= keep * 8;
     return out;
   };
-  const stop = function* (why: string): Generator<Bz2Job | { stop: string }> {
+  const stop = function* (why: string, atStreamBoundary = false): Generator<Bz2Job | LayoutStop> {
     const j = flush();
     if (j) yield j;
-    yield { stop: why };
+    if (!atStreamBoundary) return void (yield { stop: why });
+    const from = pos >>> 3;
+    const rest = async function* (): AsyncGenerator<Buffer> {
+      try {
+        if (buf.length > from) yield buf.subarray(from);
+        for (;;) {
+          const r = await it.next();
+          if (r.done) return;
+          yield r.value;
+        }
+      } finally {
+        await it.return?.();
+      }
+    };
+    yield { stop: why, after: { at: dropped + from, rest: rest() } };
   };
 
   try {
@@ -127,17 +162,17 @@ export async function* bz2Jobs(src: AsyncIterable<Buffer>): AsyncGenerator<Bz2Jo
     await it.return?.();
   }
 
-  async function* layout(): AsyncGenerator<Bz2Job | { stop: string }> {
+  async function* layout(): AsyncGenerator<Bz2Job | LayoutStop> {
     for (;;) {
       // a stream header "BZh1".."BZh9" at a byte boundary, or the end of the input
       pos = Math.ceil(pos / 8) * 8;
       if (!(await have(pos + 32))) {
         if (buf.length * 8 === pos) break;
-        return yield* stop("the input ends inside a bz2 stream header");
+        return yield* stop("the input ends inside a bz2 stream header", true);
       }
       const h = pos >>> 3;
       if (buf[h] !== 0x42 || buf[h + 1] !== 0x5a || buf[h + 2] !== 0x68 || buf[h + 3]! < 0x31 || buf[h + 3]! > 0x39) {
-        return yield* stop("no bz2 stream header where one should start");
+        return yield* stop("no bz2 stream header where one should start", true);
       }
       const segment = { level: buf[h + 3]! - 0x30, blocks: [] as Array<{ start: number; end: number; crc: number }> };
       pos += 32;
@@ -175,13 +210,16 @@ export async function* bz2Jobs(src: AsyncIterable<Buffer>): AsyncGenerator<Bz2Jo
 /**
  * Decoded bytes of a bz2 source, decoded `decoder.lanes` jobs at a time and delivered in order.
  * Ends with a DumpError (offset: bytes delivered) at the first job or layout that does not verify.
+ * With `afterStreams`, bytes after the last complete stream are not an error: once every job before
+ * them is delivered, what `afterStreams` makes of them (given the bytes delivered so far) follows.
  */
-export async function* parallelBunzip2(src: AsyncIterable<Buffer>, file: string, decoder: Bz2JobDecoder): AsyncGenerator<Buffer> {
+export async function* parallelBunzip2(src: AsyncIterable<Buffer>, file: string, decoder: Bz2JobDecoder, afterStreams?: (end: StreamsEnd, delivered: number) => AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   const jobs = bz2Jobs(src);
   const inFlight: Array<Promise<Buffer | { damage: string }>> = [];
   const ahead = decoder.lanes * 2;
   let delivered = 0;
   let stopped: string | null = null;
+  let after: StreamsEnd | undefined;
   let scanned = false;
   try {
     for (;;) {
@@ -190,6 +228,7 @@ export async function* parallelBunzip2(src: AsyncIterable<Buffer>, file: string,
         if (r.done) scanned = true;
         else if ("stop" in r.value) {
           stopped = r.value.stop;
+          after = r.value.after;
           scanned = true;
         } else inFlight.push(decoder.decode(r.value));
       }
@@ -200,7 +239,8 @@ export async function* parallelBunzip2(src: AsyncIterable<Buffer>, file: string,
       delivered += out.length;
       if (out.length > 0) yield out;
     }
-    if (stopped !== null) throw new DumpError(file, delivered, `bz2 data is truncated or corrupt (${stopped})`);
+    if (after !== undefined && afterStreams !== undefined) yield* afterStreams(after, delivered);
+    else if (stopped !== null) throw new DumpError(file, delivered, `bz2 data is truncated or corrupt (${stopped})`);
   } finally {
     await jobs.return(undefined);
     await Promise.allSettled(inFlight);
@@ -210,7 +250,7 @@ export async function* parallelBunzip2(src: AsyncIterable<Buffer>, file: string,
 
 /** The JS block decoder on `lanes` worker threads. */
 export function jsJobDecoder(lanes = decodeLanes()): Bz2JobDecoder {
-  const entry = new URL(import.meta.url.endsWith(".ts") ? "./bz2-block-worker.ts" : "./bz2-block-worker.js", import.meta.url).href;
+  const entry = workerEntry("bz2-block-worker", import.meta.url);
   const workers: Worker[] = [];
   const waiting = new Map<number, (r: Buffer | { damage: string }) => void>();
   const queue: JsJobRequest[] = [];

@@ -5,9 +5,10 @@
  */
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
-import { bz2Blocks, type DamageLog } from "./bz2-blocks.ts";
+import { bz2Blocks, type Bz2Piece, type DamageLog } from "./bz2-blocks.ts";
 import { isParallelDecoder, jsBunzip2, resolveBz2Decoder, systemBunzip2, type Bz2Decoder } from "./bz2-decoders.ts";
-import { binaryJobDecoder, decodeLanes, jsJobDecoder, parallelBunzip2 } from "./bz2-parallel.ts";
+import { binaryJobDecoder, decodeLanes, jsJobDecoder, parallelBunzip2, type StreamsEnd } from "./bz2-parallel.ts";
+import { endsWithStreamEnd, findStreamsEnd, watchTail } from "./bz2-tail.ts";
 import { DumpError } from "./errors.ts";
 import { gunzipMembers } from "./gunzip-members.ts";
 import { MAGIC_BYTES, sniffFormat } from "./magic.ts";
@@ -118,10 +119,23 @@ async function* decompressed(raw: AsyncIterable<Buffer>, opts: DecompressOptions
     const parallel = opts.reopen !== undefined && lanes > 1 && (bin === null || !isParallelDecoder(bin));
     if (parallel) {
       const decoder = bin === null ? jsJobDecoder(lanes) : binaryJobDecoder(bin, lanes);
-      yield* counted(withSequentialRecovery(parallelBunzip2(source, opts.file, decoder), opts.reopen!, opts.file, opts.damage, 0));
+      // bytes after the last stream: the block decoder reads them where the layout scan stopped
+      const recovery = new Recovery(opts.reopen!, opts.file, opts.damage, 0);
+      const after = (end: StreamsEnd, delivered: number) => recovery.after(end, delivered);
+      yield* counted(recovery.run(parallelBunzip2(source, opts.file, decoder, after)));
     } else if (bin === null) yield* counted(jsBunzip2(source, opts.file, opts.damage));
     else if (!opts.reopen) yield* systemBunzip2(source, bin, opts.file, told);
-    else yield* withSequentialRecovery(systemBunzip2(source, bin, opts.file, told), opts.reopen, opts.file, opts.damage);
+    else {
+      // The binary skips bytes after the last stream (and any stream after them) without a word:
+      // checked at its end, so every decoder finds the same (bz2-tail.ts).
+      const watched = watchTail(source);
+      let inputLeft = false;
+      const recovery = new Recovery(opts.reopen, opts.file, opts.damage, UNVERIFIED_HOLD);
+      yield* recovery.run(
+        systemBunzip2(watched.chunks, bin, opts.file, told, () => (inputLeft = true)),
+        () => inputLeft || !endsWithStreamEnd(watched.last()),
+      );
+    }
   }
 }
 
@@ -137,58 +151,98 @@ async function* decompressed(raw: AsyncIterable<Buffer>, opts: DecompressOptions
 const UNVERIFIED_HOLD = 4 << 20;
 
 /**
- * The binary's output; if it stops at damage, the JS block decoder's output past the bytes already
+ * Finishes what a binary or the parallel decoder leaves: their output, held back by `hold` bytes
+ * (see UNVERIFIED_HOLD); if they stop at damage, the JS block decoder's output past the bytes already
  * passed on, skipping each damaged block (recorded in `damage`) and going on to the end. The
  * binary's output has no block boundaries, so the JS decoder starts again from the first byte
- * (slow, but only on damage).
+ * (slow, but only on damage). Bytes after the last stream are read by the block decoder from where
+ * the streams end (found by a layout scan, no decoding), so they are counted as the JS decoder
+ * counts them, without decoding the input twice.
  */
-/** @param hold bytes held back (0 for a decoder that delivers only CRC-verified bytes) */
-async function* withSequentialRecovery(parallel: AsyncIterable<Buffer>, reopen: () => AsyncIterable<Buffer>, file: string, damage: DamageLog | undefined, hold = UNVERIFIED_HOLD): AsyncGenerator<Buffer> {
-  let delivered = 0;
-  const held: Buffer[] = [];
-  let heldBytes = 0;
-  try {
-    for await (const chunk of parallel) {
-      held.push(chunk);
-      heldBytes += chunk.length;
-      while (held.length > 0 && heldBytes - held[0]!.length >= hold) {
-        const out = held.shift()!;
-        heldBytes -= out.length;
-        delivered += out.length;
-        yield out;
+class Recovery {
+  /** bytes passed on to the reader */
+  private delivered = 0;
+  /** the block decoder is reading the bytes after the streams: its errors are final */
+  private inTail = false;
+
+  constructor(
+    private readonly reopen: () => AsyncIterable<Buffer>,
+    private readonly file: string,
+    private readonly damage: DamageLog | undefined,
+    /** bytes held back (0 for a decoder that delivers only CRC-verified bytes) */
+    private readonly hold: number,
+  ) {}
+
+  /**
+   * The primary decoder's output, then, when it finished without error but `bytesLeft()` says input
+   * followed what it decoded, the block decoder's output from the end of the streams.
+   */
+  async *run(primary: AsyncIterable<Buffer>, bytesLeft?: () => boolean): AsyncGenerator<Buffer> {
+    const held: Buffer[] = [];
+    let heldBytes = 0;
+    try {
+      for await (const chunk of primary) {
+        held.push(chunk);
+        heldBytes += chunk.length;
+        while (held.length > 0 && heldBytes - held[0]!.length >= this.hold) {
+          const out = held.shift()!;
+          heldBytes -= out.length;
+          this.delivered += out.length;
+          yield out;
+        }
       }
+      // the decoder finished without error: every block was checked
+      this.delivered += heldBytes;
+      yield* held.splice(0);
+      if (bytesLeft === undefined || !bytesLeft()) return;
+      const end = await findStreamsEnd(this.reopen());
+      if (end === "clean") return;
+      if (end !== null) return yield* this.after(end, this.delivered);
+      // the layout breaks inside a stream the binary decoded: decode it all again, as on damage
+    } catch (err) {
+      if (!(err instanceof DumpError) || this.inTail) throw err;
     }
-    yield* held; // the binary finished without error: every block was checked
-    return;
-  } catch (err) {
-    if (!(err instanceof DumpError)) throw err;
+    yield* this.blocks(bz2Blocks(this.reopen()), 0, 0, this.delivered);
   }
-  // `seen`: JS output so far; until the first gap, the bytes up to `delivered` were already passed on
-  let seen = 0;
-  let pastGap = false;
-  for await (const piece of bz2Blocks(reopen())) {
-    if (Buffer.isBuffer(piece)) {
-      if (pastGap) {
-        delivered += piece.length;
-        yield piece;
+
+  /** The block decoder's output and gaps for the bytes after the streams, `delivered` bytes in. */
+  after(end: StreamsEnd, delivered: number): AsyncGenerator<Buffer> {
+    this.inTail = true;
+    return this.blocks(bz2Blocks(end.rest), delivered, end.at, delivered);
+  }
+
+  /**
+   * Block decoder pieces whose output starts `seen` bytes into the decoded input and whose input
+   * starts at compressed byte `compressedBase`: until the first gap, the bytes up to `delivered`
+   * were already passed on.
+   */
+  private async *blocks(pieces: AsyncIterable<Bz2Piece>, seen: number, compressedBase: number, delivered: number): AsyncGenerator<Buffer> {
+    let pastGap = false;
+    for await (const p of pieces) {
+      if (Buffer.isBuffer(p)) {
+        if (pastGap) {
+          delivered += p.length;
+          yield p;
+          continue;
+        }
+        const from = Math.max(0, delivered - seen);
+        seen += p.length;
+        if (from < p.length) {
+          yield from === 0 ? p : p.subarray(from);
+          delivered = seen;
+        }
         continue;
       }
-      const from = Math.max(0, delivered - seen);
-      seen += piece.length;
-      if (from < piece.length) {
-        yield from === 0 ? piece : piece.subarray(from);
-        delivered = seen;
+      const piece = { ...p, compressedAt: p.compressedAt + compressedBase };
+      const unverified = pastGap ? 0 : Math.max(0, delivered - seen);
+      const reason = unverified > 0 ? `${piece.reason}; the bz2 binary had already passed on ${unverified} unverified bytes of it (use lbzip2 or --decoder js)` : piece.reason;
+      if (!this.damage) {
+        if (piece.kind === "trailing") continue;
+        throw new DumpError(this.file, delivered, `bz2 data is truncated or corrupt (${reason}, at compressed byte ${piece.compressedAt})`);
       }
-      continue;
+      this.damage.gaps.push({ ...piece, at: delivered, reason });
+      pastGap = true;
     }
-    const unverified = pastGap ? 0 : Math.max(0, delivered - seen);
-    const reason = unverified > 0 ? `${piece.reason}; the bz2 binary had already passed on ${unverified} unverified bytes of it (use lbzip2 or --decoder js)` : piece.reason;
-    if (!damage) {
-      if (piece.kind === "trailing") continue;
-      throw new DumpError(file, delivered, `bz2 data is truncated or corrupt (${reason}, at compressed byte ${piece.compressedAt})`);
-    }
-    damage.gaps.push({ ...piece, at: delivered, reason });
-    pastGap = true;
   }
 }
 

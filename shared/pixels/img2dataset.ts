@@ -16,8 +16,7 @@ import { createReadStream } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { basename, extname, join } from "node:path";
 import { Readable } from "node:stream";
-import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from "hyparquet";
-import tar from "tar-stream";
+import type { parquetMetadataAsync } from "hyparquet";
 import { z } from "zod";
 import { pixelSourceCounter, pixelSourceSkippedCounter } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
@@ -116,6 +115,8 @@ export async function* readImg2datasetFolder(dir: string, opts: PixelReadOptions
  */
 export async function* readWebdatasetTar(stream: AsyncIterable<Uint8Array> | NodeJS.ReadableStream, label: string, opts: PixelReadOptions): AsyncGenerator<PixelSample> {
   const max = opts.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
+  // loaded at first use: every run command imports this module, few read a tar (~35 ms of CPU)
+  const { default: tar } = await import("tar-stream");
   const extract = tar.extract();
   const source = Readable.from(stream as AsyncIterable<Uint8Array>);
   source.on("error", (err) => extract.destroy(err));
@@ -166,6 +167,8 @@ export async function* readWebdatasetTar(stream: AsyncIterable<Uint8Array> | Nod
 /** img2dataset's parquet: the results table (no image: bytes null) or the `parquet` output format (image in `jpg`). */
 export async function* readImg2datasetParquet(path: string, opts: PixelReadOptions): AsyncGenerator<PixelSample> {
   const max = opts.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
+  // loaded at first use, as tar-stream (~50 ms of CPU)
+  const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } = await import("hyparquet");
   const file = await asyncBufferFromFile(path);
   let metadata: Awaited<ReturnType<typeof parquetMetadataAsync>>;
   try {

@@ -5,6 +5,7 @@
 import { MessageChannel, Worker } from "node:worker_threads";
 import { availableParallelism } from "node:os";
 import { RESOURCE_PORT_KEY, ResourceServer, type ResourceProvider } from "../core/shared-resources.ts";
+import { workerEntry } from "../core/worker-entry.ts";
 
 export interface JobRequest { id: number; job: string; payload: unknown }
 export type JobResponse = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
@@ -44,7 +45,7 @@ export class WorkerPool {
   }
 
   private spawn(): Worker {
-    const entry = new URL(import.meta.url.endsWith(".ts") ? "./worker.ts" : "./worker.js", import.meta.url).href;
+    const entry = workerEntry("worker", import.meta.url);
     let w: Worker;
     if (this.resources) {
       const { port1, port2 } = new MessageChannel();

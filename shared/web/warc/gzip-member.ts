@@ -4,8 +4,9 @@
  * file offset of its member, a shard can own the members that start in its range, and a damaged
  * member costs only itself. A boundary found by scanning is verified by decoding before it is trusted.
  */
+import { createRequire } from "node:module";
 import { constants as zlibConstants, crc32, inflateRawSync } from "node:zlib";
-import pako from "pako";
+import type Pako from "pako";
 import type { ByteCursor } from "./byte-cursor.ts";
 
 export class GzipMemberError extends Error {}
@@ -17,11 +18,17 @@ export function isGzipMagic(b: Buffer, at = 0): boolean {
 }
 
 /** pako's Inflate as it is (its typings omit the stream state this module reads). */
-type PakoInflate = pako.Inflate & { ended: boolean; strm: { avail_in: number } };
+type PakoInflate = Pako.Inflate & { ended: boolean; strm: { avail_in: number } };
 const Z_SYNC_FLUSH = 2;
 
+/** pako, required at its first use: every run loads this module, few stream a large member (~30 ms of CPU). */
+const pako = (() => {
+  let lib: typeof Pako | null = null;
+  return (): typeof Pako => (lib ??= createRequire(import.meta.url)("pako") as typeof Pako);
+})();
+
 function newInflate(chunkSize: number): PakoInflate {
-  return new pako.Inflate({ chunkSize }) as PakoInflate;
+  return new (pako().Inflate)({ chunkSize }) as PakoInflate;
 }
 
 function asBuffer(a: Uint8Array): Buffer {

@@ -1,0 +1,53 @@
+/**
+ * The CLI's bundle (scripts/build.mjs), as a user runs it: report.html written through it (`paracap
+ * report`; the bundle carries its own vega and vega-lite) is byte for byte the one written in-process
+ * from the sources with the packages in node_modules, charts included; and a run on worker threads
+ * started from the bundle (extract workers, the JS bz2 decoder's workers) writes the same datasets
+ * and stats as the in-process run.
+ */
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { main } from "../../shared/cli/main.ts";
+import { removeTempDirs, run, runCli, tempDir } from "../runner/helpers.ts";
+
+afterAll(removeTempDirs);
+
+/** report.html without its "Generated <time> in <seconds>" line */
+const page = (dir: string) => readFileSync(join(dir, "report.html"), "utf8").replace(/<p class="meta">Generated [^<]*/, "");
+
+describe("the bundled CLI", () => {
+  let inProcess: string;
+  let bundled: string;
+  beforeAll(async () => {
+    inProcess = tempDir("paracap-bundle-charts-");
+    await run(inProcess);
+    bundled = tempDir("paracap-bundle-charts-");
+    cpSync(inProcess, bundled, { recursive: true });
+    for (const dir of [inProcess, bundled]) rmSync(join(dir, "report.html"));
+  });
+
+  it("draws the charts vega draws from node_modules", async () => {
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      expect(await main(["report", inProcess])).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+    const r = await runCli(["report", bundled]);
+    expect(r.code, r.stderr).toBe(0);
+    const html = page(bundled);
+    expect(html).toContain("<svg");
+    expect(html).toBe(page(inProcess));
+  });
+  it("runs its worker threads from the bundle: the same datasets and stats as in-process", async () => {
+    const out = tempDir("paracap-bundle-workers-");
+    const config = join(out, "..", `${out.split("/").pop()}-config.json`);
+    writeFileSync(config, JSON.stringify({ dump: { decoder: "js" } }));
+    // PARACAP_THREADS=always: extraction and partition tasks on the worker threads on any machine
+    const r = await runCli(["run", "--quiet", "--workers", "2", "--config", config, "--out", out], { env: { PARACAP_THREADS: "always" } });
+    rmSync(config);
+    expect(r.code, r.stderr).toBe(0);
+    for (const f of ["gold.jsonl", "silver.jsonl", "bronze.jsonl", "stats.json"]) expect(readFileSync(join(out, f), "utf8"), f).toBe(readFileSync(join(inProcess, f), "utf8"));
+  });
+});

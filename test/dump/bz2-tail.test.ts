@@ -1,0 +1,136 @@
+/**
+ * Bytes after the last bz2 stream (bz2-tail.ts): every decoder — lbzip2, bzip2 (one child per job)
+ * and the JS block decoder — reads a real dump with garbage appended to the same revisions, the
+ * same dump.* counters (dump.trailing_bytes) and the same error, as the sequential JS decoder does.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { afterAll, describe, expect, it } from "vitest";
+import { Counters } from "../../shared/core/counters.ts";
+import { findSystemBzip2 } from "../../shared/dump/bz2-decoders.ts";
+import { endsWithStreamEnd, findStreamsEnd } from "../../shared/dump/bz2-tail.ts";
+import { DumpError } from "../../shared/dump/errors.ts";
+import { readDumpPages } from "../../shared/dump/page-reader.ts";
+import { removeTempDirs, tempDir } from "../runner/helpers.ts";
+import { bunzip, collectUntilError, fingerprint, TABLE_MARKUP } from "./real-data.ts";
+
+afterAll(removeTempDirs);
+
+const LBZIP2 = findSystemBzip2(undefined, ["lbzip2"]);
+const BZIP2 = findSystemBzip2(undefined, ["bzip2"]);
+
+/** runs fn with only `bin` on PATH, under its own name (so "system" picks exactly it) */
+async function withOnly<T>(bin: string, name: string, fn: () => Promise<T>): Promise<T> {
+  const dir = tempDir("paracap-tail-path-");
+  mkdirSync(join(dir, "bin"));
+  symlinkSync(bin, join(dir, "bin", name));
+  const saved = process.env.PATH;
+  process.env.PATH = join(dir, "bin");
+  try {
+    return await fn();
+  } finally {
+    process.env.PATH = saved;
+  }
+}
+
+interface Read {
+  revisions: string[];
+  counters: Record<string, number>;
+  error: string | null;
+}
+
+async function read(file: string, decoder: "system" | "js"): Promise<Read> {
+  const counters = new Counters();
+  const { items, error } = await collectUntilError(readDumpPages(file, { counters, decoder }));
+  if (error !== null && !(error instanceof DumpError)) throw error;
+  return { revisions: items.map(fingerprint), counters: counters.toJSON(), error: error === null ? null : (error as DumpError).message };
+}
+
+/** The read with each decoder there is, by name. */
+async function everyDecoder(file: string): Promise<Record<string, Read>> {
+  const out: Record<string, Read> = { js: await read(file, "js") };
+  if (LBZIP2) out.lbzip2 = await withOnly(LBZIP2, "lbzip2", () => read(file, "system"));
+  else console.warn("lbzip2 not on PATH: not compared");
+  if (BZIP2) out.bzip2 = await withOnly(BZIP2, "bzip2", () => read(file, "system"));
+  else console.warn("bzip2 not on PATH: not compared");
+  return out;
+}
+
+function bzip2(data: Buffer): Buffer {
+  return execFileSync("bzip2", ["-c"], { input: data, maxBuffer: 1 << 30 });
+}
+
+function withTail(source: string, tail: Buffer, name: string): string {
+  const file = join(tempDir("paracap-tail-"), name);
+  writeFileSync(file, Buffer.concat([readFileSync(source), tail]));
+  return file;
+}
+
+describe("bytes after the last bz2 stream", () => {
+  const text = Buffer.from("some garbage appended by a careless upload\n");
+  // the same XML as two bz2 streams (a multi-stream file)
+  const xml = bunzip(TABLE_MARKUP);
+  const half = xml.length >> 1;
+  const twoStreams = Buffer.concat([bzip2(xml.subarray(0, half)), bzip2(xml.subarray(half))]);
+  const cases: Array<{ name: string; source: string; tail: Buffer; trailing: number | null }> = [
+    { name: "text.xml.bz2", source: TABLE_MARKUP, tail: text, trailing: text.length },
+    { name: "three-zeros.xml.bz2", source: TABLE_MARKUP, tail: Buffer.alloc(3), trailing: 3 },
+    // garbage longer than what lbzip2 reads ahead: it stops reading
+    { name: "long.xml.bz2", source: TABLE_MARKUP, tail: Buffer.alloc(3 << 20, "no magic here "), trailing: 3 << 20 },
+    // a stream header with no block after it is damage, not trailing bytes: the binaries fail on it too
+    { name: "header.xml.bz2", source: TABLE_MARKUP, tail: Buffer.from("BZh9garbage"), trailing: null },
+  ];
+
+  it("are counted the same by lbzip2, bzip2 and the JS decoder, and the revisions before them are all read", async () => {
+    const clean = await everyDecoder(TABLE_MARKUP);
+    expect(clean.js!.counters["dump.trailing_bytes"]).toBeUndefined();
+    for (const c of cases) {
+      const file = withTail(c.source, c.tail, c.name);
+      const got = await everyDecoder(file);
+      for (const [decoder, r] of Object.entries(got)) {
+        expect({ decoder, ...r }, c.name).toEqual({ decoder, ...got.js! });
+      }
+      const js = got.js!;
+      if (c.trailing === null) {
+        expect(js.error, c.name).toMatch(/no block header where a block should start/);
+        expect(js.counters["dump.damaged_blocks"]).toBe(1);
+      } else {
+        expect(js.error, c.name).toBeNull();
+        expect(js.counters["dump.trailing_bytes"], c.name).toBe(c.trailing);
+      }
+      expect(js.revisions, c.name).toEqual(clean.js!.revisions);
+      expect({ ...js.counters, "dump.trailing_bytes": 0, "dump.damaged_blocks": 0, "dump.damaged_bytes": 0 }).toEqual({ ...clean.js!.counters, "dump.trailing_bytes": 0, "dump.damaged_blocks": 0, "dump.damaged_bytes": 0 });
+    }
+    // a multi-stream file with garbage after its last stream
+    const multi = writeMulti(Buffer.concat([twoStreams, text]));
+    const got = await everyDecoder(multi);
+    for (const [decoder, r] of Object.entries(got)) expect({ decoder, ...r }).toEqual({ decoder, ...got.js! });
+    expect(got.js!.error).toBeNull();
+    expect(got.js!.counters["dump.trailing_bytes"]).toBe(text.length);
+    expect(got.js!.revisions).toEqual(clean.js!.revisions);
+  });
+
+  function writeMulti(data: Buffer): string {
+    const file = join(tempDir("paracap-tail-"), "multi.xml.bz2");
+    writeFileSync(file, data);
+    return file;
+  }
+
+  it("are found from the last bytes alone when there are none, and by the streams' layout when there are", async () => {
+    const data = readFileSync(TABLE_MARKUP);
+    expect(endsWithStreamEnd(data.subarray(data.length - 11))).toBe(true);
+    expect(endsWithStreamEnd(Buffer.concat([data, Buffer.alloc(1)]).subarray(data.length - 10))).toBe(false);
+    expect(endsWithStreamEnd(Buffer.concat([data, text]).subarray(data.length + text.length - 11))).toBe(false);
+    expect(await findStreamsEnd(Readable.from([data]))).toBe("clean");
+    const end = await findStreamsEnd(Readable.from([Buffer.concat([data, text])]));
+    expect(end).not.toBeNull();
+    expect(end).not.toBe("clean");
+    const { at, rest } = end as Exclude<typeof end, "clean" | null>;
+    expect(at).toBe(data.length);
+    const after: Buffer[] = [];
+    for await (const c of rest) after.push(c);
+    expect(Buffer.concat(after).equals(text)).toBe(true);
+  });
+});
