@@ -30,7 +30,9 @@ function packagesLoaded(args: string[]): Set<string> {
 /** A module to --import that has node name every module it resolves on stderr ("RESOLVED <url>"). */
 function registerHook(): string {
   const dir = tempDir("paracap-lazy-");
-  writeFileSync(join(dir, "hooks.mjs"), `export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write("RESOLVED " + r.url + "\\n"); return r; }\n`);
+  // Hooks run on a thread of their own: a synchronous write to fd 2 is never lost at the process's
+  // exit, as process.stderr's forwarded writes could be on a busy machine.
+  writeFileSync(join(dir, "hooks.mjs"), `import { writeSync } from "node:fs";\nexport async function resolve(s, c, next) { const r = await next(s, c); writeSync(2, "RESOLVED " + r.url + "\\n"); return r; }\n`);
   writeFileSync(join(dir, "register.mjs"), `import { register } from "node:module"; register(${JSON.stringify(pathToFileURL(join(dir, "hooks.mjs")).href)});\n`);
   return pathToFileURL(join(dir, "register.mjs")).href;
 }
