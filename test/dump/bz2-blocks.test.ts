@@ -13,8 +13,9 @@ import { bz2Blocks, findMagic, type InputGap } from "../../shared/dump/bz2-block
 import { findSystemBzip2 } from "../../shared/dump/bz2-decoders.ts";
 import { DumpError } from "../../shared/dump/errors.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
-import { removeTempDirs, SAMPLE_CURRENT, tempDir } from "../runner/helpers.ts";
+import { removeTempDirs, tempDir } from "../runner/helpers.ts";
 import { HISTORY_0000, WIKIPEDIA2VEC_09 } from "./real-data.ts";
+import { sampleIn200kBlocks } from "./decoder-setup.ts";
 
 afterAll(removeTempDirs);
 
@@ -44,19 +45,12 @@ function blockStarts(bz2: Buffer): number[] {
 
 let dir: string;
 let xml: Buffer;
-/**
- * The embedded sample's pages up to 1.3 MB of XML (a whole export: the pages after are left out),
- * recompressed in 200 kB blocks (7 of them): every path of the block decoder, at a fifth of the
- * pure-JS decoding the whole sample in 900 kB blocks took.
- */
+/** the sample cut to 1.3 MB of XML in 200 kB blocks (7; test/dump/decoder-setup.ts) */
 let bz2: Buffer;
 
 beforeAll(() => {
   dir = tempDir("paracap-bz2blocks-");
-  const whole = execFileSync("bzip2", ["-dc", SAMPLE_CURRENT], { maxBuffer: 1 << 26 });
-  const cut = whole.indexOf("</page>", 1_300_000) + "</page>".length;
-  xml = Buffer.concat([whole.subarray(0, cut), Buffer.from("\n</mediawiki>\n")]);
-  bz2 = execFileSync("bzip2", ["-2", "-c"], { input: xml, maxBuffer: 1 << 26 });
+  ({ xml, bz2 } = sampleIn200kBlocks());
 });
 
 describe("bz2Blocks", () => {

@@ -5,7 +5,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { createReadStream, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { createReadStream, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,6 +17,7 @@ import { DumpError } from "../../shared/dump/errors.ts";
 import { openDumpStream } from "../../shared/dump/open-dump.ts";
 import { removeTempDirs, SAMPLE_CURRENT, tempDir } from "../runner/helpers.ts";
 import { collectUntilError } from "./real-data.ts";
+import { sampleIn200kBlocks, withOnlyOnPath } from "./decoder-setup.ts";
 
 afterAll(removeTempDirs);
 
@@ -106,12 +107,10 @@ describe("parallelBunzip2", () => {
 });
 
 describe("openDumpStream with a single-threaded decoder on damaged input", () => {
-  /** the shipped sample's pages up to 1.3 MB of XML in 200 kB blocks (7): the sequential JS decoder reads it 4 times */
+  /** the sample cut to 1.3 MB in 200 kB blocks: the sequential JS decoder reads it 4 times */
   let sample: Buffer;
   beforeAll(() => {
-    const whole = execFileSync("bzip2", ["-dc", SAMPLE_CURRENT], { maxBuffer: 1 << 26 });
-    const cut = whole.indexOf("</page>", 1_300_000) + "</page>".length;
-    sample = execFileSync("bzip2", ["-2", "-c"], { input: Buffer.concat([whole.subarray(0, cut), Buffer.from("\n</mediawiki>\n")]), maxBuffer: 1 << 26 });
+    sample = sampleIn200kBlocks().bz2;
   });
 
   /** a copy of that sample with one bit flipped in its k-th block */
@@ -126,20 +125,6 @@ describe("openDumpStream with a single-threaded decoder on damaged input", () =>
     return file;
   }
 
-  /** runs fn with only the named binary on PATH (no lbzip2, which is parallel already) */
-  async function withOnly<T>(bin: string, fn: () => Promise<T>): Promise<T> {
-    const dir = tempDir("paracap-path-");
-    mkdirSync(join(dir, "bin"));
-    symlinkSync(bin, join(dir, "bin", "bzip2"));
-    const saved = process.env.PATH;
-    process.env.PATH = join(dir, "bin");
-    try {
-      return await fn();
-    } finally {
-      process.env.PATH = saved;
-    }
-  }
-
   it("skips and counts a damaged block exactly as the sequential JS decoder does (JS workers and bzip2 children)", async () => {
     {
       const file = damaged(3); // a verified prefix comes out of the parallel decoder first
@@ -147,7 +132,7 @@ describe("openDumpStream with a single-threaded decoder on damaged input", () =>
       const today = Buffer.concat(await collect(jsBunzip2(createReadStream(file), file, todayLog)));
       expect(todayLog.gaps).toHaveLength(1);
       const runs: Array<() => Promise<Buffer[]>> = [() => collect(openDumpStream(file, { decoder: "js", damage: log }))];
-      if (BZIP2) runs.push(() => withOnly(BZIP2, () => collect(openDumpStream(file, { decoder: "system", damage: log }))));
+      if (BZIP2) runs.push(() => withOnlyOnPath(BZIP2, "bzip2", () => collect(openDumpStream(file, { decoder: "system", damage: log }))));
       let log = new DamageLog();
       for (const run of runs) {
         log = new DamageLog();

@@ -4,7 +4,7 @@
  * same dump.* counters (dump.trailing_bytes) and the same error, as the sequential JS decoder does.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
@@ -15,25 +15,12 @@ import { DumpError } from "../../shared/dump/errors.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
 import { removeTempDirs, tempDir } from "../runner/helpers.ts";
 import { bunzip, collectUntilError, fingerprint, TABLE_MARKUP } from "./real-data.ts";
+import { withOnlyOnPath } from "./decoder-setup.ts";
 
 afterAll(removeTempDirs);
 
 const LBZIP2 = findSystemBzip2(undefined, ["lbzip2"]);
 const BZIP2 = findSystemBzip2(undefined, ["bzip2"]);
-
-/** runs fn with only `bin` on PATH, under its own name (so "system" picks exactly it) */
-async function withOnly<T>(bin: string, name: string, fn: () => Promise<T>): Promise<T> {
-  const dir = tempDir("paracap-tail-path-");
-  mkdirSync(join(dir, "bin"));
-  symlinkSync(bin, join(dir, "bin", name));
-  const saved = process.env.PATH;
-  process.env.PATH = join(dir, "bin");
-  try {
-    return await fn();
-  } finally {
-    process.env.PATH = saved;
-  }
-}
 
 interface Read {
   revisions: string[];
@@ -51,9 +38,9 @@ async function read(file: string, decoder: "system" | "js"): Promise<Read> {
 /** The read with each decoder there is, by name. */
 async function everyDecoder(file: string): Promise<Record<string, Read>> {
   const out: Record<string, Read> = { js: await read(file, "js") };
-  if (LBZIP2) out.lbzip2 = await withOnly(LBZIP2, "lbzip2", () => read(file, "system"));
+  if (LBZIP2) out.lbzip2 = await withOnlyOnPath(LBZIP2, "lbzip2", () => read(file, "system"));
   else console.warn("lbzip2 not on PATH: not compared");
-  if (BZIP2) out.bzip2 = await withOnly(BZIP2, "bzip2", () => read(file, "system"));
+  if (BZIP2) out.bzip2 = await withOnlyOnPath(BZIP2, "bzip2", () => read(file, "system"));
   else console.warn("bzip2 not on PATH: not compared");
   return out;
 }
