@@ -5,6 +5,8 @@
  */
 import type { TopLevelSpec } from "vega-lite";
 import { LEVEL_LABELS, MAP_LEVELS, type CharacteristicMap } from "../compare/characteristic-map.ts";
+import { toolCacheDir } from "../io/tool-cache-dir.ts";
+import { chartLibraryVersions, openChartStore } from "./chart-store.ts";
 import type { FunnelRow } from "./stats.ts";
 import type { Histogram } from "./tier-summary.ts";
 
@@ -77,8 +79,9 @@ function chartLibs(): Promise<[typeof import("vega"), typeof import("vega-lite")
 
 /**
  * SVGs of the specs rendered last, by spec: rendering is a pure function of the spec, and compiling
- * and running Vega costs ~0.1 s a chart, paid again whenever one process writes a report twice (a
+ * and running Vega costs ~0.05 s a chart, paid again whenever one process writes a report twice (a
  * rerun, `paracap report`, a warm cloud instance, the test suite). Bounded: the oldest entry goes.
+ * Behind it, the chart store (chart-store.ts) keeps them on disk for the next process.
  */
 const RENDERED_MAX = 32;
 const rendered = new Map<string, Promise<string>>();
@@ -87,11 +90,29 @@ export function renderSvg(spec: TopLevelSpec): Promise<string> {
   const key = JSON.stringify(spec);
   const hit = rendered.get(key);
   if (hit) return hit;
-  const svg = renderUncached(spec);
+  const svg = renderStored(key, spec);
   rendered.set(key, svg);
   if (rendered.size > RENDERED_MAX) rendered.delete(rendered.keys().next().value!);
   // a failed render is not remembered
   svg.catch(() => rendered.delete(key));
+  return svg;
+}
+
+/** Forgets the SVGs this process remembers, so the next ones are drawn (or read from the chart store) again. */
+export function forgetRenderedCharts(): void {
+  rendered.clear();
+}
+
+/** Everything besides the spec and the libraries that decides an SVG: this file's settings and drawing code. */
+const RENDERER = [JSON.stringify(CONFIG), sansWidth, measureTextWithoutCanvas, renderUncached].map(String).join("\n");
+let libraryVersions: string | null | undefined;
+
+async function renderStored(key: string, spec: TopLevelSpec): Promise<string> {
+  const store = openChartStore(toolCacheDir(), RENDERER, (libraryVersions ??= chartLibraryVersions()));
+  const stored = store?.read(key);
+  if (stored) return stored;
+  const svg = await renderUncached(spec);
+  store?.write(key, svg);
   return svg;
 }
 

@@ -8,7 +8,7 @@
 import { closeSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { REPO_ROOT } from "../core/repo-root.ts";
+import { toolCacheDir } from "../io/tool-cache-dir.ts";
 import { WordVectors } from "./word-vectors.ts";
 
 const MAGIC = "paracap-vectors-1\n";
@@ -23,15 +23,9 @@ const Header = z.object({
 });
 type Header = z.infer<typeof Header>;
 
-/**
- * Where the copy lives: PARACAP_CACHE_DIR, else node_modules/.cache/paracap. None on Cloud Run / Cloud Functions
- * (K_SERVICE is set there) unless PARACAP_CACHE_DIR says so: their writable disk is memory, an instance would pay
- * 40 MB of it for a file no other instance sees.
- */
+/** Where the copy lives (shared/io/tool-cache-dir.ts): none on Cloud Run / Functions unless PARACAP_CACHE_DIR says. */
 export function defaultVectorCacheDir(env: NodeJS.ProcessEnv = process.env): string | null {
-  if (env.PARACAP_CACHE_DIR) return env.PARACAP_CACHE_DIR;
-  if (env.K_SERVICE) return null;
-  return join(REPO_ROOT, "node_modules", ".cache", "paracap");
+  return toolCacheDir(env);
 }
 
 function cacheFile(dir: string, source: string, maxWords: number | null): { path: string; key: Omit<Header, "dims" | "words"> } {

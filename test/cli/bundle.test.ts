@@ -9,6 +9,7 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { main } from "../../shared/cli/main.ts";
+import { forgetRenderedCharts } from "../../shared/output/charts.ts";
 import { removeTempDirs, run, runCli, tempDir } from "../runner/helpers.ts";
 
 afterAll(removeTempDirs);
@@ -19,7 +20,16 @@ const page = (dir: string) => readFileSync(join(dir, "report.html"), "utf8").rep
 describe("the bundled CLI", () => {
   let inProcess: string;
   let bundled: string;
+  // Both sides draw every chart: no chart store shared with other runs (shared/output/chart-store.ts)
+  // and nothing this worker remembers from earlier files.
+  const cacheBefore = process.env.PARACAP_CACHE_DIR;
+  afterAll(() => {
+    if (cacheBefore === undefined) delete process.env.PARACAP_CACHE_DIR;
+    else process.env.PARACAP_CACHE_DIR = cacheBefore;
+  });
   beforeAll(async () => {
+    process.env.PARACAP_CACHE_DIR = tempDir("paracap-bundle-cache-");
+    forgetRenderedCharts();
     inProcess = tempDir("paracap-bundle-charts-");
     await run(inProcess);
     bundled = tempDir("paracap-bundle-charts-");
@@ -30,11 +40,12 @@ describe("the bundled CLI", () => {
   it("draws the charts vega draws from node_modules", async () => {
     const spy = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
     try {
+      forgetRenderedCharts();
       expect(await main(["report", inProcess])).toBe(0);
     } finally {
       spy.mockRestore();
     }
-    const r = await runCli(["report", bundled]);
+    const r = await runCli(["report", bundled], { env: { PARACAP_CACHE_DIR: tempDir("paracap-bundle-cache-") } });
     expect(r.code, r.stderr).toBe(0);
     const html = page(bundled);
     expect(html).toContain("<svg");
