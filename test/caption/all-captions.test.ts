@@ -11,21 +11,19 @@ import { createCaptionAnalyzer } from "../../shared/caption/analyzer.ts";
 import { unreadableReason } from "../../shared/caption/caption-guard.ts";
 import { resolveConfig } from "../../shared/core/config.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
-import { extractImageRefs } from "../../shared/wikitext/extract-images.ts";
+import { createWikitextExtractor } from "../../shared/sources/mediawiki/revision-reuse.ts";
 
 const DATA = new URL("../../../shared/data/", import.meta.url).pathname;
 
 async function dumpCaptions(into: Set<string>): Promise<void> {
   for (const dir of ["wikipedia", "wikipedia-history"]) {
     for (const name of readdirSync(join(DATA, dir)).filter((n) => /\.(xml|bz2)$/.test(n))) {
+      // the extractor the pipeline uses: a history's unchanged spans are not scanned again
+      const extractor = createWikitextExtractor({});
       try {
         for await (const rev of readDumpPages(join(DATA, dir, name), { namespaces: [0] })) {
-          let refs;
-          try {
-            refs = extractImageRefs(rev.text);
-          } catch {
-            continue; // a counted skip in the pipeline (extraction limits), not the analyser's business
-          }
+          const { refs } = extractor.extract(rev);
+          if (refs === null) continue; // a counted skip in the pipeline (extraction limits), not the analyser's business
           for (const r of refs) {
             if (r.caption) into.add(r.caption);
             if (r.alt) into.add(r.alt);
