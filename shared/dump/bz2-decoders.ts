@@ -61,10 +61,8 @@ export function isParallelDecoder(bin: string): boolean {
 /**
  * Decodes bz2 bytes with a child process; a non-zero exit becomes a DumpError after the good output.
  * @param onDecoded told the size of every decoded chunk as the decoder delivers it (it runs ahead of the consumer)
- * @param onInputLeft told when the decoder exited before reading all its input (the binaries stop
- *   reading at bytes after a stream that start no other, and still exit 0)
  */
-export async function* systemBunzip2(src: AsyncIterable<Buffer>, bin: string, file: string, onDecoded?: (bytes: number) => void, onInputLeft?: () => void): AsyncGenerator<Buffer> {
+export async function* systemBunzip2(src: AsyncIterable<Buffer>, bin: string, file: string, onDecoded?: (bytes: number) => void): AsyncGenerator<Buffer> {
   const child = spawn(bin, ["-dc"], { stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (d: string) => {
@@ -81,10 +79,8 @@ export async function* systemBunzip2(src: AsyncIterable<Buffer>, bin: string, fi
       child.stdin.destroy();
       resolve(err);
     });
-    child.stdin.once("error", () => {
-      onInputLeft?.();
-      resolve(null);
-    });
+    // the binaries stop reading at bytes after a stream that start no other (open-dump.ts checks the layout)
+    child.stdin.once("error", () => resolve(null));
     child.stdin.once("finish", () => resolve(null));
     input.pipe(child.stdin);
   });

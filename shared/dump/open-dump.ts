@@ -8,7 +8,7 @@ import { Readable } from "node:stream";
 import { bz2Blocks, type Bz2Piece, type DamageLog } from "./bz2-blocks.ts";
 import { isParallelDecoder, jsBunzip2, resolveBz2Decoder, systemBunzip2, type Bz2Decoder } from "./bz2-decoders.ts";
 import { binaryJobDecoder, decodeLanes, jsJobDecoder, parallelBunzip2, type StreamsEnd } from "./bz2-parallel.ts";
-import { endsWithStreamEnd, findStreamsEnd, watchTail } from "./bz2-tail.ts";
+import { findStreamsEnd } from "./bz2-tail.ts";
 import { DumpError } from "./errors.ts";
 import { gunzipMembers } from "./gunzip-members.ts";
 import { MAGIC_BYTES, sniffFormat } from "./magic.ts";
@@ -126,15 +126,11 @@ async function* decompressed(raw: AsyncIterable<Buffer>, opts: DecompressOptions
     } else if (bin === null) yield* counted(jsBunzip2(source, opts.file, opts.damage));
     else if (!opts.reopen) yield* systemBunzip2(source, bin, opts.file, told);
     else {
-      // The binary skips bytes after the last stream (and any stream after them) without a word:
-      // checked at its end, so every decoder finds the same (bz2-tail.ts).
-      const watched = watchTail(source);
-      let inputLeft = false;
+      // The binary skips bytes after a stream that start no other (and every stream after them)
+      // without a word and exits 0, however little follows: the streams' layout is checked at its
+      // end (bz2-tail.ts), so every decoder reads and counts the same.
       const recovery = new Recovery(opts.reopen, opts.file, opts.damage, UNVERIFIED_HOLD);
-      yield* recovery.run(
-        systemBunzip2(watched.chunks, bin, opts.file, told, () => (inputLeft = true)),
-        () => inputLeft || !endsWithStreamEnd(watched.last()),
-      );
+      yield* recovery.run(systemBunzip2(source, bin, opts.file, told), true);
     }
   }
 }
@@ -174,10 +170,10 @@ class Recovery {
   ) {}
 
   /**
-   * The primary decoder's output, then, when it finished without error but `bytesLeft()` says input
-   * followed what it decoded, the block decoder's output from the end of the streams.
+   * The primary decoder's output, then, when it finished without error and `checkLayout` says so, the
+   * block decoder's output from the end of the streams if anything but streams follows.
    */
-  async *run(primary: AsyncIterable<Buffer>, bytesLeft?: () => boolean): AsyncGenerator<Buffer> {
+  async *run(primary: AsyncIterable<Buffer>, checkLayout = false): AsyncGenerator<Buffer> {
     const held: Buffer[] = [];
     let heldBytes = 0;
     try {
@@ -194,7 +190,7 @@ class Recovery {
       // the decoder finished without error: every block was checked
       this.delivered += heldBytes;
       yield* held.splice(0);
-      if (bytesLeft === undefined || !bytesLeft()) return;
+      if (!checkLayout) return;
       const end = await findStreamsEnd(this.reopen());
       if (end === "clean") return;
       if (end !== null) return yield* this.after(end, this.delivered);
