@@ -229,7 +229,11 @@ describe.skipIf(missing !== null)("pixel identity, cloud runner on the emulators
     const dir = tempDir("paracap-pixel-cloud-");
     await buildTar(join(dir, "shard.tar"));
     copyFileSync(SAMPLE_CURRENT, join(dir, basename(SAMPLE_CURRENT)));
-    const [pixelExpected, wikiExpected] = await Promise.all([localRun(dir, "shard.tar", { pivot: "phash" }), localRun(dir, basename(SAMPLE_CURRENT), {})]).then((outs) => outs.map((o) => comparable(readDir(o), false, TIERS)));
+    // one after the other: each changes the process's cwd for its whole run (two at once raced: the
+    // first to finish took the cwd back from under the second)
+    const pixelOut = await localRun(dir, "shard.tar", { pivot: "phash" });
+    const wikiOut = await localRun(dir, basename(SAMPLE_CURRENT), {});
+    const [pixelExpected, wikiExpected] = [pixelOut, wikiOut].map((o) => comparable(readDir(o), false, TIERS));
     const upload = async (file: string, name: string, extra: ParacapConfigInput) => {
       const manifestConfig = join(dir, `${name}.config.json`);
       writeFileSync(manifestConfig, JSON.stringify({ tiers: TIERS, ...extra }));
