@@ -5,6 +5,7 @@
  * Content-Type header, a `<meta charset>` (or http-equiv) near the top, else UTF-8 if the bytes are
  * valid UTF-8, else windows-1252. Node's TextDecoder (full ICU) decodes the legacy encodings.
  */
+import { isAscii, isUtf8, transcode } from "node:buffer";
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from "node:zlib";
 
 export type BodyText = { text: string; charset: string } | { drop: string };
@@ -81,27 +82,67 @@ function bomCharset(b: Buffer): { charset: string; skip: number } | null {
   return null;
 }
 
-function decoderFor(label: string): { decode(b: Uint8Array): string; readonly encoding: string } | null {
-  try {
-    return new TextDecoder(label);
-  } catch {
-    return null;
+type Decoder = { decode(b: Uint8Array): string; readonly encoding: string };
+
+/**
+ * A decoder per label, made once: decode() without `stream` keeps no state between calls. Bounded:
+ * only the WHATWG labels (a few hundred) make a decoder, and an unknown label is remembered as null.
+ */
+const decoders = new Map<string, Decoder | null>();
+const MAX_LABELS = 1024;
+
+function decoderFor(label: string): Decoder | null {
+  let d = decoders.get(label);
+  if (d === undefined) {
+    try {
+      d = new TextDecoder(label);
+    } catch {
+      d = null;
+    }
+    if (decoders.size < MAX_LABELS) decoders.set(label, d);
   }
+  return d;
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * What TextDecoder("utf-8") makes of `b` when it is valid UTF-8, or null when it is not: ASCII is
+ * copied as Latin-1 and other valid UTF-8 converted by ICU (both several times faster than the
+ * decoder, and for valid input the text is the same: a valid encoding has one reading). The
+ * decoder drops a leading byte order mark; so does this.
+ */
+function validUtf8Text(b: Buffer): string | null {
+  if (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) b = b.subarray(3);
+  if (isAscii(b)) return b.toString("latin1");
+  if (!isUtf8(b)) return null;
+  return transcode(b, "utf8", "utf16le").toString("utf16le");
+}
+
+/** `decoder.decode(bytes)`, by the fast path when the decoder is UTF-8 (or Latin-1 on ASCII bytes) and the bytes let it. */
+function decodeWith(d: Decoder, bytes: Buffer): string {
+  if (d.encoding === "utf-8") return validUtf8Text(bytes) ?? d.decode(bytes);
+  // windows-1252 (iso-8859-1, ascii, …) maps every ASCII byte to itself
+  if (d.encoding === "windows-1252" && isAscii(bytes)) return bytes.toString("latin1");
+  return d.decode(bytes);
 }
 
 /** Text of decoded bytes by the browser's order of evidence. */
 export function decodeText(bytes: Buffer, contentType: string | undefined): { text: string; charset: string } {
   const bom = bomCharset(bytes);
-  if (bom) return { text: new TextDecoder(bom.charset).decode(bytes.subarray(bom.skip)), charset: bom.charset };
+  if (bom) return { text: decodeWith(decoderFor(bom.charset)!, bytes.subarray(bom.skip)), charset: bom.charset };
   for (const label of [headerCharset(contentType), metaCharset(bytes)]) {
     const d = label ? decoderFor(label) : null;
     // a page that declares UTF-16 in ASCII markup is not UTF-16 (HTML spec: treat as UTF-8)
-    if (d && !d.encoding.startsWith("utf-16")) return { text: d.decode(bytes), charset: d.encoding };
+    if (d && !d.encoding.startsWith("utf-16")) return { text: decodeWith(d, bytes), charset: d.encoding };
   }
+  const text = validUtf8Text(bytes);
+  if (text !== null) return { text, charset: "utf-8" };
   try {
-    return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes), charset: "utf-8" };
+    // (not valid UTF-8: the strict decoder throws, as it always did here)
+    return { text: strictUtf8.decode(bytes), charset: "utf-8" };
   } catch {
-    return { text: new TextDecoder("windows-1252").decode(bytes), charset: "windows-1252" };
+    return { text: decoderFor("windows-1252")!.decode(bytes), charset: "windows-1252" };
   }
 }
 
