@@ -179,20 +179,26 @@ const enum A {
   Bare,
 }
 
-/** Index of the `>` that ends a start tag whose name ends at `i` (htmlparser2's attribute states), or -1. */
-function startTagEnd(html: string, i: number): number {
+/**
+ * Index of the `>` that ends a start tag whose name ends at `i` (htmlparser2's attribute states), or -1.
+ * `selfClosing`: when the tag ends self-closing (`/`, perhaps spaces, then `>`), the index of that `/`.
+ */
+function startTagEnd(html: string, i: number, selfClosing = false): number {
   const n = html.length;
   let s = A.BeforeName;
+  let slash = -1;
   for (; i < n; i++) {
     const c = html.charCodeAt(i);
     switch (s) {
       case A.BeforeName:
         if (c === GT) return i;
-        if (c === SLASH) s = A.SelfClosing;
-        else if (!isWs(c)) s = A.Name; // this character is the name's first
+        if (c === SLASH) {
+          s = A.SelfClosing;
+          slash = i;
+        } else if (!isWs(c)) s = A.Name; // this character is the name's first
         break;
       case A.SelfClosing:
-        if (c === GT) return i;
+        if (c === GT) return selfClosing ? slash : i;
         if (!isWs(c)) {
           s = A.BeforeName;
           i--; // read again
@@ -237,6 +243,16 @@ function startTagEnd(html: string, i: number): number {
     }
   }
   return -1;
+}
+
+/**
+ * Where htmlparser2's tokenizer, reading the attributes of a start tag whose name ends at `i`, comes to
+ * the end of the tag: the `/` of a self-closing end (`/>`, `/ >`) or else the `>`; -1 when the input ends
+ * first. Read from there in its state before an attribute name, the tag ends exactly as it would have,
+ * its attributes unread (the caption extractor reads those of a few elements only).
+ */
+export function startTagClose(html: string, i: number): number {
+  return startTagEnd(html, i, true);
 }
 
 /**
