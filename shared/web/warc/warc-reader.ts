@@ -445,7 +445,7 @@ async function* once(b: Buffer): AsyncGenerator<Buffer> {
 function* parsedRecords(member: Buffer, parsed: ParsedRecord[], offset: number, opts: WarcReadOptions): Generator<WarcContentRecord | WarcRevisitRecord> {
   const c = opts.counters;
   for (const rec of parsed) {
-    const w = rec.warc.byName;
+    const w = rec.warc;
     c.inc(warcCounter("records"));
     const type = w.get("warc-type") ?? "";
     if (type === "revisit") {

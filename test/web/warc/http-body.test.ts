@@ -10,7 +10,7 @@ function referenceDecodeText(bytes: Buffer, contentType: string | undefined): { 
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? { charset: "utf-8", skip: 3 } : bytes[0] === 0xfe && bytes[1] === 0xff ? { charset: "utf-16be", skip: 2 } : bytes[0] === 0xff && bytes[1] === 0xfe ? { charset: "utf-16le", skip: 2 } : null;
   if (bom) return { text: new TextDecoder(bom.charset).decode(bytes.subarray(bom.skip)), charset: bom.charset };
   for (const label of [headerCharset(contentType), metaCharset(bytes)]) {
-    let d: TextDecoder | null = null;
+    let d: InstanceType<typeof TextDecoder> | null = null;
     try {
       d = label ? new TextDecoder(label) : null;
     } catch {
