@@ -184,6 +184,11 @@ function headerMap(h: { headers: Headers | Map<string, string> } | null | undefi
 
 const WARC_VERSION = /^WARC\/1\.[01]$/;
 const SKIPPED_TYPES = new Set(["request", "metadata", "warcinfo", "conversion", "continuation"]);
+/** Counter names of the per-record counts, built once (the sync path counts every record of a crawl). */
+const RECORDS = warcCounter("records");
+const REVISITS = warcCounter("records.revisit");
+const SKIPPED_TYPE_COUNTERS = new Map([...SKIPPED_TYPES].map((t) => [t, warcSkippedCounter(t)]));
+const OTHER_TYPE = warcSkippedCounter("other_type");
 
 /** The file's first bytes decide the framing: a gzip magic means per-record gzip members. */
 export function readWarc(opts: Omit<WarcReadOptions, "revisits">): AsyncGenerator<WarcContentRecord> {
@@ -446,13 +451,15 @@ function* parsedRecords(member: Buffer, parsed: ParsedRecord[], offset: number, 
   const c = opts.counters;
   for (const rec of parsed) {
     const w = rec.warc;
-    c.inc(warcCounter("records"));
+    c.inc(RECORDS);
     const type = w.get("warc-type") ?? "";
     if (type === "revisit") {
-      c.inc(warcCounter("records.revisit"));
+      c.inc(REVISITS);
+      // (its headers are read only for a reader that may want it)
+      if (!opts.revisits) continue;
       const http = rec.http;
       const head = { status: http ? httpStatus(http.statusline) : null, headers: http ? forEachMap(http) : new Map<string, string>() };
-      if (opts.revisits?.(head)) {
+      if (opts.revisits(head)) {
         yield {
           offset,
           type: "revisit",
@@ -467,7 +474,7 @@ function* parsedRecords(member: Buffer, parsed: ParsedRecord[], offset: number, 
       continue;
     }
     if (type !== "response" && type !== "resource") {
-      c.inc(warcSkippedCounter(SKIPPED_TYPES.has(type) ? type : "other_type"));
+      c.inc(SKIPPED_TYPE_COUNTERS.get(type) ?? OTHER_TYPE);
       continue;
     }
     // a response always has its HTTP headers here (the parser leaves one without to warcio)
