@@ -17,7 +17,7 @@ import type { WARCRecord } from "warcio";
 import type { Counters } from "../../core/counters.ts";
 import { WARC_DAMAGE_SAMPLE, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import { ByteCursor, ByteSourceError } from "./byte-cursor.ts";
-import { GzipMemberError, inflateMember, inflateWholeMember, isGzipMagic, seekGzipMember, seekPlainRecord } from "./gzip-member.ts";
+import { GzipMemberError, inflateHeldMember, inflateMember, inflateWholeMember, isGzipMagic, seekGzipMember, seekPlainRecord } from "./gzip-member.ts";
 import { forEachMap, httpStatus, parseMemberRecords, type ParsedRecord } from "./member-records.ts";
 
 /** warcio (~70 ms of CPU to load) loads at the first WARC read: a Wikipedia run never reads one. */
@@ -235,7 +235,7 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
   try {
     if (start > 0) opts.counters.inc(warcCounter("bytes.skipped"), await seekGzipMember(cur));
     for (;;) {
-      await cur.fill(3);
+      if (cur.buffered.length < 3) await cur.fill(3);
       if (cur.done || cur.position >= end) return;
       const at = cur.position;
       if (!isGzipMagic(cur.buffered)) {
@@ -248,7 +248,8 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
       }
       let member: AsyncGenerator<Buffer>;
       if (sync) {
-        const whole = await inflateWholeMember(cur);
+        const held = inflateHeldMember(cur);
+        const whole = held !== undefined ? held : await inflateWholeMember(cur);
         if (whole !== null) {
           const parsed = parseMemberRecords(whole, PIECE);
           if (parsed !== null) {
