@@ -127,15 +127,43 @@ function decodeWith(d: Decoder, bytes: Buffer): string {
   return d.decode(bytes);
 }
 
-/** Text of decoded bytes by the browser's order of evidence. */
-export function decodeText(bytes: Buffer, contentType: string | undefined): { text: string; charset: string } {
+/** The decoder the evidence names, in the browser's order (a byte order mark, the header, a `<meta>`), with the bytes it skips; null when none does. */
+function declaredDecoder(bytes: Buffer, contentType: string | undefined): { d: Decoder; skip: number } | null {
   const bom = bomCharset(bytes);
-  if (bom) return { text: decodeWith(decoderFor(bom.charset)!, bytes.subarray(bom.skip)), charset: bom.charset };
+  if (bom) return { d: decoderFor(bom.charset)!, skip: bom.skip };
   for (const label of [headerCharset(contentType), metaCharset(bytes)]) {
     const d = label ? decoderFor(label) : null;
     // a page that declares UTF-16 in ASCII markup is not UTF-16 (HTML spec: treat as UTF-8)
-    if (d && !d.encoding.startsWith("utf-16")) return { text: decodeWith(d, bytes), charset: d.encoding };
+    if (d && !d.encoding.startsWith("utf-16")) return { d, skip: 0 };
   }
+  return null;
+}
+
+/**
+ * Encodings in which an ASCII character of the text need not be its own byte (WHATWG: the encodings
+ * that are not ASCII-compatible). In every other one, and in the UTF-8 or windows-1252 a page without
+ * a declaration is read in, ASCII text is written as its ASCII bytes.
+ */
+const NOT_ASCII_COMPATIBLE = new Set(["utf-16be", "utf-16le", "iso-2022-jp", "replacement"]);
+
+/**
+ * Whether the text decodeText makes of `bytes` may hold `<img` (in any ASCII case): false only when it
+ * certainly does not, read from the bytes without decoding them. In an ASCII-compatible encoding the
+ * four characters are four bytes, `<` never the second byte of a character, so text that holds them
+ * comes from bytes that hold them.
+ */
+export function mayHoldImgTag(bytes: Buffer, contentType: string | undefined): boolean {
+  // most pages that have one write it in lower (or upper) case: found at native speed
+  if (bytes.indexOf("<img", 0, "latin1") >= 0 || bytes.indexOf("<IMG", 0, "latin1") >= 0) return true;
+  const declared = declaredDecoder(bytes, contentType);
+  if (declared !== null && NOT_ASCII_COMPATIBLE.has(declared.d.encoding)) return true;
+  return /<img/i.test(bytes.toString("latin1"));
+}
+
+/** Text of decoded bytes by the browser's order of evidence. */
+export function decodeText(bytes: Buffer, contentType: string | undefined): { text: string; charset: string } {
+  const declared = declaredDecoder(bytes, contentType);
+  if (declared !== null) return { text: decodeWith(declared.d, bytes.subarray(declared.skip)), charset: declared.d.encoding };
   const text = validUtf8Text(bytes);
   if (text !== null) return { text, charset: "utf-8" };
   try {
@@ -151,11 +179,16 @@ export interface HttpBody {
   body: Buffer;
 }
 
-/** The text of an HTTP body, or the reason it has none. */
-export function bodyText(rec: HttpBody, maxBytes: number): BodyText {
+/** The bytes of an HTTP body with its transfer and content encodings undone (at most `maxBytes`), or the reason it has none. */
+export function bodyBytes(rec: HttpBody, maxBytes: number): { bytes: Buffer } | { drop: string } {
   const te = rec.headers.get("transfer-encoding")?.toLowerCase() ?? "";
   const raw = te.includes("chunked") ? dechunk(rec.body) : rec.body;
-  const decoded = decodeContent(raw, rec.headers.get("content-encoding"), maxBytes);
+  return decodeContent(raw, rec.headers.get("content-encoding"), maxBytes);
+}
+
+/** The text of an HTTP body, or the reason it has none. */
+export function bodyText(rec: HttpBody, maxBytes: number): BodyText {
+  const decoded = bodyBytes(rec, maxBytes);
   if ("drop" in decoded) return decoded;
   return decodeText(decoded.bytes, rec.headers.get("content-type"));
 }
