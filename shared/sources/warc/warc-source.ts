@@ -33,7 +33,7 @@ import { decodesToWarc, isGzipMagic } from "../../web/warc/gzip-member.ts";
 import { isWarcName, warcKind } from "../../web/warc/warc-kind.ts";
 import { acceptHtml, recordCaptions } from "../../web/html/page-captions.ts";
 import type { WebCaption } from "../../web/html/extract-captions.ts";
-import { keepWebCaption, loadLanguageDetector, WEB_FILTER_TIER, webCaptionFilters, type LanguageDetector } from "../../web/filters/web-caption-filters.ts";
+import { loadLanguageDetector, webCaptionKeeper, WEB_FILTER_TIER, webCaptionFilters, type LanguageDetector } from "../../web/filters/web-caption-filters.ts";
 import { imageKey } from "../../web/html/image-url.ts";
 import { isPixelPivot } from "../../core/plugin-names.ts";
 import type { WarcRecordHead } from "../../web/warc/warc-reader.ts";
@@ -188,7 +188,8 @@ export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & Imag
   prepare: async () => ({ detector: await loadLanguageDetector() }),
   createExtractor(config, counters, prepared) {
     const filters = webCaptionFilters({ detector: prepared.detector });
-    const kept = (c: WebCaption | undefined) => (c && keepWebCaption(filters, c, counters) ? c.text : null);
+    const keep = webCaptionKeeper(filters, counters);
+    const kept = (c: WebCaption | undefined) => (c && keep(c) ? c.text : null);
     return (doc: WarcPage): DocumentRefs => {
       const page = pageKey(doc.uri);
       const base = { page, pageId: page, revisionId: `${doc.date ?? ""} ${doc.id}` };

@@ -6,6 +6,7 @@
  */
 import { applyFilter, defineFilter, type SyncFilter } from "../../core/filter.ts";
 import type { Counters } from "../../core/counters.ts";
+import { filterCounter } from "../../core/counter-names.ts";
 import { createProfanityMatcher, loadDefaultProfanityList } from "../../caption/profanity.ts";
 import type { WebCaption } from "../html/extract-captions.ts";
 
@@ -142,4 +143,62 @@ export function webCaptionFilters(opts: WebFilterOptions = {}): SyncFilter<WebCa
 export function keepWebCaption(filters: readonly SyncFilter<WebCaption>[], caption: WebCaption, counters: Counters): boolean {
   for (const f of filters) if (!applyFilter(f, caption, counters, WEB_FILTER_TIER)) return false;
   return true;
+}
+
+/** Distinct caption texts whose verdicts (of the whole chain) are kept by a keeper. */
+const VERDICT_CACHE_LIMIT = 50_000;
+
+/**
+ * keepWebCaption for one extractor: the same verdicts, counters and samples, but each distinct text
+ * judged once (a site repeats its alt texts page after page) and the counter names built once. Only
+ * for filters that judge a caption by its text alone, as every web caption filter does: the chain's
+ * outcome on a text (the first filter that drops it, and why, or none) is then a fact of the text, and
+ * replaying it counts exactly what running the filters would.
+ */
+export function webCaptionKeeper(filters: readonly SyncFilter<WebCaption>[], counters: Counters): (caption: WebCaption) => boolean {
+  const names = filters.map((f) => ({
+    in: filterCounter(WEB_FILTER_TIER, f.id, "in"),
+    kept: filterCounter(WEB_FILTER_TIER, f.id, "kept"),
+    dropped: filterCounter(WEB_FILTER_TIER, f.id, "dropped"),
+    /** reason → its counter name, which is also its sample name */
+    reasons: new Map<string, string>(),
+  }));
+  /** text → index of the filter that drops it and the reason's counter name; -1: kept by all */
+  const outcomes = new Map<string, { at: number; reason: string }>();
+  const KEPT = { at: -1, reason: "" };
+  const reasonName = (at: number, reason: string) => {
+    const known = names[at]!.reasons;
+    let name = known.get(reason);
+    if (name === undefined) known.set(reason, (name = filterCounter(WEB_FILTER_TIER, filters[at]!.id, "dropped", reason)));
+    return name;
+  };
+  const judge = (text: string, caption: WebCaption): { at: number; reason: string } => {
+    for (let at = 0; at < filters.length; at++) {
+      const v = filters[at]!.keep(caption);
+      if (v !== true) return { at, reason: reasonName(at, v.drop) };
+    }
+    return KEPT;
+  };
+  return (caption) => {
+    const text = caption.text;
+    let outcome = outcomes.get(text);
+    if (outcome === undefined) {
+      outcome = judge(text, caption);
+      if (outcomes.size >= VERDICT_CACHE_LIMIT) outcomes.clear();
+      outcomes.set(text, outcome);
+    }
+    // what applyFilter counts for each filter the caption reaches, in order
+    const last = outcome.at < 0 ? names.length : outcome.at;
+    for (let at = 0; at < last; at++) {
+      counters.inc(names[at]!.in);
+      counters.inc(names[at]!.kept);
+    }
+    if (outcome.at < 0) return true;
+    const n = names[outcome.at]!;
+    counters.inc(n.in);
+    counters.inc(n.dropped);
+    counters.inc(outcome.reason);
+    counters.samples.add(outcome.reason, text);
+    return false;
+  };
 }

@@ -13,7 +13,7 @@
  */
 import { Parser, type QuoteType } from "htmlparser2";
 import { imageKey, largestSrcsetCandidate } from "./image-url.ts";
-import { inertSpan, RAW_TEXT } from "./inert-span.ts";
+import { inertSpan, RAW_TEXT, startTagClose } from "./inert-span.ts";
 
 export const WEB_CAPTION_TYPES = ["alt", "title", "figcaption", "table", "nearby"] as const;
 export type WebCaptionType = (typeof WEB_CAPTION_TYPES)[number];
@@ -210,6 +210,20 @@ class SkippingParser extends Parser {
   afterTag: ((next: number) => number) | null = null;
   /** whether the current start tag's attributes are read (the handler says, by its name): others cost nothing */
   wantAttributes = true;
+  /** the whole page (written at once): set, the tokenizer is moved past the attributes no one reads */
+  html: string | null = null;
+  override onopentagname(start: number, endIndex: number): void {
+    super.onopentagname(start, endIndex);
+    if (this.wantAttributes || this.html === null) return;
+    // the name ended at whitespace (else at `/` or `>`: no attributes): go on at the tag's end as the
+    // tokenizer would reach it, in the state it is in now (before an attribute name)
+    const c = this.html.charCodeAt(endIndex);
+    if (c === 0x2f || c === 0x3e) return;
+    const tokenizer = (this as unknown as { tokenizer?: { index?: unknown } }).tokenizer;
+    if (!tokenizer || tokenizer.index !== endIndex) return;
+    const close = startTagClose(this.html, endIndex);
+    if (close > endIndex) tokenizer.index = close - 1;
+  }
   override onattribname(start: number, endIndex: number): void {
     if (this.wantAttributes) super.onattribname(start, endIndex);
   }
@@ -431,7 +445,10 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
       },
   };
   const parser = new SkippingParser(handler, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
-  if (skip) parser.afterTag = afterTag;
+  if (skip) {
+    parser.afterTag = afterTag;
+    parser.html = html;
+  }
   parser.write(html);
   if (aborted) return null;
   if (tooDeep) {

@@ -85,6 +85,68 @@ for (const t of STOP_TAGS) TAG_FLAGS.set(t, (TAG_FLAGS.get(t) ?? 0) | STOP);
 for (const t of VOID) TAG_FLAGS.set(t, (TAG_FLAGS.get(t) ?? 0) | IS_VOID);
 for (const t of IMPLIES_CLOSE.keys()) TAG_FLAGS.set(t, (TAG_FLAGS.get(t) ?? 0) | CLOSES);
 
+/** A tag name the scan knows, with all it needs of it (found without copying the name out of the page). */
+interface KnownTag {
+  name: string;
+  flags: number;
+  implies: Set<string> | null;
+  rawEnd: readonly number[] | null;
+  rcdata: boolean;
+}
+
+/** Common elements of no special meaning to the scan: known, so their names are not copied either. */
+const PLAIN_TAGS = ["a", "b", "i", "u", "s", "q", "em", "strong", "small", "span", "font", "sup", "sub", "code", "abbr", "cite", "nav", "ul", "ol", "dl", "table", "tbody", "thead", "tfoot", "center", "label", "time", "mark", "del", "ins", "var", "kbd", "samp", "big", "tt", "bdi", "bdo", "ruby", "data", "output", "summary", "details", "address", "legend", "caption", "colgroup", "menu"];
+
+/** Known names by a hash of their lower-cased characters (an open-addressed table: a miss costs one probe or two). */
+const KNOWN_BITS = 9;
+const KNOWN_SIZE = 1 << KNOWN_BITS;
+const KNOWN: (KnownTag | undefined)[] = new Array(KNOWN_SIZE);
+
+function nameHash(html: string, start: number, end: number): number {
+  let h = 0;
+  for (let i = start; i < end; i++) {
+    const c = html.charCodeAt(i);
+    h = (Math.imul(h, 31) + (c >= 0x41 && c <= 0x5a ? c + 0x20 : c)) | 0;
+  }
+  return (h ^ (h >>> KNOWN_BITS)) & (KNOWN_SIZE - 1);
+}
+
+for (const name of new Set([...TAG_FLAGS.keys(), ...RAW_TEXT, ...PLAIN_TAGS])) {
+  const tag: KnownTag = { name, flags: TAG_FLAGS.get(name) ?? 0, implies: IMPLIES_CLOSE.get(name) ?? null, rawEnd: RAW_TEXT_END.get(name) ?? null, rcdata: RCDATA.has(name) };
+  let at = nameHash(name, 0, name.length);
+  while (KNOWN[at] !== undefined) at = (at + 1) & (KNOWN_SIZE - 1);
+  KNOWN[at] = tag;
+}
+
+/** The known tag whose name is html[start, end) (ASCII, `upper`: with capitals), or null. */
+function knownTag(html: string, start: number, end: number, upper: boolean): KnownTag | null {
+  const len = end - start;
+  for (let at = nameHash(html, start, end); ; at = (at + 1) & (KNOWN_SIZE - 1)) {
+    const tag = KNOWN[at];
+    if (tag === undefined) return null;
+    if (tag.name.length !== len) continue;
+    if (!upper) {
+      if (html.startsWith(tag.name, start)) return tag;
+      continue;
+    }
+    let i = 0;
+    for (; i < len; i++) {
+      const c = html.charCodeAt(start + i);
+      if ((c >= 0x41 && c <= 0x5a ? c + 0x20 : c) !== tag.name.charCodeAt(i)) break;
+    }
+    if (i === len) return tag;
+  }
+}
+
+const IMG = knownTag("img", 0, 3, false)!;
+
+/** Index of the next `<` at or after `i`, or -1: a short gap (most between tags) is read in place, a longer one searched. */
+function nextLt(html: string, i: number): number {
+  const stop = Math.min(html.length, i + 16);
+  for (; i < stop; i++) if (html.charCodeAt(i) === LT) return i;
+  return i >= html.length ? -1 : html.indexOf("<", i);
+}
+
 /**
  * The tag name starting at `i` (up to whitespace, `/` or `>`) as twice its end, plus one when it holds
  * a capital; -1 at the end of input or at a non-ASCII character (the parser lower-cases beyond ASCII).
@@ -117,20 +179,26 @@ const enum A {
   Bare,
 }
 
-/** Index of the `>` that ends a start tag whose name ends at `i` (htmlparser2's attribute states), or -1. */
-function startTagEnd(html: string, i: number): number {
+/**
+ * Index of the `>` that ends a start tag whose name ends at `i` (htmlparser2's attribute states), or -1.
+ * `selfClosing`: when the tag ends self-closing (`/`, perhaps spaces, then `>`), the index of that `/`.
+ */
+function startTagEnd(html: string, i: number, selfClosing = false): number {
   const n = html.length;
   let s = A.BeforeName;
+  let slash = -1;
   for (; i < n; i++) {
     const c = html.charCodeAt(i);
     switch (s) {
       case A.BeforeName:
         if (c === GT) return i;
-        if (c === SLASH) s = A.SelfClosing;
-        else if (!isWs(c)) s = A.Name; // this character is the name's first
+        if (c === SLASH) {
+          s = A.SelfClosing;
+          slash = i;
+        } else if (!isWs(c)) s = A.Name; // this character is the name's first
         break;
       case A.SelfClosing:
-        if (c === GT) return i;
+        if (c === GT) return selfClosing ? slash : i;
         if (!isWs(c)) {
           s = A.BeforeName;
           i--; // read again
@@ -175,6 +243,16 @@ function startTagEnd(html: string, i: number): number {
     }
   }
   return -1;
+}
+
+/**
+ * Where htmlparser2's tokenizer, reading the attributes of a start tag whose name ends at `i`, comes to
+ * the end of the tag: the `/` of a self-closing end (`/>`, `/ >`) or else the `>`; -1 when the input ends
+ * first. Read from there in its state before an attribute name, the tag ends exactly as it would have,
+ * its attributes unread (the caption extractor reads those of a few elements only).
+ */
+export function startTagClose(html: string, i: number): number {
+  return startTagEnd(html, i, true);
 }
 
 /**
@@ -266,52 +344,50 @@ export function inertSpan(html: string, from: number, open: readonly string[], m
   let end = from;
   let i = from;
   const n = html.length;
-  const stopAt = (at: number): InertSpan => ({ end, stop: at });
   for (;;) {
-    const lt = html.indexOf("<", i);
+    const lt = nextLt(html, i);
     if (lt < 0) {
       // text to the end: the span may run to the end when it left no element open
       if (inner.length === 0) end = n;
-      return stopAt(n);
+      return { end, stop: n };
     }
     if (inner.length === 0) end = lt;
-    if (lt + 1 >= n) return stopAt(lt);
+    if (lt + 1 >= n) return { end, stop: lt };
     const c = html.charCodeAt(lt + 1);
     if (isAlpha(c)) {
       const coded = tagNameEnd(html, lt + 1);
-      if (coded < 0) return stopAt(lt);
+      if (coded < 0) return { end, stop: lt };
       const nameEnd = coded >> 1;
-      const name = nameAt(html, lt + 1, coded);
-      const flags = TAG_FLAGS.get(name) ?? 0;
-      if (flags & STOP) return stopAt(lt);
+      const known = knownTag(html, lt + 1, nameEnd, (coded & 1) === 1);
+      const flags = known === null ? 0 : known.flags;
+      if (flags & STOP) return { end, stop: lt };
       const gt = startTagEnd(html, nameEnd);
-      if (gt < 0) return stopAt(lt);
+      if (gt < 0) return { end, stop: lt };
       if (flags & CLOSES) {
-        const implies = IMPLIES_CLOSE.get(name)!;
+        const implies = known!.implies!;
         while (inner.length > 0 && implies.has(inner[inner.length - 1]!)) inner.pop();
-        if (inner.length === 0 && outerTop !== null && implies.has(outerTop)) return stopAt(lt);
+        if (inner.length === 0 && outerTop !== null && implies.has(outerTop)) return { end, stop: lt };
       }
-      if (base + inner.length + 1 > maxDepth) return stopAt(lt);
-      const rawEnd = RAW_TEXT_END.get(name);
-      if (rawEnd !== undefined) {
+      if (base + inner.length + 1 > maxDepth) return { end, stop: lt };
+      if (known !== null && known.rawEnd !== null) {
         // its text up to its end tag, then that tag up to `>`: the element opens and closes here
-        const nameEnd = rawTextEnd(html, gt + 1, rawEnd, RCDATA.has(name));
+        const nameEnd = rawTextEnd(html, gt + 1, known.rawEnd, known.rcdata);
         const close = nameEnd < 0 ? -1 : html.indexOf(">", nameEnd);
-        if (close < 0) return stopAt(lt);
+        if (close < 0) return { end, stop: lt };
         i = close + 1;
         continue;
       }
-      if (!(flags & IS_VOID)) inner.push(name);
+      if (!(flags & IS_VOID)) inner.push(known === null ? nameAt(html, lt + 1, coded) : known.name);
       i = gt + 1;
     } else if (c === SLASH && lt + 2 < n && !isAlpha(html.charCodeAt(lt + 2))) {
       const gt = markupDeclarationEnd(html, lt);
-      if (gt < 0) return stopAt(lt);
+      if (gt < 0) return { end, stop: lt };
       i = gt + 1;
     } else if (c === SLASH) {
       const coded = tagNameEnd(html, lt + 2);
-      if (coded < 0) return stopAt(lt);
-      const gt = html.indexOf(">", coded >> 1);
-      if (gt < 0) return stopAt(lt);
+      if (coded < 0) return { end, stop: lt };
+      const gt = html.charCodeAt(coded >> 1) === GT ? coded >> 1 : html.indexOf(">", coded >> 1);
+      if (gt < 0) return { end, stop: lt };
       // most end tags close the element opened last: compared in place, without a copy of the name
       const top = inner.length > 0 ? inner[inner.length - 1]! : null;
       if (top !== null && !(coded & 1) && (coded >> 1) - (lt + 2) === top.length && html.startsWith(top, lt + 2)) {
@@ -319,25 +395,27 @@ export function inertSpan(html: string, from: number, open: readonly string[], m
         i = gt + 1;
         continue;
       }
-      let name = nameAt(html, lt + 2, coded);
-      if (name === "image") name = "img";
-      if ((TAG_FLAGS.get(name) ?? 0) & IS_VOID) {
+      let known = knownTag(html, lt + 2, coded >> 1, (coded & 1) === 1);
+      // `</image>` is `</img>`
+      if (known !== null && known.name === "image") known = IMG;
+      const name = known === null ? nameAt(html, lt + 2, coded) : known.name;
+      if ((known === null ? 0 : known.flags) & IS_VOID) {
         // `</br>` is a <br>; other void end tags are ignored
-        if (name === "br" && base + inner.length + 1 > maxDepth) return stopAt(lt);
+        if (name === "br" && base + inner.length + 1 > maxDepth) return { end, stop: lt };
       } else {
         let at = inner.length - 1;
         while (at >= 0 && inner[at] !== name) at--;
         if (at >= 0) while (inner.length > at) inner.pop();
-        else if (open.includes(name)) return stopAt(lt); // closes an element opened before the span
+        else if (open.includes(name)) return { end, stop: lt }; // closes an element opened before the span
         else if (name === "p") {
           // a stray </p> is an empty <p></p>: <p> closes an open p first (none is open: it was not found)
-          if (base + inner.length + 1 > maxDepth) return stopAt(lt);
+          if (base + inner.length + 1 > maxDepth) return { end, stop: lt };
         }
       }
       i = gt + 1;
     } else if (c === 0x21 /* ! */ || c === 0x3f /* ? */) {
       const gt = markupDeclarationEnd(html, lt);
-      if (gt < 0) return stopAt(lt);
+      if (gt < 0) return { end, stop: lt };
       i = gt + 1;
     } else {
       i = lt + 1; // a `<` that starts no tag is text

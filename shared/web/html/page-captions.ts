@@ -2,7 +2,7 @@
  * A WARC content record → the captions of its page's images: the HTML body decoded (http-body.ts),
  * then read by extract-captions.ts with the record's target URI as the page URL.
  */
-import { bodyText } from "../warc/http-body.ts";
+import { bodyBytes, decodeText, mayHoldImgTag } from "../warc/http-body.ts";
 import type { WarcContentRecord, WarcRecordHead } from "../warc/warc-reader.ts";
 import { extractCaptions, type ExtractOptions, type PageCaptions } from "./extract-captions.ts";
 
@@ -18,9 +18,13 @@ export type RecordCaptions = PageCaptions | { drop: string };
 
 export function recordCaptions(rec: Pick<WarcContentRecord, "headers" | "body" | "targetUri">, maxBytes: number, opts?: ExtractOptions): RecordCaptions {
   if (!rec.targetUri) return { drop: "no_target_uri" };
-  const text = bodyText(rec, maxBytes);
-  if ("drop" in text) return text;
-  // a page without an <img> tag has no image to caption (<picture> needs one too): not parsed
+  const bytes = bodyBytes(rec, maxBytes);
+  if ("drop" in bytes) return bytes;
+  // a page without an <img> tag has no image to caption (<picture> needs one too): not parsed, and
+  // when its bytes show it, not even decoded
+  const contentType = rec.headers.get("content-type");
+  if (!mayHoldImgTag(bytes.bytes, contentType)) return { captions: [], images: 0, dropped: new Map() };
+  const text = decodeText(bytes.bytes, contentType);
   if (!/<img\b/i.test(text.text)) return { captions: [], images: 0, dropped: new Map() };
   return extractCaptions(text.text, rec.targetUri, opts);
 }

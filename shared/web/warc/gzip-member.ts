@@ -126,6 +126,20 @@ export async function inflateWholeMember(cur: ByteCursor, maxFast = FAST_MEMBER_
   }
 }
 
+/**
+ * inflateWholeMember decided without waiting, when enough bytes are held that it would not read more
+ * before its first attempt: the member inflated (consumed), null (to be streamed), or undefined when it
+ * needs more bytes (inflateWholeMember then does as it always does). Most members of a crawl are small
+ * and read this way, without the promises of an async call.
+ */
+export function inflateHeldMember(cur: ByteCursor, maxFast = FAST_MEMBER_BYTES): Buffer | null | undefined {
+  if (cur.buffered.length < AHEAD) return undefined;
+  const fast = inflateBuffered(cur, maxFast);
+  if (Buffer.isBuffer(fast)) return fast;
+  if (fast === "stream" || cur.buffered.length >= maxFast) return null;
+  return undefined;
+}
+
 /** The member at the cursor streamed through pako, which stops exactly at its end. */
 async function* inflateStreamed(cur: ByteCursor): AsyncGenerator<Buffer> {
   const inf = newInflate(CHUNK);

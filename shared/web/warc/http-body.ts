@@ -5,6 +5,7 @@
  * Content-Type header, a `<meta charset>` (or http-equiv) near the top, else UTF-8 if the bytes are
  * valid UTF-8, else windows-1252. Node's TextDecoder (full ICU) decodes the legacy encodings.
  */
+import { isAscii, isUtf8, transcode } from "node:buffer";
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from "node:zlib";
 
 export type BodyText = { text: string; charset: string } | { drop: string };
@@ -81,27 +82,95 @@ function bomCharset(b: Buffer): { charset: string; skip: number } | null {
   return null;
 }
 
-function decoderFor(label: string): { decode(b: Uint8Array): string; readonly encoding: string } | null {
-  try {
-    return new TextDecoder(label);
-  } catch {
-    return null;
+type Decoder = { decode(b: Uint8Array): string; readonly encoding: string };
+
+/**
+ * A decoder per label, made once: decode() without `stream` keeps no state between calls. Bounded:
+ * only the WHATWG labels (a few hundred) make a decoder, and an unknown label is remembered as null.
+ */
+const decoders = new Map<string, Decoder | null>();
+const MAX_LABELS = 1024;
+
+function decoderFor(label: string): Decoder | null {
+  let d = decoders.get(label);
+  if (d === undefined) {
+    try {
+      d = new TextDecoder(label);
+    } catch {
+      d = null;
+    }
+    if (decoders.size < MAX_LABELS) decoders.set(label, d);
   }
+  return d;
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * What TextDecoder("utf-8") makes of `b` when it is valid UTF-8, or null when it is not: ASCII is
+ * copied as Latin-1 and other valid UTF-8 converted by ICU (both several times faster than the
+ * decoder, and for valid input the text is the same: a valid encoding has one reading). The
+ * decoder drops a leading byte order mark; so does this.
+ */
+function validUtf8Text(b: Buffer): string | null {
+  if (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) b = b.subarray(3);
+  if (isAscii(b)) return b.toString("latin1");
+  if (!isUtf8(b)) return null;
+  return transcode(b, "utf8", "utf16le").toString("utf16le");
+}
+
+/** `decoder.decode(bytes)`, by the fast path when the decoder is UTF-8 (or Latin-1 on ASCII bytes) and the bytes let it. */
+function decodeWith(d: Decoder, bytes: Buffer): string {
+  if (d.encoding === "utf-8") return validUtf8Text(bytes) ?? d.decode(bytes);
+  // windows-1252 (iso-8859-1, ascii, …) maps every ASCII byte to itself
+  if (d.encoding === "windows-1252" && isAscii(bytes)) return bytes.toString("latin1");
+  return d.decode(bytes);
+}
+
+/** The decoder the evidence names, in the browser's order (a byte order mark, the header, a `<meta>`), with the bytes it skips; null when none does. */
+function declaredDecoder(bytes: Buffer, contentType: string | undefined): { d: Decoder; skip: number } | null {
+  const bom = bomCharset(bytes);
+  if (bom) return { d: decoderFor(bom.charset)!, skip: bom.skip };
+  for (const label of [headerCharset(contentType), metaCharset(bytes)]) {
+    const d = label ? decoderFor(label) : null;
+    // a page that declares UTF-16 in ASCII markup is not UTF-16 (HTML spec: treat as UTF-8)
+    if (d && !d.encoding.startsWith("utf-16")) return { d, skip: 0 };
+  }
+  return null;
+}
+
+/**
+ * Encodings in which an ASCII character of the text need not be its own byte (WHATWG: the encodings
+ * that are not ASCII-compatible). In every other one, and in the UTF-8 or windows-1252 a page without
+ * a declaration is read in, ASCII text is written as its ASCII bytes.
+ */
+const NOT_ASCII_COMPATIBLE = new Set(["utf-16be", "utf-16le", "iso-2022-jp", "replacement"]);
+
+/**
+ * Whether the text decodeText makes of `bytes` may hold `<img` (in any ASCII case): false only when it
+ * certainly does not, read from the bytes without decoding them. In an ASCII-compatible encoding the
+ * four characters are four bytes, `<` never the second byte of a character, so text that holds them
+ * comes from bytes that hold them.
+ */
+export function mayHoldImgTag(bytes: Buffer, contentType: string | undefined): boolean {
+  // most pages that have one write it in lower (or upper) case: found at native speed
+  if (bytes.indexOf("<img", 0, "latin1") >= 0 || bytes.indexOf("<IMG", 0, "latin1") >= 0) return true;
+  const declared = declaredDecoder(bytes, contentType);
+  if (declared !== null && NOT_ASCII_COMPATIBLE.has(declared.d.encoding)) return true;
+  return /<img/i.test(bytes.toString("latin1"));
 }
 
 /** Text of decoded bytes by the browser's order of evidence. */
 export function decodeText(bytes: Buffer, contentType: string | undefined): { text: string; charset: string } {
-  const bom = bomCharset(bytes);
-  if (bom) return { text: new TextDecoder(bom.charset).decode(bytes.subarray(bom.skip)), charset: bom.charset };
-  for (const label of [headerCharset(contentType), metaCharset(bytes)]) {
-    const d = label ? decoderFor(label) : null;
-    // a page that declares UTF-16 in ASCII markup is not UTF-16 (HTML spec: treat as UTF-8)
-    if (d && !d.encoding.startsWith("utf-16")) return { text: d.decode(bytes), charset: d.encoding };
-  }
+  const declared = declaredDecoder(bytes, contentType);
+  if (declared !== null) return { text: decodeWith(declared.d, bytes.subarray(declared.skip)), charset: declared.d.encoding };
+  const text = validUtf8Text(bytes);
+  if (text !== null) return { text, charset: "utf-8" };
   try {
-    return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes), charset: "utf-8" };
+    // (not valid UTF-8: the strict decoder throws, as it always did here)
+    return { text: strictUtf8.decode(bytes), charset: "utf-8" };
   } catch {
-    return { text: new TextDecoder("windows-1252").decode(bytes), charset: "windows-1252" };
+    return { text: decoderFor("windows-1252")!.decode(bytes), charset: "windows-1252" };
   }
 }
 
@@ -110,11 +179,16 @@ export interface HttpBody {
   body: Buffer;
 }
 
-/** The text of an HTTP body, or the reason it has none. */
-export function bodyText(rec: HttpBody, maxBytes: number): BodyText {
+/** The bytes of an HTTP body with its transfer and content encodings undone (at most `maxBytes`), or the reason it has none. */
+export function bodyBytes(rec: HttpBody, maxBytes: number): { bytes: Buffer } | { drop: string } {
   const te = rec.headers.get("transfer-encoding")?.toLowerCase() ?? "";
   const raw = te.includes("chunked") ? dechunk(rec.body) : rec.body;
-  const decoded = decodeContent(raw, rec.headers.get("content-encoding"), maxBytes);
+  return decodeContent(raw, rec.headers.get("content-encoding"), maxBytes);
+}
+
+/** The text of an HTTP body, or the reason it has none. */
+export function bodyText(rec: HttpBody, maxBytes: number): BodyText {
+  const decoded = bodyBytes(rec, maxBytes);
   if ("drop" in decoded) return decoded;
   return decodeText(decoded.bytes, rec.headers.get("content-type"));
 }

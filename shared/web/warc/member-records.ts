@@ -13,20 +13,72 @@
  * WARC and every hostile input both ways and compares.
  */
 
-/** A header block as warcio's Headers shows it: names lower-cased, repeated names joined with ", ". */
-export interface ParsedHeaders {
-  /** the status line, trailing whitespace removed */
-  statusline: string;
-  /** `get(name)` of a Headers (lower-cased name → joined values) */
-  byName: Map<string, string>;
+/**
+ * A header block as warcio's Headers shows it: names lower-cased, repeated names joined with ", ".
+ * Its lines are kept as offsets into the member's bytes and read when asked for: most records are
+ * skipped after a look at two or three headers (requests, images), so most values are never made
+ * into strings.
+ */
+export class ParsedHeaders {
+  constructor(
+    /** the status line, trailing whitespace removed */
+    readonly statusline: string,
+    private readonly b: Buffer,
+    /** per line with a value: name start, name end, value start, value end */
+    private readonly lines: number[],
+  ) {}
+
+  /** `get(name)` of a Headers: the values of the lines named `name` (lower-case), joined; undefined when none */
+  get(name: string): string | undefined {
+    let out: string | undefined;
+    const { b, lines } = this;
+    for (let i = 0; i < lines.length; i += 4) {
+      const start = lines[i]!;
+      if (lines[i + 1]! - start !== name.length || !this.named(start, name)) continue;
+      const value = b.toString("latin1", lines[i + 2]!, lines[i + 3]!);
+      out = out === undefined ? value : `${out}, ${value}`;
+    }
+    return out;
+  }
+
+  /** the lines' names as Headers lower-cases them, each value as `get` gives it */
+  byName(): Map<string, string> {
+    const byName = new Map<string, string>();
+    const { b, lines } = this;
+    for (let i = 0; i < lines.length; i += 4) {
+      const key = b.toString("latin1", lines[i]!, lines[i + 1]!).toLowerCase();
+      const value = b.toString("latin1", lines[i + 2]!, lines[i + 3]!);
+      const had = byName.get(key);
+      byName.set(key, had === undefined ? value : `${had}, ${value}`);
+    }
+    return byName;
+  }
+
   /** the last Set-Cookie value (Headers.forEach gives each on its own), null when none */
-  lastCookie: string | null;
+  lastCookie(): string | null {
+    const { b, lines } = this;
+    for (let i = lines.length - 4; i >= 0; i -= 4) {
+      if (lines[i + 1]! - lines[i]! === 10 && this.named(lines[i]!, "set-cookie")) return b.toString("latin1", lines[i + 2]!, lines[i + 3]!);
+    }
+    return null;
+  }
+
+  /** whether the name at `start` (as long as `name`) is `name` (lower-case) but for ASCII case */
+  private named(start: number, name: string): boolean {
+    const b = this.b;
+    for (let k = 0; k < name.length; k++) {
+      const c = b[start + k]!;
+      if ((c >= 0x41 && c <= 0x5a ? c + 0x20 : c) !== name.charCodeAt(k)) return false;
+    }
+    return true;
+  }
 }
 
 /** Headers.forEach's view, as our reader keeps it in a Map: names sorted, a set-cookie's last value. */
 export function forEachMap(h: ParsedHeaders): Map<string, string> {
+  const byName = h.byName();
   const out = new Map<string, string>();
-  for (const key of [...h.byName.keys()].sort()) out.set(key, key === "set-cookie" ? h.lastCookie! : h.byName.get(key)!);
+  for (const key of [...byName.keys()].sort()) out.set(key, key === "set-cookie" ? h.lastCookie()! : byName.get(key)!);
   return out;
 }
 
@@ -79,8 +131,7 @@ const isBlank = (c: number) => c === 0x20 || c === 9 || c === CR;
  * (folded, without a name, a name that is not a token, a value that is not printable ASCII).
  */
 function headerLines(b: Buffer, statusline: string, from: number, to: number): ParsedHeaders | null {
-  const byName = new Map<string, string>();
-  let lastCookie: string | null = null;
+  const lines: number[] = [];
   const end = to - 2; // the block without its final blank line
   for (let i = from; i < end; ) {
     let j = i;
@@ -100,13 +151,9 @@ function headerLines(b: Buffer, statusline: string, from: number, to: number): P
     const nameStart = i;
     i = k + 1;
     if (ve === vs) continue; // warcio keeps no empty value
-    const key = b.toString("latin1", nameStart, j).toLowerCase();
-    const value = b.toString("latin1", vs, ve);
-    const had = byName.get(key);
-    byName.set(key, had === undefined ? value : `${had}, ${value}`);
-    if (key === "set-cookie") lastCookie = value;
+    lines.push(nameStart, j, vs, ve);
   }
-  return { statusline, byName, lastCookie };
+  return new ParsedHeaders(statusline, b, lines);
 }
 
 /**
@@ -127,7 +174,7 @@ function headerBlock(b: Buffer, at: number, limit: number, piece: number, stradd
   // starts in a remainder under 5 bytes (it then reads past it): keep to one piece, with a margin
   if (Math.floor(at / piece) !== Math.floor((end + 16) / piece)) return null;
   if (!plainAscii(b, at, eol)) return null;
-  if (!parse) return { end, headers: { statusline, byName: new Map(), lastCookie: null } };
+  if (!parse) return { end, headers: new ParsedHeaders(statusline, b, []) };
   const headers = headerLines(b, statusline, eol + 1, end);
   return headers && { end, headers };
 }
@@ -157,7 +204,7 @@ export function parseMemberRecords(b: Buffer, piece: number): ParsedRecord[] | n
     if (!isWarcLine(b, at)) return null;
     const head = headerBlock(b, at, b.length, piece);
     if (!head) return null;
-    const w = head.headers.byName;
+    const w = head.headers;
     const lengthText = w.get("content-length");
     if (lengthText === undefined || !/^\d{1,15}$/.test(lengthText)) return null;
     const length = Number(lengthText);

@@ -17,7 +17,7 @@ import type { WARCRecord } from "warcio";
 import type { Counters } from "../../core/counters.ts";
 import { WARC_DAMAGE_SAMPLE, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import { ByteCursor, ByteSourceError } from "./byte-cursor.ts";
-import { GzipMemberError, inflateMember, inflateWholeMember, isGzipMagic, seekGzipMember, seekPlainRecord } from "./gzip-member.ts";
+import { GzipMemberError, inflateHeldMember, inflateMember, inflateWholeMember, isGzipMagic, seekGzipMember, seekPlainRecord } from "./gzip-member.ts";
 import { forEachMap, httpStatus, parseMemberRecords, type ParsedRecord } from "./member-records.ts";
 
 /** warcio (~70 ms of CPU to load) loads at the first WARC read: a Wikipedia run never reads one. */
@@ -184,6 +184,11 @@ function headerMap(h: { headers: Headers | Map<string, string> } | null | undefi
 
 const WARC_VERSION = /^WARC\/1\.[01]$/;
 const SKIPPED_TYPES = new Set(["request", "metadata", "warcinfo", "conversion", "continuation"]);
+/** Counter names of the per-record counts, built once (the sync path counts every record of a crawl). */
+const RECORDS = warcCounter("records");
+const REVISITS = warcCounter("records.revisit");
+const SKIPPED_TYPE_COUNTERS = new Map([...SKIPPED_TYPES].map((t) => [t, warcSkippedCounter(t)]));
+const OTHER_TYPE = warcSkippedCounter("other_type");
 
 /** The file's first bytes decide the framing: a gzip magic means per-record gzip members. */
 export function readWarc(opts: Omit<WarcReadOptions, "revisits">): AsyncGenerator<WarcContentRecord> {
@@ -230,7 +235,7 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
   try {
     if (start > 0) opts.counters.inc(warcCounter("bytes.skipped"), await seekGzipMember(cur));
     for (;;) {
-      await cur.fill(3);
+      if (cur.buffered.length < 3) await cur.fill(3);
       if (cur.done || cur.position >= end) return;
       const at = cur.position;
       if (!isGzipMagic(cur.buffered)) {
@@ -243,7 +248,8 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
       }
       let member: AsyncGenerator<Buffer>;
       if (sync) {
-        const whole = await inflateWholeMember(cur);
+        const held = inflateHeldMember(cur);
+        const whole = held !== undefined ? held : await inflateWholeMember(cur);
         if (whole !== null) {
           const parsed = parseMemberRecords(whole, PIECE);
           if (parsed !== null) {
@@ -445,14 +451,16 @@ async function* once(b: Buffer): AsyncGenerator<Buffer> {
 function* parsedRecords(member: Buffer, parsed: ParsedRecord[], offset: number, opts: WarcReadOptions): Generator<WarcContentRecord | WarcRevisitRecord> {
   const c = opts.counters;
   for (const rec of parsed) {
-    const w = rec.warc.byName;
-    c.inc(warcCounter("records"));
+    const w = rec.warc;
+    c.inc(RECORDS);
     const type = w.get("warc-type") ?? "";
     if (type === "revisit") {
-      c.inc(warcCounter("records.revisit"));
+      c.inc(REVISITS);
+      // (its headers are read only for a reader that may want it)
+      if (!opts.revisits) continue;
       const http = rec.http;
       const head = { status: http ? httpStatus(http.statusline) : null, headers: http ? forEachMap(http) : new Map<string, string>() };
-      if (opts.revisits?.(head)) {
+      if (opts.revisits(head)) {
         yield {
           offset,
           type: "revisit",
@@ -467,7 +475,7 @@ function* parsedRecords(member: Buffer, parsed: ParsedRecord[], offset: number, 
       continue;
     }
     if (type !== "response" && type !== "resource") {
-      c.inc(warcSkippedCounter(SKIPPED_TYPES.has(type) ? type : "other_type"));
+      c.inc(SKIPPED_TYPE_COUNTERS.get(type) ?? OTHER_TYPE);
       continue;
     }
     // a response always has its HTTP headers here (the parser leaves one without to warcio)

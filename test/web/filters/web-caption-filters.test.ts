@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { Counters } from "../../../shared/core/counters.ts";
 import { filterCounter } from "../../../shared/core/counter-names.ts";
 import type { WebCaption } from "../../../shared/web/html/extract-captions.ts";
-import { boilerplateFilter, keepWebCaption, languageFilter, lengthFilter, loadLanguageDetector, profanityFilter, webCaptionFilters } from "../../../shared/web/filters/web-caption-filters.ts";
+import { boilerplateFilter, keepWebCaption, languageFilter, lengthFilter, loadLanguageDetector, profanityFilter, webCaptionFilters, webCaptionKeeper } from "../../../shared/web/filters/web-caption-filters.ts";
 
 const cap = (text: string): WebCaption => ({ image: "https://e.org/i.jpg", url: "https://e.org/i.jpg", type: "alt", text, ordinal: 0 });
 const verdict = (f: { keep(c: WebCaption): true | { drop: string } }, text: string) => {
@@ -92,5 +92,24 @@ describe("web caption filters", () => {
     expect(counters.get(filterCounter("web", "web_length_v1", "in"))).toBe(2);
     expect(counters.get(filterCounter("web", "web_length_v1", "dropped", "too_few_words"))).toBe(1);
     expect(counters.get(filterCounter("web", "web_language_v1", "kept"))).toBe(1);
+  });
+
+  it("a keeper (each distinct text judged once) keeps, counts and samples exactly what keepWebCaption does", async () => {
+    const detector = await loadLanguageDetector();
+    // every verdict the chain has (kept, and a drop at each filter), each text seen several times, interleaved
+    const texts = [...LABELLED.map(([t]) => t), "favicon.png", "Two words", "x".repeat(401), "a shit day at the beach", "Photo of a dog", "BUY NOW AND SAVE TODAY", "Image"];
+    const seen = [...texts, ...texts.slice().reverse(), ...texts.filter((_, i) => i % 3 === 0)];
+    const one = new Counters();
+    const filters = webCaptionFilters({ detector });
+    const expected = seen.map((t) => keepWebCaption(filters, cap(t), one));
+    const other = new Counters();
+    const keep = webCaptionKeeper(webCaptionFilters({ detector }), other);
+    expect(seen.map((t) => keep(cap(t)))).toEqual(expected);
+    expect(expected.filter((k) => k).length).toBeGreaterThan(0);
+    expect(expected.filter((k) => !k).length).toBeGreaterThan(0);
+    expect(JSON.stringify(other)).toBe(JSON.stringify(one));
+    expect(JSON.stringify(other.samples)).toBe(JSON.stringify(one.samples));
+    // every filter of the chain dropped something here
+    for (const f of filters) expect(one.get(filterCounter("web", f.id, "dropped"))).toBeGreaterThan(0);
   });
 });

@@ -65,6 +65,13 @@ const TRICKY_SPANS = [
   '<div>unterminated <span class="x',
   '<div>unterminated comment <!-- <img src="uc.jpg">',
   '<plaintext><img src="pt2.jpg" alt="plaintext">',
+  // attributes of elements the extractor does not read are passed over: the tag must end as it would have
+  '<svg width="1"><path d="M0 0" /><g class="x"/ ><circle r=1/></circle><desc a=b / >d</desc></svg><img src="sv.jpg" alt="after svg">',
+  '<math display=block><mi mathvariant="bold" />x<mo x=\'>\' /></math><div a=b/><p title="a/>b">t</p></div><img src="mt.jpg" alt="after math">',
+  '<br / ><hr class="a"/><script src="x.js" /><img src="sc.jpg" alt="self-closed script"></script><span a="&quot;>" b=&amp;c>e</span>',
+  '<div id=a class = "b" data-x=\'c\' hidden><TABLE BORDER=1 CELLPADDING="2"><TR CLASS=r><TD ALIGN=center><img src="tb.jpg" alt="in caps table"></TD></TR><TR><TD>Caps caption</TD></TR></TABLE></div>',
+  '<figure class="f" data-a="<figcaption>"><img src="fg.jpg" alt="fig"><figcaption class="c" title="<b>">Fig caption</figcaption></figure>',
+  '<div class="unterminated attribute><img src="u1.jpg" alt="inside attribute">',
 ];
 
 describe("the extractor finds what the earlier one found", () => {

@@ -3,6 +3,27 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from "node:
 import { describe, expect, it } from "vitest";
 import { bodyText, dechunk, decodeContent, decodeText } from "../../../shared/web/warc/http-body.ts";
 import { EDGE, DATA, readAll } from "./warc-helpers.ts";
+import { headerCharset, metaCharset } from "../../../shared/web/warc/http-body.ts";
+
+/** decodeText as it was before its fast paths: TextDecoder alone, a new one per call. */
+function referenceDecodeText(bytes: Buffer, contentType: string | undefined): { text: string; charset: string } {
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? { charset: "utf-8", skip: 3 } : bytes[0] === 0xfe && bytes[1] === 0xff ? { charset: "utf-16be", skip: 2 } : bytes[0] === 0xff && bytes[1] === 0xfe ? { charset: "utf-16le", skip: 2 } : null;
+  if (bom) return { text: new TextDecoder(bom.charset).decode(bytes.subarray(bom.skip)), charset: bom.charset };
+  for (const label of [headerCharset(contentType), metaCharset(bytes)]) {
+    let d: InstanceType<typeof TextDecoder> | null = null;
+    try {
+      d = label ? new TextDecoder(label) : null;
+    } catch {
+      d = null;
+    }
+    if (d && !d.encoding.startsWith("utf-16")) return { text: d.decode(bytes), charset: d.encoding };
+  }
+  try {
+    return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes), charset: "utf-8" };
+  } catch {
+    return { text: new TextDecoder("windows-1252").decode(bytes), charset: "windows-1252" };
+  }
+}
 
 describe("HTTP bodies", () => {
   it("de-chunks warcio's real chunked iana.org capture into a whole page", async () => {
@@ -62,5 +83,39 @@ describe("HTTP bodies", () => {
       if ("drop" in out) throw new Error(out.drop);
       expect(out.text).not.toContain("\ufffd");
     }
+  });
+
+  it("decodes every real page, and crafted bytes at the edges of UTF-8, exactly as TextDecoder alone does", async () => {
+    const bodies: { bytes: Buffer; type: string | undefined }[] = [];
+    for (const f of ["dolma-sample-0000.warc.gz", "pywb-iana.warc.gz", "commoncrawl-whirlwind.warc.gz"]) {
+      for (const r of (await readAll(`${DATA}${f}`)).records) {
+        const out = decodeContent(r.headers.get("transfer-encoding")?.includes("chunked") ? dechunk(r.body) : r.body, r.headers.get("content-encoding"), 8 << 20);
+        if (!("drop" in out)) bodies.push({ bytes: out.bytes, type: r.headers.get("content-type") });
+      }
+    }
+    expect(bodies.length).toBeGreaterThan(30);
+    const bom = [0xef, 0xbb, 0xbf];
+    const crafted = [
+      [],
+      bom,
+      [...bom, ...bom, 0x61],
+      [...Buffer.from("<p>a😀b\u00e9\u2014\u00a0x</p>")],
+      [...Buffer.from("\ufffe\uffff\u0000\u{10ffff}")],
+      [0x3c, 0x70, 0x3e, 0xc0, 0x80], // overlong NUL
+      [0x61, 0xed, 0xa0, 0x80], // an encoded surrogate
+      [0xf4, 0x90, 0x80, 0x80], // above U+10FFFF
+      [0x61, 0xe2, 0x82], // cut in a sequence
+      [0x61, 0xe9, 0x62], // Latin-1
+      [0x80, 0x9f, 0xff],
+      [0xfe, 0xff, 0x00, 0x3c, 0x00, 0x70],
+      [0xff, 0xfe, 0x3c, 0x00, 0x70, 0x00],
+      [...bom, 0xe9],
+    ].map((b) => Buffer.from(b));
+    for (const type of [undefined, "text/html", "text/html; charset=utf-8", "text/html; charset=iso-8859-1", "text/html; charset=shift_jis", "text/html; charset=utf-16"]) {
+      for (const bytes of crafted) bodies.push({ bytes, type });
+      bodies.push({ bytes: Buffer.from("<meta charset=windows-1252><p>plain ASCII</p>"), type });
+      bodies.push({ bytes: Buffer.from("<meta charset=utf-8><p>caf\xe9</p>", "latin1"), type });
+    }
+    for (const { bytes, type } of bodies) expect(decodeText(bytes, type)).toEqual(referenceDecodeText(bytes, type));
   });
 });

@@ -15,7 +15,7 @@ import { documentExtractor } from "../../../shared/pipeline/extract-stage.ts";
 import { warcDocuments, warcSource, type WarcPage } from "../../../shared/sources/warc/warc-source.ts";
 import { acceptHtml } from "../../../shared/web/html/page-captions.ts";
 import { ByteCursor } from "../../../shared/web/warc/byte-cursor.ts";
-import { inflateWholeMember, isGzipMagic } from "../../../shared/web/warc/gzip-member.ts";
+import { inflateHeldMember, inflateWholeMember, isGzipMagic } from "../../../shared/web/warc/gzip-member.ts";
 import { parseMemberRecords } from "../../../shared/web/warc/member-records.ts";
 import { readWarcWithRevisits, type WarcReadOptions } from "../../../shared/web/warc/warc-reader.ts";
 import { DATA, EDGE, gzipRecords, htmlResponse, httpResponse, warcRecord } from "./warc-helpers.ts";
@@ -270,5 +270,39 @@ describe("hostile and unusual members: the sync path gives what warcio gives", (
     expect(taken).toBeLessThan(variants.length);
     const sync = await expectSame(gzipRecords([...variants, page(1)]));
     expect(sync.records.length).toBeGreaterThan(variants.length / 2);
+  });
+
+  it("a member held whole is inflated without waiting as inflateWholeMember inflates it; held short, cut or damaged, it is left to that", async () => {
+    const page = Buffer.from(`<p>${"caption text ".repeat(50)}</p>`);
+    const member = gzipSync(page);
+    // noise that does not compress, so the second member is far past the 64 KiB a held read needs
+    const noise = gzipSync(Buffer.concat(Array.from({ length: 80 * 32 }, (_, i) => createHash("sha256").update(String(i)).digest())));
+    const file = Buffer.concat([member, noise, member]);
+    const held = (bytes: Buffer) => new ByteCursor(chunked(bytes, 0, bytes.length), 0);
+    // whole and held: the same bytes, the cursor at the same place
+    const a = held(file);
+    await a.fill(file.length);
+    expect(inflateHeldMember(a)).toEqual(page);
+    expect(a.position).toBe(member.length);
+    const b = held(file);
+    await b.fill(file.length);
+    expect(await inflateWholeMember(b)).toEqual(page);
+    expect(b.position).toBe(member.length);
+    // fewer bytes held than a held read needs: undefined, nothing consumed (also for the last member)
+    const c = held(Buffer.concat([member, member]));
+    await c.fill(2 * member.length);
+    expect(inflateHeldMember(c)).toBeUndefined();
+    expect(c.position).toBe(0);
+    // cut by the end of what is held: undefined (inflateWholeMember reads on); damaged: null (streamed, where pako says how)
+    const cut = held(noise.subarray(0, noise.length - 100));
+    await cut.fill(noise.length);
+    expect(inflateHeldMember(cut)).toBeUndefined();
+    expect(cut.position).toBe(0);
+    const damaged = Buffer.from(noise);
+    damaged[damaged.length - 6]! ^= 0xff; // its length in the trailer
+    const d = held(Buffer.concat([damaged, member]));
+    await d.fill(damaged.length + member.length);
+    expect(inflateHeldMember(d)).toBeNull();
+    expect(d.position).toBe(0);
   });
 });
