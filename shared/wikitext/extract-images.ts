@@ -139,6 +139,9 @@ export interface ScanTrace {
   scanned: number;
 }
 
+/** A change this small from an earlier scanned text makes it the base without comparing the older ones (any base gives the same result). */
+const CLOSE_ENOUGH = 2048;
+
 /** Bytes between checkpoints: a few per screen of wikitext, each five numbers. */
 const CHECKPOINT_EVERY = 1024;
 
@@ -817,6 +820,8 @@ export function extractImageRefsTraced(utf8: Buffer, opts: ExtractImagesOptions,
     const p = commonPrefix(t.utf8, utf8);
     const s = commonSuffix(t.utf8, utf8, Math.min(t.utf8.length, utf8.length) - p);
     if (base === null || p + s > prefix + suffix) [base, prefix, suffix] = [t, p, s];
+    // a small change from this one: the older ones cannot save much walking, and comparing costs a pass over each
+    if (base === t && Math.max(utf8.length, t.utf8.length) - prefix - suffix <= CLOSE_ENOUGH) break;
   }
   let from = 0;
   if (base !== null) {

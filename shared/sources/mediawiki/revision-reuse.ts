@@ -61,8 +61,17 @@ interface Previous {
   pageId: number;
   raw: Buffer;
   outcome: TextOutcome;
-  /** [start, end) pairs in `raw` offsets, end possibly Infinity */
-  busy: number[];
+  /** [start, end) pairs in `raw` offsets, end possibly Infinity; null until asked for (rawBusy) */
+  busy: number[] | null;
+  /** the scan's busy spans in decoded offsets, and the decoding's shifts: mapped to `busy` only when a change passes the markup checks */
+  decodedBusy: number[];
+  shifts: number[];
+}
+
+/** The busy spans of `prev` in raw offsets (mapped on first use: most changes fail the markup checks first). */
+function rawBusy(prev: Previous): number[] {
+  if (prev.busy === null) prev.busy = toRawOffsets(prev.decodedBusy, prev.shifts);
+  return prev.busy;
 }
 
 export type WikitextOptions = Omit<ExtractImagesOptions, "counters">;
@@ -112,7 +121,7 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
       const busy = reusable(prev, raw);
       if (busy !== null) {
         stats.reused++;
-        prev = { pageId: rev.pageId, raw, outcome: prev.outcome, busy };
+        prev = { pageId: rev.pageId, raw, outcome: prev.outcome, busy, decodedBusy: NONE, shifts: NONE };
         return prev.outcome;
       }
     }
@@ -145,11 +154,13 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
       else spare.push(scratch);
       if (traces.length > TRACES) release(traces.pop()!);
     } else if (!inScratch) spare.push(scratch);
-    prev = noCR && outcome.refs !== null ? { pageId: rev.pageId, raw, outcome, busy: toRawOffsets(busy, shifts) } : null;
+    prev = noCR && outcome.refs !== null ? { pageId: rev.pageId, raw, outcome, busy: null, decodedBusy: busy, shifts } : null;
     return outcome;
   };
   return { extract, stats };
 }
+
+const NONE: number[] = [];
 
 /** Decoded offsets → raw offsets (shifts: pairs from decodeCharBytesToBuffer); a negative x stands for -x - 1. */
 function toRawOffsets(busy: number[], shifts: number[]): number[] {
@@ -195,7 +206,7 @@ function reusable(prev: Previous, raw: Buffer): number[] | null {
   const lb = raw.length;
   if (raw.indexOf(0x0d) >= 0) return null;
   let p = commonPrefix(a, raw);
-  if (p === la && la === lb) return prev.busy;
+  if (p === la && la === lb) return rawBusy(prev);
   const s = commonSuffix(a, raw, Math.min(la, lb) - p);
   // a change that starts inside an entity (`&lt;` → `&gt;` differs after "&") starts at its "&"
   const amp = p > 0 ? a.lastIndexOf(0x26, p - 1) : -1;
@@ -207,7 +218,7 @@ function reusable(prev: Previous, raw: Buffer): number[] | null {
   if (p > 0 && endA < la && a[p - 1] === a[endA] && BRACKET[a[endA]!] === 1) return null;
   // a span is touched by replacing [p, endA), or by inserting strictly inside it
   const touches = (start: number, end: number) => (start < endA && end > p) || (start < p && end > p);
-  const busy = prev.busy;
+  const busy = rawBusy(prev);
   let inFrame = false;
   for (let i = 0; i < busy.length; i += 2) {
     const start = busy[i]!;
