@@ -9,6 +9,9 @@
  *   decoded or scanned. Exact, not a heuristic: such a change moves later references but cannot
  *   change what any of them is (the spans that could, `busy`, come from the scanner itself; see
  *   extractImageRefsFromBytes). Exact reverts are caught before this by the extract stage.
+ * - A text that is scanned is decoded from the page's last scanned text: only the bytes between their
+ *   common prefix and suffix (found once, on the raw bytes) are decoded, and the scan is told those
+ *   common parts instead of comparing the decoded texts again (decodeCharBytesFrom, KnownDiff).
  *
  * Outcomes are shared objects: callers must not change them.
  */
