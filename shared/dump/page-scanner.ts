@@ -455,8 +455,8 @@ export class DumpScanner {
       if (q !== DQUOTE && q !== SQUOTE) throw new XmlProblem("unquoted attribute value.", this.base + lt);
       const close = buf.indexOf(q, i + 1);
       if (close < 0) return -1;
-      const lt2 = buf.indexOf(LT, i + 1);
-      if (lt2 >= 0 && lt2 < close) throw new XmlProblem("disallowed character \"<\" in attribute value.", this.base + lt);
+      // (looked for in the value only: an indexOf would run on through the <text> content that follows)
+      for (let j = i + 1; j < close; j++) if (buf[j] === LT) throw new XmlProblem("disallowed character \"<\" in attribute value.", this.base + lt);
       if (attrEnd - attrStart === 3 && buf[attrStart] === 0x6b && buf[attrStart + 1] === 0x65 && buf[attrStart + 2] === 0x79 /* key */) {
         key = buf.toString("utf8", i + 1, close);
       }

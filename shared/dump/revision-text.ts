@@ -123,9 +123,23 @@ export function checkCharBytes(b: Buffer): CharDataProblem | null {
       const name = b.toString("utf8", amp + 1, end);
       return { message: name === "" ? "empty entity name." : name.startsWith("#") ? `malformed character entity: &${name};` : `undefined entity: ${name}.`, index: amp };
     }
-    amp = b.indexOf(AMP, end + 1);
+    amp = nextAmp(b, end + 1);
   }
   return null;
+}
+
+/** Bytes after an entity looked through in JS for the next one before a native search is called. */
+const NEAR = 24;
+
+/**
+ * The next "&" at or after `from`, or -1. Wikitext's entities come in clusters
+ * (`&lt;ref name=&quot;x&quot;&gt;`): a short look costs less than a call to indexOf.
+ */
+function nextAmp(b: Buffer, from: number): number {
+  const n = b.length;
+  const near = Math.min(n, from + NEAR);
+  for (let i = from; i < near; i++) if (b[i] === AMP) return i;
+  return near < n ? b.indexOf(AMP, near) : -1;
 }
 
 /**
@@ -146,11 +160,18 @@ export function decodeCharBytes(input: Buffer): string {
 export function decodeCharBytesToBuffer(input: Buffer, shifts?: number[], scratch?: Buffer): Buffer {
   let b = input;
   if (b.indexOf(CR) >= 0) b = normaliseNewlineBytes(b);
-  let amp = b.indexOf(AMP);
-  if (amp < 0) return b;
+  if (b.indexOf(AMP) < 0) return b;
   // decoding never lengthens: "&#x10FFFF;" is 10 bytes, its UTF-8 4
   const out = scratch !== undefined && scratch.length >= b.length ? scratch : Buffer.allocUnsafe(b.length);
-  let o = 0;
+  return out.subarray(0, decodeRun(b, out, 0, shifts, 0));
+}
+
+/**
+ * Decodes the entities of `b` (no CR) into out[o..]; returns the offset after the last byte written.
+ * Shift pairs are pushed as if `b` began at input offset `rawBase` and out[o] were decoded offset o.
+ */
+function decodeRun(b: Buffer, out: Buffer, o: number, shifts: number[] | undefined, rawBase: number): number {
+  let amp = b.indexOf(AMP);
   let last = 0;
   while (amp >= 0) {
     const end = entityEnd(b, amp);
@@ -165,11 +186,84 @@ export function decodeCharBytesToBuffer(input: Buffer, shifts?: number[], scratc
     if (code < 0x80) out[o++] = code;
     else o += out.write(String.fromCodePoint(code), o, "utf8");
     last = end + 1;
-    shifts?.push(o, last - o);
-    amp = b.indexOf(AMP, last);
+    shifts?.push(o, rawBase + last - o);
+    amp = nextAmp(b, last);
   }
-  o += b.copy(out, o, last, b.length);
-  return out.subarray(0, o);
+  if (last < b.length) o += b.copy(out, o, last, b.length);
+  return o;
+}
+
+/** An earlier text's decoding that a later one can be decoded from (decodeCharBytesFrom). */
+export interface DecodedText {
+  /** the input (XML character data, UTF-8, without CR) */
+  raw: Buffer;
+  /** decodeCharBytesToBuffer(raw, shifts) */
+  utf8: Buffer;
+  shifts: number[];
+}
+
+/**
+ * decodeCharBytesToBuffer(input, shifts, scratch) of an input without CR, made from an earlier text's
+ * decoding where the two have the same bytes: `p` and `s` are (at most) the lengths of their common
+ * raw prefix and suffix (p + s ≤ both lengths). Only the bytes between are decoded; the rest is copied
+ * with its shift pairs. Same bytes and pairs as decoding from scratch: the common parts are cut where
+ * no entity (nor the look for one's ";") crosses the cut. `scratch` must hold input.length bytes.
+ * Also gives how many bytes of the result are, for sure, a common prefix and suffix with `base.utf8`.
+ */
+export function decodeCharBytesFrom(input: Buffer, base: DecodedText, p: number, s: number, shifts: number[], scratch: Buffer): { utf8: Buffer; prefix: number; suffix: number } {
+  const a = base.raw;
+  // the prefix ends before any "&" whose look for its ";" could reach past it
+  let head = p;
+  const first = p > 0 ? a.indexOf(AMP, Math.max(0, p - MAX_ENTITY)) : -1;
+  if (first >= 0 && first < p) head = first;
+  // the suffix starts after any entity (valid in either text) that crosses its start
+  let tail = s;
+  for (let moved = true; moved; ) {
+    moved = false;
+    for (const x of [input, a]) {
+      const start = x.length - tail;
+      for (let amp = start > 0 ? x.lastIndexOf(AMP, start - 1) : -1; amp >= 0 && amp > start - MAX_ENTITY; amp = amp > 0 ? x.lastIndexOf(AMP, amp - 1) : -1) {
+        const end = entityEnd(x, amp);
+        if (end >= start && entityCode(x, amp + 1, end) >= 0) {
+          tail = x.length - (end + 1);
+          moved = true;
+          break;
+        }
+      }
+    }
+  }
+  const bs = base.shifts;
+  const pairs = bs.length >> 1;
+  // base.utf8 offsets of raw offsets `head` and `a.length - tail` (no entity crosses either)
+  const k1 = pairsUpTo(bs, head);
+  const headOut = head - (k1 === 0 ? 0 : bs[(k1 - 1) * 2 + 1]!);
+  const tailAt = a.length - tail;
+  const k2 = pairsUpTo(bs, tailAt);
+  const tailOut = tailAt - (k2 === 0 ? 0 : bs[(k2 - 1) * 2 + 1]!);
+  const out = scratch;
+  base.utf8.copy(out, 0, 0, headOut);
+  for (let i = 0; i < k1 * 2; i++) shifts.push(bs[i]!);
+  let o = decodeRun(input.subarray(head, input.length - tail), out, headOut, shifts, head);
+  const moveOut = o - tailOut;
+  const moveRaw = input.length - a.length;
+  for (let k = k2; k < pairs; k++) {
+    const oa = bs[k * 2]!;
+    shifts.push(oa + moveOut, bs[k * 2 + 1]! + moveRaw - moveOut);
+  }
+  o += base.utf8.copy(out, o, tailOut, base.utf8.length);
+  return { utf8: out.subarray(0, o), prefix: headOut, suffix: base.utf8.length - tailOut };
+}
+
+/** How many shift pairs have their input offset (decoded offset + shift) at or before `raw`. */
+function pairsUpTo(shifts: number[], raw: number): number {
+  let lo = 0;
+  let hi = shifts.length >> 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (shifts[mid * 2]! + shifts[mid * 2 + 1]! <= raw) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Index of the ";" ending the entity at `amp`, or -1. */

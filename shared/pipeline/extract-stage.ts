@@ -289,9 +289,8 @@ export async function* collapseUses(revisions: AsyncIterable<RevisionRefs>, coun
         yield* flush();
         pageKey = key;
       }
+      countReferences(rev, counters);
       for (const r of rev.refs) {
-        counters.inc(extractCounter(rev.kind, "references"));
-        counters.inc(extractReferencesBySourceCounter(rev.kind, r.source));
         const useKey = useKeyOf(r.image, r.source, r);
         const seen = slots.get(useKey);
         if (seen !== undefined) {
@@ -335,6 +334,28 @@ export async function* collapseUses(revisions: AsyncIterable<RevisionRefs>, coun
     // the consumer stopped early: let the source clean up (close the dump stream)
     if (!exhausted) await source.return?.();
   }
+}
+
+/**
+ * `extract.<kind>.references` and its split by source for one revision's references: one increment
+ * per name (names are built strings, a map lookup each), made in the order one per reference would
+ * first make them.
+ */
+function countReferences(rev: RevisionRefs, counters: Counters): void {
+  const refs = rev.refs;
+  if (refs.length === 0) return;
+  counters.inc(extractCounter(rev.kind, "references"), refs.length);
+  const sources: string[] = [];
+  const counts: number[] = [];
+  for (const r of refs) {
+    const k = sources.indexOf(r.source);
+    if (k >= 0) counts[k]!++;
+    else {
+      sources.push(r.source);
+      counts.push(1);
+    }
+  }
+  for (let k = 0; k < sources.length; k++) counters.inc(extractReferencesBySourceCounter(rev.kind, sources[k]!), counts[k]!);
 }
 
 /** The whole extract stage inline over one source's documents (no parallelism). */

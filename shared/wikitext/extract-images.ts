@@ -139,6 +139,20 @@ export interface ScanTrace {
   scanned: number;
 }
 
+/** A change this small from an earlier scanned text makes it the base without comparing the older ones (any base gives the same result). */
+const CLOSE_ENOUGH = 2048;
+
+/**
+ * What the caller already knows of how the text differs from one of the earlier scans: at least
+ * `prefix` bytes at its start and `suffix` at its end are that scan's (a lower bound is enough: the
+ * scan then resumes earlier or joins later).
+ */
+export interface KnownDiff {
+  trace: ScanTrace;
+  prefix: number;
+  suffix: number;
+}
+
 /** Bytes between checkpoints: a few per screen of wikitext, each five numbers. */
 const CHECKPOINT_EVERY = 1024;
 
@@ -803,7 +817,7 @@ export function extractImageRefsFromBytes(utf8: Buffer, opts: ExtractImagesOptio
  * spans and counts as a scan from scratch. Returns this text's trace with the references; null for
  * bytes that are not valid UTF-8.
  */
-export function extractImageRefsTraced(utf8: Buffer, opts: ExtractImagesOptions, busy: number[], previous: readonly ScanTrace[]): { refs: WikitextImageRef[]; trace: ScanTrace } | null {
+export function extractImageRefsTraced(utf8: Buffer, opts: ExtractImagesOptions, busy: number[], previous: readonly ScanTrace[], known?: KnownDiff): { refs: WikitextImageRef[]; trace: ScanTrace } | null {
   if (!isUtf8(utf8)) return null;
   const max = opts.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES;
   if (utf8.length > max) throw new ExtractionLimitError("page_too_large", `page has more than ${max} bytes of wikitext`);
@@ -814,9 +828,11 @@ export function extractImageRefsTraced(utf8: Buffer, opts: ExtractImagesOptions,
   let prefix = 0;
   let suffix = 0;
   for (const t of previous) {
-    const p = commonPrefix(t.utf8, utf8);
-    const s = commonSuffix(t.utf8, utf8, Math.min(t.utf8.length, utf8.length) - p);
+    const p = known?.trace === t ? known.prefix : commonPrefix(t.utf8, utf8);
+    const s = known?.trace === t ? known.suffix : commonSuffix(t.utf8, utf8, Math.min(t.utf8.length, utf8.length) - p);
     if (base === null || p + s > prefix + suffix) [base, prefix, suffix] = [t, p, s];
+    // a small change from this one: the older ones cannot save much walking, and comparing costs a pass over each
+    if (base === t && Math.max(utf8.length, t.utf8.length) - prefix - suffix <= CLOSE_ENOUGH) break;
   }
   let from = 0;
   if (base !== null) {

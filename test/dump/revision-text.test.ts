@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { PageRevision } from "../../shared/core/records.ts";
 import { openDumpStream } from "../../shared/dump/open-dump.ts";
 import { readPages } from "../../shared/dump/page-reader.ts";
-import { checkCharBytes, decodeCharBytes, lazyRevision, packRevisions, textSize, unpackRevisions } from "../../shared/dump/revision-text.ts";
+import { checkCharBytes, decodeCharBytes, decodeCharBytesFrom, decodeCharBytesToBuffer, lazyRevision, packRevisions, textSize, unpackRevisions } from "../../shared/dump/revision-text.ts";
+import { commonPrefix, commonSuffix } from "../../shared/wikitext/byte-diff.ts";
 import { collect, HISTORY_0000, WIKIPEDIA2VEC_09 } from "./real-data.ts";
 
 const raw = (s: string) => Buffer.from(s, "utf8");
@@ -38,6 +39,71 @@ describe("decodeCharBytes", () => {
     expect(checkCharBytes(raw("&#0;"))?.message).toMatch(/malformed character entity/);
     expect(checkCharBytes(raw("&#x110000;"))?.message).toMatch(/malformed character entity/);
     expect(checkCharBytes(raw("&#xFFFE;"))?.message).toMatch(/malformed character entity/);
+  });
+});
+
+describe("decodeCharBytesFrom (a text decoded from an earlier one's decoding)", () => {
+  /** Decodes b from a's decoding; checks bytes, shift pairs and the common parts it claims against decoding from scratch. */
+  const check = (a: Buffer, b: Buffer, p = commonPrefix(a, b), s = commonSuffix(a, b, Math.min(a.length, b.length) - p)) => {
+    const aShifts: number[] = [];
+    const aUtf8 = Buffer.from(decodeCharBytesToBuffer(a, aShifts));
+    const want: number[] = [];
+    const expected = Buffer.from(decodeCharBytesToBuffer(b, want));
+    const shifts: number[] = [];
+    const got = decodeCharBytesFrom(b, { raw: a, utf8: aUtf8, shifts: aShifts }, p, s, shifts, Buffer.alloc(b.length + 8, 0x7e));
+    expect(got.utf8.toString("latin1"), `${a} → ${b}`).toBe(expected.toString("latin1"));
+    expect(shifts, `${a} → ${b}`).toEqual(want);
+    expect(got.prefix + got.suffix).toBeLessThanOrEqual(Math.min(aUtf8.length, expected.length));
+    expect(expected.subarray(0, got.prefix).equals(aUtf8.subarray(0, got.prefix))).toBe(true);
+    expect(expected.subarray(expected.length - got.suffix).equals(aUtf8.subarray(aUtf8.length - got.suffix))).toBe(true);
+  };
+
+  it("gives what decoding from scratch gives, with edits inside, beside and across entities", () => {
+    const base = "x &lt;ref name=&quot;a&quot;&gt;caf&#233; &amp;amp; &#x1F600;&lt;/ref&gt; tail &lt; end &gt;";
+    const texts = [
+      base,
+      base.replace("&quot;a&quot;", "&quot;ab&quot;"),
+      base.replace("&lt;ref", "&gt;ref"),
+      base.replace("&lt;ref", "&lt;;ref"),
+      base.replace("&#233;", "&#2330;"),
+      base.replace("&#233;", "&#23"),
+      base.replace("tail", "&"),
+      base.replace("tail", "&lt"),
+      base.replace("end", "&amp;"),
+      base.replace(" tail", ""),
+      base.replace("&amp;amp;", "&amp;lt;"),
+      base.replace("&amp;amp;", "&ampamp;"),
+      "&" + base,
+      base + "&lt;",
+      base + ";",
+      "no entity here",
+      "no entity there",
+      "",
+      "&lt;",
+      "&lt;&lt;",
+    ];
+    for (const a of texts) for (const b of texts) check(raw(a), raw(b));
+  });
+
+  it("gives the same from smaller common parts than the largest (the caller may know less)", () => {
+    const a = raw("aa &lt;b&gt; cc &quot;d&quot; ee &amp; ff");
+    const b = raw("aa &lt;b&gt; cX &quot;d&quot; ee &amp; ff");
+    for (let p = 0; p <= commonPrefix(a, b); p++) for (let s = 0; s <= commonSuffix(a, b, a.length - p); s += 3) check(a, b, p, s);
+  });
+
+  it("gives what decoding from scratch gives on random edits of entity-dense text", () => {
+    let seed = 7;
+    const next = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const pieces = ["&lt;", "&gt;", "&quot;", "&amp;", "&#233;", "&#x20AC;", "&", ";", "a", "bc", " ", "é", "&#", "lt", "amp"];
+    const random = (n: number) => Array.from({ length: n }, () => pieces[Math.floor(next() * pieces.length)]).join("");
+    let text = random(40);
+    for (let i = 0; i < 400; i++) {
+      const at = Math.floor(next() * (text.length + 1));
+      const cut = Math.floor(next() * 6);
+      const edited = text.slice(0, at) + random(Math.floor(next() * 3)) + text.slice(at + cut);
+      check(raw(text), raw(edited));
+      text = edited;
+    }
   });
 });
 

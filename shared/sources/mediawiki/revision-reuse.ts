@@ -9,13 +9,16 @@
  *   decoded or scanned. Exact, not a heuristic: such a change moves later references but cannot
  *   change what any of them is (the spans that could, `busy`, come from the scanner itself; see
  *   extractImageRefsFromBytes). Exact reverts are caught before this by the extract stage.
+ * - A text that is scanned is decoded from the page's last scanned text: only the bytes between their
+ *   common prefix and suffix (found once, on the raw bytes) are decoded, and the scan is told those
+ *   common parts instead of comparing the decoded texts again (decodeCharBytesFrom, KnownDiff).
  *
  * Outcomes are shared objects: callers must not change them.
  */
 import { Counters } from "../../core/counters.ts";
 import type { PageRevision, WikitextImageRef } from "../../core/records.ts";
-import { decodeCharBytesToBuffer, rawText } from "../../dump/revision-text.ts";
-import { extractImageRefs, extractImageRefsTraced, ExtractionLimitError, DEFAULT_MAX_PAGE_BYTES, type ExtractImagesOptions, type ScanTrace } from "../../wikitext/extract-images.ts";
+import { decodeCharBytesFrom, decodeCharBytesToBuffer, rawText, type DecodedText } from "../../dump/revision-text.ts";
+import { extractImageRefs, extractImageRefsTraced, ExtractionLimitError, DEFAULT_MAX_PAGE_BYTES, type ExtractImagesOptions, type KnownDiff, type ScanTrace } from "../../wikitext/extract-images.ts";
 import { commonPrefix, commonSuffix } from "../../wikitext/byte-diff.ts";
 
 /** What extracting one text gave: its references or why it was skipped, and what it counted. */
@@ -61,8 +64,17 @@ interface Previous {
   pageId: number;
   raw: Buffer;
   outcome: TextOutcome;
-  /** [start, end) pairs in `raw` offsets, end possibly Infinity */
-  busy: number[];
+  /** [start, end) pairs in `raw` offsets, end possibly Infinity; null until asked for (rawBusy) */
+  busy: number[] | null;
+  /** the scan's busy spans in decoded offsets, and the decoding's shifts: mapped to `busy` only when a change passes the markup checks */
+  decodedBusy: number[];
+  shifts: number[];
+}
+
+/** The busy spans of `prev` in raw offsets (mapped on first use: most changes fail the markup checks first). */
+function rawBusy(prev: Previous): number[] {
+  if (prev.busy === null) prev.busy = toRawOffsets(prev.decodedBusy, prev.shifts);
+  return prev.busy;
 }
 
 export type WikitextOptions = Omit<ExtractImagesOptions, "counters">;
@@ -71,6 +83,13 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
   const stats: ExtractorStats = { bytes: 0, strings: 0, reused: 0, incremental: 0, scannedBytes: 0, textBytes: 0 };
   const max = options.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES;
   let prev: Previous | null = null;
+  /**
+   * The page's last text scanned on the byte path, decoded (its bytes are in its trace's buffer, the
+   * newest in `traces`): the next text to scan is decoded from it where the two are the same bytes.
+   */
+  let lastScan: (DecodedText & { trace: ScanTrace }) | null = null;
+  /** the previous text's common raw prefix and suffix with the one being read, when reusable() got that far */
+  const diff = { valid: false, p: 0, s: 0 };
   /** the page's last few byte-path scans (newest first), which the next one resumes and joins (ScanTrace) */
   let traces: ScanTrace[] = [];
   let tracesPage = -1;
@@ -106,13 +125,18 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
       for (const t of traces) release(t);
       traces = [];
       tracesPage = rev.pageId;
+      lastScan = null;
     }
-    if (raw === undefined) return viaString(rev);
+    if (raw === undefined) {
+      lastScan = null;
+      return viaString(rev);
+    }
+    diff.valid = false;
     if (prev !== null && raw.length <= max) {
-      const busy = reusable(prev, raw);
+      const busy = reusable(prev, raw, diff);
       if (busy !== null) {
         stats.reused++;
-        prev = { pageId: rev.pageId, raw, outcome: prev.outcome, busy };
+        prev = { pageId: rev.pageId, raw, outcome: prev.outcome, busy, decodedBusy: NONE, shifts: NONE };
         return prev.outcome;
       }
     }
@@ -121,12 +145,24 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
     let scratch = spare.pop();
     if (scratch !== undefined && scratch.length < raw.length) scratch = undefined; // dropped: a bigger one is made
     if (scratch === undefined) scratch = Buffer.allocUnsafeSlow(Math.max(raw.length + (raw.length >> 2), 1 << 16));
-    const utf8 = decodeCharBytesToBuffer(raw, noCR ? shifts : undefined, scratch);
+    // decoded from the last scanned text where they are the same bytes (it is the newest trace: the scan's base)
+    let known: KnownDiff | undefined;
+    let utf8: Buffer;
+    const base = lastScan;
+    lastScan = null;
+    if (noCR && base !== null && raw.length <= max) {
+      const same = diff.valid && prev !== null && prev.raw === base.raw;
+      const p = same ? diff.p : commonPrefix(base.raw, raw);
+      const s = same ? diff.s : commonSuffix(base.raw, raw, Math.min(base.raw.length, raw.length) - p);
+      const d = decodeCharBytesFrom(raw, base, p, s, shifts, scratch);
+      utf8 = d.utf8;
+      known = { trace: base.trace, prefix: d.prefix, suffix: d.suffix };
+    } else utf8 = decodeCharBytesToBuffer(raw, noCR ? shifts : undefined, scratch);
     const inScratch = utf8.buffer === scratch.buffer;
     const busy: number[] = [];
     let trace: ScanTrace | null = null;
     const outcome = run((opts) => {
-      const r = extractImageRefsTraced(utf8, opts, busy, traces);
+      const r = extractImageRefsTraced(utf8, opts, busy, traces, known);
       trace = r?.trace ?? null;
       return r?.refs ?? null;
     });
@@ -144,12 +180,15 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
       if (inScratch) owned.set(t, scratch);
       else spare.push(scratch);
       if (traces.length > TRACES) release(traces.pop()!);
+      if (noCR) lastScan = { raw, utf8, shifts, trace: t };
     } else if (!inScratch) spare.push(scratch);
-    prev = noCR && outcome.refs !== null ? { pageId: rev.pageId, raw, outcome, busy: toRawOffsets(busy, shifts) } : null;
+    prev = noCR && outcome.refs !== null ? { pageId: rev.pageId, raw, outcome, busy: null, decodedBusy: busy, shifts } : null;
     return outcome;
   };
   return { extract, stats };
 }
+
+const NONE: number[] = [];
 
 /** Decoded offsets → raw offsets (shifts: pairs from decodeCharBytesToBuffer); a negative x stands for -x - 1. */
 function toRawOffsets(busy: number[], shifts: number[]): number[] {
@@ -189,14 +228,17 @@ function toRawOffsets(busy: number[], shifts: number[]): number[] {
  * If `raw` differs from the previous text only in plain text: the previous busy spans moved to `raw`'s
  * offsets; else null.
  */
-function reusable(prev: Previous, raw: Buffer): number[] | null {
+function reusable(prev: Previous, raw: Buffer, diff: { valid: boolean; p: number; s: number }): number[] | null {
   const a = prev.raw;
   const la = a.length;
   const lb = raw.length;
   if (raw.indexOf(0x0d) >= 0) return null;
   let p = commonPrefix(a, raw);
-  if (p === la && la === lb) return prev.busy;
+  if (p === la && la === lb) return rawBusy(prev);
   const s = commonSuffix(a, raw, Math.min(la, lb) - p);
+  diff.valid = true;
+  diff.p = p;
+  diff.s = s;
   // a change that starts inside an entity (`&lt;` → `&gt;` differs after "&") starts at its "&"
   const amp = p > 0 ? a.lastIndexOf(0x26, p - 1) : -1;
   if (amp >= 0 && p - amp <= MAX_ENTITY) p = amp;
@@ -207,7 +249,7 @@ function reusable(prev: Previous, raw: Buffer): number[] | null {
   if (p > 0 && endA < la && a[p - 1] === a[endA] && BRACKET[a[endA]!] === 1) return null;
   // a span is touched by replacing [p, endA), or by inserting strictly inside it
   const touches = (start: number, end: number) => (start < endA && end > p) || (start < p && end > p);
-  const busy = prev.busy;
+  const busy = rawBusy(prev);
   let inFrame = false;
   for (let i = 0; i < busy.length; i += 2) {
     const start = busy[i]!;
