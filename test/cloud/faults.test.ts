@@ -87,7 +87,9 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
     expect(status.stdout).not.toContain("dead-lettered");
   });
 
-  it("a permanently failing shard → dead-letter topic, run completes INCOMPLETE, cloud status reports it", async () => {
+  // The two dead-letter cases mostly wait for redeliveries: they run at once, each fault limited to
+  // its own run (faults.*Run), so neither touches the other's run.
+  it.concurrent("a permanently failing shard → dead-letter topic, run completes INCOMPLETE, cloud status reports it", async ({ expect }) => {
     const pubsub = new PubSub(pubsubClientOptions(emu.pubsubHost, emu.projectId));
     const held: Message[] = [];
     const hold = pubsub.subscription(`${cloud.topics.extract}-dlq-hold`);
@@ -96,13 +98,15 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
       m.ack();
     });
     faults.failShard = "s00002-";
+    faults.failShardRun = "sample-poison-shard";
     let runId: string;
     let manifest: RunManifest;
     try {
-      ({ runId, manifest } = await upload("sample-poison"));
+      ({ runId, manifest } = await upload("sample-poison-shard"));
       await waitForRun(storage, cloud.buckets.output, runId);
     } finally {
       faults.failShard = null;
+      faults.failShardRun = null;
     }
     const failed = manifest.shards.find((s) => s.id.startsWith("s00002-"))!;
     expect(failed).toBeDefined();
@@ -150,9 +154,10 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ finished: true, complete: false, shards: { failed: [failed.id] } });
   });
 
-  it("a permanently failing group partition → dead-letter topic, run completes INCOMPLETE without its images", async () => {
+  it.concurrent("a permanently failing group partition → dead-letter topic, run completes INCOMPLETE without its images", async ({ expect }) => {
     const P = 3;
     faults.failGroupPartition = P;
+    faults.failGroupRun = "sample-poison-group";
     let runId: string;
     let manifest: RunManifest;
     try {
@@ -160,6 +165,7 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
       await waitForRun(storage, cloud.buckets.output, runId);
     } finally {
       faults.failGroupPartition = null;
+      faults.failGroupRun = null;
     }
     expect(faults.crashes.filter((k) => k === `${runId}/group-${P}`)).toHaveLength(5);
 
