@@ -29,6 +29,8 @@ export default defineConfig({
     testTimeout: 600_000,
     hookTimeout: 600_000,
     pool: "forks",
+    // one folder per run where files share what each would otherwise build again (test/support/once.ts)
+    globalSetup: ["test/support/share-dir.global.ts"],
     // Vitest's default is cores − 1 (one file at a time on 2 cores); much of the suite waits on child
     // processes and emulators, so two files at once nearly halve it. No test depends on speed.
     maxWorkers: 2,

@@ -12,6 +12,7 @@ import { unreadableReason } from "../../shared/caption/caption-guard.ts";
 import { resolveConfig } from "../../shared/core/config.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
 import { createWikitextExtractor } from "../../shared/sources/mediawiki/revision-reuse.ts";
+import { plainDump } from "../support/plain-dump.ts";
 
 const DATA = new URL("../../../shared/data/", import.meta.url).pathname;
 
@@ -21,7 +22,7 @@ async function dumpCaptions(into: Set<string>): Promise<void> {
       // the extractor the pipeline uses: a history's unchanged spans are not scanned again
       const extractor = createWikitextExtractor({});
       try {
-        for await (const rev of readDumpPages(join(DATA, dir, name), { namespaces: [0] })) {
+        for await (const rev of readDumpPages(await plainDump(join(DATA, dir, name)), { namespaces: [0] })) {
           const { refs } = extractor.extract(rev);
           if (refs === null) continue; // a counted skip in the pipeline (extraction limits), not the analyser's business
           for (const r of refs) {

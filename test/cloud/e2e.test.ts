@@ -5,6 +5,9 @@
  * over Cloud Storage and Pub/Sub emulators, and must produce exactly what the local runner
  * produces on the same files. Then again with every message and event delivered twice.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Storage } from "@google-cloud/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Emulators } from "../../scripts/emulators/emulate.ts";
@@ -24,6 +27,9 @@ import {
   waitForRun,
   type SampleDumps,
 } from "./helpers.ts";
+
+/** where `cloud fetch` writes (not the shared sample's folder) */
+const fetchRoot = mkdtempSync(join(tmpdir(), "paracap-e2e-fetch-"));
 
 const missing = pubsubEmulatorMissing();
 if (missing) skipMessage("cloud e2e", missing);
@@ -45,6 +51,7 @@ describe.skipIf(missing !== null)("cloud runner end to end on the emulators", ()
 
   afterAll(async () => {
     await fx?.stop();
+    rmSync(fetchRoot, { recursive: true, force: true });
   });
 
   async function uploadAndWait(name: string): Promise<string> {
@@ -83,7 +90,7 @@ describe.skipIf(missing !== null)("cloud runner end to end on the emulators", ()
     expect(status.code).toBe(0);
     expect(status.stdout).toContain(`run ${runId}: finished, complete`);
     expect(status.stdout).toContain(`extract shards: ${manifest.shards.length}/${manifest.shards.length} done, 0 failed, 0 pending`);
-    const dir = `${sample.dir}/fetched-${runId}`;
+    const dir = join(fetchRoot, runId);
     const fetched = await paracap(["cloud", "fetch", runId, dir], cloud.env);
     expect(fetched.code).toBe(0);
     expect(comparable(readDir(dir), true)).toEqual(expected);

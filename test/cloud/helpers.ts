@@ -3,7 +3,7 @@
  * local runner's outputs on the same files (the reference), and the real CLI.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -15,6 +15,7 @@ import type { Pipeline } from "../../shared/tasks/phases.ts";
 import type { Services } from "../../shared/tasks/phase-task.ts";
 import { runCli, type CliResult } from "../runner/helpers.ts";
 import { findEmulatorJar } from "../../scripts/emulators/pubsub-emulator.ts";
+import { once } from "../support/once.ts";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
 export const SAMPLE_DIR = join(ROOT, "shared/sample");
@@ -51,13 +52,18 @@ export interface SampleDumps {
   historyName: string;
 }
 
-/** The embedded sample as two multistream dumps with indexes (20 pages per stream). */
+/**
+ * The embedded sample as two multistream dumps with indexes (20 pages per stream): made once per
+ * test run and shared by the files that ask (test/support/once.ts); read it, never write into it.
+ */
 export async function multistreamSample(): Promise<SampleDumps> {
-  const dir = mkdtempSync(join(tmpdir(), "paracap-cloud-sample-"));
   const currentName = "enwiki-20160113-pages-articles-multistream.xml.bz2";
   const historyName = "enwiki-Anarchism-pages-meta-history-multistream.xml.bz2";
-  await writeMultistream(SAMPLE_CURRENT, join(dir, currentName), { pagesPerStream: 20 });
-  await writeMultistream(SAMPLE_HISTORY, join(dir, historyName), { pagesPerStream: 20 });
+  const dir = await once("cloud-sample", async (to) => {
+    mkdirSync(to);
+    await writeMultistream(SAMPLE_CURRENT, join(to, currentName), { pagesPerStream: 20 });
+    await writeMultistream(SAMPLE_HISTORY, join(to, historyName), { pagesPerStream: 20 });
+  });
   return { dir, current: join(dir, currentName), history: join(dir, historyName), currentName, historyName };
 }
 
@@ -67,29 +73,34 @@ export function cloudConfig(): ParacapConfig {
 
 /**
  * The local runner on the same files, run from their directory so its input names equal the
- * object names (stats.json then has to match byte for byte).
+ * object names (stats.json then has to match byte for byte). The default pipeline's outputs on the
+ * shared sample are made once per test run (read them, never write into them).
  */
 export async function localReference(sample: SampleDumps, pipeline?: Pipeline, services?: Services): Promise<string> {
+  const runIn = async (out: string) => {
+    const cwd = process.cwd();
+    process.chdir(sample.dir);
+    try {
+      await runLocal({
+        inputs: [
+          { path: sample.currentName, kind: "current" },
+          { path: sample.historyName, kind: "history" },
+        ],
+        outDir: out,
+        config: cloudConfig(),
+        workers: 1,
+        progress: null,
+        shardBytes: SHARD_BYTES,
+        pipeline,
+        services,
+      });
+    } finally {
+      process.chdir(cwd);
+    }
+  };
+  if (pipeline === undefined && services === undefined && sample.dir === (await multistreamSample()).dir) return once("cloud-sample-reference", runIn);
   const out = mkdtempSync(join(tmpdir(), "paracap-local-ref-"));
-  const cwd = process.cwd();
-  process.chdir(sample.dir);
-  try {
-    await runLocal({
-      inputs: [
-        { path: sample.currentName, kind: "current" },
-        { path: sample.historyName, kind: "history" },
-      ],
-      outDir: out,
-      config: cloudConfig(),
-      workers: 1,
-      progress: null,
-      shardBytes: SHARD_BYTES,
-      pipeline,
-      services,
-    });
-  } finally {
-    process.chdir(cwd);
-  }
+  await runIn(out);
   return out;
 }
 

@@ -49,13 +49,21 @@ const paracap = (args: string[]) => runCli(args, { cwd: dir });
 /** A small real dump (25 KB): the runs here only need to finish. */
 const DUMP = join(ROOT, "test/fixtures/data/wikipedia/wikipedia2vec-enwiki-pages-articles-sample.xml.bz2");
 
-/** Polls `paracap cloud status` once a second (each poll is a CLI process) until the run is finished. */
+/**
+ * Waits for the run's `_SUCCESS` in the output bucket, read from the emulator over HTTP in this
+ * process (a `cloud status` CLI per poll cost ~1 CPU-s each on a busy machine); the CLI's own status
+ * is checked once the run is done.
+ */
 async function finished(runId: string, what: string): Promise<void> {
+  const { env } = readEmulatorEnv(dir)!;
+  const url = `http://${env.STORAGE_EMULATOR_HOST!.replace(/^https?:\/\//, "")}/storage/v1/b/${env.PARACAP_OUTPUT_BUCKET}/o/${encodeURIComponent(`${runId}/_SUCCESS`)}`;
   await until(async () => {
-    if ((await paracap(["cloud", "status", "--emulator", dir, runId])).stdout.includes("finished")) return true;
-    await new Promise((r) => setTimeout(r, 1000));
+    if ((await fetch(url)).ok) return true;
+    await new Promise((r) => setTimeout(r, 500));
     return false;
   }, what);
+  const status = await paracap(["cloud", "status", "--emulator", dir, runId]);
+  expect(status.stdout, status.stderr).toContain(`run ${runId}: finished`);
 }
 
 /** Pids of the processes whose command line mentions the Pub/Sub emulator jar and this port. */

@@ -12,6 +12,7 @@ import { readDumpPages } from "../../shared/dump/page-reader.ts";
 import { decodeCharBytes, lazyRevision, rawText } from "../../shared/dump/revision-text.ts";
 import { createWikitextExtractor } from "../../shared/sources/mediawiki/revision-reuse.ts";
 import { extractImageRefs } from "../../shared/wikitext/extract-images.ts";
+import { plainDump } from "../support/plain-dump.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 
@@ -87,7 +88,7 @@ describe("every revision of the histories, against extraction from scratch", () 
     const x = createWikitextExtractor({});
     let n = 0;
     let checked = 0;
-    for await (const r of readDumpPages(file)) {
+    for await (const r of readDumpPages(await plainDump(file))) {
       const got = view(x.extract(r));
       if (n++ % 4 === 0) {
         expect(got, `revision ${r.revisionId}`).toEqual(fromScratch(Buffer.from(rawText(r)!)));

@@ -13,6 +13,7 @@ import { DumpError } from "../../shared/dump/errors.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
 import { decodeCharBytesToBuffer, rawText } from "../../shared/dump/revision-text.ts";
 import { extractImageRefs, extractImageRefsFromBytes, type ExtractImagesOptions } from "../../shared/wikitext/extract-images.ts";
+import { plainDump } from "../support/plain-dump.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 const SHARED = join(REPO, "../shared/data");
@@ -111,7 +112,7 @@ describe("byte path = string path", () => {
     let seen = 0;
     let last: Buffer | null = null;
     try {
-      for await (const rev of readDumpPages(path, { namespaces: [0, 2, 4, 6, 10, 14] })) {
+      for await (const rev of readDumpPages(await plainDump(path), { namespaces: [0, 2, 4, 6, 10, 14] })) {
         const raw = rawText(rev);
         if (raw === undefined) throw new Error("the reader gives raw texts");
         if (last !== null && last.equals(raw)) continue;
