@@ -2,7 +2,7 @@
 // Runs the compiled CLI in dist/node. The build (scripts/build.mjs) is redone first only when a
 // source file is newer than it, so a checkout being edited never runs stale code; where dist cannot
 // be written (a read-only install without a build), the TypeScript sources run through tsx.
-// A long command (`run`) starts node once more with its V8 heap flags (shared/cli/node-flags.ts).
+// A long command (`run` on large inputs) starts node once more with its V8 heap flags (shared/cli/node-flags.ts).
 // The CLI's modules come from the bundle of the build (one file per command instead of some 300
 // modules to resolve and compile; see bundleCli in scripts/build.mjs), or, when the build has none,
 // from the per-file build.
@@ -26,12 +26,8 @@ try {
   ext = ".ts";
 }
 const argv = process.argv.slice(2);
-const { nodeFlagsFor, relaunch, dieWithParent } = await import(`${cli}node-flags${ext}`);
-const flags = nodeFlagsFor(argv, process.execArgv, process.env);
-if (flags.length > 0) {
-  process.exitCode = await relaunch(flags, fileURLToPath(import.meta.url), argv);
-} else {
-  dieWithParent();
-  const { main } = await import(`${cli}main${ext}`);
-  process.exitCode = await main(argv);
-}
+const { dieWithParent } = await import(`${cli}node-flags${ext}`);
+dieWithParent();
+const { main } = await import(`${cli}main${ext}`);
+// `run` starts this script again with its V8 flags when its inputs are large (shared/cli/node-flags.ts)
+process.exitCode = await main(argv, { script: fileURLToPath(import.meta.url) });

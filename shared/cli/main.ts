@@ -22,7 +22,12 @@ const USAGE = `paracap — paraphrase corpora from image captions
 
 ${RUN_USAGE}`;
 
-type Command = (argv: string[]) => Promise<number>;
+/** How the CLI was started: `script` is the entry a command may start again (bin/paracap.js); absent in-process. */
+export interface CliLaunch {
+  script?: string;
+}
+
+type Command = (argv: string[], launch: CliLaunch) => Promise<number>;
 const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import("./run-command.ts")).runCommand,
   extract: async () => (await import("./tool-commands.ts")).extractCommand,
@@ -32,7 +37,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   report: async () => (await import("./report-command.ts")).reportCommand,
   minhash: async () => (await import("./minhash-command.ts")).minhashCommand,
   cloud: async () => (await import("./cloud-command.ts")).cloudCommand,
-  annotate: async () => (await import("./annotate-command.ts")).annotateCommand,
+  annotate: async () => {
+    const { annotateCommand } = await import("./annotate-command.ts");
+    return (argv) => annotateCommand(argv);
+  },
   agreement: async () => (await import("./agreement-command.ts")).agreementCommand,
   hash: async () => (await import("./pixel-commands.ts")).hashCommand,
   "dedup-images": async () => (await import("./pixel-commands.ts")).dedupImagesCommand,
@@ -41,7 +49,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 /** Errors that are the user's to fix (by class name, so that checking does not load their modules). */
 const USER_ERRORS = new Set(["UserError", "ConfigError", "ResumeConflictError", "InputError", "StorageError", "OutDirBusyError", "ModelError"]);
 
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], launch: CliLaunch = {}): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === "help" || name === "--help" || name === "-h") {
     process.stdout.write(USAGE + "\n");
@@ -54,7 +62,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     const command = await load();
-    return await command(rest);
+    return await command(rest, launch);
   } catch (err) {
     if ((err instanceof Error && USER_ERRORS.has(err.name)) || isArgError(err)) {
       process.stderr.write(`paracap ${name}: ${(err as Error).message}\n`);

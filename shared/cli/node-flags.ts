@@ -7,8 +7,10 @@
  * gives the old generation a floor under that cap (V8 never sets its limit below it), which cuts them to
  * 2–3 while peak RSS stays bounded (scripts/bench/heap-flags.ts measures the candidates). V8 reads
  * heap sizes only when an isolate is created, so the flag must be on node's command line (set at run
- * time it does nothing, and NODE_OPTIONS is read at start-up too): bin/paracap.js starts node once
- * more with it, unless the user gave the flag themselves or this process is already that child.
+ * time it does nothing, and NODE_OPTIONS is read at start-up too): `paracap run` starts node once
+ * more with it, once its arguments are known good and only for inputs large enough to pay for a second
+ * start-up (a user error, `--help` or the embedded sample answer from the first process), unless the
+ * user gave the flag themselves or this process is already that child.
  *
  * The child shares the terminal (stdio inherited, same process group: Ctrl-C reaches it directly, its
  * progress line sees the TTY); signals sent to the parent alone are passed on; the child's exit code,
@@ -16,6 +18,7 @@
  * parent's: a parent killed outright (SIGKILL) takes the child down with it, as one process would go.
  */
 import { spawn } from "node:child_process";
+import { statSync } from "node:fs";
 
 /** Set in the environment of the child that runs with the flags, so it does not start itself again. */
 export const NODE_FLAGS_APPLIED_ENV = "PARACAP_NODE_FLAGS_APPLIED";
@@ -29,6 +32,39 @@ export const OLD_SPACE_FLOOR_MB = 128;
 
 /** Commands long enough for the flags to pay for a second node start-up (~40 ms of CPU). */
 const LONG_COMMANDS = new Set(["run"]);
+
+/**
+ * Input bytes (as stored) from which a run starts node again with the flags. Below it a run holds
+ * little and ends soon: the flags would save less than the second start-up costs (~150 ms of CPU with
+ * the launcher's work). The embedded sample (1.7 MB) stays in one process; the 9 MB history excerpt
+ * (152 MB of XML), where the flags cut the CPU to 0.71×, does not.
+ */
+export const RELAUNCH_FROM_BYTES = 4 << 20;
+
+/** Inputs that are large by what they point at, not by their own size: URLs, crawl paths lists. */
+const REMOTE_OR_LIST = /^[a-z][a-z0-9+.-]*:\/\/|\.paths(\.gz)?$/i;
+
+/**
+ * Whether a run over these inputs is large enough for the flags: their files' sizes add up to
+ * RELAUNCH_FROM_BYTES, or one of them is a folder, a URL or a paths list. A path that cannot be read
+ * counts as nothing (the run reports it).
+ */
+export function largeRun(paths: readonly string[]): boolean {
+  let bytes = 0;
+  for (const path of paths) {
+    if (REMOTE_OR_LIST.test(path)) return true;
+    let st;
+    try {
+      st = statSync(path);
+    } catch {
+      continue;
+    }
+    if (st.isDirectory()) return true;
+    bytes += st.size;
+    if (bytes >= RELAUNCH_FROM_BYTES) return true;
+  }
+  return false;
+}
 
 /** The flags of a command, by V8 flag name (the name also finds the flag among those the user gave). */
 function flagsOf(command: string): Map<string, string> {
@@ -94,12 +130,10 @@ export function relaunch(flags: string[], script: string, argv: readonly string[
  * In the child (or a process told by the environment that its flags are applied): dies at once (SIGKILL, as the one process it stands for would have) when the parent is
  * gone without waiting for it, so a killed run leaves no process behind writing to its --out folder.
  * The channel is unref'd: it never keeps the child alive.
+ * The marker stays in the environment: the run command reads it after this (nodeFlagsFor).
  */
 export function dieWithParent(): void {
-  const launched = process.env[NODE_FLAGS_APPLIED_ENV];
-  // not inherited further: a paracap this process starts decides for itself
-  delete process.env[NODE_FLAGS_APPLIED_ENV];
-  if (!launched || !process.channel) return;
+  if (!process.env[NODE_FLAGS_APPLIED_ENV] || !process.channel) return;
   process.channel.unref();
   process.once("disconnect", () => process.kill(process.pid, "SIGKILL"));
 }

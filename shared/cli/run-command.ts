@@ -18,6 +18,8 @@ import { isPixelPivot } from "../core/plugin-names.ts";
 import { sourceRegistry } from "../sources/registry.ts";
 import { imageInputsSource } from "../sources/img2dataset/image-inputs.ts";
 import { captionListsOf } from "../sources/img2dataset/caption-lists.ts";
+import type { CliLaunch } from "./main.ts";
+import { largeRun, nodeFlagsFor, relaunch } from "./node-flags.ts";
 
 /** The pivot `--images` sets when the config names none (README "Image identity": phash survives recompression and scaling). */
 const DEFAULT_PIXEL_PIVOT = "phash";
@@ -47,7 +49,7 @@ export const SAMPLE_INPUTS: LocalInput[] = [
 export { RUN_USAGE } from "./run-usage.ts";
 import { RUN_USAGE } from "./run-usage.ts";
 
-export async function runCommand(argv: string[]): Promise<number> {
+export async function runCommand(argv: string[], launch: CliLaunch = {}): Promise<number> {
   const { values } = parseArgs({
     args: expandArgs(argv, ["--input", "--history", "--images"], ["--partitions", "--workers"]),
     options: {
@@ -129,6 +131,10 @@ export async function runCommand(argv: string[]): Promise<number> {
   // Where the worker threads are used (see LocalRunOptions.threads); "always" forces them on any machine.
   const threads = process.env.PARACAP_THREADS || "auto";
   if (threads !== "auto" && threads !== "always") throw new UserError(`PARACAP_THREADS must be auto or always, got "${threads}"`);
+
+  // Arguments known good: a large run goes on in a node started with its heap flags (node-flags.ts).
+  const heapFlags = launch.script === undefined ? [] : nodeFlagsFor(["run", ...argv], process.execArgv, process.env);
+  if (heapFlags.length > 0 && largeRun(inputs.map((i) => i.path))) return relaunch(heapFlags, launch.script!, ["run", ...argv]);
 
   // Interrupted: finished shards and tasks are kept, so the same command picks up where this stopped.
   const onInterrupt = () => {

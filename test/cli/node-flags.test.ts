@@ -1,18 +1,33 @@
 /**
  * `paracap run` starts node once more with its V8 heap flags (shared/cli/node-flags.ts): which commands
- * do, that the relaunched run writes the same outputs as one process, that exit codes and signals come
- * back through the launcher, and that a launcher killed outright leaves no run behind.
+ * and inputs do (a small run and a user error stay in one process), that the relaunched run writes the
+ * same outputs as one process, that exit codes and signals come back through the launcher, and that
+ * a launcher killed outright leaves no run behind.
  */
-import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { NODE_FLAGS_APPLIED_ENV, nodeFlagsFor, OLD_SPACE_FLOOR_MB } from "../../shared/cli/node-flags.ts";
+import { largeRun, NODE_FLAGS_APPLIED_ENV, nodeFlagsFor, OLD_SPACE_FLOOR_MB, RELAUNCH_FROM_BYTES } from "../../shared/cli/node-flags.ts";
 import { BIN, DATASETS, REPO, removeTempDirs, runCli, SAMPLE_CURRENT, tempDir } from "../runner/helpers.ts";
 
 afterAll(removeTempDirs);
 
 const FLAG = `--initial-old-space-size=${OLD_SPACE_FLOOR_MB}`;
+
+/**
+ * A current-revision dump large enough to be relaunched: the embedded sample's pages (plain XML) and
+ * a user page of padding past RELAUNCH_FROM_BYTES (namespace 2: read through, never extracted), so its
+ * datasets are the sample's.
+ */
+function largeDump(): string {
+  const dir = tempDir("paracap-relaunch-input-");
+  const xml = execFileSync("bzip2", ["-dc", SAMPLE_CURRENT], { maxBuffer: 1 << 28 }).toString("utf8");
+  const pad = `<page><title>User:Padding</title><ns>2</ns><id>900000001</id><revision><id>900000001</id><text xml:space="preserve">${"padding ".repeat(RELAUNCH_FROM_BYTES / 8 + 1024)}</text></revision></page>\n`;
+  const path = join(dir, "enwiki-padded-pages-articles.xml");
+  writeFileSync(path, xml.replace("</mediawiki>", `${pad}</mediawiki>`));
+  return path;
+}
 
 describe("nodeFlagsFor", () => {
   it("gives `run` its heap flag, and nothing to quick commands, help, the relaunched child, a debugged node or a user's own flag", () => {
@@ -27,6 +42,26 @@ describe("nodeFlagsFor", () => {
     expect(nodeFlagsFor(["run"], [], { NODE_OPTIONS: "--max-old-space-size=900 --initial-old-space-size=256" })).toEqual([]);
     // a different flag of the user's does not stop ours
     expect(nodeFlagsFor(["run"], ["--initial-old-space-size-x=1", "--max-old-space-size=900"], {})).toEqual([FLAG]);
+  });
+
+  it("relaunches only a large run: local inputs of RELAUNCH_FROM_BYTES or more, a folder, a URL or a paths list", () => {
+    const dir = tempDir("paracap-large-run-");
+    const small = join(dir, "small.xml");
+    writeFileSync(small, "x".repeat(1000));
+    const big = join(dir, "big.xml");
+    writeFileSync(big, Buffer.alloc(RELAUNCH_FROM_BYTES));
+    const half = join(dir, "half.xml");
+    writeFileSync(half, Buffer.alloc(RELAUNCH_FROM_BYTES / 2));
+    mkdirSync(join(dir, "images"));
+    expect(largeRun([small])).toBe(false);
+    expect(largeRun([small, join(dir, "missing.xml")])).toBe(false);
+    expect(largeRun([big])).toBe(true);
+    expect(largeRun([half, small])).toBe(false);
+    expect(largeRun([half, half.replace("half", "half-too")])).toBe(false); // missing: counts as nothing
+    expect(largeRun([half, half])).toBe(true);
+    expect(largeRun([small, join(dir, "images")])).toBe(true);
+    expect(largeRun(["https://data.commoncrawl.org/crawl-data/x.warc.gz"])).toBe(true);
+    expect(largeRun([join(dir, "warc.paths.gz")])).toBe(true);
   });
 });
 
@@ -52,7 +87,8 @@ function isAlive(pid: number): boolean {
 
 describe("paracap run through the relaunch", () => {
   it("writes the same datasets as one process started without the flag, and says the same", async () => {
-    const args = (out: string) => ["run", "--input", SAMPLE_CURRENT, "--tiers", "gold,silver", "--workers", "1", "--quiet", "--out", out];
+    const input = largeDump();
+    const args = (out: string) => ["run", "--input", input, "--tiers", "gold,silver", "--workers", "1", "--quiet", "--out", out];
     const [relaunchedDir, singleDir] = [tempDir("paracap-relaunched-"), tempDir("paracap-single-")];
     const [relaunched, single] = await Promise.all([runCli(args(relaunchedDir)), runCli(args(singleDir), { env: { [NODE_FLAGS_APPLIED_ENV]: "1" } })]);
     expect(relaunched.code).toBe(0);
@@ -63,15 +99,33 @@ describe("paracap run through the relaunch", () => {
     expect(summary(relaunched.stderr, relaunchedDir)).toBe(summary(single.stderr, singleDir));
   });
 
-  it("passes a user error's exit code and message back", async () => {
-    const r = await runCli(["run", "--history", join(REPO, "no-such-dump.xml.bz2"), "--out", tempDir("paracap-relaunch-err-")]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`paracap run: input not found: ${join(REPO, "no-such-dump.xml.bz2")}\n`);
+  it("a small run (the embedded sample) stays in the first process", async () => {
+    const out = tempDir("paracap-one-process-");
+    const launcher = spawn(process.execPath, [BIN, "run", "--input", SAMPLE_CURRENT, "--tiers", "gold", "--workers", "1", "--out", out], { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] });
+    const exited = new Promise<NodeJS.Signals | number | null>((res) => launcher.once("exit", (code, signal) => res(signal ?? code)));
+    // the first progress line: the run is under way, in the launcher itself
+    await new Promise<void>((resolve) => launcher.stderr.once("data", () => resolve()));
+    const paracaps = childrenOf(launcher.pid!).filter((pid) => existsSync(`/proc/${pid}/cmdline`) && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(BIN));
+    expect(paracaps).toEqual([]);
+    expect(await exited).toBe(0);
+    expect(existsSync(join(out, "_SUCCESS"))).toBe(true);
+  });
+
+  it("passes a user error's exit code and message back, from the first process or from the child", async () => {
+    const missing = await runCli(["run", "--history", join(REPO, "no-such-dump.xml.bz2"), "--out", tempDir("paracap-relaunch-err-")]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(`paracap run: input not found: ${join(REPO, "no-such-dump.xml.bz2")}\n`);
+    // a large run's --out under a file: found by the run, in the child
+    const file = join(tempDir("paracap-relaunch-err-"), "a-file");
+    writeFileSync(file, "");
+    const blocked = await runCli(["run", "--input", largeDump(), "--out", join(file, "sub"), "--quiet"]);
+    expect(blocked.code).toBe(2);
+    expect(blocked.stderr).toBe(`paracap run: cannot read ${join(file, "sub", "_SUCCESS")}: a path component is not a directory (ENOTDIR)\n`);
   });
 
   it("runs the work in a child with the flag; SIGTERM to the launcher ends the child and comes back as the exit signal", async () => {
     const out = tempDir("paracap-relaunch-term-");
-    const launcher = spawn(process.execPath, [BIN, "run", "--input", SAMPLE_CURRENT, "--tiers", "gold", "--workers", "1", "--out", out], { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] });
+    const launcher = spawn(process.execPath, [BIN, "run", "--input", largeDump(), "--tiers", "gold", "--workers", "1", "--out", out], { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] });
     const exited = new Promise<NodeJS.Signals | number | null>((res) => launcher.once("exit", (code, signal) => res(signal ?? code)));
     // the first progress line comes from the child, so by then it exists
     await new Promise<void>((resolve) => launcher.stderr.once("data", () => resolve()));
@@ -88,7 +142,7 @@ describe("paracap run through the relaunch", () => {
 
   it("a launcher killed outright (SIGKILL) takes its child with it", async () => {
     const out = tempDir("paracap-relaunch-kill-");
-    const launcher = spawn(process.execPath, [BIN, "run", "--out", out, "--workers", "1"], { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] });
+    const launcher = spawn(process.execPath, [BIN, "run", "--input", largeDump(), "--out", out, "--workers", "1"], { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] });
     const exited = new Promise<NodeJS.Signals | number | null>((res) => launcher.once("exit", (code, signal) => res(signal ?? code)));
     await new Promise<void>((resolve) => launcher.stderr.once("data", () => resolve()));
     const [child] = childrenOf(launcher.pid!);
