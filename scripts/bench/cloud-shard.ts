@@ -64,6 +64,8 @@ interface Measured {
   compressedBytes: number;
   result: ShardResult;
   decode: ShardResult;
+  /** the same task inside a node domain */
+  inDomain: ShardResult;
   wallSeconds: number;
   maxRssKiB: number | null;
 }
@@ -93,12 +95,15 @@ async function measureShard(label: string, source: string, kind: "current" | "hi
       writeFileSync(specFile, JSON.stringify({ path: packed, start: shard.start, end: shard.end, fragment: true, kind, decoder, workDir: join(work, "store") }));
       const decode = await runTimed(CHILD, ["decode", specFile], { tsx: true });
       const run = await runTimed(CHILD, ["extract", specFile], { tsx: true });
+      rmSync(join(work, "store"), { recursive: true, force: true });
+      const inDomain = await runTimed(CHILD, ["extract-in-domain", specFile], { tsx: true });
       const m: Measured = {
         label,
         decoder,
         compressedBytes: shard.end - shard.start,
         result: JSON.parse(run.stdout.trim().split("\n").pop()!) as ShardResult,
         decode: JSON.parse(decode.stdout.trim().split("\n").pop()!) as ShardResult,
+        inDomain: JSON.parse(inDomain.stdout.trim().split("\n").pop()!) as ShardResult,
         wallSeconds: run.seconds,
         maxRssKiB: run.maxRssKiB,
       };
@@ -114,6 +119,10 @@ async function measureShard(label: string, source: string, kind: "current" | "hi
       `  decoder ${decoder.padEnd(6)}: task ${r.taskSeconds.toFixed(2)} s for ${mb(r.bytes)} MB XML = ${(r.bytes / 1e6 / r.taskSeconds).toFixed(1)} MB/s ` +
         `(${r.pages} pages, ${r.revisions} revisions, ${r.emitted} read); decode alone ${(m.decode.bytes / 1e6 / m.decode.taskSeconds).toFixed(1)} MB/s, ` +
         `ratio ${(m.decode.taskSeconds / r.taskSeconds).toFixed(2)}`,
+    );
+    console.log(
+      `  ${"".padEnd(15)}  the same task inside a node domain (functions-framework's default, which the handlers leave): ${m.inDomain.taskSeconds.toFixed(2)} s, ` +
+        `${(m.inDomain.taskSeconds / r.taskSeconds).toFixed(2)}× the task's time`,
     );
     console.log(
       `  ${"".padEnd(15)}  process ${m.wallSeconds.toFixed(2)} s wall (imports ${r.importSeconds.toFixed(2)} s, caption model ${r.modelSeconds?.toFixed(2)} s), peak RSS ${mib(m.maxRssKiB)}`,

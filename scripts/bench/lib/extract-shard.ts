@@ -3,10 +3,16 @@
  * a fresh process so its peak RSS is its own. Modes:
  *   extract <spec.json>: imports, loads the caption model, runs runExtractTask on the byte range
  *                        (single thread, inline extraction, like the cloud handler) into a local store;
+ *   extract-in-domain <spec.json>: the same inside a node domain, as the functions framework runs each
+ *                        request unless the handler leaves it (functions/outside-domain.ts);
  *   decode <spec.json>:  decompresses the same byte range with the same decoder and counts bytes.
  * Prints one JSON line: phase timings (s), dump counters, task status.
  */
+import domain from "node:domain";
 import { readFileSync } from "node:fs";
+
+/** A domain entered around the task, as functions-framework's per-request one (function_wrappers.js). */
+const requestDomain = () => domain.create();
 
 interface Spec {
   path: string;
@@ -43,10 +49,15 @@ if (mode === "decode") {
   const config = resolveConfig({ dump: { decoder: spec.decoder } });
   const shard = { id: "bench-shard", uri: spec.path, source: "mediawiki" as const, kind: spec.kind, start: spec.start, end: spec.end, fragment: spec.fragment };
   const manifest = createManifest("bench", config, [shard], BUILTIN_PIPELINE.phases);
-  const marker = await runShardTask(manifest, shard, new LocalStore(spec.workDir), {
-    bytes: (s: { uri: string }) => fileBytes(s.uri),
-    isCorruptInput: (err: unknown) => err instanceof DumpError,
-  });
+  const task = () =>
+    runShardTask(manifest, shard, new LocalStore(spec.workDir), {
+      bytes: (s: { uri: string }) => fileBytes(s.uri),
+      isCorruptInput: (err: unknown) => err instanceof DumpError,
+    });
+  const marker =
+    mode === "extract-in-domain"
+      ? await new Promise<Awaited<ReturnType<typeof task>>>((resolve, reject) => (requestDomain()).run(() => void task().then(resolve, reject)))
+      : await task();
   const t3 = performance.now();
   const c = marker.counters as Record<string, number>;
   console.log(
