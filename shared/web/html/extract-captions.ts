@@ -253,6 +253,16 @@ class SkippingParser extends Parser {
   }
 }
 
+const IMAGE_TAG = /<im(?:g|age)/gi;
+
+/** Index of the last `<img` or `<image` (any case) in `html`, or -1. */
+function lastImageTag(html: string): number {
+  let last = -1;
+  IMAGE_TAG.lastIndex = 0;
+  for (let m = IMAGE_TAG.exec(html); m !== null; m = IMAGE_TAG.exec(html)) last = m.index;
+  return last;
+}
+
 /**
  * The captions of the images of one page; `pageUrl` resolves relative URLs (a `<base>` overrides it).
  * Spans that cannot change the result are skipped (most of a long page's text once the block around
@@ -287,6 +297,10 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   let aborted = false;
   let noScanBefore = 0;
   let skippedChars = 0;
+  /** where the page's last `<img` or `<image` starts (any case; in text, comments and attributes too): no image tag can start after it */
+  const lastImage = skip ? lastImageTag(html) : html.length;
+  /** open blocks (the page root aside) holding images: their text may still become a caption or a drop */
+  let waiting = 0;
 
   const chooseUrl = (a: Record<string, string>): ReturnType<typeof imageKey> | { drop: "no_src" } => {
     const srcset = a["srcset"] || a["data-srcset"] || "";
@@ -316,7 +330,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
     if (uses.length >= maxImages) return drop("too_many_images");
     const use: ImageUse = { key: v.key, url: v.url, ordinal: uses.length, alt: clean(a["alt"] ?? ""), title: clean(a["title"] ?? "") };
     uses.push(use);
-    blocks[blocks.length - 1]!.images.push(use);
+    holdImages(blocks[blocks.length - 1]!, [use]);
     figures[figures.length - 1]?.images.push(use);
     const table = tables[tables.length - 1];
     if (table && inCell > 0) {
@@ -330,13 +344,24 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
     }
   };
 
+  const holdImages = (b: Block, images: ImageUse[]) => {
+    if (b.images.length === 0 && blocks[0] !== b) waiting++;
+    b.images.push(...images);
+  };
+
   /** where to go on after a tag that ends before `next`: past a span whose events would change nothing */
   const afterTag = (next: number): number => {
-    if (tooDeep || aborted || next < noScanBefore || opaque > 0 || inFigcaption > 0) return next;
-    // its text would go to the current block (and a cell's row): only a full buffer, or one already
-    // too long to be a caption (so are those of the blocks around it), has no use for it
-    const top = blocks[blocks.length - 1]!.text;
-    if (!(top.saturated || top.longerThan(maxCaption)) || html.charCodeAt(next - 1) !== 0x3e) return next;
+    if (tooDeep || aborted || next < noScanBefore) return next;
+    // inside an opaque element (head, script, noscript, select, …) text goes nowhere; elsewhere it would
+    // go to the current block (and a cell's row, a figcaption): only a full buffer, or one already too
+    // long to be a caption (so are those of the blocks around it), has no use for it; nor has any block
+    // once no image can follow and no open block holds one waiting for its text
+    if (opaque === 0) {
+      if (inFigcaption > 0) return next;
+      const top = blocks[blocks.length - 1]!.text;
+      if (!(top.saturated || top.longerThan(maxCaption) || (next > lastImage && waiting === 0))) return next;
+    }
+    if (html.charCodeAt(next - 1) !== 0x3e) return next;
     const table = tables[tables.length - 1];
     if (table?.hasImages || (open.length > 0 && RAW_TEXT.has(open[open.length - 1]!))) return next;
     const span = inertSpan(html, next, open, maxDepth);
@@ -421,9 +446,10 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
           const b = blocks.pop()!;
           const parent = blocks[blocks.length - 1]!;
           if (b.images.length > 0) {
+            waiting--;
             // its cleaned text's length is known without cleaning it: a text too long to be used is not built
             const length = b.text.cleanLength;
-            if (length === 0) parent.images.push(...b.images); // no text here: the nearest is further out
+            if (length === 0) holdImages(parent, b.images); // no text here: the nearest is further out
             else if (length > maxCaption || b.text.overflow) drop("nearby_too_long");
             else {
               const text = b.text.text();
