@@ -11,7 +11,8 @@
  * State is bounded by the page (itself bounded by the WARC reader): text buffers are capped and the
  * element stacks hold one small frame per open element, whatever the nesting depth.
  */
-import { Parser, type QuoteType } from "htmlparser2";
+import { Parser, type QuoteType, type Tokenizer } from "htmlparser2";
+import { FastTokenizer } from "./fast-tokenizer.ts";
 import { imageKey, largestSrcsetCandidate } from "./image-url.ts";
 import { inertSpan, RAW_TEXT, startTagClose } from "./inert-span.ts";
 
@@ -253,14 +254,15 @@ class SkippingParser extends Parser {
   }
 }
 
-const IMAGE_TAG = /<im(?:g|age)/gi;
-
-/** Index of the last `<img` or `<image` (any case) in `html`, or -1. */
+/**
+ * Where the page's last `<im` (any case) starts, or -1: every `<img` and `<image` tag starts at or before
+ * it. Searched backwards from `<` to `<`: the last image tag is most often near the page's end.
+ */
 function lastImageTag(html: string): number {
-  let last = -1;
-  IMAGE_TAG.lastIndex = 0;
-  for (let m = IMAGE_TAG.exec(html); m !== null; m = IMAGE_TAG.exec(html)) last = m.index;
-  return last;
+  for (let i = html.lastIndexOf("<"); i >= 0; i = i === 0 ? -1 : html.lastIndexOf("<", i - 1)) {
+    if ((html.charCodeAt(i + 1) | 0x20) === 0x69 && (html.charCodeAt(i + 2) | 0x20) === 0x6d) return i;
+  }
+  return -1;
 }
 
 /**
@@ -297,7 +299,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   let aborted = false;
   let noScanBefore = 0;
   let skippedChars = 0;
-  /** where the page's last `<img` or `<image` starts (any case; in text, comments and attributes too): no image tag can start after it */
+  /** no image tag starts after it (an `<im`, in text, comments and attributes too) */
   const lastImage = skip ? lastImageTag(html) : html.length;
   /** open blocks (the page root aside) holding images: their text may still become a caption or a drop */
   let waiting = 0;
@@ -470,7 +472,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
         else if (name === "picture") pictures.pop();
       },
   };
-  const parser = new SkippingParser(handler, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+  const parser = new SkippingParser(handler, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, Tokenizer: FastTokenizer as unknown as typeof Tokenizer });
   if (skip) {
     parser.afterTag = afterTag;
     parser.html = html;
