@@ -184,8 +184,6 @@ interface Block {
   tag: string;
   text: TextBuf;
   images: ImageUse[];
-  /** text that would have gone to it was skipped on the guess that it never holds an image */
-  guessed: boolean;
 }
 interface Figure {
   images: ImageUse[];
@@ -274,23 +272,11 @@ function lastImageTag(html: string): number {
  * table part of which was skipped), the page is read again in full.
  */
 export function extractCaptions(html: string, pageUrl: string, opts: ExtractOptions = {}): PageCaptions {
-  if (opts.skipInert === false) return readPage(html, pageUrl, opts, "none")!;
-  return readPage(html, pageUrl, opts, "guess") ?? readPage(html, pageUrl, opts, "sure") ?? readPage(html, pageUrl, opts, "none")!;
+  return (opts.skipInert !== false ? readPage(html, pageUrl, opts, true) : null) ?? readPage(html, pageUrl, opts, false)!;
 }
 
-/**
- * What a pass skips: "sure", spans whose text no block can use; "guess", also spans whose text would
- * only go to short blocks holding no image yet (the pass gives up, null, when an image comes while one
- * of them is open); "none", nothing.
- */
-type Skipping = "guess" | "sure" | "none";
-
-/** Most short blocks a guess may count on (each is checked at every skip). */
-const MAX_GUESSED = 32;
-
 /** One pass over the page; null when a skip turned out to matter (then read it again without skips). */
-function readPage(html: string, pageUrl: string, opts: ExtractOptions, skipping: Skipping): PageCaptions | null {
-  const skip = skipping !== "none";
+function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boolean): PageCaptions | null {
   const maxCaption = opts.maxCaptionChars ?? 500;
   const maxImages = opts.maxImages ?? 5000;
   const maxDepth = opts.maxDepth ?? 512;
@@ -301,7 +287,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skipping:
   let base: string = pageUrl;
   let baseSeen = false;
   const uses: ImageUse[] = [];
-  const blocks: Block[] = [{ tag: "#root", text: new TextBuf(true), images: [], guessed: false }];
+  const blocks: Block[] = [{ tag: "#root", text: new TextBuf(true), images: [] }];
   /** characters that scans starting before the point where an earlier scan stopped may still read (a bound: each such scan reads up to there again) */
   let rescans = html.length;
   const figures: Figure[] = [];
@@ -363,29 +349,8 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skipping:
   };
 
   const holdImages = (b: Block, images: ImageUse[]) => {
-    if (b.guessed) {
-      // an image whose caption may be the text of a block some of whose text was skipped: the guess was wrong
-      aborted = true;
-      parser.pause();
-      return;
-    }
     if (b.images.length === 0 && blocks[0] !== b) waiting++;
     b.images.push(...images);
-  };
-
-  /**
-   * How many blocks, from the current one out, the text of a span would change: those up to the first
-   * one whose text is full or too long to be a caption (that one, and every block around it, stays so
-   * whatever is added); -1 when one of them holds an image (its text is needed) or there are too many.
-   */
-  const shortBlocks = (): number => {
-    let n = 0;
-    for (let i = blocks.length - 1; i > 0; i--) {
-      const b = blocks[i]!;
-      if (b.text.saturated || b.text.longerThan(maxCaption)) break;
-      if (b.images.length > 0 || ++n > MAX_GUESSED) return -1;
-    }
-    return n;
   };
 
   /** where to go on after a tag that ends before `next`: past a span whose events would change nothing */
@@ -395,15 +360,10 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skipping:
     // go to the current block (and a cell's row, a figcaption): only a full buffer, or one already too
     // long to be a caption (so are those of the blocks around it), has no use for it; nor has any block
     // once no image can follow and no open block holds one waiting for its text
-    let guessed = 0;
     if (opaque === 0) {
       if (inFigcaption > 0) return next;
       const top = blocks[blocks.length - 1]!.text;
-      if (!(top.saturated || top.longerThan(maxCaption) || (next > lastImage && waiting === 0))) {
-        if (skipping !== "guess") return next;
-        guessed = shortBlocks();
-        if (guessed <= 0) return next;
-      }
+      if (!(top.saturated || top.longerThan(maxCaption) || (next > lastImage && waiting === 0))) return next;
     }
     if (html.charCodeAt(next - 1) !== 0x3e) return next;
     const table = tables[tables.length - 1];
@@ -413,7 +373,6 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skipping:
     noScanBefore = span.stop;
     if (span.end <= next) return next;
     if (table) table.skipped = true;
-    for (let i = blocks.length - guessed; i < blocks.length; i++) blocks[i]!.guessed = true;
     skippedChars += span.end - next;
     return span.end;
   };
@@ -456,7 +415,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skipping:
             // an unusable <base> leaves the page URL in charge
           }
         }
-        if (BLOCKS.has(name)) blocks.push({ tag: name, text: new TextBuf(), images: [], guessed: false });
+        if (BLOCKS.has(name)) blocks.push({ tag: name, text: new TextBuf(), images: [] });
         if (name === "figure") figures.push({ images: [], caption: null });
         else if (name === "figcaption" && figures.length > 0) {
           inFigcaption++;
