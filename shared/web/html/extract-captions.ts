@@ -11,7 +11,8 @@
  * State is bounded by the page (itself bounded by the WARC reader): text buffers are capped and the
  * element stacks hold one small frame per open element, whatever the nesting depth.
  */
-import { Parser, type QuoteType } from "htmlparser2";
+import { Parser, type QuoteType, type Tokenizer } from "htmlparser2";
+import { FastTokenizer } from "./fast-tokenizer.ts";
 import { imageKey, largestSrcsetCandidate } from "./image-url.ts";
 import { inertSpan, RAW_TEXT, startTagClose } from "./inert-span.ts";
 
@@ -254,6 +255,17 @@ class SkippingParser extends Parser {
 }
 
 /**
+ * Where the page's last `<im` (any case) starts, or -1: every `<img` and `<image` tag starts at or before
+ * it. Searched backwards from `<` to `<`: the last image tag is most often near the page's end.
+ */
+function lastImageTag(html: string): number {
+  for (let i = html.lastIndexOf("<"); i >= 0; i = i === 0 ? -1 : html.lastIndexOf("<", i - 1)) {
+    if ((html.charCodeAt(i + 1) | 0x20) === 0x69 && (html.charCodeAt(i + 2) | 0x20) === 0x6d) return i;
+  }
+  return -1;
+}
+
+/**
  * The captions of the images of one page; `pageUrl` resolves relative URLs (a `<base>` overrides it).
  * Spans that cannot change the result are skipped (most of a long page's text once the block around
  * it is too long to be a caption); in the rare page where that cannot be known in time (an image in a
@@ -276,6 +288,8 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   let baseSeen = false;
   const uses: ImageUse[] = [];
   const blocks: Block[] = [{ tag: "#root", text: new TextBuf(true), images: [] }];
+  /** characters that scans starting before the point where an earlier scan stopped may still read (a bound: each such scan reads up to there again) */
+  let rescans = html.length;
   const figures: Figure[] = [];
   const tables: Table[] = [];
   const pictures: (string | null)[] = [];
@@ -287,6 +301,10 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   let aborted = false;
   let noScanBefore = 0;
   let skippedChars = 0;
+  /** no image tag starts after it (an `<im`, in text, comments and attributes too) */
+  const lastImage = skip ? lastImageTag(html) : html.length;
+  /** open blocks (the page root aside) holding images: their text may still become a caption or a drop */
+  let waiting = 0;
 
   const chooseUrl = (a: Record<string, string>): ReturnType<typeof imageKey> | { drop: "no_src" } => {
     const srcset = a["srcset"] || a["data-srcset"] || "";
@@ -316,7 +334,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
     if (uses.length >= maxImages) return drop("too_many_images");
     const use: ImageUse = { key: v.key, url: v.url, ordinal: uses.length, alt: clean(a["alt"] ?? ""), title: clean(a["title"] ?? "") };
     uses.push(use);
-    blocks[blocks.length - 1]!.images.push(use);
+    holdImages(blocks[blocks.length - 1]!, [use]);
     figures[figures.length - 1]?.images.push(use);
     const table = tables[tables.length - 1];
     if (table && inCell > 0) {
@@ -330,16 +348,28 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
     }
   };
 
+  const holdImages = (b: Block, images: ImageUse[]) => {
+    if (b.images.length === 0 && blocks[0] !== b) waiting++;
+    b.images.push(...images);
+  };
+
   /** where to go on after a tag that ends before `next`: past a span whose events would change nothing */
   const afterTag = (next: number): number => {
-    if (tooDeep || aborted || next < noScanBefore || opaque > 0 || inFigcaption > 0) return next;
-    // its text would go to the current block (and a cell's row): only a full buffer, or one already
-    // too long to be a caption (so are those of the blocks around it), has no use for it
-    const top = blocks[blocks.length - 1]!.text;
-    if (!(top.saturated || top.longerThan(maxCaption)) || html.charCodeAt(next - 1) !== 0x3e) return next;
+    if (tooDeep || aborted || (next < noScanBefore && rescans <= 0)) return next;
+    // inside an opaque element (head, script, noscript, select, …) text goes nowhere; elsewhere it would
+    // go to the current block (and a cell's row, a figcaption): only a full buffer, or one already too
+    // long to be a caption (so are those of the blocks around it), has no use for it; nor has any block
+    // once no image can follow and no open block holds one waiting for its text
+    if (opaque === 0) {
+      if (inFigcaption > 0) return next;
+      const top = blocks[blocks.length - 1]!.text;
+      if (!(top.saturated || top.longerThan(maxCaption) || (next > lastImage && waiting === 0))) return next;
+    }
+    if (html.charCodeAt(next - 1) !== 0x3e) return next;
     const table = tables[tables.length - 1];
     if (table?.hasImages || (open.length > 0 && RAW_TEXT.has(open[open.length - 1]!))) return next;
     const span = inertSpan(html, next, open, maxDepth);
+    if (next < noScanBefore) rescans -= span.stop - next;
     noScanBefore = span.stop;
     if (span.end <= next) return next;
     if (table) table.skipped = true;
@@ -421,9 +451,10 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
           const b = blocks.pop()!;
           const parent = blocks[blocks.length - 1]!;
           if (b.images.length > 0) {
+            waiting--;
             // its cleaned text's length is known without cleaning it: a text too long to be used is not built
             const length = b.text.cleanLength;
-            if (length === 0) parent.images.push(...b.images); // no text here: the nearest is further out
+            if (length === 0) holdImages(parent, b.images); // no text here: the nearest is further out
             else if (length > maxCaption || b.text.overflow) drop("nearby_too_long");
             else {
               const text = b.text.text();
@@ -444,7 +475,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
         else if (name === "picture") pictures.pop();
       },
   };
-  const parser = new SkippingParser(handler, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+  const parser = new SkippingParser(handler, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, Tokenizer: FastTokenizer as unknown as typeof Tokenizer });
   if (skip) {
     parser.afterTag = afterTag;
     parser.html = html;

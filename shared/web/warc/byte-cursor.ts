@@ -37,25 +37,50 @@ export class ByteCursor {
 
   /** reads until at least `n` bytes are held or the source ends; returns whether `n` are held */
   async fill(n: number): Promise<boolean> {
-    while (this.buf.length < n && !this.ended) await this.more();
-    return this.buf.length >= n;
+    if (this.buf.length >= n || this.ended) return this.buf.length >= n;
+    // the chunks joined once (joining at each chunk would copy the held bytes again every time)
+    const chunks = this.buf.length === 0 ? [] : [this.buf];
+    let held = this.buf.length;
+    try {
+      while (held < n) {
+        const chunk = await this.pull();
+        if (chunk === null) break;
+        chunks.push(chunk);
+        held += chunk.length;
+      }
+    } finally {
+      // (what was read before a failure stays held)
+      if (chunks.length > 0) this.buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, held);
+    }
+    return held >= n;
   }
 
   /** pulls one more chunk into the buffer; false at the end of the source */
   async more(): Promise<boolean> {
-    if (this.ended) return false;
+    const chunk = await this.pull();
+    if (chunk === null) return false;
+    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    return true;
+  }
+
+  /** the failure of the source, once it failed: every later read fails with it (a caller may read on past one it caught) */
+  private failure: ByteSourceError | null = null;
+
+  /** the next chunk of the source, null at its end */
+  private async pull(): Promise<Buffer | null> {
+    if (this.failure !== null) throw this.failure;
+    if (this.ended) return null;
     let r: IteratorResult<Buffer>;
     try {
       r = await this.it.next();
     } catch (e) {
-      throw new ByteSourceError(e);
+      throw (this.failure = new ByteSourceError(e));
     }
     if (r.done) {
       this.ended = true;
-      return false;
+      return null;
     }
-    this.buf = this.buf.length === 0 ? r.value : Buffer.concat([this.buf, r.value]);
-    return true;
+    return r.value;
   }
 
   /** consumes `n` held bytes (n ≤ buffered.length) */

@@ -7,7 +7,7 @@
 import { createRequire } from "node:module";
 import { constants as zlibConstants, crc32, inflateRawSync } from "node:zlib";
 import type Pako from "pako";
-import type { ByteCursor } from "./byte-cursor.ts";
+import { ByteSourceError, type ByteCursor } from "./byte-cursor.ts";
 
 export class GzipMemberError extends Error {}
 
@@ -88,6 +88,17 @@ function inflateBuffered(cur: ByteCursor, maxOutput: number): Buffer | "cut" | "
   return out.buffer;
 }
 
+const GZIP_MAGIC = Buffer.from([0x1f, 0x8b, 8]);
+
+/**
+ * Whether the bytes held, which start with a member, hold the start of a later one (or what looks like
+ * it: the bytes of a gzip header may also occur inside compressed data). Without one, the member most
+ * likely goes on past them, and inflating it now would inflate it twice (cut, then whole).
+ */
+function laterMemberHeld(b: Buffer): boolean {
+  return b.indexOf(GZIP_MAGIC, 3) >= 0;
+}
+
 /** Compressed bytes held before a member is inflated at once, when the input has them. */
 const AHEAD = 64 * 1024;
 
@@ -118,6 +129,16 @@ export async function* inflateMember(cur: ByteCursor, maxFast = FAST_MEMBER_BYTE
 export async function inflateWholeMember(cur: ByteCursor, maxFast = FAST_MEMBER_BYTES): Promise<Buffer | null> {
   // most members are a few KB: with this much held, few are cut by the end of the buffered bytes (each cut one is inflated twice)
   let ended = cur.buffered.length < AHEAD && !(await cur.fill(AHEAD));
+  // nor is one followed by the header of another: read on until one shows (or the input ends) before inflating
+  while (!ended && cur.buffered.length < maxFast && !laterMemberHeld(cur.buffered)) {
+    try {
+      ended = !(await cur.fill(Math.min(maxFast, Math.max(2 * cur.buffered.length, 64 * 1024))));
+    } catch (e) {
+      // a source that fails here fails again at the next read: the member held is inflated first, as it was
+      if (e instanceof ByteSourceError) break;
+      throw e;
+    }
+  }
   for (;;) {
     const fast = inflateBuffered(cur, maxFast);
     if (Buffer.isBuffer(fast)) return fast;
@@ -133,7 +154,7 @@ export async function inflateWholeMember(cur: ByteCursor, maxFast = FAST_MEMBER_
  * and read this way, without the promises of an async call.
  */
 export function inflateHeldMember(cur: ByteCursor, maxFast = FAST_MEMBER_BYTES): Buffer | null | undefined {
-  if (cur.buffered.length < AHEAD) return undefined;
+  if (cur.buffered.length < AHEAD || !laterMemberHeld(cur.buffered)) return undefined;
   const fast = inflateBuffered(cur, maxFast);
   if (Buffer.isBuffer(fast)) return fast;
   if (fast === "stream" || cur.buffered.length >= maxFast) return null;

@@ -184,4 +184,48 @@ describe("the extractor finds what the earlier one found", () => {
     const none = same(`<table>${rows}</table><p>After <img src="x.jpg" alt="after the table"></p>`);
     expect(none.skippedChars).toBeGreaterThan(10_000); // rows skipped, and nothing asked for them
   });
+
+  it("after the last image tag, inside opaque elements and again before where a scan stopped, skipped text changes nothing", () => {
+    const para = (i: number) => `<p>Paragraph ${i} of the tail, with <a href="/l${i}">a link</a> and <b>bold</b> words &amp; an entity.</p>`;
+    const tail = Array.from({ length: 80 }, (_, i) => para(i)).join("\n");
+    // the last image early, then a long tail: the tail is skipped (once no open block holds an image)
+    const early = same(`<div><p>Intro <img src="first.jpg" alt="first"></p></div><div>${tail}</div>`);
+    expect(early.skippedChars).toBeGreaterThan(tail.length / 2);
+    // …but not while a block holding an image is open: its text is the image's nearby caption
+    const open = same(`<div>Around <img src="held.jpg"><div>${tail.slice(0, 800)}</div></div>`);
+    expect(open.captions.map((c) => c.type)).toEqual([]);
+    expect(open.dropped.get("nearby_too_long")).toBe(1);
+    same(`<div>Around <img src="held.jpg"><div>${tail.slice(0, 800)}</div></div>`, PAGE, { maxCaptionChars: 4000 });
+    // what the tail can still change: a figcaption of a figure without an image (a counted drop), the
+    // depth bound, a table holding an image, a figure holding one; and `<img` in any case, or `<image>`
+    const tails = [
+      `<figure><figcaption>${"long caption ".repeat(60)}</figcaption></figure>`,
+      `${"<div>".repeat(20)}deep${"</div>".repeat(20)}`,
+      `<table><tr><td><img src="t.jpg"></td></tr><tr><td>${tail.slice(0, 200)}</td></tr></table>`,
+      `<figure><img src="f.jpg"><p>${tail.slice(0, 200)}</p><figcaption>Late caption</figcaption></figure>`,
+      `<p>${tail.slice(0, 200)}</p><IMG SRC="upper.jpg" ALT="Upper"><p>words</p><ImAgE src="alias.jpg" alt="alias">`,
+      `<p>x</p><!-- <img src="in-comment.jpg"> --><script>"<img src=s.jpg>"</script><p title="<img src=a.jpg>">t</p>`,
+      `<p>${"one ".repeat(200)}<base href="https://elsewhere.example/"><picture><source srcset="/late.webp"><img alt="late"></picture></p>`,
+    ];
+    for (const t of tails) {
+      for (const html of [`<div><p>Intro <img src="first.jpg" alt="first"></p></div><div>${tail}${t}${tail}</div>`, `<section>${tail}<img src="mid.jpg">${t}</section>${tail}`]) {
+        for (const opts of BOUNDS) same(html, PAGE, opts);
+      }
+    }
+    // the head: opaque, its text is no one's; a <base> and images in it still count
+    const head = `<html><head><title>T</title>${'<meta name="x" content="y">'.repeat(50)}<script>var s = "<p>";</script><base href="https://cdn.example/"><link rel=x href=y></head>`;
+    const inHead = same(`${head}<body><p>Body <img src="b.jpg" alt="in body"></p></body></html>`);
+    expect(inHead.captions[0]!.url).toBe("https://cdn.example/b.jpg");
+    expect(inHead.skippedChars).toBeGreaterThan(1000);
+    same(`<html><head>${'<meta name="x" content="y">'.repeat(50)}<img src="h.jpg" alt="in head"><noscript><p>${"n ".repeat(300)}</p><img src="n.jpg"></noscript></head><body><p>b<img src="b.jpg"></p></body></html>`);
+    // a scan that stopped at an image deep inside an element opened in it: later scans from inside
+    // that element skip what comes before the image (an article after a long block)
+    const article = `<article><header><h2><a href="/p">Title</a></h2></header><div class="content">${Array.from({ length: 30 }, (_, i) => para(i)).join("")}<p><a href="/i"><img src="art.jpg" alt="in article"></a></p><p>After</p></div></article>`;
+    const long = `<main><p>${"long text ".repeat(80)}</p>${article}${article}</main>`;
+    const again = same(long);
+    expect(again.skippedChars).toBeGreaterThan(4000); // (the paragraphs before each image; a scan from before where the last one stopped skipped 24 characters)
+    for (const opts of BOUNDS) same(long, PAGE, opts);
+    // elements that never close before the image: each start tag scans again, within the bound
+    same(`<main><p>${"long text ".repeat(80)}</p>${"<font>x ".repeat(400)}<img src="f.jpg" alt="fonts"></main>`);
+  });
 });
