@@ -321,25 +321,36 @@ class WikitextScanner {
     const refs0 = this.refs.length;
     const busy0 = busy.length;
     const events0 = t.evName.length;
-    for (let m = old.cpRefs[k]!; m < old.placed.length; m++) {
-      const r = old.placed[m]!;
-      this.refs.push({ pos: r.pos + d, ref: r.ref });
+    // (bounds and arrays in locals: the pushes could alias them for all V8 knows, so it would reload them per element)
+    const placed = old.placed;
+    const refs = this.refs;
+    for (let m = old.cpRefs[k]!, end = placed.length; m < end; m++) {
+      const r = placed[m]!;
+      refs.push({ pos: r.pos + d, ref: r.ref });
     }
-    for (let m = old.cpBusy[k]!; m < old.busy.length; m++) {
-      const x = old.busy[m]!;
+    const oldBusy = old.busy;
+    for (let m = old.cpBusy[k]!, end = oldBusy.length; m < end; m++) {
+      const x = oldBusy[m]!;
       busy.push(x >= 0 ? x + d : x - d);
     }
-    for (let m = old.cpEvents[k]!; m < old.evName.length; m++) {
-      t.evName.push(old.evName[m]!);
-      t.evSample.push(old.evSample[m]!);
+    const evName = old.evName;
+    const evSample = old.evSample;
+    for (let m = old.cpEvents[k]!, end = evName.length; m < end; m++) {
+      t.evName.push(evName[m]!);
+      t.evSample.push(evSample[m]!);
     }
     // reach past the join: what the old work read, shifted, and at least what this scan read so far
-    for (let m = k; m < pos.length; m++) {
+    const { cpRefs, cpBusy, cpEvents, cpReach } = old;
+    const refsK = refs0 - cpRefs[k]!;
+    const busyK = busy0 - cpBusy[k]!;
+    const eventsK = events0 - cpEvents[k]!;
+    const reach = this.reach;
+    for (let m = k, end = pos.length; m < end; m++) {
       t.cpPos.push(pos[m]! + d);
-      t.cpRefs.push(old.cpRefs[m]! - old.cpRefs[k]! + refs0);
-      t.cpBusy.push(old.cpBusy[m]! - old.cpBusy[k]! + busy0);
-      t.cpEvents.push(old.cpEvents[m]! - old.cpEvents[k]! + events0);
-      t.cpReach.push(Math.max(this.reach, old.cpReach[m]! + d));
+      t.cpRefs.push(cpRefs[m]! + refsK);
+      t.cpBusy.push(cpBusy[m]! + busyK);
+      t.cpEvents.push(cpEvents[m]! + eventsK);
+      t.cpReach.push(Math.max(reach, cpReach[m]! + d));
     }
     t.joined = true;
     return true;
@@ -349,11 +360,17 @@ class WikitextScanner {
   resumeFrom(old: ScanTrace, k: number): number {
     const t = this.trace!;
     const busy = this.busy!;
-    for (let m = 0; m < old.cpRefs[k]!; m++) this.refs.push(old.placed[m]!);
-    for (let m = 0; m < old.cpBusy[k]!; m++) busy.push(old.busy[m]!);
-    for (let m = 0; m < old.cpEvents[k]!; m++) {
-      t.evName.push(old.evName[m]!);
-      t.evSample.push(old.evSample[m]!);
+    // (bounds and arrays in locals, as in joined)
+    const placed = old.placed;
+    const refs = this.refs;
+    for (let m = 0, end = old.cpRefs[k]!; m < end; m++) refs.push(placed[m]!);
+    const oldBusy = old.busy;
+    for (let m = 0, end = old.cpBusy[k]!; m < end; m++) busy.push(oldBusy[m]!);
+    const evName = old.evName;
+    const evSample = old.evSample;
+    for (let m = 0, end = old.cpEvents[k]!; m < end; m++) {
+      t.evName.push(evName[m]!);
+      t.evSample.push(evSample[m]!);
     }
     for (let m = 0; m < k; m++) {
       t.cpPos.push(old.cpPos[m]!);
