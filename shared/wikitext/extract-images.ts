@@ -245,7 +245,7 @@ class WikitextScanner {
           continue;
         }
       }
-      if (this.fKind.length === 0 && i >= this.nextCheck) {
+      if (i >= this.nextCheck && this.fKind.length === 0) {
         // at the top level, all state is in refs, busy and the counts: the rest depends only on s[i..]
         if (this.join !== null && i >= this.join.from && this.joined(i)) break;
         if (i >= this.nextCheckpoint) this.checkpoint(i);
