@@ -66,6 +66,9 @@ export class ExtractionLimitError extends Error {
 /** The characters the page scanner acts on: [ ] { } | < */
 const MARKUP_CHAR = new Uint8Array(0x7e);
 for (const ch of "[]{}|<") MARKUP_CHAR[ch.charCodeAt(0)] = 1;
+/** The same, indexed by any byte: the byte path skips plain text on the Buffer, one lookup per byte. */
+const MARKUP_BYTE = new Uint8Array(256);
+MARKUP_BYTE.set(MARKUP_CHAR);
 
 const LINK = 1;
 const TEMPLATE = 2;
@@ -224,16 +227,25 @@ class WikitextScanner {
 
   run(from = 0): WikitextImageRef[] {
     const s = this.s;
+    const bytes = this.t.bytes;
     const n = s.length;
     let i = from;
     while (i < n) {
-      const c = s.charCodeAt(i);
-      // Most characters are plain text: one table lookup skips them.
-      if (c > 0x7d || MARKUP_CHAR[c] === 0) {
-        i++;
-        continue;
+      // Most characters are plain text: one table lookup skips them (on the byte path, read from the
+      // Buffer: a typed-array load is cheaper than charCodeAt, and bytes equal the latin1 string's codes).
+      let c: number;
+      if (bytes !== null) {
+        while (i < n && MARKUP_BYTE[bytes[i]!] === 0) i++;
+        if (i >= n) break;
+        c = bytes[i]!;
+      } else {
+        c = s.charCodeAt(i);
+        if (c > 0x7d || MARKUP_CHAR[c] === 0) {
+          i++;
+          continue;
+        }
       }
-      if (this.fKind.length === 0 && i >= this.nextCheck) {
+      if (i >= this.nextCheck && this.fKind.length === 0) {
         // at the top level, all state is in refs, busy and the counts: the rest depends only on s[i..]
         if (this.join !== null && i >= this.join.from && this.joined(i)) break;
         if (i >= this.nextCheckpoint) this.checkpoint(i);
@@ -309,25 +321,36 @@ class WikitextScanner {
     const refs0 = this.refs.length;
     const busy0 = busy.length;
     const events0 = t.evName.length;
-    for (let m = old.cpRefs[k]!; m < old.placed.length; m++) {
-      const r = old.placed[m]!;
-      this.refs.push({ pos: r.pos + d, ref: r.ref });
+    // (bounds and arrays in locals: the pushes could alias them for all V8 knows, so it would reload them per element)
+    const placed = old.placed;
+    const refs = this.refs;
+    for (let m = old.cpRefs[k]!, end = placed.length; m < end; m++) {
+      const r = placed[m]!;
+      refs.push({ pos: r.pos + d, ref: r.ref });
     }
-    for (let m = old.cpBusy[k]!; m < old.busy.length; m++) {
-      const x = old.busy[m]!;
+    const oldBusy = old.busy;
+    for (let m = old.cpBusy[k]!, end = oldBusy.length; m < end; m++) {
+      const x = oldBusy[m]!;
       busy.push(x >= 0 ? x + d : x - d);
     }
-    for (let m = old.cpEvents[k]!; m < old.evName.length; m++) {
-      t.evName.push(old.evName[m]!);
-      t.evSample.push(old.evSample[m]!);
+    const evName = old.evName;
+    const evSample = old.evSample;
+    for (let m = old.cpEvents[k]!, end = evName.length; m < end; m++) {
+      t.evName.push(evName[m]!);
+      t.evSample.push(evSample[m]!);
     }
     // reach past the join: what the old work read, shifted, and at least what this scan read so far
-    for (let m = k; m < pos.length; m++) {
+    const { cpRefs, cpBusy, cpEvents, cpReach } = old;
+    const refsK = refs0 - cpRefs[k]!;
+    const busyK = busy0 - cpBusy[k]!;
+    const eventsK = events0 - cpEvents[k]!;
+    const reach = this.reach;
+    for (let m = k, end = pos.length; m < end; m++) {
       t.cpPos.push(pos[m]! + d);
-      t.cpRefs.push(old.cpRefs[m]! - old.cpRefs[k]! + refs0);
-      t.cpBusy.push(old.cpBusy[m]! - old.cpBusy[k]! + busy0);
-      t.cpEvents.push(old.cpEvents[m]! - old.cpEvents[k]! + events0);
-      t.cpReach.push(Math.max(this.reach, old.cpReach[m]! + d));
+      t.cpRefs.push(cpRefs[m]! + refsK);
+      t.cpBusy.push(cpBusy[m]! + busyK);
+      t.cpEvents.push(cpEvents[m]! + eventsK);
+      t.cpReach.push(Math.max(reach, cpReach[m]! + d));
     }
     t.joined = true;
     return true;
@@ -337,11 +360,17 @@ class WikitextScanner {
   resumeFrom(old: ScanTrace, k: number): number {
     const t = this.trace!;
     const busy = this.busy!;
-    for (let m = 0; m < old.cpRefs[k]!; m++) this.refs.push(old.placed[m]!);
-    for (let m = 0; m < old.cpBusy[k]!; m++) busy.push(old.busy[m]!);
-    for (let m = 0; m < old.cpEvents[k]!; m++) {
-      t.evName.push(old.evName[m]!);
-      t.evSample.push(old.evSample[m]!);
+    // (bounds and arrays in locals, as in joined)
+    const placed = old.placed;
+    const refs = this.refs;
+    for (let m = 0, end = old.cpRefs[k]!; m < end; m++) refs.push(placed[m]!);
+    const oldBusy = old.busy;
+    for (let m = 0, end = old.cpBusy[k]!; m < end; m++) busy.push(oldBusy[m]!);
+    const evName = old.evName;
+    const evSample = old.evSample;
+    for (let m = 0, end = old.cpEvents[k]!; m < end; m++) {
+      t.evName.push(evName[m]!);
+      t.evSample.push(evSample[m]!);
     }
     for (let m = 0; m < k; m++) {
       t.cpPos.push(old.cpPos[m]!);

@@ -73,6 +73,24 @@ describe("byte path = string path", () => {
     for (const c of cases) sameOn(c);
   });
 
+  it("where the plain-text skip reads bytes: bytes ≥ 0x80 whose low 7 bits are markup, every ASCII byte beside markup, markup at the end", () => {
+    // "¼" is C2 BC (BC & 0x7F = "<"), "۰" DB B0 (DB & 0x7F = "["), "݀" DD 80 ("]"), "ý" C3 BD ("="), "ü" C3 BC;
+    // 0x7E "~" and 0x7F sit just past the last markup character "}" (0x7D)
+    const wide = "¼۰݀ýü";
+    const ascii = Array.from({ length: 0x60 }, (_, k) => String.fromCharCode(0x20 + k)).join("") + "\t\n";
+    const cases = [
+      `[[File:A${wide}.jpg|thumb|${wide} [[B${wide}]] {{lang|de|${wide}}} ${wide}]]${wide}[[File:C.jpg|${wide}]]`,
+      `{{Infobox|image${wide}=X.jpg|image=Y${wide}.jpg|caption=${wide}~\x7f~}}~\x7f[[File:D.jpg|~\x7f${wide}]]`,
+      `[[File:E.jpg|${ascii}]] ${ascii} {{Infobox|image=F.jpg|caption=${ascii.replace(/[|{}[\]<]/g, "")}}}`,
+      `<gallery>\nFile:G${wide}.jpg|${wide}\n</gallery>${wide}<!--${wide}-->${wide}[[File:H.jpg|end]]`,
+      `${wide}[[File:I.jpg|unclosed ${wide}`,
+      `${wide}[[File:J.jpg|last]]`,
+      `${wide}{{`,
+      `x[`,
+    ];
+    for (const c of cases) sameOn(c);
+  });
+
   it("on every string literal of the extraction and caption tests", () => {
     let n = 0;
     for (const file of ["test/wikitext/extract-images.test.ts", "test/wikitext/caption-words.test.ts", "test/wikitext/template-images.test.ts", "test/wikitext/clean-caption.test.ts"]) {

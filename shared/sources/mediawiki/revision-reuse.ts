@@ -132,7 +132,8 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
       return viaString(rev);
     }
     diff.valid = false;
-    if (prev !== null && raw.length <= max) {
+    const noCR = raw.indexOf(0x0d) < 0;
+    if (prev !== null && noCR && raw.length <= max) {
       const busy = reusable(prev, raw, diff);
       if (busy !== null) {
         stats.reused++;
@@ -141,7 +142,6 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
       }
     }
     const shifts: number[] = [];
-    const noCR = raw.indexOf(0x0d) < 0;
     let scratch = spare.pop();
     if (scratch !== undefined && scratch.length < raw.length) scratch = undefined; // dropped: a bigger one is made
     if (scratch === undefined) scratch = Buffer.allocUnsafeSlow(Math.max(raw.length + (raw.length >> 2), 1 << 16));
@@ -225,14 +225,13 @@ function toRawOffsets(busy: number[], shifts: number[]): number[] {
 }
 
 /**
- * If `raw` differs from the previous text only in plain text: the previous busy spans moved to `raw`'s
- * offsets; else null.
+ * If `raw` (which holds no CR: the caller looked) differs from the previous text only in plain text:
+ * the previous busy spans moved to `raw`'s offsets; else null.
  */
 function reusable(prev: Previous, raw: Buffer, diff: { valid: boolean; p: number; s: number }): number[] | null {
   const a = prev.raw;
   const la = a.length;
   const lb = raw.length;
-  if (raw.indexOf(0x0d) >= 0) return null;
   let p = commonPrefix(a, raw);
   if (p === la && la === lb) return rawBusy(prev);
   const s = commonSuffix(a, raw, Math.min(la, lb) - p);
