@@ -4,6 +4,7 @@
  * the NLP model, the cloud clients or the runner.
  */
 import { RUN_USAGE } from "./run-usage.ts";
+import type { CliLaunch } from "./cli-launch.ts";
 
 const USAGE = `paracap — paraphrase corpora from image captions
 
@@ -22,10 +23,6 @@ const USAGE = `paracap — paraphrase corpora from image captions
 
 ${RUN_USAGE}`;
 
-/** How the CLI was started: `script` is the entry a command may start again (bin/paracap.js); absent in-process. */
-export interface CliLaunch {
-  script?: string;
-}
 
 type Command = (argv: string[], launch: CliLaunch) => Promise<number>;
 const COMMANDS: Record<string, () => Promise<Command>> = {

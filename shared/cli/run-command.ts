@@ -18,7 +18,7 @@ import { isPixelPivot } from "../core/plugin-names.ts";
 import { sourceRegistry } from "../sources/registry.ts";
 import { imageInputsSource } from "../sources/img2dataset/image-inputs.ts";
 import { captionListsOf } from "../sources/img2dataset/caption-lists.ts";
-import type { CliLaunch } from "./main.ts";
+import type { CliLaunch } from "./cli-launch.ts";
 import { largeRun, nodeFlagsFor, relaunch } from "./node-flags.ts";
 
 /** The pivot `--images` sets when the config names none (README "Image identity": phash survives recompression and scaling). */
