@@ -11,9 +11,6 @@
 import domain from "node:domain";
 import { readFileSync } from "node:fs";
 
-/** A domain entered around the task, as functions-framework's per-request one (function_wrappers.js). */
-const requestDomain = () => domain.create();
-
 interface Spec {
   path: string;
   start: number;
@@ -56,7 +53,8 @@ if (mode === "decode") {
     });
   const marker =
     mode === "extract-in-domain"
-      ? await new Promise<Awaited<ReturnType<typeof task>>>((resolve, reject) => (requestDomain()).run(() => void task().then(resolve, reject)))
+      ? // a domain entered around the task, as functions-framework's per-request one (function_wrappers.js)
+        await new Promise<Awaited<ReturnType<typeof task>>>((resolve, reject) => domain.create().run(() => void task().then(resolve, reject)))
       : await task();
   const t3 = performance.now();
   const c = marker.counters as Record<string, number>;
