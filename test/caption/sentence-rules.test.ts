@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createCaptionAnalyzer } from "../../shared/caption/analyzer.ts";
 import { paperSegmentIsSentence, improvedSegmentIsSentence, isSentence, dropParenthesised } from "../../shared/caption/sentence-rules.ts";
 import { confusion, loadSentenceLabels, precision, recall } from "../../shared/caption/sentence-eval.ts";
@@ -110,7 +112,7 @@ describe("quality on the hand-labelled captions", () => {
   });
   it("rejects a malformed labels line with its line number", async () => {
     const { writeFileSync, mkdtempSync } = await import("node:fs");
-    const dir = mkdtempSync("/tmp/paracap-labels-");
+    const dir = mkdtempSync(join(tmpdir(), "paracap-labels-"));
     writeFileSync(`${dir}/bad.tsv`, "label\tcaption\tsource\nmaybe\tOctopus swimming\tx\n");
     expect(() => loadSentenceLabels(`${dir}/bad.tsv`)).toThrow(/bad\.tsv:2/);
   });
