@@ -94,11 +94,11 @@ beforeAll(async () => {
 });
 
 describe("bit flips", () => {
-  it("in bz2: no crash, every revision accounted for, no caption the clean dump lacks, only the damaged block's pages lost (40 seeds, 10 of them on the JS decoder)", async () => {
+  it("in bz2: no crash, every revision accounted for, no caption the clean dump lacks, only the damaged block's pages lost (24 seeds, 6 of them on the JS decoder)", async () => {
     const invented: string[] = [];
     const overLost: string[] = [];
     let damagedRuns = 0;
-    for (let seed = 1; seed <= 40; seed++) {
+    for (let seed = 1; seed <= 24; seed++) {
       const r = rng(seed);
       const bad = Buffer.from(bz2);
       // skip the 4-byte stream header so the input still reads as bz2
@@ -127,11 +127,11 @@ describe("bit flips", () => {
     }
     expect(invented).toEqual([]);
     expect(overLost).toEqual([]);
-    expect(damagedRuns).toBeGreaterThan(20);
+    expect(damagedRuns).toBeGreaterThan(12);
   });
 
-  it("in plain XML: no crash, no hang, every revision accounted for (100 seeds)", async () => {
-    for (let seed = 1; seed <= 100; seed++) {
+  it("in plain XML: no crash, no hang, every revision accounted for (50 seeds)", async () => {
+    for (let seed = 1; seed <= 50; seed++) {
       const r = rng(1000 + seed);
       const bad = Buffer.from(xml);
       for (let k = 0; k < 3; k++) bad[Math.floor(r() * bad.length)]! ^= 1 << Math.floor(r() * 8);
