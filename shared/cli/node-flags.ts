@@ -18,7 +18,8 @@
  * parent's: a parent killed outright (SIGKILL) takes the child down with it, as one process would go.
  */
 import { spawn } from "node:child_process";
-import { statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 
 /** Set in the environment of the child that runs with the flags, so it does not start itself again. */
 export const NODE_FLAGS_APPLIED_ENV = "PARACAP_NODE_FLAGS_APPLIED";
@@ -44,14 +45,19 @@ export const RELAUNCH_FROM_BYTES = 4 << 20;
 /** Inputs that are large by what they point at, not by their own size: URLs, crawl paths lists. */
 const REMOTE_OR_LIST = /^[a-z][a-z0-9+.-]*:\/\/|\.paths(\.gz)?$/i;
 
+/** Entries of a folder looked at before it counts as large whatever their sizes (a crawl of millions of images). */
+const FOLDER_ENTRIES_LOOKED_AT = 10_000;
+
 /**
  * Whether a run over these inputs is large enough for the flags: their files' sizes add up to
- * RELAUNCH_FROM_BYTES, or one of them is a folder, a URL or a paths list. A path that cannot be read
- * counts as nothing (the run reports it).
+ * RELAUNCH_FROM_BYTES (a folder by the files in it), or one of them is a URL or a paths list. A path
+ * that cannot be read counts as nothing (the run reports it).
  */
 export function largeRun(paths: readonly string[]): boolean {
   let bytes = 0;
-  for (const path of paths) {
+  let entries = 0;
+  const pending = [...paths];
+  for (let path = pending.pop(); path !== undefined; path = pending.pop()) {
     if (REMOTE_OR_LIST.test(path)) return true;
     let st;
     try {
@@ -59,7 +65,18 @@ export function largeRun(paths: readonly string[]): boolean {
     } catch {
       continue;
     }
-    if (st.isDirectory()) return true;
+    if (st.isDirectory()) {
+      let names: string[];
+      try {
+        names = readdirSync(path);
+      } catch {
+        continue;
+      }
+      entries += names.length;
+      if (entries > FOLDER_ENTRIES_LOOKED_AT) return true;
+      for (const name of names) pending.push(join(path, name));
+      continue;
+    }
     bytes += st.size;
     if (bytes >= RELAUNCH_FROM_BYTES) return true;
   }

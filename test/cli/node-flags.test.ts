@@ -44,7 +44,7 @@ describe("nodeFlagsFor", () => {
     expect(nodeFlagsFor(["run"], ["--initial-old-space-size-x=1", "--max-old-space-size=900"], {})).toEqual([FLAG]);
   });
 
-  it("relaunches only a large run: local inputs of RELAUNCH_FROM_BYTES or more, a folder, a URL or a paths list", () => {
+  it("relaunches only a large run: local inputs of RELAUNCH_FROM_BYTES or more (a folder by its files), a URL or a paths list", () => {
     const dir = tempDir("paracap-large-run-");
     const small = join(dir, "small.xml");
     writeFileSync(small, "x".repeat(1000));
@@ -59,7 +59,13 @@ describe("nodeFlagsFor", () => {
     expect(largeRun([half, small])).toBe(false);
     expect(largeRun([half, half.replace("half", "half-too")])).toBe(false); // missing: counts as nothing
     expect(largeRun([half, half])).toBe(true);
-    expect(largeRun([small, join(dir, "images")])).toBe(true);
+    // a folder counts by the files in it, however deep
+    expect(largeRun([small, join(dir, "images")])).toBe(false);
+    mkdirSync(join(dir, "images", "00000"));
+    writeFileSync(join(dir, "images", "00000", "a.jpg"), Buffer.alloc(RELAUNCH_FROM_BYTES / 2));
+    expect(largeRun([join(dir, "images")])).toBe(false);
+    writeFileSync(join(dir, "images", "00000", "b.jpg"), Buffer.alloc(RELAUNCH_FROM_BYTES / 2));
+    expect(largeRun([join(dir, "images")])).toBe(true);
     expect(largeRun(["https://data.commoncrawl.org/crawl-data/x.warc.gz"])).toBe(true);
     expect(largeRun([join(dir, "warc.paths.gz")])).toBe(true);
   });
