@@ -8,7 +8,7 @@
  * median and quartiles; then the HTML caption extractor alone on the crawls' pages.
  *   BENCH_BASE=/work/main npx tsx scripts/bench/warc-ab.ts   (BENCH_ROUNDS=n pairs, default 30)
  */
-import { createReadStream, existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 
 const here = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
@@ -33,7 +33,9 @@ async function checkout(root: string) {
   const config = ParacapConfig.parse({});
   const extract = documentExtractor(warcSource, config, new Counters(), await warcSource.prepare(config));
   const shard = (uri: string) => ({ id: "b", uri, source: "warc", kind: "current", start: null, end: null, fragment: false });
-  const bytes = (path: string) => ({ label: path, read: (start = 0) => createReadStream(path, { start }) });
+  // the runner's byte source of a local file, as each checkout has it (the same 1 MB reads since it exists)
+  const { fileBytes } = await import(`${root}/shared/io/file-bytes.ts`);
+  const bytes = (path: string) => fileBytes(path);
   const pages: { html: string; url: string }[] = [];
   for (const f of FILES) {
     for await (const d of warcSource.documents(shard(f), bytes(f), config, new Counters())) {

@@ -13,7 +13,8 @@
  *                   (as a worker keeps one over a run's shards: its caches of caption features and
  *                   language verdicts stay warm across the rounds, which repeat the same pages)
  *   ours/refs cold  the same with a new extractor each round: nothing cached carries over
- * Per-core figures divide by CPU time (process.cpuUsage), so a busy machine slows them less.
+ * Per-core figures divide by CPU time (process.cpuUsage), so a busy machine slows them less. Files are
+ * read as the runner reads them (io/file-bytes.ts: 1 MB reads; the readers given a stream get the same).
  *   npx tsx scripts/bench/warc.ts     (BENCH_ROUNDS=n to change the repetitions, default 20)
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -26,6 +27,7 @@ import { ParacapConfig } from "../../shared/core/config.ts";
 import { warcDocuments, warcSource, type WarcPage } from "../../shared/sources/warc/warc-source.ts";
 import type { ShardSpec } from "../../shared/sources/shard-spec.ts";
 import { documentExtractor } from "../../shared/pipeline/extract-stage.ts";
+import { fileBytes } from "../../shared/io/file-bytes.ts";
 
 const DIR = new URL("../../../shared/data/warc/", import.meta.url).pathname;
 const FILES = ["dolma-sample-0000.warc.gz", "pywb-iana.warc.gz", "commoncrawl-whirlwind.warc.gz"].map((f) => DIR + f);
@@ -65,12 +67,15 @@ function gzipBaseline(): number {
 }
 
 const shard = (uri: string): ShardSpec => ({ id: "b", uri, source: "warc", kind: "current", start: null, end: null, fragment: false });
-const bytes = (path: string) => ({ label: path, read: (start = 0) => createReadStream(path, { start }) as AsyncIterable<Buffer> });
+/** the runner's own byte source of a local file (1 MB reads), as `paracap run` reads it */
+const bytes = (path: string) => fileBytes(path);
+/** the same reads for the readers that take a stream (warcio, the warcio-parsed variant) */
+const stream = (path: string, start = 0) => createReadStream(path, { start, highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>;
 
 /** The WARC source's documents, read by the sync member parser (the default) or by warcio alone (the reader before it). */
 async function ourDocs(onDoc: (d: WarcPage) => void, parser: "sync" | "warcio" = "sync"): Promise<void> {
   for (const f of FILES) {
-    const docs = parser === "sync" ? warcSource.documents(shard(f), bytes(f), config, new Counters()) : warcDocuments({ file: basename(f), label: f, open: (start) => createReadStream(f, { start }) as AsyncIterable<Buffer>, start: 0, end: null, parser }, config, new Counters());
+    const docs = parser === "sync" ? warcSource.documents(shard(f), bytes(f), config, new Counters()) : warcDocuments({ file: basename(f), label: f, open: (start) => stream(f, start), start: 0, end: null, parser }, config, new Counters());
     for await (const d of docs) onDoc(d);
   }
 }
@@ -80,7 +85,7 @@ if (spawnSync("gzip", ["--version"]).status !== 0) throw new Error("gzip binary 
 const gz = gzipBaseline();
 const warcio = await measure("warcio", async () => {
   for (const f of FILES) {
-    for await (const record of WARCParser.iterRecords(createReadStream(f))) await record.readFully();
+    for await (const record of WARCParser.iterRecords(stream(f))) await record.readFully();
   }
 });
 const readOld = await measure("ours/read w", () => ourDocs(() => {}, "warcio"));

@@ -52,7 +52,9 @@ export function imageKey(raw: string, base: string | URL): ImageKeyVerdict {
     return { drop: "invalid_url" };
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return { drop: "not_http_url" };
-  url.hash = "";
+  // (a setter re-serialises the URL: called only when the address has a fragment, maybe an empty one,
+  // which only a `#` in it can start: one resolved against the base never keeps the base's)
+  if (s.includes("#")) url.hash = "";
   if (isTrackingUrl(url)) return { drop: "tracking_pixel" };
   const wiki = wikimediaFileKey(url);
   if (wiki) return { key: wiki, url: url.href };
@@ -60,7 +62,8 @@ export function imageKey(raw: string, base: string | URL): ImageKeyVerdict {
     for (const name of [...url.searchParams.keys()]) if (RESIZE_PARAMS.has(name.toLowerCase())) url.searchParams.delete(name);
     if ([...url.searchParams.keys()].length === 0) url.search = "";
   }
-  return { key: url.href, url: url.href };
+  const href = url.href;
+  return { key: href, url: href };
 }
 
 /**

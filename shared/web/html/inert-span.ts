@@ -140,11 +140,9 @@ function knownTag(html: string, start: number, end: number, upper: boolean): Kno
 
 const IMG = knownTag("img", 0, 3, false)!;
 
-/** Index of the next `<` at or after `i`, or -1: a short gap (most between tags) is read in place, a longer one searched. */
+/** Index of the next `<` at or after `i`, or -1 (a native search: it beats a loop even over a short gap). */
 function nextLt(html: string, i: number): number {
-  const stop = Math.min(html.length, i + 16);
-  for (; i < stop; i++) if (html.charCodeAt(i) === LT) return i;
-  return i >= html.length ? -1 : html.indexOf("<", i);
+  return html.indexOf("<", i);
 }
 
 /**
@@ -168,81 +166,66 @@ function nameAt(html: string, i: number, coded: number): string {
   return coded & 1 ? name.toLowerCase() : name;
 }
 
-const enum A {
-  BeforeName,
-  SelfClosing,
-  Name,
-  AfterName,
-  BeforeValue,
-  Double,
-  Single,
-  Bare,
-}
-
 /**
  * Index of the `>` that ends a start tag whose name ends at `i` (htmlparser2's attribute states), or -1.
  * `selfClosing`: when the tag ends self-closing (`/`, perhaps spaces, then `>`), the index of that `/`.
+ *
+ * The tokenizer's states (before an attribute name, in it, after it, before a value, in a quoted or
+ * bare value, self-closing) are read a run at a time, each run by a tight loop, not one switch per
+ * character. Where they differ from plain whitespace, the self-closing state only matters for the
+ * index returned: a `/` before a name is passed over like whitespace, and a `>` reached after one
+ * (whitespace between allowed) is a self-closing end.
  */
 function startTagEnd(html: string, i: number, selfClosing = false): number {
   const n = html.length;
-  let s = A.BeforeName;
+  /** the `/` of a self-closing state the scan is in (-1: none) */
   let slash = -1;
-  for (; i < n; i++) {
-    const c = html.charCodeAt(i);
-    switch (s) {
-      case A.BeforeName:
-        if (c === GT) return i;
-        if (c === SLASH) {
-          s = A.SelfClosing;
-          slash = i;
-        } else if (!isWs(c)) s = A.Name; // this character is the name's first
-        break;
-      case A.SelfClosing:
-        if (c === GT) return selfClosing ? slash : i;
-        if (!isWs(c)) {
-          s = A.BeforeName;
-          i--; // read again
-        }
-        break;
-      case A.Name:
-        if (c === EQ || isEndOfTagSection(c)) {
-          s = A.AfterName;
-          i--;
-        }
-        break;
-      case A.AfterName:
-        if (c === EQ) s = A.BeforeValue;
-        else if (c === SLASH || c === GT) {
-          s = A.BeforeName;
-          i--;
-        } else if (!isWs(c)) s = A.Name;
-        break;
-      case A.BeforeValue:
-        if (c === DQ) s = A.Double;
-        else if (c === SQ) s = A.Single;
-        else if (!isWs(c)) {
-          s = A.Bare;
-          i--;
-        }
-        break;
-      case A.Double:
-      case A.Single: {
-        // entities are decoded inside, but none can hold the quote
-        const close = html.indexOf(s === A.Double ? '"' : "'", i);
-        if (close < 0) return -1;
-        i = close;
-        s = A.BeforeName;
-        break;
-      }
-      case A.Bare:
-        if (isWs(c) || c === GT) {
-          s = A.BeforeName;
-          i--;
-        }
-        break;
+  for (;;) {
+    // before an attribute name: whitespace and `/` are passed over, `>` ends the tag
+    let c = 0;
+    for (; i < n; i++) {
+      c = html.charCodeAt(i);
+      if (c === SLASH) slash = i;
+      else if (!isWs(c)) break;
     }
+    if (i >= n) return -1;
+    if (c === GT) return selfClosing && slash >= 0 ? slash : i;
+    slash = -1;
+    // a name: this character is its first, whatever it is; it runs to `=`, `/`, `>` or whitespace
+    for (;;) {
+      for (i++; i < n; i++) {
+        c = html.charCodeAt(i);
+        if (c === EQ || c === SLASH || c === GT || isWs(c)) break;
+      }
+      if (i >= n) return -1;
+      // after the name: whitespace is passed over
+      while (isWs(c)) {
+        if (++i >= n) return -1;
+        c = html.charCodeAt(i);
+      }
+      if (c === EQ || c === SLASH || c === GT) break;
+      // another name starts here (the attribute had no value)
+    }
+    if (c !== EQ) continue; // `/` or `>`: read again before a name
+    // before the value: whitespace is passed over, a quote opens a quoted value, anything else a bare one
+    do {
+      if (++i >= n) return -1;
+      c = html.charCodeAt(i);
+    } while (isWs(c));
+    if (c === DQ || c === SQ) {
+      // entities are decoded inside, but none can hold the quote
+      const close = html.indexOf(c === DQ ? '"' : "'", i + 1);
+      if (close < 0) return -1;
+      i = close + 1;
+      continue;
+    }
+    // a bare value runs to whitespace or `>` (read again before a name)
+    for (; i < n; i++) {
+      c = html.charCodeAt(i);
+      if (c === GT || isWs(c)) break;
+    }
+    if (i >= n) return -1;
   }
-  return -1;
 }
 
 /**

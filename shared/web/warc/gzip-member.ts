@@ -62,6 +62,29 @@ function deflateStart(b: Buffer): number | null {
   return at <= b.length ? at : null;
 }
 
+const GZIP_MAGIC = Buffer.from([0x1f, 0x8b, 8]);
+
+/** zlib's smallest output chunk (Z_MIN_CHUNK) and its default (the chunk of an unknown size) */
+const MIN_CHUNK = 64;
+const DEFAULT_CHUNK = 16 * 1024;
+/** deflate's largest expansion: 258 bytes from 2 bits, so a byte of input gives at most ~1032 */
+const MAX_DEFLATE_RATIO = 1032;
+
+/**
+ * The output chunk for inflating the member whose deflate data starts at `start`: its inflated size
+ * (and one byte, so the end is found without another chunk) as the trailer before the next member's
+ * header gives it, when the bytes hold one. zlib then fills one buffer and returns it as it is,
+ * instead of 16 KB chunks joined by a copy. A size read from bytes that only look like a header (inside
+ * compressed data) costs at most a larger buffer: it is capped by the output bound and by what the
+ * compressed bytes before it could inflate to, and the inflated bytes are the same whatever it is.
+ */
+function outputChunk(b: Buffer, start: number, maxOutput: number): number {
+  const next = b.indexOf(GZIP_MAGIC, start);
+  if (next < start + 8) return DEFAULT_CHUNK;
+  const size = b.readUInt32LE(next - 4) + 1;
+  return Math.max(MIN_CHUNK, Math.min(size, maxOutput, MAX_DEFLATE_RATIO * (next - start) + MIN_CHUNK));
+}
+
 /**
  * The whole member at the start of the cursor's buffered bytes, inflated at once with Node's native
  * zlib (several times pako's speed) when it inflates to at most `maxOutput` bytes: its bytes (the
@@ -76,7 +99,7 @@ function inflateBuffered(cur: ByteCursor, maxOutput: number): Buffer | "cut" | "
   try {
     // a sync flush at the end: a member cut by the buffer's end inflates what it has instead of throwing
     // (an error's stack costs more than the inflation); it then used every byte, so its trailer is missing
-    out = inflateRawSync(b.subarray(start), { info: true, maxOutputLength: maxOutput, finishFlush: zlibConstants.Z_SYNC_FLUSH }) as unknown as typeof out;
+    out = inflateRawSync(b.subarray(start), { info: true, maxOutputLength: maxOutput, finishFlush: zlibConstants.Z_SYNC_FLUSH, chunkSize: outputChunk(b, start, maxOutput) }) as unknown as typeof out;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "Z_BUF_ERROR" ? "cut" : "stream";
   }
@@ -87,8 +110,6 @@ function inflateBuffered(cur: ByteCursor, maxOutput: number): Buffer | "cut" | "
   cur.skip(trailer + 8);
   return out.buffer;
 }
-
-const GZIP_MAGIC = Buffer.from([0x1f, 0x8b, 8]);
 
 /**
  * Whether the bytes held, which start with a member, hold the start of a later one (or what looks like

@@ -72,6 +72,9 @@ describe("image URLs", () => {
   it("normalisation: scheme and host case, default port, fragment, CDN resize parameters", () => {
     const key = (u: string) => (imageKey(u, PAGE) as { key: string }).key;
     expect(key("HTTPS://Example.ORG:443/a/../b.jpg#frag")).toBe("https://example.org/b.jpg");
+    // an empty fragment goes too, and a page URL's fragment never comes along
+    expect(key("b.jpg#")).toBe("https://example.org/dir/b.jpg");
+    expect(imageKey("b.jpg", "https://example.org/dir/page.html#top")).toEqual({ key: "https://example.org/dir/b.jpg", url: "https://example.org/dir/b.jpg" });
     expect(key("https://cdn.example.com/p.jpg?w=300&h=200&fit=crop&id=7")).toBe("https://cdn.example.com/p.jpg?id=7");
     expect(key("https://i0.wp.com/site.com/p.jpg?resize=640%2C480&ssl=1")).toBe("https://i0.wp.com/site.com/p.jpg");
     expect(key("https://images.example.com/photo.jpg?ixlib=rb-4.0&auto=format&q=80")).toBe("https://images.example.com/photo.jpg");

@@ -5,7 +5,7 @@
  * while reading ahead still gives the member held, then fails at the next read (as before). The
  * cursor joins the chunks of one fill once and keeps what it read before a failure.
  */
-import { gunzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ByteCursor, ByteSourceError } from "../../../shared/web/warc/byte-cursor.ts";
@@ -70,6 +70,24 @@ describe("a member is inflated whole, once", () => {
       expect(failed).toBeInstanceOf(ByteSourceError);
       expect((failed as ByteSourceError).cause).toBe(error);
       await expect(cur.more()).rejects.toBe(failed); // and every read after it
+    }
+  });
+
+  it("a gzip header inside a member's data (its size read from the bytes before it) changes nothing inflated", async () => {
+    // stored (level 0) members keep their data as it is: here a fake trailer claiming 4 GB, 7 bytes or
+    // 0 bytes, then a gzip header, inside the first member; the real next member follows
+    for (const claimed of [0xffffffff, 7, 0]) {
+      const fake = Buffer.alloc(8);
+      fake.writeUInt32LE(claimed, 4);
+      const data = Buffer.concat([Buffer.from(hexText(3000, 9)), fake, Buffer.from([0x1f, 0x8b, 8, 0]), Buffer.from(hexText(2000, 10))]);
+      const second = Buffer.from(hexText(5000, 11));
+      const bytes = Buffer.concat([gzipSync(data, { level: 0 }), gzipSync(second), Buffer.alloc(70_000)]);
+      const cur = new ByteCursor(chunks(bytes, 100_000));
+      await cur.fill(1);
+      const whole = inflateHeldMember(cur) ?? (await inflateWholeMember(cur));
+      expect(whole?.equals(data)).toBe(true);
+      const next = inflateHeldMember(cur) ?? (await inflateWholeMember(cur));
+      expect(next?.equals(second)).toBe(true);
     }
   });
 
