@@ -159,10 +159,9 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
       known = { trace: base.trace, prefix: d.prefix, suffix: d.suffix };
     } else utf8 = decodeCharBytesToBuffer(raw, noCR ? shifts : undefined, scratch);
     const inScratch = utf8.buffer === scratch.buffer;
-    const busy: number[] = [];
     let trace: ScanTrace | null = null;
     const outcome = run((opts) => {
-      const r = extractImageRefsTraced(utf8, opts, busy, traces, known);
+      const r = extractImageRefsTraced(utf8, opts, traces, known);
       trace = r?.trace ?? null;
       return r?.refs ?? null;
     });
@@ -182,7 +181,7 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
       if (traces.length > TRACES) release(traces.pop()!);
       if (noCR) lastScan = { raw, utf8, shifts, trace: t };
     } else if (!inScratch) spare.push(scratch);
-    prev = noCR && outcome.refs !== null ? { pageId: rev.pageId, raw, outcome, busy: null, decodedBusy: busy, shifts } : null;
+    prev = noCR && outcome.refs !== null && t !== null ? { pageId: rev.pageId, raw, outcome, busy: null, decodedBusy: t.busy, shifts } : null;
     return outcome;
   };
   return { extract, stats };
