@@ -88,7 +88,7 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
    * newest in `traces`): the next text to scan is decoded from it where the two are the same bytes.
    */
   let lastScan: (DecodedText & { trace: ScanTrace }) | null = null;
-  /** the previous text's common raw prefix and suffix with the one being read, when reusable() got that far */
+  /** the previous text's common raw prefix and suffix with the one being read (valid: computed for this text) */
   const diff = { valid: false, p: 0, s: 0 };
   /** the page's last few byte-path scans (newest first), which the next one resumes and joins (ScanTrace) */
   let traces: ScanTrace[] = [];
@@ -132,9 +132,17 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
       return viaString(rev);
     }
     diff.valid = false;
-    const noCR = raw.indexOf(0x0d) < 0;
+    let noCR: boolean;
+    if (prev !== null && raw.length <= max) {
+      // the previous text holds no CR: only the bytes between the common prefix and suffix can
+      const a = prev.raw;
+      diff.valid = true;
+      diff.p = commonPrefix(a, raw);
+      diff.s = commonSuffix(a, raw, Math.min(a.length, raw.length) - diff.p);
+      noCR = raw.subarray(diff.p, raw.length - diff.s).indexOf(0x0d) < 0;
+    } else noCR = raw.indexOf(0x0d) < 0;
     if (prev !== null && noCR && raw.length <= max) {
-      const busy = reusable(prev, raw, diff);
+      const busy = reusable(prev, raw, diff.p, diff.s);
       if (busy !== null) {
         stats.reused++;
         prev = { pageId: rev.pageId, raw, outcome: prev.outcome, busy, decodedBusy: NONE, shifts: NONE };
@@ -225,18 +233,15 @@ function toRawOffsets(busy: number[], shifts: number[]): number[] {
 
 /**
  * If `raw` (which holds no CR: the caller looked) differs from the previous text only in plain text:
- * the previous busy spans moved to `raw`'s offsets; else null.
+ * the previous busy spans moved to `raw`'s offsets; else null. `prefix` and `s`: the lengths of their
+ * common prefix and suffix (commonPrefix, commonSuffix).
  */
-function reusable(prev: Previous, raw: Buffer, diff: { valid: boolean; p: number; s: number }): number[] | null {
+function reusable(prev: Previous, raw: Buffer, prefix: number, s: number): number[] | null {
   const a = prev.raw;
   const la = a.length;
   const lb = raw.length;
-  let p = commonPrefix(a, raw);
+  let p = prefix;
   if (p === la && la === lb) return rawBusy(prev);
-  const s = commonSuffix(a, raw, Math.min(la, lb) - p);
-  diff.valid = true;
-  diff.p = p;
-  diff.s = s;
   // a change that starts inside an entity (`&lt;` → `&gt;` differs after "&") starts at its "&"
   const amp = p > 0 ? a.lastIndexOf(0x26, p - 1) : -1;
   if (amp >= 0 && p - amp <= MAX_ENTITY) p = amp;
