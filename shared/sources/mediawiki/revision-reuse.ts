@@ -17,7 +17,7 @@
  */
 import { Counters } from "../../core/counters.ts";
 import type { PageRevision, WikitextImageRef } from "../../core/records.ts";
-import { decodeCharBytesFrom, decodeCharBytesToBuffer, rawText, type DecodedText } from "../../dump/revision-text.ts";
+import { decodeCharBytesFrom, decodeCharBytesToBuffer, knownTextDiff, rawText, type DecodedText } from "../../dump/revision-text.ts";
 import { extractImageRefs, extractImageRefsTraced, ExtractionLimitError, DEFAULT_MAX_PAGE_BYTES, type ExtractImagesOptions, type KnownDiff, type ScanTrace } from "../../wikitext/extract-images.ts";
 import { commonPrefix, commonSuffix } from "../../wikitext/byte-diff.ts";
 
@@ -137,8 +137,10 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
       // the previous text holds no CR: only the bytes between the common prefix and suffix can
       const a = prev.raw;
       diff.valid = true;
-      diff.p = commonPrefix(a, raw);
-      diff.s = commonSuffix(a, raw, Math.min(a.length, raw.length) - diff.p);
+      // (the dump reader found them when it checked the text's entities, if it read the two in a row)
+      const known = knownTextDiff(a, raw);
+      diff.p = known !== null ? known.p : commonPrefix(a, raw);
+      diff.s = known !== null ? known.s : commonSuffix(a, raw, Math.min(a.length, raw.length) - diff.p);
       noCR = raw.subarray(diff.p, raw.length - diff.s).indexOf(0x0d) < 0;
     } else noCR = raw.indexOf(0x0d) < 0;
     if (prev !== null && noCR && raw.length <= max) {
