@@ -164,6 +164,14 @@ const CHECKPOINT_EVERY = 1024;
 const HEAD_UNITS = 256;
 
 
+/**
+ * Drops the elements of `a` from index n on. Popping a few elements is inlined where setting
+ * `length` calls into the runtime (a scan shortens its stacks at every `]]` and `}}`).
+ */
+function truncate(a: number[], n: number): void {
+  while (a.length > n) a.pop();
+}
+
 class WikitextScanner {
   private readonly s: string;
   /** the text's bytes on the byte path (the scanner then reads them, not `s`), else null */
@@ -462,7 +470,7 @@ class WikitextScanner {
       const pipeBase = this.fPipeBase[top]!;
       const cutBase = this.fCutBase[top]!;
       this.discardTop();
-      this.zones.length = 0;
+      truncate(this.zones, 0);
       const inert = kind === LINK ? this.closeLink(start, p, pipeBase, cutBase) : this.closeTemplate(start, p, pipeBase, cutBase);
       if (this.busy !== null) {
         const inner = this.inner;
@@ -475,7 +483,7 @@ class WikitextScanner {
           for (const x of inner) this.busy.push(x); // what it holds
           this.busy.push(-start - 1, -(p + 2) - 1); // the frame: a change inside it adds no "="
         } else this.busy.push(start, p + 2); // what it holds is inside
-        if (this.fKind.length === 0) inner.length = 0;
+        if (this.fKind.length === 0) truncate(inner, 0);
       }
       p += 2;
       rest -= 2;
@@ -494,9 +502,9 @@ class WikitextScanner {
 
   /** Replaces everything cut since `cutBase` by one cut span. */
   private cut(cutBase: number, start: number, end: number, ref: number): void {
-    this.cutStart.length = cutBase;
-    this.cutEnd.length = cutBase;
-    this.cutRef.length = cutBase;
+    truncate(this.cutStart, cutBase);
+    truncate(this.cutEnd, cutBase);
+    truncate(this.cutRef, cutBase);
     this.cutStart.push(start);
     this.cutEnd.push(end);
     this.cutRef.push(ref);
@@ -533,7 +541,7 @@ class WikitextScanner {
 
   /** A plain link: its pipes are internal; its text stays in captions. */
   private plainLink(start: number, targetEnd: number, pipeBase: number): true {
-    this.pipes.length = pipeBase;
+    truncate(this.pipes, pipeBase);
     if (this.busy !== null) this.zones.push(start, targetEnd + 2);
     return true;
   }
@@ -568,7 +576,7 @@ class WikitextScanner {
       refIndex = this.refs.length;
       this.refs.push({ pos: start, ref: colon ? this.fileLinkRef(image, segments) : this.imageRef(image, segments) });
     }
-    this.pipes.length = pipeBase;
+    truncate(this.pipes, pipeBase);
     this.cut(cutBase, start, contentEnd + 2, refIndex);
     return false;
   }
@@ -627,7 +635,7 @@ class WikitextScanner {
       }
     }
     if (inert && this.busy !== null) this.zones.push(start, nameEnd + 1);
-    this.pipes.length = pipeBase;
+    truncate(this.pipes, pipeBase);
     // A template an enclosing caption shows no words of is cut out; an inline or (when marking) unknown
     // one stays for the caption cleaner, which renders or marks it.
     if (produced || (!isInlineTemplate(name) && (this.deleteUnknownTemplates || isSilentTemplate(name)))) this.cut(cutBase, start, contentEnd + 2, CUT_NO_REF);
