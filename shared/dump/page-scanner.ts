@@ -28,7 +28,8 @@ import type { Counters } from "../core/counters.ts";
 import type { PageRevision } from "../core/records.ts";
 import { namespaceOfTitle, normaliseNamespaceName } from "./namespaces.ts";
 import { isUtf8 } from "node:buffer";
-import { checkCharBytes, decodeCharBytes, lazyRevision } from "./revision-text.ts";
+import { checkCharBytes, checkCharBytesFrom, decodeCharBytes, lazyRevision, setTextDiffHint } from "./revision-text.ts";
+import { commonPrefix, commonSuffix } from "../wikitext/byte-diff.ts";
 import { percentEncodeInvalidUtf8, replaceBadEntities } from "./field-repair.ts";
 import { dumpCounter, dumpSkippedCounter } from "../core/counter-names.ts";
 
@@ -126,6 +127,8 @@ for (let c = 0; c < 256; c++) {
 }
 
 const EMPTY = Buffer.alloc(0);
+/** The base of the first text's TextDiffHint: no text's own token. */
+const NO_TEXT = {};
 const CDATA_OPEN = Buffer.from("<![CDATA[", "latin1");
 const COMMENT_OPEN = Buffer.from("<!--", "latin1");
 const DOCTYPE_OPEN = Buffer.from("<!DOCTYPE", "latin1");
@@ -183,6 +186,12 @@ export class DumpScanner {
   private revId: number | null = null;
   private revTimestamp: string | null = null;
   private revText: string | Buffer | typeof TOO_LARGE = "";
+  /**
+   * The last revision text read as raw bytes, checked, and its token (TextDiffHint): a history's next
+   * text mostly repeats it, and only the bytes that differ are checked for entities.
+   */
+  private lastText: Buffer | null = null;
+  private lastToken: object = {};
   private readonly namespaceNames = new Map<string, number>();
   private readonly namespaces: ReadonlySet<number>;
   private readonly skipRedirects: boolean;
@@ -566,14 +575,31 @@ export class DumpScanner {
     }
   }
 
-  /** The raw pieces collected so far, checked, as one buffer of their own. */
-  private takeRaw(): Buffer {
+  /** The raw pieces collected so far, checked, as one buffer of their own (`text`: a revision's text, see lastText). */
+  private takeRaw(text = false): Buffer {
     const pieces = this.pieces;
     this.pieces = [];
     // A single piece stays a view of its input chunk (streams hand chunks over for good, so the
     // bytes stay as they are); the copy of the bytes happens once, when revisions are packed.
     const bytes = pieces.length === 0 ? EMPTY : pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
-    const problem = checkCharBytes(bytes);
+    const last = this.lastText;
+    let problem;
+    let p = 0;
+    let s = 0;
+    if (text && last !== null && bytes.length > 0) {
+      p = commonPrefix(last, bytes);
+      s = commonSuffix(last, bytes, Math.min(last.length, bytes.length) - p);
+      problem = checkCharBytesFrom(bytes, p, s);
+    } else problem = checkCharBytes(bytes);
+    if (text) {
+      this.lastText = null;
+      if (problem === null && bytes.length > 0) {
+        const self = {};
+        setTextDiffHint(bytes, { self, base: last !== null ? this.lastToken : NO_TEXT, p, s });
+        this.lastToken = self;
+        this.lastText = bytes;
+      }
+    }
     if (problem === null) return bytes;
     // a bad entity is one replacement character, counted, never the end of the shard
     const repaired = replaceBadEntities(bytes);
@@ -613,7 +639,7 @@ export class DumpScanner {
     }
     if (field === Field.Text && this.parts.length === 0) {
       // the common case: decoded when (and where) the text is read
-      const raw = this.takeRaw();
+      const raw = this.takeRaw(true);
       this.field = Field.None;
       if (this.inRevision) this.revText = raw;
       return;

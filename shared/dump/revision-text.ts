@@ -128,6 +128,53 @@ export function checkCharBytes(b: Buffer): CharDataProblem | null {
   return null;
 }
 
+/**
+ * checkCharBytes(b), given a text `known` that checkCharBytes passed, whose first `p` and last `s`
+ * bytes are b's (p + s ≤ both lengths). The check is local: text passes iff every "&" starts an entity
+ * decodeCharBytes accepts, and that is decided by the MAX_ENTITY bytes from the "&" on (entityEnd;
+ * near the end, by the bytes up to the end, which the common suffix shares too). So only an "&" whose
+ * window is not all in the common prefix, and that is not in the common suffix, is looked at; a
+ * problem is then reported exactly as checkCharBytes does (the whole text is checked again: rare).
+ */
+export function checkCharBytesFrom(b: Buffer, p: number, s: number): CharDataProblem | null {
+  const stop = b.length - s;
+  let amp = b.indexOf(AMP, Math.max(0, p - MAX_ENTITY));
+  while (amp >= 0 && amp < stop) {
+    const end = entityEnd(b, amp);
+    if (end < 0 || entityCode(b, amp + 1, end) < 0) return checkCharBytes(b);
+    amp = nextAmp(b, end + 1);
+  }
+  return null;
+}
+
+/**
+ * What the dump reader learnt of a text's bytes while checking them: `p` and `s`, the lengths of its
+ * common prefix and suffix with the text read before it (the one whose `self` is `base`). Tokens,
+ * not the texts: a hint must not hold the text before, or every text would hold the whole chain.
+ */
+export interface TextDiffHint {
+  self: object;
+  base: object;
+  p: number;
+  s: number;
+}
+
+const diffHints = new WeakMap<Buffer, TextDiffHint>();
+
+/** Records `hint` for the raw text `raw` (dump reader). */
+export function setTextDiffHint(raw: Buffer, hint: TextDiffHint): void {
+  diffHints.set(raw, hint);
+}
+
+/**
+ * The common prefix and suffix of raw texts `raw` and `before`, if the reader found them: `raw` was
+ * read right after `before`. Null when it did not (another reader, texts packed for worker threads).
+ */
+export function knownTextDiff(before: Buffer, raw: Buffer): { p: number; s: number } | null {
+  const hint = diffHints.get(raw);
+  return hint !== undefined && hint.base === diffHints.get(before)?.self ? hint : null;
+}
+
 /** Bytes after an entity looked through in JS for the next one before a native search is called. */
 const NEAR = 24;
 

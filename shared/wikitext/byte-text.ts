@@ -35,9 +35,9 @@ function closerPattern(name: string): RegExp {
   return new RegExp(`</${letters}${SPACE}*>`, "g");
 }
 
-/** CloserFinder on the byte view. */
+/** CloserFinder on the byte view (made on the first search). */
 export class ByteCloserFinder extends CloserFinder {
-  constructor(text: string) {
-    super(text, closerPattern);
+  constructor(bytes: Buffer) {
+    super(() => bytes.toString("latin1"), closerPattern);
   }
 }

@@ -91,7 +91,7 @@ interface ParamSpan extends TemplateParam {
  * reference or caption are decoded (`text`). Offsets then are byte offsets: used for order only.
  */
 interface ScanText {
-  /** what the scanner walks */
+  /** what the scanner walks, as a string (empty on the byte path: the scanner walks `bytes`) */
   s: string;
   /** the real text of [a, b) */
   text(a: number, b: number): string;
@@ -107,7 +107,8 @@ function stringText(s: string): ScanText {
 
 function byteText(b: Buffer): ScanText {
   // a UTF-16 unit takes at most 3 bytes (4-byte characters are 2 units): 3 × units bytes always hold `units` units
-  return { s: b.toString("latin1"), text: (x, y) => b.toString("utf8", x, y), head: (x, y, units) => b.toString("utf8", x, Math.min(y, x + units * 3 + 4)).slice(0, units), bytes: b };
+  // (no latin1 string of the whole text: a scan mostly walks a few KB of it, see ScanTrace)
+  return { s: "", text: (x, y) => b.toString("utf8", x, y), head: (x, y, units) => b.toString("utf8", x, Math.min(y, x + units * 3 + 4)).slice(0, units), bytes: b };
 }
 
 /**
@@ -162,14 +163,21 @@ const CHECKPOINT_EVERY = 1024;
 /** UTF-16 units of a link target read for its namespace. */
 const HEAD_UNITS = 256;
 
-/** Is there a ":" in s[from, to)? (on the byte path s holds bytes: 0x3a is only ever ":" in UTF-8) */
-function hasColon(s: string, from: number, to: number): boolean {
-  for (let j = from; j < to; j++) if (s.charCodeAt(j) === 0x3a) return true;
-  return false;
+
+/**
+ * Drops the elements of `a` from index n on. Popping a few elements is inlined where setting
+ * `length` calls into the runtime (a scan shortens its stacks at every `]]` and `}}`).
+ */
+function truncate(a: number[], n: number): void {
+  while (a.length > n) a.pop();
 }
 
 class WikitextScanner {
   private readonly s: string;
+  /** the text's bytes on the byte path (the scanner then reads them, not `s`), else null */
+  private readonly b: Buffer | null;
+  /** length of the text walked (bytes or UTF-16 units) */
+  private readonly n: number;
   private readonly t: ScanText;
   private readonly ctx: LineContext;
   private readonly counters: Counters | undefined;
@@ -190,8 +198,12 @@ class WikitextScanner {
   private readonly closers: CloserFinder;
   private readonly colonLinksAreText: boolean;
   private readonly deleteUnknownTemplates: boolean;
-  /** when given: receives [start, end) pairs covering everything the result depends on (see BusySpans) */
-  private readonly busy: number[] | null;
+  /**
+   * when given: receives [start, end) pairs covering everything the result depends on (see BusySpans);
+   * a traced scan replaces it by copies of the previous scan's (resumeFrom, joined), so its final
+   * array is the trace's `busy`
+   */
+  private busy: number[] | null;
   /** where the outermost open frame started */
   private topStart = 0;
   /** busy spans inside the outermost open frame: needed only if that frame turns out inert */
@@ -218,17 +230,19 @@ class WikitextScanner {
     if (trace !== null) this.nextCheckpoint = this.nextCheck = 0;
     this.t = text;
     this.s = text.s;
+    this.b = text.bytes;
+    this.n = text.bytes !== null ? text.bytes.length : text.s.length;
     this.ctx = ctx;
     this.counters = counters;
     this.colonLinksAreText = colonLinksAreText;
     this.deleteUnknownTemplates = ctx.unknownTemplates === "delete";
-    this.closers = text.bytes ? new ByteCloserFinder(text.s) : new CloserFinder(text.s);
+    this.closers = text.bytes ? new ByteCloserFinder(text.bytes) : new CloserFinder(text.s);
   }
 
   run(from = 0): WikitextImageRef[] {
     const s = this.s;
-    const bytes = this.t.bytes;
-    const n = s.length;
+    const bytes = this.b;
+    const n = this.n;
     let i = from;
     while (i < n) {
       // Most characters are plain text: one table lookup skips them (on the byte path, read from the
@@ -252,22 +266,22 @@ class WikitextScanner {
         this.nextCheck = this.join === null ? this.nextCheckpoint : Math.min(this.nextCheckpoint, Math.max(this.join.from, this.join.next));
       }
       if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
-        if (s.charCodeAt(i + 1) !== c) {
+        if (this.code(i + 1) !== c) {
           i++;
           continue;
         }
         let k = 2;
-        while (s.charCodeAt(i + k) === c) k++;
+        while (this.code(i + k) === c) k++;
         const kind = c === 0x5b ? LINK : TEMPLATE;
         for (let j = 0, at = i + (k & 1); j < k >> 1; j++, at += 2) this.push(kind, at);
         i += k;
       } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
-        if (s.charCodeAt(i + 1) !== c) {
+        if (this.code(i + 1) !== c) {
           i++;
           continue;
         }
         let k = 2;
-        while (s.charCodeAt(i + k) === c) k++;
+        while (this.code(i + k) === c) k++;
         this.close(c === 0x5d ? LINK : TEMPLATE, i, k);
         i += k;
       } else if (c === 0x7c /* | */) {
@@ -282,10 +296,28 @@ class WikitextScanner {
     if (this.busy !== null && this.fKind.length > 0) this.busy.push(this.topStart, Infinity);
     if (this.trace !== null) {
       this.trace.placed = this.refs;
+      this.trace.busy = this.busy!;
       this.trace.scanned = Math.min(i, n) - from;
     }
     // Stable sort: refs opened at the same position keep their closing order.
     return (this.trace !== null ? this.refs.slice() : this.refs).sort((a, b) => a.pos - b.pos).map((p) => p.ref);
+  }
+
+  /** The code unit at i: a byte on the byte path (undefined past the end, as NaN from charCodeAt: equal to nothing). */
+  private code(i: number): number {
+    const b = this.b;
+    return b !== null ? b[i]! : this.s.charCodeAt(i);
+  }
+
+  /** Is there a ":" in [from, to)? (on the byte path: 0x3a is only ever ":" in UTF-8) */
+  private hasColon(from: number, to: number): boolean {
+    for (let j = from; j < to; j++) if (this.code(j) === 0x3a) return true;
+    return false;
+  }
+
+  /** Index of the ASCII character `ch` at or after `from`, or -1. */
+  private indexOfChar(ch: string, from: number): number {
+    return this.b !== null ? this.b.indexOf(ch.charCodeAt(0), from) : this.s.indexOf(ch, from);
   }
 
   /** Records a checkpoint at top-level position i (the loop is about to read s[i]). */
@@ -328,11 +360,16 @@ class WikitextScanner {
       const r = placed[m]!;
       refs.push({ pos: r.pos + d, ref: r.ref });
     }
-    const oldBusy = old.busy;
-    for (let m = old.cpBusy[k]!, end = oldBusy.length; m < end; m++) {
-      const x = oldBusy[m]!;
-      busy.push(x >= 0 ? x + d : x - d);
+    // the old spans from the checkpoint on, shifted: one native copy, then shifted in place (pushing
+    // them one by one cost ~20 ns each, and a history text has thousands)
+    const tail = old.busy.slice(old.cpBusy[k]!);
+    if (d !== 0) {
+      for (let m = 0, end = tail.length; m < end; m++) {
+        const x = tail[m]!;
+        tail[m] = x >= 0 ? x + d : x - d;
+      }
     }
+    this.busy = busy0 === 0 ? tail : busy.concat(tail);
     const evName = old.evName;
     const evSample = old.evSample;
     for (let m = old.cpEvents[k]!, end = evName.length; m < end; m++) {
@@ -364,8 +401,7 @@ class WikitextScanner {
     const placed = old.placed;
     const refs = this.refs;
     for (let m = 0, end = old.cpRefs[k]!; m < end; m++) refs.push(placed[m]!);
-    const oldBusy = old.busy;
-    for (let m = 0, end = old.cpBusy[k]!; m < end; m++) busy.push(oldBusy[m]!);
+    this.busy = busy.length === 0 ? old.busy.slice(0, old.cpBusy[k]!) : busy.concat(old.busy.slice(0, old.cpBusy[k]!));
     const evName = old.evName;
     const evSample = old.evSample;
     for (let m = 0, end = old.cpEvents[k]!; m < end; m++) {
@@ -434,7 +470,7 @@ class WikitextScanner {
       const pipeBase = this.fPipeBase[top]!;
       const cutBase = this.fCutBase[top]!;
       this.discardTop();
-      this.zones.length = 0;
+      truncate(this.zones, 0);
       const inert = kind === LINK ? this.closeLink(start, p, pipeBase, cutBase) : this.closeTemplate(start, p, pipeBase, cutBase);
       if (this.busy !== null) {
         const inner = this.inner;
@@ -447,7 +483,7 @@ class WikitextScanner {
           for (const x of inner) this.busy.push(x); // what it holds
           this.busy.push(-start - 1, -(p + 2) - 1); // the frame: a change inside it adds no "="
         } else this.busy.push(start, p + 2); // what it holds is inside
-        if (this.fKind.length === 0) inner.length = 0;
+        if (this.fKind.length === 0) truncate(inner, 0);
       }
       p += 2;
       rest -= 2;
@@ -456,10 +492,9 @@ class WikitextScanner {
 
   /** Is there a `[` after the last `]` in [from, to)? Scans back only to the nearest bracket. */
   private singleBracketOpen(from: number, to: number): boolean {
-    const s = this.s;
     for (let j = to - 1; j >= from; j--) {
-      const c = s.charCodeAt(j);
-      if (c === 0x5b) return s.charCodeAt(j - 1) !== 0x5b;
+      const c = this.code(j);
+      if (c === 0x5b) return this.code(j - 1) !== 0x5b;
       if (c === 0x5d) return false;
     }
     return false;
@@ -467,9 +502,9 @@ class WikitextScanner {
 
   /** Replaces everything cut since `cutBase` by one cut span. */
   private cut(cutBase: number, start: number, end: number, ref: number): void {
-    this.cutStart.length = cutBase;
-    this.cutEnd.length = cutBase;
-    this.cutRef.length = cutBase;
+    truncate(this.cutStart, cutBase);
+    truncate(this.cutEnd, cutBase);
+    truncate(this.cutRef, cutBase);
     this.cutStart.push(start);
     this.cutEnd.push(end);
     this.cutRef.push(ref);
@@ -506,19 +541,18 @@ class WikitextScanner {
 
   /** A plain link: its pipes are internal; its text stays in captions. */
   private plainLink(start: number, targetEnd: number, pipeBase: number): true {
-    this.pipes.length = pipeBase;
+    truncate(this.pipes, pipeBase);
     if (this.busy !== null) this.zones.push(start, targetEnd + 2);
     return true;
   }
 
   /** Reads a closed link; true when it is a plain link (no reference, nothing cut: `zones` = its target). */
   private closeLink(start: number, contentEnd: number, pipeBase: number, cutBase: number): boolean {
-    const s = this.s;
     const cs = start + 2;
     const targetEnd = this.pipes.length > pipeBase ? this.pipes[pipeBase]! : contentEnd;
     // Most links are to articles: a target with no ":" where the namespace check below looks (the
     // first 256 units, at most 3 bytes each) names no file, and needs no decoding to say so.
-    if (!hasColon(s, cs, Math.min(targetEnd, cs + HEAD_UNITS * 3 + 4))) return this.plainLink(start, targetEnd, pipeBase);
+    if (!this.hasColon(cs, Math.min(targetEnd, cs + HEAD_UNITS * 3 + 4))) return this.plainLink(start, targetEnd, pipeBase);
     // Namespace check on a bounded prefix: a link target is short, a caption may not be.
     const head = this.t.head(cs, targetEnd, HEAD_UNITS).replace(/^[\s_]+/, "");
     const colon = head.startsWith(":");
@@ -542,7 +576,7 @@ class WikitextScanner {
       refIndex = this.refs.length;
       this.refs.push({ pos: start, ref: colon ? this.fileLinkRef(image, segments) : this.imageRef(image, segments) });
     }
-    this.pipes.length = pipeBase;
+    truncate(this.pipes, pipeBase);
     this.cut(cutBase, start, contentEnd + 2, refIndex);
     return false;
   }
@@ -575,7 +609,6 @@ class WikitextScanner {
 
   /** Reads a closed template; true when it has no image parameter (`zones` = its name and parameter names). */
   private closeTemplate(start: number, contentEnd: number, pipeBase: number, cutBase: number): boolean {
-    const s = this.s;
     const cs = start + 2;
     const pipeEnd = this.pipes.length;
     const nameEnd = pipeEnd > pipeBase ? this.pipes[pipeBase]! : contentEnd;
@@ -596,13 +629,13 @@ class WikitextScanner {
         for (let k = pipeBase; k < pipeEnd; k++) {
           const b = k + 1 < pipeEnd ? this.pipes[k + 1]! : contentEnd;
           let eq = this.pipes[k]!;
-          while (eq < b && this.s.charCodeAt(eq) !== 0x3d) eq++;
+          while (eq < b && this.code(eq) !== 0x3d) eq++;
           this.zones.push(this.pipes[k]!, Math.min(eq + 1, b));
         }
       }
     }
     if (inert && this.busy !== null) this.zones.push(start, nameEnd + 1);
-    this.pipes.length = pipeBase;
+    truncate(this.pipes, pipeBase);
     // A template an enclosing caption shows no words of is cut out; an inline or (when marking) unknown
     // one stays for the caption cleaner, which renders or marks it.
     if (produced || (!isInlineTemplate(name) && (this.deleteUnknownTemplates || isSilentTemplate(name)))) this.cut(cutBase, start, contentEnd + 2, CUT_NO_REF);
@@ -611,13 +644,12 @@ class WikitextScanner {
 
   /** `key = value` when the text before the first `=` is a plain parameter name; positional otherwise. */
   private param(a: number, b: number): ParamSpan {
-    const s = this.s;
-    const bytes = this.t.bytes !== null;
+    const bytes = this.b !== null;
     // the name is looked for in the first 80 UTF-16 units; on bytes, units are counted (lead bytes; 2 for a 4-byte character)
     let units = 0;
     const limit = bytes ? b : Math.min(b, a + 80);
     for (let j = a; j < limit; j++) {
-      const c = s.charCodeAt(j);
+      const c = this.code(j);
       if (bytes) {
         if (units >= 80) break;
         if (c < 0x80 || c >= 0xc0) units += c >= 0xf0 ? 2 : 1;
@@ -708,14 +740,14 @@ class WikitextScanner {
       let end = next;
       if (end === i + 1) {
         // not a tag the scanner acts on: what decided that reaches to the first "<" or ">" after it
-        const lt = this.s.indexOf("<", i + 1);
-        const gt = this.s.indexOf(">", i + 1);
+        const lt = this.indexOfChar("<", i + 1);
+        const gt = this.indexOfChar(">", i + 1);
         end = lt < 0 && gt < 0 ? Infinity : Math.min(lt < 0 ? Infinity : lt, gt < 0 ? Infinity : gt) + 1;
-      } else if (next === this.s.length && !this.s.endsWith("-->")) {
+      } else if (next === this.n && !(this.code(next - 3) === 0x2d && this.code(next - 2) === 0x2d && this.code(next - 1) === 0x3e) /* ends with "-->" */) {
         end = Infinity; // an unclosed comment runs to the end, whatever follows
       }
       this.busy.push(i, end); // not `inner`: what decided it may reach past the frame's end
-      if (this.openEnded || next === this.s.length) end = Infinity;
+      if (this.openEnded || next === this.n) end = Infinity;
       if (end > this.reach) this.reach = end;
     }
     return next;
@@ -724,19 +756,25 @@ class WikitextScanner {
   /** At a `<`: skips comments and opaque tags, reads galleries and imagemaps; returns where to go on. */
   private tagAt(i: number): number {
     const s = this.s;
-    if (s.startsWith("<!--", i)) {
-      const end = s.indexOf("-->", i + 4);
-      return end < 0 ? s.length : end + 3;
+    const b = this.b;
+    if (this.code(i + 1) === 0x21 && this.code(i + 2) === 0x2d && this.code(i + 3) === 0x2d /* "<!--" */) {
+      const end = b !== null ? b.indexOf("-->", i + 4) : s.indexOf("-->", i + 4);
+      return end < 0 ? this.n : end + 3;
     }
     let m: RegExpExecArray | null;
-    if (this.t.bytes === null) {
+    if (b === null) {
       TAG_AT.lastIndex = i;
       m = TAG_AT.exec(s);
     } else {
-      TAG_AT_BYTES.lastIndex = i;
-      m = TAG_AT_BYTES.exec(s);
+      // a match ends at the first ">" (it holds no "<" or ">" before): the pattern runs on that much, as latin1
+      const gt = b.indexOf(0x3e, i + 1);
+      if (gt < 0) m = null;
+      else {
+        TAG_AT_BYTES.lastIndex = 0;
+        m = TAG_AT_BYTES.exec(b.toString("latin1", i, gt + 1));
+      }
       // the name must be followed by whitespace, "/" or ">": a non-ASCII character there must be whitespace
-      if (m && !isWhitespaceAt(this.t.bytes, i + 1 + m[1]!.length + m[2]!.length)) m = null;
+      if (m && !isWhitespaceAt(b, i + 1 + m[1]!.length + m[2]!.length)) m = null;
     }
     if (!m || m[1] !== "" || m[3] !== "") return i + 1;
     const name = m[2]!.toLowerCase();
@@ -846,10 +884,11 @@ export function extractImageRefsFromBytes(utf8: Buffer, opts: ExtractImagesOptio
  * spans and counts as a scan from scratch. Returns this text's trace with the references; null for
  * bytes that are not valid UTF-8.
  */
-export function extractImageRefsTraced(utf8: Buffer, opts: ExtractImagesOptions, busy: number[], previous: readonly ScanTrace[], known?: KnownDiff): { refs: WikitextImageRef[]; trace: ScanTrace } | null {
+export function extractImageRefsTraced(utf8: Buffer, opts: ExtractImagesOptions, previous: readonly ScanTrace[], known?: KnownDiff): { refs: WikitextImageRef[]; trace: ScanTrace } | null {
   if (!isUtf8(utf8)) return null;
   const max = opts.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES;
   if (utf8.length > max) throw new ExtractionLimitError("page_too_large", `page has more than ${max} bytes of wikitext`);
+  const busy: number[] = [];
   const trace: ScanTrace = { utf8, placed: [], busy, evName: [], evSample: [], cpPos: [], cpRefs: [], cpBusy: [], cpEvents: [], cpReach: [], joined: false, scanned: 0 };
   const scanner = new WikitextScanner(byteText(utf8), tracingContext(opts, trace), opts.counters, (opts.colonFileLinks ?? "text") === "text", busy, trace);
   // the earlier text this one differs from least (a history reverts, and reverts back)

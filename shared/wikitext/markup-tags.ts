@@ -26,11 +26,20 @@ export const TAG_AT = /<(\/?)([A-Za-z][A-Za-z0-9]*)(?=[\s/>])[^<>]*?(\/?)>/y;
  */
 export class CloserFinder {
   private readonly cache = new Map<string, { from: number; at: number; end: number }>();
-  /** `closer(name)`: a global regex for `</name>` (the byte path passes one for its latin1 view of UTF-8) */
+  private text: string | null;
+  private readonly makeText: (() => string) | null;
+  /**
+   * `closer(name)`: a global regex for `</name>` (the byte path passes one for its latin1 view of
+   * UTF-8); `text` may be given as a function, called on the first search (the byte path makes its
+   * latin1 view only if a tag's closer is looked for)
+   */
   constructor(
-    private readonly text: string,
+    text: string | (() => string),
     private readonly closer: (name: string) => RegExp = (name) => new RegExp(`</${name}\\s*>`, "gi"),
-  ) {}
+  ) {
+    this.text = typeof text === "string" ? text : null;
+    this.makeText = typeof text === "string" ? null : text;
+  }
 
   /** [start, end) of the closing tag, or null when the text has none after `from`. */
   find(name: string, from: number): { start: number; end: number } | null {
@@ -38,6 +47,7 @@ export class CloserFinder {
     if (hit && hit.from <= from && (hit.at < 0 || hit.at >= from)) return hit.at < 0 ? null : { start: hit.at, end: hit.end };
     const re = this.closer(name);
     re.lastIndex = from;
+    if (this.text === null) this.text = this.makeText!();
     const m = re.exec(this.text);
     const at = m ? m.index : -1;
     const end = m ? m.index + m[0].length : -1;

@@ -3,9 +3,11 @@ import { describe, expect, it } from "vitest";
 import { PageRevision } from "../../shared/core/records.ts";
 import { openDumpStream } from "../../shared/dump/open-dump.ts";
 import { readPages } from "../../shared/dump/page-reader.ts";
-import { checkCharBytes, decodeCharBytes, decodeCharBytesFrom, decodeCharBytesToBuffer, lazyRevision, packRevisions, textSize, unpackRevisions } from "../../shared/dump/revision-text.ts";
+import { checkCharBytes, checkCharBytesFrom, decodeCharBytes, decodeCharBytesFrom, decodeCharBytesToBuffer, knownTextDiff, lazyRevision, packRevisions, rawText, textSize, unpackRevisions } from "../../shared/dump/revision-text.ts";
+import { rng } from "../seeded-random.ts";
 import { commonPrefix, commonSuffix } from "../../shared/wikitext/byte-diff.ts";
 import { collect, HISTORY_0000, WIKIPEDIA2VEC_09 } from "./real-data.ts";
+import { readDumpPages } from "../../shared/dump/page-reader.ts";
 
 const raw = (s: string) => Buffer.from(s, "utf8");
 
@@ -138,5 +140,54 @@ describe("lazy revisions", () => {
     expect(packed.bytes.byteLength).toBe(packed.bytes.buffer.byteLength); // its own buffer: a clone copies no more
     const received = unpackRevisions(structuredClone(packed));
     expect(received.map((r) => ({ ...r }))).toEqual(revs.map((r) => ({ ...r })));
+  });
+});
+
+describe("checkCharBytesFrom (entities checked only where a text differs from one that passed)", () => {
+  const PIECES = ["&", "&amp;", "&lt;", "&gt;", ";", "&#65;", "&#x1F600;", "&nbsp;", "&#0;", "&;", "amp;", "lt", "#", "x", " ", "é"];
+  it("gives what checkCharBytes gives, on random edits of a text full of entities", () => {
+    const next = rng(21);
+    const base = raw("&lt;ref name=&quot;a&quot;&gt;x&lt;/ref&gt; AT&amp;T &#233; caf\u00e9 ".repeat(6));
+    expect(checkCharBytes(base)).toBeNull();
+    let tested = 0;
+    let problems = 0;
+    for (let k = 0; k < 3000; k++) {
+      let t = base.toString("latin1");
+      for (let e = 0, edits = 1 + Math.floor(next() * 2); e < edits; e++) {
+        const at = Math.floor(next() * (t.length + 1));
+        const del = next() < 0.5 ? Math.floor(next() * 6) : 0;
+        const ins = next() < 0.8 ? PIECES[Math.floor(next() * PIECES.length)]! : "";
+        t = t.slice(0, at) + ins + t.slice(at + del);
+      }
+      const b = Buffer.from(t, "latin1");
+      const p = commonPrefix(base, b);
+      const s = commonSuffix(base, b, Math.min(base.length, b.length) - p);
+      const want = checkCharBytes(b);
+      expect(checkCharBytesFrom(b, p, s), t).toEqual(want);
+      // a lower bound of the common parts is enough
+      expect(checkCharBytesFrom(b, Math.floor(p / 2), Math.floor(s / 2)), t).toEqual(want);
+      tested++;
+      if (want !== null) problems++;
+    }
+    expect(tested).toBe(3000);
+    expect(problems).toBeGreaterThan(300);
+    expect(problems).toBeLessThan(2700);
+  });
+
+  it("the reader tells the common parts of consecutive texts (knownTextDiff), exactly", async () => {
+    const texts: Buffer[] = [];
+    for await (const r of readDumpPages(HISTORY_0000)) texts.push(rawText(r)!);
+    let known = 0;
+    for (let i = 1; i < texts.length; i++) {
+      const [a, b] = [texts[i - 1]!, texts[i]!];
+      const d = knownTextDiff(a, b);
+      if (d === null) continue;
+      known++;
+      const p = commonPrefix(a, b);
+      expect({ p: d.p, s: d.s }).toEqual({ p, s: commonSuffix(a, b, Math.min(a.length, b.length) - p) });
+      // not for texts not read in a row
+      if (i >= 2) expect(knownTextDiff(texts[i - 2]!, b)).toBeNull();
+    }
+    expect(known).toBeGreaterThan(texts.length * 0.9);
   });
 });

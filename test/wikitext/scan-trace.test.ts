@@ -34,14 +34,13 @@ function scratch(utf8: Buffer, opts: ExtractImagesOptions) {
 
 function traced(utf8: Buffer, opts: ExtractImagesOptions, previous: ScanTrace[]) {
   const counters = new Counters();
-  const busy: number[] = [];
   let trace: ScanTrace | null = null;
   try {
-    const r = extractImageRefsTraced(utf8, { ...opts, counters }, busy, previous);
+    const r = extractImageRefsTraced(utf8, { ...opts, counters }, previous);
     trace = r?.trace ?? null;
-    return { view: { refs: r?.refs ?? null, counters: counters.toJSON(), samples: JSON.stringify(counters.samples), busy }, trace };
+    return { view: { refs: r?.refs ?? null, counters: counters.toJSON(), samples: JSON.stringify(counters.samples), busy: trace?.busy ?? [] }, trace };
   } catch (err) {
-    return { view: { error: String(err), counters: counters.toJSON(), samples: JSON.stringify(counters.samples), busy }, trace };
+    return { view: { error: String(err), counters: counters.toJSON(), samples: JSON.stringify(counters.samples), busy: [] }, trace };
   }
 }
 

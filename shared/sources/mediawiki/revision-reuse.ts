@@ -17,7 +17,7 @@
  */
 import { Counters } from "../../core/counters.ts";
 import type { PageRevision, WikitextImageRef } from "../../core/records.ts";
-import { decodeCharBytesFrom, decodeCharBytesToBuffer, rawText, type DecodedText } from "../../dump/revision-text.ts";
+import { decodeCharBytesFrom, decodeCharBytesToBuffer, knownTextDiff, rawText, type DecodedText } from "../../dump/revision-text.ts";
 import { extractImageRefs, extractImageRefsTraced, ExtractionLimitError, DEFAULT_MAX_PAGE_BYTES, type ExtractImagesOptions, type KnownDiff, type ScanTrace } from "../../wikitext/extract-images.ts";
 import { commonPrefix, commonSuffix } from "../../wikitext/byte-diff.ts";
 
@@ -64,17 +64,13 @@ interface Previous {
   pageId: number;
   raw: Buffer;
   outcome: TextOutcome;
-  /** [start, end) pairs in `raw` offsets, end possibly Infinity; null until asked for (rawBusy) */
-  busy: number[] | null;
-  /** the scan's busy spans in decoded offsets, and the decoding's shifts: mapped to `busy` only when a change passes the markup checks */
-  decodedBusy: number[];
+  /**
+   * the scan's busy spans ([start, end) pairs, end possibly Infinity) in decoded offsets, and the
+   * decoding's shifts (decodeCharBytesToBuffer): a change's raw offsets are mapped to decoded ones,
+   * not the spans to raw ones (two lookups instead of one per span)
+   */
+  busy: number[];
   shifts: number[];
-}
-
-/** The busy spans of `prev` in raw offsets (mapped on first use: most changes fail the markup checks first). */
-function rawBusy(prev: Previous): number[] {
-  if (prev.busy === null) prev.busy = toRawOffsets(prev.decodedBusy, prev.shifts);
-  return prev.busy;
 }
 
 export type WikitextOptions = Omit<ExtractImagesOptions, "counters">;
@@ -88,7 +84,7 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
    * newest in `traces`): the next text to scan is decoded from it where the two are the same bytes.
    */
   let lastScan: (DecodedText & { trace: ScanTrace }) | null = null;
-  /** the previous text's common raw prefix and suffix with the one being read, when reusable() got that far */
+  /** the previous text's common raw prefix and suffix with the one being read (valid: computed for this text) */
   const diff = { valid: false, p: 0, s: 0 };
   /** the page's last few byte-path scans (newest first), which the next one resumes and joins (ScanTrace) */
   let traces: ScanTrace[] = [];
@@ -132,12 +128,22 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
       return viaString(rev);
     }
     diff.valid = false;
-    const noCR = raw.indexOf(0x0d) < 0;
+    let noCR: boolean;
+    if (prev !== null && raw.length <= max) {
+      // the previous text holds no CR: only the bytes between the common prefix and suffix can
+      const a = prev.raw;
+      diff.valid = true;
+      // (the dump reader found them when it checked the text's entities, if it read the two in a row)
+      const known = knownTextDiff(a, raw);
+      diff.p = known !== null ? known.p : commonPrefix(a, raw);
+      diff.s = known !== null ? known.s : commonSuffix(a, raw, Math.min(a.length, raw.length) - diff.p);
+      noCR = raw.subarray(diff.p, raw.length - diff.s).indexOf(0x0d) < 0;
+    } else noCR = raw.indexOf(0x0d) < 0;
     if (prev !== null && noCR && raw.length <= max) {
-      const busy = reusable(prev, raw, diff);
-      if (busy !== null) {
+      const moved = reusable(prev, raw, diff.p, diff.s);
+      if (moved !== null) {
         stats.reused++;
-        prev = { pageId: rev.pageId, raw, outcome: prev.outcome, busy, decodedBusy: NONE, shifts: NONE };
+        prev = { pageId: rev.pageId, raw, outcome: prev.outcome, busy: moved.busy, shifts: moved.shifts };
         return prev.outcome;
       }
     }
@@ -159,10 +165,9 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
       known = { trace: base.trace, prefix: d.prefix, suffix: d.suffix };
     } else utf8 = decodeCharBytesToBuffer(raw, noCR ? shifts : undefined, scratch);
     const inScratch = utf8.buffer === scratch.buffer;
-    const busy: number[] = [];
     let trace: ScanTrace | null = null;
     const outcome = run((opts) => {
-      const r = extractImageRefsTraced(utf8, opts, busy, traces, known);
+      const r = extractImageRefsTraced(utf8, opts, traces, known);
       trace = r?.trace ?? null;
       return r?.refs ?? null;
     });
@@ -182,62 +187,35 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
       if (traces.length > TRACES) release(traces.pop()!);
       if (noCR) lastScan = { raw, utf8, shifts, trace: t };
     } else if (!inScratch) spare.push(scratch);
-    prev = noCR && outcome.refs !== null ? { pageId: rev.pageId, raw, outcome, busy: null, decodedBusy: busy, shifts } : null;
+    prev = noCR && outcome.refs !== null && t !== null ? { pageId: rev.pageId, raw, outcome, busy: t.busy, shifts } : null;
     return outcome;
   };
   return { extract, stats };
 }
 
-const NONE: number[] = [];
-
-/** Decoded offsets → raw offsets (shifts: pairs from decodeCharBytesToBuffer); a negative x stands for -x - 1. */
-function toRawOffsets(busy: number[], shifts: number[]): number[] {
-  if (shifts.length === 0) return busy;
-  const out = new Array<number>(busy.length);
-  const pairs = shifts.length / 2;
+/** The shift (raw offset minus decoded offset) at raw offset `raw`: that of the last pair whose raw offset is at or before it. */
+function shiftAt(shifts: number[], raw: number): number {
   let lo = 0;
-  for (let i = 0; i < busy.length; i++) {
-    let d = busy[i]!;
-    if (d === Infinity) {
-      out[i] = d;
-      continue;
-    }
-    const negative = d < 0;
-    if (negative) d = -d - 1;
-    // lo = number of pairs whose decoded offset ≤ d; spans come mostly in order, so walk from the last one
-    // (a few steps, then a binary search: a deeply nested page must not make this quadratic)
-    for (let k = 0; k < 16 && lo < pairs && shifts[lo * 2]! <= d; k++) lo++;
-    for (let k = 0; k < 16 && lo > 0 && shifts[(lo - 1) * 2]! > d; k++) lo--;
-    if ((lo < pairs && shifts[lo * 2]! <= d) || (lo > 0 && shifts[(lo - 1) * 2]! > d)) {
-      let a = 0;
-      let b = pairs;
-      while (a < b) {
-        const mid = (a + b) >>> 1;
-        if (shifts[mid * 2]! <= d) a = mid + 1;
-        else b = mid;
-      }
-      lo = a;
-    }
-    const r = lo === 0 ? d : d + shifts[(lo - 1) * 2 + 1]!;
-    out[i] = negative ? -r - 1 : r;
+  let hi = shifts.length >> 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (shifts[mid * 2]! + shifts[mid * 2 + 1]! <= raw) lo = mid + 1;
+    else hi = mid;
   }
-  return out;
+  return lo === 0 ? 0 : shifts[(lo - 1) * 2 + 1]!;
 }
 
 /**
  * If `raw` (which holds no CR: the caller looked) differs from the previous text only in plain text:
- * the previous busy spans moved to `raw`'s offsets; else null.
+ * the previous busy spans and shifts moved to `raw`'s decoding; else null. `prefix` and `s`: the
+ * lengths of their common prefix and suffix (commonPrefix, commonSuffix).
  */
-function reusable(prev: Previous, raw: Buffer, diff: { valid: boolean; p: number; s: number }): number[] | null {
+function reusable(prev: Previous, raw: Buffer, prefix: number, s: number): { busy: number[]; shifts: number[] } | null {
   const a = prev.raw;
   const la = a.length;
   const lb = raw.length;
-  let p = commonPrefix(a, raw);
-  if (p === la && la === lb) return rawBusy(prev);
-  const s = commonSuffix(a, raw, Math.min(la, lb) - p);
-  diff.valid = true;
-  diff.p = p;
-  diff.s = s;
+  let p = prefix;
+  if (p === la && la === lb) return prev;
   // a change that starts inside an entity (`&lt;` → `&gt;` differs after "&") starts at its "&"
   const amp = p > 0 ? a.lastIndexOf(0x26, p - 1) : -1;
   if (amp >= 0 && p - amp <= MAX_ENTITY) p = amp;
@@ -246,9 +224,14 @@ function reusable(prev: Previous, raw: Buffer, diff: { valid: boolean; p: number
   // the change carries no markup, and does not join or split a run of brackets
   if (hasMarkup(a, p, endA) || hasMarkup(raw, p, endB)) return null;
   if (p > 0 && endA < la && a[p - 1] === a[endA] && BRACKET[a[endA]!] === 1) return null;
+  // [p, endA) in decoded offsets: no "&" is in the change or within MAX_ENTITY bytes before it (no
+  // entity crosses either end), so one shift holds over it, and decoded offsets compare as raw ones do
+  const sh = shiftAt(prev.shifts, p);
+  const dp = p - sh;
+  const dEndA = endA - sh;
   // a span is touched by replacing [p, endA), or by inserting strictly inside it
-  const touches = (start: number, end: number) => (start < endA && end > p) || (start < p && end > p);
-  const busy = rawBusy(prev);
+  const touches = (start: number, end: number) => (start < dEndA && end > dp) || (start < dp && end > dp);
+  const busy = prev.busy;
   let inFrame = false;
   for (let i = 0; i < busy.length; i += 2) {
     const start = busy[i]!;
@@ -259,13 +242,17 @@ function reusable(prev: Previous, raw: Buffer, diff: { valid: boolean; p: number
   // inside a plain link or template, "=" could make a parameter name
   if (inFrame && (a.subarray(p, endA).includes(0x3d) || raw.subarray(p, endB).includes(0x3d))) return null;
   const delta = lb - la;
-  if (delta === 0) return busy;
-  const moved = new Array<number>(busy.length);
-  for (let i = 0; i < busy.length; i++) {
-    const x = busy[i]!;
-    moved[i] = x >= 0 ? (x >= endA ? x + delta : x) : -x - 1 >= endA ? x - delta : x;
+  if (delta === 0) return prev;
+  // what follows the change moves by delta in both offsets (the change holds no entity): spans, and
+  // the shift pairs' decoded offsets (their shifts stay)
+  const moved = busy.slice();
+  for (let i = 0; i < moved.length; i++) {
+    const x = moved[i]!;
+    if (x >= 0 ? x >= dEndA : -x - 1 >= dEndA) moved[i] = x >= 0 ? x + delta : x - delta;
   }
-  return moved;
+  const shifts = prev.shifts.slice();
+  for (let i = 0; i < shifts.length; i += 2) if (shifts[i]! >= dEndA) shifts[i] = shifts[i]! + delta;
+  return { busy: moved, shifts };
 }
 
 function hasMarkup(b: Buffer, from: number, to: number): boolean {
