@@ -33,7 +33,7 @@ import { CloserFinder, OPAQUE_TAGS, TAG_AT } from "./markup-tags.ts";
 import { ByteCloserFinder, TAG_AT_BYTES, isWhitespaceAt } from "./byte-text.ts";
 import { GALLERY_TEMPLATES, IMAGE_WORD_LIST, pickGalleryTemplateImages, pickTemplateImages, type TemplateParam } from "./template-images.ts";
 import { INVALID_FILE_NAME_COUNTER, unrenderedTemplateCounter } from "../core/counter-names.ts";
-import { commonPrefix, commonSuffix } from "./byte-diff.ts";
+import { commonBlocks, commonPrefix, commonSuffix } from "./byte-diff.ts";
 
 export interface ExtractImagesOptions {
   /** extra namespace aliases for files besides File/Image, e.g. ["Datei", "Файл", "Fichier"]; matched case-insensitively */
@@ -137,6 +137,8 @@ export interface ScanTrace {
   cpBusy: number[];
   cpEvents: number[];
   cpReach: number[];
+  /** per checkpoint: the reach of the work since the checkpoint before it alone (what skipping that work needs the same) */
+  cpLocal: number[];
   /** for benchmarks: the scan joined the previous one's */
   joined: boolean;
   /** for benchmarks: bytes the loop walked */
@@ -157,8 +159,11 @@ export interface KnownDiff {
   suffix: number;
 }
 
-/** Bytes between checkpoints: a few per screen of wikitext, each five numbers. */
+/** Bytes between checkpoints: a few per screen of wikitext, each six numbers. */
 const CHECKPOINT_EVERY = 1024;
+
+/** A changed part at most this long is walked whole; longer ones are searched for blocks left the same (commonBlocks), each at least this long. */
+const SKIP_ABOVE = 4 * CHECKPOINT_EVERY;
 
 /** UTF-16 units of a link target read for its namespace. */
 const HEAD_UNITS = 256;
@@ -216,6 +221,10 @@ class WikitextScanner {
   private readonly trace: ScanTrace | null;
   /** the furthest byte (exclusive) any look-ahead so far has read */
   private reach = 0;
+  /** the furthest byte read since the last checkpoint */
+  private segReach = 0;
+  /** bytes not walked because the previous scan's work over them was copied (skip) */
+  private skippedBytes = 0;
   /** a tag's closer was looked for and not found: the rest of the text decided that */
   private openEnded = false;
   private nextCheckpoint = Infinity;
@@ -223,6 +232,13 @@ class WikitextScanner {
   private nextCheck = Infinity;
   /** the previous text's trace, joined where both scans are at the top level of the same (shifted) bytes; `next`: its next checkpoint, shifted */
   private join: { old: ScanTrace; from: number; delta: number; k: number; next: number } | null = null;
+  /**
+   * the previous text's trace and the blocks of equal bytes between the edits ([start, end, shift]
+   * triples, commonBlocks): where this scan is at the top level at one of its checkpoints inside a
+   * block, its work up to a later checkpoint whose work read only bytes of the block is this scan's
+   * (skip). `b`: the block looked at, `k`: the checkpoint, `next`: its position here (Infinity: none left)
+   */
+  private mid: { old: ScanTrace; blocks: number[]; b: number; k: number; next: number } | null = null;
 
   constructor(text: ScanText, ctx: LineContext, counters: Counters | undefined, colonLinksAreText: boolean, busy: number[] | null = null, trace: ScanTrace | null = null) {
     this.busy = busy;
@@ -262,8 +278,22 @@ class WikitextScanner {
       if (i >= this.nextCheck && this.fKind.length === 0) {
         // at the top level, all state is in refs, busy and the counts: the rest depends only on s[i..]
         if (this.join !== null && i >= this.join.from && this.joined(i)) break;
+        const mid = this.mid;
+        if (mid !== null && i >= mid.next) {
+          if (i > mid.next) this.midTarget(i);
+          if (i === mid.next) {
+            const to = this.skip(i);
+            if (to > i) {
+              i = to;
+              this.midTarget(i);
+              this.setNextCheck();
+              continue;
+            }
+            this.midTarget(i + 1);
+          }
+        }
         if (i >= this.nextCheckpoint) this.checkpoint(i);
-        this.nextCheck = this.join === null ? this.nextCheckpoint : Math.min(this.nextCheckpoint, Math.max(this.join.from, this.join.next));
+        this.setNextCheck();
       }
       if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
         if (this.code(i + 1) !== c) {
@@ -297,7 +327,7 @@ class WikitextScanner {
     if (this.trace !== null) {
       this.trace.placed = this.refs;
       this.trace.busy = this.busy!;
-      this.trace.scanned = Math.min(i, n) - from;
+      this.trace.scanned = Math.min(i, n) - from - this.skippedBytes;
     }
     // Stable sort: refs opened at the same position keep their closing order.
     return (this.trace !== null ? this.refs.slice() : this.refs).sort((a, b) => a.pos - b.pos).map((p) => p.ref);
@@ -328,7 +358,114 @@ class WikitextScanner {
     t.cpBusy.push(this.busy!.length);
     t.cpEvents.push(t.evName.length);
     t.cpReach.push(Math.max(this.reach, i + 1));
+    t.cpLocal.push(Math.max(this.segReach, i + 1));
+    this.segReach = 0;
     this.nextCheckpoint = i + CHECKPOINT_EVERY;
+  }
+
+  /** The next position at which the top level is looked at: a checkpoint, a join or a skip. */
+  private setNextCheck(): void {
+    let next = this.nextCheckpoint;
+    if (this.join !== null) next = Math.min(next, Math.max(this.join.from, this.join.next));
+    if (this.mid !== null) next = Math.min(next, this.mid.next);
+    this.nextCheck = next;
+  }
+
+  /** Finds the previous scan's first checkpoint at or after `i` (here) inside a block, for skip. */
+  private midTarget(i: number): void {
+    const m = this.mid!;
+    const pos = m.old.cpPos;
+    const blocks = m.blocks;
+    while (m.b < blocks.length) {
+      const end = blocks[m.b + 1]!;
+      const d = blocks[m.b + 2]!;
+      const from = Math.max(i, blocks[m.b]!) - d;
+      if (from + d < end) {
+        let lo = 0;
+        let hi = pos.length;
+        while (lo < hi) {
+          const c = (lo + hi) >>> 1;
+          if (pos[c]! < from) lo = c + 1;
+          else hi = c;
+        }
+        if (lo < pos.length && pos[lo]! + d < end) {
+          m.k = lo;
+          m.next = pos[lo]! + d;
+          return;
+        }
+      }
+      m.b += 3;
+    }
+    m.next = Infinity;
+  }
+
+  /**
+   * At top-level position i, the previous scan's checkpoint k shifted (midTarget): if its work from
+   * there to a later checkpoint read only bytes of the block, that work is this scan's, shifted:
+   * appended, and the position of that later checkpoint returned (else i).
+   */
+  private skip(i: number): number {
+    const m = this.mid!;
+    const old = m.old;
+    const k = m.k;
+    const end = m.blocks[m.b + 1]!;
+    const d = m.blocks[m.b + 2]!;
+    const local = old.cpLocal;
+    const last = old.cpPos.length - 1;
+    let k2 = k;
+    let r = 0;
+    while (k2 < last) {
+      const l = Math.max(r, local[k2 + 1]!);
+      if (l + d > end) break;
+      r = l;
+      k2++;
+    }
+    if (k2 === k) return i;
+    this.checkpoint(i);
+    const t = this.trace!;
+    const refs = this.refs;
+    const busy = this.busy!;
+    const refsK = refs.length - old.cpRefs[k]!;
+    const busyK = busy.length - old.cpBusy[k]!;
+    const eventsK = t.evName.length - old.cpEvents[k]!;
+    const placed = old.placed;
+    for (let x = old.cpRefs[k]!, e = old.cpRefs[k2]!; x < e; x++) {
+      const p = placed[x]!;
+      refs.push(d === 0 ? p : { pos: p.pos + d, ref: p.ref });
+    }
+    const ob = old.busy;
+    for (let x = old.cpBusy[k]!, e = old.cpBusy[k2]!; x < e; x++) {
+      const v = ob[x]!;
+      busy.push(v >= 0 ? v + d : v - d);
+    }
+    for (let x = old.cpEvents[k]!, e = old.cpEvents[k2]!; x < e; x++) {
+      t.evName.push(old.evName[x]!);
+      t.evSample.push(old.evSample[x]!);
+    }
+    let reach = this.reach;
+    for (let x = k + 1; x < k2; x++) {
+      reach = Math.max(reach, local[x]! + d);
+      t.cpPos.push(old.cpPos[x]! + d);
+      t.cpRefs.push(old.cpRefs[x]! + refsK);
+      t.cpBusy.push(old.cpBusy[x]! + busyK);
+      t.cpEvents.push(old.cpEvents[x]! + eventsK);
+      t.cpReach.push(reach);
+      t.cpLocal.push(local[x]! + d);
+    }
+    this.segReach = local[k2]! + d;
+    this.reach = Math.max(reach, this.segReach);
+    const to = old.cpPos[k2]! + d;
+    this.nextCheckpoint = to;
+    this.skippedBytes += to - i;
+    return to;
+  }
+
+  /** Skips the previous scan's work over `blocks` (commonBlocks of its text and this one) where it can (skip). */
+  skipWith(old: ScanTrace, blocks: number[]): void {
+    if (old.cpPos.length === 0 || blocks.length === 0) return;
+    this.mid = { old, blocks, b: 0, k: 0, next: 0 };
+    this.midTarget(0);
+    this.setNextCheck();
   }
 
   /**
@@ -382,12 +519,15 @@ class WikitextScanner {
     const busyK = busy0 - cpBusy[k]!;
     const eventsK = events0 - cpEvents[k]!;
     const reach = this.reach;
+    const cpLocal = old.cpLocal;
     for (let m = k, end = pos.length; m < end; m++) {
       t.cpPos.push(pos[m]! + d);
       t.cpRefs.push(cpRefs[m]! + refsK);
       t.cpBusy.push(cpBusy[m]! + busyK);
       t.cpEvents.push(cpEvents[m]! + eventsK);
       t.cpReach.push(Math.max(reach, cpReach[m]! + d));
+      // the work before the join's checkpoint is this scan's
+      t.cpLocal.push(m === k ? Math.max(this.segReach, i + 1) : cpLocal[m]! + d);
     }
     t.joined = true;
     return true;
@@ -414,8 +554,10 @@ class WikitextScanner {
       t.cpBusy.push(old.cpBusy[m]!);
       t.cpEvents.push(old.cpEvents[m]!);
       t.cpReach.push(old.cpReach[m]!);
+      t.cpLocal.push(old.cpLocal[m]!);
     }
     this.reach = old.cpReach[k]!;
+    this.segReach = old.cpLocal[k]!;
     this.nextCheckpoint = this.nextCheck = old.cpPos[k]!;
     return old.cpPos[k]!;
   }
@@ -749,6 +891,7 @@ class WikitextScanner {
       this.busy.push(i, end); // not `inner`: what decided it may reach past the frame's end
       if (this.openEnded || next === this.n) end = Infinity;
       if (end > this.reach) this.reach = end;
+      if (end > this.segReach) this.segReach = end;
     }
     return next;
   }
@@ -889,7 +1032,7 @@ export function extractImageRefsTraced(utf8: Buffer, opts: ExtractImagesOptions,
   const max = opts.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES;
   if (utf8.length > max) throw new ExtractionLimitError("page_too_large", `page has more than ${max} bytes of wikitext`);
   const busy: number[] = [];
-  const trace: ScanTrace = { utf8, placed: [], busy, evName: [], evSample: [], cpPos: [], cpRefs: [], cpBusy: [], cpEvents: [], cpReach: [], joined: false, scanned: 0 };
+  const trace: ScanTrace = { utf8, placed: [], busy, evName: [], evSample: [], cpPos: [], cpRefs: [], cpBusy: [], cpEvents: [], cpReach: [], cpLocal: [], joined: false, scanned: 0 };
   const scanner = new WikitextScanner(byteText(utf8), tracingContext(opts, trace), opts.counters, (opts.colonFileLinks ?? "text") === "text", busy, trace);
   // the earlier text this one differs from least (a history reverts, and reverts back)
   let base: ScanTrace | null = null;
@@ -909,6 +1052,8 @@ export function extractImageRefsTraced(utf8: Buffer, opts: ExtractImagesOptions,
     while (k >= 0 && base.cpReach[k]! > prefix) k--;
     if (k >= 0) from = scanner.resumeFrom(base, k);
     scanner.joinWith(base, utf8.length - suffix, utf8.length - base.utf8.length);
+    // two edits far apart: the text between them is the same, and so is the work over it
+    if (utf8.length - prefix - suffix > SKIP_ABOVE) scanner.skipWith(base, commonBlocks(base.utf8, utf8, prefix, suffix, SKIP_ABOVE));
   }
   try {
     return { refs: scanner.run(from), trace };
