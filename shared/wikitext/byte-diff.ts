@@ -40,7 +40,7 @@ const ANCHOR = 64;
  * part, first at the shift of the prefix or the suffix (an edit inserts or deletes), then anywhere
  * in a's part, grown both ways; then the same on each side of the block.
  */
-export function commonBlocks(a: Buffer, b: Buffer, prefix: number, suffix: number, minBlock: number, maxBlocks = 8): number[] {
+export function commonBlocks(a: Buffer, b: Buffer, prefix: number, suffix: number, minBlock: number, maxBlocks = 32): number[] {
   const out: number[] = [];
   const shifts = [0, b.length - a.length];
   const find = (a0: number, a1: number, b0: number, b1: number, depth: number): void => {
@@ -74,6 +74,6 @@ export function commonBlocks(a: Buffer, b: Buffer, prefix: number, suffix: numbe
       return;
     }
   };
-  find(prefix, a.length - suffix, prefix, b.length - suffix, 4);
+  find(prefix, a.length - suffix, prefix, b.length - suffix, 6);
   return out;
 }

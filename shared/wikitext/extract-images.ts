@@ -119,7 +119,10 @@ function byteText(b: Buffer): ScanText {
  * reach. So the next text, equal to this one up to its first changed byte, resumes at the last
  * checkpoint whose reach is before that byte; and once past its last changed byte, where it is at
  * the top level at a checkpoint of this scan (the same bytes, shifted), the rest of this scan's work
- * is its own, shifted. The result is what a scan from scratch gives, byte for byte.
+ * is its own, shifted. Between two edits far apart (blocks of bytes left the same, commonBlocks), where
+ * it is at the top level at a checkpoint of this scan (shifted), this scan's work up to a later
+ * checkpoint is its own too when that work read only bytes of the block (cpLocal): copied, and the
+ * scan goes on from there. The result is what a scan from scratch gives, byte for byte.
  */
 export interface ScanTrace {
   /** the text scanned (UTF-8, entities decoded) */
@@ -163,7 +166,7 @@ export interface KnownDiff {
 const CHECKPOINT_EVERY = 1024;
 
 /** A changed part at most this long is walked whole; longer ones are searched for blocks left the same (commonBlocks), each at least this long. */
-const SKIP_ABOVE = 4 * CHECKPOINT_EVERY;
+const SKIP_ABOVE = 2 * CHECKPOINT_EVERY;
 
 /** UTF-16 units of a link target read for its namespace. */
 const HEAD_UNITS = 256;

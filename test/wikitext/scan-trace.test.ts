@@ -4,7 +4,11 @@
  * their samples, busy spans), and it must really skip work. Edits are random, seeded, and made of the
  * markup the scanner acts on (brackets, pipes, comments, galleries, opaque tags, "=", entities'
  * decoded forms), at random places of real article texts, so they land beside checkpoints, inside
- * frames, across joins and in unclosed constructs that reach to the end.
+ * frames, across joins and in unclosed constructs that reach to the end. Two edits far apart leave
+ * the text between them the same: the scan copies the previous scan's work over it (skip) only
+ * where it is at the top level of the same bytes, which the crafted pairs below break in every way
+ * the scanner has (a link, template, comment, gallery or opaque tag opened by one edit and closed,
+ * or not, by the other).
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -12,6 +16,7 @@ import { Counters } from "../../shared/core/counters.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
 import { decodeCharBytesToBuffer, rawText } from "../../shared/dump/revision-text.ts";
 import { extractImageRefsFromBytes, extractImageRefsTraced, type ExtractImagesOptions, type ScanTrace } from "../../shared/wikitext/extract-images.ts";
+import { commonBlocks } from "../../shared/wikitext/byte-diff.ts";
 import { rng } from "../seeded-random.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
@@ -121,5 +126,105 @@ describe("traced scans of edited texts = scans from scratch", () => {
       const second = traced(Buffer.from(edited), {}, [first.trace!]);
       expect(second.view).toEqual(scratch(Buffer.from(edited), {}));
     }
+  });
+});
+
+/** An article of `n` paragraphs, each with a link, a citation, a ref and an image (about 120 bytes each). */
+function article(n: number): string {
+  return Array.from({ length: n }, (_, i) => `Paragraph ${i} with a [[link|label]] and {{cite web|title=t${i}}}<ref>note ${i}</ref>. [[File:P${i}.jpg|thumb|caption ${i}]] é\n`).join("");
+}
+
+/** Inserts `head` after the first `at` bytes' worth of paragraphs and `tail` before the last ones: two edits far apart. */
+function twoEdits(text: string, head: string, tail: string, at = 20, fromEnd = 20): string {
+  const lines = text.split("\n");
+  const n = lines.length;
+  return [...lines.slice(0, at), head + lines[at], ...lines.slice(at + 1, n - fromEnd), tail + lines[n - fromEnd], ...lines.slice(n - fromEnd + 1)].join("\n");
+}
+
+describe("two edits far apart: the work between them is copied where the scan is at the same top level", () => {
+  const text = article(300);
+  const first = traced(Buffer.from(text), {}, []);
+
+  it("finds the block between the edits (commonBlocks: equal bytes, in order, long enough)", () => {
+    const edited = Buffer.from(twoEdits(text, "new words ", "[[File:Late.jpg|late]]"));
+    const a = Buffer.from(text);
+    const blocks = commonBlocks(a, edited, 2000, 2000, 2048);
+    expect(blocks.length).toBeGreaterThanOrEqual(3);
+    for (let i = 0; i < blocks.length; i += 3) {
+      const [bs, be, d] = [blocks[i]!, blocks[i + 1]!, blocks[i + 2]!];
+      expect(be - bs).toBeGreaterThanOrEqual(2048);
+      expect(edited.subarray(bs, be).equals(a.subarray(bs - d, be - d))).toBe(true);
+      if (i > 0) expect(bs).toBeGreaterThanOrEqual(blocks[i - 2]!);
+    }
+    // the block reaches from just after the first edit to just before the second
+    expect(blocks[1]! - blocks[0]!).toBeGreaterThan(edited.length - 45 * 130);
+  });
+
+  it("two plain edits: exact, and only the bytes near them are walked", () => {
+    for (const [head, tail] of [["new words ", "more words "], ["[[File:Early.jpg|thumb|early]] ", "{{Infobox|image=Late.png|caption=late}}"], ["", "a"], ["inserted text that shifts the rest by a lot ".repeat(20), ""]]) {
+      const edited = Buffer.from(twoEdits(text, head!, tail!));
+      const second = traced(edited, {}, [first.trace!]);
+      expect(second.view).toEqual(scratch(edited, {}));
+      expect(second.trace!.scanned, `${head} / ${tail}`).toBeLessThan(12_000);
+    }
+  });
+
+  it.each([
+    ["a link opened by the first edit, never closed", "[[Target|", ""],
+    ["a link opened by the first edit, closed by the second", "[[Target|", "]]"],
+    ["a file link opened by the first edit, closed by the second", "[[File:Wide.jpg|thumb|", "]]"],
+    ["a template opened and closed", "{{Infobox|caption=c|image=", "}}"],
+    ["a template opened, never closed", "{{Infobox|image=", ""],
+    ["a comment opened and closed", "<!--", "-->"],
+    ["a comment opened, never closed", "<!--", ""],
+    ["a gallery around the middle", "<gallery>\nFile:G.jpg|g\n", "</gallery>"],
+    ["a gallery opened, never closed", "<gallery>\n", ""],
+    ["nowiki around the middle", "<nowiki>", "</nowiki>"],
+    ["a stray closer first, then an opener", "]]}}", "[[File:X.jpg|"],
+    ["brackets joined into runs", "[", "]"],
+    ["CRs and decoded entities", "\r\n<b>&amp;</b>\r", "\r<"],
+    ["an unclosed tag's closer added at the end", "<ref>", "</ref>"],
+  ])("%s: exact", (_name, head, tail) => {
+    const edited = Buffer.from(twoEdits(text, head, tail));
+    const second = traced(edited, {}, [first.trace!]);
+    expect(second.view).toEqual(scratch(edited, {}));
+    // and a later edit of that text, from its own trace
+    const third = Buffer.from(twoEdits(edited.toString("utf8"), "x ", "y ", 40, 40));
+    expect(traced(third, {}, [second.trace!]).view).toEqual(scratch(third, {}));
+  });
+
+  it("an edit that closes a frame opened in the previous text: the copied work must not be the old (open) one", () => {
+    const open = twoEdits(text, "[[Target|", "");
+    const a = traced(Buffer.from(open), {}, []);
+    for (const tail of ["]]", "]]]]", "}}", "-->"]) {
+      const closed = Buffer.from(twoEdits(open, "", tail, 21, 20));
+      expect(traced(closed, {}, [a.trace!]).view).toEqual(scratch(closed, {}));
+    }
+  });
+
+  it.each([4, 5, 6])("seed %i: random markup at two to five places far apart, chained", (seed) => {
+    const next = rng(seed);
+    let previous: ScanTrace[] = [first.trace!];
+    let current = text;
+    let scanned = 0;
+    let total = 0;
+    for (let step = 0; step < 25; step++) {
+      const lines = current.split("\n");
+      const places = 2 + Math.floor(next() * 4);
+      for (let k = 0; k < places; k++) {
+        const at = Math.floor(next() * lines.length);
+        let ins = "";
+        for (let j = 0, n = 1 + Math.floor(next() * 2); j < n; j++) ins += PIECES[Math.floor(next() * PIECES.length)]!;
+        lines[at] = next() < 0.5 ? ins + lines[at] : lines[at]!.slice(0, 10) + ins + lines[at]!.slice(10 + Math.floor(next() * 20));
+      }
+      current = lines.join("\n");
+      const utf8 = Buffer.from(current, "utf8");
+      const got = traced(utf8, {}, previous);
+      expect(got.view, `seed ${seed} step ${step}`).toEqual(scratch(utf8, {}));
+      scanned += got.trace?.scanned ?? utf8.length;
+      total += utf8.length;
+      previous = got.trace !== null ? [got.trace, ...previous].slice(0, 4) : [];
+    }
+    expect(scanned).toBeLessThan(total);
   });
 });
