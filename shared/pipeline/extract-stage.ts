@@ -241,7 +241,13 @@ export async function* collapseUses(revisions: AsyncIterable<RevisionRefs>, coun
   let pending: string[] = [];
   let pendingChars = 0;
   let spilled = false;
+  // the last revision's references and their slots: a history's next revision mostly repeats them in
+  // order, and a reference with the same parts as the one at its index there is that use (no key built)
+  let lastRefs: ExtractedRef[] = [];
+  let lastSlots: number[] = [];
   async function* flush(): AsyncGenerator<ShuffleRef> {
+    lastRefs = [];
+    lastSlots = [];
     const counts = uses;
     const first = held;
     const late = spilled;
@@ -290,13 +296,26 @@ export async function* collapseUses(revisions: AsyncIterable<RevisionRefs>, coun
         pageKey = key;
       }
       countReferences(rev, counters);
-      for (const r of rev.refs) {
+      const refs = rev.refs;
+      const last = lastRefs;
+      const lastSlot = lastSlots;
+      const slotOf: number[] = [];
+      for (let i = 0; i < refs.length; i++) {
+        const r = refs[i]!;
+        if (i < last.length && sameUse(r, last[i]!)) {
+          const seen = lastSlot[i]!;
+          uses[seen]!++;
+          slotOf.push(seen);
+          continue;
+        }
         const useKey = useKeyOf(r.image, r.source, r);
         const seen = slots.get(useKey);
         if (seen !== undefined) {
           uses[seen]!++;
+          slotOf.push(seen);
           continue;
         }
+        slotOf.push(uses.length);
         slots.set(useKey, uses.length);
         uses.push(1);
         const rec: ShuffleRef = {
@@ -328,12 +347,23 @@ export async function* collapseUses(revisions: AsyncIterable<RevisionRefs>, coun
           pendingChars = 0;
         }
       }
+      lastRefs = refs;
+      lastSlots = slotOf;
     }
     yield* flush();
   } finally {
     // the consumer stopped early: let the source clean up (close the dump stream)
     if (!exhausted) await source.return?.();
   }
+}
+
+/** Do two references have equal use keys (useKeyOf)? Only when every part is equal: then they do. */
+function sameUse(a: ExtractedRef, b: ExtractedRef): boolean {
+  return a.image === b.image && a.source === b.source && a.origin === b.origin && sameText(a.caption, b.caption) && sameText(a.alt, b.alt) && sameText(a.title, b.title) && sameText(a.nearby, b.nearby);
+}
+
+function sameText(a: CaptionFeatures | null | undefined, b: CaptionFeatures | null | undefined): boolean {
+  return a === b || (a != null && b != null && a.text === b.text);
 }
 
 /**
