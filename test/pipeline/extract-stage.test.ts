@@ -5,7 +5,7 @@ import { Counters } from "../../shared/core/counters.ts";
 import type { PageRevision, ShuffleRef } from "../../shared/core/records.ts";
 import { silentContext } from "../../shared/core/stage.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
-import { collapseUses, documentChunks, documentExtractor, extractStage, type RevisionRefs, type UseSpill } from "../../shared/pipeline/extract-stage.ts";
+import { collapseUses, createFeatureLookup, documentChunks, documentExtractor, extractStage, type ExtractedRef, type RevisionRefs, type UseSpill } from "../../shared/pipeline/extract-stage.ts";
 import { mediawikiSource } from "../../shared/sources/mediawiki/mediawiki-source.ts";
 import { SAMPLE_CURRENT, SAMPLE_HISTORY } from "../runner/helpers.ts";
 import { collect, from } from "./stage-helpers.ts";
@@ -83,6 +83,38 @@ describe("collapseUses", () => {
     const out = await collect(collapseUses(from(revisions), counters));
     expect(out.map((r) => [r.page, r.revisionId, r.uses])).toEqual([["Anarchism", 1, 2], ["Anarchist symbolism", 4, 1]]);
     expect(counters.get("extract.history.references")).toBe(3);
+  });
+
+  it("a reference at the same index as in the last revision is that use only when every part is equal", async () => {
+    const counters = new Counters();
+    // two lookups: equal texts as different feature objects
+    const f1 = createFeatureLookup(config, counters);
+    const f2 = createFeatureLookup(config, counters);
+    const ref = (image: string, caption: string | null, alt: string | null, more: Partial<ExtractedRef> = {}, f = f1): ExtractedRef =>
+      ({ image, source: "link", ordinal: 0, caption: f(caption), alt: f(alt), ...more });
+    const revs: ExtractedRef[][] = [
+      [ref("A", "x", null)],
+      [ref("A", "x", "y")], // alt added: a new use
+      [ref("A", "x", "y", {}, f2)], // the same texts, other objects: the same use
+      [ref("B", "x", "y")], // another image
+      [ref("B", "x", "y", { source: "template" })], // another source
+      [ref("B", "x", "y", { source: "template", origin: "O" })], // a text pivot's copy of another image
+      [ref("B", "x", "y", { source: "template", origin: "O", title: f1("t") })], // a title
+      [ref("B", null, "y", { source: "template", origin: "O", title: f1("t") })], // no caption
+      [ref("C", "z", null), ref("A", "x", "y"), ref("A", "x", null)], // earlier uses at other indices: found by key
+      [ref("A", "x", "y"), ref("A", "x", "y"), ref("A", "x", null)], // index 0 now A: by key; index 1 as before
+    ];
+    const out = await collect(collapseUses(from(revs.map((refs, i) => ({ kind: "history" as const, page: "P", pageId: 1, revisionId: i + 1, refs }))), counters));
+    expect(out.map((r) => [r.image, r.source, r.origin ?? null, r.caption?.text ?? null, r.alt?.text ?? null, r.title?.text ?? null, r.uses])).toEqual([
+      ["A", "link", null, "x", null, null, 3],
+      ["A", "link", null, "x", "y", null, 5],
+      ["B", "link", null, "x", "y", null, 1],
+      ["B", "template", null, "x", "y", null, 1],
+      ["B", "template", "O", "x", "y", null, 1],
+      ["B", "template", "O", "x", "y", "t", 1],
+      ["B", "template", "O", null, "y", "t", 1],
+      ["C", "link", null, "z", null, null, 1],
+    ]);
   });
 
   it("a page flushed early (limit) splits a use into records whose uses still add up", async () => {
