@@ -43,6 +43,8 @@ const ANCHOR = 64;
 export function commonBlocks(a: Buffer, b: Buffer, prefix: number, suffix: number, minBlock: number, maxBlocks = 32): number[] {
   const out: number[] = [];
   const shifts = [0, b.length - a.length];
+  // searches over a's part: a pair of texts made to defeat the anchors must not cost one per block
+  let searches = 16;
   const find = (a0: number, a1: number, b0: number, b1: number, depth: number): void => {
     if (b1 - b0 < minBlock || a1 - a0 < minBlock || depth === 0 || out.length >= maxBlocks * 3) return;
     for (const frac of [0.5, 0.25, 0.75]) {
@@ -56,6 +58,8 @@ export function commonBlocks(a: Buffer, b: Buffer, prefix: number, suffix: numbe
         }
       }
       if (hit < 0) {
+        if (searches === 0) continue;
+        searches--;
         const h = a.subarray(a0, a1).indexOf(b.subarray(at, at + ANCHOR));
         if (h < 0) continue;
         hit = a0 + h;
