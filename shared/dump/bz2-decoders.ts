@@ -12,6 +12,7 @@ import { Readable } from "node:stream";
 import { bz2Blocks, type DamageLog } from "./bz2-blocks.ts";
 import { DumpError } from "./errors.ts";
 import { readAhead } from "./read-ahead.ts";
+import { spawnChunked } from "./decoder-output.ts";
 
 /** Decoded bytes the decoder may run ahead of the reader (see read-ahead.ts). */
 const DECODER_READ_AHEAD = 32 << 20;
@@ -63,9 +64,12 @@ export function isParallelDecoder(bin: string): boolean {
  * @param onDecoded told the size of every decoded chunk as the decoder delivers it (it runs ahead of the consumer)
  */
 export async function* systemBunzip2(src: AsyncIterable<Buffer>, bin: string, file: string, onDecoded?: (bytes: number) => void): AsyncGenerator<Buffer> {
-  const child = spawn(bin, ["-dc"], { stdio: ["pipe", "pipe", "pipe"] });
+  // the output read into our own chunks where it can be (decoder-output.ts), else from a plain pipe
+  const chunked = await spawnChunked(bin, ["-dc"], { chunkBytes: DECODER_CHUNK, maxAhead: DECODER_READ_AHEAD, onData: onDecoded });
+  const child = chunked?.child ?? spawn(bin, ["-dc"], { stdio: ["pipe", "pipe", "pipe"] });
+  const output = chunked?.output ?? readAhead(child.stdout!, DECODER_READ_AHEAD, onDecoded, DECODER_CHUNK);
   let stderr = "";
-  child.stderr.setEncoding("utf8").on("data", (d: string) => {
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => {
     if (stderr.length < 2000) stderr += d;
   });
   const exited = new Promise<{ code: number | null; signal: string | null; error?: Error }>((resolve) => {
@@ -76,18 +80,18 @@ export async function* systemBunzip2(src: AsyncIterable<Buffer>, bin: string, fi
   const feeding = new Promise<Error | null>((resolve) => {
     const input = Readable.from(src, { objectMode: false });
     input.once("error", (err) => {
-      child.stdin.destroy();
+      child.stdin!.destroy();
       resolve(err);
     });
     // the binaries stop reading at bytes after a stream that start no other (open-dump.ts checks the layout)
-    child.stdin.once("error", () => resolve(null));
-    child.stdin.once("finish", () => resolve(null));
-    input.pipe(child.stdin);
+    child.stdin!.once("error", () => resolve(null));
+    child.stdin!.once("finish", () => resolve(null));
+    input.pipe(child.stdin!);
   });
   let decoded = 0;
   let finished = false;
   try {
-    for await (const chunk of readAhead(child.stdout, DECODER_READ_AHEAD, onDecoded, DECODER_CHUNK)) {
+    for await (const chunk of output) {
       decoded += chunk.length;
       yield chunk;
     }
