@@ -13,15 +13,9 @@ import { join } from "node:path";
 import { loadavg } from "node:os";
 import { constants, PerformanceObserver } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
-import { median, REPO, sharedData } from "./lib/common.ts";
+import { median, pairedBench, REPO } from "./lib/common.ts";
 
-const before = process.env.BENCH_BEFORE;
-if (!before) {
-  console.log("dump-read-pair: set BENCH_BEFORE to another checkout (with a build) to compare against");
-  process.exit(0);
-}
-const passes = Number(process.env.BENCH_PASSES ?? 6);
-const file = process.argv[2] ?? sharedData("wikipedia-history/enwiki-Anarchism-history-rev04000-05999.xml.bz2") ?? join(REPO, "shared/sample/enwiki-Anarchism-history-sample.xml.bz2");
+const { before, passes, file } = pairedBench("dump-read-pair", 6);
 
 let majorGcs = 0;
 new PerformanceObserver((list) => {

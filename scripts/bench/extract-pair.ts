@@ -16,15 +16,9 @@
 import { join } from "node:path";
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
-import { median, REPO, sharedData } from "./lib/common.ts";
+import { median, pairedBench, REPO } from "./lib/common.ts";
 
-const before = process.env.BENCH_BEFORE;
-if (!before) {
-  console.log("extract-pair: set BENCH_BEFORE to another checkout (with a build) to compare against");
-  process.exit(0);
-}
-const passes = Number(process.env.BENCH_PASSES ?? 24);
-const file = process.argv[2] ?? sharedData("wikipedia-history/enwiki-Anarchism-history-rev04000-05999.xml.bz2") ?? join(REPO, "shared/sample/enwiki-Anarchism-history-sample.xml.bz2");
+const { before, passes, file } = pairedBench("extract-pair", 24);
 
 interface Side {
   name: string;

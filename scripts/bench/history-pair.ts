@@ -20,15 +20,9 @@ import { loadavg } from "node:os";
 import { execFileSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { findSystemBzip2 } from "../../shared/dump/bz2-decoders.ts";
-import { median, REPO, sharedData } from "./lib/common.ts";
+import { median, pairedBench, REPO } from "./lib/common.ts";
 
-const before = process.env.BENCH_BEFORE;
-if (!before) {
-  console.log("history-pair: set BENCH_BEFORE to another checkout (with a build) to compare against");
-  process.exit(0);
-}
-const passes = Number(process.env.BENCH_PASSES ?? 9);
-const file = process.argv[2] ?? sharedData("wikipedia-history/enwiki-Anarchism-history-rev04000-05999.xml.bz2") ?? join(REPO, "shared/sample/enwiki-Anarchism-history-sample.xml.bz2");
+const { before, passes, file } = pairedBench("history-pair", 9);
 const decoder = findSystemBzip2();
 if (decoder === null) throw new Error("history-pair needs lbzip2 or bzip2 on PATH");
 

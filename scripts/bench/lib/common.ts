@@ -108,3 +108,19 @@ export function median(xs: number[]): number {
 export const mb = (bytes: number): string => (bytes / 1e6).toFixed(1);
 export const mbps = (bytes: number, seconds: number): string => (bytes / 1e6 / seconds).toFixed(1);
 export const mib = (kib: number | null): string => (kib === null ? "n/a" : `${(kib / 1024).toFixed(0)} MiB`);
+
+/**
+ * The settings of a paired bench (this checkout against BENCH_BEFORE's build, in one process): the
+ * other checkout, the passes (BENCH_PASSES) and the history to read (the first argument, else the
+ * 2,000-revision excerpt, else the repo's sample). Exits with a hint when BENCH_BEFORE is not set.
+ */
+export function pairedBench(name: string, defaultPasses: number): { before: string; passes: number; file: string } {
+  const before = process.env.BENCH_BEFORE;
+  if (!before) {
+    console.log(`${name}: set BENCH_BEFORE to another checkout (with a build) to compare against`);
+    process.exit(0);
+  }
+  const passes = Number(process.env.BENCH_PASSES ?? defaultPasses);
+  const file = process.argv[2] ?? sharedData("wikipedia-history/enwiki-Anarchism-history-rev04000-05999.xml.bz2") ?? join(REPO, "shared/sample/enwiki-Anarchism-history-sample.xml.bz2");
+  return { before, passes, file };
+}
