@@ -20,6 +20,7 @@ import { writePublication } from "../../shared/output/publish.ts";
 import type { PublishedPair } from "../../shared/output/tier-dataset.ts";
 import { removeTempDirs, run, runCli, tempDir } from "../runner/helpers.ts";
 import { annotationDataset } from "./dataset.ts";
+import { sampleRunCopy } from "../support/sample-run.ts";
 
 const M = null;
 const OBSERVERS: Record<string, (number | null)[]> = {
@@ -149,8 +150,7 @@ describe("paracap agreement", () => {
 
   it("report.html gets the section from agreement.json, escaped; a broken agreement.json is a note", async () => {
     // a run on the embedded sample and its publication: the slow part, so a generous bound (not a speed check)
-    const out = tempDir("paracap-agreement-report-");
-    await run(out);
+    const out = await sampleRunCopy("paracap-agreement-report-");
     const report = await computeAgreement(files, dir);
     report.correlation!.rows[0]!.metric = '<img src=x onerror="alert(1)">';
     writeFileSync(join(out, "agreement.json"), JSON.stringify(report));

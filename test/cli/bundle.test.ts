@@ -5,12 +5,13 @@
  * started from the bundle (extract workers, the JS bz2 decoder's workers) writes the same datasets
  * and stats as the in-process run.
  */
-import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { main } from "../../shared/cli/main.ts";
 import { forgetRenderedCharts } from "../../shared/output/charts.ts";
-import { removeTempDirs, run, runCli, tempDir } from "../runner/helpers.ts";
+import { removeTempDirs, runCli, tempDir } from "../runner/helpers.ts";
+import { sampleRunCopy } from "../support/sample-run.ts";
 
 afterAll(removeTempDirs);
 
@@ -30,10 +31,8 @@ describe("the bundled CLI", () => {
   beforeAll(async () => {
     process.env.PARACAP_CACHE_DIR = tempDir("paracap-bundle-cache-");
     forgetRenderedCharts();
-    inProcess = tempDir("paracap-bundle-charts-");
-    await run(inProcess);
-    bundled = tempDir("paracap-bundle-charts-");
-    cpSync(inProcess, bundled, { recursive: true });
+    inProcess = await sampleRunCopy("paracap-bundle-charts-");
+    bundled = await sampleRunCopy("paracap-bundle-charts-");
     for (const dir of [inProcess, bundled]) rmSync(join(dir, "report.html"));
   });
 

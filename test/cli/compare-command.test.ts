@@ -12,6 +12,7 @@ import { referenceCorpora } from "../../shared/compare/reference-corpora.ts";
 import { resolveConfig } from "../../shared/core/config.ts";
 import { semanticScoring, shippedThresholds } from "../../shared/semantic/semantic-score.ts";
 import { removeTempDirs, REPO, run, runCli, tempDir } from "../runner/helpers.ts";
+import { sampleRunCopy } from "../support/sample-run.ts";
 
 const FIX = join(REPO, "test/fixtures/paraphrase");
 const MSRP = join(FIX, "msr_paraphrase_train.txt.gz");
@@ -92,8 +93,7 @@ describe("paracap compare", () => {
   });
 
   it("its --json rows are `paracap report --reference` input: compare X --json > r.json && paracap report out --reference r.json", async () => {
-    const out = tempDir("paracap-compare-report-");
-    await run(out);
+    const out = await sampleRunCopy("paracap-compare-report-");
     const refs = join(tempDir("paracap-compare-refs-"), "r.json");
     writeFileSync(refs, allJson);
     const r = await cli(["report", out, "--reference", refs]);

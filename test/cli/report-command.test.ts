@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { main } from "../../shared/cli/main.ts";
 import { removeTempDirs, run, tempDir } from "../runner/helpers.ts";
+import { sampleRunCopy } from "../support/sample-run.ts";
 
 afterAll(removeTempDirs);
 
@@ -23,8 +24,7 @@ async function cli(args: string[]): Promise<{ code: number; stderr: string }> {
 describe("paracap report", () => {
   let dir: string;
   beforeAll(async () => {
-    dir = tempDir("paracap-report-cli-");
-    await run(dir);
+    dir = await sampleRunCopy("paracap-report-cli-");
   });
 
   it("rewrites report.html, the Parquet files and the card of a finished folder, with reference maps", async () => {

@@ -58,7 +58,13 @@ async function finished(runId: string, what: string): Promise<void> {
   const { env } = readEmulatorEnv(dir)!;
   const url = `http://${env.STORAGE_EMULATOR_HOST!.replace(/^https?:\/\//, "")}/storage/v1/b/${env.PARACAP_OUTPUT_BUCKET}/o/${encodeURIComponent(`${runId}/_SUCCESS`)}`;
   await until(async () => {
-    if ((await fetch(url)).ok) return true;
+    try {
+      if ((await fetch(url)).ok) return true;
+    } catch (e) {
+      // a kept-alive connection the server closed as this poll reused it (a busy machine stretches the
+      // gap past its idle timeout): the request never reached it, so poll again; other errors fail
+      if ((e as { cause?: { code?: string } }).cause?.code !== "ECONNRESET") throw e;
+    }
     await new Promise((r) => setTimeout(r, 500));
     return false;
   }, what);

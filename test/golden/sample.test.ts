@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScoredPair } from "../../shared/core/records.ts";
 import type { FunnelRow, Stats } from "../../shared/output/stats.ts";
 import { readPairs, readStats, run, SAMPLE_CURRENT, SAMPLE_HISTORY, tempDir, removeTempDirs } from "../runner/helpers.ts";
+import { sampleRun } from "../support/sample-run.ts";
 
 afterAll(removeTempDirs);
 
@@ -145,8 +146,7 @@ let stats: Stats;
 const pairs: Record<string, ScoredPair[]> = {};
 
 beforeAll(async () => {
-  out = tempDir("paracap-golden-");
-  await run(out);
+  out = await sampleRun();
   stats = readStats(out);
   for (const tier of ["gold", "silver", "bronze"]) pairs[tier] = readPairs(out, tier);
 });

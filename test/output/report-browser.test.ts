@@ -14,6 +14,7 @@ import { writePublication } from "../../shared/output/publish.ts";
 import { removeTempDirs, REPO, run, tempDir } from "../runner/helpers.ts";
 import { chromiumMissing, launchChromium, skipBrowser } from "./chromium.ts";
 import { semanticFolder, semanticPairs } from "./constructed-output.ts";
+import { sampleRun } from "../support/sample-run.ts";
 
 const ARTIFACTS = join(REPO, "test-artifacts");
 
@@ -41,8 +42,7 @@ describe.skipIf(skipBrowser)("report.html in chromium", () => {
   let browser: Awaited<ReturnType<typeof launchChromium>>;
 
   beforeAll(async () => {
-    sampleDir = tempDir("paracap-browser-sample-");
-    await run(sampleDir);
+    sampleDir = await sampleRun();
     semDir = tempDir("paracap-browser-semantic-");
     semanticFolder(sampleDir, semDir);
     const paws = semanticPairs("ref", 0, 300).filter((p) => p.metrics.syntactic! >= 0.6);

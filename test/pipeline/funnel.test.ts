@@ -12,6 +12,7 @@ import { tierSpecs } from "../../shared/pipeline/tiers.ts";
 import type { Stats } from "../../shared/output/stats.ts";
 import { DATA, readPairs, readStats, run, tempDir, removeTempDirs } from "../runner/helpers.ts";
 import { reconcile } from "./reconcile.ts";
+import { sampleRun } from "../support/sample-run.ts";
 
 afterAll(removeTempDirs);
 
@@ -83,8 +84,7 @@ describe("funnel rows from filter metadata", () => {
 
 describe("reconciliation on real dumps", () => {
   it("holds on the embedded sample", async () => {
-    const out = tempDir("paracap-rec-");
-    await run(out);
+    const out = await sampleRun();
     const stats = readStats(out);
     expect(reconcile(stats, lines(out, stats))).toEqual([]);
   });

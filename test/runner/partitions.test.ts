@@ -20,14 +20,13 @@ import { BUILTIN_PIPELINE } from "../../shared/tasks/phases.ts";
 import { createManifest } from "../../shared/tasks/manifest.ts";
 import { marker, writeMarker } from "../../shared/tasks/markers.ts";
 import { BIN, DATASETS, readOutputs, REPO, run, tempDir, removeTempDirs } from "./helpers.ts";
+import { sampleRun } from "../support/sample-run.ts";
 
 afterAll(removeTempDirs);
 
 let reference: Record<string, string>;
 beforeAll(async () => {
-  const dir = tempDir("paracap-partref-");
-  await run(dir);
-  reference = readOutputs(dir);
+  reference = readOutputs(await sampleRun());
 });
 
 /** stats.json without the two counters that record the partition count itself */
