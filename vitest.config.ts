@@ -13,7 +13,6 @@ const ISOLATED = [
   "test/cloud/caption-tsv-e2e.test.ts",
   "test/cloud/e2e.test.ts",
   "test/cloud/faults.test.ts",
-  "test/cloud/text-pivot-e2e.test.ts",
   "test/cloud/toy-phase.test.ts",
   "test/emulators/**",
   "test/functions/**",

@@ -4,16 +4,22 @@
  * must give what `paracap run --input <file>.tsv` gives. The fixture is real CC lines whose URLs
  * were regrouped so that images have several captions (test/fixtures/data/conceptual-captions/
  * PROVENANCE.md): pairs are built, the equivalence-set bound drops some, the pair filters act.
+ *
+ * A text pivot in both runners, on the same lines and the same emulators (one start for both): the
+ * min-hash pivot, uploaded with a config (`paracap cloud upload --config`), must give what `paracap
+ * run` gives with the same config: every dataset byte, the funnel and the pivot's counters. Its pairs
+ * join captions of different images, so they depend on the caption groups meeting across shards and
+ * partitions exactly as they do locally.
  */
-import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Storage } from "@google-cloud/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Emulators } from "../../scripts/emulators/emulate.ts";
 import type { LocalCloud } from "../../scripts/emulators/local-cloud.ts";
 import { startCloudFixture, type CloudFixture } from "./cloud-fixture.ts";
 import { resolveConfig } from "../../shared/core/config.ts";
+import type { ScoredPair } from "../../shared/core/records.ts";
 import { Stats } from "../../shared/output/stats.ts";
 import { runLocal } from "../../shared/runner/local-runner.ts";
 import { RunManifest } from "../../shared/tasks/manifest.ts";
@@ -27,6 +33,7 @@ const NAME = "gcc-validation-lines00001-02000-shared-urls.tsv";
 const SHARD_BYTES = 100_000;
 /** a caption list feeds gold and silver (bronze needs a full-history dump) */
 const TIERS = ["gold", "silver"] as const;
+const PIVOT_CONFIG = { pivot: "minhash", tiers: [...TIERS], partitions: PARTITIONS };
 
 const missing = pubsubEmulatorMissing();
 if (missing) skipMessage("cloud caption-tsv e2e", missing);
@@ -34,22 +41,26 @@ if (missing) skipMessage("cloud caption-tsv e2e", missing);
 /** bin/paracap.js run from `cwd`, so its input name is the bare file name, as the object's is. */
 const paracapIn = (cwd: string, args: string[]) => runCli(args, { cwd });
 
+let fx: CloudFixture;
+let cloud: LocalCloud;
+let storage: Storage;
+
+beforeAll(async () => {
+  if (missing !== null) return;
+  fx = await startCloudFixture({ shardBytes: SHARD_BYTES });
+  ({ cloud, storage } = fx);
+});
+
+afterAll(async () => {
+  await fx?.stop();
+});
+
 describe.skipIf(missing !== null)("Conceptual Captions: cloud upload = paracap run", () => {
-  let fx: CloudFixture;
-  let emu: Emulators;
-  let cloud: LocalCloud;
-  let storage: Storage;
   let dir: string;
 
-  beforeAll(async () => {
+  beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), "paracap-cc-cloud-"));
     copyFileSync(FIXTURE, join(dir, NAME));
-    fx = await startCloudFixture({ shardBytes: SHARD_BYTES });
-    ({ emu, cloud, storage } = fx);
-  });
-
-  afterAll(async () => {
-    await fx?.stop();
   });
 
   it("the uploaded .tsv runs in 4 shards and equals `paracap run --input` (datasets, funnel) and the local runner with the same shards (every output)", async () => {
@@ -99,4 +110,46 @@ describe.skipIf(missing !== null)("Conceptual Captions: cloud upload = paracap r
     expect(silver.funnel.find((r) => r.id === "set_size_bound_v1")!.filter!.reasons).toEqual({ set_too_large: 42 });
     expect(readFileSync(join(dir, "cli", "report.md"), "utf8")).toContain("2,000 caption lines read = 2,000 used.");
   });
+});
+
+describe.skipIf(missing !== null)("min-hash pivot: cloud = paracap run", () => {
+  let dir: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "paracap-pivot-cloud-"));
+    copyFileSync(FIXTURE, join(dir, NAME));
+    writeFileSync(join(dir, "config.json"), JSON.stringify(PIVOT_CONFIG));
+  });
+
+  it("the uploaded run's datasets, funnel and pivot counters equal the local run's", async () => {
+    const up = await paracap(["cloud", "upload", join(dir, NAME), "--config", join(dir, "config.json")], cloud.env);
+    expect(up.code, up.stderr).toBe(0);
+    const runId = up.stdout.trim();
+    await waitForRun(storage, cloud.buckets.output, runId, 180_000);
+    const got = comparable(await readObjects(storage, cloud.buckets.output, `${runId}/`), true, TIERS);
+
+    const cli = await runCli(["run", "--input", NAME, "--out", "cli", "--config", "config.json", "--quiet"], { cwd: dir });
+    expect(cli.code, cli.stderr).toBe(0);
+    const local = comparable(readDir(join(dir, "cli")), false, TIERS);
+    for (const t of TIERS) expect(got[`${t}.jsonl`], t).toBe(local[`${t}.jsonl`]);
+    expect(got["config.json"]).toBe(local["config.json"]);
+    const cloudStats = Stats.parse(JSON.parse(got["stats.json"]!));
+    const cliStats = Stats.parse(JSON.parse(local["stats.json"]!));
+    expect(cloudStats.tiers).toEqual(cliStats.tiers);
+    expect(cloudStats.pivot).toEqual(cliStats.pivot);
+    expect(cloudStats.pivot?.name).toBe("minhash");
+    const { ["extract.shards"]: cloudShards, ...cloudCounters } = cloudStats.counters;
+    const { ["extract.shards"]: cliShards, ...cliCounters } = cliStats.counters;
+    expect([cloudShards, cliShards]).toEqual([4, 1]);
+    expect(cloudCounters).toEqual(cliCounters);
+
+    // the pairs are the pivot's: captions of two different images, exact Jaccard ≥ t
+    const silver = got["silver.jsonl"]!.split("\n").filter(Boolean).map((l) => JSON.parse(l) as ScoredPair);
+    expect(silver.length).toBeGreaterThan(0);
+    for (const p of silver) {
+      expect(p.pivot?.name).toBe("minhash");
+      expect(p.a.image).not.toBe(p.b.image);
+      expect(p.pivot!.jaccard).toBeGreaterThanOrEqual(0.5);
+    }
+  }, 300_000);
 });
