@@ -140,6 +140,20 @@ function knownTag(html: string, start: number, end: number, upper: boolean): Kno
 
 const IMG = knownTag("img", 0, 3, false)!;
 
+/**
+ * The name of the known tag html[start, end) as htmlparser2 lower-cases it, or null when it is not one
+ * (not known, or not ASCII): the parser's own name for a common tag, without copying it out of the page.
+ */
+export function knownTagName(html: string, start: number, end: number): string | null {
+  let upper = false;
+  for (let i = start; i < end; i++) {
+    const c = html.charCodeAt(i);
+    if (c > 0x7e) return null;
+    if (c >= 0x41 && c <= 0x5a) upper = true;
+  }
+  return knownTag(html, start, end, upper)?.name ?? null;
+}
+
 /** Index of the next `<` at or after `i`, or -1 (a native search: it beats a loop even over a short gap). */
 function nextLt(html: string, i: number): number {
   return html.indexOf("<", i);
