@@ -381,12 +381,18 @@ export function inertSpan(html: string, from: number, open: readonly string[], m
       if (gt < 0) return { end, stop: lt };
       i = gt + 1;
     } else if (c === SLASH) {
+      // most end tags close the element opened last, written as `</name>`: matched in place
+      const top = inner.length > 0 ? inner[inner.length - 1]! : null;
+      if (top !== null && html.charCodeAt(lt + 2 + top.length) === GT && html.startsWith(top, lt + 2)) {
+        inner.pop();
+        i = lt + 3 + top.length;
+        continue;
+      }
       const coded = tagNameEnd(html, lt + 2);
       if (coded < 0) return { end, stop: lt };
       const gt = html.charCodeAt(coded >> 1) === GT ? coded >> 1 : html.indexOf(">", coded >> 1);
       if (gt < 0) return { end, stop: lt };
-      // most end tags close the element opened last: compared in place, without a copy of the name
-      const top = inner.length > 0 ? inner[inner.length - 1]! : null;
+      // (or with something before its `>`: compared in place, without a copy of the name)
       if (top !== null && !(coded & 1) && (coded >> 1) - (lt + 2) === top.length && html.startsWith(top, lt + 2)) {
         inner.pop();
         i = gt + 1;
