@@ -14,7 +14,7 @@
 import { Parser, type QuoteType, type Tokenizer } from "htmlparser2";
 import { FastTokenizer } from "./fast-tokenizer.ts";
 import { imageKey, largestSrcsetCandidate } from "./image-url.ts";
-import { inertSpan, RAW_TEXT, startTagClose } from "./inert-span.ts";
+import { inertSpan, knownTagName, RAW_TEXT, startTagClose } from "./inert-span.ts";
 
 export const WEB_CAPTION_TYPES = ["alt", "title", "figcaption", "table", "nearby"] as const;
 export type WebCaptionType = (typeof WEB_CAPTION_TYPES)[number];
@@ -252,6 +252,24 @@ class SkippingParser extends Parser {
     const to = this.afterTag(gt + 1);
     if (to > gt + 1) tokenizer.index = to - 1;
   }
+}
+
+/** The parser's own (private) tag-name reader, called as `this`'s. */
+const stockReadTagName = (Parser.prototype as unknown as { readTagName(this: Parser, start: number, end: number): string }).readTagName;
+
+/**
+ * A tag's name as the parser reads it (`readTagName`, private in its typings): outside foreign content
+ * (svg, math: names there are adjusted) a known name comes from inert-span's table instead of a
+ * lower-cased copy of the page's characters; `image` is `img` there, as the parser has it. (When the
+ * parser has no such method, its own code runs as it is.)
+ */
+if (typeof stockReadTagName === "function") {
+  (SkippingParser.prototype as unknown as { readTagName(this: SkippingParser, start: number, end: number): string }).readTagName = function (this: SkippingParser, start: number, end: number): string {
+    const foreign = (this as unknown as { foreignContext?: unknown[] }).foreignContext;
+    const name = this.html !== null && Array.isArray(foreign) && foreign.length === 1 && foreign[0] === 0 ? knownTagName(this.html, start, end) : null;
+    if (name === null) return stockReadTagName.call(this, start, end);
+    return name === "image" ? "img" : name;
+  };
 }
 
 /**

@@ -140,6 +140,20 @@ function knownTag(html: string, start: number, end: number, upper: boolean): Kno
 
 const IMG = knownTag("img", 0, 3, false)!;
 
+/**
+ * The name of the known tag html[start, end) as htmlparser2 lower-cases it, or null when it is not one
+ * (not known, or not ASCII): the parser's own name for a common tag, without copying it out of the page.
+ */
+export function knownTagName(html: string, start: number, end: number): string | null {
+  let upper = false;
+  for (let i = start; i < end; i++) {
+    const c = html.charCodeAt(i);
+    if (c > 0x7e) return null;
+    if (c >= 0x41 && c <= 0x5a) upper = true;
+  }
+  return knownTag(html, start, end, upper)?.name ?? null;
+}
+
 /** Index of the next `<` at or after `i`, or -1 (a native search: it beats a loop even over a short gap). */
 function nextLt(html: string, i: number): number {
   return html.indexOf("<", i);
@@ -367,12 +381,18 @@ export function inertSpan(html: string, from: number, open: readonly string[], m
       if (gt < 0) return { end, stop: lt };
       i = gt + 1;
     } else if (c === SLASH) {
+      // most end tags close the element opened last, written as `</name>`: matched in place
+      const top = inner.length > 0 ? inner[inner.length - 1]! : null;
+      if (top !== null && html.charCodeAt(lt + 2 + top.length) === GT && html.startsWith(top, lt + 2)) {
+        inner.pop();
+        i = lt + 3 + top.length;
+        continue;
+      }
       const coded = tagNameEnd(html, lt + 2);
       if (coded < 0) return { end, stop: lt };
       const gt = html.charCodeAt(coded >> 1) === GT ? coded >> 1 : html.indexOf(">", coded >> 1);
       if (gt < 0) return { end, stop: lt };
-      // most end tags close the element opened last: compared in place, without a copy of the name
-      const top = inner.length > 0 ? inner[inner.length - 1]! : null;
+      // (or with something before its `>`: compared in place, without a copy of the name)
       if (top !== null && !(coded & 1) && (coded >> 1) - (lt + 2) === top.length && html.startsWith(top, lt + 2)) {
         inner.pop();
         i = gt + 1;

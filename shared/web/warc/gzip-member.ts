@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import { constants as zlibConstants, crc32, inflateRawSync } from "node:zlib";
 import type Pako from "pako";
 import { ByteSourceError, type ByteCursor } from "./byte-cursor.ts";
+import { RawInflater } from "./raw-inflater.ts";
 
 export class GzipMemberError extends Error {}
 
@@ -86,6 +87,13 @@ function outputChunk(b: Buffer, start: number, maxOutput: number): number {
 }
 
 /**
+ * The native stream every member read in this thread is inflated with (reset between members; the
+ * calls are synchronous, so one is never used by two at once): a cache of a zlib stream, holding no
+ * data between calls.
+ */
+const inflater = new RawInflater();
+
+/**
  * The whole member at the start of the cursor's buffered bytes, inflated at once with Node's native
  * zlib (several times pako's speed) when it inflates to at most `maxOutput` bytes: its bytes (the
  * member consumed), "cut" when the member goes on past the buffered bytes, or "stream" (damaged,
@@ -95,15 +103,20 @@ function inflateBuffered(cur: ByteCursor, maxOutput: number): Buffer | "cut" | "
   const b = cur.buffered;
   const start = deflateStart(b);
   if (start === null) return b.length < 1024 ? "cut" : "stream";
-  let out: { buffer: Buffer; engine: { bytesWritten: number } };
-  try {
-    // a sync flush at the end: a member cut by the buffer's end inflates what it has instead of throwing
-    // (an error's stack costs more than the inflation); it then used every byte, so its trailer is missing
-    out = inflateRawSync(b.subarray(start), { info: true, maxOutputLength: maxOutput, finishFlush: zlibConstants.Z_SYNC_FLUSH, chunkSize: outputChunk(b, start, maxOutput) }) as unknown as typeof out;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "Z_BUF_ERROR" ? "cut" : "stream";
+  // a sync flush at the end: a member cut by the buffer's end inflates what it has instead of throwing
+  // (an error's stack costs more than the inflation); it then used every byte, so its trailer is missing
+  const input = b.subarray(start);
+  const chunkSize = outputChunk(b, start, maxOutput);
+  let out = inflater.inflate(input, chunkSize, zlibConstants.Z_SYNC_FLUSH);
+  if (out === null) {
+    try {
+      const stock = inflateRawSync(input, { info: true, maxOutputLength: maxOutput, finishFlush: zlibConstants.Z_SYNC_FLUSH, chunkSize }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+      out = { buffer: stock.buffer, bytesWritten: stock.engine.bytesWritten };
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code === "Z_BUF_ERROR" ? "cut" : "stream";
+    }
   }
-  const trailer = start + out.engine.bytesWritten;
+  const trailer = start + out.bytesWritten;
   if (b.length < trailer + 8) return "cut";
   // the trailer: CRC-32 and length of the data (a mismatch is left to pako, which reports it)
   if (b.readUInt32LE(trailer) !== crc32(out.buffer) || b.readUInt32LE(trailer + 4) !== out.buffer.length % 2 ** 32) return "stream";

@@ -55,6 +55,20 @@ const CRAFTED = [
   "<div title='a &amp; b' data-x=\"&lt;\">x</div>",
   "a\u00e9\u4e2d\ud83d\ude00 & b < c > d",
   "<plaintext>everything &amp; <p> is text",
+  // attributes: quoted values with and without entities, to the end, unquoted values, names and whitespace runs
+  '<img src="a.jpg?x=1&amp;y=2" alt=\'it&#39;s &quot;q&quot;\' title="&" data-x="a&b&amp">',
+  "<img\n\t src = \"x\"\r\n alt\f=\f'y' ISMAP data-a=b&amp;c width=1 height=1/>",
+  '<img src="unterminated value &amp; to the end',
+  "<img src='unterminated single",
+  "<img src=unquoted&amp;to-the-end",
+  "<img src=",
+  "<img alt",
+  "<img ",
+  "<IMG SRC=x.png ALT=\"X\"><Source SrcSet='a 1x, b 2x'></Source ><DIV\tClass=c\n>t</DIV\t>",
+  "<p =x \"q\"=1 'a'=b a==c a/=/ b//>text</p/ x>",
+  "<a href=\"&\">&</a><a href='&amp'>x</a><a href=&lt>y</a><a href=\"x&amp\"",
+  "<div a=1\t\t\t\t  b  =  2   c   >",
+  "</div   ><p></p\n\n>",
 ];
 
 describe("FastTokenizer gives the stock tokenizer's events", () => {
