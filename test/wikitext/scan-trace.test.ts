@@ -228,3 +228,61 @@ describe("two edits far apart: the work between them is copied where the scan is
     expect(scanned).toBeLessThan(total);
   });
 });
+
+describe("edits inside a link or template the previous text left open to its end", () => {
+  // the frame opens at paragraph 20 and nothing closes it; the stray closers later are no-ops in it
+  // (a "}}" inside an open link, a "]]" inside an open template) but not under a frame an edit opens
+  const bases: [string, string][] = [
+    ["an open file link", twoEdits(twoEdits(article(300), "[[Image:Open.jpg|thumb|an open caption ", "", 20, 30), "", "stray }} closer ", 21, 10)],
+    ["an open template", twoEdits(twoEdits(article(300), "{{Infobox|image=Open.png|caption=", "", 20, 30), "", "stray ]] closer ", 21, 10)],
+    ["a template in an open link", twoEdits(article(300), "[[Image:Open.jpg|thumb|{{nowrap|", "", 20, 30)],
+  ];
+  const edits: [string, string][] = [
+    ["plain words", "a few plain words "],
+    ["a link opened", "[[Target|"],
+    ["a link closed (the open frame's end)", "]]"],
+    ["three closing brackets", "]]]"],
+    ["a template opened", "{{Infobox|image="],
+    ["a template closed", "}}"],
+    ["a file link", "[[File:New.jpg|thumb|a new caption]]"],
+    ["an infobox image", "{{Infobox|image=I.png|caption=infobox caption}}"],
+    ["a comment opened", "<!--"],
+    ["a comment closed", "-->"],
+    ["a gallery", "<gallery>\nFile:G.jpg|gallery caption\n</gallery>"],
+    ["a gallery opened", "<gallery>\n"],
+    ["nowiki opened", "<nowiki>"],
+    ["a ref", "<ref>note</ref>"],
+    ["a ref opened", "<ref>"],
+    ["CRs and decoded entities", "\r\n<b>&amp;</b>\r"],
+    ["a pipe and an equals sign", "|x="],
+  ];
+  for (const [baseName, text] of bases) {
+    const first = traced(Buffer.from(text), {}, []);
+    it.each(edits)(`${baseName}, edited far inside it: %s: exact`, (_name, ins) => {
+      // one edit in the open frame, far from where it opened and from the end
+      const edited = Buffer.from(twoEdits(text, "", ins, 20, 150));
+      const second = traced(edited, {}, [first.trace!]);
+      expect(second.view).toEqual(scratch(edited, {}));
+      // and a later edit of that text, from its trace (resumed or joined inside the frame again)
+      const third = Buffer.from(twoEdits(edited.toString("utf8"), "", "more words ", 20, 100));
+      expect(traced(third, {}, [second.trace!]).view).toEqual(scratch(third, {}));
+    });
+  }
+
+  it("a plain edit far inside the open frame resumes and joins inside it: only the bytes near it are walked", () => {
+    for (const [baseName, text] of bases) {
+      const first = traced(Buffer.from(text), {}, []);
+      expect(first.trace!.dpSafe.some((x) => x), baseName).toBe(true);
+      let previous = [first.trace!];
+      let current = text;
+      for (const at of [150, 100, 200]) {
+        current = twoEdits(current, "", "a few plain words ", 20, at);
+        const got = traced(Buffer.from(current), {}, previous);
+        expect(got.view).toEqual(scratch(Buffer.from(current), {}));
+        expect(got.trace!.joined, baseName).toBe(true);
+        expect(got.trace!.scanned, `${baseName} at ${at}`).toBeLessThan(3 * 1024);
+        previous = [got.trace!];
+      }
+    }
+  });
+});
