@@ -159,6 +159,17 @@ export interface ScanTrace {
   /** the reach of all the work before each deep checkpoint (as cpReach) */
   dpReach: number[];
   dpSafe: boolean[];
+  /**
+   * How this text compared with the earlier scans it was given: `relTo[j]` (an earlier trace's
+   * `self`) shares at least `relP[j]` bytes at the start and `relS[j]` at the end with it. Tokens,
+   * not traces: a trace must not hold the ones before it, or a page's traces would all stay alive.
+   * The next text, compared with this one, starts comparing with those from there (bytes shared
+   * with this one up to a point and by this one with an earlier one are shared with it too).
+   */
+  self: object;
+  relTo: object[];
+  relP: number[];
+  relS: number[];
   /** for benchmarks: the scan joined the previous one's */
   joined: boolean;
   /** for benchmarks: bytes the loop walked */
@@ -1309,12 +1320,40 @@ export function extractImageRefsTraced(utf8: Buffer, opts: ExtractImagesOptions,
   let base: ScanTrace | null = null;
   let prefix = 0;
   let suffix = 0;
+  const relTo: object[] = [];
+  const relP: number[] = [];
+  const relS: number[] = [];
+  const kt = known?.trace;
   for (const t of previous) {
-    const p = known?.trace === t ? known.prefix : commonPrefix(t.utf8, utf8);
-    const s = known?.trace === t ? known.suffix : commonSuffix(t.utf8, utf8, Math.min(t.utf8.length, utf8.length) - p);
+    let p: number;
+    let s: number;
+    if (kt === t) {
+      p = known!.prefix;
+      s = known!.suffix;
+    } else {
+      // what this text shares with the known one and that one with t, this one shares with t: compared from there
+      const j = kt !== undefined ? kt.relTo.indexOf(t.self) : -1;
+      const limit = Math.min(t.utf8.length, utf8.length);
+      p = commonPrefix(t.utf8, utf8, j >= 0 ? Math.min(known!.prefix, kt!.relP[j]!) : 0);
+      const s0 = j >= 0 ? Math.min(known!.suffix, kt!.relS[j]!, limit - p) : 0;
+      s = commonSuffix(t.utf8, utf8, limit - p, s0);
+    }
+    relTo.push(t.self);
+    relP.push(p);
+    relS.push(s);
     if (base === null || p + s > prefix + suffix) [base, prefix, suffix] = [t, p, s];
     // a small change from this one: the older ones cannot save much walking, and comparing costs a pass over each
     if (base === t && Math.max(utf8.length, t.utf8.length) - prefix - suffix <= CLOSE_ENOUGH) break;
+  }
+  // the older ones not compared: what this text shares with the base and the base with them (lower bounds)
+  if (base !== null) {
+    for (const t of previous) {
+      if (relTo.includes(t.self)) continue;
+      const j = base.relTo.indexOf(t.self);
+      relTo.push(t.self);
+      relP.push(j >= 0 ? Math.min(prefix, base.relP[j]!) : 0);
+      relS.push(j >= 0 ? Math.min(suffix, base.relS[j]!) : 0);
+    }
   }
   // the last checkpoint whose work read nothing at or past the first changed byte (reaches only grow)
   let k = -1;
@@ -1332,7 +1371,8 @@ export function extractImageRefsTraced(utf8: Buffer, opts: ExtractImagesOptions,
   const start = (deepK: number) => {
     const trace: ScanTrace = {
       utf8, placed: [], busy: [], evName: [], evSample: [], cpPos: [], cpRefs: [], cpBusy: [], cpEvents: [], cpReach: [], cpLocal: [],
-      dpPos: [], dpRefs: [], dpBusy: [], dpEvents: [], dpDepth: [], dpMask: [], dpReach: [], dpSafe: [], joined: false, scanned: 0,
+      dpPos: [], dpRefs: [], dpBusy: [], dpEvents: [], dpDepth: [], dpMask: [], dpReach: [], dpSafe: [],
+      self: {}, relTo, relP, relS, joined: false, scanned: 0,
     };
     const scanner = new WikitextScanner(byteText(utf8), tracingContext(opts, trace), opts.counters, (opts.colonFileLinks ?? "text") === "text", trace.busy, trace);
     let from = 0;

@@ -16,7 +16,7 @@ import { Counters } from "../../shared/core/counters.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
 import { decodeCharBytesToBuffer, rawText } from "../../shared/dump/revision-text.ts";
 import { extractImageRefsFromBytes, extractImageRefsTraced, type ExtractImagesOptions, type ScanTrace } from "../../shared/wikitext/extract-images.ts";
-import { commonBlocks } from "../../shared/wikitext/byte-diff.ts";
+import { commonBlocks, commonPrefix, commonSuffix } from "../../shared/wikitext/byte-diff.ts";
 import { rng } from "../seeded-random.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
@@ -283,6 +283,48 @@ describe("edits inside a link or template the previous text left open to its end
         expect(got.trace!.scanned, `${baseName} at ${at}`).toBeLessThan(3 * 1024);
         previous = [got.trace!];
       }
+    }
+  });
+});
+
+describe("comparing with earlier scans from what is known (ScanTrace.relP / relS)", () => {
+  it("commonPrefix and commonSuffix from a known shared length give the lengths from scratch", () => {
+    const next = rng(11);
+    const a = Buffer.from(article(40));
+    for (let step = 0; step < 200; step++) {
+      const b = Buffer.from(edit(a.toString("utf8"), next));
+      const p = commonPrefix(a, b);
+      const limit = Math.min(a.length, b.length) - p;
+      const s = commonSuffix(a, b, limit);
+      const from = Math.floor(next() * (p + 1));
+      expect(commonPrefix(a, b, from)).toBe(p);
+      expect(commonSuffix(a, b, limit, Math.floor(next() * (s + 1)))).toBe(s);
+    }
+  });
+
+  it("chains of edits and reverts told the newest scan's shared lengths: exact, and every recorded length is shared", async () => {
+    const next = rng(12);
+    const [start] = await baseTexts(3);
+    const history: string[] = [start!];
+    let previous: ScanTrace[] = [];
+    for (let step = 0; step < 60; step++) {
+      const text = next() < 0.25 && history.length > 3 ? history[history.length - 2 - Math.floor(next() * 2)]! : edit(history[history.length - 1]!, next);
+      history.push(text);
+      const utf8 = Buffer.from(text, "utf8");
+      const newest = previous[0];
+      const known = newest === undefined ? undefined : { trace: newest, prefix: commonPrefix(newest.utf8, utf8), suffix: 0 };
+      if (known !== undefined) known.suffix = commonSuffix(newest!.utf8, utf8, Math.min(newest!.utf8.length, utf8.length) - known.prefix);
+      const counters = new Counters();
+      const r = extractImageRefsTraced(utf8, { counters }, previous, known)!;
+      expect({ refs: r.refs, counters: counters.toJSON(), samples: JSON.stringify(counters.samples), busy: r.trace.busy }, `step ${step}`).toEqual(scratch(utf8, {}));
+      for (const t of previous) {
+        const j = r.trace.relTo.indexOf(t.self);
+        expect(j, `step ${step}`).toBeGreaterThanOrEqual(0);
+        const [p, s] = [r.trace.relP[j]!, r.trace.relS[j]!];
+        expect(utf8.subarray(0, p).equals(t.utf8.subarray(0, p))).toBe(true);
+        expect(s === 0 || utf8.subarray(utf8.length - s).equals(t.utf8.subarray(t.utf8.length - s))).toBe(true);
+      }
+      previous = [r.trace, ...previous].slice(0, 4);
     }
   });
 });
