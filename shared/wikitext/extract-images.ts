@@ -431,7 +431,8 @@ class WikitextScanner {
 
   /**
    * The next position at which the loop looks at its state at the top level: a checkpoint, a join or
-   * a skip (entering or leaving a frame sets it to 0: the loop then looks at once, see push, discardTop).
+   * a skip (entering the first frame sets it for inside frames, leaving the last for the top level:
+   * push, discardTop).
    */
   private setNextCheck(): void {
     let next = this.nextCheckpoint;
@@ -670,9 +671,14 @@ class WikitextScanner {
       this.low = depth;
       this.nextDeep = i + CHECKPOINT_EVERY;
     }
-    // inside frames: the next deep checkpoint or join (the top level's are looked at when it is back)
-    this.nextCheck = this.deepJoin === null ? this.nextDeep : Math.min(this.nextDeep, Math.max(this.deepJoin.from, this.deepJoin.next));
+    this.nextCheck = this.deepNext();
     return false;
+  }
+
+  /** Inside frames, the next position at which the loop looks at its state: a deep checkpoint or join (the top level's are looked at when it is back). */
+  private deepNext(): number {
+    const dj = this.deepJoin;
+    return dj === null ? this.nextDeep : Math.min(this.nextDeep, Math.max(dj.from, dj.next));
   }
 
   /**
@@ -846,7 +852,7 @@ class WikitextScanner {
     if (this.fKind.length === 0) {
       this.topStart = at;
       this.discarded = false;
-      if (this.trace !== null) this.nextCheck = 0;
+      if (this.trace !== null) this.nextCheck = this.deepNext();
     }
     this.fKind.push(kind);
     this.fStart.push(at);
@@ -869,7 +875,7 @@ class WikitextScanner {
       this.low = depth;
       if (depth === 0) this.clearDeep();
     }
-    if (depth === 0 && this.trace !== null) this.nextCheck = 0;
+    if (depth === 0 && this.trace !== null) this.setNextCheck();
   }
 
   /** A run of `k` closing brackets at `at`: close as many open frames of that kind as it can. */
