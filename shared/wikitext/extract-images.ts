@@ -122,7 +122,12 @@ function byteText(b: Buffer): ScanText {
  * is its own, shifted. Between two edits far apart (blocks of bytes left the same, commonBlocks), where
  * it is at the top level at a checkpoint of this scan (shifted), this scan's work up to a later
  * checkpoint is its own too when that work read only bytes of the block (cpLocal): copied, and the
- * scan goes on from there. The result is what a scan from scratch gives, byte for byte.
+ * scan goes on from there. Inside a link or template left open to the end of the text (an edit broke
+ * its closer), deep checkpoints play the same parts: the work after one depends on the frames open
+ * there only through which kinds they are, as long as nothing closes them (dpSafe), so a scan joins
+ * the previous one's there past its edit, and resumes at one before it with stand-in frames (stopping,
+ * to scan again from the top level, if a closer reaches them). The result is what a scan from scratch
+ * gives, byte for byte.
  */
 export interface ScanTrace {
   /** the text scanned (UTF-8, entities decoded) */
