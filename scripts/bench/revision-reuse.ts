@@ -78,6 +78,6 @@ for (const file of files) {
   console.log(`  exact reverts (replayed by the extract stage)       ${String(reverts).padStart(6)}  ${pct(reverts)}`);
   console.log(`  plain-text changes (previous outcome reused)        ${String(stats.reused).padStart(6)}  ${pct(stats.reused)}`);
   console.log(`  scanned (byte path / string path)                   ${String(stats.bytes + stats.strings).padStart(6)}  ${pct(stats.bytes + stats.strings)}  (${stats.bytes} / ${stats.strings})`);
-  console.log(`    of which resumed/joined an earlier scan (ScanTrace) ${String(stats.incremental).padStart(5)}; bytes walked ${(stats.scannedBytes / 1e6).toFixed(1)} of ${(stats.textBytes / 1e6).toFixed(1)} MB (${((100 * stats.scannedBytes) / Math.max(1, stats.textBytes)).toFixed(1)} %)`);
+  console.log(`    of which resumed/joined an earlier scan (ScanTrace) ${String(stats.incremental).padStart(5)}; bytes walked ${(stats.scannedBytes / 1e6).toFixed(2)} of ${(stats.textBytes / 1e6).toFixed(1)} MB (${((100 * stats.scannedBytes) / Math.max(1, stats.textBytes)).toFixed(1)} %)`);
   console.log(`  extraction of the non-reverted texts: string path ${best((r) => r.old).toFixed(0)} ms (${(bytes / 1e3 / best((r) => r.old)).toFixed(0)} MB/s), new ${best((r) => r.now).toFixed(0)} ms (${(bytes / 1e3 / best((r) => r.now)).toFixed(0)} MB/s): ${(best((r) => r.old) / best((r) => r.now)).toFixed(1)}× (best of 3, alternated)`);
 }

@@ -7,21 +7,24 @@
 
 const CHUNK = 4096;
 
-/** Length of the common prefix of a and b. */
-export function commonPrefix(a: Buffer, b: Buffer): number {
+/** Length of the common prefix of a and b; `from`: a length they are known to share (the search starts there). */
+export function commonPrefix(a: Buffer, b: Buffer, from = 0): number {
   const n = Math.min(a.length, b.length);
-  let p = 0;
+  let p = from;
+  // a known length is often the exact one: one byte tells
+  if (p < n && a[p] !== b[p]) return p;
   while (p + CHUNK <= n && a.compare(b, p, p + CHUNK, p, p + CHUNK) === 0) p += CHUNK;
   for (let step = CHUNK >> 1; step >= 16; step >>= 1) if (p + step <= n && a.compare(b, p, p + step, p, p + step) === 0) p += step;
   while (p < n && a[p] === b[p]) p++;
   return p;
 }
 
-/** Length of the common suffix of a and b, at most `limit`. */
-export function commonSuffix(a: Buffer, b: Buffer, limit: number): number {
+/** Length of the common suffix of a and b, at most `limit`; `from` (≤ limit): a length they are known to share. */
+export function commonSuffix(a: Buffer, b: Buffer, limit: number, from = 0): number {
   const la = a.length;
   const lb = b.length;
-  let s = 0;
+  let s = from;
+  if (s < limit && a[la - 1 - s] !== b[lb - 1 - s]) return s;
   while (s + CHUNK <= limit && a.compare(b, lb - s - CHUNK, lb - s, la - s - CHUNK, la - s) === 0) s += CHUNK;
   for (let step = CHUNK >> 1; step >= 16; step >>= 1) if (s + step <= limit && a.compare(b, lb - s - step, lb - s, la - s - step, la - s) === 0) s += step;
   while (s < limit && a[la - 1 - s] === b[lb - 1 - s]) s++;

@@ -122,7 +122,12 @@ function byteText(b: Buffer): ScanText {
  * is its own, shifted. Between two edits far apart (blocks of bytes left the same, commonBlocks), where
  * it is at the top level at a checkpoint of this scan (shifted), this scan's work up to a later
  * checkpoint is its own too when that work read only bytes of the block (cpLocal): copied, and the
- * scan goes on from there. The result is what a scan from scratch gives, byte for byte.
+ * scan goes on from there. Inside a link or template left open to the end of the text (an edit broke
+ * its closer), deep checkpoints play the same parts: the work after one depends on the frames open
+ * there only through which kinds they are, as long as nothing closes them (dpSafe), so a scan joins
+ * the previous one's there past its edit, and resumes at one before it with stand-in frames (stopping,
+ * to scan again from the top level, if a closer reaches them). The result is what a scan from scratch
+ * gives, byte for byte.
  */
 export interface ScanTrace {
   /** the text scanned (UTF-8, entities decoded) */
@@ -142,6 +147,34 @@ export interface ScanTrace {
   cpReach: number[];
   /** per checkpoint: the reach of the work since the checkpoint before it alone (what skipping that work needs the same) */
   cpLocal: number[];
+  /**
+   * Deep checkpoints: positions inside an open link or template where the loop is about to read a
+   * markup byte, since the scan was last at the top level (earlier ones cannot be joined: see
+   * joinedDeep). Position, lengths of placed / busy / counts there, the stack's depth, which kinds
+   * it holds (1: a link, 2: a template), and whether the stack never went below that depth again
+   * before the text ended (the frames open there closed nothing: what follows is the same work
+   * under any stack holding the same kinds).
+   */
+  dpPos: number[];
+  dpRefs: number[];
+  dpBusy: number[];
+  dpEvents: number[];
+  dpDepth: number[];
+  dpMask: number[];
+  /** the reach of all the work before each deep checkpoint (as cpReach) */
+  dpReach: number[];
+  dpSafe: boolean[];
+  /**
+   * How this text compared with the earlier scans it was given: `relTo[j]` (an earlier trace's
+   * `self`) shares at least `relP[j]` bytes at the start and `relS[j]` at the end with it. Tokens,
+   * not traces: a trace must not hold the ones before it, or a page's traces would all stay alive.
+   * The next text, compared with this one, starts comparing with those from there (bytes shared
+   * with this one up to a point and by this one with an earlier one are shared with it too).
+   */
+  self: object;
+  relTo: object[];
+  relP: number[];
+  relS: number[];
   /** for benchmarks: the scan joined the previous one's */
   joined: boolean;
   /** for benchmarks: bytes the loop walked */
@@ -168,6 +201,9 @@ const CHECKPOINT_EVERY = 1024;
 /** A changed part at most this long is walked whole; longer ones are searched for blocks left the same (commonBlocks), each at least this long. */
 const SKIP_ABOVE = 2 * CHECKPOINT_EVERY;
 
+/** Thrown by a scan resumed inside open frames when a closer would reach them (resumeDeep). */
+const DEEP_RESUME_FAILED = new Error("deep resume failed");
+
 /** UTF-16 units of a link target read for its namespace. */
 const HEAD_UNITS = 256;
 
@@ -176,7 +212,7 @@ const HEAD_UNITS = 256;
  * Drops the elements of `a` from index n on. Popping a few elements is inlined where setting
  * `length` calls into the runtime (a scan shortens its stacks at every `]]` and `}}`).
  */
-function truncate(a: number[], n: number): void {
+function truncate<T>(a: T[], n: number): void {
   while (a.length > n) a.pop();
 }
 
@@ -197,6 +233,12 @@ class WikitextScanner {
   private readonly fCutBase: number[] = [];
   private openLinks = 0;
   private openTemplates = 0;
+  /** a deep resume's stand-in frames (resumeDeep): how many, and of each kind; a closer must not reach them */
+  private floor = 0;
+  private floorLinks = 0;
+  private floorTemplates = 0;
+  /** where the loop is (for the bytes a failed deep resume walked) */
+  at = 0;
   /** positions of pipes at the top level of some open frame */
   private readonly pipes: number[] = [];
   // Cut spans [start, end) with the index of the reference a file link produced (or CUT_NO_REF).
@@ -231,8 +273,16 @@ class WikitextScanner {
   /** a tag's closer was looked for and not found: the rest of the text decided that */
   private openEnded = false;
   private nextCheckpoint = Infinity;
-  /** the next position at which the top level is looked at (a checkpoint or a join) */
+  /** the next position at which the loop looks at its state (a checkpoint, a join or a skip) */
   private nextCheck = Infinity;
+  /** per deep checkpoint of this scan not yet settled (dpSafe): the lowest depth from it to the next one */
+  private readonly dpLow: number[] = [];
+  /** the lowest depth since the last deep checkpoint */
+  private low = 0;
+  /** where the next deep checkpoint is due */
+  private nextDeep = 0;
+  /** the previous text's trace, joined at one of its safe deep checkpoints (see ScanTrace.dpSafe) past the edit; `next`: its next one, shifted */
+  private deepJoin: { old: ScanTrace; from: number; delta: number; k: number; next: number } | null = null;
   /** the previous text's trace, joined where both scans are at the top level of the same (shifted) bytes; `next`: its next checkpoint, shifted */
   private join: { old: ScanTrace; from: number; delta: number; k: number; next: number } | null = null;
   /**
@@ -278,25 +328,17 @@ class WikitextScanner {
           continue;
         }
       }
-      if (i >= this.nextCheck && this.fKind.length === 0) {
-        // at the top level, all state is in refs, busy and the counts: the rest depends only on s[i..]
-        if (this.join !== null && i >= this.join.from && this.joined(i)) break;
-        const mid = this.mid;
-        if (mid !== null && i >= mid.next) {
-          if (i > mid.next) this.midTarget(i);
-          if (i === mid.next) {
-            const to = this.skip(i);
-            if (to > i) {
-              i = to;
-              this.midTarget(i);
-              this.setNextCheck();
-              continue;
-            }
-            this.midTarget(i + 1);
+      if (i >= this.nextCheck) {
+        if (this.fKind.length > 0) {
+          if (this.deep(i)) break;
+        } else {
+          const to = this.topLevel(i);
+          if (to < 0) break;
+          if (to > i) {
+            i = to;
+            continue;
           }
         }
-        if (i >= this.nextCheckpoint) this.checkpoint(i);
-        this.setNextCheck();
       }
       if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
         if (this.code(i + 1) !== c) {
@@ -328,12 +370,38 @@ class WikitextScanner {
     }
     if (this.busy !== null && this.fKind.length > 0) this.busy.push(this.topStart, Infinity);
     if (this.trace !== null) {
+      if (this.trace.dpSafe.length < this.trace.dpPos.length) this.settleDeep();
       this.trace.placed = this.refs;
       this.trace.busy = this.busy!;
       this.trace.scanned = Math.min(i, n) - from - this.skippedBytes;
     }
     // Stable sort: refs opened at the same position keep their closing order.
     return (this.trace !== null ? this.refs.slice() : this.refs).sort((a, b) => a.pos - b.pos).map((p) => p.ref);
+  }
+
+  /**
+   * At top-level position i (the loop is about to read a markup byte; all state is in refs, busy and
+   * the counts: the rest depends only on the bytes from i on): -1 when the previous scan's work from
+   * here on was joined, a later position when its work up to there was copied (skip), else i.
+   */
+  private topLevel(i: number): number {
+    if (this.join !== null && i >= this.join.from && this.joined(i)) return -1;
+    const mid = this.mid;
+    if (mid !== null && i >= mid.next) {
+      if (i > mid.next) this.midTarget(i);
+      if (i === mid.next) {
+        const to = this.skip(i);
+        if (to > i) {
+          this.midTarget(to);
+          this.setNextCheck();
+          return to;
+        }
+        this.midTarget(i + 1);
+      }
+    }
+    if (i >= this.nextCheckpoint) this.checkpoint(i);
+    this.setNextCheck();
+    return i;
   }
 
   /** The code unit at i: a byte on the byte path (undefined past the end, as NaN from charCodeAt: equal to nothing). */
@@ -366,7 +434,11 @@ class WikitextScanner {
     this.nextCheckpoint = i + CHECKPOINT_EVERY;
   }
 
-  /** The next position at which the top level is looked at: a checkpoint, a join or a skip. */
+  /**
+   * The next position at which the loop looks at its state at the top level: a checkpoint, a join or
+   * a skip (entering the first frame sets it for inside frames, leaving the last for the top level:
+   * push, discardTop).
+   */
   private setNextCheck(): void {
     let next = this.nextCheckpoint;
     if (this.join !== null) next = Math.min(next, Math.max(this.join.from, this.join.next));
@@ -532,6 +604,8 @@ class WikitextScanner {
       // the work before the join's checkpoint is this scan's
       t.cpLocal.push(m === k ? Math.max(this.segReach, i + 1) : cpLocal[m]! + d);
     }
+    // its deep checkpoints are all past its last time at the top level, so past this one (this scan has none: it is at the top level)
+    if (old.dpPos.length > 0) this.copyDeep(old, 0, d, refsK, busyK, eventsK, 0, reach);
     t.joined = true;
     return true;
   }
@@ -567,15 +641,223 @@ class WikitextScanner {
 
   /** After the previous scan's checkpoints at or past `from` (the edit's end here) can be joined with a shift of `delta`. */
   joinWith(old: ScanTrace, from: number, delta: number): void {
-    if (old.cpPos.length === 0) return;
-    this.join = { old, from, delta, k: 0, next: from };
-    this.nextCheck = Math.min(this.nextCheckpoint, from);
+    if (old.cpPos.length > 0) this.join = { old, from, delta, k: 0, next: from };
+    if (old.dpPos.length > 0) this.deepJoin = { old, from, delta, k: 0, next: from };
+    if (this.join !== null || this.deepJoin !== null) this.nextCheck = Math.min(this.nextCheckpoint, from);
+  }
+
+  /**
+   * At position i inside an open frame (the loop is about to read a markup byte): joins the previous
+   * scan's work from here on if it can (true), else records a deep checkpoint if one is due.
+   */
+  private deep(i: number): boolean {
+    const dj = this.deepJoin;
+    if (dj !== null && i >= dj.from) {
+      const pos = dj.old.dpPos;
+      while (dj.k < pos.length && pos[dj.k]! + dj.delta < i) dj.k++;
+      if (dj.k >= pos.length) this.deepJoin = null;
+      else {
+        dj.next = pos[dj.k]! + dj.delta;
+        if (dj.next === i && this.joinedDeep(i)) return true;
+      }
+    }
+    const depth = this.fKind.length;
+    const t = this.trace!;
+    // one deeper than the last is joined only if the frames opened since never close: wait a little for the depth of the last
+    if (i >= this.nextDeep && (t.dpDepth.length === 0 || depth <= t.dpDepth[t.dpDepth.length - 1]! || i >= this.nextDeep + CHECKPOINT_EVERY)) {
+      if (t.dpSafe.length < t.dpPos.length) this.dpLow.push(this.low);
+      t.dpPos.push(i);
+      t.dpRefs.push(this.refs.length);
+      t.dpBusy.push(this.busy!.length);
+      t.dpEvents.push(t.evName.length);
+      t.dpDepth.push(depth);
+      t.dpMask.push((this.openLinks > 0 ? 1 : 0) | (this.openTemplates > 0 ? 2 : 0));
+      t.dpReach.push(Math.max(this.reach, i + 1));
+      this.low = depth;
+      this.nextDeep = i + CHECKPOINT_EVERY;
+    }
+    this.nextCheck = this.deepNext();
+    return false;
+  }
+
+  /** Inside frames, the next position at which the loop looks at its state: a deep checkpoint or join (the top level's are looked at when it is back). */
+  private deepNext(): number {
+    const dj = this.deepJoin;
+    return dj === null ? this.nextDeep : Math.min(this.nextDeep, Math.max(dj.from, dj.next));
+  }
+
+  /**
+   * Settles dpSafe for this scan's own deep checkpoints: the lowest depth after each, up to the text's
+   * end (or a join, whose depth is never gone below again: see joinedDeep), is `low` at the last.
+   */
+  private settleDeep(): void {
+    const t = this.trace!;
+    const low = this.dpLow;
+    low.push(this.low);
+    const first = t.dpSafe.length;
+    let min = Infinity;
+    const safe: boolean[] = new Array(low.length);
+    for (let m = low.length - 1; m >= 0; m--) {
+      min = Math.min(min, low[m]!);
+      safe[m] = min >= t.dpDepth[first + m]!;
+    }
+    for (const x of safe) t.dpSafe.push(x);
+    truncate(low, 0);
+  }
+
+  /** Back at the top level: no deep checkpoint of this scan can be joined (its frames closed). */
+  private clearDeep(): void {
+    const t = this.trace!;
+    truncate(t.dpPos, 0);
+    truncate(t.dpRefs, 0);
+    truncate(t.dpBusy, 0);
+    truncate(t.dpEvents, 0);
+    truncate(t.dpDepth, 0);
+    truncate(t.dpMask, 0);
+    truncate(t.dpReach, 0);
+    truncate(t.dpSafe, 0);
+    truncate(this.dpLow, 0);
+  }
+
+  /**
+   * Inside an open frame at i, at the previous scan's deep checkpoint k shifted (all bytes from here on
+   * are its, shifted): if the frames open there were never closed before its text ended, and the
+   * stack here holds the same kinds of frame as there, what follows is the same work (nothing it does
+   * reaches below the frames opened since, and a closer that would have reached below finds a frame
+   * of its kind in both stacks or in neither): appended, shifted, and true.
+   */
+  private joinedDeep(i: number): boolean {
+    const dj = this.deepJoin!;
+    const old = dj.old;
+    const k = dj.k;
+    const mask = (this.openLinks > 0 ? 1 : 0) | (this.openTemplates > 0 ? 2 : 0);
+    if (!old.dpSafe[k] || old.dpMask[k] !== mask) return false;
+    const t0 = this.trace!;
+    if (t0.dpSafe.length < t0.dpPos.length) this.settleDeep();
+    const d = dj.delta;
+    const t = this.trace!;
+    const refs = this.refs;
+    const refs0 = refs.length;
+    const busy0 = this.busy!.length;
+    const events0 = t.evName.length;
+    const placed = old.placed;
+    for (let m = old.dpRefs[k]!, end = placed.length; m < end; m++) {
+      const r = placed[m]!;
+      refs.push({ pos: r.pos + d, ref: r.ref });
+    }
+    // the old spans from the checkpoint on (tags only: frames inside an open one add theirs to `inner`),
+    // without its last pair (its outermost frame, to the end: run() adds this scan's)
+    const tail = old.busy.slice(old.dpBusy[k]!, old.busy.length - 2);
+    if (d !== 0) {
+      for (let m = 0, end = tail.length; m < end; m++) {
+        const x = tail[m]!;
+        tail[m] = x >= 0 ? x + d : x - d;
+      }
+    }
+    this.busy = busy0 === 0 ? tail : this.busy!.concat(tail);
+    const evName = old.evName;
+    const evSample = old.evSample;
+    for (let m = old.dpEvents[k]!, end = evName.length; m < end; m++) {
+      t.evName.push(evName[m]!);
+      t.evSample.push(evSample[m]!);
+    }
+    const refsK = refs0 - old.dpRefs[k]!;
+    const busyK = busy0 - old.dpBusy[k]!;
+    const eventsK = events0 - old.dpEvents[k]!;
+    const depthK = this.fKind.length - old.dpDepth[k]!;
+    this.copyDeep(old, k, d, refsK, busyK, eventsK, depthK, this.reach);
+    t.joined = true;
+    return true;
+  }
+
+  /** Appends the previous scan's deep checkpoints from k on, shifted (they are settled: their dpSafe holds here too). */
+  private copyDeep(old: ScanTrace, k: number, d: number, refsK: number, busyK: number, eventsK: number, depthK: number, reach: number): void {
+    const t = this.trace!;
+    for (let m = k, end = old.dpPos.length; m < end; m++) {
+      t.dpPos.push(old.dpPos[m]! + d);
+      t.dpRefs.push(old.dpRefs[m]! + refsK);
+      t.dpBusy.push(old.dpBusy[m]! + busyK);
+      t.dpEvents.push(old.dpEvents[m]! + eventsK);
+      t.dpDepth.push(old.dpDepth[m]! + depthK);
+      t.dpMask.push(old.dpMask[m]!);
+      // what the old work read, shifted, and at least what this scan read before the join
+      t.dpReach.push(Math.max(reach, old.dpReach[m]! + d));
+      t.dpSafe.push(old.dpSafe[m]!);
+    }
+  }
+
+  /**
+   * Starts this scan where the previous one was at its deep checkpoint k (the bytes before its reach
+   * are the same; k is safe: the frames open there stayed open to its end). Those frames are not
+   * rebuilt: the scan's work from there on depends on them only through which kinds they hold (see
+   * joinedDeep) until a closer reaches them, which the previous text never did but this one may: the
+   * scan then stops (DeepResumeFailed) and the caller scans from a top-level checkpoint instead.
+   * Frames of the same kinds and depth stand in for them (`floor`).
+   */
+  resumeDeep(old: ScanTrace, k: number): number {
+    const t = this.trace!;
+    const placed = old.placed;
+    const refs = this.refs;
+    for (let m = 0, end = old.dpRefs[k]!; m < end; m++) refs.push(placed[m]!);
+    this.busy = old.busy.slice(0, old.dpBusy[k]!);
+    for (let m = 0, end = old.dpEvents[k]!; m < end; m++) {
+      t.evName.push(old.evName[m]!);
+      t.evSample.push(old.evSample[m]!);
+    }
+    // every top-level checkpoint is before the frames open at k (none after: they stayed open)
+    for (let m = 0, end = old.cpPos.length; m < end; m++) {
+      t.cpPos.push(old.cpPos[m]!);
+      t.cpRefs.push(old.cpRefs[m]!);
+      t.cpBusy.push(old.cpBusy[m]!);
+      t.cpEvents.push(old.cpEvents[m]!);
+      t.cpReach.push(old.cpReach[m]!);
+      t.cpLocal.push(old.cpLocal[m]!);
+    }
+    // the deep checkpoints before k, settled: the depth after k never goes below k's, in either scan
+    this.copyDeepBefore(old, k);
+    const depth = old.dpDepth[k]!;
+    const mask = old.dpMask[k]!;
+    const at = old.cpPos.length > 0 ? old.cpPos[old.cpPos.length - 1]! : 0;
+    for (let m = 0; m < depth; m++) {
+      // the kinds: a link first if any, then templates if any, then more of the last kind
+      const kind = mask === 2 || (mask === 3 && m > 0) ? TEMPLATE : LINK;
+      this.fKind.push(kind);
+      this.fStart.push(at);
+      this.fPipeBase.push(0);
+      this.fCutBase.push(0);
+      if (kind === LINK) this.floorLinks++;
+      else this.floorTemplates++;
+    }
+    this.openLinks = this.floorLinks;
+    this.openTemplates = this.floorTemplates;
+    this.floor = depth;
+    // the outermost open frame: the previous scan's last busy pair is it, to the end
+    this.topStart = old.busy[old.busy.length - 2]!;
+    this.reach = old.dpReach[k]!;
+    this.nextCheckpoint = Infinity;
+    this.nextDeep = this.nextCheck = old.dpPos[k]!;
+    return old.dpPos[k]!;
+  }
+
+  private copyDeepBefore(old: ScanTrace, k: number): void {
+    const t = this.trace!;
+    for (let m = 0; m < k; m++) {
+      t.dpPos.push(old.dpPos[m]!);
+      t.dpRefs.push(old.dpRefs[m]!);
+      t.dpBusy.push(old.dpBusy[m]!);
+      t.dpEvents.push(old.dpEvents[m]!);
+      t.dpDepth.push(old.dpDepth[m]!);
+      t.dpMask.push(old.dpMask[m]!);
+      t.dpReach.push(old.dpReach[m]!);
+      t.dpSafe.push(old.dpSafe[m]!);
+    }
   }
 
   private push(kind: number, at: number): void {
     if (this.fKind.length === 0) {
       this.topStart = at;
       this.discarded = false;
+      if (this.trace !== null) this.nextCheck = this.deepNext();
     }
     this.fKind.push(kind);
     this.fStart.push(at);
@@ -593,6 +875,12 @@ class WikitextScanner {
     this.fCutBase.pop();
     if (kind === LINK) this.openLinks--;
     else this.openTemplates--;
+    const depth = this.fKind.length;
+    if (depth < this.low) {
+      this.low = depth;
+      if (depth === 0) this.clearDeep();
+    }
+    if (depth === 0 && this.trace !== null) this.setNextCheck();
   }
 
   /** A run of `k` closing brackets at `at`: close as many open frames of that kind as it can. */
@@ -600,6 +888,11 @@ class WikitextScanner {
     let p = at;
     let rest = k;
     while (rest >= 2 && (kind === LINK ? this.openLinks : this.openTemplates) > 0) {
+      // a deep resume's stand-in frames hold no text: a closer that would reach them ends that scan
+      if (this.floor > 0 && (kind === LINK ? this.openLinks - this.floorLinks : this.openTemplates - this.floorTemplates) === 0) {
+        this.at = at;
+        throw DEEP_RESUME_FAILED;
+      }
       let top = this.fKind.length - 1;
       // `[[File:A.jpg|Text [http://x Label]]]`: the first `]` ends the external link in the caption.
       if (kind === LINK && (rest & 1) === 1 && this.fKind[top] === LINK && this.singleBracketOpen(this.fStart[top]! + 2, p)) {
@@ -1034,32 +1327,92 @@ export function extractImageRefsTraced(utf8: Buffer, opts: ExtractImagesOptions,
   if (!isUtf8(utf8)) return null;
   const max = opts.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES;
   if (utf8.length > max) throw new ExtractionLimitError("page_too_large", `page has more than ${max} bytes of wikitext`);
-  const busy: number[] = [];
-  const trace: ScanTrace = { utf8, placed: [], busy, evName: [], evSample: [], cpPos: [], cpRefs: [], cpBusy: [], cpEvents: [], cpReach: [], cpLocal: [], joined: false, scanned: 0 };
-  const scanner = new WikitextScanner(byteText(utf8), tracingContext(opts, trace), opts.counters, (opts.colonFileLinks ?? "text") === "text", busy, trace);
   // the earlier text this one differs from least (a history reverts, and reverts back)
   let base: ScanTrace | null = null;
   let prefix = 0;
   let suffix = 0;
+  const relTo: object[] = [];
+  const relP: number[] = [];
+  const relS: number[] = [];
+  const kt = known?.trace;
   for (const t of previous) {
-    const p = known?.trace === t ? known.prefix : commonPrefix(t.utf8, utf8);
-    const s = known?.trace === t ? known.suffix : commonSuffix(t.utf8, utf8, Math.min(t.utf8.length, utf8.length) - p);
+    let p: number;
+    let s: number;
+    if (kt === t) {
+      p = known!.prefix;
+      s = known!.suffix;
+    } else {
+      // what this text shares with the known one and that one with t, this one shares with t: compared from there
+      const j = kt !== undefined ? kt.relTo.indexOf(t.self) : -1;
+      const limit = Math.min(t.utf8.length, utf8.length);
+      p = commonPrefix(t.utf8, utf8, j >= 0 ? Math.min(known!.prefix, kt!.relP[j]!) : 0);
+      const s0 = j >= 0 ? Math.min(known!.suffix, kt!.relS[j]!, limit - p) : 0;
+      s = commonSuffix(t.utf8, utf8, limit - p, s0);
+    }
+    relTo.push(t.self);
+    relP.push(p);
+    relS.push(s);
     if (base === null || p + s > prefix + suffix) [base, prefix, suffix] = [t, p, s];
     // a small change from this one: the older ones cannot save much walking, and comparing costs a pass over each
     if (base === t && Math.max(utf8.length, t.utf8.length) - prefix - suffix <= CLOSE_ENOUGH) break;
   }
-  let from = 0;
+  // the older ones not compared: what this text shares with the base and the base with them (lower bounds)
   if (base !== null) {
-    // the last checkpoint whose work read nothing at or past the first changed byte (reaches only grow)
-    let k = base.cpReach.length - 1;
-    while (k >= 0 && base.cpReach[k]! > prefix) k--;
-    if (k >= 0) from = scanner.resumeFrom(base, k);
-    scanner.joinWith(base, utf8.length - suffix, utf8.length - base.utf8.length);
-    // two edits far apart: the text between them is the same, and so is the work over it
-    if (utf8.length - prefix - suffix > SKIP_ABOVE) scanner.skipWith(base, commonBlocks(base.utf8, utf8, prefix, suffix, SKIP_ABOVE));
+    for (const t of previous) {
+      if (relTo.includes(t.self)) continue;
+      const j = base.relTo.indexOf(t.self);
+      relTo.push(t.self);
+      relP.push(j >= 0 ? Math.min(prefix, base.relP[j]!) : 0);
+      relS.push(j >= 0 ? Math.min(suffix, base.relS[j]!) : 0);
+    }
   }
+  // the last checkpoint whose work read nothing at or past the first changed byte (reaches only grow)
+  let k = -1;
+  let deep = -1;
+  if (base !== null) {
+    k = base.cpReach.length - 1;
+    while (k >= 0 && base.cpReach[k]! > prefix) k--;
+    // inside frames the previous text left open to its end, a later deep checkpoint may do
+    let m = base.dpReach.length - 1;
+    while (m >= 0 && base.dpReach[m]! > prefix) m--;
+    // (one whose frames closed before its text ended would be sound too, resumeDeep stops at such a closer, but likely wasted)
+    while (m >= 0 && !base.dpSafe[m]) m--;
+    if (m >= 0 && base.dpPos[m]! > (k >= 0 ? base.cpPos[k]! : 0)) deep = m;
+  }
+  const start = (deepK: number) => {
+    const trace: ScanTrace = {
+      utf8, placed: [], busy: [], evName: [], evSample: [], cpPos: [], cpRefs: [], cpBusy: [], cpEvents: [], cpReach: [], cpLocal: [],
+      dpPos: [], dpRefs: [], dpBusy: [], dpEvents: [], dpDepth: [], dpMask: [], dpReach: [], dpSafe: [],
+      self: {}, relTo, relP, relS, joined: false, scanned: 0,
+    };
+    const scanner = new WikitextScanner(byteText(utf8), tracingContext(opts, trace), opts.counters, (opts.colonFileLinks ?? "text") === "text", trace.busy, trace);
+    let from = 0;
+    if (base !== null) {
+      if (deepK >= 0) from = scanner.resumeDeep(base, deepK);
+      else if (k >= 0) from = scanner.resumeFrom(base, k);
+      scanner.joinWith(base, utf8.length - suffix, utf8.length - base.utf8.length);
+      // two edits far apart: the text between them is the same, and so is the work over it (at the top level, where a deep resume never is)
+      if (deepK < 0 && utf8.length - prefix - suffix > SKIP_ABOVE) scanner.skipWith(base, commonBlocks(base.utf8, utf8, prefix, suffix, SKIP_ABOVE));
+    }
+    return { scanner, trace, from };
+  };
+  let { scanner, trace, from } = start(deep);
+  let wasted = 0;
   try {
-    return { refs: scanner.run(from), trace };
+    if (deep >= 0) {
+      try {
+        const refs = scanner.run(from);
+        return { refs, trace };
+      } catch (err) {
+        if (err !== DEEP_RESUME_FAILED) throw err;
+        // the edit closed a frame the previous text left open: from the top-level checkpoint before it
+        wasted = scanner.at - from;
+        ({ scanner, trace, from } = start(-1));
+      }
+    }
+    const refs = scanner.run(from);
+    trace.scanned += wasted;
+    return { refs, trace };
   } finally {
     // the counts, in the order a scan from scratch makes them (also when it throws)
     const counters = opts.counters;

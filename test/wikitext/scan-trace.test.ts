@@ -16,7 +16,7 @@ import { Counters } from "../../shared/core/counters.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
 import { decodeCharBytesToBuffer, rawText } from "../../shared/dump/revision-text.ts";
 import { extractImageRefsFromBytes, extractImageRefsTraced, type ExtractImagesOptions, type ScanTrace } from "../../shared/wikitext/extract-images.ts";
-import { commonBlocks } from "../../shared/wikitext/byte-diff.ts";
+import { commonBlocks, commonPrefix, commonSuffix } from "../../shared/wikitext/byte-diff.ts";
 import { rng } from "../seeded-random.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
@@ -226,5 +226,105 @@ describe("two edits far apart: the work between them is copied where the scan is
       previous = got.trace !== null ? [got.trace, ...previous].slice(0, 4) : [];
     }
     expect(scanned).toBeLessThan(total);
+  });
+});
+
+describe("edits inside a link or template the previous text left open to its end", () => {
+  // the frame opens at paragraph 20 and nothing closes it; the stray closers later are no-ops in it
+  // (a "}}" inside an open link, a "]]" inside an open template) but not under a frame an edit opens
+  const bases: [string, string][] = [
+    ["an open file link", twoEdits(twoEdits(article(300), "[[Image:Open.jpg|thumb|an open caption ", "", 20, 30), "", "stray }} closer ", 21, 10)],
+    ["an open template", twoEdits(twoEdits(article(300), "{{Infobox|image=Open.png|caption=", "", 20, 30), "", "stray ]] closer ", 21, 10)],
+    ["a template in an open link", twoEdits(article(300), "[[Image:Open.jpg|thumb|{{nowrap|", "", 20, 30)],
+  ];
+  const edits: [string, string][] = [
+    ["plain words", "a few plain words "],
+    ["a link opened", "[[Target|"],
+    ["a link closed (the open frame's end)", "]]"],
+    ["three closing brackets", "]]]"],
+    ["a template opened", "{{Infobox|image="],
+    ["a template closed", "}}"],
+    ["a file link", "[[File:New.jpg|thumb|a new caption]]"],
+    ["an infobox image", "{{Infobox|image=I.png|caption=infobox caption}}"],
+    ["a comment opened", "<!--"],
+    ["a comment closed", "-->"],
+    ["a gallery", "<gallery>\nFile:G.jpg|gallery caption\n</gallery>"],
+    ["a gallery opened", "<gallery>\n"],
+    ["nowiki opened", "<nowiki>"],
+    ["a ref", "<ref>note</ref>"],
+    ["a ref opened", "<ref>"],
+    ["CRs and decoded entities", "\r\n<b>&amp;</b>\r"],
+    ["a pipe and an equals sign", "|x="],
+  ];
+  for (const [baseName, text] of bases) {
+    const first = traced(Buffer.from(text), {}, []);
+    it.each(edits)(`${baseName}, edited far inside it: %s: exact`, (_name, ins) => {
+      // one edit in the open frame, far from where it opened and from the end
+      const edited = Buffer.from(twoEdits(text, "", ins, 20, 150));
+      const second = traced(edited, {}, [first.trace!]);
+      expect(second.view).toEqual(scratch(edited, {}));
+      // and a later edit of that text, from its trace (resumed or joined inside the frame again)
+      const third = Buffer.from(twoEdits(edited.toString("utf8"), "", "more words ", 20, 100));
+      expect(traced(third, {}, [second.trace!]).view).toEqual(scratch(third, {}));
+    });
+  }
+
+  it("a plain edit far inside the open frame resumes and joins inside it: only the bytes near it are walked", () => {
+    for (const [baseName, text] of bases) {
+      const first = traced(Buffer.from(text), {}, []);
+      expect(first.trace!.dpSafe.some((x) => x), baseName).toBe(true);
+      let previous = [first.trace!];
+      let current = text;
+      for (const at of [150, 100, 200]) {
+        current = twoEdits(current, "", "a few plain words ", 20, at);
+        const got = traced(Buffer.from(current), {}, previous);
+        expect(got.view).toEqual(scratch(Buffer.from(current), {}));
+        expect(got.trace!.joined, baseName).toBe(true);
+        expect(got.trace!.scanned, `${baseName} at ${at}`).toBeLessThan(3 * 1024);
+        previous = [got.trace!];
+      }
+    }
+  });
+});
+
+describe("comparing with earlier scans from what is known (ScanTrace.relP / relS)", () => {
+  it("commonPrefix and commonSuffix from a known shared length give the lengths from scratch", () => {
+    const next = rng(11);
+    const a = Buffer.from(article(40));
+    for (let step = 0; step < 200; step++) {
+      const b = Buffer.from(edit(a.toString("utf8"), next));
+      const p = commonPrefix(a, b);
+      const limit = Math.min(a.length, b.length) - p;
+      const s = commonSuffix(a, b, limit);
+      const from = Math.floor(next() * (p + 1));
+      expect(commonPrefix(a, b, from)).toBe(p);
+      expect(commonSuffix(a, b, limit, Math.floor(next() * (s + 1)))).toBe(s);
+    }
+  });
+
+  it("chains of edits and reverts told the newest scan's shared lengths: exact, and every recorded length is shared", async () => {
+    const next = rng(12);
+    const [start] = await baseTexts(3);
+    const history: string[] = [start!];
+    let previous: ScanTrace[] = [];
+    for (let step = 0; step < 60; step++) {
+      const text = next() < 0.25 && history.length > 3 ? history[history.length - 2 - Math.floor(next() * 2)]! : edit(history[history.length - 1]!, next);
+      history.push(text);
+      const utf8 = Buffer.from(text, "utf8");
+      const newest = previous[0];
+      const known = newest === undefined ? undefined : { trace: newest, prefix: commonPrefix(newest.utf8, utf8), suffix: 0 };
+      if (known !== undefined) known.suffix = commonSuffix(newest!.utf8, utf8, Math.min(newest!.utf8.length, utf8.length) - known.prefix);
+      const counters = new Counters();
+      const r = extractImageRefsTraced(utf8, { counters }, previous, known)!;
+      expect({ refs: r.refs, counters: counters.toJSON(), samples: JSON.stringify(counters.samples), busy: r.trace.busy }, `step ${step}`).toEqual(scratch(utf8, {}));
+      for (const t of previous) {
+        const j = r.trace.relTo.indexOf(t.self);
+        expect(j, `step ${step}`).toBeGreaterThanOrEqual(0);
+        const [p, s] = [r.trace.relP[j]!, r.trace.relS[j]!];
+        expect(utf8.subarray(0, p).equals(t.utf8.subarray(0, p))).toBe(true);
+        expect(s === 0 || utf8.subarray(utf8.length - s).equals(t.utf8.subarray(t.utf8.length - s))).toBe(true);
+      }
+      previous = [r.trace, ...previous].slice(0, 4);
+    }
   });
 });

@@ -84,6 +84,11 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
    * newest in `traces`): the next text to scan is decoded from it where the two are the same bytes.
    */
   let lastScan: (DecodedText & { trace: ScanTrace }) | null = null;
+  /**
+   * lengths the previous text (`prev`) is known to share with lastScan's at their start and end (lower
+   * bounds): reused texts chain their changes, so the next text is compared with lastScan's from there
+   */
+  const sharedWithScan = { p: 0, s: 0 };
   /** the previous text's common raw prefix and suffix with the one being read (valid: computed for this text) */
   const diff = { valid: false, p: 0, s: 0 };
   /** the page's last few byte-path scans (newest first), which the next one resumes and joins (ScanTrace) */
@@ -143,6 +148,8 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
       const moved = reusable(prev, raw, diff.p, diff.s);
       if (moved !== null) {
         stats.reused++;
+        if (lastScan !== null && prev.raw === lastScan.raw) [sharedWithScan.p, sharedWithScan.s] = [diff.p, diff.s];
+        else [sharedWithScan.p, sharedWithScan.s] = [Math.min(sharedWithScan.p, diff.p), Math.min(sharedWithScan.s, diff.s)];
         prev = { pageId: rev.pageId, raw, outcome: prev.outcome, busy: moved.busy, shifts: moved.shifts };
         return prev.outcome;
       }
@@ -158,8 +165,11 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
     lastScan = null;
     if (noCR && base !== null && raw.length <= max) {
       const same = diff.valid && prev !== null && prev.raw === base.raw;
-      const p = same ? diff.p : commonPrefix(base.raw, raw);
-      const s = same ? diff.s : commonSuffix(base.raw, raw, Math.min(base.raw.length, raw.length) - p);
+      // a text reused since the last scan: what this one shares with it and it with the scanned one, this one shares with that
+      const chained = diff.valid && !same && prev !== null && prev.pageId === rev.pageId;
+      const p = same ? diff.p : commonPrefix(base.raw, raw, chained ? Math.min(diff.p, sharedWithScan.p) : 0);
+      const limit = Math.min(base.raw.length, raw.length) - p;
+      const s = same ? diff.s : commonSuffix(base.raw, raw, limit, chained ? Math.min(diff.s, sharedWithScan.s, limit) : 0);
       const d = decodeCharBytesFrom(raw, base, p, s, shifts, scratch);
       utf8 = d.utf8;
       known = { trace: base.trace, prefix: d.prefix, suffix: d.suffix };
