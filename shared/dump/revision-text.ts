@@ -65,12 +65,14 @@ export function lazyRevision(title: string, ns: number, pageId: number, revision
 }
 
 /**
- * The caller is done with `rev`'s text and no one reads it after (the extractor, once a revision's
- * references are found; holders of its raw bytes took their own hold, holdRawText): a still-encoded
- * text lets go of the chunk it views, which can then be reused. Reading the text afterwards throws.
- * Does nothing to a revision whose text is decoded, was never raw, or is not a view of a pooled chunk.
+ * The caller is done with `rev`'s text and no one reads it after (the extract stage, once a streamed
+ * revision's references are out; holders of its raw bytes took their own hold, holdRawText): a
+ * still-encoded text lets go of the chunk it views, which can then be reused. Reading the text
+ * afterwards throws. Does nothing to anything else: a revision whose text is decoded, was never raw,
+ * or is not a view of a pooled chunk (so texts of other readers stay readable), or another document.
  */
-export function releaseRevisionText(rev: PageRevision): void {
+export function releaseRevisionText(rev: unknown): void {
+  if (typeof rev !== "object" || rev === null) return;
   const raw = rawTexts.get(rev);
   // (texts of other memory stay readable: only a chunk's reuse needs the text let go)
   if (raw === undefined || chunkHolds(raw) === 0) return;

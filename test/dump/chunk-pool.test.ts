@@ -9,6 +9,8 @@ import { resolveConfig } from "../../shared/core/config.ts";
 import { Counters } from "../../shared/core/counters.ts";
 import type { PageRevision } from "../../shared/core/records.ts";
 import { wikitextExtractor } from "../../shared/sources/mediawiki/wikitext-extractor.ts";
+import { mediawikiSource } from "../../shared/sources/mediawiki/mediawiki-source.ts";
+import { extractInline } from "../../shared/pipeline/extract-stage.ts";
 import { SAMPLE_HISTORY } from "../runner/helpers.ts";
 
 const KiB = 1024;
@@ -114,10 +116,12 @@ describe("the MediaWiki extractor's holds", () => {
     const a = pooledRevision(pool, 1, "Text with [[File:Example.jpg|thumb|An example caption of a picture]] and &amp; more.");
     const refs = extract(a.rev);
     expect(refs.refs?.length).toBe(1);
+    releaseRevisionText(a.rev); // as the extract stage does once the revision is out
     expect(rawText(a.rev)).toBeUndefined(); // let go by the revision…
     expect(chunkHolds(a.chunk)).toBeGreaterThan(0); // …but kept by the extractor (last text, recent texts)
     const b = pooledRevision(pool, 2, "Another page, no images.");
     extract(b.rev);
+    releaseRevisionText(b.rev);
     expect(chunkHolds(a.chunk)).toBe(0);
     expect(chunkHolds(b.chunk)).toBeGreaterThan(0);
     expect(pool.freeChunks()).toBe(1);
@@ -127,13 +131,11 @@ describe("the MediaWiki extractor's holds", () => {
 const bzip2 = findSystemBzip2();
 
 describe.skipIf(process.platform === "win32" || bzip2 === null)("a history read through pooled chunks", () => {
-  /** Every revision's references and the extractor's counters, reading `input`. */
+  /** Every revision's references and the extract stage's counters, reading `input` as a run does. */
   async function extractAll(input: AsyncIterable<Buffer> | Buffer[]) {
-    const config = resolveConfig();
     const counters = new Counters();
-    const extract = wikitextExtractor(config, counters);
     const out: unknown[] = [];
-    for await (const rev of readPages(input, { counters: new Counters() })) out.push(extract(rev as PageRevision));
+    for await (const r of extractInline(mediawikiSource, readPages(input, { counters: new Counters() }), "history", resolveConfig(), counters)) out.push(r);
     return { out, counters: counters.toJSON() };
   }
 

@@ -5,7 +5,7 @@
 import type { ParacapConfig } from "../../core/config.ts";
 import type { Counters } from "../../core/counters.ts";
 import type { PageRevision } from "../../core/records.ts";
-import { holdRawText, rawText, releaseRawText, releaseRevisionText } from "../../dump/revision-text.ts";
+import { holdRawText, rawText, releaseRawText } from "../../dump/revision-text.ts";
 import { createWikitextExtractor, type TextOutcome } from "./revision-reuse.ts";
 import type { DocumentRefs } from "../source.ts";
 
@@ -54,7 +54,10 @@ class RecentTexts {
   }
 }
 
-/** A text the window no longer keeps: a raw one lets go of its chunk (chunk-pool.ts). */
+/**
+ * A text the window no longer keeps: a raw one lets go of its chunk (chunk-pool.ts). Raw texts are
+ * held while kept: their revision lets go of its chunk once extracted (extractInline).
+ */
 function letGo(text: Buffer | string): void {
   if (typeof text !== "string") releaseRawText(text);
 }
@@ -72,8 +75,6 @@ export function wikitextExtractor(config: ParacapConfig, counters: Counters): (r
       recent.add(key, outcome);
     }
     counters.merge(outcome.counted);
-    // done with the text: the dump's chunk it views may be reused (holders above took their own hold)
-    releaseRevisionText(rev);
     const base = { page: rev.title, pageId: rev.pageId, revisionId: rev.revisionId };
     return outcome.refs === null ? { ...base, refs: null, skipped: outcome.skipped! } : { ...base, refs: outcome.refs };
   };
