@@ -24,9 +24,6 @@ const MAX_ENTITY = 32;
 /** The raw (still encoded) text of lazily decoded revisions. */
 const rawTexts = new WeakMap<object, Buffer>();
 
-/** Revisions whose raw text was released (releaseRevisionText) before it was decoded. */
-const released = new WeakSet<object>();
-
 /**
  * A PageRevision whose text is decoded from `raw` (XML character data, UTF-8) on first read. A view
  * of a pooled chunk (chunk-pool.ts) is held until the text is decoded, set, or released.
@@ -47,15 +44,15 @@ export function lazyRevision(title: string, ns: number, pageId: number, revision
     redirect,
     get text(): string {
       if (text === null) {
-        if (released.has(rev)) throw new Error(`the text of revision ${revisionId} was read after its reader released it (releaseRevisionText)`);
+        // (neither decoded nor set, and no raw text: released)
+        if (!rawTexts.has(rev)) throw new Error(`the text of revision ${revisionId} was read after its reader released it (releaseRevisionText)`);
         text = decodeCharBytes(raw);
         drop();
       }
       return text;
     },
     set text(value: string) {
-      if (text === null && !released.has(rev)) drop();
-      released.delete(rev);
+      if (text === null && rawTexts.has(rev)) drop();
       text = value;
     },
   };
@@ -77,7 +74,6 @@ export function releaseRevisionText(rev: unknown): void {
   // (texts of other memory stay readable: only a chunk's reuse needs the text let go)
   if (raw === undefined || chunkHolds(raw) === 0) return;
   rawTexts.delete(rev);
-  released.add(rev);
   releaseChunk(raw);
 }
 
