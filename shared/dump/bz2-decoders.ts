@@ -13,6 +13,7 @@ import { bz2Blocks, type DamageLog } from "./bz2-blocks.ts";
 import { DumpError } from "./errors.ts";
 import { readAhead } from "./read-ahead.ts";
 import { spawnChunked } from "./decoder-output.ts";
+import { sharedChunkPool } from "./chunk-pool.ts";
 
 /** Decoded bytes the decoder may run ahead of the reader (see read-ahead.ts). */
 const DECODER_READ_AHEAD = 32 << 20;
@@ -65,7 +66,8 @@ export function isParallelDecoder(bin: string): boolean {
  */
 export async function* systemBunzip2(src: AsyncIterable<Buffer>, bin: string, file: string, onDecoded?: (bytes: number) => void): AsyncGenerator<Buffer> {
   // the output read into our own chunks where it can be (decoder-output.ts), else from a plain pipe
-  const chunked = await spawnChunked(bin, ["-dc"], { chunkBytes: DECODER_CHUNK, maxAhead: DECODER_READ_AHEAD, onData: onDecoded });
+  // (its chunks reused once read: the page reader gives them back, see chunk-pool.ts)
+  const chunked = await spawnChunked(bin, ["-dc"], { chunkBytes: DECODER_CHUNK, maxAhead: DECODER_READ_AHEAD, onData: onDecoded, pool: sharedChunkPool(DECODER_CHUNK) });
   const child = chunked?.child ?? spawn(bin, ["-dc"], { stdio: ["pipe", "pipe", "pipe"] });
   const output = chunked?.output ?? readAhead(child.stdout!, DECODER_READ_AHEAD, onDecoded, DECODER_CHUNK);
   let stderr = "";

@@ -15,12 +15,14 @@
  * verified bytes before it; open-dump.ts then finishes the input with the sequential block decoder,
  * exactly as after the binary stops, so damaged input is counted as before.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { findMagic, magicKind, read32At } from "./bz2-blocks.ts";
 import { DumpError } from "./errors.ts";
 import { workerEntry } from "../core/worker-entry.ts";
+import { spawnChunked } from "./decoder-output.ts";
+import { sharedChunkPool } from "./chunk-pool.ts";
 
 /** A run of consecutive blocks of one or more streams, with the bytes that hold them. */
 export interface Bz2Job {
@@ -30,10 +32,10 @@ export interface Bz2Job {
   segments: Array<{ level: number; blocks: Array<{ start: number; end: number; crc: number }> }>;
 }
 
-/** Decodes jobs, a few at a time; a result is the job's verified bytes or why it failed. */
+/** Decodes jobs, a few at a time; a result is the job's verified bytes (in order) or why it failed. */
 export interface Bz2JobDecoder {
   readonly lanes: number;
-  decode(job: Bz2Job): Promise<Buffer | { damage: string }>;
+  decode(job: Bz2Job): Promise<Buffer[] | { damage: string }>;
   close(): Promise<void>;
 }
 
@@ -66,6 +68,9 @@ const BLOCKS_PER_JOB = 4;
 const SCAN_WINDOW = 64 << 10;
 /** The longest a compressed block can be (900k symbols of at most 20 bits, plus tables). */
 const MAX_COMPRESSED_BLOCK = (900_000 * 20) / 8 + 64 * 1024;
+
+/** What a decoder binary's output is read in (the size of the one-child decoder's chunks: one pool). */
+const JOB_OUTPUT_CHUNK = 1 << 20;
 
 /** Cores this process may decode on; parallel decoding is pointless on one. */
 export function decodeLanes(): number {
@@ -215,7 +220,7 @@ export async function* bz2Jobs(src: AsyncIterable<Buffer>): AsyncGenerator<Bz2Jo
  */
 export async function* parallelBunzip2(src: AsyncIterable<Buffer>, file: string, decoder: Bz2JobDecoder, afterStreams?: (end: StreamsEnd, delivered: number) => AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   const jobs = bz2Jobs(src);
-  const inFlight: Array<Promise<Buffer | { damage: string }>> = [];
+  const inFlight: Array<Promise<Buffer[] | { damage: string }>> = [];
   const ahead = decoder.lanes * 2;
   let delivered = 0;
   let stopped: string | null = null;
@@ -235,9 +240,11 @@ export async function* parallelBunzip2(src: AsyncIterable<Buffer>, file: string,
       const next = inFlight.shift();
       if (next === undefined) break;
       const out = await next;
-      if (!Buffer.isBuffer(out)) throw new DumpError(file, delivered, `bz2 data is truncated or corrupt (${out.damage})`);
-      delivered += out.length;
-      if (out.length > 0) yield out;
+      if (!Array.isArray(out)) throw new DumpError(file, delivered, `bz2 data is truncated or corrupt (${out.damage})`);
+      for (const piece of out) {
+        delivered += piece.length;
+        if (piece.length > 0) yield piece;
+      }
     }
     if (after !== undefined && afterStreams !== undefined) yield* afterStreams(after, delivered);
     else if (stopped !== null) throw new DumpError(file, delivered, `bz2 data is truncated or corrupt (${stopped})`);
@@ -252,7 +259,7 @@ export async function* parallelBunzip2(src: AsyncIterable<Buffer>, file: string,
 export function jsJobDecoder(lanes = decodeLanes()): Bz2JobDecoder {
   const entry = workerEntry("bz2-block-worker", import.meta.url);
   const workers: Worker[] = [];
-  const waiting = new Map<number, (r: Buffer | { damage: string }) => void>();
+  const waiting = new Map<number, (r: Buffer[] | { damage: string }) => void>();
   const queue: JsJobRequest[] = [];
   const idle: Worker[] = [];
   let nextId = 0;
@@ -275,7 +282,7 @@ export function jsJobDecoder(lanes = decodeLanes()): Bz2JobDecoder {
       waiting.delete(res.id);
       idle.push(w);
       dispatch();
-      resolve?.("data" in res ? Buffer.from(res.data.buffer, res.data.byteOffset, res.data.length) : { damage: res.damage });
+      resolve?.("data" in res ? [Buffer.from(res.data.buffer, res.data.byteOffset, res.data.length)] : { damage: res.damage });
     });
     w.on("error", fail);
     return w;
@@ -343,30 +350,49 @@ export function repackJob(job: Bz2Job): Buffer {
   return Buffer.concat(parts);
 }
 
-/** A single-threaded decoder binary (`bzip2`), one child per job, `lanes` at a time. */
+/**
+ * A single-threaded decoder binary (`bzip2`), one child per job, `lanes` at a time. Its output is read
+ * into pooled chunks (decoder-output.ts, chunk-pool.ts) where a Unix-domain socket can be set up, as
+ * the one-child decoder's is: no 64 KiB buffer per pipe read, nor a copy joining them.
+ */
 export function binaryJobDecoder(bin: string, lanes = decodeLanes()): Bz2JobDecoder {
   let running = 0;
   const waiting: Array<() => void> = [];
-  const children = new Set<ReturnType<typeof spawn>>();
-  const run = (input: Buffer): Promise<Buffer | { damage: string }> =>
-    new Promise((resolve) => {
-      const child = spawn(bin, ["-dc"], { stdio: ["pipe", "pipe", "pipe"] });
-      children.add(child);
-      const out: Buffer[] = [];
-      let err = "";
-      child.stdout.on("data", (d: Buffer) => out.push(d));
-      child.stderr.setEncoding("utf8").on("data", (d: string) => {
-        if (err.length < 500) err += d;
-      });
-      child.stdin.on("error", () => {}); // an early exit is told by the exit code
-      child.once("error", (e) => resolve({ damage: `cannot run ${bin}: ${e.message}` }));
-      child.once("close", (code, signal) => {
-        children.delete(child);
-        if (code === 0) resolve(Buffer.concat(out));
-        else resolve({ damage: `${bin} ${code === null ? `killed by ${signal}` : `exit ${code}`}: ${err.trim().replace(/\s+/g, " ")}` });
-      });
-      child.stdin.end(input);
+  const children = new Set<ChildProcess>();
+  const run = async (input: Buffer): Promise<Buffer[] | { damage: string }> => {
+    // (a job's output is verified by the exit code before any of it is delivered: read it all)
+    const chunked = await spawnChunked(bin, ["-dc"], { chunkBytes: JOB_OUTPUT_CHUNK, maxAhead: Infinity, pool: sharedChunkPool(JOB_OUTPUT_CHUNK) }).catch(() => null);
+    const child = chunked?.child ?? spawn(bin, ["-dc"], { stdio: ["pipe", "pipe", "pipe"] });
+    children.add(child);
+    let err = "";
+    child.stderr!.setEncoding("utf8").on("data", (d: string) => {
+      if (err.length < 500) err += d;
     });
+    child.stdin!.on("error", () => {}); // an early exit is told by the exit code
+    const exited = new Promise<{ code: number | null; signal: string | null; error?: Error }>((resolve) => {
+      child.once("error", (error) => resolve({ code: null, signal: null, error }));
+      child.once("close", (code, signal) => resolve({ code, signal }));
+    });
+    child.stdin!.end(input);
+    const out: Buffer[] = [];
+    let readError: unknown = null;
+    try {
+      if (chunked !== null) for await (const c of chunked.output) out.push(c);
+      else {
+        const pieces: Buffer[] = [];
+        for await (const d of child.stdout!) pieces.push(d as Buffer);
+        out.push(Buffer.concat(pieces));
+      }
+    } catch (e) {
+      readError = e;
+    }
+    const { code, signal, error } = await exited;
+    children.delete(child);
+    if (error) return { damage: `cannot run ${bin}: ${error.message}` };
+    if (code === 0 && readError === null) return out;
+    if (code === 0) return { damage: `reading ${bin}'s output failed: ${readError instanceof Error ? readError.message : String(readError)}` };
+    return { damage: `${bin} ${code === null ? `killed by ${signal}` : `exit ${code}`}: ${err.trim().replace(/\s+/g, " ")}` };
+  };
   return {
     lanes,
     async decode(job) {

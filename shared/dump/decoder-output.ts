@@ -7,8 +7,9 @@
  * full collection for each ~64 MB of external memory allocated (15 of them on 607 MB of XML), besides
  * the copying. Here the child writes into a Unix-domain socket whose reading end is a net.Socket with
  * `onread`: the kernel copies each read into the free tail of the chunk being filled, so the XML is
- * allocated once and never copied before the page scanner sees it. A handed-on chunk is never written
- * again (revision texts stay views of it).
+ * allocated once and never copied before the page scanner sees it. Chunks come from a pool
+ * (chunk-pool.ts): each view handed on carries a hold, and a chunk is written again only once every
+ * holder has let go (revision texts stay views of it until then).
  */
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -16,6 +17,7 @@ import { rmSync } from "node:fs";
 import { connect, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { holdChunk, releaseChunk, type ChunkPool } from "./chunk-pool.ts";
 
 export interface ChunkedOutputOptions {
   /** chunks handed on: at least this many bytes (but the last), at most chunkBytes */
@@ -24,6 +26,11 @@ export interface ChunkedOutputOptions {
   maxAhead: number;
   /** told the size of every read as it arrives (before the consumer takes it) */
   onData?: (bytes: number) => void;
+  /**
+   * where chunks come from (chunkBytes is then the pool's): each chunk handed on carries one hold
+   * (chunk-pool.ts) that its consumer releases when done with it; without a pool chunks are fresh
+   */
+  pool?: ChunkPool;
 }
 
 export interface ChunkedChild {
@@ -94,7 +101,12 @@ class ChunkReader {
   private wake: (() => void) | null = null;
 
   constructor(private readonly opts: ChunkedOutputOptions) {
-    this.chunk = Buffer.allocUnsafeSlow(opts.chunkBytes);
+    this.chunk = this.newChunk();
+  }
+
+  /** a chunk to fill, held by this reader until it moves on to the next */
+  private newChunk(): Buffer {
+    return this.opts.pool?.take() ?? Buffer.allocUnsafeSlow(this.opts.chunkBytes);
   }
 
   /** where the next read goes: the free tail of the chunk being filled */
@@ -109,7 +121,8 @@ class ChunkReader {
     // a chunk is handed on once so full that the next read would be short
     if (this.chunk.length - this.at < READ_AT_LEAST) {
       this.handOn();
-      this.chunk = Buffer.allocUnsafeSlow(this.opts.chunkBytes);
+      releaseChunk(this.chunk);
+      this.chunk = this.newChunk();
       this.start = 0;
       this.at = 0;
     }
@@ -124,6 +137,7 @@ class ChunkReader {
   private handOn(): void {
     if (this.at === this.start) return;
     const out = this.chunk.subarray(this.start, this.at);
+    holdChunk(out);
     this.start = this.at;
     this.queue.push(out);
     this.queued += out.length;
@@ -170,9 +184,15 @@ class ChunkReader {
       socket.off("close", onEnd);
       socket.off("error", onError);
       socket.destroy();
+      // (chunks still queued are dropped with their holds: they are not reused, only collected)
+      releaseChunk(this.chunk);
+      this.chunk = EMPTY;
+      this.start = this.at = 0;
     }
   }
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /** Free bytes a chunk must still have to take another read (a pipe or socket hands on up to 64 KiB). */
 const READ_AT_LEAST = 64 << 10;

@@ -19,6 +19,7 @@ import { DumpError } from "./errors.ts";
 import { openDumpStream } from "./open-dump.ts";
 import { DumpScanner, FormatProblem, XmlProblem } from "./page-scanner.ts";
 import { utf8Source } from "./utf8-source.ts";
+import { releaseChunk } from "./chunk-pool.ts";
 import { coalesceChunks } from "../io/coalesce-chunks.ts";
 import { dumpCounter } from "../core/counter-names.ts";
 
@@ -75,7 +76,8 @@ export interface ReadDumpPagesOptions extends ReadPagesOptions {
  * many per page). Input is decompressed XML bytes (UTF-8 or UTF-16, by BOM) or text. Damaged or
  * non-MediaWiki input fails with a DumpError naming the file and decompressed byte offset, after
  * every revision completed before the damage has been yielded. Like any stream consumer it keeps
- * views of the input chunks (a revision's text is decoded when read): chunks must not be reused.
+ * views of the input chunks (a revision's text is decoded when read): chunks must not be reused,
+ * unless they are a pool's (chunk-pool.ts), each with a hold for the reader, which it gives back.
  */
 export async function* readPages(input: NodeJS.ReadableStream | AsyncIterable<Buffer | Uint8Array | string> | Iterable<Buffer | Uint8Array | string>, opts: ReadPagesOptions = {}): AsyncGenerator<PageRevision> {
   const file = opts.file ?? "<stream>";
@@ -119,6 +121,8 @@ export async function* readPages(input: NodeJS.ReadableStream | AsyncIterable<Bu
       scanner.resync();
     }
     feed(bytes);
+    // the chunk's hold (a pool's chunk, chunk-pool.ts): the scanner and revisions took their own
+    releaseChunk(chunk.bytes);
     totalBytes += chunk.raw;
     counters.inc(dumpCounter("bytes"), chunk.raw);
     source.forget(scanner.retainedFrom());

@@ -23,6 +23,8 @@
  * revision's text), duplicate attributes, or the XML character range: MediaWiki writes neither.
  * Text is normalised as XML requires (CR LF and lone CR become LF) before entities are decoded.
  * Revision text is checked here but decoded only when read (see revision-text.ts).
+ * Input chunks from a pool (chunk-pool.ts) are held while the scanner keeps views of them: the chunk
+ * being scanned, those of a field still collecting, the last text, the text of the open revision.
  */
 import type { Counters } from "../core/counters.ts";
 import type { PageRevision } from "../core/records.ts";
@@ -32,6 +34,7 @@ import { checkCharBytes, checkCharBytesFrom, decodeCharBytes, lazyRevision, setT
 import { commonPrefix, commonSuffix } from "../wikitext/byte-diff.ts";
 import { percentEncodeInvalidUtf8, replaceBadEntities } from "./field-repair.ts";
 import { dumpCounter, dumpSkippedCounter } from "../core/counter-names.ts";
+import { holdChunk, releaseChunk } from "./chunk-pool.ts";
 
 export const ROOT = "mediawiki";
 
@@ -152,6 +155,8 @@ export class DumpScanner {
   private buf: Buffer = EMPTY;
   private pos = 0;
   private base = 0;
+  /** the chunks fed and still held (oldest first): the last, and those a field still collecting may view */
+  private fed: Buffer[] = [];
 
   /** after damaged input was skipped: nothing is read until the next <page> */
   private seeking = false;
@@ -229,11 +234,37 @@ export class DumpScanner {
 
   /** Scans the next bytes of the document; completed revisions are appended to `ready`. */
   feed(chunk: Buffer): void {
+    holdChunk(chunk);
+    this.fed.push(chunk);
     // Only markup cut by the chunk boundary is left over; it is joined to the new chunk.
     this.base += this.pos;
     this.buf = this.pos < this.buf.length ? Buffer.concat([this.buf.subarray(this.pos), chunk]) : chunk;
     this.pos = 0;
     this.scan();
+    this.releaseFed(1);
+  }
+
+  /** Lets go of the chunks fed but the last `keep`, and but those the pieces of a field still collecting view. */
+  private releaseFed(keep: number): void {
+    const fed = this.fed;
+    let from = fed.length - keep;
+    for (const piece of this.pieces) {
+      for (let i = 0; i < from; i++) {
+        if (fed[i]!.buffer === piece.buffer) {
+          from = i;
+          break;
+        }
+      }
+    }
+    if (from > 0) for (const chunk of fed.splice(0, from)) releaseChunk(chunk);
+  }
+
+  /** The text of the open revision: a view of a chunk is held while it is that. */
+  private setRevText(text: string | Buffer | typeof TOO_LARGE): void {
+    const old = this.revText;
+    if (Buffer.isBuffer(text)) holdChunk(text);
+    this.revText = text;
+    if (Buffer.isBuffer(old)) releaseChunk(old);
   }
 
   /**
@@ -246,6 +277,7 @@ export class DumpScanner {
     this.buf = EMPTY;
     this.pos = 0;
     this.cutToNextPage();
+    this.releaseFed(0);
   }
 
   /** Drops the page open now (counted as cut) and all open state; reading resumes at the next <page>. */
@@ -261,7 +293,7 @@ export class DumpScanner {
     this.oversized = false;
     this.page = null;
     this.inRevision = false;
-    this.revText = "";
+    this.setRevText("");
     this.seeking = true;
   }
 
@@ -280,6 +312,10 @@ export class DumpScanner {
     if (closeRoot && this.stack.length === 1 && this.stack[0] === ROOT) this.close(ROOT, end);
     if (!this.rootSeen) throw new XmlProblem("document must contain a root element.", end);
     if (this.stack.length > 0) throw new XmlProblem(`unclosed tag: ${this.stack[this.stack.length - 1]}`, end);
+    // done: the chunks go back (a failed document keeps its own, left to the garbage collector)
+    this.buf = EMPTY;
+    this.releaseFed(0);
+    this.setLastText(null);
   }
 
   private scan(): void {
@@ -501,7 +537,7 @@ export class DumpScanner {
           this.inRevision = true;
           this.revId = null;
           this.revTimestamp = null;
-          this.revText = "";
+          this.setRevText("");
           this.revSkip = this.skipReason(this.page);
         }
         return;
@@ -592,13 +628,12 @@ export class DumpScanner {
       problem = checkCharBytesFrom(bytes, p, s);
     } else problem = checkCharBytes(bytes);
     if (text) {
-      this.lastText = null;
       if (problem === null && bytes.length > 0) {
         const self = {};
         setTextDiffHint(bytes, { self, base: last !== null ? this.lastToken : NO_TEXT, p, s });
         this.lastToken = self;
-        this.lastText = bytes;
-      }
+        this.setLastText(bytes);
+      } else this.setLastText(null);
     }
     if (problem === null) return bytes;
     // a bad entity is one replacement character, counted, never the end of the shard
@@ -607,6 +642,14 @@ export class DumpScanner {
     this.counters.inc(name, repaired.replaced);
     this.counters.samples.add(name, `${problem.message} at decompressed byte ${this.parts.length === 0 ? this.contentAt + problem.index : this.fieldAt}`);
     return repaired.bytes;
+  }
+
+  /** The last text read (a view of a chunk is held while it is that). */
+  private setLastText(bytes: Buffer | null): void {
+    const old = this.lastText;
+    if (bytes !== null) holdChunk(bytes);
+    this.lastText = bytes;
+    if (old !== null) releaseChunk(old);
   }
 
   /** Decodes the raw pieces collected so far into `parts`. */
@@ -628,7 +671,7 @@ export class DumpScanner {
     if (field === Field.Text && this.oversized) {
       this.field = Field.None;
       this.oversized = false;
-      if (this.inRevision) this.revText = TOO_LARGE;
+      if (this.inRevision) this.setRevText(TOO_LARGE);
       return;
     }
     if (this.oversized) {
@@ -641,7 +684,7 @@ export class DumpScanner {
       // the common case: decoded when (and where) the text is read
       const raw = this.takeRaw(true);
       this.field = Field.None;
-      if (this.inRevision) this.revText = raw;
+      if (this.inRevision) this.setRevText(raw);
       return;
     }
     this.flushPieces();
@@ -667,7 +710,7 @@ export class DumpScanner {
         if (this.inRevision) this.revTimestamp = value.trim() || null;
         break;
       case Field.Text:
-        if (this.inRevision) this.revText = value;
+        if (this.inRevision) this.setRevText(value);
         break;
       case Field.Namespace:
         if (this.namespaceKey !== null && value.trim() !== "") this.namespaceNames.set(normaliseNamespaceName(value), this.namespaceKey);
@@ -705,7 +748,15 @@ export class DumpScanner {
     this.inRevision = false;
     const text = this.revText;
     this.revText = "";
-    if (!page || !wasOpen) return;
+    try {
+      if (page && wasOpen) this.emitRevision(page, text, at);
+    } finally {
+      // (the revision took its own hold on its text)
+      if (Buffer.isBuffer(text)) releaseChunk(text);
+    }
+  }
+
+  private emitRevision(page: PageState, text: string | Buffer | typeof TOO_LARGE, at: number): void {
     this.counters.inc(dumpCounter("revisions"));
     const skip = this.revSkip !== Skip.None ? this.revSkip : page.oversized ? Skip.Oversized : Skip.None;
     if (skip !== Skip.None) {

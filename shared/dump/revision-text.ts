@@ -10,6 +10,7 @@
  * decoding cannot fail later.
  */
 import type { PageRevision } from "../core/records.ts";
+import { chunkHolds, holdChunk, releaseChunk } from "./chunk-pool.ts";
 
 const EMPTY = Buffer.alloc(0);
 const AMP = 0x26;
@@ -23,9 +24,17 @@ const MAX_ENTITY = 32;
 /** The raw (still encoded) text of lazily decoded revisions. */
 const rawTexts = new WeakMap<object, Buffer>();
 
-/** A PageRevision whose text is decoded from `raw` (XML character data, UTF-8) on first read. */
+/**
+ * A PageRevision whose text is decoded from `raw` (XML character data, UTF-8) on first read. A view
+ * of a pooled chunk (chunk-pool.ts) is held until the text is decoded, set, or released.
+ */
 export function lazyRevision(title: string, ns: number, pageId: number, revisionId: number, timestamp: string | null, redirect: boolean, raw: Buffer): PageRevision {
   let text: string | null = null;
+  const drop = () => {
+    rawTexts.delete(rev);
+    releaseChunk(raw);
+    raw = EMPTY;
+  };
   const rev = {
     title,
     ns,
@@ -35,20 +44,47 @@ export function lazyRevision(title: string, ns: number, pageId: number, revision
     redirect,
     get text(): string {
       if (text === null) {
+        // (neither decoded nor set, and no raw text: released)
+        if (!rawTexts.has(rev)) throw new Error(`the text of revision ${revisionId} was read after its reader released it (releaseRevisionText)`);
         text = decodeCharBytes(raw);
-        rawTexts.delete(rev);
-        raw = EMPTY;
+        drop();
       }
       return text;
     },
     set text(value: string) {
+      if (text === null && rawTexts.has(rev)) drop();
       text = value;
-      rawTexts.delete(rev);
-      raw = EMPTY;
     },
   };
+  holdChunk(raw);
   rawTexts.set(rev, raw);
   return rev;
+}
+
+/**
+ * The caller is done with `rev`'s text and no one reads it after (the extract stage, once a streamed
+ * revision's references are out; holders of its raw bytes took their own hold, holdRawText): a
+ * still-encoded text lets go of the chunk it views, which can then be reused. Reading the text
+ * afterwards throws. Does nothing to anything else: a revision whose text is decoded, was never raw,
+ * or is not a view of a pooled chunk (so texts of other readers stay readable), or another document.
+ */
+export function releaseRevisionText(rev: unknown): void {
+  if (typeof rev !== "object" || rev === null) return;
+  const raw = rawTexts.get(rev);
+  // (texts of other memory stay readable: only a chunk's reuse needs the text let go)
+  if (raw === undefined || chunkHolds(raw) === 0) return;
+  rawTexts.delete(rev);
+  releaseChunk(raw);
+}
+
+/** A raw text (rawText) is kept beyond the revision it came from: its chunk is held until releaseRawText. */
+export function holdRawText(raw: Buffer): void {
+  holdChunk(raw);
+}
+
+/** Gives back holdRawText's hold. */
+export function releaseRawText(raw: Buffer): void {
+  releaseChunk(raw);
 }
 
 /** The still-encoded bytes of a revision's text; undefined once it is decoded (or when it never was raw). */

@@ -13,6 +13,7 @@ import { unreadableReason, type CaptionBounds } from "../caption/caption-guard.t
 import { createPivot } from "../plugins/pivots.ts";
 import { isTextPivot, type TextPivot } from "../plugins/pivot-contract.ts";
 import type { AnySource } from "../sources/source.ts";
+import { releaseRevisionText } from "../dump/revision-text.ts";
 import { pivotCounter } from "../core/counter-names.ts";
 import { extractCounter, extractReferencesBySourceCounter, extractSkippedCounter, FEATURE_COUNTERS, unreadableCaptionCounter } from "../core/counter-names.ts";
 
@@ -146,7 +147,11 @@ export function documentChunks(source: AnySource, config: ParacapConfig, counter
 /** Every document's references, chunk by chunk, in this thread (runners without worker threads). */
 export async function* extractInline(source: AnySource, docs: AsyncIterable<unknown>, kind: InputKind, config: ParacapConfig, counters: Counters): AsyncGenerator<RevisionRefs> {
   const chunks = documentChunks(source, config, counters, EXTRACT_CHUNK_REFS, await source.prepare?.(config));
-  for await (const d of docs) yield* chunks(d, kind);
+  for await (const d of docs) {
+    yield* chunks(d, kind);
+    // done with it: a dump revision's still-encoded text lets go of the decoder's chunk it views (chunk-pool.ts)
+    releaseRevisionText(d);
+  }
 }
 
 const PIVOT_KEY_CACHE_LIMIT = 100_000;

@@ -17,7 +17,7 @@
  */
 import { Counters } from "../../core/counters.ts";
 import type { PageRevision, WikitextImageRef } from "../../core/records.ts";
-import { decodeCharBytesFrom, decodeCharBytesToBuffer, knownTextDiff, rawText, type DecodedText } from "../../dump/revision-text.ts";
+import { decodeCharBytesFrom, decodeCharBytesToBuffer, holdRawText, knownTextDiff, rawText, releaseRawText, type DecodedText } from "../../dump/revision-text.ts";
 import { extractImageRefs, extractImageRefsTraced, ExtractionLimitError, DEFAULT_MAX_PAGE_BYTES, type ExtractImagesOptions, type KnownDiff, type ScanTrace } from "../../wikitext/extract-images.ts";
 import { commonPrefix, commonSuffix } from "../../wikitext/byte-diff.ts";
 
@@ -119,7 +119,30 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
     return run((opts) => extractImageRefs(rev.text, opts))!;
   };
 
+  /**
+   * The bytes kept for the next revision (raw texts and decodings that may be views of the dump's
+   * chunks): held while kept, so a chunk is not reused under them (chunk-pool.ts).
+   */
+  let kept: Buffer[] = [];
+  const holdKept = () => {
+    const now: Buffer[] = [];
+    if (prev !== null) now.push(prev.raw);
+    if (lastScan !== null) now.push(lastScan.raw, lastScan.utf8);
+    for (const t of traces) now.push(t.utf8);
+    for (const b of now) holdRawText(b);
+    for (const b of kept) releaseRawText(b);
+    kept = now;
+  };
+
   const extract = (rev: PageRevision): TextOutcome => {
+    try {
+      return extractOne(rev);
+    } finally {
+      holdKept();
+    }
+  };
+
+  const extractOne = (rev: PageRevision): TextOutcome => {
     const raw = rawText(rev);
     if (prev !== null && prev.pageId !== rev.pageId) prev = null;
     if (tracesPage !== rev.pageId) {

@@ -5,7 +5,7 @@
 import type { ParacapConfig } from "../../core/config.ts";
 import type { Counters } from "../../core/counters.ts";
 import type { PageRevision } from "../../core/records.ts";
-import { rawText } from "../../dump/revision-text.ts";
+import { holdRawText, rawText, releaseRawText } from "../../dump/revision-text.ts";
 import { createWikitextExtractor, type TextOutcome } from "./revision-reuse.ts";
 import type { DocumentRefs } from "../source.ts";
 
@@ -28,6 +28,7 @@ class RecentTexts {
   find(pageId: number, text: Buffer | string): TextOutcome | null {
     if (pageId !== this.page) {
       this.page = pageId;
+      for (const e of this.entries) letGo(e.text);
       this.entries = [];
       this.refs = 0;
       return null;
@@ -42,10 +43,23 @@ class RecentTexts {
   add(text: Buffer | string, outcome: TextOutcome): void {
     const n = outcome.refs?.length ?? 0;
     if (n > this.maxRefs) return;
+    if (typeof text !== "string") holdRawText(text);
     this.entries.unshift({ text, outcome });
     this.refs += n;
-    while (this.entries.length > this.size || this.refs > this.maxRefs) this.refs -= this.entries.pop()!.outcome.refs?.length ?? 0;
+    while (this.entries.length > this.size || this.refs > this.maxRefs) {
+      const e = this.entries.pop()!;
+      this.refs -= e.outcome.refs?.length ?? 0;
+      letGo(e.text);
+    }
   }
+}
+
+/**
+ * A text the window no longer keeps: a raw one lets go of its chunk (chunk-pool.ts). Raw texts are
+ * held while kept: their revision lets go of its chunk once extracted (extractInline).
+ */
+function letGo(text: Buffer | string): void {
+  if (typeof text !== "string") releaseRawText(text);
 }
 
 export function wikitextExtractor(config: ParacapConfig, counters: Counters): (rev: PageRevision) => DocumentRefs {
