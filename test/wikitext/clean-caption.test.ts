@@ -89,21 +89,20 @@ describe("cleanCaption: templates", () => {
 });
 
 describe("cleanCaption: hostile input", () => {
-  it("handles a 100k-character caption in linear time", () => {
-    const long = "word [[link|label]] {{nowrap|x}} ''it'' ".repeat(2600);
-    const t = performance.now();
+  // no wall-clock budgets (no test depends on speed): at these sizes, work growing with the square of
+  // the input would not finish within the file's timeout, and recursion would overflow the stack
+  it("handles a million-character caption", () => {
+    const long = "word [[link|label]] {{nowrap|x}} ''it'' ".repeat(26_000);
     const out = cleanCaption(long)!;
-    expect(performance.now() - t).toBeLessThan(2000);
     expect(out.startsWith("word label x it word label x it")).toBe(true);
+    expect(out.endsWith("word label x it")).toBe(true);
   });
-  it("handles 10k-deep template and link nesting without recursion", () => {
-    const depth = 10_000;
-    const t = performance.now();
+  it("handles 100k-deep template and link nesting without recursion", () => {
+    const depth = 100_000;
     expect(cleanCaption("x " + "{{a|".repeat(depth) + "y" + "}}".repeat(depth) + " z")).toBe("x \ufffc z");
     expect(cleanCaption("x " + "{{a|".repeat(depth) + "y" + "}}".repeat(depth) + " z", undefined, "delete")).toBe("x z");
     expect(cleanCaption("x " + "{{nowrap|".repeat(depth) + "y" + "}}".repeat(depth) + " z")).toBe("x y z");
     expect(cleanCaption("[[a|".repeat(depth) + "deep" + "]]".repeat(depth))).toBe("deep");
     expect(cleanCaption("{{".repeat(depth) + "text" + "]]".repeat(depth))).toBeNull();
-    expect(performance.now() - t).toBeLessThan(2000);
   });
 });

@@ -95,12 +95,10 @@ describe("<gallery>", () => {
   });
 });
 
+// No wall-clock budgets (no test depends on speed): the sizes are such that work growing with the
+// square of the input would not finish within the file's timeout, which is what catches a hang.
 describe("limits and hostile input", () => {
-  const fast = (fn: () => void) => {
-    const t = performance.now();
-    fn();
-    expect(performance.now() - t).toBeLessThan(2000);
-  };
+  const fast = (fn: () => void) => fn();
   it("refuses pages over maxPageBytes with a typed error", () => {
     expect(() => extractImageRefs("é".repeat(600), { maxPageBytes: 1000 })).toThrow(ExtractionLimitError);
     try {
@@ -110,9 +108,9 @@ describe("limits and hostile input", () => {
     }
     expect(extractImageRefs("é".repeat(400), { maxPageBytes: 1000 })).toEqual([]);
   });
-  it("survives 10k unbalanced openers", () => {
-    fast(() => expect(extractImageRefs("[[".repeat(10_000) + "[[File:A.jpg|cap]]")).toEqual([link("File:A.jpg", "cap")]));
-    fast(() => expect(extractImageRefs("{{".repeat(10_000) + "[[File:A.jpg|cap]]" + "]]".repeat(10_000))).toEqual([link("File:A.jpg", "cap")]));
+  it("survives a million unbalanced openers", () => {
+    fast(() => expect(extractImageRefs("[[".repeat(1_000_000) + "[[File:A.jpg|cap]]")).toEqual([link("File:A.jpg", "cap")]));
+    fast(() => expect(extractImageRefs("{{".repeat(1_000_000) + "[[File:A.jpg|cap]]" + "]]".repeat(1_000_000))).toEqual([link("File:A.jpg", "cap")]));
   });
   it("survives 10k-deep nesting of file links and templates", () => {
     const depth = 10_000;
