@@ -34,7 +34,7 @@ import { checkCharBytes, checkCharBytesFrom, decodeCharBytes, lazyRevision, setT
 import { commonPrefix, commonSuffix } from "../wikitext/byte-diff.ts";
 import { percentEncodeInvalidUtf8, replaceBadEntities } from "./field-repair.ts";
 import { dumpCounter, dumpSkippedCounter } from "../core/counter-names.ts";
-import { holdChunk, releaseChunk } from "./chunk-pool.ts";
+import { chunkHolds, holdChunk, releaseChunk } from "./chunk-pool.ts";
 
 export const ROOT = "mediawiki";
 
@@ -234,8 +234,12 @@ export class DumpScanner {
 
   /** Scans the next bytes of the document; completed revisions are appended to `ready`. */
   feed(chunk: Buffer): void {
-    holdChunk(chunk);
-    this.fed.push(chunk);
+    // only a pool's chunks are tracked: other input (a string, a file's bytes, a test's slices of one
+    // buffer) has nothing to give back, and tracking it would cost per chunk what tiny chunks multiply
+    if (chunkHolds(chunk) > 0) {
+      holdChunk(chunk);
+      this.fed.push(chunk);
+    }
     // Only markup cut by the chunk boundary is left over; it is joined to the new chunk.
     this.base += this.pos;
     this.buf = this.pos < this.buf.length ? Buffer.concat([this.buf.subarray(this.pos), chunk]) : chunk;
@@ -247,14 +251,19 @@ export class DumpScanner {
   /** Lets go of the chunks fed but the last `keep`, and but those the pieces of a field still collecting view. */
   private releaseFed(keep: number): void {
     const fed = this.fed;
+    if (fed.length === 0) return;
     let from = fed.length - keep;
+    // the pieces view chunks in the order they were fed (or copies joined at a boundary, no pool's):
+    // the first piece in a pool's chunk views the oldest chunk any of them needs
     for (const piece of this.pieces) {
+      if (chunkHolds(piece) === 0) continue;
       for (let i = 0; i < from; i++) {
         if (fed[i]!.buffer === piece.buffer) {
           from = i;
           break;
         }
       }
+      break;
     }
     if (from > 0) for (const chunk of fed.splice(0, from)) releaseChunk(chunk);
   }
