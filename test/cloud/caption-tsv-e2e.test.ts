@@ -41,6 +41,24 @@ if (missing) skipMessage("cloud caption-tsv e2e", missing);
 /** bin/paracap.js run from `cwd`, so its input name is the bare file name, as the object's is. */
 const paracapIn = (cwd: string, args: string[]) => runCli(args, { cwd });
 
+/**
+ * The cloud run's outputs against `paracap run`'s in `dir`/cli: the datasets and config.json byte for
+ * byte, the funnel, and every counter but the shard count (4 in the cloud, one locally).
+ */
+function expectSameAsCli(got: Record<string, string>, dir: string): { cloudStats: Stats; cliStats: Stats } {
+  const local = comparable(readDir(join(dir, "cli")), false, TIERS);
+  for (const t of TIERS) expect(got[`${t}.jsonl`], t).toBe(local[`${t}.jsonl`]);
+  expect(got["config.json"]).toBe(local["config.json"]);
+  const cloudStats = Stats.parse(JSON.parse(got["stats.json"]!));
+  const cliStats = Stats.parse(JSON.parse(local["stats.json"]!));
+  expect(cloudStats.tiers).toEqual(cliStats.tiers);
+  const { ["extract.shards"]: cloudShards, ...cloudCounters } = cloudStats.counters;
+  const { ["extract.shards"]: cliShards, ...cliCounters } = cliStats.counters;
+  expect([cloudShards, cliShards]).toEqual([4, 1]);
+  expect(cloudCounters).toEqual(cliCounters);
+  return { cloudStats, cliStats };
+}
+
 let fx: CloudFixture;
 let cloud: LocalCloud;
 let storage: Storage;
@@ -79,18 +97,8 @@ describe.skipIf(missing !== null)("Conceptual Captions: cloud upload = paracap r
     const cli = await paracapIn(dir, ["run", "--input", NAME, "--out", "cli", "--partitions", String(PARTITIONS), "--quiet"]);
     expect(cli.code, cli.stderr).toBe(0);
     expect(cli.stderr).toContain("silver.jsonl: 25 pairs");
-    const local = comparable(readDir(join(dir, "cli")), false, TIERS);
-    for (const t of TIERS) expect(got[`${t}.jsonl`], t).toBe(local[`${t}.jsonl`]);
-    expect(got["config.json"]).toBe(local["config.json"]);
-    const cloudStats = Stats.parse(JSON.parse(got["stats.json"]!));
-    const cliStats = Stats.parse(JSON.parse(local["stats.json"]!));
-    expect(cloudStats.tiers).toEqual(cliStats.tiers);
-    // only the shard count differs (4 in the cloud, 1 locally)
+    const { cloudStats, cliStats } = expectSameAsCli(got, dir);
     expect({ ...cloudStats.extraction, "extract.shards": 1 }).toEqual(cliStats.extraction);
-    const { ["extract.shards"]: cloudShards, ...cloudCounters } = cloudStats.counters;
-    const { ["extract.shards"]: cliShards, ...cliCounters } = cliStats.counters;
-    expect([cloudShards, cliShards]).toEqual([4, 1]);
-    expect(cloudCounters).toEqual(cliCounters);
 
     // 2. The local runner with the cloud's shard size: every output byte for byte (report but its timing line).
     const sameShards = join(dir, "same-shards");
@@ -130,18 +138,9 @@ describe.skipIf(missing !== null)("min-hash pivot: cloud = paracap run", () => {
 
     const cli = await runCli(["run", "--input", NAME, "--out", "cli", "--config", "config.json", "--quiet"], { cwd: dir });
     expect(cli.code, cli.stderr).toBe(0);
-    const local = comparable(readDir(join(dir, "cli")), false, TIERS);
-    for (const t of TIERS) expect(got[`${t}.jsonl`], t).toBe(local[`${t}.jsonl`]);
-    expect(got["config.json"]).toBe(local["config.json"]);
-    const cloudStats = Stats.parse(JSON.parse(got["stats.json"]!));
-    const cliStats = Stats.parse(JSON.parse(local["stats.json"]!));
-    expect(cloudStats.tiers).toEqual(cliStats.tiers);
+    const { cloudStats, cliStats } = expectSameAsCli(got, dir);
     expect(cloudStats.pivot).toEqual(cliStats.pivot);
     expect(cloudStats.pivot?.name).toBe("minhash");
-    const { ["extract.shards"]: cloudShards, ...cloudCounters } = cloudStats.counters;
-    const { ["extract.shards"]: cliShards, ...cliCounters } = cliStats.counters;
-    expect([cloudShards, cliShards]).toEqual([4, 1]);
-    expect(cloudCounters).toEqual(cliCounters);
 
     // the pairs are the pivot's: captions of two different images, exact Jaccard ≥ t
     const silver = got["silver.jsonl"]!.split("\n").filter(Boolean).map((l) => JSON.parse(l) as ScoredPair);
