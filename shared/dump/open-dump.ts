@@ -8,7 +8,7 @@ import { Readable } from "node:stream";
 import { bz2Blocks, type Bz2Piece, type DamageLog } from "./bz2-blocks.ts";
 import { isParallelDecoder, jsBunzip2, resolveBz2Decoder, systemBunzip2, type Bz2Decoder } from "./bz2-decoders.ts";
 import { binaryJobDecoder, decodeLanes, jsJobDecoder, parallelBunzip2, type StreamsEnd } from "./bz2-parallel.ts";
-import { findStreamsEnd } from "./bz2-tail.ts";
+import { scanStreamsEnd, type StreamsEndScan } from "./bz2-tail.ts";
 import { DumpError } from "./errors.ts";
 import { gunzipMembers } from "./gunzip-members.ts";
 import { MAGIC_BYTES, sniffFormat } from "./magic.ts";
@@ -127,8 +127,8 @@ async function* decompressed(raw: AsyncIterable<Buffer>, opts: DecompressOptions
     else if (!opts.reopen) yield* systemBunzip2(source, bin, opts.file, told);
     else {
       // The binary skips bytes after a stream that start no other (and every stream after them)
-      // without a word and exits 0, however little follows: the streams' layout is checked at its
-      // end (bz2-tail.ts), so every decoder reads and counts the same.
+      // without a word and exits 0, however little follows: the streams' layout is scanned beside it
+      // and its answer used at its end (bz2-tail.ts), so every decoder reads and counts the same.
       const recovery = new Recovery(opts.reopen, opts.file, opts.damage, UNVERIFIED_HOLD);
       yield* recovery.run(systemBunzip2(source, bin, opts.file, told), true);
     }
@@ -176,6 +176,8 @@ class Recovery {
   async *run(primary: AsyncIterable<Buffer>, checkLayout = false): AsyncGenerator<Buffer> {
     const held: Buffer[] = [];
     let heldBytes = 0;
+    // the layout scan reads the input beside the decoder (its answer is wanted only at the end)
+    let scan: StreamsEndScan | null = checkLayout ? scanStreamsEnd(this.reopen()) : null;
     try {
       for await (const chunk of primary) {
         held.push(chunk);
@@ -190,13 +192,17 @@ class Recovery {
       // the decoder finished without error: every block was checked
       this.delivered += heldBytes;
       yield* held.splice(0);
-      if (!checkLayout) return;
-      const end = await findStreamsEnd(this.reopen());
+      if (scan === null) return;
+      const end = await scan.end;
+      scan = null;
       if (end === "clean") return;
       if (end !== null) return yield* this.after(end, this.delivered);
       // the layout breaks inside a stream the binary decoded: decode it all again, as on damage
     } catch (err) {
       if (!(err instanceof DumpError) || this.inTail) throw err;
+    } finally {
+      // the decoder failed or the reader stopped early: the scan's answer is not wanted
+      await scan?.cancel();
     }
     yield* this.blocks(bz2Blocks(this.reopen()), 0, 0, this.delivered);
   }

@@ -10,7 +10,7 @@ import { Readable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { Counters } from "../../shared/core/counters.ts";
 import { findSystemBzip2 } from "../../shared/dump/bz2-decoders.ts";
-import { findStreamsEnd } from "../../shared/dump/bz2-tail.ts";
+import { findStreamsEnd, scanStreamsEnd } from "../../shared/dump/bz2-tail.ts";
 import { DumpError } from "../../shared/dump/errors.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
 import { removeTempDirs, tempDir } from "../runner/helpers.ts";
@@ -130,5 +130,46 @@ describe("bytes after the last bz2 stream", () => {
     const after: Buffer[] = [];
     for await (const c of rest) after.push(c);
     expect(Buffer.concat(after).equals(text)).toBe(true);
+  });
+
+  /** A source of `data` in 64 KiB pieces that says whether it was read to its end or closed. */
+  function tracked(data: Buffer): { src: AsyncIterable<Buffer>; state: () => "open" | "ended" | "closed" } {
+    let state: "open" | "ended" | "closed" = "open";
+    async function* pieces(): AsyncGenerator<Buffer> {
+      try {
+        for (let i = 0; i < data.length; i += 64 << 10) yield data.subarray(i, i + (64 << 10));
+        state = "ended";
+      } finally {
+        if (state === "open") state = "closed";
+      }
+    }
+    return { src: pieces(), state: () => state };
+  }
+
+  it("scanned beside the decoder: the same answer, and a cancelled scan closes its input (also the rest it held)", async () => {
+    const data = readFileSync(TABLE_MARKUP);
+    const whole = tracked(data);
+    const scan = scanStreamsEnd(whole.src);
+    expect(await scan.end).toBe("clean");
+    await scan.cancel();
+    expect(whole.state()).toBe("ended");
+
+    // the decoder failed or the reader stopped before the scan's end: it stops and closes its input
+    const big = Buffer.concat([twoStreams, twoStreams, twoStreams, twoStreams]);
+    const early = tracked(big);
+    const stopped = scanStreamsEnd(early.src);
+    await stopped.cancel();
+    expect(early.state()).toBe("closed");
+    expect(await stopped.end).toBeNull();
+
+    // a scan that found bytes after the streams holds the input's rest: cancel closes it
+    const trailing = tracked(Buffer.concat([data, text, text, text]));
+    const held = scanStreamsEnd(trailing.src);
+    const end = await held.end;
+    expect(end).not.toBe("clean");
+    expect(end).not.toBeNull();
+    expect(trailing.state()).toBe("open");
+    await held.cancel();
+    expect(trailing.state()).toBe("closed");
   });
 });
