@@ -16,7 +16,8 @@
  * paracap's own (its node processes — the launcher and the child it starts with the V8 heap flags,
  * shared/cli/node-flags.ts — all their threads, without the decoder child the run spawns), so the
  * table gives paracap's own CPU per MB as a multiple of the decoder's (issue 21: ≤ 0.25 lets a
- * 2-core run go at 0.8× lbzip2).
+ * 2-core run go at 0.8× lbzip2). It also gives the wall time in which no decoder ran (start-up before
+ * the first, between two shards, the phases and outputs after the last): serial time the decoder cannot hide.
  *
  *   npx tsx scripts/bench/run.ts [dump.xml.bz2 …]      (BENCH_ROUNDS=3, BENCH_WORKERS=all cores)
  *
@@ -71,9 +72,13 @@ interface Round {
   rssKiB: number | null;
   /** node processes of the run that reported usage (2: launcher and relaunched child) */
   processes: number;
+  /** wall ms of the run with no decoder running: start-up, between shards, after the last (ChildUsage.noDecoderMs) */
+  noDecoderMs: { before: number; between: number; after: number } | null;
   /** 1-minute load average when the round ended (the machine is shared: figures at load > cores are inflated) */
   load: number;
 }
+
+const noDecoder = (g: { before: number; between: number; after: number }): string => `${g.before.toFixed(0)} ms before the first, ${g.between.toFixed(0)} between, ${g.after.toFixed(0)} after the last`;
 
 const loadNow = (): string => loadavg().map((l) => l.toFixed(1)).join(" ");
 
@@ -119,11 +124,13 @@ async function benchFile(label: string, paths: string[]): Promise<void> {
     };
     const old = before ? await runIn(before) : null;
     const run = await runIn(REPO);
-    results.push({ before: old?.seconds ?? null, beforeRssKiB: old?.maxRssKiB ?? null, beforeCpu: old?.cpuSeconds ?? null, decode: decode.seconds, decodeCpu: decode.cpu, bzip2: bzip2?.seconds ?? null, bzip2Cpu: bzip2?.cpu ?? null, run: run.seconds, runCpu: run.cpuSeconds, rssKiB: run.maxRssKiB, processes: run.processes, load: loadavg()[0]! });
+    results.push({ before: old?.seconds ?? null, beforeRssKiB: old?.maxRssKiB ?? null, beforeCpu: old?.cpuSeconds ?? null, decode: decode.seconds, decodeCpu: decode.cpu, bzip2: bzip2?.seconds ?? null, bzip2Cpu: bzip2?.cpu ?? null, run: run.seconds, runCpu: run.cpuSeconds, rssKiB: run.maxRssKiB, processes: run.processes, noDecoderMs: run.noDecoderMs, load: loadavg()[0]! });
     console.log(
       `  round ${r + 1} (load ${loadNow()}): ${decoder!.split("/").pop()} ${decode.seconds.toFixed(2)} s (CPU ${decode.cpu?.toFixed(1) ?? "?"} s)` +
         (bzip2 ? `, bzip2 ${bzip2.seconds.toFixed(2)} s (CPU ${bzip2.cpu?.toFixed(1) ?? "?"} s)` : "") +
-        `, run ${run.seconds.toFixed(2)} s (CPU ${run.cpuSeconds?.toFixed(1) ?? "?"} s, peak RSS ${mib(run.maxRssKiB)})` +
+        `, run ${run.seconds.toFixed(2)} s (CPU ${run.cpuSeconds?.toFixed(1) ?? "?"} s, peak RSS ${mib(run.maxRssKiB)}` +
+        (run.noDecoderMs ? `; no decoder running ${noDecoder(run.noDecoderMs)}` : "") +
+        ")" +
         `, ratio ${(decode.seconds / run.seconds).toFixed(2)}` +
         (old ? `; before: run ${old.seconds.toFixed(2)} s (CPU ${old.cpuSeconds?.toFixed(1) ?? "?"} s, peak RSS ${mib(old.maxRssKiB)}), ratio ${(decode.seconds / old.seconds).toFixed(2)}` : ""),
     );
@@ -151,6 +158,12 @@ async function benchFile(label: string, paths: string[]): Promise<void> {
   if (rss.length > 0) console.log(`  peak RSS of run: max ${mib(Math.max(...rss))} over ${rss.length} rounds (target < 1.5 GB)`);
   const cpu = results.map((r) => r.runCpu).filter((x): x is number => x !== null);
   if (cpu.length > 0) console.log(`  CPU of run (its node processes, all threads, without the decoder child): min ${Math.min(...cpu).toFixed(1)} s; node processes per run: ${[...new Set(results.map((r) => r.processes))].join(", ")}`);
+  const gaps = results.map((r) => r.noDecoderMs).filter((g): g is NonNullable<Round["noDecoderMs"]> => g !== null);
+  if (gaps.length > 0) {
+    // the time with one core or none busy: on 2 cores, what keeps a run from the decoder's own speed
+    const m = (f: (g: (typeof gaps)[number]) => number) => median(gaps.map(f));
+    console.log(`  wall time of run with no decoder running (median): ${noDecoder({ before: m((g) => g.before), between: m((g) => g.between), after: m((g) => g.after) })}`);
+  }
   const own = results.filter((r) => r.runCpu !== null && r.decodeCpu !== null);
   if (own.length > 0) {
     const perMb = (cpu: number) => ((cpu * 1e3) / (size.bytes / 1e6)).toFixed(1);

@@ -38,6 +38,12 @@ export interface ChildUsage {
   processes: number;
   /** CPU seconds of each node process, in the order they exited (a relaunched run: the child, then the launcher) */
   processCpuSeconds: number[];
+  /**
+   * Wall ms in which no bz2 decoder child of the command ran, from the usage lines' decoder spans:
+   * before the first (start-up), between two (shard ends and starts), after the last (the phases after
+   * extraction, the outputs). Null when no node process started a decoder.
+   */
+  noDecoderMs: { before: number; between: number; after: number } | null;
   stdout: string;
 }
 
@@ -79,19 +85,36 @@ export function runTimed(cmd: string, args: string[], opts: { node?: boolean; ts
       let cpuSeconds: number | null = null;
       let processes = 0;
       let processCpuSeconds: number[] = [];
+      let noDecoderMs: ChildUsage["noDecoderMs"] = null;
       if (usageFile && existsSync(usageFile)) {
         // one line per node process of the command (the CLI re-executes itself for `run`)
         const lines = readFileSync(usageFile, "utf8").split("\n").filter(Boolean);
-        const us = lines.map((l) => JSON.parse(l) as { maxRssKiB: number; userMicros: number; systemMicros: number });
+        const us = lines.map((l) => JSON.parse(l) as { maxRssKiB: number; userMicros: number; systemMicros: number; startMs?: number; exitMs?: number; decoders?: [number, number | null][] });
         maxRssKiB = Math.max(...us.map((u) => u.maxRssKiB));
         cpuSeconds = us.reduce((sum, u) => sum + u.userMicros + u.systemMicros, 0) / 1e6;
         processes = us.length;
         processCpuSeconds = us.map((u) => (u.userMicros + u.systemMicros) / 1e6);
+        noDecoderMs = decoderGaps(us);
       }
       if (usageDir) rmSync(usageDir, { recursive: true, force: true });
-      resolve({ seconds, maxRssKiB, cpuSeconds, processes, processCpuSeconds, stdout });
+      resolve({ seconds, maxRssKiB, cpuSeconds, processes, processCpuSeconds, noDecoderMs, stdout });
     });
   });
+}
+
+/** The time in which no decoder ran (ChildUsage.noDecoderMs), from the node processes' usage lines. */
+function decoderGaps(us: { startMs?: number; exitMs?: number; decoders?: [number, number | null][] }[]): ChildUsage["noDecoderMs"] {
+  const spans = us.flatMap((u) => (u.decoders ?? []).map(([a, b]) => [a, b ?? u.exitMs ?? a] as [number, number])).sort((x, y) => x[0] - y[0]);
+  const starts = us.map((u) => u.startMs).filter((t): t is number => t !== undefined);
+  const exits = us.map((u) => u.exitMs).filter((t): t is number => t !== undefined);
+  if (spans.length === 0 || starts.length === 0 || exits.length === 0) return null;
+  let between = 0;
+  let reach = spans[0]![1];
+  for (const [a, b] of spans.slice(1)) {
+    if (a > reach) between += a - reach;
+    reach = Math.max(reach, b);
+  }
+  return { before: spans[0]![0] - Math.min(...starts), between, after: Math.max(...exits) - reach };
 }
 
 /** `bin -dc file > /dev/null`: the plain decoding baseline. */
