@@ -26,8 +26,14 @@ try {
   ext = ".ts";
 }
 const argv = process.argv.slice(2);
-const { dieWithParent } = await import(`${cli}node-flags${ext}`);
+const script = fileURLToPath(import.meta.url);
+const { dieWithParent, launchFlags, relaunch } = await import(`${cli}node-flags${ext}`);
 dieWithParent();
-const { main } = await import(`${cli}main${ext}`);
-// `run` starts this script again with its V8 flags when its inputs are large (shared/cli/node-flags.ts)
-process.exitCode = await main(argv, { script: fileURLToPath(import.meta.url) });
+// `run` on large inputs goes on in a node started with its V8 flags (shared/cli/node-flags.ts): at
+// once when its arguments tell, before the CLI's modules load here; else maybe from the run command
+const flags = launchFlags(argv);
+if (flags.length > 0) process.exitCode = await relaunch(flags, script, argv);
+else {
+  const { main } = await import(`${cli}main${ext}`);
+  process.exitCode = await main(argv, { script });
+}
