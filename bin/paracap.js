@@ -8,26 +8,40 @@
 // from the per-file build.
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { BUNDLE_DIR, ensureBuilt } from "../scripts/build.mjs";
 
-let cli = new URL("../dist/node/shared/cli/", import.meta.url).href;
-let ext = ".js";
-try {
-  ensureBuilt();
-  const bundle = new URL(`../dist/node/${BUNDLE_DIR}/`, import.meta.url);
-  if (existsSync(new URL("main.js", bundle))) cli = bundle.href;
-} catch (e) {
-  const { register } = await import("tsx/esm/api").catch(() => {
-    process.stderr.write(`paracap: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}; run 'npm run build'\n`);
-    process.exit(1);
-  });
-  register();
-  cli = new URL("../shared/cli/", import.meta.url).href;
-  ext = ".ts";
+// Where the CLI's modules are, as found below: handed to the node that `run` starts again with its
+// flags (shared/cli/node-flags.ts), which then skips the build check its launcher has just made.
+const CLI_ENV = "PARACAP_CLI_MODULES";
+const handed = process.env.PARACAP_NODE_FLAGS_APPLIED && process.channel ? process.env[CLI_ENV]?.split(" ") : undefined;
+let [cli, ext] = handed?.length === 2 ? handed : [new URL("../dist/node/shared/cli/", import.meta.url).href, ".js"];
+if (handed?.length === 2) {
+  if (ext === ".ts") (await import("tsx/esm/api")).register();
+} else {
+  try {
+    const { BUNDLE_DIR, ensureBuilt } = await import("../scripts/build.mjs");
+    ensureBuilt();
+    const bundle = new URL(`../dist/node/${BUNDLE_DIR}/`, import.meta.url);
+    if (existsSync(new URL("main.js", bundle))) cli = bundle.href;
+  } catch (e) {
+    const { register } = await import("tsx/esm/api").catch(() => {
+      process.stderr.write(`paracap: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}; run 'npm run build'\n`);
+      process.exit(1);
+    });
+    register();
+    cli = new URL("../shared/cli/", import.meta.url).href;
+    ext = ".ts";
+  }
+  process.env[CLI_ENV] = `${cli} ${ext}`;
 }
 const argv = process.argv.slice(2);
-const { dieWithParent } = await import(`${cli}node-flags${ext}`);
+const script = fileURLToPath(import.meta.url);
+const { dieWithParent, launchFlags, relaunch } = await import(`${cli}node-flags${ext}`);
 dieWithParent();
-const { main } = await import(`${cli}main${ext}`);
-// `run` starts this script again with its V8 flags when its inputs are large (shared/cli/node-flags.ts)
-process.exitCode = await main(argv, { script: fileURLToPath(import.meta.url) });
+// `run` on large inputs goes on in a node started with its V8 flags (shared/cli/node-flags.ts): at
+// once when its arguments tell, before the CLI's modules load here; else maybe from the run command
+const flags = launchFlags(argv);
+if (flags.length > 0) process.exitCode = await relaunch(flags, script, argv);
+else {
+  const { main } = await import(`${cli}main${ext}`);
+  process.exitCode = await main(argv, { script });
+}

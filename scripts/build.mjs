@@ -141,6 +141,18 @@ const WORKER_ENTRIES = { worker: "runner/worker.ts", "bz2-block-worker": "dump/b
 /** The module that tells where worker entries are: replaced in the bundle by one naming the bundle's. */
 const WORKER_ENTRY_MODULE = join(SOURCE, "core/worker-entry.ts");
 
+/**
+ * zod's `locales` namespace (its error messages in some 50 languages, ~370 KB of the bundle's largest
+ * chunk, parsed at every start-up) as only the English messages zod itself uses: nothing in shared/
+ * sets another locale (z.config(z.locales.xx())).
+ */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({ contents: `export { default as en } from "./en.js";\n`, loader: "js" }));
+  },
+};
+
 /** The bundle of bundleCli, into `to`/bundle (`to` holds the per-file build). */
 async function writeBundle(to) {
   const { build } = createRequire(import.meta.url)("esbuild");
@@ -179,7 +191,7 @@ async function writeBundle(to) {
     target: "node20",
     sourcemap: true,
     logLevel: "silent",
-    plugins: [ownUrl],
+    plugins: [ownUrl, zodEnglishOnly],
   });
 }
 

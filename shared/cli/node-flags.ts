@@ -8,9 +8,10 @@
  * 2–3 while peak RSS stays bounded (scripts/bench/heap-flags.ts measures the candidates). V8 reads
  * heap sizes only when an isolate is created, so the flag must be on node's command line (set at run
  * time it does nothing, and NODE_OPTIONS is read at start-up too): `paracap run` starts node once
- * more with it, once its arguments are known good and only for inputs large enough to pay for a second
- * start-up (a user error, `--help` or the embedded sample answer from the first process), unless the
- * user gave the flag themselves or this process is already that child.
+ * more with it, only for inputs large enough to pay for a second start-up (`--help`, a mistyped
+ * option or the embedded sample answer from the first process), unless the user gave the flag
+ * themselves or this process is already that child. The launcher does so before it loads the CLI,
+ * from the arguments alone (launchFlags); the run command checks the rest in the child.
  *
  * The child shares the terminal (stdio inherited, same process group: Ctrl-C reaches it directly, its
  * progress line sees the TTY); signals sent to the parent alone are passed on; the child's exit code,
@@ -20,6 +21,7 @@
 import { spawn } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { parseRunArgs } from "./run-options.ts";
 
 /** Set in the environment of the child that runs with the flags, so it does not start itself again. */
 export const NODE_FLAGS_APPLIED_ENV = "PARACAP_NODE_FLAGS_APPLIED";
@@ -107,6 +109,29 @@ export function nodeFlagsFor(argv: readonly string[], execArgv: readonly string[
   if (execArgv.some((a) => /^--inspect/.test(a))) return [];
   const given = [...execArgv, ...(env.NODE_OPTIONS ?? "").split(/\s+/)];
   return [...flagsOf(command)].filter(([name]) => !givenIn(given, name)).map(([, flag]) => flag);
+}
+
+/**
+ * What the launcher (bin/paracap.js) starts node again with before it loads the CLI, or none: the
+ * flags of nodeFlagsFor for a `paracap run` whose options parse and whose inputs (--input, --history,
+ * --images) make a largeRun. Decided from the arguments alone, so the run command's modules and
+ * checks load once, in the child (~0.1 s of the launcher's CPU, at the start of every large run); a
+ * mistake they find is then reported from the child, with the same message and exit code. Anything
+ * else stays in the first process, which may still start the child once its checks pass (run-command.ts).
+ */
+export function launchFlags(argv: readonly string[], execArgv: readonly string[] = process.execArgv, env: NodeJS.ProcessEnv = process.env): string[] {
+  if (argv[0] !== "run") return [];
+  const flags = nodeFlagsFor(argv, execArgv, env);
+  if (flags.length === 0) return [];
+  let values: ReturnType<typeof parseRunArgs>;
+  try {
+    values = parseRunArgs(argv.slice(1));
+  } catch {
+    return []; // a mistyped option: answered by the run command in this process
+  }
+  if (values.help) return [];
+  const paths = [...(values.input ?? []), ...(values.history ?? []), ...(values.images ?? [])];
+  return paths.length > 0 && largeRun(paths) ? flags : [];
 }
 
 /** Signals a user or a supervisor sends to stop a run; passed on to the child. */

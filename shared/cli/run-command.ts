@@ -2,7 +2,6 @@
 import { realpathSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { resolveConfig, TierName } from "../core/config.ts";
 import { configFromEnv } from "../core/env-layer.ts";
 import { REPO_ROOT } from "../core/repo-root.ts";
@@ -10,7 +9,7 @@ import { looksLikeHistoryByContent } from "../dump/history-sniff.ts";
 import { looksLikeHistory, type LocalInput } from "../runner/local-shards.ts";
 import { boundHeapGrowth } from "../runner/heap-growth.ts";
 import { applyModelFlag, checkModel } from "../semantic/model-flag.ts";
-import { expandArgs } from "./argv.ts";
+import { parseRunArgs } from "./run-options.ts";
 import { readConfigFile } from "./config-file.ts";
 import { UserError } from "../core/errors.ts";
 import { fedTiers } from "../pipeline/tiers.ts";
@@ -50,25 +49,7 @@ export { RUN_USAGE } from "./run-usage.ts";
 import { RUN_USAGE } from "./run-usage.ts";
 
 export async function runCommand(argv: string[], launch: CliLaunch = {}): Promise<number> {
-  const { values } = parseArgs({
-    args: expandArgs(argv, ["--input", "--history", "--images"], ["--partitions", "--workers"]),
-    options: {
-      input: { type: "string", multiple: true },
-      history: { type: "string", multiple: true },
-      images: { type: "string", multiple: true },
-      out: { type: "string", default: "out" },
-      tiers: { type: "string" },
-      config: { type: "string" },
-      partitions: { type: "string" },
-      workers: { type: "string" },
-      model: { type: "string" },
-      "warc-base-url": { type: "string" },
-      fresh: { type: "boolean", default: false },
-      quiet: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
-    strict: true,
-  });
+  const values = parseRunArgs(argv);
   if (values.help) {
     process.stdout.write(RUN_USAGE + "\n");
     return 0;

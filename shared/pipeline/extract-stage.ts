@@ -54,10 +54,12 @@ export const EXTRACT_CHUNK_REFS = 4096;
 
 /**
  * Caption features by text, with a bounded cache (history dumps repeat captions thousands of times):
- * shared by every source's extractor.
+ * shared by every source's extractor. The analyser (the NLP model: ~0.15 s of CPU in the first
+ * extractor of a process) is made for the first caption, so a shard's decoder is already running
+ * while it loads; a model that cannot load fails the shard there as it did here.
  */
 export function createFeatureLookup(config: ParacapConfig, counters: Counters): (text: string | null) => CaptionFeatures | null {
-  const analyzer = createCaptionAnalyzer({ classifier: config.captions.classifier });
+  let analyzer: CaptionAnalyzer | null = null;
   const cache = new Map<string, CaptionFeatures>();
   const bounds = { maxChars: config.captions.maxChars, maxTokenChars: config.captions.maxTokenChars };
   return (text) => {
@@ -67,6 +69,7 @@ export function createFeatureLookup(config: ParacapConfig, counters: Counters): 
       counters.inc(FEATURE_COUNTERS.cacheHits);
       return f;
     }
+    analyzer ??= createCaptionAnalyzer({ classifier: config.captions.classifier });
     f = safeFeatures(analyzer, text, bounds, counters);
     if (cache.size >= FEATURE_CACHE_LIMIT) cache.clear();
     cache.set(text, f);

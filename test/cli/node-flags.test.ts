@@ -8,7 +8,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { largeRun, NODE_FLAGS_APPLIED_ENV, nodeFlagsFor, OLD_SPACE_FLOOR_MB, RELAUNCH_FROM_BYTES } from "../../shared/cli/node-flags.ts";
+import { largeRun, launchFlags, NODE_FLAGS_APPLIED_ENV, nodeFlagsFor, OLD_SPACE_FLOOR_MB, RELAUNCH_FROM_BYTES } from "../../shared/cli/node-flags.ts";
 import { BIN, DATASETS, REPO, removeTempDirs, runCli, SAMPLE_CURRENT, tempDir } from "../runner/helpers.ts";
 
 afterAll(removeTempDirs);
@@ -68,6 +68,21 @@ describe("nodeFlagsFor", () => {
     expect(largeRun([join(dir, "images")])).toBe(true);
     expect(largeRun(["https://data.commoncrawl.org/crawl-data/x.warc.gz"])).toBe(true);
     expect(largeRun([join(dir, "warc.paths.gz")])).toBe(true);
+  });
+});
+
+describe("launchFlags", () => {
+  it("relaunches from the arguments alone a run whose options parse and whose inputs are large; anything else is left to the run command", () => {
+    const dir = tempDir("paracap-launch-flags-");
+    const big = join(dir, "big-history.xml.bz2");
+    writeFileSync(big, Buffer.alloc(RELAUNCH_FROM_BYTES));
+    const small = join(dir, "small.xml");
+    writeFileSync(small, "x");
+    for (const argv of [["run", "--history", big], ["run", "--input", small, big, "--out", "o"], ["run", "--images", big, "--tiers=gold"], ["run", `--history=${big}`, "--quiet"]]) expect(launchFlags(argv, [], {}), argv.join(" ")).toEqual([FLAG]);
+    // small inputs or none (the embedded sample), help, a mistyped option, another command, the child itself, the user's own flag
+    for (const argv of [["run", "--input", small], ["run"], ["run", "--history", big, "--help"], ["run", "--history", big, "--no-such-option"], ["extract", big]]) expect(launchFlags(argv, [], {}), argv.join(" ")).toEqual([]);
+    expect(launchFlags(["run", "--history", big], [], { [NODE_FLAGS_APPLIED_ENV]: "1" })).toEqual([]);
+    expect(launchFlags(["run", "--history", big], [FLAG], {})).toEqual([]);
   });
 });
 
