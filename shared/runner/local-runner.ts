@@ -34,6 +34,7 @@ import { extractInline } from "../pipeline/extract-stage.ts";
 import type { AnySource } from "../sources/source.ts";
 import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 import { WORD_VECTORS_RESOURCE, wordVectorsProvider } from "../semantic/vector-scorer.ts";
+import { endOfRunPreloader } from "./end-of-run-preload.ts";
 
 export interface LocalRunOptions {
   inputs: LocalInput[];
@@ -162,10 +163,12 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
   const input: InputProgress = { done: 0, total: shards.reduce((n, s) => n + shardBytes(s), 0), resumed: 0, decoded: 0 };
   const progress = createProgress(() => live, opts.progress === undefined ? process.stderr : opts.progress, input);
   const resumed: Record<string, number> = Object.fromEntries(pipeline.unitPhases.map((p) => [p.name, 0]));
+  // the last phases' inputs (word vectors, chart libraries) load while a long input still decodes
+  const preload = pipeline === BUILTIN_PIPELINE ? endOfRunPreloader(opts.config) : () => undefined;
   const runner: RunnerDeps = {
     sources,
     services: opts.services ?? {},
-    bytes: (shard) => fileBytes(shard.uri, (n) => (input.done += n), (n) => (input.decoded! += n)),
+    bytes: (shard) => fileBytes(shard.uri, (n) => (input.done += n), (n) => preload((input.decoded! += n))),
     extractDocuments: (source, docs, shard, counters) => {
       live.push(counters);
       return extractInWorkers && sources === BUILTIN_SOURCES ? parallelExtract(source, docs, shard.kind, opts.config, counters, workerPool()) : extractInline(source, docs, shard.kind, opts.config, counters);
