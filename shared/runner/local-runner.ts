@@ -35,6 +35,7 @@ import type { AnySource } from "../sources/source.ts";
 import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 import { WORD_VECTORS_RESOURCE, wordVectorsProvider } from "../semantic/vector-scorer.ts";
 import { endOfRunPreloader } from "./end-of-run-preload.ts";
+import { startChartThread, stopChartThread } from "../output/chart-thread.ts";
 
 export interface LocalRunOptions {
   inputs: LocalInput[];
@@ -210,6 +211,8 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
         await rm(workDir, { recursive: true, force: true }); // nothing worth resuming: a corrected rerun starts clean
         throw new InputError(stop);
       }
+      // the decoders are done and a core is free: the report's charts load and draw there (output/chart-thread.ts)
+      if (phase.unit === "shard" && pipeline === BUILTIN_PIPELINE) startChartThread();
     }
     progress.phase(pipeline.final.name, 1);
     const elapsedSeconds = (Date.now() - started) / 1000;
@@ -218,6 +221,7 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
     return { stats, resumed, elapsedSeconds };
   } finally {
     progress.close();
+    await stopChartThread();
     await (pool as WorkerPool | null)?.close();
   }
 }
