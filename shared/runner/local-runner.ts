@@ -221,7 +221,7 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
     return { stats, resumed, elapsedSeconds };
   } finally {
     progress.close();
-    await stopChartThread();
+    stopChartThread().catch(() => undefined); // not waited for: an unref'd thread keeps nothing alive
     await (pool as WorkerPool | null)?.close();
   }
 }
