@@ -72,7 +72,15 @@ export function drawChart(spec: unknown, here: () => Promise<string>): Promise<s
   return new Promise<string>((resolve, reject) => {
     const id = t.next++;
     if (t.pending.size === 0) t.worker.ref();
-    t.pending.set(id, { resolve, fallback: () => here().then(resolve, reject) });
-    t.worker.postMessage({ id, spec } satisfies ChartRequest);
+    const fallback = () => here().then(resolve, reject);
+    t.pending.set(id, { resolve, fallback });
+    try {
+      t.worker.postMessage({ id, spec } satisfies ChartRequest);
+    } catch {
+      // not one the thread can be sent (or the thread is gone): drawn here
+      t.pending.delete(id);
+      if (t.pending.size === 0) t.worker.unref();
+      fallback();
+    }
   });
 }

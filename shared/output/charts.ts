@@ -136,6 +136,24 @@ async function renderStored(key: string, spec: TopLevelSpec): Promise<string> {
   return svg;
 }
 
+/**
+ * Whether the charts of a run with this fingerprint (same inputs and configuration, hence the same figures)
+ * went into the chart store: its report would then read them all back, and a chart thread would only load
+ * vega for nothing. Kept in the store beside the SVGs (same keying by renderer and versions, same pruning);
+ * an SVG pruned meanwhile is simply drawn again.
+ */
+export function chartsStoredFor(fingerprint: string): boolean {
+  return openChartStore(toolCacheDir(), RENDERER, (libraryVersions ??= chartLibraryVersions()))?.read(runKey(fingerprint)) === RUN_STORED;
+}
+
+/** Notes that the charts of this run are in the chart store (see chartsStoredFor). */
+export function rememberChartsStored(fingerprint: string): void {
+  openChartStore(toolCacheDir(), RENDERER, (libraryVersions ??= chartLibraryVersions()))?.write(runKey(fingerprint), RUN_STORED);
+}
+
+const RUN_STORED = "<!-- the charts of this run are stored -->";
+const runKey = (fingerprint: string) => `run ${fingerprint}`;
+
 /** Renders without the memo: vega's id counters move on between two renders of one spec (tests). */
 export async function renderUncached(spec: TopLevelSpec): Promise<string> {
   const [vega, { compile }] = await chartLibs();

@@ -36,6 +36,7 @@ import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 import { WORD_VECTORS_RESOURCE, wordVectorsProvider } from "../semantic/vector-scorer.ts";
 import { endOfRunPreloader } from "./end-of-run-preload.ts";
 import { startChartThread, stopChartThread } from "../output/chart-thread.ts";
+import { chartsStoredFor, rememberChartsStored } from "../output/charts.ts";
 
 export interface LocalRunOptions {
   inputs: LocalInput[];
@@ -212,11 +213,13 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
         throw new InputError(stop);
       }
       // the decoders are done and a core is free: the report's charts load and draw there (output/chart-thread.ts)
-      if (phase.unit === "shard" && pipeline === BUILTIN_PIPELINE) startChartThread();
+      // (unless this same run drew them before: then they are all in the chart store)
+      if (phase.unit === "shard" && pipeline === BUILTIN_PIPELINE && !chartsStoredFor(manifest.fingerprint)) startChartThread();
     }
     progress.phase(pipeline.final.name, 1);
     const elapsedSeconds = (Date.now() - started) / 1000;
     const stats = await pipeline.final.run({ manifest, work, output, phases: pipeline.phases, sources, options: { elapsedSeconds }, ...taskData(pipeline.final, manifest, work, pipeline.wiring, null) });
+    if (pipeline === BUILTIN_PIPELINE) rememberChartsStored(manifest.fingerprint);
     progress.step();
     return { stats, resumed, elapsedSeconds };
   } finally {
