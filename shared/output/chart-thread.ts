@@ -1,7 +1,7 @@
 /**
  * A worker thread that draws the report's charts (chart-worker.ts), so that vega's loading and drawing
  * run on another core than this thread's end-of-run work. A local run starts it when its decoders are
- * done (runner/local-runner.ts): the thread loads vega and warms its code on the core the decoder has
+ * done (runner/local-runner.ts; a long run only): the thread loads vega and warms its code on the core the decoder has
  * left idle while this thread groups and scores the pairs, then draws the charts while this thread
  * writes the Parquet files. Without a started thread (`paracap report`, the cloud, tests) charts are
  * drawn in the calling thread as before; so are the ones a failed thread leaves, and any chart the

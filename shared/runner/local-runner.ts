@@ -34,7 +34,7 @@ import { extractInline } from "../pipeline/extract-stage.ts";
 import type { AnySource } from "../sources/source.ts";
 import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 import { WORD_VECTORS_RESOURCE, wordVectorsProvider } from "../semantic/vector-scorer.ts";
-import { endOfRunPreloader } from "./end-of-run-preload.ts";
+import { endOfRunPreloader, PRELOAD_AFTER_DECODED_BYTES } from "./end-of-run-preload.ts";
 import { startChartThread, stopChartThread } from "../output/chart-thread.ts";
 import { chartsStoredFor, rememberChartsStored } from "../output/charts.ts";
 
@@ -165,7 +165,7 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
   const input: InputProgress = { done: 0, total: shards.reduce((n, s) => n + shardBytes(s), 0), resumed: 0, decoded: 0 };
   const progress = createProgress(() => live, opts.progress === undefined ? process.stderr : opts.progress, input);
   const resumed: Record<string, number> = Object.fromEntries(pipeline.unitPhases.map((p) => [p.name, 0]));
-  // the last phases' inputs (word vectors, chart libraries) load while a long input still decodes
+  // the last phases' inputs (word vectors, the shipped reference maps) load while a long input still decodes
   const preload = pipeline === BUILTIN_PIPELINE ? endOfRunPreloader(opts.config) : () => undefined;
   const runner: RunnerDeps = {
     sources,
@@ -212,9 +212,11 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
         await rm(workDir, { recursive: true, force: true }); // nothing worth resuming: a corrected rerun starts clean
         throw new InputError(stop);
       }
-      // the decoders are done and a core is free: the report's charts load and draw there (output/chart-thread.ts)
-      // (unless this same run drew them before: then they are all in the chart store)
-      if (phase.unit === "shard" && pipeline === BUILTIN_PIPELINE && !chartsStoredFor(manifest.fingerprint)) startChartThread();
+      // A long run's decoders are done and a core is free: the report's charts load and draw there (output/chart-thread.ts),
+      // unless this same run drew them before (then they are all in the chart store). A short run draws its few charts
+      // here: the thread's start and warm-up would cost more than they save.
+      const longRun = (input.decoded ?? 0) >= PRELOAD_AFTER_DECODED_BYTES;
+      if (phase.unit === "shard" && pipeline === BUILTIN_PIPELINE && longRun && !chartsStoredFor(manifest.fingerprint)) startChartThread();
     }
     progress.phase(pipeline.final.name, 1);
     const elapsedSeconds = (Date.now() - started) / 1000;
