@@ -137,7 +137,7 @@ function bundleCli(to) {
 const BUNDLED_PACKAGES = new Set(["vega", "vega-lite", "zod", "entities", "htmlparser2", "hyparquet", "hyparquet-writer"]);
 
 /** Worker thread entries built into the bundle, by the name shared/core/worker-entry.ts knows them by. */
-const WORKER_ENTRIES = { worker: "runner/worker.ts", "bz2-block-worker": "dump/bz2-block-worker.ts" };
+const WORKER_ENTRIES = { worker: "runner/worker.ts", "bz2-block-worker": "dump/bz2-block-worker.ts", "chart-worker": "output/chart-worker.ts" };
 /** The module that tells where worker entries are: replaced in the bundle by one naming the bundle's. */
 const WORKER_ENTRY_MODULE = join(SOURCE, "core/worker-entry.ts");
 

@@ -7,6 +7,7 @@ import type { TopLevelSpec } from "vega-lite";
 import { LEVEL_LABELS, MAP_LEVELS, type CharacteristicMap } from "../compare/characteristic-map.ts";
 import { toolCacheDir } from "../io/tool-cache-dir.ts";
 import { chartLibraryVersions, openChartStore } from "./chart-store.ts";
+import { drawChart } from "./chart-thread.ts";
 import type { FunnelRow } from "./stats.ts";
 import type { Histogram } from "./tier-summary.ts";
 
@@ -78,6 +79,25 @@ function chartLibs(): Promise<[typeof import("vega"), typeof import("vega-lite")
 }
 
 /**
+ * Loads vega and vega-lite and draws one chart of each kind on made-up figures (kept nowhere), so the
+ * report's charts run code that is already loaded and compiled: the first chart of a process costs several
+ * times a later one (~0.15 s of module loading, then V8 compiling vega's code as it first runs: a report
+ * drew its 16 charts in ~0.35 s after loading, ~0.2 s once warm). The chart thread does it as it starts
+ * (chart-thread.ts). The SVGs it draws are dropped; vega's id counters move on, which the report's SVGs
+ * do not show (scopeSvgIds renames every id).
+ */
+export async function warmUpCharts(): Promise<void> {
+  const bins = (n: number) => Array.from({ length: n }, (_, i) => ({ start: i / n, end: (i + 1) / n, count: i % 3 }));
+  const specs = [
+    funnelSpec([1, 2, 3].map((step) => ({ step, label: `step ${step}`, references: 10 ** (4 - step), captions: 10 ** (3 - step), candidates: step === 3 ? 0 : 10 }))),
+    histogramSpec("warm-up", [{ tier: "bronze", histogram: { bins: bins(20), n: 19 } }], {}),
+    histogramSpec("warm-up", [{ tier: "bronze", histogram: { bins: bins(40), n: 39 } }], { zeroRule: true }),
+    mapsSpec([{ corpus: "warm-up", map: { n: 2, shares: Array.from({ length: MAP_LEVELS }, (_, i) => Array.from({ length: MAP_LEVELS }, (_, j) => (i === j && i < 2 ? 0.5 : 0))) } }], "semantic"),
+  ];
+  for (const spec of specs) await renderUncached(spec);
+}
+
+/**
  * SVGs of the specs rendered last, by spec: rendering is a pure function of the spec, and compiling
  * and running Vega costs ~0.05 s a chart, paid again whenever one process writes a report twice (a
  * rerun, `paracap report`, a warm cloud instance, the test suite). Bounded: the oldest entry goes.
@@ -111,10 +131,28 @@ async function renderStored(key: string, spec: TopLevelSpec): Promise<string> {
   const store = openChartStore(toolCacheDir(), RENDERER, (libraryVersions ??= chartLibraryVersions()));
   const stored = store?.read(key);
   if (stored) return stored;
-  const svg = await renderUncached(spec);
+  const svg = await drawChart(spec, () => renderUncached(spec));
   store?.write(key, svg);
   return svg;
 }
+
+/**
+ * Whether the charts of a run with this fingerprint (same inputs and configuration, hence the same figures)
+ * went into the chart store: its report would then read them all back, and a chart thread would only load
+ * vega for nothing. Kept in the store beside the SVGs (same keying by renderer and versions, same pruning);
+ * an SVG pruned meanwhile is simply drawn again.
+ */
+export function chartsStoredFor(fingerprint: string): boolean {
+  return openChartStore(toolCacheDir(), RENDERER, (libraryVersions ??= chartLibraryVersions()))?.read(runKey(fingerprint)) === RUN_STORED;
+}
+
+/** Notes that the charts of this run are in the chart store (see chartsStoredFor). */
+export function rememberChartsStored(fingerprint: string): void {
+  openChartStore(toolCacheDir(), RENDERER, (libraryVersions ??= chartLibraryVersions()))?.write(runKey(fingerprint), RUN_STORED);
+}
+
+const RUN_STORED = "<!-- the charts of this run are stored -->";
+const runKey = (fingerprint: string) => `run ${fingerprint}`;
 
 /** Renders without the memo: vega's id counters move on between two renders of one spec (tests). */
 export async function renderUncached(spec: TopLevelSpec): Promise<string> {
@@ -133,7 +171,7 @@ function tierColor(tiers: string[]) {
 }
 
 /** The count a funnel row is about, in its own unit (the first row counts references). */
-export function funnelMeasures(rows: FunnelRow[]): { step: string; order: number; measure: string; value: number }[] {
+export function funnelMeasures(rows: Pick<FunnelRow, "step" | "label" | "references" | "captions" | "candidates">[]): { step: string; order: number; measure: string; value: number }[] {
   const out: { step: string; order: number; measure: string; value: number }[] = [];
   for (const r of rows) {
     const step = `${r.step}. ${shorten(r.label, 50)}`;
@@ -153,10 +191,14 @@ function shorten(text: string, max: number): string {
 
 /** Horizontal grouped bars per funnel step, log scale (counts fall by orders of magnitude). */
 export function funnelChart(rows: FunnelRow[]): Promise<string> {
+  return renderSvg(funnelSpec(rows));
+}
+
+function funnelSpec(rows: Pick<FunnelRow, "step" | "label" | "references" | "captions" | "candidates">[]): TopLevelSpec {
   const values = funnelMeasures(rows);
   const max = Math.max(1, ...values.map((v) => v.value));
   const ticks = Array.from({ length: Math.ceil(Math.log10(max)) + 1 }, (_, i) => 10 ** i);
-  return renderSvg({
+  return {
     data: { values },
     width: 300,
     height: { step: 6 },
@@ -171,11 +213,15 @@ export function funnelChart(rows: FunnelRow[]): Promise<string> {
       x2: { datum: 0.5 },
       color: { field: "measure", type: "nominal", sort: ["references", "captions", "candidate pairs"], scale: { range: ["#4c78a8", "#72b7b2", "#f58518"] }, legend: { orient: "top", title: null } },
     },
-  } as TopLevelSpec);
+  } as TopLevelSpec;
 }
 
 /** One metric's histogram, tiers side by side, y = share of the tier's pairs (tiers differ in size). */
 export function histogramChart(metric: string, byTier: { tier: string; histogram: Histogram }[], opts: { title?: string; zeroRule?: boolean } = {}): Promise<string> {
+  return renderSvg(histogramSpec(metric, byTier, opts));
+}
+
+function histogramSpec(metric: string, byTier: { tier: string; histogram: Pick<Histogram, "bins" | "n"> }[], opts: { title?: string; zeroRule?: boolean }): TopLevelSpec {
   const values = byTier.flatMap(({ tier, histogram }) => histogram.bins.map((b) => ({ tier, start: b.start, end: b.end, share: histogram.n === 0 ? 0 : b.count / histogram.n, count: b.count })));
   const tiers = byTier.map((t) => t.tier);
   // scores live in [0, 1], Δsem,syn in [−1, 1]; a value outside widens the axis rather than vanish
@@ -191,12 +237,12 @@ export function histogramChart(metric: string, byTier: { tier: string; histogram
     },
   };
   const layer = opts.zeroRule ? [bars, { data: { values: [{ x: 0 }] }, mark: { type: "rule" as const, color: "#555", strokeDash: [3, 3] }, encoding: { x: { field: "x", type: "quantitative" as const } } }] : [bars];
-  return renderSvg({
+  return {
     data: { values },
     facet: { column: { field: "tier", type: "nominal", sort: tiers, title: null } },
     spec: { width: 170, height: 90, layer },
     resolve: { scale: { y: "independent" } },
-  } as TopLevelSpec);
+  } as TopLevelSpec;
 }
 
 function axisTicks(lo: number, hi: number): number[] {
@@ -224,12 +270,16 @@ export function shareLabel(share: number): string {
  * `semanticTitle` names the semantic axis under each 190-pixel panel: keep it short (the page's note defines it).
  */
 export function mapsChart(maps: { corpus: string; map: CharacteristicMap }[], semanticTitle: string): Promise<string> {
+  return renderSvg(mapsSpec(maps, semanticTitle));
+}
+
+function mapsSpec(maps: { corpus: string; map: Pick<CharacteristicMap, "n" | "shares"> }[], semanticTitle: string): TopLevelSpec {
   // n in the panel's header: a 100 % cell of one pair and one of thousands look alike
-  const panel = ({ corpus, map }: { corpus: string; map: CharacteristicMap }) => `${corpus} · n = ${map.n.toLocaleString("en-US")}`;
+  const panel = ({ corpus, map }: { corpus: string; map: Pick<CharacteristicMap, "n"> }) => `${corpus} · n = ${map.n.toLocaleString("en-US")}`;
   const values = maps.flatMap(({ corpus, map }) =>
     Array.from({ length: MAP_LEVELS }, (_, i) => Array.from({ length: MAP_LEVELS }, (_, j) => ({ corpus: panel({ corpus, map }), syn: SHORT_LEVELS[i]!, sem: SHORT_LEVELS[j]!, share: map.shares[i]![j]!, label: shareLabel(map.shares[i]![j]!) }))).flat());
   const corpora = maps.map(panel);
-  return renderSvg({
+  return {
     data: { values },
     facet: { column: { field: "corpus", type: "nominal", sort: corpora, title: null, header: { labelLimit: 240, labelExpr: "split(datum.label, ' · ')" } } },
     spec: {
@@ -244,5 +294,5 @@ export function mapsChart(maps: { corpus: string; map: CharacteristicMap }[], se
         { mark: { type: "text", fontSize: 10 }, encoding: { text: { field: "label" }, color: { condition: { test: `datum.share > ${0.45 * Math.max(0.01, ...values.map((v) => v.share))}`, value: "white" }, value: "#222" } } },
       ],
     },
-  } as TopLevelSpec);
+  } as TopLevelSpec;
 }

@@ -59,6 +59,20 @@ export async function renderHtmlReport(input: HtmlReportInput): Promise<string> 
   const withPairs = summaries.filter((s) => s.pairs > 0);
   const semantic = withPairs.find((s) => s.semantic)?.semantic?.metric ?? null;
   const hasDelta = withPairs.some((s) => s.histograms[DELTA_METRIC]);
+  const metrics = unique(withPairs.flatMap((s) => s.metrics)).filter((m) => m !== DELTA_METRIC);
+  const byTier = (m: string) => withPairs.filter((s) => s.histograms[m]).map((s) => ({ tier: s.tier, histogram: s.histograms[m]! }));
+  const deltaByTier = byTier(DELTA_METRIC);
+  const ours = withPairs.filter((s) => s.semantic).map((s) => ({ corpus: s.tier, map: s.semantic!.map }));
+  const refs = input.references.map((r) => ({ corpus: r.corpus, map: r.map }));
+  // Every chart is asked for before the first is awaited, so a chart thread (chart-thread.ts) draws them back to back.
+  const charts = {
+    funnels: Object.values(stats.tiers).map((t) => funnelChart(t.funnel)),
+    metrics: withPairs.length === 0 ? [] : metrics.map((m) => histogramChart(m, byTier(m))),
+    delta: !hasDelta || !semantic ? null : histogramChart(DELTA_METRIC, deltaByTier, { title: "Δsem,syn", zeroRule: true }),
+    maps: ours.length === 0 ? (refs.length > 0 ? mapsChart(refs, "semantic") : null) : mapsChart([...ours, ...refs], semantic!),
+  };
+  // each is awaited below, in page order; a failed one fails the page there
+  for (const c of [...charts.funnels, ...charts.metrics, charts.delta, charts.maps]) c?.catch(() => undefined);
 
   body.push(`<header><h1>paracap report</h1>`);
   body.push(`<p class="meta">Generated ${h(input.generated)}${input.elapsedSeconds !== null ? ` in ${input.elapsedSeconds.toFixed(1)} s` : ""}. ${presetLine(input.preset)}</p>`);
@@ -68,9 +82,9 @@ export async function renderHtmlReport(input: HtmlReportInput): Promise<string> 
   body.push(`<section id="overview"><h2>Overview</h2>`, ...(pivot ? [`<p>${h(pivot)}</p>`] : []), overview(input), `</section>`);
 
   body.push(`<section id="funnel"><h2>Funnel per tier</h2><p class="note">What is left after each step, in references, captions and candidate pairs (log scale). Below the charts: each tier's full table (filters count in their own unit, in = kept + dropped) and examples of what each filter dropped.</p><div class="tiers-grid">`);
-  for (const [tier, t] of Object.entries(stats.tiers)) {
+  for (const [i, [tier, t]] of Object.entries(stats.tiers).entries()) {
     body.push(`<div><h3>${h(tier)} <span class="sub">${h(t.input)} input · ${fmt(t.pairs)} pair${t.pairs === 1 ? "" : "s"}</span></h3>`);
-    body.push(figure(`funnel-${tier}`, await funnelChart(t.funnel), `Funnel of ${tier}: references, captions and candidate pairs left after each step.`), `</div>`);
+    body.push(figure(`funnel-${tier}`, await charts.funnels[i]!, `Funnel of ${tier}: references, captions and candidate pairs left after each step.`), `</div>`);
   }
   body.push(`</div>`);
   for (const [i, [tier, t]] of Object.entries(stats.tiers).entries()) {
@@ -81,11 +95,9 @@ export async function renderHtmlReport(input: HtmlReportInput): Promise<string> 
   body.push(`<section id="metrics"><h2>Metric distributions</h2>`);
   if (withPairs.length === 0) body.push(note("No tier has pairs, so there are no metric distributions."));
   else {
-    const metrics = unique(withPairs.flatMap((s) => s.metrics)).filter((m) => m !== DELTA_METRIC);
     body.push(`<p class="note">Share of each tier's pairs per bin of width 0.05; μ ± σ per tier under each chart.${skipped(summaries)}</p>`, momentsTable(metrics, withPairs), `<div class="grid">`);
-    for (const m of metrics) {
-      const byTier = withPairs.filter((s) => s.histograms[m]).map((s) => ({ tier: s.tier, histogram: s.histograms[m]! }));
-      body.push(figure(`metric-${m}`, await histogramChart(m, byTier), `${m}${METRIC_NOTES[m] ? `: ${METRIC_NOTES[m]}` : ""}`));
+    for (const [i, m] of metrics.entries()) {
+      body.push(figure(`metric-${m}`, await charts.metrics[i]!, `${m}${METRIC_NOTES[m] ? `: ${METRIC_NOTES[m]}` : ""}`));
     }
     body.push(`</div>`);
   }
@@ -94,20 +106,17 @@ export async function renderHtmlReport(input: HtmlReportInput): Promise<string> 
   body.push(`<section id="delta"><h2>Δsem,syn</h2>`);
   if (!hasDelta || !semantic) body.push(note(`Not available: the pairs carry no ${!semantic ? "semantic metric" : "deltaSemSyn"} (enable a semantic scorer in scoring.scorers).`));
   else {
-    const byTier = withPairs.filter((s) => s.histograms[DELTA_METRIC]).map((s) => ({ tier: s.tier, histogram: s.histograms[DELTA_METRIC]! }));
     body.push(`<p class="note">Semantic (${h(semanticLabel(semantic, input.runScoring ?? null))}) minus syntactic similarity per pair (paper §4): above 0, the captions mean more alike than they are worded alike — the pairs a paraphrase corpus wants.</p>`);
-    body.push(figure("delta", await histogramChart(DELTA_METRIC, byTier, { title: "Δsem,syn", zeroRule: true }), `Δsem,syn per tier: ${byTier.map(({ tier, histogram: x }) => `${tier} μ = ${x.mean.toFixed(3)} ± ${x.sd.toFixed(3)}`).join("; ")}.`));
+    body.push(figure("delta", await charts.delta!, `Δsem,syn per tier: ${deltaByTier.map(({ tier, histogram: x }) => `${tier} μ = ${x.mean.toFixed(3)} ± ${x.sd.toFixed(3)}`).join("; ")}.`));
   }
   body.push(`</section>`);
 
   body.push(`<section id="maps"><h2>Characteristic maps</h2>`);
-  const ours = withPairs.filter((s) => s.semantic).map((s) => ({ corpus: s.tier, map: s.semantic!.map }));
-  const refs = input.references.map((r) => ({ corpus: r.corpus, map: r.map }));
   if (ours.length === 0) {
     body.push(note(`Not available for our tiers: the pairs carry no semantic metric next to ${SYNTACTIC_AXIS} (enable a semantic scorer in scoring.scorers).`));
     if (input.referenceNote) body.push(note(h(input.referenceNote)));
     if (refs.length > 0) {
-      body.push(figure("maps", await mapsChart(refs, "semantic"), `Reference corpora only: ${refs.map((m) => `${m.corpus} (n = ${fmt(m.map.n)})`).join(", ")}`));
+      body.push(figure("maps", await charts.maps!, `Reference corpora only: ${refs.map((m) => `${m.corpus} (n = ${fmt(m.map.n)})`).join(", ")}`));
     }
   } else {
     const axis = semanticLabel(semantic!, input.runScoring ?? null);
@@ -120,7 +129,7 @@ export async function renderHtmlReport(input: HtmlReportInput): Promise<string> 
       return why === null ? [] : [`${r.corpus} (${why})`];
     });
     if (mismatched.length > 0) body.push(note(h(`Reference maps on a different semantic score, not comparable cell by cell: ${mismatched.join(", ")}.`)));
-    body.push(figure("maps", await mapsChart([...ours, ...refs], semantic!), `Characteristic maps: ${[...ours, ...refs].map((m) => `${m.corpus} (n = ${fmt(m.map.n)})`).join(", ")}`));
+    body.push(figure("maps", await charts.maps!, `Characteristic maps: ${[...ours, ...refs].map((m) => `${m.corpus} (n = ${fmt(m.map.n)})`).join(", ")}`));
   }
   body.push(`</section>`);
 

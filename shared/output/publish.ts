@@ -72,30 +72,31 @@ export async function writePublication(store: BlobStore, opts: PublishOptions = 
   for (const s of summaries) for (const [k, kind] of Object.entries(s.extras)) extras[k] = extras[k] === undefined || extras[k] === kind ? kind : "json";
   const columns = parquetColumns(metrics, { paraphrase: summaries.some((s) => s.paraphrase !== null), setSize: summaries.some((s) => s.withSetSize > 0), stringIds: summaries.some((s) => s.stringIds), extras });
   const features = columns.map(({ name, dtype, description }) => ({ name, dtype, description }));
-  const cardTiers: CardTier[] = [];
-  const files: string[] = [];
-  for (const [i, summary] of summaries.entries()) {
-    const { bytes } = await writeTierParquet(store, summary.tier, readTier(store, objects[i]!, { trusted: true }), columns);
-    files.push(objects[i]!, tierParquet(summary.tier));
-    cardTiers.push({ tier: summary.tier, parquet: tierParquet(summary.tier), parquetBytes: bytes, features, paraphrase: summary.paraphrase });
-  }
-
+  const files = summaries.flatMap((summary, i) => [objects[i]!, tierParquet(summary.tier)]);
   const axis = summaries.find((s) => s.pairs > 0 && s.semantic)?.semantic?.metric;
   const run = axis === undefined ? null : { metric: axis, scoring: runScoring(configText) };
   const shipped = opts.shippedReferences === false ? { maps: [], note: null } : defaultReferenceMaps(run);
-  const html = await renderHtmlReport({
-    stats,
-    preset,
-    generated: opts.generated ?? new Date().toISOString(),
-    elapsedSeconds: opts.elapsedSeconds ?? null,
-    summaries,
-    references: [...shipped.maps, ...(opts.references ?? [])],
-    referenceNote: shipped.note,
-    runScoring: run?.scoring ?? null,
-    files,
-    sections: [...(await agreementSections(store)), ...(await minhashSections(store, stats, objects))],
-  });
-  await store.writeText(PUBLISHED_FILES.html, html);
+  // the page first: its charts draw (on the chart thread when one runs, output/chart-thread.ts) while the Parquet files are written
+  const html = (async () =>
+    renderHtmlReport({
+      stats,
+      preset,
+      generated: opts.generated ?? new Date().toISOString(),
+      elapsedSeconds: opts.elapsedSeconds ?? null,
+      summaries,
+      references: [...shipped.maps, ...(opts.references ?? [])],
+      referenceNote: shipped.note,
+      runScoring: run?.scoring ?? null,
+      files,
+      sections: [...(await agreementSections(store)), ...(await minhashSections(store, stats, objects))],
+    }))();
+  html.catch(() => undefined); // awaited below, after the Parquet files; a failed Parquet write throws first
+  const cardTiers: CardTier[] = [];
+  for (const [i, summary] of summaries.entries()) {
+    const { bytes } = await writeTierParquet(store, summary.tier, readTier(store, objects[i]!, { trusted: true }), columns);
+    cardTiers.push({ tier: summary.tier, parquet: tierParquet(summary.tier), parquetBytes: bytes, features, paraphrase: summary.paraphrase });
+  }
+  await store.writeText(PUBLISHED_FILES.html, await html);
   // an --out that already holds someone's README.md (a project folder) keeps it
   const existing = await store.readText(PUBLISHED_FILES.card);
   const cardWritten = existing === null || existing.includes(CARD_MARKER);

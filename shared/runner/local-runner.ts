@@ -34,6 +34,9 @@ import { extractInline } from "../pipeline/extract-stage.ts";
 import type { AnySource } from "../sources/source.ts";
 import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 import { WORD_VECTORS_RESOURCE, wordVectorsProvider } from "../semantic/vector-scorer.ts";
+import { endOfRunPreloader, PRELOAD_AFTER_DECODED_BYTES } from "./end-of-run-preload.ts";
+import { startChartThread, stopChartThread } from "../output/chart-thread.ts";
+import { chartsStoredFor, rememberChartsStored } from "../output/charts.ts";
 
 export interface LocalRunOptions {
   inputs: LocalInput[];
@@ -162,10 +165,12 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
   const input: InputProgress = { done: 0, total: shards.reduce((n, s) => n + shardBytes(s), 0), resumed: 0, decoded: 0 };
   const progress = createProgress(() => live, opts.progress === undefined ? process.stderr : opts.progress, input);
   const resumed: Record<string, number> = Object.fromEntries(pipeline.unitPhases.map((p) => [p.name, 0]));
+  // the last phases' inputs (word vectors, the shipped reference maps) load while a long input still decodes
+  const preload = pipeline === BUILTIN_PIPELINE ? endOfRunPreloader(opts.config) : () => undefined;
   const runner: RunnerDeps = {
     sources,
     services: opts.services ?? {},
-    bytes: (shard) => fileBytes(shard.uri, (n) => (input.done += n), (n) => (input.decoded! += n)),
+    bytes: (shard) => fileBytes(shard.uri, (n) => (input.done += n), (n) => preload((input.decoded! += n))),
     extractDocuments: (source, docs, shard, counters) => {
       live.push(counters);
       return extractInWorkers && sources === BUILTIN_SOURCES ? parallelExtract(source, docs, shard.kind, opts.config, counters, workerPool()) : extractInline(source, docs, shard.kind, opts.config, counters);
@@ -207,14 +212,21 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
         await rm(workDir, { recursive: true, force: true }); // nothing worth resuming: a corrected rerun starts clean
         throw new InputError(stop);
       }
+      // A long run's decoders are done and a core is free: the report's charts load and draw there (output/chart-thread.ts),
+      // unless this same run drew them before (then they are all in the chart store). A short run draws its few charts
+      // here: the thread's start and warm-up would cost more than they save.
+      const longRun = (input.decoded ?? 0) >= PRELOAD_AFTER_DECODED_BYTES;
+      if (phase.unit === "shard" && pipeline === BUILTIN_PIPELINE && longRun && !chartsStoredFor(manifest.fingerprint)) startChartThread();
     }
     progress.phase(pipeline.final.name, 1);
     const elapsedSeconds = (Date.now() - started) / 1000;
     const stats = await pipeline.final.run({ manifest, work, output, phases: pipeline.phases, sources, options: { elapsedSeconds }, ...taskData(pipeline.final, manifest, work, pipeline.wiring, null) });
+    if (pipeline === BUILTIN_PIPELINE) rememberChartsStored(manifest.fingerprint);
     progress.step();
     return { stats, resumed, elapsedSeconds };
   } finally {
     progress.close();
+    stopChartThread().catch(() => undefined); // not waited for: an unref'd thread keeps nothing alive
     await (pool as WorkerPool | null)?.close();
   }
 }
