@@ -30,8 +30,11 @@ interface ChartThread {
 
 let thread: ChartThread | null = null;
 
-/** Starts the chart thread unless one runs. */
-export function startChartThread(): void {
+/**
+ * Starts the chart thread unless one runs. `onFailure` hears of a thread that fails (its charts are then
+ * drawn in this thread: the report is the same, only slower), not of a chart it could not draw.
+ */
+export function startChartThread(onFailure?: (error: Error) => void): void {
   if (thread) return;
   const worker = new Worker(new URL("../runner/worker-bootstrap.mjs", import.meta.url), { workerData: { entry: workerEntry("chart-worker", import.meta.url) } });
   const t: ChartThread = { worker, pending: new Map(), next: 0 };
@@ -47,7 +50,10 @@ export function startChartThread(): void {
     if (thread === t) thread = null;
     for (const id of [...t.pending.keys()]) settle(id, (p) => p.fallback());
   };
-  worker.on("error", fail);
+  worker.on("error", (error) => {
+    if (thread === t) onFailure?.(error);
+    fail();
+  });
   worker.on("exit", fail);
   // an idle chart thread never keeps the process alive; one with a chart to draw does (see draw)
   worker.unref();

@@ -215,8 +215,11 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
       // A long run's decoders are done and a core is free: the report's charts load and draw there (output/chart-thread.ts),
       // unless this same run drew them before (then they are all in the chart store). A short run draws its few charts
       // here: the thread's start and warm-up would cost more than they save.
-      const longRun = (input.decoded ?? 0) >= PRELOAD_AFTER_DECODED_BYTES;
-      if (phase.unit === "shard" && pipeline === BUILTIN_PIPELINE && longRun && !chartsStoredFor(manifest.fingerprint)) startChartThread();
+      // (PARACAP_THREADS=always: on any run, as the worker threads)
+      const longRun = always || (input.decoded ?? 0) >= PRELOAD_AFTER_DECODED_BYTES;
+      if (phase.unit === "shard" && pipeline === BUILTIN_PIPELINE && longRun && !chartsStoredFor(manifest.fingerprint)) {
+        startChartThread((err) => process.stderr.write(`paracap: the chart thread failed (${err.message}); the report's charts are drawn on the main thread\n`));
+      }
     }
     progress.phase(pipeline.final.name, 1);
     const elapsedSeconds = (Date.now() - started) / 1000;

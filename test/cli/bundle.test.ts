@@ -3,7 +3,7 @@
  * report`; the bundle carries its own vega and vega-lite) is byte for byte the one written in-process
  * from the sources with the packages in node_modules, charts included; and a run on worker threads
  * started from the bundle (extract workers, the JS bz2 decoder's workers) writes the same datasets
- * and stats as the in-process run.
+ * and stats as the in-process run, its charts drawn on the bundle's chart thread.
  */
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -54,10 +54,15 @@ describe("the bundled CLI", () => {
     const out = tempDir("paracap-bundle-workers-");
     const config = join(out, "..", `${out.split("/").pop()}-config.json`);
     writeFileSync(config, JSON.stringify({ dump: { decoder: "js" } }));
-    // PARACAP_THREADS=always: extraction and partition tasks on the worker threads on any machine
-    const r = await runCli(["run", "--quiet", "--workers", "2", "--config", config, "--out", out], { env: { PARACAP_THREADS: "always" } });
+    // PARACAP_THREADS=always: extraction and partition tasks on the worker threads on any machine, and the
+    // report's charts on the chart thread (an empty chart store: every chart is drawn there)
+    const r = await runCli(["run", "--quiet", "--workers", "2", "--config", config, "--out", out], { env: { PARACAP_THREADS: "always", PARACAP_CACHE_DIR: tempDir("paracap-bundle-cache-") } });
     rmSync(config);
     expect(r.code, r.stderr).toBe(0);
     for (const f of ["gold.jsonl", "silver.jsonl", "bronze.jsonl", "stats.json"]) expect(readFileSync(join(out, f), "utf8"), f).toBe(readFileSync(join(inProcess, f), "utf8"));
+    expect(r.stderr).not.toMatch(/chart thread failed/);
+    const svgs = (dir: string) => page(dir).match(/<svg[\s\S]*?<\/svg>/g) ?? [];
+    expect(svgs(out).length).toBeGreaterThan(0);
+    expect(svgs(out)).toEqual(svgs(inProcess));
   });
 });
