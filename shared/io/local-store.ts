@@ -3,11 +3,34 @@
  * A writer holds no file handle between writes (each chunk is an append), so the number of open
  * files stays bounded however many partition writers a task keeps; fs failures surface as one-line
  * StorageErrors naming the path.
+ *
+ * Its operations are synchronous under their promises: a run's objects are small files in the page
+ * cache (markers, partition files, the outputs), where a trip through libuv's thread pool costs far
+ * more than the call (the end of a run does ~1,500 of them while the caller only waits). Only a large
+ * object's read stream stays asynchronous.
  */
-import { appendFile, link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { appendFileSync, closeSync, createReadStream, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { Readable } from "node:stream";
 import { dirname, join, relative, sep } from "node:path";
 import type { BlobStore, BlobWriter } from "./blob-store.ts";
-import { guardIo, storageError } from "./storage-error.ts";
+import { StorageError, storageError } from "./storage-error.ts";
+
+/** Objects up to this size are read in one call by readStream (a stream of one chunk). */
+const SMALL_OBJECT_BYTES = 1 << 20;
+
+/** Runs a synchronous fs operation, its failure as a StorageError. */
+function guardSync<T>(op: string, path: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw storageError(err, op, path);
+  }
+}
+
+function isMissing(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  return code === "ENOENT";
+}
 
 let tmpCounter = 0;
 /** Marks a temporary file; `paracap run` removes stale ones (see tmp-files.ts). */
@@ -26,7 +49,27 @@ export function isSafeObjectName(name: string): boolean {
 }
 
 export class LocalStore implements BlobStore {
+  /** folders this store made or found (a write there skips its mkdir; a write that finds one gone makes it again) */
+  private readonly folders = new Set<string>();
+
   constructor(readonly root: string) {}
+
+  /** Runs `fn` (which creates a file at `p`) once `p`'s folder exists (failing to make it: a StorageError). */
+  private inFolder<T>(p: string, fn: () => T): T {
+    const dir = dirname(p);
+    if (!this.folders.has(dir)) {
+      guardSync("write", p, () => mkdirSync(dir, { recursive: true }));
+      this.folders.add(dir);
+      return fn();
+    }
+    try {
+      return fn();
+    } catch (e) {
+      if (!isMissing(e)) throw e;
+      this.folders.delete(dir); // removed since (a redone phase, --fresh): made again
+      return this.inFolder(p, fn);
+    }
+  }
 
   get description(): string {
     return this.root;
@@ -38,37 +81,56 @@ export class LocalStore implements BlobStore {
   }
 
   async exists(name: string): Promise<boolean> {
-    return stat(this.path(name)).then(() => true, () => false);
+    return statSync(this.path(name), { throwIfNoEntry: false }) !== undefined;
   }
 
   async readText(name: string): Promise<string | null> {
     const p = this.path(name);
-    return readFile(p, "utf8").catch((e: NodeJS.ErrnoException) => {
-      if (e.code === "ENOENT") return null;
+    try {
+      return readFileSync(p, "utf8");
+    } catch (e) {
+      if (isMissing(e)) return null;
       throw storageError(e, "read", p);
-    });
+    }
   }
 
   async readStream(name: string) {
     const p = this.path(name);
     // Opened here, so a failure (EMFILE, EACCES) is reported with the path, not later by the consumer.
-    const fh = await open(p, "r").catch((e: NodeJS.ErrnoException) => {
-      if (e.code === "ENOENT") return null;
+    let fd: number;
+    try {
+      fd = openSync(p, "r");
+    } catch (e) {
+      if (isMissing(e)) return null;
       throw storageError(e, "read", p);
-    });
-    return fh ? fh.createReadStream() : null;
+    }
+    let small: Buffer | null = null;
+    try {
+      if (fstatSync(fd).size <= SMALL_OBJECT_BYTES) small = readFileSync(fd);
+    } catch (e) {
+      closeSync(fd);
+      throw storageError(e, "read", p);
+    }
+    if (small) {
+      closeSync(fd);
+      return Readable.from(small.length > 0 ? [small] : [], { objectMode: false });
+    }
+    return createReadStream(p, { fd }); // closes the file at its end
   }
 
   async writeText(name: string, text: string): Promise<void> {
     const p = this.path(name);
-    await guardIo("write", p, async () => {
-      await mkdir(dirname(p), { recursive: true });
+    guardSync("write", p, () => {
       const tmp = tmpName(p);
       try {
-        await writeFile(tmp, text);
-        await rename(tmp, p);
+        this.inFolder(p, () => writeFileSync(tmp, text));
+        renameSync(tmp, p);
       } catch (err) {
-        await rm(tmp, { force: true }).catch(() => {});
+        try {
+          rmSync(tmp, { force: true });
+        } catch {
+          // the first failure is the one to report
+        }
         throw err;
       }
     });
@@ -80,28 +142,31 @@ export class LocalStore implements BlobStore {
    */
   async createIfAbsent(name: string, text: string): Promise<boolean> {
     const p = this.path(name);
-    await guardIo("write", p, () => mkdir(dirname(p), { recursive: true }));
     const tmp = tmpName(p);
     try {
-      await writeFile(tmp, text);
+      this.inFolder(p, () => writeFileSync(tmp, text));
       try {
-        await link(tmp, p);
+        linkSync(tmp, p);
       } catch (e) {
         // a file system without hard links: exclusive create, written in place
         if (!["EPERM", "ENOTSUP", "ENOSYS", "EOPNOTSUPP"].includes((e as NodeJS.ErrnoException).code ?? "")) throw e;
-        const fh = await open(p, "wx");
+        const fd = openSync(p, "wx");
         try {
-          await fh.writeFile(text);
+          writeFileSync(fd, text);
         } finally {
-          await fh.close();
+          closeSync(fd);
         }
       }
       return true;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+      if (!(e instanceof StorageError) && (e as NodeJS.ErrnoException).code === "EEXIST") return false;
       throw storageError(e, "write", p);
     } finally {
-      await rm(tmp, { force: true });
+      try {
+        rmSync(tmp, { force: true });
+      } catch {
+        // never written (its folder could not be made): the first failure is the one reported
+      }
     }
   }
 
@@ -109,52 +174,60 @@ export class LocalStore implements BlobStore {
     const p = this.path(name);
     const tmp = tmpName(p);
     let started = false;
-    const start = async () => {
+    const start = () => {
       if (!started) {
-        await mkdir(dirname(p), { recursive: true });
-        await writeFile(tmp, "");
+        this.inFolder(p, () => writeFileSync(tmp, ""));
         started = true;
       }
     };
     return {
       async write(chunk) {
-        await guardIo("write", p, async () => {
-          await start();
-          await appendFile(tmp, chunk);
+        guardSync("write", p, () => {
+          start();
+          appendFileSync(tmp, chunk);
         });
       },
       async close() {
-        await guardIo("write", p, async () => {
-          await start();
-          await rename(tmp, p);
+        guardSync("write", p, () => {
+          start();
+          renameSync(tmp, p);
         });
       },
       async abort() {
-        await rm(tmp, { force: true }).catch(() => {});
+        try {
+          rmSync(tmp, { force: true });
+        } catch {
+          // nothing was published; a stale temporary file is removed by the next run
+        }
       },
     };
   }
 
   async list(prefix: string): Promise<string[]> {
     const out: string[] = [];
-    const walk = async (dir: string): Promise<void> => {
-      const entries = await readdir(dir, { withFileTypes: true }).catch((e: NodeJS.ErrnoException) => {
-        if (e.code === "ENOENT" || e.code === "ENOTDIR") return [];
+    const walk = (dir: string): void => {
+      let entries: import("node:fs").Dirent[];
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === "ENOENT" || code === "ENOTDIR") return;
         throw storageError(e, "list", dir);
-      });
+      }
       for (const e of entries) {
         const full = join(dir, e.name);
-        if (e.isDirectory()) await walk(full);
+        if (e.isDirectory()) walk(full);
         else if (!e.name.includes(TMP_MARK)) out.push(relative(this.root, full).split(sep).join("/"));
       }
     };
     const base = prefix.includes("/") ? prefix.slice(0, prefix.lastIndexOf("/")) : "";
-    await walk(join(this.root, base));
+    walk(join(this.root, base));
     return out.filter((n) => n.startsWith(prefix)).sort();
   }
 
   async delete(name: string): Promise<void> {
     const p = this.path(name);
-    await guardIo("delete", p, () => rm(p, { force: true, recursive: true }));
+    this.folders.clear(); // a name may be a folder
+    guardSync("delete", p, () => rmSync(p, { force: true, recursive: true }));
   }
 }

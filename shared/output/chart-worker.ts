@@ -7,9 +7,11 @@ import type { TopLevelSpec } from "vega-lite";
 import { renderUncached, warmUpCharts } from "./charts.ts";
 import type { ChartRequest, ChartResponse } from "./chart-thread.ts";
 
-let queue: Promise<unknown> = warmUpCharts().catch(() => undefined); // a failed warm-up fails again on the first chart, and is answered there
+let asked = false;
+let queue: Promise<unknown> = warmUpCharts(() => asked).catch(() => undefined); // a failed warm-up fails again on the first chart, and is answered there
 
 parentPort!.on("message", (req: ChartRequest) => {
+  asked = true;
   queue = queue.then(async () => {
     let res: ChartResponse;
     try {

@@ -86,7 +86,7 @@ function chartLibs(): Promise<[typeof import("vega"), typeof import("vega-lite")
  * (chart-thread.ts). The SVGs it draws are dropped; vega's id counters move on, which the report's SVGs
  * do not show (scopeSvgIds renames every id).
  */
-export async function warmUpCharts(): Promise<void> {
+export async function warmUpCharts(stop: () => boolean = () => false): Promise<void> {
   const bins = (n: number) => Array.from({ length: n }, (_, i) => ({ start: i / n, end: (i + 1) / n, count: i % 3 }));
   const specs = [
     funnelSpec([1, 2, 3].map((step) => ({ step, label: `step ${step}`, references: 10 ** (4 - step), captions: 10 ** (3 - step), candidates: step === 3 ? 0 : 10 }))),
@@ -94,7 +94,10 @@ export async function warmUpCharts(): Promise<void> {
     histogramSpec("warm-up", [{ tier: "bronze", histogram: { bins: bins(40), n: 39 } }], { zeroRule: true }),
     mapsSpec([{ corpus: "warm-up", map: { n: 2, shares: Array.from({ length: MAP_LEVELS }, (_, i) => Array.from({ length: MAP_LEVELS }, (_, j) => (i === j && i < 2 ? 0.5 : 0))) } }], "semantic"),
   ];
-  for (const spec of specs) await renderUncached(spec);
+  for (const spec of specs) {
+    await renderUncached(spec);
+    if (stop()) return; // real charts wait: they warm the code as well as made-up ones
+  }
 }
 
 /**

@@ -5,8 +5,8 @@
  */
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { statSync } from "node:fs";
-import { readdir, rm, stat } from "node:fs/promises";
+import { readdirSync, statSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { TierName, type ParacapConfig } from "../core/config.ts";
 import { Counters } from "../core/counters.ts";
 import { DumpError } from "../dump/errors.ts";
@@ -187,7 +187,7 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
   try {
     for (const phase of pipeline.unitPhases) {
       const units = unitsOf(phase, manifest);
-      const inPool = workers > 1 && phase.unit === "partition" && pipeline === BUILTIN_PIPELINE && !opts.services && (always || (await treeBytes(workDir)) >= POOL_MIN_WORK_BYTES);
+      const inPool = workers > 1 && phase.unit === "partition" && pipeline === BUILTIN_PIPELINE && !opts.services && (always || treeBytes(workDir) >= POOL_MIN_WORK_BYTES);
       progress.phase(phase.name, units.length, phase.unit);
       // Shards whose pages this thread reads itself go one at a time: a second would only add a decoder competing
       // for the cores (lbzip2 already decodes one shard on all of them).
@@ -199,10 +199,11 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
             input.done += shardBytes(unit.shard);
             input.resumed! += shardBytes(unit.shard);
           }
+          // done: runUnitTask would only read the same marker again
         }
         // Shard tasks stay in this thread (their documents fan out to the pool); the pool runs
         // whole partition tasks of the built-in phases (worker threads know only those).
-        if (inPool && unit.unit === "partition") {
+        else if (inPool && unit.unit === "partition") {
           await workerPool().run<TaskMarker>("partition", { phase: phase.name, manifest, partition: unit.partition, workDir } satisfies PartitionPayload);
         } else await runUnitTask(phase, manifest, work, unit, runner, pipeline.wiring);
         progress.step();
@@ -237,12 +238,15 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
 /** Work files (bytes) from which partition phases run in the worker pool: below it, in this thread. */
 export const POOL_MIN_WORK_BYTES = 16 << 20;
 
-/** Bytes of the files under `dir` (0 when it does not exist). */
-async function treeBytes(dir: string): Promise<number> {
+/**
+ * Bytes of the files under `dir` (0 when it does not exist). Synchronous: the work folder holds a few
+ * hundred small entries, and a thread-pool trip per stat cost more than the walk.
+ */
+function treeBytes(dir: string): number {
   let total = 0;
   try {
-    for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
-      if (e.isFile()) total += (await stat(join(e.parentPath ?? (e as unknown as { path: string }).path, e.name))).size; // parentPath: Node ≥ 20.12
+    for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+      if (e.isFile()) total += statSync(join(e.parentPath ?? (e as unknown as { path: string }).path, e.name), { throwIfNoEntry: false })?.size ?? 0; // parentPath: Node ≥ 20.12
     }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;

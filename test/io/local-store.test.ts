@@ -1,4 +1,4 @@
-import { mkdtemp, readdir } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -69,5 +69,48 @@ describe("LocalStore", () => {
     await expect(async () => {
       for await (const _ of readJsonl(store, "bad.jsonl", z.object({ n: z.number() }))) void _;
     }).rejects.toThrow(/bad\.jsonl:2/);
+  });
+
+  it("writes again into a folder removed behind its back", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "paracap-store-"));
+    const store = new LocalStore(dir);
+    await store.writeText("p/a.json", "1");
+    await rm(join(dir, "p"), { recursive: true });
+    await store.writeText("p/b.json", "2");
+    const w = store.writer("p/c.jsonl");
+    await rm(join(dir, "p"), { recursive: true });
+    await w.write("x\n");
+    await w.close();
+    await rm(join(dir, "p"), { recursive: true });
+    expect(await store.createIfAbsent("p/d.json", "4")).toBe(true);
+    expect(await store.list("p/")).toEqual(["p/d.json"]);
+    expect(await readdir(join(dir, "p"))).toEqual(["d.json"]);
+  });
+
+  it("a file in a folder's place is a storage error, not an existing object", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "paracap-store-"));
+    const store = new LocalStore(dir);
+    await writeFile(join(dir, "f"), "a file");
+    await expect(store.createIfAbsent("f/x.json", "{}")).rejects.toThrow(/cannot write/);
+    await expect(store.writeText("f/x.json", "{}")).rejects.toThrow(/cannot write/);
+    await expect(store.readText("f/x.json")).rejects.toThrow(/cannot read/);
+  });
+
+  it("streams small and large objects alike", async () => {
+    const store = new LocalStore(await mkdtemp(join(tmpdir(), "paracap-store-")));
+    const big = Array.from({ length: 40_000 }, (_, n) => JSON.stringify({ n, pad: "y".repeat(30) })).join("\n") + "\n";
+    await store.writeText("big.jsonl", big);
+    await store.writeText("small.jsonl", '{"n":7}\n');
+    await store.writeText("empty.jsonl", "");
+    const count = async (name: string) => {
+      let n = 0;
+      for await (const _ of readJsonl(store, name, z.object({ n: z.number() }).loose())) n++;
+      return n;
+    };
+    expect(big.length).toBeGreaterThan(1 << 20);
+    expect(await count("big.jsonl")).toBe(40_000);
+    expect(await count("small.jsonl")).toBe(1);
+    expect(await count("empty.jsonl")).toBe(0);
+    expect(await store.readStream("missing.jsonl")).toBeNull();
   });
 });
