@@ -143,21 +143,32 @@ const FORWARDED: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
  * ended by a signal ends this process by the same signal (so a shell sees 130 after Ctrl-C either way).
  */
 export function relaunch(flags: string[], script: string, argv: readonly string[]): Promise<number> {
-  const child = spawn(process.execPath, [...flags, ...process.execArgv, script, ...argv], {
-    stdio: ["inherit", "inherit", "inherit", "ipc"],
-    env: { ...process.env, [NODE_FLAGS_APPLIED_ENV]: "1" },
-  });
+  // handlers first: a signal that comes while the child is being started is passed on once it is
+  let child: ReturnType<typeof spawn> | null = null;
+  let early: NodeJS.Signals | null = null;
   const forward = (signal: NodeJS.Signals) => {
+    if (child === null) early = signal;
     // Ctrl-C reaches the child from the terminal too; a second SIGINT finds it already exiting.
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    else if (child.exitCode === null && child.signalCode === null) child.kill(signal);
   };
   for (const s of FORWARDED) process.on(s, forward);
+  try {
+    child = spawn(process.execPath, [...flags, ...process.execArgv, script, ...argv], {
+      stdio: ["inherit", "inherit", "inherit", "ipc"],
+      env: { ...process.env, [NODE_FLAGS_APPLIED_ENV]: "1" },
+    });
+  } catch (err) {
+    for (const s of FORWARDED) process.off(s, forward);
+    return Promise.reject(err);
+  }
+  if (early !== null) forward(early);
+  const started = child;
   return new Promise((resolve, reject) => {
-    child.once("error", (err) => {
+    started.once("error", (err) => {
       for (const s of FORWARDED) process.off(s, forward);
       reject(err);
     });
-    child.once("exit", (code, signal) => {
+    started.once("exit", (code, signal) => {
       for (const s of FORWARDED) process.off(s, forward);
       if (signal !== null) {
         process.kill(process.pid, signal);
@@ -175,7 +186,12 @@ export function relaunch(flags: string[], script: string, argv: readonly string[
  * The marker stays in the environment: the run command reads it after this (nodeFlagsFor).
  */
 export function dieWithParent(): void {
-  if (!process.env[NODE_FLAGS_APPLIED_ENV] || !process.channel) return;
-  process.channel.unref();
+  if (!process.env[NODE_FLAGS_APPLIED_ENV]) return;
+  // a parent gone before this ran (its channel already closed, the disconnect event already past)
+  if (!process.channel || !process.connected) {
+    if (process.send === undefined) return; // started with the marker but never with a channel: no parent to follow
+    process.kill(process.pid, "SIGKILL");
+  }
+  process.channel!.unref();
   process.once("disconnect", () => process.kill(process.pid, "SIGKILL"));
 }

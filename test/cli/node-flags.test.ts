@@ -95,6 +95,28 @@ function childrenOf(pid: number): number[] {
   return existsSync(path) ? readFileSync(path, "utf8").split(/\s+/).filter(Boolean).map(Number) : [];
 }
 
+/**
+ * The node the launcher started again with the flag, once it runs (its command line read from /proc: a
+ * forked child shows its parent's until it has exec'd). Waited for by the process's state, not by time:
+ * the launcher's output comes too late to tell (a small run's first progress line is at the end of
+ * extraction, a moment before the run ends).
+ */
+async function relaunchedChild(launcher: number, exited: Promise<unknown>): Promise<number> {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  for (;;) {
+    for (const pid of childrenOf(launcher)) {
+      try {
+        if (readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(FLAG)) return pid;
+      } catch {
+        // gone meanwhile
+      }
+    }
+    if (gone) throw new Error("the launcher exited before a relaunched child was seen");
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
 /** Running (not gone, not a zombie left unreaped by the container's init). */
 function isAlive(pid: number): boolean {
   const stat = `/proc/${pid}/stat`;
@@ -148,32 +170,33 @@ describe("paracap run through the relaunch", () => {
     const out = tempDir("paracap-relaunch-term-");
     const launcher = spawn(process.execPath, [BIN, "run", "--input", largeDump(), "--tiers", "gold", "--workers", "1", "--out", out], { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] });
     const exited = new Promise<NodeJS.Signals | number | null>((res) => launcher.once("exit", (code, signal) => res(signal ?? code)));
-    // the first progress line comes from the child, so by then it exists
-    await new Promise<void>((resolve) => launcher.stderr.once("data", () => resolve()));
-    const [child] = childrenOf(launcher.pid!);
-    expect(child).toBeDefined();
+    const child = await relaunchedChild(launcher.pid!, exited);
     const cmdline = readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0");
     expect(cmdline.slice(1, 3)).toEqual([FLAG, BIN]);
     launcher.kill("SIGTERM");
-    const result = await exited;
-    if (result === 0) return; // it finished before the signal arrived: nothing to stop
-    expect(result).toBe("SIGTERM");
-    expect(isAlive(child!)).toBe(false);
+    // the child has just started: it cannot have finished the run
+    expect(await exited).toBe("SIGTERM");
+    // passed on by the launcher, or (a signal that came before its handler) the child sees its parent gone;
+    // the deadline only guards against a hang
+    const deadline = Date.now() + 60_000;
+    while (isAlive(child) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    expect(isAlive(child)).toBe(false);
+    expect(existsSync(join(out, "_SUCCESS"))).toBe(false);
   });
 
   it("a launcher killed outright (SIGKILL) takes its child with it", async () => {
     const out = tempDir("paracap-relaunch-kill-");
     const launcher = spawn(process.execPath, [BIN, "run", "--input", largeDump(), "--out", out, "--workers", "1"], { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] });
     const exited = new Promise<NodeJS.Signals | number | null>((res) => launcher.once("exit", (code, signal) => res(signal ?? code)));
-    await new Promise<void>((resolve) => launcher.stderr.once("data", () => resolve()));
-    const [child] = childrenOf(launcher.pid!);
-    expect(child).toBeDefined();
+    // killed as soon as the child runs, before it can have finished (even before it watches its parent:
+    // then it dies when it starts watching)
+    const child = await relaunchedChild(launcher.pid!, exited);
     launcher.kill("SIGKILL");
     expect(await exited).toBe("SIGKILL");
     // the child notices on its next turn of the event loop; the deadline only guards against a hang
     const deadline = Date.now() + 60_000;
-    while (isAlive(child!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-    expect(isAlive(child!)).toBe(false);
+    while (isAlive(child) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    expect(isAlive(child)).toBe(false);
     expect(existsSync(join(out, "_SUCCESS"))).toBe(false);
   });
 });
