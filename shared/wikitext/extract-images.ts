@@ -216,6 +216,15 @@ function truncate<T>(a: T[], n: number): void {
   while (a.length > n) a.pop();
 }
 
+/**
+ * 0 as a double (-0: it equals 0 in every comparison, sum and index the scanner makes). Fields that
+ * later hold Infinity (an open end) or a position read back from a span array that holds one start
+ * with it: a field V8 first saw holding small integers and then a double changes the scanner's
+ * hidden class mid-run, which throws every optimized scanner method back to the compiler (on a
+ * history run each such change cost ~25 recompilations of the hot path).
+ */
+const AS_DOUBLE = -0;
+
 class WikitextScanner {
   private readonly s: string;
   /** the text's bytes on the byte path (the scanner then reads them, not `s`), else null */
@@ -254,8 +263,8 @@ class WikitextScanner {
    * array is the trace's `busy`
    */
   private busy: number[] | null;
-  /** where the outermost open frame started */
-  private topStart = 0;
+  /** where the outermost open frame started (a double from the start: see AS_DOUBLE) */
+  private topStart = AS_DOUBLE;
   /** busy spans inside the outermost open frame: needed only if that frame turns out inert */
   private readonly inner: number[] = [];
   /** a frame inside the outermost open one was left unclosed (its pipes became its parent's) */
@@ -264,10 +273,10 @@ class WikitextScanner {
   private readonly zones: number[] = [];
   /** when tracing (see ScanTrace): what the scan counted, and where it may be resumed or joined */
   private readonly trace: ScanTrace | null;
-  /** the furthest byte (exclusive) any look-ahead so far has read */
-  private reach = 0;
-  /** the furthest byte read since the last checkpoint */
-  private segReach = 0;
+  /** the furthest byte (exclusive) any look-ahead so far has read (Infinity: the rest; see AS_DOUBLE) */
+  private reach = AS_DOUBLE;
+  /** the furthest byte read since the last checkpoint (see AS_DOUBLE) */
+  private segReach = AS_DOUBLE;
   /** bytes not walked because the previous scan's work over them was copied (skip) */
   private skippedBytes = 0;
   /** a tag's closer was looked for and not found: the rest of the text decided that */
@@ -538,7 +547,7 @@ class WikitextScanner {
   /** Skips the previous scan's work over `blocks` (commonBlocks of its text and this one) where it can (skip). */
   skipWith(old: ScanTrace, blocks: number[]): void {
     if (old.cpPos.length === 0 || blocks.length === 0) return;
-    this.mid = { old, blocks, b: 0, k: 0, next: 0 };
+    this.mid = { old, blocks, b: 0, k: 0, next: AS_DOUBLE };
     this.midTarget(0);
     this.setNextCheck();
   }
@@ -641,8 +650,8 @@ class WikitextScanner {
 
   /** After the previous scan's checkpoints at or past `from` (the edit's end here) can be joined with a shift of `delta`. */
   joinWith(old: ScanTrace, from: number, delta: number): void {
-    if (old.cpPos.length > 0) this.join = { old, from, delta, k: 0, next: from };
-    if (old.dpPos.length > 0) this.deepJoin = { old, from, delta, k: 0, next: from };
+    if (old.cpPos.length > 0) this.join = { old, from, delta, k: 0, next: from + AS_DOUBLE };
+    if (old.dpPos.length > 0) this.deepJoin = { old, from, delta, k: 0, next: from + AS_DOUBLE };
     if (this.join !== null || this.deepJoin !== null) this.nextCheck = Math.min(this.nextCheckpoint, from);
   }
 
