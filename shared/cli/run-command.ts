@@ -8,6 +8,7 @@ import { REPO_ROOT } from "../core/repo-root.ts";
 import { looksLikeHistoryByContent } from "../dump/history-sniff.ts";
 import { looksLikeHistory, type LocalInput } from "../runner/local-shards.ts";
 import { boundHeapGrowth } from "../runner/heap-growth.ts";
+import { raiseTierUpBudget } from "../runner/tier-up.ts";
 import { applyModelFlag, checkModel } from "../semantic/model-flag.ts";
 import { parseRunArgs } from "./run-options.ts";
 import { readConfigFile } from "./config-file.ts";
@@ -127,6 +128,8 @@ export async function runCommand(argv: string[], launch: CliLaunch = {}): Promis
   // RSS follows what is live (heap-growth.ts). A small run ends long before V8's own growth matters,
   // and under the cap without the floor it would spend ~0.5 CPU-s more in full collections (the sample).
   if (large) boundHeapGrowth();
+  // compiled later and less often (tier-up.ts): before the runner's modules load, so they all run under it
+  raiseTierUpBudget();
   // the runner (every source, stage and scorer) loads only once the arguments are known good, so
   // --help and a mistyped option answer at once
   const { runLocal } = await import("../runner/local-runner.ts");
