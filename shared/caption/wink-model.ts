@@ -16,9 +16,8 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Model } from "wink-nlp";
 
+// Each path a string literal: scripts/build-functions.ts finds the packages the functions need from them.
 const require = createRequire(import.meta.url);
-const PACKAGE = "wink-eng-lite-web-model";
-const DIST = `${PACKAGE}/dist/`;
 
 /** The model JSON's parts coreModel reads or rewrites; everything else passes through as parsed. */
 interface CoreJson {
@@ -39,27 +38,27 @@ interface Feature {
 /** The package's model, but for core(). Falls back to the package's model object whole if its files are not where expected. */
 export function englishLiteModel(): Model {
   try {
-    const jsonPath = require.resolve(`${DIST}languages/cur/models/eng-core-web-model.json`);
-    const packageCore = () => (require(`${DIST}load-core-model.js`) as () => unknown)();
+    const jsonPath = require.resolve("wink-eng-lite-web-model/dist/languages/cur/models/eng-core-web-model.json");
+    const packageCore = () => (require("wink-eng-lite-web-model/dist/load-core-model.js") as () => unknown)();
     // the package's model.js, built from the same modules (Object.create(null), this key order)
     const model = Object.create(null) as Record<string, unknown>;
     model.core = () => coreModel(jsonPath) ?? packageCore();
-    model.sbd = require(`${DIST}load-sbd-model.js`);
-    model.pos = require(`${DIST}load-pos-model.js`);
-    model.ner = require(`${DIST}load-ner-model.js`);
-    model.negation = require(`${DIST}load-negation-model.js`);
-    model.sa = require(`${DIST}load-sa-model.js`);
-    model.metaCER = require(`${DIST}load-cer-meta-model.js`);
-    model.featureFn = require(`${DIST}feature.js`);
+    model.sbd = require("wink-eng-lite-web-model/dist/load-sbd-model.js");
+    model.pos = require("wink-eng-lite-web-model/dist/load-pos-model.js");
+    model.ner = require("wink-eng-lite-web-model/dist/load-ner-model.js");
+    model.negation = require("wink-eng-lite-web-model/dist/load-negation-model.js");
+    model.sa = require("wink-eng-lite-web-model/dist/load-sa-model.js");
+    model.metaCER = require("wink-eng-lite-web-model/dist/load-cer-meta-model.js");
+    model.featureFn = require("wink-eng-lite-web-model/dist/feature.js");
     const addons = Object.create(null) as Record<string, unknown>;
-    addons.stem = require(`${DIST}porter-stemmer.js`);
-    addons.lemmatize = require(`${DIST}lemmatize.js`);
-    addons.readabilityStats = require(`${DIST}readability-stats.js`);
+    addons.stem = require("wink-eng-lite-web-model/dist/porter-stemmer.js");
+    addons.lemmatize = require("wink-eng-lite-web-model/dist/lemmatize.js");
+    addons.readabilityStats = require("wink-eng-lite-web-model/dist/readability-stats.js");
     addons.wordVectors = undefined;
     model.addons = addons;
     return model as unknown as Model;
   } catch {
-    return require(PACKAGE) as Model;
+    return require("wink-eng-lite-web-model") as Model;
   }
 }
 

@@ -10,7 +10,7 @@ import type winkNLP from "wink-nlp";
 import { pennTags } from "./penn-tags.ts";
 import { englishLiteModel } from "./wink-model.ts";
 
-// Required on first use, not at import: reading the model costs ~0.1 s of CPU, which commands that
+// Required on first use, not at import: loading the model costs ~70 ms of CPU, which commands that
 // only reach this module through shared imports (`paracap cloud status`, `extract`) never need.
 const require = createRequire(import.meta.url);
 
