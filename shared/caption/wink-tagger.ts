@@ -8,8 +8,9 @@
 import { createRequire } from "node:module";
 import type winkNLP from "wink-nlp";
 import { pennTags } from "./penn-tags.ts";
+import { englishLiteModel } from "./wink-model.ts";
 
-// Required on first use, not at import: reading the model costs ~0.2 s of CPU, which commands that
+// Required on first use, not at import: loading the model costs ~70 ms of CPU, which commands that
 // only reach this module through shared imports (`paracap cloud status`, `extract`) never need.
 const require = createRequire(import.meta.url);
 
@@ -37,7 +38,7 @@ let shared: ReturnType<typeof winkNLP> | null = null;
 function loadNlp(): ReturnType<typeof winkNLP> {
   if (shared) return shared;
   const createNlp = require("wink-nlp") as typeof winkNLP;
-  shared = createNlp(require("wink-eng-lite-web-model"), ["sbd", "pos"]);
+  shared = createNlp(englishLiteModel(), ["sbd", "pos"]); // the package's model, read faster (wink-model.ts)
   return shared;
 }
 
