@@ -61,29 +61,36 @@ describe("packed word vectors", () => {
     expect(empty.words()).toEqual([]);
   });
 
-  it("check a buffer's consistency without making strings: a broken table or word list is unsound", () => {
+  it("a damaged buffer: its checksum changes, sizes that do not fit are unsound, and lookups in it neither throw nor loop", () => {
     const p = packVectors(DIMS, words, unit, false);
     expect(packedIsSound(p)).toBe(true);
+    const sum = packedIndexChecksum(p);
     const copy = (): PackedVectors => ({ ...p, buffer: p.buffer.slice(0) });
     const tableAt = words.length * DIMS * 4;
+    const startsAt = tableAt + p.slots * 4;
     const rowTooBig = copy();
     const t = new Uint32Array(rowTooBig.buffer, tableAt, p.slots);
-    t[t.findIndex((e) => e !== 0)] = words.length + 5;
-    expect(packedIsSound(rowTooBig)).toBe(false);
+    t.forEach((e, s) => e !== 0 && (t[s] = 0xffffffff));
+    expect(packedIndexChecksum(rowTooBig)).not.toBe(sum);
+    for (const w of ["the", "café", "zzz"]) expect(new PackedWords(rowTooBig).id(w)).toBe(-1);
     const full = copy();
-    new Uint32Array(full.buffer, tableAt, p.slots).fill(1);
-    expect(packedIsSound(full)).toBe(false);
+    new Uint32Array(full.buffer, tableAt, p.slots).fill(1); // no empty slot: every probe runs the whole table
+    expect(packedIndexChecksum(full)).not.toBe(sum);
+    expect(new PackedWords(full).id("not there")).toBe(-1);
     const starts = copy();
-    const startsOf = new Uint32Array(starts.buffer, tableAt + p.slots * 4, words.length + 1);
-    startsOf[10] = 0xffffff;
+    const startsOf = new Uint32Array(starts.buffer, startsAt, words.length + 1);
+    startsOf.fill(0xffffff, 1);
     expect(packedIsSound(starts)).toBe(false);
+    for (const w of ["the", "zzz"]) expect(new PackedWords(starts).id(w)).toBe(-1);
     expect(packedIsSound({ ...p, slots: p.slots * 2 })).toBe(false); // the sizes no longer match the buffer
-    // a changed word keeps the buffer sound, but not its checksum
+    expect(packedIsSound({ ...p, slots: p.slots - 1 })).toBe(false); // not a power of two
+    expect(packedIsSound({ ...p, chars: -2 })).toBe(false);
+    // a changed word keeps the sizes, but not the checksum
     const renamed = copy();
-    const codes = new Uint16Array(renamed.buffer, tableAt + p.slots * 4 + (words.length + 1) * 4, p.chars);
+    const codes = new Uint16Array(renamed.buffer, startsAt + (words.length + 1) * 4, p.chars);
     codes[3] = codes[3]! ^ 1;
     expect(packedIsSound(renamed)).toBe(true);
-    expect(packedIndexChecksum(renamed)).not.toBe(packedIndexChecksum(p));
+    expect(packedIndexChecksum(renamed)).not.toBe(sum);
   });
 
   it("pack parsed vectors once; a pack in shared memory reaches another thread's port as the same memory", async () => {
