@@ -103,7 +103,7 @@ export function writeCachedVectors(dir: string, source: string, maxWords: number
   const { path, key } = cacheFile(dir, source, maxWords);
   const tmp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
   try {
-    const p = WordVectors.pack(vectors, false).packed!;
+    const p = vectors.packed ?? WordVectors.pack(vectors, false).packed!; // shared or not, the bytes are the same
     const fields: Header = { ...key, endian: machineEndian(), dims: p.dims, count: p.count, slots: p.slots, chars: p.chars, indexChecksum: packedIndexChecksum(p) };
     const header = Buffer.from(JSON.stringify(fields), "utf8");
     mkdirSync(dir, { recursive: true });
