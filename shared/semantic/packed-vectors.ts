@@ -81,7 +81,7 @@ export function packVectors(dims: number, words: readonly string[], unit: Float3
     starts[row] = at;
     for (let i = 0; i < w.length; i++) codes[at++] = w.charCodeAt(i);
     starts[row + 1] = at;
-    if (index.id(w) >= 0) throw new Error(`word vectors: "${w}" is listed twice`);
+    if (index.find(w) >= 0) throw new Error(`word vectors: "${w}" is listed twice`);
     let s = wordHash(w) & (slots - 1);
     while (table[s] !== 0) s = (s + 1) & (slots - 1);
     table[s] = row + 1;
@@ -113,8 +113,16 @@ export function packedIndexChecksum(p: PackedVectors): number {
   return h >>> 0;
 }
 
-/** Row lookup straight from a packed buffer. */
+/** Words looked up and remembered per thread before the memo starts over (bounds its memory on a long run's rare tokens). */
+const SEEN_MAX = 1 << 18;
+
+/**
+ * Row lookup straight from a packed buffer. The words a thread has looked up are remembered in a Map (V8 keeps a
+ * string's hash in the string, so a repeated word costs a Map lookup as before, ~40 ns, where hashing and comparing
+ * its code units again costs ~75 ns): the Map holds what the run uses, not the whole vocabulary.
+ */
 export class PackedWords implements WordIndex {
+  private readonly seen = new Map<string, number>();
   private readonly table: Uint32Array;
   private readonly starts: Uint32Array;
   private readonly codes: Uint16Array;
@@ -131,6 +139,17 @@ export class PackedWords implements WordIndex {
   }
 
   id(word: string): number {
+    let row = this.seen.get(word);
+    if (row === undefined) {
+      row = this.find(word);
+      if (this.seen.size >= SEEN_MAX) this.seen.clear();
+      this.seen.set(word, row);
+    }
+    return row;
+  }
+
+  /** `id` without the memo: hashes and compares code units */
+  find(word: string): number {
     const { table, starts, codes, mask } = this;
     const n = word.length;
     for (let s = wordHash(word) & mask, probes = 0; probes <= mask; s = (s + 1) & mask, probes++) {

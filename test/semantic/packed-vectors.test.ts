@@ -36,6 +36,12 @@ describe("packed word vectors", () => {
       expect([...packed.unit.subarray(id * DIMS, (id + 1) * DIMS)]).toEqual([...byMap.unit.subarray(id * DIMS, (id + 1) * DIMS)]);
     }
     expect(packed.words()).toEqual(words);
+    // a second time from the memo of looked-up words, and without it
+    const index = new PackedWords(packed.packed!);
+    for (const w of [...words, "zzzzzzzzzz", "The"]) {
+      expect(packed.id(w)).toBe(byMap.id(w));
+      expect(index.find(w)).toBe(byMap.id(w));
+    }
   });
 
   it("answer -1 for unknown words, including prefixes, extensions and other case or normalisation", () => {
