@@ -1,7 +1,7 @@
 /**
  * What a run's last phases load, loaded while the decoder still runs. After the decoder's last byte only
  * one core works (extraction's tail, group, dedup, the aggregate) and no decoder runs, so every load left
- * there is serial wall time: the word vectors (dedup's wordVectors scorer, ~0.1–0.25 s from the binary
+ * there is serial wall time: the word vectors (dedup's wordVectors scorer, ~20–40 ms from the binary
  * copy) and the shipped reference maps' first schema check (the aggregate's report.html). While a long
  * input decodes, this thread mostly waits on the decoder. Each load is what the later phase asks for
  * anyway (the vectors through processWordVectors' per-thread cache), so nothing is loaded twice; a load

