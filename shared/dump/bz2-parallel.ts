@@ -66,8 +66,8 @@ export interface LayoutStop {
 const BLOCKS_PER_JOB = 4;
 /** Compressed bytes searched at a time for the next header (indexOf has no end bound). */
 const SCAN_WINDOW = 64 << 10;
-/** The longest a compressed block can be (900k symbols of at most 20 bits, plus tables). */
-const MAX_COMPRESSED_BLOCK = (900_000 * 20) / 8 + 64 * 1024;
+/** The longest a compressed block can be (900k symbols of at most 20 bits, plus tables); the layout scan looks no further for a block's end. */
+export const MAX_COMPRESSED_BLOCK = (900_000 * 20) / 8 + 64 * 1024;
 
 /** What a decoder binary's output is read in (the size of the one-child decoder's chunks: one pool). */
 const JOB_OUTPUT_CHUNK = 1 << 20;

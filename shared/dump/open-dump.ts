@@ -177,7 +177,7 @@ class Recovery {
     const held: Buffer[] = [];
     let heldBytes = 0;
     // the layout scan reads the input beside the decoder (its answer is wanted only at the end)
-    let scan: StreamsEndScan | null = checkLayout ? scanStreamsEnd(this.reopen()) : null;
+    let scan: StreamsEndScan | null = checkLayout ? scanStreamsEnd(this.reopen) : null;
     try {
       for await (const chunk of primary) {
         held.push(chunk);
