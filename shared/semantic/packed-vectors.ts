@@ -16,7 +16,6 @@
  * needs a new cache version.
  */
 import * as zlib from "node:zlib";
-import type { WordIndex } from "./word-vectors.ts";
 
 /** node ≥ 20.15 */
 const crc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
@@ -115,6 +114,15 @@ export function packedIndexChecksum(p: PackedVectors): number {
 
 /** Words looked up and remembered per thread before the memo starts over (bounds its memory on a long run's rare tokens). */
 const SEEN_MAX = 1 << 18;
+
+/** Row lookup of a vocabulary: a Map (vectors parsed in word-vectors.ts) or the packed hash table here. */
+export interface WordIndex {
+  readonly size: number;
+  /** row of `word`, or -1 */
+  id(word: string): number;
+  /** the words in row order */
+  words(): string[];
+}
 
 /**
  * Row lookup straight from a packed buffer. The words a thread has looked up are remembered in a Map (V8 keeps a

