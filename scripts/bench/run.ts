@@ -74,6 +74,8 @@ interface Round {
   processes: number;
   /** wall ms of the run with no decoder running: start-up, between shards, after the last (ChildUsage.noDecoderMs) */
   noDecoderMs: { before: number; between: number; after: number } | null;
+  /** CPU seconds of the run's decoder children (ChildUsage.otherCpuSeconds; Linux) */
+  decoderInRunCpu: number | null;
   /** 1-minute load average when the round ended (the machine is shared: figures at load > cores are inflated) */
   load: number;
 }
@@ -124,11 +126,11 @@ async function benchFile(label: string, paths: string[]): Promise<void> {
     };
     const old = before ? await runIn(before) : null;
     const run = await runIn(REPO);
-    results.push({ before: old?.seconds ?? null, beforeRssKiB: old?.maxRssKiB ?? null, beforeCpu: old?.cpuSeconds ?? null, decode: decode.seconds, decodeCpu: decode.cpu, bzip2: bzip2?.seconds ?? null, bzip2Cpu: bzip2?.cpu ?? null, run: run.seconds, runCpu: run.cpuSeconds, rssKiB: run.maxRssKiB, processes: run.processes, noDecoderMs: run.noDecoderMs, load: loadavg()[0]! });
+    results.push({ before: old?.seconds ?? null, beforeRssKiB: old?.maxRssKiB ?? null, beforeCpu: old?.cpuSeconds ?? null, decode: decode.seconds, decodeCpu: decode.cpu, bzip2: bzip2?.seconds ?? null, bzip2Cpu: bzip2?.cpu ?? null, run: run.seconds, runCpu: run.cpuSeconds, rssKiB: run.maxRssKiB, processes: run.processes, noDecoderMs: run.noDecoderMs, decoderInRunCpu: run.otherCpuSeconds, load: loadavg()[0]! });
     console.log(
       `  round ${r + 1} (load ${loadNow()}): ${decoder!.split("/").pop()} ${decode.seconds.toFixed(2)} s (CPU ${decode.cpu?.toFixed(1) ?? "?"} s)` +
         (bzip2 ? `, bzip2 ${bzip2.seconds.toFixed(2)} s (CPU ${bzip2.cpu?.toFixed(1) ?? "?"} s)` : "") +
-        `, run ${run.seconds.toFixed(2)} s (CPU ${run.cpuSeconds?.toFixed(1) ?? "?"} s, peak RSS ${mib(run.maxRssKiB)}` +
+        `, run ${run.seconds.toFixed(2)} s (CPU ${run.cpuSeconds?.toFixed(1) ?? "?"} s, its decoders' ${run.otherCpuSeconds?.toFixed(1) ?? "?"} s, peak RSS ${mib(run.maxRssKiB)}` +
         (run.noDecoderMs ? `; no decoder running ${noDecoder(run.noDecoderMs)}` : "") +
         ")" +
         `, ratio ${(decode.seconds / run.seconds).toFixed(2)}` +
@@ -173,6 +175,22 @@ async function benchFile(label: string, paths: string[]): Promise<void> {
     if (ownB2.length > 0) console.log(`  own CPU per MB against bzip2's: bzip2 ${perMb(Math.min(...ownB2.map((r) => r.bzip2Cpu!)))} ms; paracap / bzip2: median of paired rounds ${median(ownB2.map((r) => r.runCpu! / r.bzip2Cpu!)).toFixed(2)}`);
     const ownBefore = own.filter((r) => r.beforeCpu !== null);
     if (ownBefore.length > 0) console.log(`  before: paracap / decoder CPU, median of paired rounds ${median(ownBefore.map((r) => r.beforeCpu! / r.decodeCpu!)).toFixed(2)}`);
+  }
+  // What the CPU alone allows: with no decoder running one core does the run's work (its node
+  // processes' CPU then ≈ that wall time); the rest of both sides' CPU shares all cores. A run at this
+  // floor overlaps perfectly; the ratio to it is how well the run keeps the cores busy.
+  const bounded = results.filter((r) => r.runCpu !== null && r.decoderInRunCpu !== null && r.noDecoderMs !== null);
+  if (bounded.length > 0) {
+    const cores = availableParallelism();
+    const floor = (r: Round) => {
+      const serial = (r.noDecoderMs!.before + r.noDecoderMs!.between + r.noDecoderMs!.after) / 1e3;
+      return serial + Math.max(0, r.decoderInRunCpu! + r.runCpu! - serial) / cores;
+    };
+    console.log(
+      `  CPU bound: the run's decoders took ${median(bounded.map((r) => r.decoderInRunCpu!)).toFixed(1)} CPU-s (median; ${name} alone ${median(bounded.map((r) => r.decodeCpu ?? Number.NaN)).toFixed(1)}); ` +
+        `serial time + (decoders' CPU + own CPU − serial time) / ${cores} cores = ${median(bounded.map(floor)).toFixed(2)} s, so at best ${median(bounded.map((r) => r.decode / floor(r))).toFixed(2)}× ${name}'s speed; ` +
+        `the run took ${median(bounded.map((r) => r.run / floor(r))).toFixed(2)}× that floor (median of rounds)`,
+    );
   }
 }
 

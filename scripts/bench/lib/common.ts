@@ -39,6 +39,12 @@ export interface ChildUsage {
   /** CPU seconds of each node process, in the order they exited (a relaunched run: the child, then the launcher) */
   processCpuSeconds: number[];
   /**
+   * CPU seconds of the command's other processes (the bz2 decoders a run spawns): the whole tree's CPU,
+   * from the first node process's own and waited-for children's (Linux /proc), less the node processes'
+   * own. Null where that cannot be read.
+   */
+  otherCpuSeconds: number | null;
+  /**
    * Wall ms in which no bz2 decoder child of the command ran, from the usage lines' decoder spans:
    * before the first (start-up), between two (shard ends and starts), after the last (the phases after
    * extraction, the outputs). Null when no node process started a decoder.
@@ -86,18 +92,22 @@ export function runTimed(cmd: string, args: string[], opts: { node?: boolean; ts
       let processes = 0;
       let processCpuSeconds: number[] = [];
       let noDecoderMs: ChildUsage["noDecoderMs"] = null;
+      let otherCpuSeconds: number | null = null;
       if (usageFile && existsSync(usageFile)) {
         // one line per node process of the command (the CLI re-executes itself for `run`)
         const lines = readFileSync(usageFile, "utf8").split("\n").filter(Boolean);
-        const us = lines.map((l) => JSON.parse(l) as { maxRssKiB: number; userMicros: number; systemMicros: number; startMs?: number; exitMs?: number; decoders?: [number, number | null][] });
+        const us = lines.map((l) => JSON.parse(l) as { pid?: number; ppid?: number; maxRssKiB: number; userMicros: number; systemMicros: number; childrenMicros?: number | null; startMs?: number; exitMs?: number; decoders?: [number, number | null][] });
         maxRssKiB = Math.max(...us.map((u) => u.maxRssKiB));
         cpuSeconds = us.reduce((sum, u) => sum + u.userMicros + u.systemMicros, 0) / 1e6;
         processes = us.length;
         processCpuSeconds = us.map((u) => (u.userMicros + u.systemMicros) / 1e6);
         noDecoderMs = decoderGaps(us);
+        // the first node process: the one no other of them started; its children's CPU holds every other process's
+        const root = us.find((u) => !us.some((v) => v.pid !== undefined && v.pid === u.ppid));
+        if (root?.childrenMicros != null) otherCpuSeconds = Math.max(0, (root.userMicros + root.systemMicros + root.childrenMicros) / 1e6 - cpuSeconds);
       }
       if (usageDir) rmSync(usageDir, { recursive: true, force: true });
-      resolve({ seconds, maxRssKiB, cpuSeconds, processes, processCpuSeconds, noDecoderMs, stdout });
+      resolve({ seconds, maxRssKiB, cpuSeconds, processes, processCpuSeconds, otherCpuSeconds, noDecoderMs, stdout });
     });
   });
 }

@@ -5,9 +5,12 @@
 // reader sums CPU over the run's node processes (still without the decoder children, which are not node).
 // maxRSS is in KiB, CPU times in microseconds (process.resourceUsage()). It also gives the process's start
 // and exit (epoch ms) and when each bz2 decoder child it started ran, so a bench can tell the time in which
-// no decoder ran: start-up before the first, gaps between shards, the work after the last.
+// no decoder ran: start-up before the first, gaps between shards, the work after the last. On Linux it
+// adds the CPU of the child processes it has waited for (/proc/self/stat's cutime and cstime: the
+// decoders, and for the launcher the relaunched node with everything that one waited for), so a bench
+// can tell the decoders' CPU inside the run from paracap's own.
 import { ChildProcess } from "node:child_process";
-import { appendFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { isMainThread } from "node:worker_threads";
 
 const out = process.env.PARACAP_BENCH_RUSAGE;
@@ -27,7 +30,19 @@ if (out && isMainThread) {
   };
   process.on("exit", () => {
     const r = process.resourceUsage();
-    const line = { pid: process.pid, maxRssKiB: r.maxRSS, userMicros: r.userCPUTime, systemMicros: r.systemCPUTime, startMs: performance.timeOrigin, exitMs: Date.now(), decoders };
+    const line = { pid: process.pid, ppid: process.ppid, maxRssKiB: r.maxRSS, userMicros: r.userCPUTime, systemMicros: r.systemCPUTime, childrenMicros: waitedChildrenMicros(), startMs: performance.timeOrigin, exitMs: Date.now(), decoders };
     appendFileSync(out, JSON.stringify(line) + "\n");
   });
+}
+
+/** CPU µs of the waited-for child processes (cutime + cstime, in clock ticks of 10 ms), or null where /proc is not there. */
+function waitedChildrenMicros() {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    // fields after the command name (which may hold spaces), from the 3rd: cutime and cstime are the 16th and 17th
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[13]) + Number(f[14])) * 10_000;
+  } catch {
+    return null;
+  }
 }
