@@ -177,7 +177,7 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
     const outputs = await readObjects(storage, cloud.buckets.output, `${runId}/`);
     expect(JSON.parse(outputs.get("_SUCCESS")!.toString())).toMatchObject({ complete: false });
     const stats = Stats.parse(JSON.parse(outputs.get("stats.json")!.toString()));
-    expect(stats).toMatchObject({ complete: false, failedTasks: [`group-${P}`], shards: { total: manifest.shards.length, ok: manifest.shards.length, missing: [] } });
+    expect(stats).toMatchObject({ complete: false, failedTasks: [`group-${P}`], shards: { total: manifest.shards.length, ok: manifest.shards.length, corrupt: [], missing: [] } });
     // Every shard was read, so extraction matches the complete run; the funnel lacks that partition's images.
     expect(stats.extraction).toEqual(reference.extraction);
     const all = (s: Stats) => s.tiers.gold!.funnel[0]!.images!;
