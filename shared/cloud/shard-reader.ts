@@ -4,7 +4,16 @@
  *
  * Reads are pinned to the object generation the run planned: an object replaced by another upload
  * under the same name is never read in its place (the shard fails with InputChangedError). A new
- * generation with the same bytes (same size and checksums: a re-upload of the same file) is read.
+ * generation with the same bytes (same size and checksums: a re-upload of the same file) is read,
+ * also when it replaces the generation a shard is reading: a shard reads its object more than once
+ * (the decoder and the layout scan beside it, the block decoder again after damage, a window at a
+ * time), and a read of the generation found first then finds it gone (404). The generation is looked
+ * up again and the read goes on from the byte it had reached; only other bytes, or no object, under
+ * the name are a changed input.
+ *
+ * A ranged read carries no checksum, so its length is checked instead: a body that ends before the
+ * bytes asked for (a connection cut, a server's hiccup) is an I/O error the task is retried for,
+ * never bytes handed on as if they were the input's (a decoder would take them for a truncated dump).
  */
 import type { Bucket } from "@google-cloud/storage";
 import type { ByteSource } from "../io/byte-source.ts";
@@ -15,30 +24,59 @@ export class InputChangedError extends Error {
   override readonly name = "InputChangedError";
 }
 
+/** A read ended before the bytes it asked for: an I/O failure (retried), not damaged input. */
+export class ShortReadError extends Error {
+  override readonly name = "ShortReadError";
+}
+
+/** Times a read looks up its generation again after finding it gone before it gives up (retried). */
+const MAX_REPLACED = 5;
+
 export function bucketBytes(bucket: Bucket, name: string, pinned?: ObjectVersion): ByteSource {
   const uri = `gs://${bucket.name}/${name}`;
+  // the generation reads go to: the planned one, or the newest one holding its bytes (looked up
+  // again, for every read after, when a read finds it gone)
   let generation: Promise<string | undefined> | null = null;
   const resolve = () => (generation ??= pinned ? readableGeneration(bucket, name, pinned) : Promise.resolve(undefined));
   return {
     label: uri,
     async *read(start = 0, end) {
       if (end !== undefined && end <= start) return;
-      const gen = await resolve();
-      const file = gen ? bucket.file(name, { generation: gen }) : bucket.file(name);
-      const ranged = start > 0 || end !== undefined;
-      // createReadStream's `end` is inclusive; ours is exclusive.
-      const stream = file.createReadStream({
-        ...(start > 0 ? { start } : {}),
-        ...(end !== undefined ? { end: end - 1 } : {}),
-        // Ranged reads cannot be validated against the whole object's checksum.
-        validation: ranged ? false : "crc32c",
-      });
-      try {
-        yield* stream as AsyncIterable<Buffer>;
-      } catch (e) {
-        const code = (e as { code?: number }).code;
-        if (gen !== undefined && (code === 404 || code === 412)) throw changed(uri, gen, "its generation disappeared during the read");
-        throw e;
+      // where a pinned read must end: the object's size is the planned one (same bytes)
+      const expectedEnd = pinned ? Math.min(end ?? pinned.size, pinned.size) : undefined;
+      let pos = start;
+      for (let replaced = 0; ; ) {
+        const current = resolve();
+        const gen = await current;
+        const file = gen ? bucket.file(name, { generation: gen }) : bucket.file(name);
+        const ranged = pos > 0 || end !== undefined;
+        // createReadStream's `end` is inclusive; ours is exclusive.
+        const stream = file.createReadStream({
+          ...(pos > 0 ? { start: pos } : {}),
+          ...(end !== undefined ? { end: end - 1 } : {}),
+          // Ranged reads cannot be validated against the whole object's checksum.
+          validation: ranged ? false : "crc32c",
+        });
+        try {
+          for await (const chunk of stream as AsyncIterable<Buffer>) {
+            pos += chunk.length;
+            yield chunk;
+          }
+        } catch (e) {
+          const code = (e as { code?: number }).code;
+          if (gen === undefined || (code !== 404 && code !== 412)) throw e;
+          // The generation is gone: look again (InputChangedError unless the same bytes are there now).
+          if (generation === current) generation = null;
+          const now = await resolve();
+          // (still the object's generation: a failure of the read, not of the input; the task is retried)
+          if (now === gen) throw new Error(`${uri}: a read of generation ${gen} failed (${code}) though it is the object's current one`, { cause: e });
+          if (++replaced > MAX_REPLACED) throw new Error(`${uri}: replaced ${replaced} times during one read by uploads of the same bytes`, { cause: e });
+          continue;
+        }
+        if (expectedEnd !== undefined && pos < expectedEnd) {
+          throw new ShortReadError(`${uri}: the read of bytes ${start}..${expectedEnd} ended at byte ${pos} (${expectedEnd - pos} bytes short)`);
+        }
+        return;
       }
     },
   };

@@ -15,7 +15,9 @@ import { Counters } from "../../shared/core/counters.ts";
 import { gcsInputBucket } from "../../shared/cloud/input-bucket.ts";
 import { PART_OF_MANIFEST, StorageObjectEvent } from "../../shared/cloud/messages.ts";
 import { PlanError, planRun, runId, type PlanResult } from "../../shared/cloud/plan-run.ts";
-import { bucketBytes, InputChangedError } from "../../shared/cloud/shard-reader.ts";
+import { bucketBytes, InputChangedError, ShortReadError } from "../../shared/cloud/shard-reader.ts";
+import { DumpError } from "../../shared/dump/errors.ts";
+import { windowedRead } from "../../shared/io/byte-source.ts";
 import { mediawikiSource } from "../../shared/sources/mediawiki/mediawiki-source.ts";
 import { writeMultistream } from "../../shared/dump/multistream.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
@@ -188,6 +190,80 @@ describe("planRun", () => {
     await expect(read()).rejects.toThrow(/pin-multistream\.xml\.bz2 changed after the run was planned/);
     await bucket.file(name).delete();
     await expect(read()).rejects.toThrow(/it was deleted/);
+  });
+
+  it("a shard's reads after the same bytes were re-uploaded under its name read on from the new generation (the one read first is gone)", async () => {
+    // A shard reads its object more than once (lbzip2's input and the layout scan beside it, the block
+    // decoder again after damage, a window at a time), and another upload of the same file (another run
+    // of it, as the cloud fault tests start two at once; a retried upload) may finalize between two of
+    // those reads: the generation the first read found is then gone. A CI run saw that shard marked
+    // corrupt ("changed after the run was planned ... its generation disappeared during the read").
+    const name = "reread-multistream.xml.bz2";
+    const dump = readFileSync(join(dir, MS));
+    await put("reread-multistream-index.txt.bz2", readFileSync(join(dir, MS_INDEX)));
+    const r = await plan(await put(name, dump));
+    if ("ignored" in r) throw new Error(r.ignored);
+    const shard = r.manifest.shards[1]!;
+    const [start, end] = [shard.start!, shard.end!];
+    // one byte source, as one extract task has: every read below follows a re-upload of the same bytes
+    const bytes = bucketBytes(bucket, shard.uri, r.inputs[name]);
+    const pages = async () => {
+      const ids: number[] = [];
+      for await (const p of mediawikiSource.documents(shard, bytes, r.manifest.config, new Counters())) ids.push(p.pageId);
+      return ids;
+    };
+    const chunks = async (it: AsyncIterator<Buffer>, first: Buffer[] = []) => {
+      for (let n = await it.next(); !n.done; n = await it.next()) first.push(n.value);
+      return Buffer.concat(first);
+    };
+    const same = (got: Buffer, from: number, to?: number) => expect(got.equals(dump.subarray(from, to)), `bytes ${from}..${to ?? "end"}`).toBe(true);
+
+    const planned = await pages();
+    expect(planned.length).toBeGreaterThan(0);
+    await put(name, dump);
+    expect(await pages()).toEqual(planned);
+    await put(name, dump);
+    same(await chunks(bytes.read(start, end)[Symbol.asyncIterator]()), start, end);
+    await put(name, dump);
+    same(await chunks(bytes.read(start)[Symbol.asyncIterator]()), start);
+    // a read under way when the re-upload lands (the emulator serves the generation it opened to its end)
+    const reading = bytes.read(start, end)[Symbol.asyncIterator]();
+    const first = await reading.next();
+    await put(name, dump);
+    same(await chunks(reading, [first.value as Buffer]), start, end);
+
+    // Other bytes under the name are a changed input, whichever generation was read before.
+    await put(name, readFileSync(SAMPLE_HISTORY));
+    await expect(pages()).rejects.toThrow(InputChangedError);
+    await expect(chunks(bytes.read(start, end)[Symbol.asyncIterator]())).rejects.toThrow(/reread-multistream\.xml\.bz2 changed after the run was planned .*another upload replaced it/);
+  });
+
+  it("a read that ends before the bytes the plan says are there is a ShortReadError (retried), never a shorter input", async () => {
+    // Ranged reads carry no checksum. A body cut short but ended cleanly would otherwise be the input's
+    // bytes: a truncated bz2 stream (a corrupt shard), or the end of a WARC or caption list read a
+    // window at a time (its last pages silently lost). Here the plan says the object is longer than it is.
+    const name = "short-read.xml.bz2";
+    const r = await plan(await put(name, readFileSync(SAMPLE_CURRENT)));
+    if ("ignored" in r) throw new Error(r.ignored);
+    const pinned = r.inputs[name]!;
+    const bytes = bucketBytes(bucket, name, { ...pinned, size: pinned.size + 100 });
+    const drain = async (it: AsyncIterable<Buffer>) => {
+      for await (const _ of it);
+    };
+    await expect(drain(bytes.read(1000))).rejects.toThrow(ShortReadError);
+    await expect(drain(bytes.read(1000, pinned.size + 50))).rejects.toThrow(`short-read.xml.bz2: the read of bytes 1000..${pinned.size + 50} ended at byte ${pinned.size} (50 bytes short)`);
+    await expect(drain(windowedRead((a, b) => bytes.read(a, b), 0, 256 << 10))).rejects.toThrow(ShortReadError);
+    // through the reader: an I/O failure, which the cloud runner retries, not damaged input
+    const shard = { ...r.manifest.shards[0]!, end: pinned.size + 100 };
+    const err = await (async () => {
+      for await (const _ of mediawikiSource.documents(shard, bytes, r.manifest.config, new Counters()));
+    })().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ShortReadError);
+    expect(err).not.toBeInstanceOf(DumpError);
+    // the planned size itself reads whole, as does a read past the end (the window reads ask one byte more)
+    const exact = bucketBytes(bucket, name, pinned);
+    await drain(exact.read(1000));
+    await drain(windowedRead((a, b) => exact.read(a, b), 0, 256 << 10));
   });
 
   it("tiers follow the inputs as in the local runner: history only → bronze only; a manifest of both keeps all", async () => {
