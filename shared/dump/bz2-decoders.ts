@@ -63,9 +63,8 @@ export function isParallelDecoder(bin: string): boolean {
 /**
  * Decodes bz2 bytes with a child process; a non-zero exit becomes a DumpError after the good output.
  * @param onDecoded told the size of every decoded chunk as the decoder delivers it (it runs ahead of the consumer)
- * @param onDecodeEnd told once when the decoder process has ended (its output may still be unread)
  */
-export async function* systemBunzip2(src: AsyncIterable<Buffer>, bin: string, file: string, onDecoded?: (bytes: number) => void, onDecodeEnd?: () => void): AsyncGenerator<Buffer> {
+export async function* systemBunzip2(src: AsyncIterable<Buffer>, bin: string, file: string, onDecoded?: (bytes: number) => void): AsyncGenerator<Buffer> {
   // the output read into our own chunks where it can be (decoder-output.ts), else from a plain pipe
   // (its chunks reused once read: the page reader gives them back, see chunk-pool.ts)
   const chunked = await spawnChunked(bin, ["-dc"], { chunkBytes: DECODER_CHUNK, maxAhead: DECODER_READ_AHEAD, onData: onDecoded, pool: sharedChunkPool(DECODER_CHUNK) });
@@ -79,7 +78,6 @@ export async function* systemBunzip2(src: AsyncIterable<Buffer>, bin: string, fi
     child.once("error", (error) => resolve({ code: null, signal: null, error }));
     child.once("close", (code, signal) => resolve({ code, signal }));
   });
-  if (onDecodeEnd) void exited.then(onDecodeEnd);
   // The child may exit early on bad data; the EPIPE that follows is reported through its exit code.
   const feeding = new Promise<Error | null>((resolve) => {
     const input = Readable.from(src, { objectMode: false });

@@ -40,8 +40,6 @@ export interface DecompressOptions {
    * consumer has read (progress: the share of the input really processed).
    */
   onDecoded?: (bytes: number) => void;
-  /** told once when a decoder process has ended (ByteSource.onDecodeEnd); never where the decoding runs in this process */
-  onDecodeEnd?: () => void;
   /** damaged bz2 blocks are skipped and recorded here (without it, damage ends the stream) */
   damage?: DamageLog;
 }
@@ -126,13 +124,13 @@ async function* decompressed(raw: AsyncIterable<Buffer>, opts: DecompressOptions
       const after = (end: StreamsEnd, delivered: number) => recovery.after(end, delivered);
       yield* counted(recovery.run(parallelBunzip2(source, opts.file, decoder, after)));
     } else if (bin === null) yield* counted(jsBunzip2(source, opts.file, opts.damage));
-    else if (!opts.reopen) yield* systemBunzip2(source, bin, opts.file, told, opts.onDecodeEnd);
+    else if (!opts.reopen) yield* systemBunzip2(source, bin, opts.file, told);
     else {
       // The binary skips bytes after a stream that start no other (and every stream after them)
       // without a word and exits 0, however little follows: the streams' layout is scanned beside it
       // and its answer used at its end (bz2-tail.ts), so every decoder reads and counts the same.
       const recovery = new Recovery(opts.reopen, opts.file, opts.damage, UNVERIFIED_HOLD);
-      yield* recovery.run(systemBunzip2(source, bin, opts.file, told, opts.onDecodeEnd), true);
+      yield* recovery.run(systemBunzip2(source, bin, opts.file, told), true);
     }
   }
 }

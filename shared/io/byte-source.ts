@@ -8,12 +8,6 @@ export interface ByteSource {
   read(start?: number, end?: number): AsyncIterable<Buffer>;
   /** told the size of decoded bytes as a decompressing source produces them (progress only) */
   onDecoded?: (bytes: number) => void;
-  /**
-   * told once when a decompressing source's decoder process has decoded all it will (what is left of
-   * the read is in memory): a runner that reads shards one at a time may start the next one's decoder
-   * then, so a core does not idle while this one's last bytes are parsed and its outputs written
-   */
-  onDecodeEnd?: () => void;
 }
 
 /** A read's chunks; when the consumer stops early, the rest of the (bounded) read is consumed, not abandoned. */

@@ -2,12 +2,11 @@
 import { createReadStream } from "node:fs";
 import type { ByteSource } from "./byte-source.ts";
 
-/** @param onInput told the size of every chunk read (progress); @param onDecoded, onDecodeEnd see ByteSource */
-export function fileBytes(path: string, onInput?: (bytes: number) => void, onDecoded?: (bytes: number) => void, onDecodeEnd?: () => void): ByteSource {
+/** @param onInput told the size of every chunk read (progress); @param onDecoded see ByteSource */
+export function fileBytes(path: string, onInput?: (bytes: number) => void, onDecoded?: (bytes: number) => void): ByteSource {
   return {
     label: path,
     onDecoded,
-    onDecodeEnd,
     read(start = 0, end) {
       if (end !== undefined && end <= start) return emptyBytes();
       const stream = createReadStream(path, { start, end: end === undefined ? undefined : end - 1, highWaterMark: 1 << 20 });

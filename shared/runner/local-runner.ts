@@ -28,7 +28,6 @@ import { parallelExtract } from "./parallel-extract.ts";
 import { createProgress, type InputProgress } from "./progress.ts";
 import { InputError, planLocalShards, type LocalInput } from "./local-shards.ts";
 import { WorkerPool } from "./worker-pool.ts";
-import { forEachHandingOver } from "./hand-over.ts";
 import { lockOutDir, removeStaleTempFiles } from "./out-dir-lock.ts";
 import type { InputKind } from "../core/records.ts";
 import { extractInline } from "../pipeline/extract-stage.ts";
@@ -168,12 +167,10 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
   const resumed: Record<string, number> = Object.fromEntries(pipeline.unitPhases.map((p) => [p.name, 0]));
   // the last phases' inputs (word vectors, the shipped reference maps) load while a long input still decodes
   const preload = pipeline === BUILTIN_PIPELINE ? endOfRunPreloader(opts.config) : () => undefined;
-  // shards read one at a time: the next starts when this one's decoder process has ended (hand-over.ts)
-  const handOvers = new Map<string, () => void>();
   const runner: RunnerDeps = {
     sources,
     services: opts.services ?? {},
-    bytes: (shard) => fileBytes(shard.uri, (n) => (input.done += n), (n) => preload((input.decoded! += n)), () => handOvers.get(shard.id)?.()),
+    bytes: (shard) => fileBytes(shard.uri, (n) => (input.done += n), (n) => preload((input.decoded! += n))),
     extractDocuments: (source, docs, shard, counters) => {
       live.push(counters);
       return extractInWorkers && sources === BUILTIN_SOURCES ? parallelExtract(source, docs, shard.kind, opts.config, counters, workerPool()) : extractInline(source, docs, shard.kind, opts.config, counters);
@@ -193,10 +190,9 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
       const inPool = workers > 1 && phase.unit === "partition" && pipeline === BUILTIN_PIPELINE && !opts.services && (always || treeBytes(workDir) >= POOL_MIN_WORK_BYTES);
       progress.phase(phase.name, units.length, phase.unit);
       // Shards whose pages this thread reads itself go one at a time: a second would only add a decoder competing
-      // for the cores (lbzip2 already decodes one shard on all of them). The next one's decoder starts when this
-      // one's has ended, beside the rest of its task (hand-over.ts).
-      const oneAtATime = phase.unit === "shard" && !extractInWorkers;
-      const runOne = async (unit: (typeof units)[number]) => {
+      // for the cores (lbzip2 already decodes one shard on all of them).
+      const concurrency = phase.unit === "shard" && !extractInWorkers ? 1 : workers;
+      await forEachLimit(units, concurrency, async (unit) => {
         if (await finishedMarker(phase, manifest, work, unit)) {
           resumed[phase.name]!++;
           if (unit.unit === "shard") {
@@ -211,19 +207,7 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
           await workerPool().run<TaskMarker>("partition", { phase: phase.name, manifest, partition: unit.partition, workDir } satisfies PartitionPayload);
         } else await runUnitTask(phase, manifest, work, unit, runner, pipeline.wiring);
         progress.step();
-      };
-      if (!oneAtATime) await forEachLimit(units, workers, runOne);
-      else {
-        await forEachHandingOver(units, async (unit, handOver) => {
-          const key = unit.unit === "shard" ? unit.shard.id : null;
-          if (key !== null) handOvers.set(key, handOver);
-          try {
-            await runOne(unit);
-          } finally {
-            if (key !== null) handOvers.delete(key);
-          }
-        });
-      }
+      });
       const stop = await phase.afterPhase?.(phaseEndContext(phase, manifest, work, sources, pipeline));
       if (stop) {
         await rm(workDir, { recursive: true, force: true }); // nothing worth resuming: a corrected rerun starts clean
