@@ -3,16 +3,16 @@
  * Functions recommends (connection reuse); everything else is per call.
  */
 import { PubSub, type ClientConfig } from "@google-cloud/pubsub";
-import { Storage } from "@google-cloud/storage";
 import { gcsRunStores, type CloudDeps } from "../shared/cloud/cloud-stages.ts";
 import { readCloudEnv, type CloudEnv } from "../shared/cloud/env.ts";
 import { gcsInputBucket } from "../shared/cloud/input-bucket.ts";
+import { storageClient } from "../shared/io/gcs-client.ts";
 
 /** Clients for `env`: Google Cloud, or the local emulators when their endpoints are set. */
 export function createCloudDeps(env: CloudEnv): CloudDeps & { close(): Promise<void> } {
   const storage = env.STORAGE_EMULATOR_HOST
-    ? new Storage({ apiEndpoint: env.STORAGE_EMULATOR_HOST, projectId: env.PARACAP_PROJECT })
-    : new Storage();
+    ? storageClient({ apiEndpoint: env.STORAGE_EMULATOR_HOST, projectId: env.PARACAP_PROJECT })
+    : storageClient();
   const pubsub = new PubSub(pubsubOptions(env));
   const input = storage.bucket(env.PARACAP_INPUT_BUCKET);
   return {

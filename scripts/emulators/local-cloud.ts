@@ -13,10 +13,10 @@
  */
 import { fileURLToPath } from "node:url";
 import { PubSub } from "@google-cloud/pubsub";
-import { Storage } from "@google-cloud/storage";
 import type { Emulators } from "./emulate.ts";
 import { createPushSubscription, serveBuiltFunction, serveFunction, type FunctionHost } from "./functions-host.ts";
 import { pubsubClientOptions } from "./pubsub-emulator.ts";
+import { storageClient } from "../../shared/io/gcs-client.ts";
 
 import { DEADLETTER_FUNCTION, DEPLOYED_PIPELINE_SHAPES, functionNames, PLAN_FUNCTION, servedPhases, topicEnvName } from "../../shared/core/phase-names.ts";
 
@@ -82,7 +82,7 @@ export async function startLocalCloud(opts: LocalCloudOptions): Promise<LocalClo
   };
   if (!opts.builtDir) Object.assign(process.env, env);
 
-  const storage = new Storage({ apiEndpoint: emulators.gcsUrl, projectId });
+  const storage = storageClient({ apiEndpoint: emulators.gcsUrl, projectId });
   for (const b of Object.values(buckets)) {
     try {
       await storage.createBucket(b);

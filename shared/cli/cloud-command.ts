@@ -1,5 +1,5 @@
 /** `paracap cloud upload|status|fetch`: works against Google Cloud or the local emulators. */
-import { Storage, type Bucket } from "@google-cloud/storage";
+import type { Bucket } from "@google-cloud/storage";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -10,6 +10,7 @@ import { DEFAULT_EMULATOR_DIR, emulatorEnvPath, isAlive, readEmulatorEnv } from 
 import { RUN_FAILED } from "../cloud/run-records.ts";
 import { formatStatus, isIncomplete, planOutcome, runStatus } from "../cloud/run-status.ts";
 import { notAnInput, sniffDump, uploadKind } from "../cloud/upload-kind.ts";
+import { storageClient } from "../io/gcs-client.ts";
 import { GcsStore } from "../io/gcs-store.ts";
 import { LOCAL_VIEW, looksLikeHistory } from "../runner/local-shards.ts";
 import { BUILTIN_SOURCES } from "../sources/registry.ts";
@@ -86,7 +87,7 @@ export async function cloudCommand(argv: string[]): Promise<number> {
   const settings = cloudSettings(values.emulator);
   const endpoint = values.endpoint ?? settings("STORAGE_EMULATOR_HOST");
   const projectId = values.project ?? settings("PARACAP_PROJECT") ?? settings("GOOGLE_CLOUD_PROJECT");
-  const storage = endpoint ? new Storage({ apiEndpoint: endpoint, projectId: projectId ?? "paracap-local" }) : new Storage(projectId ? { projectId } : {});
+  const storage = endpoint ? storageClient({ apiEndpoint: endpoint, projectId: projectId ?? "paracap-local" }) : storageClient(projectId ? { projectId } : {});
   const need = (v: string | undefined, env: string, flag: string) => {
     const b = v ?? settings(env);
     if (!b) throw new UserError(`no bucket: pass ${flag}, set ${env}, or start the local emulator with 'npm run emulate'`);

@@ -3,15 +3,17 @@ import type { Bucket } from "@google-cloud/storage";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { withoutSharedAgent } from "../io/gcs-client.ts";
 import type { InputBucket } from "./plan-run.ts";
 
 export function gcsInputBucket(bucket: Bucket): InputBucket {
+  // a download that fails must not cut other requests' connections (shared/io/gcs-client.ts)
+  const file = (name: string) => withoutSharedAgent(bucket.file(name));
   return {
     async stat(name) {
-      const file = bucket.file(name);
       let meta;
       try {
-        [meta] = await file.getMetadata();
+        [meta] = await file(name).getMetadata();
       } catch (e) {
         if ((e as { code?: number }).code === 404) return null;
         throw e;
@@ -24,7 +26,7 @@ export function gcsInputBucket(bucket: Bucket): InputBucket {
       };
     },
     async readText(name) {
-      const [buf] = await bucket.file(name).download();
+      const [buf] = await file(name).download();
       return buf.toString("utf8");
     },
     async withLocalCopy(name, use) {
@@ -32,7 +34,7 @@ export function gcsInputBucket(bucket: Bucket): InputBucket {
       const dir = await mkdtemp(join(tmpdir(), "paracap-companion-"));
       const path = join(dir, name.split("/").pop()!);
       try {
-        await bucket.file(name).download({ destination: path });
+        await file(name).download({ destination: path });
         return await use(path);
       } finally {
         await rm(dir, { recursive: true, force: true });

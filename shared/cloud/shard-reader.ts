@@ -18,6 +18,7 @@
 import type { Bucket } from "@google-cloud/storage";
 import type { ByteSource } from "../io/byte-source.ts";
 import type { ObjectVersion } from "./plan-run.ts";
+import { withoutSharedAgent } from "../io/gcs-client.ts";
 
 /** The object a run planned was replaced (or deleted) by a different upload under the same name. */
 export class InputChangedError extends Error {
@@ -48,7 +49,9 @@ export function bucketBytes(bucket: Bucket, name: string, pinned?: ObjectVersion
       for (let replaced = 0; ; ) {
         const current = resolve();
         const gen = await current;
-        const file = gen ? bucket.file(name, { generation: gen }) : bucket.file(name);
+        // Reads are stopped early (a consumer's return(), a layout scan cancelled, a sniff, damage)
+        // and fail: neither may tear down connections other reads share (shared/io/gcs-client.ts).
+        const file = withoutSharedAgent(gen ? bucket.file(name, { generation: gen }) : bucket.file(name));
         const ranged = pos > 0 || end !== undefined;
         // createReadStream's `end` is inclusive; ours is exclusive.
         const stream = file.createReadStream({

@@ -6,6 +6,7 @@
 import type { Bucket } from "@google-cloud/storage";
 import type { Readable } from "node:stream";
 import { once } from "node:events";
+import { withoutSharedAgent } from "./gcs-client.ts";
 import type { BlobStore, BlobWriter } from "./blob-store.ts";
 
 const isNotFound = (e: unknown) => (e as { code?: number }).code === 404;
@@ -20,7 +21,8 @@ export class GcsStore implements BlobStore {
   }
 
   private file(name: string) {
-    return this.bucket.file(this.prefix + name);
+    // a read stopped early or failed must not cut other requests' connections (gcs-client.ts)
+    return withoutSharedAgent(this.bucket.file(this.prefix + name));
   }
 
   async exists(name: string): Promise<boolean> {
