@@ -42,8 +42,9 @@ export async function* drained(chunks: AsyncIterable<Buffer>): AsyncGenerator<Bu
 
 /**
  * The bytes of a file from `start` to its end, read as bounded windows, each drained: a consumer may
- * stop anywhere (a shard ends mid-file) without leaving an HTTP response abandoned mid-body, which on
- * a kept-alive connection breaks the next request ("socket hang up"). A window asks for one byte more
+ * stop anywhere (a shard ends mid-file) without leaving an HTTP response abandoned mid-body (its
+ * socket stays open, paused, until the server drops it; through the storage library's shared agent it
+ * used to cut every other request, see gcs-client.ts). A window asks for one byte more
  * than it hands on, to learn whether the file goes on without reading past its end.
  */
 export async function* windowedRead(read: ByteSource["read"], start: number, window = 1 << 20): AsyncGenerator<Buffer> {
