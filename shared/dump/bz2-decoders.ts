@@ -61,14 +61,29 @@ export function isParallelDecoder(bin: string): boolean {
 }
 
 /**
+ * The decoder binary's arguments: decode to stdout, and for lbzip2 on `threads` cores when given
+ * (lbzip2 starts one thread per core by default). Why: decoders that together run more threads than
+ * there are cores do not share them well: two `lbzip2 -dc` side by side on 2 cores took 2.3–4.5× the
+ * wall time of two `lbzip2 -n 1 -dc` (11–22 CPU-s against 4.6–5.0), and one beside a busy thread
+ * used 30–75 % more CPU for no gain over `-n 1` (docs/benchmark-history.md, issue 21).
+ */
+export function decoderArgs(bin: string, threads?: number): string[] {
+  if (threads === undefined || !isParallelDecoder(bin)) return ["-dc"];
+  if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`decoder threads must be a positive integer, got ${threads}`);
+  return ["-n", String(threads), "-dc"];
+}
+
+/**
  * Decodes bz2 bytes with a child process; a non-zero exit becomes a DumpError after the good output.
  * @param onDecoded told the size of every decoded chunk as the decoder delivers it (it runs ahead of the consumer)
+ * @param threads cores the decoder may use (decoderArgs); default all
  */
-export async function* systemBunzip2(src: AsyncIterable<Buffer>, bin: string, file: string, onDecoded?: (bytes: number) => void): AsyncGenerator<Buffer> {
+export async function* systemBunzip2(src: AsyncIterable<Buffer>, bin: string, file: string, onDecoded?: (bytes: number) => void, threads?: number): AsyncGenerator<Buffer> {
   // the output read into our own chunks where it can be (decoder-output.ts), else from a plain pipe
   // (its chunks reused once read: the page reader gives them back, see chunk-pool.ts)
-  const chunked = await spawnChunked(bin, ["-dc"], { chunkBytes: DECODER_CHUNK, maxAhead: DECODER_READ_AHEAD, onData: onDecoded, pool: sharedChunkPool(DECODER_CHUNK) });
-  const child = chunked?.child ?? spawn(bin, ["-dc"], { stdio: ["pipe", "pipe", "pipe"] });
+  const args = decoderArgs(bin, threads);
+  const chunked = await spawnChunked(bin, args, { chunkBytes: DECODER_CHUNK, maxAhead: DECODER_READ_AHEAD, onData: onDecoded, pool: sharedChunkPool(DECODER_CHUNK) });
+  const child = chunked?.child ?? spawn(bin, args, { stdio: ["pipe", "pipe", "pipe"] });
   const output = chunked?.output ?? readAhead(child.stdout!, DECODER_READ_AHEAD, onDecoded, DECODER_CHUNK);
   let stderr = "";
   child.stderr!.setEncoding("utf8").on("data", (d: string) => {

@@ -72,9 +72,9 @@ export const MAX_COMPRESSED_BLOCK = (900_000 * 20) / 8 + 64 * 1024;
 /** What a decoder binary's output is read in (the size of the one-child decoder's chunks: one pool). */
 const JOB_OUTPUT_CHUNK = 1 << 20;
 
-/** Cores this process may decode on; parallel decoding is pointless on one. */
-export function decodeLanes(): number {
-  return Math.min(8, availableParallelism());
+/** Cores this process may decode on (at most `threads` when given); parallel decoding is pointless on one. */
+export function decodeLanes(threads?: number): number {
+  return Math.max(1, Math.min(8, availableParallelism(), threads ?? Infinity));
 }
 
 /**

@@ -42,6 +42,8 @@ export interface DecompressOptions {
   onDecoded?: (bytes: number) => void;
   /** damaged bz2 blocks are skipped and recorded here (without it, damage ends the stream) */
   damage?: DamageLog;
+  /** cores the decoder may use (ByteSource.decoderThreads); default all */
+  threads?: number;
 }
 
 /**
@@ -115,7 +117,7 @@ async function* decompressed(raw: AsyncIterable<Buffer>, opts: DecompressOptions
     const bin = resolveBz2Decoder(opts.decoder ?? "auto");
     // A single-threaded decoder (bzip2, JS) runs on every core through bz2-parallel.ts; it stops at
     // the first damage, after which the sequential JS decoder reads the input again (needs reopen).
-    const lanes = decodeLanes();
+    const lanes = decodeLanes(opts.threads);
     const parallel = opts.reopen !== undefined && lanes > 1 && (bin === null || !isParallelDecoder(bin));
     if (parallel) {
       const decoder = bin === null ? jsJobDecoder(lanes) : binaryJobDecoder(bin, lanes);
@@ -124,13 +126,13 @@ async function* decompressed(raw: AsyncIterable<Buffer>, opts: DecompressOptions
       const after = (end: StreamsEnd, delivered: number) => recovery.after(end, delivered);
       yield* counted(recovery.run(parallelBunzip2(source, opts.file, decoder, after)));
     } else if (bin === null) yield* counted(jsBunzip2(source, opts.file, opts.damage));
-    else if (!opts.reopen) yield* systemBunzip2(source, bin, opts.file, told);
+    else if (!opts.reopen) yield* systemBunzip2(source, bin, opts.file, told, opts.threads);
     else {
       // The binary skips bytes after a stream that start no other (and every stream after them)
       // without a word and exits 0, however little follows: the streams' layout is scanned beside it
       // and its answer used at its end (bz2-tail.ts), so every decoder reads and counts the same.
       const recovery = new Recovery(opts.reopen, opts.file, opts.damage, UNVERIFIED_HOLD);
-      yield* recovery.run(systemBunzip2(source, bin, opts.file, told), true);
+      yield* recovery.run(systemBunzip2(source, bin, opts.file, told, opts.threads), true);
     }
   }
 }

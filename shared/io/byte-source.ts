@@ -8,6 +8,12 @@ export interface ByteSource {
   read(start?: number, end?: number): AsyncIterable<Buffer>;
   /** told the size of decoded bytes as a decompressing source produces them (progress only) */
   onDecoded?: (bytes: number) => void;
+  /**
+   * Cores a decompressor of these bytes may use (default: all). A runner that decodes shards side by
+   * side gives each its share: lbzip2 running more threads than it has cores loses most of its speed
+   * (bz2-decoders.ts, decoderArgs).
+   */
+  decoderThreads?: number;
 }
 
 /** A read's chunks; when the consumer stops early, the rest of the (bounded) read is consumed, not abandoned. */

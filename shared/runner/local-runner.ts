@@ -161,6 +161,11 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
   const workerPool = () => (pool ??= new WorkerPool(workers, { [WORD_VECTORS_RESOURCE]: wordVectorsProvider }));
   const always = opts.threads === "always";
   const extractInWorkers = workers > 1 && (always || availableParallelism() > 2);
+  // Shards whose pages this thread reads itself go one at a time: a second would only add a decoder competing
+  // for the cores (lbzip2 already decodes one shard on all of them).
+  const shardConcurrency = extractInWorkers ? workers : 1;
+  // shards not yet extracted: with those decoding side by side now, they bound how many share the cores
+  let shardsOpen = shards.length;
   const live: Counters[] = [];
   const input: InputProgress = { done: 0, total: shards.reduce((n, s) => n + shardBytes(s), 0), resumed: 0, decoded: 0 };
   const progress = createProgress(() => live, opts.progress === undefined ? process.stderr : opts.progress, input);
@@ -170,7 +175,10 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
   const runner: RunnerDeps = {
     sources,
     services: opts.services ?? {},
-    bytes: (shard) => fileBytes(shard.uri, (n) => (input.done += n), (n) => preload((input.decoded! += n))),
+    bytes: (shard) => ({
+      ...fileBytes(shard.uri, (n) => (input.done += n), (n) => preload((input.decoded! += n))),
+      decoderThreads: decoderThreadsFor(availableParallelism(), Math.min(shardConcurrency, shardsOpen)),
+    }),
     extractDocuments: (source, docs, shard, counters) => {
       live.push(counters);
       return extractInWorkers && sources === BUILTIN_SOURCES ? parallelExtract(source, docs, shard.kind, opts.config, counters, workerPool()) : extractInline(source, docs, shard.kind, opts.config, counters);
@@ -189,9 +197,7 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
       const units = unitsOf(phase, manifest);
       const inPool = workers > 1 && phase.unit === "partition" && pipeline === BUILTIN_PIPELINE && !opts.services && (always || treeBytes(workDir) >= POOL_MIN_WORK_BYTES);
       progress.phase(phase.name, units.length, phase.unit);
-      // Shards whose pages this thread reads itself go one at a time: a second would only add a decoder competing
-      // for the cores (lbzip2 already decodes one shard on all of them).
-      const concurrency = phase.unit === "shard" && !extractInWorkers ? 1 : workers;
+      const concurrency = phase.unit === "shard" ? shardConcurrency : workers;
       await forEachLimit(units, concurrency, async (unit) => {
         if (await finishedMarker(phase, manifest, work, unit)) {
           resumed[phase.name]!++;
@@ -206,6 +212,7 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
         else if (inPool && unit.unit === "partition") {
           await workerPool().run<TaskMarker>("partition", { phase: phase.name, manifest, partition: unit.partition, workDir } satisfies PartitionPayload);
         } else await runUnitTask(phase, manifest, work, unit, runner, pipeline.wiring);
+        if (phase.name === pipeline.shardPhase.name) shardsOpen--;
         progress.step();
       });
       const stop = await phase.afterPhase?.(phaseEndContext(phase, manifest, work, sources, pipeline));
@@ -278,4 +285,13 @@ async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promi
     while (next < items.length) await fn(items[next++]!);
   });
   await Promise.all(lanes);
+}
+
+/**
+ * Cores each of `sideBySide` shard decoders may use: an equal share, or all of them for one
+ * (undefined: the decoder's default). A share, not more: decoders that together start more threads
+ * than there are cores lose most of their speed (bz2-decoders.ts, decoderArgs).
+ */
+export function decoderThreadsFor(cores: number, sideBySide: number): number | undefined {
+  return sideBySide <= 1 ? undefined : Math.max(1, Math.floor(cores / sideBySide));
 }

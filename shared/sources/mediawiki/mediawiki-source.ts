@@ -83,7 +83,7 @@ export const mediawikiSource: Source<PageRevision> = {
     const open = () => (start > 0 ? startsBz2Stream(bytes.read(start, end), label, start) : bytes.read(start, end));
     // damaged bz2 blocks are skipped, the rest read, and the shard then fails as corrupt naming them
     const damage = new DamageLog();
-    return readPages(decompressStream(open(), { decoder: config.dump.decoder, file: label, reopen: open, onDecoded: bytes.onDecoded, damage }), {
+    return readPages(decompressStream(open(), { decoder: config.dump.decoder, file: label, reopen: open, onDecoded: bytes.onDecoded, threads: bytes.decoderThreads, damage }), {
       damage,
       fragment: shard.fragment,
       partial: end !== undefined,

@@ -1,0 +1,75 @@
+/**
+ * The cores a bz2 decoder is given (ByteSource.decoderThreads): lbzip2 is started with that many
+ * threads, the other decoders ignore it, and the decoded bytes do not depend on it.
+ */
+import { createReadStream, readdirSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { decoderArgs, findSystemBzip2 } from "../../shared/dump/bz2-decoders.ts";
+import { decodeLanes } from "../../shared/dump/bz2-parallel.ts";
+import { decompressStream } from "../../shared/dump/open-dump.ts";
+import { bunzip, HISTORY_2900, sha } from "./real-data.ts";
+
+const lbzip2 = findSystemBzip2(undefined, ["lbzip2"]);
+
+/** Command lines of this process's child processes named `name` (Linux /proc). */
+function childCommands(name: string): string[][] {
+  const found: string[][] = [];
+  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      if (comm !== name || Number(fields[1]) !== process.pid) continue;
+      found.push(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((a) => a !== ""));
+    } catch {
+      // the process ended while being looked at
+    }
+  }
+  return found;
+}
+
+describe("decoderArgs", () => {
+  it("gives lbzip2 the threads asked for and every decoder -dc", () => {
+    expect(decoderArgs("/usr/bin/lbzip2", 3)).toEqual(["-n", "3", "-dc"]);
+    expect(decoderArgs("lbzip2", 1)).toEqual(["-n", "1", "-dc"]);
+    expect(decoderArgs("/usr/bin/lbzip2")).toEqual(["-dc"]);
+    // bzip2 has one thread whatever is asked; a name merely ending in lbzip2 is another program
+    expect(decoderArgs("/usr/bin/bzip2", 2)).toEqual(["-dc"]);
+    expect(decoderArgs("/opt/notlbzip2", 2)).toEqual(["-dc"]);
+    expect(() => decoderArgs("/usr/bin/lbzip2", 0)).toThrow(RangeError);
+    expect(() => decoderArgs("/usr/bin/lbzip2", 1.5)).toThrow(RangeError);
+  });
+
+  it("caps the block decoder's lanes by the threads given", () => {
+    expect(decodeLanes(1)).toBe(1);
+    expect(decodeLanes(1000)).toBe(decodeLanes());
+    expect(decodeLanes()).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe.runIf(lbzip2 !== null && process.platform === "linux")("a decoder given its threads", () => {
+  it("starts lbzip2 with them and decodes the same bytes as with all cores", async () => {
+    const expected = sha(bunzip(HISTORY_2900));
+    for (const threads of [1, 2, undefined]) {
+      const parts: Buffer[] = [];
+      let seen: string[][] | null = null;
+      // the input ends only once the decoder has been looked at, so it cannot have exited before
+      let looked!: () => void;
+      const lookedAt = new Promise<void>((resolve) => (looked = resolve));
+      const open = async function* () {
+        yield* createReadStream(HISTORY_2900, { highWaterMark: 1 << 20 });
+        await lookedAt;
+      };
+      for await (const chunk of decompressStream(open(), { decoder: "system", file: HISTORY_2900, reopen: open, threads })) {
+        parts.push(chunk as Buffer);
+        if (seen === null) {
+          seen = childCommands("lbzip2");
+          looked();
+        }
+      }
+      expect(sha(Buffer.concat(parts))).toBe(expected);
+      expect(seen).toHaveLength(1);
+      expect(seen![0]!.slice(1)).toEqual(threads === undefined ? ["-dc"] : ["-n", String(threads), "-dc"]);
+    }
+  });
+});

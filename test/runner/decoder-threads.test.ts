@@ -1,0 +1,111 @@
+/**
+ * The local runner gives each shard's decoder its share of the cores (ByteSource.decoderThreads):
+ * shards decoded side by side each start lbzip2 on cores / shards threads, a shard decoded alone
+ * on all of them. Checked on the lbzip2 processes the built-in dump source really starts.
+ */
+import { availableParallelism } from "node:os";
+import { copyFileSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { findSystemBzip2 } from "../../shared/dump/bz2-decoders.ts";
+import { decoderThreadsFor } from "../../shared/runner/local-runner.ts";
+import { mediawikiSource } from "../../shared/sources/mediawiki/mediawiki-source.ts";
+import { sourceRegistry } from "../../shared/sources/registry.ts";
+import type { ByteSource } from "../../shared/io/byte-source.ts";
+import { removeTempDirs, run, tempDir } from "./helpers.ts";
+
+afterAll(removeTempDirs);
+
+const HISTORY_2900 = new URL("../fixtures/data/wikipedia-history/enwiki-Anarchism-history-rev02900-03299.xml.bz2", import.meta.url).pathname;
+
+/** Arguments of this process's child processes named `name` (Linux /proc). */
+function childArgs(name: string): string[][] {
+  const found: string[][] = [];
+  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== name) continue;
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) !== process.pid) continue;
+      found.push(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((a) => a !== "").slice(1));
+    } catch {
+      // ended while being looked at
+    }
+  }
+  return found;
+}
+
+/**
+ * The built-in dump source, under a name of its own, that looks at the lbzip2 processes when a
+ * shard's first document arrives; the shard's input ends only after that, so its decoder is still there.
+ */
+function watchedDumps(seen: string[][][]) {
+  return {
+    ...mediawikiSource,
+    name: "watched-mediawiki",
+    async *documents(...args: Parameters<typeof mediawikiSource.documents>) {
+      const [shard, bytes, config, counters] = args;
+      let looked!: () => void;
+      const lookedAt = new Promise<void>((resolve) => (looked = resolve));
+      const gated: ByteSource = {
+        ...bytes,
+        read: async function* (start?: number, end?: number) {
+          yield* bytes.read(start, end);
+          await lookedAt;
+        },
+      };
+      let first = true;
+      for await (const doc of mediawikiSource.documents(shard, gated, config, counters)) {
+        if (first) {
+          first = false;
+          seen.push(childArgs("lbzip2"));
+          looked();
+        }
+        yield doc;
+      }
+      looked();
+    },
+  };
+}
+
+describe("decoderThreadsFor", () => {
+  it("shares the cores among the shards decoded side by side, one at least, and leaves one alone the default", () => {
+    expect(decoderThreadsFor(8, 1)).toBeUndefined();
+    expect(decoderThreadsFor(8, 0)).toBeUndefined();
+    expect(decoderThreadsFor(8, 2)).toBe(4);
+    expect(decoderThreadsFor(8, 3)).toBe(2);
+    expect(decoderThreadsFor(2, 2)).toBe(1);
+    expect(decoderThreadsFor(2, 5)).toBe(1);
+  });
+});
+
+describe.runIf(findSystemBzip2(undefined, ["lbzip2"]) !== null && process.platform === "linux")("the decoders of a local run", () => {
+  // copies of a real history dump: lbzip2 keeps a stream's last blocks until its input ends, and the
+  // reader holds back 4 MiB before the first document, so a shard's input must decode to well over that
+  const copies = (n: number) => {
+    const dir = tempDir();
+    return Array.from({ length: n }, (_, i) => {
+      const path = join(dir, `history-${i}.xml.bz2`);
+      copyFileSync(HISTORY_2900, path);
+      return { path, kind: "history" as const };
+    });
+  };
+
+  it("start lbzip2 on their share of the cores when shards are decoded side by side", async () => {
+    const seen: string[][][] = [];
+    await run(tempDir(), copies(3), {}, { sources: sourceRegistry([watchedDumps(seen)]), workers: 2, threads: "always" });
+    const share = String(decoderThreadsFor(availableParallelism(), 2));
+    expect(seen).toHaveLength(3);
+    for (const decoders of seen) {
+      expect(decoders.length).toBeGreaterThanOrEqual(1);
+      for (const args of decoders) expect(args).toEqual(["-n", share, "-dc"]);
+    }
+    // two shards at once: the first two looked while both decoders ran
+    expect(seen.some((decoders) => decoders.length === 2)).toBe(true);
+  });
+
+  it("leave lbzip2 all the cores when shards are decoded one at a time", async () => {
+    const seen: string[][][] = [];
+    await run(tempDir(), copies(2), {}, { sources: sourceRegistry([watchedDumps(seen)]), workers: 1 });
+    expect(seen).toEqual([[["-dc"]], [["-dc"]]]);
+  });
+});
