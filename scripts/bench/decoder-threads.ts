@@ -6,7 +6,7 @@
  * Each round, in alternating order, decodes BENCH_SIDE files (default: one per core, at least 2;
  * copies of the 152 MB history excerpt, else the repo's history sample) to /dev/null:
  *   - side by side, each `lbzip2 -dc` (one thread per core each: what paracap started before),
- *   - side by side, each `lbzip2 -n <cores / files> -dc` (decoderArgs: what it starts now),
+ *   - side by side, each `lbzip2 -n <cores / files> -dc` (decoder-shares.ts: what it starts now),
  *   - one after another, each `lbzip2 -dc` on all cores (the baseline).
  * Then, with PARACAP_THREADS=always and `--workers BENCH_SIDE`, `paracap run --history` over the
  * same files, and BENCH_BEFORE's (another checkout with a build) when given. Prints wall and CPU
@@ -18,7 +18,7 @@ import { copyFileSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { decoderArgs, findSystemBzip2 } from "../../shared/dump/bz2-decoders.ts";
-import { decoderThreadsFor } from "../../shared/runner/local-runner.ts";
+import { decoderThreads } from "../../shared/runner/decoder-shares.ts";
 import { firstExisting, median, REPO, runTimed, sharedData, tempDir } from "./lib/common.ts";
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -37,7 +37,8 @@ const files = Array.from({ length: side }, (_, i) => {
   copyFileSync(source, path);
   return path;
 });
-const share = decoderThreadsFor(availableParallelism(), side);
+// equal files started together: the first one's share (decoder-shares.ts)
+const share = decoderThreads(availableParallelism(), 1, Array<number>(side - 1).fill(1), 0);
 const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 
 /** Wall and CPU seconds (the shell's and every process it waited for) of a shell command. */

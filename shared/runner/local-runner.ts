@@ -20,13 +20,14 @@ import { layout } from "../tasks/layout.ts";
 import { createManifest, RunManifest } from "../tasks/manifest.ts";
 import type { ShardSpec } from "../sources/shard-spec.ts";
 import type { TaskMarker } from "../tasks/markers.ts";
-import { finishedMarker, phaseEndContext, runUnitTask, taskData, unitsOf, type RunnerDeps, type Services } from "../tasks/phase-task.ts";
+import { finishedMarker, phaseEndContext, runUnitTask, taskData, unitsOf, type RunnerDeps, type Services, type UnitRef } from "../tasks/phase-task.ts";
 import { phaseDataRoot } from "../tasks/datasets.ts";
 import { BUILTIN_PIPELINE, pipelineFor, pivotMismatch, type Pipeline } from "../tasks/phases.ts";
 import type { PartitionPayload } from "./worker.ts";
 import { parallelExtract } from "./parallel-extract.ts";
 import { createProgress, type InputProgress } from "./progress.ts";
 import { InputError, planLocalShards, type LocalInput } from "./local-shards.ts";
+import { DecoderShares } from "./decoder-shares.ts";
 import { WorkerPool } from "./worker-pool.ts";
 import { lockOutDir, removeStaleTempFiles } from "./out-dir-lock.ts";
 import type { InputKind } from "../core/records.ts";
@@ -164,8 +165,8 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
   // Shards whose pages this thread reads itself go one at a time: a second would only add a decoder competing
   // for the cores (lbzip2 already decodes one shard on all of them).
   const shardConcurrency = extractInWorkers ? workers : 1;
-  // shards not yet extracted: with those decoding side by side now, they bound how many share the cores
-  let shardsOpen = shards.length;
+  // the cores of the decoders of the shard phase running now (decoder-shares.ts)
+  let shares: DecoderShares | null = null;
   const live: Counters[] = [];
   const input: InputProgress = { done: 0, total: shards.reduce((n, s) => n + shardBytes(s), 0), resumed: 0, decoded: 0 };
   const progress = createProgress(() => live, opts.progress === undefined ? process.stderr : opts.progress, input);
@@ -175,10 +176,14 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
   const runner: RunnerDeps = {
     sources,
     services: opts.services ?? {},
-    bytes: (shard) => ({
-      ...fileBytes(shard.uri, (n) => (input.done += n), (n) => preload((input.decoded! += n))),
-      decoderThreads: decoderThreadsFor(availableParallelism(), Math.min(shardConcurrency, shardsOpen)),
-    }),
+    bytes: (shard) => {
+      const { threads, onRead } = shares?.start(shard.id, shardBytes(shard)) ?? { threads: undefined, onRead: undefined };
+      const read = (n: number) => {
+        input.done += n;
+        onRead?.(n);
+      };
+      return { ...fileBytes(shard.uri, read, (n) => preload((input.decoded! += n))), decoderThreads: threads };
+    },
     extractDocuments: (source, docs, shard, counters) => {
       live.push(counters);
       return extractInWorkers && sources === BUILTIN_SOURCES ? parallelExtract(source, docs, shard.kind, opts.config, counters, workerPool()) : extractInline(source, docs, shard.kind, opts.config, counters);
@@ -194,10 +199,15 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
   }
   try {
     for (const phase of pipeline.unitPhases) {
-      const units = unitsOf(phase, manifest);
+      let units = unitsOf(phase, manifest);
       const inPool = workers > 1 && phase.unit === "partition" && pipeline === BUILTIN_PIPELINE && !opts.services && (always || treeBytes(workDir) >= POOL_MIN_WORK_BYTES);
       progress.phase(phase.name, units.length, phase.unit);
       const concurrency = phase.unit === "shard" ? shardConcurrency : workers;
+      if (phase.unit === "shard") {
+        // side by side, the largest shards first: the last to run, alone on their share of the cores, are small
+        if (concurrency > 1) units = largestFirst(units);
+        shares = new DecoderShares(availableParallelism(), concurrency, units.flatMap((u) => (u.unit === "shard" ? [{ id: u.shard.id, size: shardBytes(u.shard) }] : [])));
+      } else shares = null;
       await forEachLimit(units, concurrency, async (unit) => {
         if (await finishedMarker(phase, manifest, work, unit)) {
           resumed[phase.name]!++;
@@ -212,7 +222,7 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
         else if (inPool && unit.unit === "partition") {
           await workerPool().run<TaskMarker>("partition", { phase: phase.name, manifest, partition: unit.partition, workDir } satisfies PartitionPayload);
         } else await runUnitTask(phase, manifest, work, unit, runner, pipeline.wiring);
-        if (phase.name === pipeline.shardPhase.name) shardsOpen--;
+        if (unit.unit === "shard") shares?.end(unit.shard.id);
         progress.step();
       });
       const stop = await phase.afterPhase?.(phaseEndContext(phase, manifest, work, sources, pipeline));
@@ -287,11 +297,8 @@ async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promi
   await Promise.all(lanes);
 }
 
-/**
- * Cores each of `sideBySide` shard decoders may use: an equal share, or all of them for one
- * (undefined: the decoder's default). A share, not more: decoders that together start more threads
- * than there are cores lose most of their speed (bz2-decoders.ts, decoderArgs).
- */
-export function decoderThreadsFor(cores: number, sideBySide: number): number | undefined {
-  return sideBySide <= 1 ? undefined : Math.max(1, Math.floor(cores / sideBySide));
+/** Shard units by their bytes, largest first (ties in plan order). */
+function largestFirst(units: UnitRef[]): UnitRef[] {
+  const size = (u: UnitRef) => (u.unit === "shard" ? shardBytes(u.shard) : 0);
+  return units.map((u, i) => ({ u, i, s: size(u) })).sort((a, b) => b.s - a.s || a.i - b.i).map((x) => x.u);
 }

@@ -1,14 +1,14 @@
 /**
- * The local runner gives each shard's decoder its share of the cores (ByteSource.decoderThreads):
- * shards decoded side by side each start lbzip2 on cores / shards threads, a shard decoded alone
- * on all of them. Checked on the lbzip2 processes the built-in dump source really starts.
+ * The local runner gives each shard's decoder its share of the cores (ByteSource.decoderThreads,
+ * decoder-shares.ts): shards decoded side by side start lbzip2 on no more threads than cores
+ * together, a shard decoded alone on all of them. Checked on the lbzip2 processes the built-in dump
+ * source really starts.
  */
 import { availableParallelism } from "node:os";
 import { copyFileSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { findSystemBzip2 } from "../../shared/dump/bz2-decoders.ts";
-import { decoderThreadsFor } from "../../shared/runner/local-runner.ts";
 import { mediawikiSource } from "../../shared/sources/mediawiki/mediawiki-source.ts";
 import { sourceRegistry } from "../../shared/sources/registry.ts";
 import type { ByteSource } from "../../shared/io/byte-source.ts";
@@ -67,17 +67,6 @@ function watchedDumps(seen: string[][][]) {
   };
 }
 
-describe("decoderThreadsFor", () => {
-  it("shares the cores among the shards decoded side by side, one at least, and leaves one alone the default", () => {
-    expect(decoderThreadsFor(8, 1)).toBeUndefined();
-    expect(decoderThreadsFor(8, 0)).toBeUndefined();
-    expect(decoderThreadsFor(8, 2)).toBe(4);
-    expect(decoderThreadsFor(8, 3)).toBe(2);
-    expect(decoderThreadsFor(2, 2)).toBe(1);
-    expect(decoderThreadsFor(2, 5)).toBe(1);
-  });
-});
-
 describe.runIf(findSystemBzip2(undefined, ["lbzip2"]) !== null && process.platform === "linux")("the decoders of a local run", () => {
   // copies of a real history dump: lbzip2 keeps a stream's last blocks until its input ends, and the
   // reader holds back 4 MiB before the first document, so a shard's input must decode to well over that
@@ -93,12 +82,16 @@ describe.runIf(findSystemBzip2(undefined, ["lbzip2"]) !== null && process.platfo
   it("start lbzip2 on their share of the cores when shards are decoded side by side", async () => {
     const seen: string[][][] = [];
     await run(tempDir(), copies(3), {}, { sources: sourceRegistry([watchedDumps(seen)]), workers: 2, threads: "always" });
-    const share = String(decoderThreadsFor(availableParallelism(), 2));
+    const cores = availableParallelism();
     expect(seen).toHaveLength(3);
     for (const decoders of seen) {
       expect(decoders.length).toBeGreaterThanOrEqual(1);
-      for (const args of decoders) expect(args).toEqual(["-n", share, "-dc"]);
+      for (const args of decoders) expect(args).toEqual(["-n", expect.stringMatching(/^[1-9]\d*$/), "-dc"]);
+      // together no more threads than cores (one each at least)
+      expect(decoders.reduce((n, args) => n + Number(args[1]), 0)).toBeLessThanOrEqual(Math.max(cores, decoders.length));
     }
+    // the first two start together on equal halves of the cores (one each on 2)
+    expect(Number(seen[0]![0]![1])).toBe(Math.max(1, Math.floor(cores / 2)));
     // two shards at once: the first two looked while both decoders ran
     expect(seen.some((decoders) => decoders.length === 2)).toBe(true);
   });
