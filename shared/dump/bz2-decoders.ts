@@ -65,7 +65,7 @@ export function isParallelDecoder(bin: string): boolean {
  * (lbzip2 starts one thread per core by default). Why: decoders that together run more threads than
  * there are cores do not share them well: two `lbzip2 -dc` side by side on 2 cores took 2.3–4.5× the
  * wall time of two `lbzip2 -n 1 -dc` (11–22 CPU-s against 4.6–5.0), and one beside a busy thread
- * used 30–75 % more CPU for no gain over `-n 1` (docs/benchmark-history.md, issue 21).
+ * used 15–75 % more CPU for no gain over `-n 1` (docs/benchmark-history.md, issue 21).
  */
 export function decoderArgs(bin: string, threads?: number): string[] {
   if (threads === undefined || !isParallelDecoder(bin)) return ["-dc"];
