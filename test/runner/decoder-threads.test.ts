@@ -5,7 +5,7 @@
  * source really starts.
  */
 import { availableParallelism } from "node:os";
-import { copyFileSync, readdirSync, readFileSync } from "node:fs";
+import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { findSystemBzip2 } from "../../shared/dump/bz2-decoders.ts";
@@ -13,26 +13,11 @@ import { mediawikiSource } from "../../shared/sources/mediawiki/mediawiki-source
 import { sourceRegistry } from "../../shared/sources/registry.ts";
 import type { ByteSource } from "../../shared/io/byte-source.ts";
 import { removeTempDirs, run, tempDir } from "./helpers.ts";
+import { childArgs } from "../support/child-processes.ts";
 
 afterAll(removeTempDirs);
 
 const HISTORY_2900 = new URL("../fixtures/data/wikipedia-history/enwiki-Anarchism-history-rev02900-03299.xml.bz2", import.meta.url).pathname;
-
-/** Arguments of this process's child processes named `name` (Linux /proc). */
-function childArgs(name: string): string[][] {
-  const found: string[][] = [];
-  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== name) continue;
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) !== process.pid) continue;
-      found.push(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((a) => a !== "").slice(1));
-    } catch {
-      // ended while being looked at
-    }
-  }
-  return found;
-}
 
 /**
  * The built-in dump source, under a name of its own, that looks at the lbzip2 processes when a
