@@ -203,11 +203,12 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
       const inPool = workers > 1 && phase.unit === "partition" && pipeline === BUILTIN_PIPELINE && !opts.services && (always || treeBytes(workDir) >= POOL_MIN_WORK_BYTES);
       progress.phase(phase.name, units.length, phase.unit);
       const concurrency = phase.unit === "shard" ? shardConcurrency : workers;
-      if (phase.unit === "shard") {
+      shares = null;
+      if (phase.unit === "shard" && concurrency > 1) {
         // side by side, the largest shards first: the last to run, alone on their share of the cores, are small
-        if (concurrency > 1) units = largestFirst(units);
+        units = largestFirst(units);
         shares = new DecoderShares(availableParallelism(), concurrency, units.flatMap((u) => (u.unit === "shard" ? [{ id: u.shard.id, size: shardBytes(u.shard) }] : [])));
-      } else shares = null;
+      }
       await forEachLimit(units, concurrency, async (unit) => {
         if (await finishedMarker(phase, manifest, work, unit)) {
           resumed[phase.name]!++;
