@@ -45,6 +45,13 @@ export class Samples {
     return (this.byName.get(name) ?? []).map((e) => e.text);
   }
 
+  /** The examples kept so far (as toJSON), forgotten here: what a worker hands on with each batch. */
+  take(): SampleSnapshot {
+    const out = this.toJSON();
+    this.byName.clear();
+    return out;
+  }
+
   /** Sorted by name, examples in hash order: equal samples serialise byte-identically. */
   toJSON(): SampleSnapshot {
     const out: SampleSnapshot = {};

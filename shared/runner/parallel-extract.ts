@@ -55,6 +55,7 @@ export async function* parallelExtract(
     const r = await head.result;
     inflightChars -= head.chars;
     counters.merge(r.counters);
+    counters.samples.merge(r.samples);
     const groups = r.revisions;
     for (let i = 0; i < groups.length; i++) {
       const group = deserialize(groups[i]!) as RevisionRefs[];

@@ -2,6 +2,7 @@
 import { serialize } from "node:v8";
 import { parentPort } from "node:worker_threads";
 import { Counters } from "../core/counters.ts";
+import type { SampleSnapshot } from "../core/samples.ts";
 import type { ParacapConfig } from "../core/config.ts";
 import type { InputKind } from "../core/records.ts";
 import { LocalStore } from "../io/local-store.ts";
@@ -19,7 +20,8 @@ export interface ExtractBatchPayload { config: ParacapConfig; kind: InputKind; s
  * EXTRACT_CHUNK_REFS references: a few compact buffers cross the thread boundary, and the receiver
  * turns one group at a time back into objects.
  */
-export interface ExtractBatchResult { revisions: Uint8Array[]; counters: Record<string, number> }
+/** A batch's references, the counters it added and the examples of what its filters dropped. */
+export interface ExtractBatchResult { revisions: Uint8Array[]; counters: Record<string, number>; samples: SampleSnapshot }
 export interface PartitionPayload { phase: string; manifest: RunManifest; partition: number; workDir: string }
 
 // One extractor per source and config, kept across batches: loading the language model is the expensive part.
@@ -53,7 +55,8 @@ const jobs: Record<string, (payload: never) => Promise<unknown>> = {
     const after = extractor.counters.toJSON();
     const delta: Record<string, number> = {};
     for (const [k, v] of Object.entries(after)) if (v !== (before[k] ?? 0)) delta[k] = v - (before[k] ?? 0);
-    return { revisions, counters: delta };
+    // the examples go with the batch (bottom-k sets merge to the same examples in any order)
+    return { revisions, counters: delta, samples: extractor.counters.samples.take() };
   },
   /** one partition task of a built-in phase */
   async partition(p: PartitionPayload) {

@@ -34,7 +34,7 @@ function fakePool(size: number) {
       const revs: RevisionRefs[] = docs.map((d) => ({ kind: "current", page: `P${d.id}`, pageId: d.id, revisionId: d.id, refs: [] }));
       // two groups per batch, as a worker sends them
       const half = Math.ceil(revs.length / 2);
-      return { revisions: [serialize(revs.slice(0, half)), serialize(revs.slice(half))].map((b) => new Uint8Array(b)), counters: { "extract.current.revisions": docs.length } };
+      return { revisions: [serialize(revs.slice(0, half)), serialize(revs.slice(half))].map((b) => new Uint8Array(b)), counters: { "extract.current.revisions": docs.length }, samples: {} };
     },
   };
   return { pool: pool as unknown as WorkerPool, seen };

@@ -35,6 +35,16 @@ describe("examples of damaged input", () => {
     expect(r.stderr).toContain(`  note: warc.damaged_records: ${examples![0]}\n`);
   });
 
+  it("the examples of what the web caption filters dropped are the same with the documents on worker threads", async () => {
+    const input = [{ path: `${WARC}dolma-sample-0000.warc.gz`, kind: "current" as const }];
+    const inline = join(tempDir(), "inline");
+    const threads = join(tempDir(), "threads");
+    await run(inline, input, FAST, { workers: 1 });
+    await run(threads, input, FAST, { workers: 2, threads: "always" });
+    expect(readFileSync(join(inline, "stats.json"), "utf8")).toContain('"examples"');
+    expect(readFileSync(join(threads, "stats.json"), "utf8")).toBe(readFileSync(join(inline, "stats.json"), "utf8"));
+  });
+
   it("an intact input keeps stats.json without the field", async () => {
     const out = join(tempDir(), "out");
     await run(out, [{ path: `${WARC}commoncrawl-whirlwind.warc.gz`, kind: "current" }], FAST, { workers: 1 });
