@@ -126,10 +126,17 @@ async function* withPixels(source: AnySource, docs: AsyncIterable<unknown>, shar
     }
     return rev;
   };
-  for await (const doc of docs) {
-    const rev = extract(doc, shard.kind);
-    window.push({ rev, images: Promise.all((imagesOf?.(doc) ?? []).map((img) => factsOf(img, stage, counters, decode))) });
-    if (window.length >= IN_FLIGHT) yield await drain();
+  try {
+    for await (const doc of docs) {
+      const rev = extract(doc, shard.kind);
+      window.push({ rev, images: Promise.all((imagesOf?.(doc) ?? []).map((img) => factsOf(img, stage, counters, decode))) });
+      if (window.length >= IN_FLIGHT) yield await drain();
+    }
+  } catch (err) {
+    // a source that stops on damage (a cut tar, a WARC with a bad record) has still handed on the
+    // documents in the window: they were read, so they go on, and their decoding ends before the error does
+    while (window.length > 0) yield await drain();
+    throw err;
   }
   while (window.length > 0) yield await drain();
 }

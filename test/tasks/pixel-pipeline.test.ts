@@ -8,7 +8,7 @@
  * same pairs; a rerun reads the pixel facts from the item cache; the cloud runner on the emulators
  * publishes the local runner's outputs byte for byte.
  */
-import { copyFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { Storage } from "@google-cloud/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -151,6 +151,23 @@ describe("pixel identity, local runner", () => {
     expect(marker()["cache.pixel_facts_v2.hits"]).toBe(6);
     expect(marker()["cache.pixel_facts_v2.computed"]).toBeUndefined();
     expect(comparable(readDir(out), false, TIERS)).toEqual(before);
+  });
+
+  it("a tar cut inside its last sample: the samples before the cut keep their images and pairs (none lost with the decoding still under way)", async () => {
+    const bytes = readFileSync(join(dir, "shard.tar"));
+    writeFileSync(join(dir, "cut.tar"), bytes.subarray(0, bytes.indexOf(Buffer.from(`${WHITE}.`)) + 512 + 100));
+    const whole = await localRun(dir, "shard.tar", { pivot: "phash" });
+    const cut = await localRun(dir, "cut.tar", { pivot: "phash" });
+    const keys = await identityKeys(cut);
+    expect([...keys.keys()].sort()).toEqual([...PHOTO_KEYS, BALLOON]);
+    const stats = JSON.parse(readDir(cut).get("stats.json")!.toString());
+    expect(stats.shards.corrupt).toHaveLength(1);
+    expect(stats.counters["pixel_identity.images"]).toBe(5);
+    expect(stats.counters["pixel_identity.decoded"]).toBe(5);
+    // the white page made no pair: the cut loses none of the photo's
+    const pages = (out: string, prefix: string) => pairsOf(out, "silver").map((p) => [p.a.page.replace(prefix, ""), p.b.page.replace(prefix, ""), p.a.text, p.b.text].join(" | ")).sort();
+    expect(pages(cut, "cut.tar:")).toEqual(pages(whole, "shard.tar:"));
+    expect(pages(cut, "cut.tar:")).toHaveLength(3);
   });
 });
 
