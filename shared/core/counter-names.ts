@@ -60,6 +60,16 @@ export function pivotCounter(pivot: string, what: string): string {
   return `pivot.${pivot}.${what}`;
 }
 
+/** Where a text pivot keeps examples of the captions it could not key (unreadable: no filter sees them). */
+export function pivotUnreadableSamples(pivot: string): string {
+  return pivotCounter(pivot, "captions_unreadable");
+}
+
+/** Whether a samples name is pivotUnreadableSamples' (they go with the extraction's examples). */
+export function isPivotUnreadableSamples(name: string): boolean {
+  return name.startsWith("pivot.") && name.endsWith(".captions_unreadable");
+}
+
 /** Tasks a phase ran: `<phase>.shards` or `<phase>.partitions` (counted by the task wrapper, shared/tasks/phase-task.ts). */
 export function taskCounter(phase: string, unit: "shard" | "partition"): string {
   return `${phase}.${unit === "shard" ? "shards" : "partitions"}`;

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import type { ParacapConfig } from "../core/config.ts";
-import { filterCounter, filterReasonsPrefix, funnelCounter, groupCappedPairsCounter, PAIRS_CAPPED_REASON, WEB_SET_COUNTERS, INVALID_FILE_NAME_COUNTER } from "../core/counter-names.ts";
+import { filterCounter, filterReasonsPrefix, funnelCounter, groupCappedPairsCounter, PAIRS_CAPPED_REASON, WEB_SET_COUNTERS, INVALID_FILE_NAME_COUNTER, isPivotUnreadableSamples } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
 import type { FilterInfo } from "../core/filter.ts";
 import { FUNNEL_COLUMNS, funnelRows } from "../pipeline/funnel.ts";
@@ -85,7 +85,9 @@ export function pivotLine(stats: Stats): string | null {
   if (p.name !== "canonical" && p.name !== "minhash") return `Pivot: ${p.name} (an image is its pixels; see "Image identity from pixels").`;
   const pairs = Object.entries(stats.counters).filter(([k]) => k.startsWith(`pivot.${p.name}.`) && k.endsWith(".pairs")).reduce((n, [, v]) => n + v, 0);
   const what = p.name === "canonical" ? "captions with one Déjà canonical form, across images" : "captions whose word sets are similar by min-hash (Chung & Knight), across images";
-  return `Pivot: ${p.name} (${what}); ${pairs.toLocaleString("en-US")} candidate pairs before dedup. Pairs carry \`pivot\` and each side its own \`image\`.`;
+  const unreadable = Object.entries(stats.counters).filter(([k]) => k.startsWith(`pivot.${p.name}.captions_unreadable.`));
+  const skipped = unreadable.length === 0 ? "" : ` Not keyed, unreadable: ${unreadable.map(([k, v]) => `${v.toLocaleString("en-US")} ${k.slice(k.lastIndexOf(".") + 1)}`).join(", ")}.`;
+  return `Pivot: ${p.name} (${what}); ${pairs.toLocaleString("en-US")} candidate pairs before dedup. Pairs carry \`pivot\` and each side its own \`image\`.${skipped}`;
 }
 
 /** A caption filter a source applies before extraction, and the tier name its counters are under. */
@@ -206,10 +208,10 @@ export function runSetSizeMax(config: ParacapConfig, counters: Counters): number
 /**
  * The examples the extraction kept (core/samples.ts), for stats.json's `extraction_examples`: those of
  * the extraction counters (`isExtraction`, the sources' prefixes) and of file names MediaWiki
- * would refuse (INVALID_FILE_NAME_COUNTER); `{}` when there are none, so a run without them keeps its stats.json bytes.
+ * would refuse (INVALID_FILE_NAME_COUNTER) and of captions a text pivot could not key; `{}` when there are none, so a run without them keeps its stats.json bytes.
  */
 export function extractionExamples(counters: Counters, isExtraction: (name: string) => boolean): { extraction_examples?: Record<string, string[]> } {
   const all = counters.samples.toJSON();
-  const kept = Object.fromEntries(Object.entries(all).filter(([name]) => isExtraction(name) || name === INVALID_FILE_NAME_COUNTER));
+  const kept = Object.fromEntries(Object.entries(all).filter(([name]) => isExtraction(name) || name === INVALID_FILE_NAME_COUNTER || isPivotUnreadableSamples(name)));
   return Object.keys(kept).length > 0 ? { extraction_examples: kept } : {};
 }

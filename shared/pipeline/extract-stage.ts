@@ -14,7 +14,7 @@ import { createPivot } from "../plugins/pivots.ts";
 import { isTextPivot, type TextPivot } from "../plugins/pivot-contract.ts";
 import type { AnySource } from "../sources/source.ts";
 import { releaseRevisionText } from "../dump/revision-text.ts";
-import { pivotCounter } from "../core/counter-names.ts";
+import { pivotCounter, pivotUnreadableSamples } from "../core/counter-names.ts";
 import { extractCounter, extractReferencesBySourceCounter, extractSkippedCounter, FEATURE_COUNTERS, unreadableCaptionCounter } from "../core/counter-names.ts";
 
 export interface ExtractedRef {
@@ -178,8 +178,14 @@ function textPivotRefs(pivot: TextPivot, counters: Counters): (ref: ExtractedRef
     const out: ExtractedRef[] = [];
     for (const type of CAPTION_TYPES) {
       const f = ref[type];
-      // an unreadable caption has no text to key (the caption filters would drop it anyway)
-      if (!f || f.unreadable !== undefined) continue;
+      if (!f) continue;
+      // an unreadable caption has no text to key (the caption filters would drop it anyway): counted here,
+      // as no filter sees it
+      if (f.unreadable !== undefined) {
+        counters.inc(pivotCounter(pivot.id, `captions_unreadable.${f.unreadable}`));
+        counters.samples.add(pivotUnreadableSamples(pivot.id), `${f.unreadable}: ${f.text.slice(0, 80)}`);
+        continue;
+      }
       const keys = keysOf(f.text);
       counters.inc(pivotCounter(pivot.id, keys.length === 0 ? "captions_without_key" : "captions_keyed"));
       for (const key of keys) {

@@ -92,3 +92,29 @@ describe("text pivots over real captions", () => {
     expect(runs.get("canonical")!.html).not.toContain('<section id="minhash">');
   });
 });
+
+describe("captions a text pivot cannot key", () => {
+  it("are counted by reason and shown by example: every caption read is keyed, without a key or unreadable", async () => {
+    const lines = readFileSync(CC, "utf8").split("\n").filter(Boolean).slice(0, 20);
+    const [text, url] = lines[0]!.split("\t") as [string, string];
+    const hostile = [
+      `${text.replace(" ", " \uFFFD ")}\t${url}#fffd`,
+      `${Array.from({ length: 600 }, () => text).join(" ")}\t${url}#long`,
+      `${text} ${"x".repeat(400)}\t${url}#token`,
+    ];
+    const input = join(dir, "cc-unreadable.tsv");
+    writeFileSync(input, [...lines, ...hostile].join("\n") + "\n");
+    for (const pivot of ["canonical", "minhash"]) {
+      const out = join(dir, `unreadable-${pivot}`);
+      const r = await runLocal({ inputs: [{ path: input, kind: "current" }], outDir: out, config: resolveConfig({ pivot, partitions: 2, tiers: ["silver"], scoring: { scorers: ["syntactic"] } }), workers: 1, progress: null });
+      const c = r.stats.counters;
+      const at = (what: string) => c[`pivot.${pivot}.${what}`] ?? 0;
+      expect(at("captions_unreadable.replacement_character"), pivot).toBe(1);
+      expect(at("captions_unreadable.caption_too_long"), pivot).toBe(1);
+      expect(at("captions_unreadable.token_too_long"), pivot).toBe(1);
+      expect(at("captions_keyed") + at("captions_without_key") + 3, pivot).toBe(c["tsv.lines.emitted"]);
+      expect(r.stats.extraction_examples?.[`pivot.${pivot}.captions_unreadable`], pivot).toHaveLength(3);
+      expect(readFileSync(join(out, "report.md"), "utf8")).toContain("Not keyed, unreadable: 1 caption_too_long, 1 replacement_character, 1 token_too_long.");
+    }
+  });
+});
