@@ -38,6 +38,7 @@ import { WORD_VECTORS_RESOURCE, wordVectorsProvider } from "../semantic/vector-s
 import { endOfRunPreloader, PRELOAD_AFTER_DECODED_BYTES } from "./end-of-run-preload.ts";
 import { startChartThread, stopChartThread } from "../output/chart-thread.ts";
 import { chartsStoredFor, rememberChartsStored } from "../output/charts.ts";
+import { changedInputs, inputStamps } from "./input-stamps.ts";
 
 export interface LocalRunOptions {
   inputs: LocalInput[];
@@ -87,7 +88,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
   const mismatch = pivotMismatch(pipeline, opts.config);
   if (mismatch) throw new Error(mismatch);
   const shards = await planLocalShards(opts.inputs, opts.shardBytes, sources, opts.config);
-  const manifest = createManifest("local", opts.config, shards, pipeline.phases);
+  const manifest = createManifest("local", opts.config, shards, pipeline.phases, inputStamps(opts.inputs.map((i) => i.path)));
   // A finished run is told without a single write (its folder may be read-only by now).
   if (!opts.fresh) {
     const done = await completedRun(opts.outDir, manifest.fingerprint);
@@ -139,6 +140,13 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
     if (previous !== null) {
       const old = RunManifest.safeParse(parseJsonOrNull(previous));
       const shardPhase = pipeline.shardPhase.name;
+      const changed = old.success ? changedInputs(old.data.inputStamps, manifest.inputStamps!) : [];
+      if (changed.length > 0) {
+        throw new ResumeConflictError(
+          `the input ${changed.join(", ")} changed (size or modification time) since the run in ${opts.outDir} read it; ` +
+            `rerun with --fresh to start over on it, or choose another --out directory`,
+        );
+      }
       if (!old.success || old.data.phaseFingerprints[shardPhase] !== manifest.phaseFingerprints[shardPhase]) {
         throw new ResumeConflictError(
           `${opts.outDir} holds a run with a different input or configuration; ` +

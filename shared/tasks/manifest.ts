@@ -19,11 +19,15 @@ export const RunManifest = z.object({
   fingerprint: z.string(),
   /** per phase: its config keys and everything before it (phase-fingerprints.ts); its markers carry it */
   phaseFingerprints: z.record(z.string(), z.string()),
+  /** local runs: each input's size and modification time (runner/input-stamps.ts), part of both fingerprints */
+  inputStamps: z.record(z.string(), z.string()).optional(),
 });
 export type RunManifest = z.infer<typeof RunManifest>;
 
-export function createManifest(runId: string, config: ParacapConfig, shards: ShardSpec[], phases: readonly FingerprintedPhase[]): RunManifest {
+export function createManifest(runId: string, config: ParacapConfig, shards: ShardSpec[], phases: readonly FingerprintedPhase[], inputs?: Record<string, string>): RunManifest {
   const { report: _report, ...planConfig } = config;
-  const fingerprint = stableId(JSON.stringify(planConfig), JSON.stringify(shards), phases.map((p) => p.name).join(","));
-  return { version: 1, runId, config, shards, fingerprint, phaseFingerprints: phaseFingerprints(config, shards, phases) };
+  // the inputs as they were join the shard plan: a changed input is a different plan
+  const plan = inputs === undefined ? shards : { shards, inputs };
+  const fingerprint = stableId(JSON.stringify(planConfig), JSON.stringify(plan), phases.map((p) => p.name).join(","));
+  return { version: 1, runId, config, shards, fingerprint, phaseFingerprints: phaseFingerprints(config, plan, phases), ...(inputs === undefined ? {} : { inputStamps: inputs }) };
 }
