@@ -11,7 +11,7 @@ import { removeTempDirs, run, SAMPLE_CURRENT, tempDir } from "./helpers.ts";
 
 afterAll(removeTempDirs);
 
-const FAST = { tiers: ["gold", "silver"] as ("gold" | "silver")[], scoring: { scorers: ["syntactic"] } };
+const FAST = { tiers: ["gold", "silver"] as ("gold" | "silver")[], scoring: { scorers: ["syntactic"] as "syntactic"[] } };
 
 describe("input stamps", () => {
   it("a rerun over the same dump finds the finished run; over the dump rewritten in place, it stops and names it", async () => {

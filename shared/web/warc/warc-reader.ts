@@ -17,7 +17,8 @@ import type { WARCRecord } from "warcio";
 import type { Counters } from "../../core/counters.ts";
 import { WARC_DAMAGE_SAMPLE, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import { ByteCursor, ByteSourceError } from "./byte-cursor.ts";
-import { GzipMemberError, inflateHeldMember, inflateMember, inflateWholeMember, isGzipMagic, seekGzipMember, seekPlainRecord } from "./gzip-member.ts";
+import { GzipMemberError, inflateHeldMember, inflateMember, inflateWholeMember, isGzipMagic, seekGzipMember } from "./gzip-member.ts";
+import { seekPlainRecord, type ProbeBytes } from "./plain-record-seek.ts";
 import { forEachMap, httpStatus, parseMemberRecords, type ParsedRecord } from "./member-records.ts";
 
 /** warcio (~70 ms of CPU to load) loads at the first WARC read: a Wikipedia run never reads one. */
@@ -28,44 +29,66 @@ const EMPTY = new Uint8Array(0);
 const utf8 = new TextDecoder();
 
 /**
- * warcio's WARCParser, saying nothing on the console: the one thing it prints (bytes left after a
- * record where a blank line should be: its Content-Length too small, "Content-Length Too Small" on
- * stderr) is told to `onRemainder` with the raw offset of those bytes, so the reader counts it as
- * damage with its file offset. `readToNextRecord` is warcio 2.4's own (src/lib/warcparser.ts), the
- * console.warn replaced; everything it reads and returns is as before.
+ * warcio's WARCParser, saying nothing on the console and never spinning: the one thing it prints
+ * (bytes left after a record where a blank line should be: its Content-Length too small,
+ * "Content-Length Too Small" on stderr) is told to `onRemainder` with the raw offset of those bytes,
+ * so the reader counts it as damage with its file offset. `readToNextRecord` is warcio 2.4's own
+ * (src/lib/warcparser.ts) with three changes: the console.warn replaced; the rest of the previous
+ * record skipped by `skipRest` (warcio's skipFully loops forever on a record cut short); and blank
+ * lines of any kind (a stray LF, a space, CR CR LF) before a record, including the first, are
+ * passed over, where warcio takes the first one that is not CRLF for the end of the file and drops
+ * every record after it without a word.
  */
 function quietParser(WARCParser: typeof import("warcio").WARCParser) {
   return class QuietParser extends WARCParser {
     onRemainder: ((rawOffset: number, length: number) => void) | null = null;
     override async readToNextRecord(): Promise<Uint8Array | null> {
-      if (!this._reader || !this._record) return EMPTY;
-      await this._record.skipFully();
-      if (this._reader.compressed) this._offset = this._reader.getRawOffset();
-      let nextline = await this._reader.readlineRaw();
-      if (!nextline) nextline = EMPTY;
-      else {
-        let lineLen = nextline.byteLength - 1;
-        // a line that starts with WARC/: already the next record
-        if (lineLen === 9 && utf8.decode(nextline).startsWith("WARC/")) return nextline;
-        while (lineLen > 0) {
-          const value = nextline[lineLen - 1];
-          if (value !== 10 && value !== 13) break;
-          lineLen--;
+      if (!this._reader) return EMPTY;
+      if (this._record) {
+        await skipRest(this._record);
+        const rest = await this._reader.readlineRaw();
+        if (rest) {
+          let lineLen = rest.byteLength - 1;
+          // a line that starts with WARC/: already the next record
+          if (lineLen === 9 && utf8.decode(rest).startsWith("WARC/")) return rest;
+          while (lineLen > 0) {
+            const value = rest[lineLen - 1];
+            if (value !== 10 && value !== 13) break;
+            lineLen--;
+          }
+          if (lineLen && !isBlankLine(rest)) this.onRemainder?.(this._reader.getRawOffset() - rest.byteLength, lineLen);
         }
-        if (lineLen) this.onRemainder?.(this._reader.getRawOffset() - nextline.byteLength, lineLen);
       }
-      if (this._reader.compressed) {
-        await this._reader.skipSize(2);
-        nextline = EMPTY;
-      } else {
-        nextline = await this._reader.readlineRaw();
-        while (nextline && nextline.byteLength === 2) nextline = await this._reader.readlineRaw();
-        this._offset = this._reader.getRawOffset();
-        if (nextline) this._offset -= nextline.length;
-      }
-      return nextline;
+      let nextline = await this._reader.readlineRaw();
+      while (nextline && isBlankLine(nextline)) nextline = await this._reader.readlineRaw();
+      this._offset = this._reader.getRawOffset() - (nextline?.length ?? 0);
+      return nextline ?? EMPTY;
     }
   };
+}
+
+/** A line of nothing but spaces, tabs, CRs and its LF. */
+function isBlankLine(line: Uint8Array): boolean {
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (c !== 10 && c !== 13 && c !== 32 && c !== 9) return false;
+  }
+  return true;
+}
+
+/**
+ * What is left of a record's content, skipped: warcio's skipFully, except that a record cut short
+ * (its bytes end before its Content-Length) is damage, where warcio's loop asks for more forever.
+ */
+async function skipRest(record: WARCRecord): Promise<void> {
+  if (record.consumed) return;
+  const reader = (record as unknown as { _reader: { limit: number; sourceIter: { skipSize(n: number): Promise<number> } } })._reader;
+  while (reader.limit > 0) {
+    const skipped = await reader.sourceIter.skipSize(reader.limit);
+    if (skipped === 0) throw new RecordDamage("truncated");
+    reader.limit -= skipped;
+  }
+  record.consumed = "skipped";
 }
 
 /** A content record: its place in the file, its WARC identity and its (still encoded) HTTP body. */
@@ -198,17 +221,44 @@ export function readWarc(opts: Omit<WarcReadOptions, "revisits">): AsyncGenerato
 
 /** readWarc, plus the revisit records `opts.revisits` asks for. */
 export async function* readWarcWithRevisits(opts: WarcReadOptions): AsyncGenerator<WarcContentRecord | WarcRevisitRecord> {
+  // blank bytes before the first record or member (a stray newline) do not decide the framing
   let head: Buffer = Buffer.alloc(0);
+  let pad = 0;
   for await (const c of opts.open(0)) {
     head = Buffer.concat([head, c]);
-    if (head.length >= 3) break;
+    pad = padding(head, 0);
+    if (head.length - pad >= 3 || pad >= MAX_LEAD_PADDING) break;
   }
   opts.counters.inc(warcCounter("files"));
   try {
-    yield* isGzipMagic(head) ? readMembers(opts) : readPlain(opts);
+    yield* isGzipMagic(head, pad) ? readMembers(opts) : readPlain(opts);
   } catch (e) {
     // a failed read of the bytes is the reader's caller's to handle (retry, count), with its own error
     throw e instanceof ByteSourceError ? e.cause : e;
+  }
+}
+
+/** How far a file's first bytes may be blank before it is read as a plain WARC regardless. */
+const MAX_LEAD_PADDING = 64 * 1024;
+
+/** Whether a byte is padding between records or members: whitespace or NUL. */
+const isPadByte = (c: number) => c === 10 || c === 13 || c === 32 || c === 9 || c === 0;
+
+/** The number of padding bytes in `b` from `at`. */
+function padding(b: Buffer, at: number): number {
+  let i = at;
+  while (i < b.length && isPadByte(b[i]!)) i++;
+  return i - at;
+}
+
+/** Skips the padding bytes at the cursor (however many); returns how many. */
+async function skipPadding(cur: ByteCursor): Promise<number> {
+  let skipped = 0;
+  for (;;) {
+    const n = padding(cur.buffered, 0);
+    cur.skip(n);
+    skipped += n;
+    if (cur.buffered.length > 0 || !(await cur.fill(1))) return skipped;
   }
 }
 
@@ -239,7 +289,13 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
       if (cur.done || cur.position >= end) return;
       const at = cur.position;
       if (!isGzipMagic(cur.buffered)) {
-        // bytes that start no member: padding, garbage, a cut member's tail
+        // blank bytes between members (a newline after each, NULs of a block-padded file) are no damage
+        const blank = await skipPadding(cur);
+        if (blank > 0) {
+          opts.counters.inc(warcCounter("bytes.skipped"), blank);
+          continue;
+        }
+        // bytes that start no member: garbage, a cut member's tail
         damage(opts, at, "not_a_gzip_member");
         opts.counters.inc(warcCounter("resyncs"));
         cur.skip(1);
@@ -291,9 +347,18 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
 async function* readPlain(opts: WarcReadOptions): AsyncGenerator<WarcContentRecord | WarcRevisitRecord> {
   const start = opts.start ?? 0;
   const end = opts.end ?? Infinity;
+  const probe: ProbeBytes = async (offset, n) => {
+    const at = new ByteCursor(opts.open(offset), offset);
+    try {
+      await at.fill(n);
+      return Buffer.from(at.buffered.subarray(0, n));
+    } finally {
+      await at.close();
+    }
+  };
   let cur = new ByteCursor(opts.open(start), start);
   try {
-    if (start > 0) opts.counters.inc(warcCounter("bytes.skipped"), await seekPlainRecord(cur, false));
+    if (start > 0) opts.counters.inc(warcCounter("bytes.skipped"), await seekPlainRecord(cur, false, probe));
     for (;;) {
       await cur.fill(1);
       if (cur.done || cur.position >= end) return;
@@ -311,7 +376,7 @@ async function* readPlain(opts: WarcReadOptions): AsyncGenerator<WarcContentReco
         await cur.close();
         opts.counters.inc(warcCounter("resyncs"));
         cur = new ByteCursor(opts.open(pos.offset + 1), pos.offset + 1);
-        opts.counters.inc(warcCounter("bytes.skipped"), 1 + (await seekPlainRecord(cur, false)));
+        opts.counters.inc(warcCounter("bytes.skipped"), 1 + (await seekPlainRecord(cur, false, probe)));
       }
     }
   } finally {
@@ -359,10 +424,10 @@ async function* records(
     c.inc(warcCounter("records"));
     const type = record.warcType ?? "";
     if (type === "revisit") {
-      c.inc(warcCounter("records.revisit"));
       const http = record.httpHeaders;
       const head = { status: http ? Number(http.statusCode) || null : null, headers: headerMap(http) };
-      await record.skipFully();
+      await skipRest(record);
+      c.inc(warcCounter("records.revisit"));
       if (opts.revisits?.(head)) {
         const w = record.warcHeaders.headers;
         yield {
@@ -379,13 +444,14 @@ async function* records(
       continue;
     }
     if (type !== "response" && type !== "resource") {
+      // (counted once skipped: a record cut short is damage instead)
+      await skipRest(record);
       c.inc(warcSkippedCounter(SKIPPED_TYPES.has(type) ? type : "other_type"));
-      await record.skipFully();
       continue;
     }
     const http = type === "response" ? record.httpHeaders : null;
     if (type === "response" && !http) {
-      await record.skipFully();
+      await skipRest(record);
       throw new RecordDamage("no_http_headers");
     }
     const headers = http ? headerMap(http) : new Map([["content-type", record.warcContentType ?? ""]]);
@@ -393,8 +459,8 @@ async function* records(
     const head: WarcRecordHead = { type, status, headers };
     const skip = opts.accept?.(head) ?? null;
     if (skip !== null) {
+      await skipRest(record);
       c.inc(warcSkippedCounter(skip));
-      await record.skipFully();
       continue;
     }
     const reader = record.reader as AsyncIterable<Uint8Array> & { limit?: number };
@@ -412,11 +478,11 @@ async function* records(
     if (tooLarge) {
       c.inc(warcSkippedCounter("body_too_large"));
       if (!inMember) throw new SkipAndResync();
-      await record.skipFully();
+      await skipRest(record);
       continue;
     }
     if ((reader.limit ?? 0) > 0) throw new RecordDamage("truncated");
-    await record.skipFully();
+    await skipRest(record);
     yield {
       offset: pos.offset,
       type,

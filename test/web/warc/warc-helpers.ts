@@ -51,3 +51,16 @@ export async function readAll(input: string | Buffer, opts: ReadOpts = {}): Prom
   for await (const r of readWarc({ open, file: typeof input === "string" ? input : "buffer", counters, maxBodyBytes: 8 << 20, ...opts })) records.push(r);
   return { records, counters };
 }
+
+/** The records of an uncompressed WARC written plainly (each followed by its CRLF CRLF), each as its bytes. */
+export function splitPlainRecords(plain: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  for (let at = 0; at < plain.length; ) {
+    const blank = plain.indexOf("\r\n\r\n", at);
+    const length = Number(/Content-Length: (\d+)/i.exec(plain.toString("latin1", at, blank))![1]);
+    const end = blank + 4 + length + 4;
+    out.push(plain.subarray(at, end));
+    at = end;
+  }
+  return out;
+}

@@ -3,12 +3,12 @@
  * records built here. Expected record counts are those PROVENANCE.md lists for each file (measured
  * there independently of this reader).
  */
-import { readdirSync } from "node:fs";
-import { gzipSync } from "node:zlib";
+import { readdirSync, readFileSync } from "node:fs";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it, vi } from "vitest";
 import { warcCounter, warcSkippedCounter } from "../../../shared/core/counter-names.ts";
 import { BUILTIN_SOURCES } from "../../../shared/sources/registry.ts";
-import { DATA, EDGE, gzipRecords, htmlResponse, httpResponse, readAll, warcRecord } from "./warc-helpers.ts";
+import { DATA, EDGE, gzipRecords, htmlResponse, httpResponse, readAll, splitPlainRecords, warcRecord } from "./warc-helpers.ts";
 
 describe("real WARCs", () => {
   it("dolma (wget, per-record gzip): 22 responses + 2 resources are content; request, metadata, warcinfo skipped", async () => {
@@ -186,5 +186,82 @@ describe("hostile records: bounded, counted, and the next record is still read",
     const { records, counters } = await readAll(gzipRecords([png, page(1)]), { accept: (h) => (/html/.test(h.headers.get("content-type") ?? "") ? null : "not_html") });
     expect(records).toHaveLength(1);
     expect(counters.get(warcSkippedCounter("not_html"))).toBe(1);
+  });
+});
+
+describe("framing as crawlers really write it: blank bytes, cut records, no record lost and no read without end", () => {
+  // dolma's 48 records (22 requests, 22 responses, 2 resources, metadata, warcinfo), one by one
+  const records = splitPlainRecords(gunzipSync(readFileSync(`${DATA}dolma-sample-0000.warc.gz`)));
+  const types = records.map((r) => /WARC-Type: (\S+)/.exec(r.toString("latin1"))![1]);
+  const counts = (c: Awaited<ReturnType<typeof readAll>>["counters"]) => ({
+    records: c.get(warcCounter("records")),
+    requests: c.get(warcSkippedCounter("request")),
+    damaged: c.get(warcCounter("records.damaged")),
+  });
+  const whole = { records: 48, requests: 22, damaged: 0 };
+  const without = (r: Buffer, cut: number) => r.subarray(0, r.length - cut);
+
+  it("the records split here are dolma's", () => {
+    expect(records).toHaveLength(48);
+    expect(types.filter((t) => t === "request")).toHaveLength(22);
+  });
+
+  it("a blank line of any kind after a record or before the first (a stray LF, LF LF, CRLF, a space): every record is read", async () => {
+    const variants = [
+      Buffer.concat(records.map((r) => Buffer.concat([r, Buffer.from("\n")]))),
+      Buffer.concat(records.map((r) => Buffer.concat([without(r, 4), Buffer.from("\n\n")]))),
+      Buffer.concat([Buffer.from("\r\n"), ...records]),
+      Buffer.concat([Buffer.from(" \r\n\t\n"), ...records.map((r) => Buffer.concat([r, Buffer.from(" \r\r\n")]))]),
+    ];
+    for (const v of variants) {
+      const { records: content, counters } = await readAll(v);
+      expect(counts(counters)).toEqual(whole);
+      expect(content).toHaveLength(24);
+    }
+  });
+
+  it("blank bytes before and between gzip members (CRLF, NULs) are padding, not damage", async () => {
+    const members = records.map((r) => gzipSync(r));
+    for (const pad of [Buffer.from("\r\n"), Buffer.alloc(512)]) {
+      const { records: content, counters } = await readAll(Buffer.concat(members.flatMap((m) => [pad, m])));
+      expect(counts(counters)).toEqual(whole);
+      expect(content).toHaveLength(24);
+      expect(counters.get(warcCounter("bytes.skipped"))).toBe(48 * pad.length);
+    }
+  });
+
+  it("a cut record the reader skips (a request; an image it does not want) ends as truncated damage, and the next member is read", async () => {
+    const i = types.indexOf("request");
+    const cut = [...records.slice(0, i), without(records[i]!, 50), ...records.slice(i + 1)];
+    const gz = await readAll(gzipRecords(cut));
+    expect(counts(gz.counters)).toEqual({ records: 48, requests: 21, damaged: 1 });
+    expect(gz.counters.get(warcSkippedCounter("damaged.truncated"))).toBe(1);
+    // the cut request is the file's last record: the read ends (warcio's own skip spins forever here)
+    const last = await readAll(gzipRecords([...records.slice(0, i), without(records[i]!, 50)]));
+    expect(counts(last.counters)).toEqual({ records: i + 1, requests: 0, damaged: 1 });
+    const plainLast = await readAll(Buffer.concat([...records.slice(0, i), without(records[i]!, 50)]));
+    expect(counts(plainLast.counters)).toEqual({ records: i + 1, requests: 0, damaged: 1 });
+    // an image response the caller skips unread, cut inside its body
+    const png = warcRecord("response", httpResponse(Buffer.alloc(5000, 1), { "Content-Type": "image/png" }), { uri: "http://example.org/a.png" });
+    const notHtml = { accept: (h: { headers: ReadonlyMap<string, string> }) => (/html/.test(h.headers.get("content-type") ?? "") ? null : "not_html") };
+    for (const input of [gzipRecords([records[0]!, without(png, 2000)]), Buffer.concat([records[0]!, without(png, 2000)])]) {
+      const { counters } = await readAll(input, notHtml);
+      expect(counters.get(warcSkippedCounter("damaged.truncated"))).toBe(1);
+    }
+  });
+
+  it("a request record claiming 10 kB more than its member holds: truncated damage, the rest read", async () => {
+    const i = types.indexOf("request");
+    const liar = Buffer.from(records[i]!.toString("latin1").replace(/Content-Length: (\d+)/, (_, n: string) => `Content-Length: ${Number(n) + 10_000}`), "latin1");
+    const { records: content, counters } = await readAll(gzipRecords([...records.slice(0, i), liar, ...records.slice(i + 1)]));
+    expect(counts(counters)).toEqual({ records: 48, requests: 21, damaged: 1 });
+    expect(content).toHaveLength(24);
+  });
+
+  it("warcio's wrong-chunks file: the request in its third member (after blank lines) is read and counted", async () => {
+    const { counters } = await readAll(`${EDGE}example-wrong-chunks.warc.gz`);
+    expect(counters.get(warcSkippedCounter("request"))).toBe(1);
+    expect(counters.get(warcCounter("records"))).toBe(2);
+    expect(counters.get(warcCounter("records.damaged"))).toBe(2);
   });
 });
