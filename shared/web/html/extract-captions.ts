@@ -55,6 +55,8 @@ const TEXT_CAP = 4096;
 /** The elements whose attributes the extractor reads (onopentag); the others' are not collected. */
 const ATTRIBUTE_TAGS = new Set(["img", "base", "source"]);
 const BLOCKS = new Set(["p", "div", "li", "dd", "dt", "td", "th", "blockquote", "section", "article", "header", "footer", "main", "aside", "center", "h1", "h2", "h3", "h4", "h5", "h6", "caption"]);
+/** Elements a reader sees as a break between words: text on either side of one is never glued together. */
+const BREAKS = new Set([...BLOCKS, "br", "hr", "ul", "ol", "dl", "tr", "table", "pre", "figure", "figcaption", "address", "nav", "details", "summary", "fieldset", "form", "tbody", "thead", "tfoot"]);
 /** Elements whose content is not page text (or, for noscript, repeats lazy-loaded images). */
 const OPAQUE = new Set(["script", "style", "noscript", "template", "svg", "math", "head", "title", "select", "textarea"]);
 
@@ -411,6 +413,20 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
     }
   };
 
+  /**
+   * A line break or a block's edge between two texts: a space in the texts being read that would
+   * otherwise glue them ("La Mancha<br>Guadalajara" is two words). A block's own buffer gets its
+   * separation when it closes (addBlock); a `<br>` inside it needs one here.
+   */
+  const wordBreak = (name: string) => {
+    if (name === "br" || name === "hr") blocks[blocks.length - 1]!.text.add(" ");
+    if (inFigcaption > 0) figures[figures.length - 1]?.caption?.add(" ");
+    if (inCell > 0) {
+      const t = tables[tables.length - 1];
+      t?.rows[t.rows.length - 1]?.text.add(" ");
+    }
+  };
+
   const handler = {
       onopentagname(name: string) {
         parser.wantAttributes = ATTRIBUTE_TAGS.has(name);
@@ -433,6 +449,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
             // an unusable <base> leaves the page URL in charge
           }
         }
+        if (BREAKS.has(name) && opaque === 0) wordBreak(name);
         if (BLOCKS.has(name)) blocks.push({ tag: name, text: new TextBuf(), images: [] });
         if (name === "figure") figures.push({ images: [], caption: null });
         else if (name === "figcaption" && figures.length > 0) {
@@ -465,6 +482,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
         if (tooDeep || aborted) return;
         depth--;
         if (OPAQUE.has(name)) opaque = Math.max(0, opaque - 1);
+        if (BREAKS.has(name) && name !== "br" && opaque === 0) wordBreak(name);
         if (BLOCKS.has(name) && blocks.length > 1 && blocks[blocks.length - 1]!.tag === name) {
           const b = blocks.pop()!;
           const parent = blocks[blocks.length - 1]!;

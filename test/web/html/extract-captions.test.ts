@@ -30,6 +30,17 @@ describe("caption types", () => {
     expect(caps(two).filter((c) => c[0] === "table")).toEqual([]);
   });
 
+  it("a line break or a block edge inside a caption separates words (Common Crawl's whirlwind page, an infobox cell)", () => {
+    const infobox = '<table><tr><td><img src="loc.png"></td></tr><tr><td><a href="/wiki/Castiella-La_Mancha" title="Castiella-La Mancha">Castiella-La Mancha</a><br /><a href="/wiki/Provincia_de_Guadalachara" title="Provincia de Guadalachara">Guadalachara</a><br /><a href="/wiki/La_Alcarria" class="mw-redirect" title="La Alcarria">La Alcarria</a></td></tr></table>';
+    expect(caps(infobox)).toEqual([["table", "Castiella-La Mancha Guadalachara La Alcarria", "https://example.org/dir/loc.png"]]);
+    expect(caps('<figure><img src="a.jpg"><figcaption><p>First line</p><p>second</p>third<br>fourth</figcaption></figure>')).toEqual([
+      ["figcaption", "First line second third fourth", "https://example.org/dir/a.jpg"],
+    ]);
+    expect(caps('<div>A harbour<br>at dusk <img src="h.jpg"></div>')).toEqual([["nearby", "A harbour at dusk", "https://example.org/dir/h.jpg"]]);
+    // inline markup still joins: no space is made inside a word
+    expect(caps('<figure><img src="b.jpg"><figcaption>Ber<b>lin</b></figcaption></figure>')).toEqual([["figcaption", "Berlin", "https://example.org/dir/b.jpg"]]);
+  });
+
   it("nearby text is the nearest enclosing block with text, only without a figcaption or table caption", () => {
     expect(caps('<div>A harbour at dusk <span><img src="h.jpg"></span></div>')).toEqual([["nearby", "A harbour at dusk", "https://example.org/dir/h.jpg"]]);
     expect(caps('<div>Outer text<div><p><img src="h.jpg"></p></div></div>')).toEqual([["nearby", "Outer text", "https://example.org/dir/h.jpg"]]);

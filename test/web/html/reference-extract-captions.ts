@@ -1,7 +1,9 @@
 /**
  * TEST ORACLE: shared/web/html/extract-captions.ts as it was before its speed work (commit fa8c07e),
  * kept verbatim (imports aside) so test/web/html/extract-equivalence.test.ts can check that the faster
- * extractor finds exactly the same captions and drops. Do not edit it to follow the extractor.
+ * extractor finds exactly the same captions and drops. Do not edit it to follow the extractor's speed
+ * work. One deliberate change of what is extracted is applied to both, marked WORD BREAKS below: a
+ * `<br>` or a block edge inside a caption separates words (it glued them before).
  *
  * Image captions of one HTML page, read in one streaming pass with htmlparser2. Each image use can
  * carry captions of five types, kept apart because they say different things (and pairs are built
@@ -20,6 +22,8 @@ import { imageKey, largestSrcsetCandidate } from "../../../shared/web/html/image
 
 import type { ExtractOptions, PageCaptions, WebCaption, WebCaptionType } from "../../../shared/web/html/extract-captions.ts";
 const TEXT_CAP = 4096;
+// WORD BREAKS: as in the extractor
+const BREAK_TAGS = ["br", "hr", "ul", "ol", "dl", "tr", "table", "pre", "figure", "figcaption", "address", "nav", "details", "summary", "fieldset", "form", "tbody", "thead", "tfoot"];
 const BLOCKS = new Set(["p", "div", "li", "dd", "dt", "td", "th", "blockquote", "section", "article", "header", "footer", "main", "aside", "center", "h1", "h2", "h3", "h4", "h5", "h6", "caption"]);
 /** Elements whose content is not page text (or, for noscript, repeats lazy-loaded images). */
 const OPAQUE = new Set(["script", "style", "noscript", "template", "svg", "math", "head", "title", "select", "textarea"]);
@@ -144,6 +148,16 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
     }
   };
 
+  // WORD BREAKS
+  const wordBreak = (name: string) => {
+    if (name === "br" || name === "hr") blocks[blocks.length - 1]!.text.add(" ");
+    if (inFigcaption > 0) figures[figures.length - 1]?.caption?.add(" ");
+    if (inCell > 0) {
+      const t = tables[tables.length - 1];
+      t?.rows[t.rows.length - 1]?.text.add(" ");
+    }
+  };
+
   const handler = {
       onopentag(name: string, a: Record<string, string>) {
         if (tooDeep) return;
@@ -162,6 +176,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
             // an unusable <base> leaves the page URL in charge
           }
         }
+        if ((BLOCKS.has(name) || BREAK_TAGS.includes(name)) && opaque === 0) wordBreak(name); // WORD BREAKS
         if (BLOCKS.has(name)) blocks.push({ tag: name, text: new TextBuf(), images: [] });
         if (name === "figure") figures.push({ images: [], caption: null });
         else if (name === "figcaption" && figures.length > 0) {
@@ -193,6 +208,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
         if (tooDeep) return;
         depth--;
         if (OPAQUE.has(name)) opaque = Math.max(0, opaque - 1);
+        if ((BLOCKS.has(name) || BREAK_TAGS.includes(name)) && name !== "br" && opaque === 0) wordBreak(name); // WORD BREAKS
         if (BLOCKS.has(name) && blocks.length > 1 && blocks[blocks.length - 1]!.tag === name) {
           const b = blocks.pop()!;
           const parent = blocks[blocks.length - 1]!;
