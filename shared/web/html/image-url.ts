@@ -10,11 +10,21 @@ import { normalizeImageKey } from "../../wikitext/image-key.ts";
 
 export type ImageKeyVerdict = { key: string; url: string } | { drop: "data_uri" | "invalid_url" | "not_http_url" | "tracking_pixel" };
 
-/** Query parameters that choose a size, crop or format of one picture on common image CDNs. */
-const RESIZE_PARAMS = new Set([
-  "w", "h", "width", "height", "resize", "fit", "crop", "quality", "q", "auto", "fm", "format", "dpr",
-  "ixlib", "ixid", "itok", "ssl", "strip", "zoom", "sharpen", "scale", "size", "sz", "mw", "mh", "maxwidth", "maxheight",
-]);
+/**
+ * Query parameters that choose a size, crop or format of one picture on common image CDNs. Some
+ * names are generic (`q`, `size`, `format`, `w`): a `/render?q=cat` and `/render?q=dog` are two
+ * images, so those are dropped only when their value is a size, a quality or a format (`q=75`,
+ * `size=large`, `format=webp`, `w=300px`); the rest are never anything else and are always dropped.
+ */
+const RESIZE_PARAMS = new Set(["resize", "fit", "crop", "quality", "auto", "fm", "dpr", "ixlib", "ixid", "itok", "ssl", "strip", "zoom", "sharpen", "scale"]);
+const RESIZE_PARAMS_IF_SIZE = new Set(["w", "h", "width", "height", "q", "format", "size", "sz", "mw", "mh", "maxwidth", "maxheight"]);
+/** A value that sizes or formats a picture: numbers (300, 0.75, 300x200, 50%, 300px) or a size or format word. */
+const SIZE_VALUE = /^(?:[\d.]+(?:px|%)?(?:[x,*:][\d.]+(?:px|%)?)?|thumb(?:nail)?|small|medium|large|xlarge|x?x?l|[sml]|full|original|orig|webp|avif|jpe?g|png|gif|auto|compress)$/i;
+
+const isResizeParam = (name: string, value: string) => {
+  const n = name.toLowerCase();
+  return RESIZE_PARAMS.has(n) || (RESIZE_PARAMS_IF_SIZE.has(n) && SIZE_VALUE.test(value.trim()));
+};
 
 /** Hosts and paths of web beacons (analytics pixels that are images only by their tag). */
 const BEACON_HOST = /(^|\.)(google-analytics\.com|doubleclick\.net|scorecardresearch\.com|quantserve\.com|bat\.bing\.com|pixel\.wp\.com|stats\.wp\.com|pixel\.quantserve\.com|sb\.scorecardresearch\.com)$|^(pixel|pixels|beacon|analytics|tracking?|tr)\./i;
@@ -59,8 +69,8 @@ export function imageKey(raw: string, base: string | URL): ImageKeyVerdict {
   const wiki = wikimediaFileKey(url);
   if (wiki) return { key: wiki, url: url.href };
   if (url.search) {
-    for (const name of [...url.searchParams.keys()]) if (RESIZE_PARAMS.has(name.toLowerCase())) url.searchParams.delete(name);
-    if ([...url.searchParams.keys()].length === 0) url.search = "";
+    const kept = [...url.searchParams].filter(([name, value]) => !isResizeParam(name, value));
+    if (kept.length < [...url.searchParams].length) url.search = new URLSearchParams(kept).toString();
   }
   const href = url.href;
   return { key: href, url: href };
@@ -73,16 +83,49 @@ export function imageKey(raw: string, base: string | URL): ImageKeyVerdict {
 export function largestSrcsetCandidate(srcset: string): string | null {
   let best: string | null = null;
   let bestScore = -1;
-  // candidates are separated by commas that follow whitespace-free URLs; a data: URL may hold commas
-  for (const m of srcset.matchAll(/\s*([^\s,][^\s]*?)(?:\s+([\d.]+)([wxh]))?\s*(?:,|$)/g)) {
-    const url = m[1];
-    if (!url) continue;
-    const n = m[2] ? Number(m[2]) : 1;
-    const score = m[3] === "w" ? 1e6 + n : n;
+  for (const { url, descriptors } of srcsetCandidates(srcset)) {
+    const d = descriptors.map((t) => /^([\d.]+)([wxh])$/i.exec(t)).find((m) => m !== null);
+    const n = d ? Number(d[1]) : 1;
+    const score = d?.[2]!.toLowerCase() === "w" ? 1e6 + n : n;
     if (score > bestScore) {
       bestScore = score;
       best = url;
     }
   }
   return best;
+}
+
+/**
+ * The candidates of a srcset as the HTML standard splits them: a URL is a run of non-space
+ * characters (commas inside it are its own, as in Cloudinary's `w_400,h_300` or a data: URL; commas
+ * at its end separate), then descriptors up to the next comma outside parentheses.
+ */
+function* srcsetCandidates(srcset: string): Generator<{ url: string; descriptors: string[] }> {
+  const space = (c: string) => c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f";
+  let i = 0;
+  while (i < srcset.length) {
+    while (i < srcset.length && (space(srcset[i]!) || srcset[i] === ",")) i++;
+    if (i >= srcset.length) return;
+    const start = i;
+    while (i < srcset.length && !space(srcset[i]!)) i++;
+    let url = srcset.slice(start, i);
+    const descriptors: string[] = [];
+    if (url.endsWith(",")) url = url.replace(/,+$/, "");
+    else {
+      let depth = 0;
+      let token = "";
+      for (; i < srcset.length; i++) {
+        const c = srcset[i]!;
+        if (c === "(") depth++;
+        else if (c === ")") depth = Math.max(0, depth - 1);
+        else if (c === "," && depth === 0) break;
+        if (space(c) && depth === 0) {
+          if (token) descriptors.push(token);
+          token = "";
+        } else token += c;
+      }
+      if (token) descriptors.push(token);
+    }
+    if (url) yield { url, descriptors };
+  }
 }

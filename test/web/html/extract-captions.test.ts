@@ -64,6 +64,12 @@ describe("image URLs", () => {
   it("srcset (largest), picture sources and lazy-loading attributes; data: placeholders skipped", () => {
     expect(largestSrcsetCandidate("s.jpg 320w, m.jpg 640w, l.jpg 1280w")).toBe("l.jpg");
     expect(largestSrcsetCandidate("a.jpg, b.jpg 2x, c.jpg 1.5x")).toBe("b.jpg");
+    // commas inside a URL are the URL's (Cloudinary transformations, data: URLs); descriptors may be spaced oddly
+    expect(largestSrcsetCandidate("https://res.cloudinary.com/demo/image/upload/w_400,h_300,c_fill/dog.jpg 400w, https://res.cloudinary.com/demo/image/upload/w_800,h_600,c_fill/dog.jpg 800w")).toBe(
+      "https://res.cloudinary.com/demo/image/upload/w_800,h_600,c_fill/dog.jpg",
+    );
+    expect(largestSrcsetCandidate("data:image/png;base64,iVBORw0KGgo= 1x,/hi.png  2x ,")).toBe("/hi.png");
+    expect(largestSrcsetCandidate("  /a.jpg\t300W ,/b.jpg 600w")).toBe("/b.jpg");
     expect(caps('<img src="small.jpg" srcset="small.jpg 1x, big.jpg 2x" alt="s">')[0]![2]).toBe("https://example.org/dir/big.jpg");
     expect(caps('<img src="data:image/gif;base64,R0lGOD" data-src="/real.jpg" alt="lazy">')[0]![2]).toBe("https://example.org/real.jpg");
     expect(caps('<img src="data:image/gif;base64,R0lGOD" data-original="/orig.jpg" alt="o">')[0]![2]).toBe("https://example.org/orig.jpg");
@@ -89,6 +95,12 @@ describe("image URLs", () => {
     expect(key("https://cdn.example.com/p.jpg?w=300&h=200&fit=crop&id=7")).toBe("https://cdn.example.com/p.jpg?id=7");
     expect(key("https://i0.wp.com/site.com/p.jpg?resize=640%2C480&ssl=1")).toBe("https://i0.wp.com/site.com/p.jpg");
     expect(key("https://images.example.com/photo.jpg?ixlib=rb-4.0&auto=format&q=80")).toBe("https://images.example.com/photo.jpg");
+    // a generic name with a value that is no size or format names the image: two queries, two images
+    expect(key("https://example.com/render?q=cat")).not.toBe(key("https://example.com/render?q=dog"));
+    expect(key("https://example.com/render?q=cat&w=300")).toBe("https://example.com/render?q=cat");
+    expect(key("https://example.com/img?format=chart&id=3")).toBe("https://example.com/img?format=chart&id=3");
+    expect(key("https://example.com/p.jpg?size=large&format=webp&width=300px")).toBe("https://example.com/p.jpg");
+    expect(key("https://example.com/thumb?size=1200x630")).toBe("https://example.com/thumb");
   });
 
   it("Wikimedia upload URLs, thumbnails included, give exactly the File: key the Wikipedia source emits", () => {
