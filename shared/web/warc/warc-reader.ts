@@ -229,7 +229,8 @@ export async function* readWarcWithRevisits(opts: WarcReadOptions): AsyncGenerat
     pad = padding(head, 0);
     if (head.length - pad >= 3 || pad >= MAX_LEAD_PADDING) break;
   }
-  opts.counters.inc(warcCounter("files"));
+  // a file split into shards is one file: the shard that starts it counts it
+  if ((opts.start ?? 0) === 0) opts.counters.inc(warcCounter("files"));
   try {
     yield* isGzipMagic(head, pad) ? readMembers(opts) : readPlain(opts);
   } catch (e) {

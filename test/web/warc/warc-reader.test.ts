@@ -54,6 +54,8 @@ describe("real WARCs", () => {
       const a = await readAll(path, { start: 0, end: cut });
       const b = await readAll(path, { start: cut, end: null });
       expect([...a.records, ...b.records].map((r) => r.recordId)).toEqual(whole);
+      // one file, however many shards read it
+      expect(a.counters.get(warcCounter("files")) + b.counters.get(warcCounter("files"))).toBe(1);
     }
   });
 
