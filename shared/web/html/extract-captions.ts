@@ -171,6 +171,12 @@ function clean(s: string): string {
   return s.replace(/\s+/g, " ").trim();
 }
 
+/** An attribute's text: control characters (a NUL, a stray escape) are no part of a caption. */
+function cleanAttribute(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return clean(s.replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, ""));
+}
+
 interface ImageUse {
   key: string;
   url: string;
@@ -352,7 +358,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
     const v = chooseUrl(a);
     if ("drop" in v) return drop(v.drop);
     if (uses.length >= maxImages) return drop("too_many_images");
-    const use: ImageUse = { key: v.key, url: v.url, ordinal: uses.length, alt: clean(a["alt"] ?? ""), title: clean(a["title"] ?? "") };
+    const use: ImageUse = { key: v.key, url: v.url, ordinal: uses.length, alt: cleanAttribute(a["alt"] ?? ""), title: cleanAttribute(a["title"] ?? "") };
     uses.push(use);
     holdImages(blocks[blocks.length - 1]!, [use]);
     figures[figures.length - 1]?.images.push(use);

@@ -6,7 +6,7 @@
  * valid UTF-8, else windows-1252. Node's TextDecoder (full ICU) decodes the legacy encodings.
  */
 import { isAscii, isUtf8, transcode } from "node:buffer";
-import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from "node:zlib";
+import { brotliDecompressSync, constants, gunzipSync, inflateRawSync, inflateSync } from "node:zlib";
 
 export type BodyText = { text: string; charset: string } | { drop: string };
 
@@ -51,8 +51,10 @@ export function decodeContent(body: Buffer, encoding: string | undefined, maxByt
     }
   };
   let out: { bytes: Buffer } | { drop: string } | null;
-  if (enc === "gzip" || enc === "x-gzip") out = attempt(() => gunzipSync(body, opts));
-  else if (enc === "deflate") out = attempt(() => inflateSync(body, opts)) ?? attempt(() => inflateRawSync(body, opts));
+  // a body cut short (the crawler's fetch ended early) gives what it holds: flushed, not finished
+  const cut = { ...opts, finishFlush: constants.Z_SYNC_FLUSH };
+  if (enc === "gzip" || enc === "x-gzip") out = attempt(() => gunzipSync(body, opts)) ?? attempt(() => gunzipSync(body, cut));
+  else if (enc === "deflate") out = attempt(() => inflateSync(body, opts)) ?? attempt(() => inflateRawSync(body, opts)) ?? attempt(() => inflateSync(body, cut)) ?? attempt(() => inflateRawSync(body, cut));
   else if (enc === "br") out = attempt(() => brotliDecompressSync(body, opts));
   else return { drop: "unknown_content_encoding" };
   // Some crawlers store the decoded body but keep the header: markup is taken as it is.
@@ -66,13 +68,61 @@ export function headerCharset(contentType: string | undefined): string | null {
   return m ? m[1]!.toLowerCase() : null;
 }
 
-/** How far into a page a `<meta>` charset is looked for (the HTML spec prescans 1024 bytes; pages put it later). */
+/** How far into a page a `<meta>` charset is looked for first (the HTML spec prescans 1024 bytes; pages put it later). */
 const META_SCAN = 4096;
+/** How far a page's head is read for a later one (after large inline scripts or styles), up to its `<body>`. */
+const HEAD_SCAN = 64 * 1024;
 
+/**
+ * The charset a `<meta>` declares, as the HTML prescan reads it: a `charset` attribute, or the
+ * `content` of a meta whose `http-equiv` is Content-Type (a `content` holding "charset=" on any
+ * other meta, a description say, declares nothing). Looked for in the first 4 KiB, then in the
+ * rest of the head.
+ */
 export function metaCharset(bytes: Buffer): string | null {
-  const head = bytes.subarray(0, META_SCAN).toString("latin1");
-  const m = /<meta[^>]+charset\s*=\s*["']?\s*([a-z0-9_.:-]+)/i.exec(head);
+  const early = metaIn(bytes.subarray(0, META_SCAN).toString("latin1"));
+  if (early !== null || bytes.length <= META_SCAN) return early;
+  const head = bytes.subarray(0, HEAD_SCAN).toString("latin1");
+  const body = head.search(/<body[\s>]/i);
+  return metaIn(body >= 0 ? head.slice(0, body) : head);
+}
+
+const META_TAG = /<meta[\s/]([^>]*)>?/gi;
+const ATTRIBUTE = /([^\s=/>]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s>]*))?/g;
+
+function metaIn(html: string): string | null {
+  for (const tag of html.matchAll(META_TAG)) {
+    const attrs = new Map<string, string>();
+    for (const a of tag[1]!.matchAll(ATTRIBUTE)) {
+      const name = a[1]!.toLowerCase();
+      if (!attrs.has(name)) attrs.set(name, (a[2] ?? "").replace(/^["']|["']$/g, ""));
+    }
+    const charset = attrs.get("charset")?.trim();
+    if (charset) return charset.toLowerCase();
+    if (attrs.get("http-equiv")?.trim().toLowerCase() === "content-type") {
+      const m = /charset\s*=\s*["']?\s*([a-z0-9_.:-]+)/i.exec(attrs.get("content") ?? "");
+      if (m) return m[1]!.toLowerCase();
+    }
+  }
+  return null;
+}
+
+/** The encoding of an XML declaration opening the page (`<?xml version="1.0" encoding="iso-8859-1"?>`), an XHTML page's only declaration at times. */
+export function xmlDeclCharset(bytes: Buffer): string | null {
+  const m = /^\s*<\?xml[^>]*?\sencoding\s*=\s*["']([a-z0-9_.:-]+)["']/i.exec(bytes.subarray(0, 256).toString("latin1"));
   return m ? m[1]!.toLowerCase() : null;
+}
+
+/**
+ * Whether bytes without a byte order mark read as UTF-16 in the given byte order: markup in UTF-16
+ * has a NUL as the high byte of nearly every character in its first bytes.
+ */
+function looksUtf16(b: Buffer, littleEndian: boolean): boolean {
+  const n = Math.min(b.length, 512) & ~1;
+  if (n < 4) return false;
+  let zeros = 0;
+  for (let i = littleEndian ? 1 : 0; i < n; i += 2) if (b[i] === 0) zeros++;
+  return zeros >= (n / 2) * 0.6;
 }
 
 function bomCharset(b: Buffer): { charset: string; skip: number } | null {
@@ -131,9 +181,12 @@ function decodeWith(d: Decoder, bytes: Buffer): string {
 function declaredDecoder(bytes: Buffer, contentType: string | undefined): { d: Decoder; skip: number } | null {
   const bom = bomCharset(bytes);
   if (bom) return { d: decoderFor(bom.charset)!, skip: bom.skip };
-  for (const label of [headerCharset(contentType), metaCharset(bytes)]) {
-    const d = label ? decoderFor(label) : null;
-    // a page that declares UTF-16 in ASCII markup is not UTF-16 (HTML spec: treat as UTF-8)
+  const header = headerCharset(contentType);
+  const fromHeader = header ? decoderFor(header) : null;
+  // UTF-16 from the header is taken when the bytes are UTF-16 (no BOM needed); a header or a meta
+  // that declares UTF-16 over ASCII markup is not believed (HTML spec: such a meta means UTF-8)
+  if (fromHeader?.encoding.startsWith("utf-16") && looksUtf16(bytes, fromHeader.encoding === "utf-16le")) return { d: fromHeader, skip: 0 };
+  for (const d of [fromHeader, ...[metaCharset(bytes), xmlDeclCharset(bytes)].map((label) => (label ? decoderFor(label) : null))]) {
     if (d && !d.encoding.startsWith("utf-16")) return { d, skip: 0 };
   }
   return null;

@@ -41,6 +41,13 @@ describe("caption types", () => {
     expect(caps('<figure><img src="b.jpg"><figcaption>Ber<b>lin</b></figcaption></figure>')).toEqual([["figcaption", "Berlin", "https://example.org/dir/b.jpg"]]);
   });
 
+  it("control characters in alt and title are dropped (a NUL, an escape), whitespace kept as spaces", () => {
+    expect(caps('<img src="a.jpg" alt="A\u0000 red\u001b kite\tflying" title="x\u007f">')).toEqual([
+      ["alt", "A red kite flying", "https://example.org/dir/a.jpg"],
+      ["title", "x", "https://example.org/dir/a.jpg"],
+    ]);
+  });
+
   it("nearby text is the nearest enclosing block with text, only without a figcaption or table caption", () => {
     expect(caps('<div>A harbour at dusk <span><img src="h.jpg"></span></div>')).toEqual([["nearby", "A harbour at dusk", "https://example.org/dir/h.jpg"]]);
     expect(caps('<div>Outer text<div><p><img src="h.jpg"></p></div></div>')).toEqual([["nearby", "Outer text", "https://example.org/dir/h.jpg"]]);

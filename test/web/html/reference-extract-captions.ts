@@ -49,6 +49,12 @@ function clean(s: string): string {
   return s.replace(/\s+/g, " ").trim();
 }
 
+/** An attribute's text: control characters (a NUL, a stray escape) are no part of a caption. */
+function cleanAttribute(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return clean(s.replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, ""));
+}
+
 interface ImageUse {
   key: string;
   url: string;
@@ -124,7 +130,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
     const v = chooseUrl(a);
     if ("drop" in v) return drop(v.drop);
     if (uses.length >= maxImages) return drop("too_many_images");
-    const use: ImageUse = { key: v.key, url: v.url, ordinal: uses.length, alt: clean(a["alt"] ?? ""), title: clean(a["title"] ?? "") };
+    const use: ImageUse = { key: v.key, url: v.url, ordinal: uses.length, alt: cleanAttribute(a["alt"] ?? ""), title: cleanAttribute(a["title"] ?? "") }; // CONTROL CHARACTERS: as in the extractor
     uses.push(use);
     blocks[blocks.length - 1]!.images.push(use);
     figures[figures.length - 1]?.images.push(use);

@@ -74,6 +74,34 @@ describe("HTTP bodies", () => {
     expect(decodeText(Buffer.from("<p>x</p>"), "text/html; charset=no-such-charset").charset).toBe("utf-8");
   });
 
+  it("charset evidence a browser uses that a 4 KiB regex misses, and evidence that is none", () => {
+    const cp1251 = Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]);
+    // a <meta charset> after a large inline script, still in the head
+    const late = Buffer.concat([Buffer.from(`<html><head><script>${"var x = 1;\n".repeat(800)}</script><meta charset="windows-1251"></head><body><p>`), cp1251, Buffer.from("</p>")]);
+    expect(decodeText(late, "text/html")).toMatchObject({ charset: "windows-1251" });
+    expect(decodeText(late, "text/html").text).toContain("Привет");
+    // "charset=" in a description's content declares nothing; the real declaration after it counts
+    const description = Buffer.concat([Buffer.from('<meta name="description" content="How to set charset=koi8-r in Apache"><meta http-equiv="content-type" content="text/html; charset=windows-1251"><p>'), cp1251]);
+    expect(decodeText(description, "text/html").charset).toBe("windows-1251");
+    expect(metaCharset(Buffer.from('<meta name="description" content="charset=koi8-r">'))).toBeNull();
+    // UTF-16LE named by the HTTP header, no BOM
+    expect(decodeText(Buffer.from("<p>Grüße, 日本</p>", "utf16le"), "text/html; charset=utf-16le")).toEqual({ text: "<p>Grüße, 日本</p>", charset: "utf-16le" });
+    // an XHTML page whose only declaration is its XML declaration
+    const xhtml = Buffer.concat([Buffer.from('<?xml version="1.0" encoding="Shift_JIS"?>\n<html><p>'), Buffer.from([0x93, 0xfa, 0x96, 0x7b]), Buffer.from("</p></html>")]);
+    expect(decodeText(xhtml, "application/xhtml+xml").text).toContain("日本");
+  });
+
+  it("a compressed body cut short gives what it holds; a corrupt one is a counted drop", () => {
+    const html = Buffer.from(`<html><body>${'<p><img src="a.jpg" alt="a dog on the beach"></p>'.repeat(2000)}</body></html>`);
+    for (const [enc, packed] of [["gzip", gzipSync(html)], ["deflate", deflateSync(html)]] as const) {
+      const cut = decodeContent(packed.subarray(0, Math.floor(packed.length / 2)), enc, 8 << 20);
+      expect("bytes" in cut && html.subarray(0, cut.bytes.length).equals(cut.bytes) && cut.bytes.length > 1000).toBe(true);
+    }
+    const corrupt = Buffer.from(gzipSync(html));
+    corrupt.fill(0xff, 20, 60);
+    expect(decodeContent(corrupt, "gzip", 8 << 20)).toEqual({ drop: "bad_content_encoding" });
+  });
+
   it("iana.org's iso-8859-1 pages decode without replacement characters", async () => {
     const { records } = await readAll(`${DATA}pywb-iana.warc.gz`);
     const pages = records.filter((r) => /html/.test(r.headers.get("content-type") ?? ""));
