@@ -24,7 +24,8 @@
  * two members) is over `maxDiameter` (default 2k) would chain unlike images through a path of small
  * steps, so it is split deterministically into groups around centres (the member with most edges
  * first, then everything within k of it): any two members of such a group are within 2k by the
- * triangle inequality. Splits are counted.
+ * triangle inequality; under a `maxDiameter` below 2k a member joins only within it of every member
+ * already taken. Splits are counted.
  *
  * Everything is a pure function of the input set: items are ordered by key first, so the output does
  * not depend on input order or on how tasks were cut.
@@ -398,8 +399,15 @@ export function groupEdges(p: PackedHashes, edges: readonly Edge[], opts: Groupi
     let left = [...members].sort(byCentrality);
     while (left.length > 0) {
       const centre = left[0]!;
-      const near = left.filter((i) => distanceAt(p, centre, i) <= opts.threshold);
-      left = left.filter((i) => distanceAt(p, centre, i) > opts.threshold);
+      // within k of the centre (so within 2k of each other), and, under a bound below 2k, within it
+      // of every member taken so far, most central first
+      const near: number[] = [];
+      const rest: number[] = [];
+      for (const i of left) {
+        if (distanceAt(p, centre, i) <= opts.threshold && (maxDiameter >= 2 * opts.threshold || near.every((j) => distanceAt(p, i, j) <= maxDiameter))) near.push(i);
+        else rest.push(i);
+      }
+      left = rest;
       if (near.length < 2 && copiesOf(centre).length < 2) stats.splitSingletons++;
       else group(near, centre);
     }

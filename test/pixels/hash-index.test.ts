@@ -114,6 +114,20 @@ describe("groupNearDuplicates", () => {
     expect(groupNearDuplicates(chain, { threshold: 4, maxDiameter: 16 }).groups).toHaveLength(1);
   });
 
+  it("a maxDiameter below 2 × threshold holds in every group, split ones included", () => {
+    // a centre with two neighbours 3 bits away on disjoint bits: 6 apart from each other, no edge between them at k = 4
+    const c = 0n;
+    const items = [{ key: "c", hash: c }, { key: "a", hash: 0b111n }, { key: "b", hash: 0b111000n }, { key: "c2", hash: 1n << 40n }];
+    const { groups, stats } = groupNearDuplicates(items, { threshold: 4, maxDiameter: 4 });
+    expect(stats.splitComponents).toBe(1);
+    for (const g of groups) expect(g.diameter).toBeLessThanOrEqual(4);
+    expect(groups.map((g) => g.members.map((m) => m.key))).toEqual([["a", "c", "c2"]]);
+    // random clusters: the bound holds in every group for bounds from k to 2k
+    for (const maxDiameter of [4, 5, 6, 7, 8]) {
+      for (const g of groupNearDuplicates(clustered(400, 4, 11), { threshold: 4, maxDiameter }).groups) expect(g.diameter).toBeLessThanOrEqual(maxDiameter);
+    }
+  });
+
   it("refuses two items with one key", () => {
     expect(() => groupNearDuplicates([{ key: "x", hash: 1n }, { key: "x", hash: 2n }], { threshold: 2 })).toThrow(/duplicate key/);
   });
