@@ -33,9 +33,18 @@ const SIDE_EXTENSIONS = new Set(["txt", "json"]);
 function claimsTar(fileName: string, head: Buffer): boolean {
   if (!/\.tar$/i.test(fileName)) return false;
   if (head.length < 512) return true;
-  const first = head.toString("latin1", 0, 100).replace(/\0.*$/s, "");
-  const ext = first.slice(first.indexOf(".") + 1).toLowerCase();
-  return IMAGE_EXTENSIONS.has(ext) || SIDE_EXTENSIONS.has(ext);
+  // the first file entry decides: directory entries (`./`, `00000/`, as `tar -c .` writes) are passed over
+  for (let at = 0; at + 512 <= head.length; at += 512) {
+    const name = head.toString("latin1", at, at + 100).replace(/\0.*$/s, "");
+    const type = String.fromCharCode(head[at + 156]!);
+    if (name === "") return false;
+    if (type === "5" || name.endsWith("/")) continue;
+    const base = name.slice(name.lastIndexOf("/") + 1);
+    const ext = base.slice(base.indexOf(".") + 1).toLowerCase();
+    return IMAGE_EXTENSIONS.has(ext) || SIDE_EXTENSIONS.has(ext);
+  }
+  // only directories in the bytes looked at: a tar of folders, as webdataset shards are packed
+  return true;
 }
 
 /** A folder with an image beside a `.txt` or `.json` of the same name, in it or one level down. */

@@ -8,7 +8,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ParacapConfigInput } from "../../../shared/core/config.ts";
 import { readStats, removeTempDirs, run, runCli, tempDir } from "../../runner/helpers.ts";
-import { buildTar } from "../../pixels/img2dataset-fixture.ts";
+import { buildFilesLayout, buildTar } from "../../pixels/img2dataset-fixture.ts";
+import { execFileSync } from "node:child_process";
+import { BUILTIN_SOURCES } from "../../../shared/sources/registry.ts";
 
 afterAll(removeTempDirs);
 
@@ -45,5 +47,23 @@ describe("a .tar that is not one", () => {
     const r = await runCli(["run", "--input", fake, "--out", join(dir, "out"), "--quiet"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`paracap run: no samples read from the input (skipped: 1 truncated_tar): ${fake}: no whole tar entry could be read: not a tar, or damaged from its start\n`);
+  });
+
+  it("a tar made by tar(1) of a folder (first entries `./`, `00000/`) is read as a webdataset shard, not as MediaWiki XML", () => {
+    const dir = tempDir();
+    const layout = buildFilesLayout(join(dir, "layout"));
+    const dot = join(dir, "dot.tar");
+    const shard = join(dir, "shard.tar");
+    execFileSync("tar", ["-cf", dot, "-C", layout, "."]);
+    execFileSync("tar", ["-cf", shard, "-C", layout, "00000"]);
+    for (const path of [dot, shard]) {
+      const head = readFileSync(path).subarray(0, 4096);
+      expect(BUILTIN_SOURCES.detect("x.tar", head)?.name, path).toBe("img2dataset");
+    }
+    // a tar of something else is not claimed
+    const other = join(dir, "other.tar");
+    writeFileSync(join(dir, "notes.xml"), "<mediawiki/>");
+    execFileSync("tar", ["-cf", other, "-C", dir, "notes.xml"]);
+    expect(BUILTIN_SOURCES.detect("other.tar", readFileSync(other).subarray(0, 4096))?.name).not.toBe("img2dataset");
   });
 });
