@@ -18,6 +18,7 @@ import { isPixelPivot } from "../core/plugin-names.ts";
 import { sourceRegistry } from "../sources/registry.ts";
 import { imageInputsSource } from "../sources/img2dataset/image-inputs.ts";
 import { captionListsOf } from "../sources/img2dataset/caption-lists.ts";
+import { folderFiles } from "../sources/img2dataset/url-named-folder.ts";
 import type { CliLaunch } from "./cli-launch.ts";
 import { largeRun, nodeFlagsFor, relaunch } from "./node-flags.ts";
 
@@ -99,6 +100,8 @@ export async function runCommand(argv: string[], launch: CliLaunch = {}): Promis
     if (!isPixelPivot(config.pivot)) throw new UserError(`--images needs a pixel pivot (md5, ahash, dhash, phash, rahash, rphash), not "${config.pivot}"`);
     // a lone file would fall to another source (a text file named .jpg read as a damaged dump)
     for (const path of images) if (isFile(path) && !/\.tar$/i.test(path)) throw new UserError(`--images takes a folder or a webdataset .tar, not a single file: ${path}`);
+    // an empty folder is a wrong path far more often than a crawl that fetched nothing (img2dataset writes its stats even then)
+    for (const path of images) if (isDirectory(path) && (await folderFiles(path)).length === 0) throw new UserError(`the --images folder ${path} holds no files`);
     inputs.push(...images.map((path) => ({ path, kind: "current" as const })));
   }
   refuseDuplicates(inputs);

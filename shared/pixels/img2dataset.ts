@@ -13,7 +13,8 @@
  * of the same key (`x.jpg` beside `x.png`) is counted `same_key`.
  */
 import { createReadStream } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
+import { folderEntries, walkFrom } from "../io/folder-entries.ts";
 import { basename, extname, join } from "node:path";
 import { Readable } from "node:stream";
 import type { parquetMetadataAsync } from "hyparquet";
@@ -77,12 +78,13 @@ function imageFileSample(path: string, bytes: Uint8Array): PixelSample {
 }
 
 /** The `files` layout: every folder under `dir` in name order; a key's image, caption and sidecar together. */
-export async function* readImg2datasetFolder(dir: string, opts: PixelReadOptions): AsyncGenerator<PixelSample> {
+export async function* readImg2datasetFolder(dir: string, opts: PixelReadOptions, seen?: Set<string>): AsyncGenerator<PixelSample> {
   const max = opts.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
-  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  seen ??= await walkFrom(dir);
+  const entries = await folderEntries(dir, seen);
   const byStem = new Map<string, Map<string, string>>();
   for (const e of entries) {
-    if (e.isDirectory()) continue;
+    if (e.kind === "dir") continue;
     const ext = extname(e.name);
     const stem = e.name.slice(0, e.name.length - ext.length);
     if (!byStem.has(stem)) byStem.set(stem, new Map());
@@ -106,7 +108,7 @@ export async function* readImg2datasetFolder(dir: string, opts: PixelReadOptions
     const sidecar = files.has("json") ? parseSidecar(await readFile(files.get("json")!, "utf8"), opts.counters) : null;
     yield* countSample(sampleOf(stem, bytes, caption, sidecar, imagePath), opts.counters);
   }
-  for (const e of entries) if (e.isDirectory()) yield* readImg2datasetFolder(join(dir, e.name), opts);
+  for (const e of entries) if (e.kind === "dir") yield* readImg2datasetFolder(join(dir, e.name), opts, seen);
 }
 
 /**

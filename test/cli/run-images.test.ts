@@ -5,8 +5,8 @@
  * normalised URL; the photo's four copies under four URLs become one image, so their captions pair.
  */
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, extname, join } from "node:path";
+import { copyFileSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, extname, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ScoredPair } from "../../shared/core/records.ts";
 import { buildFilesLayout, buildTar, SAMPLES } from "../pixels/img2dataset-fixture.ts";
@@ -94,6 +94,32 @@ describe("paracap run --images", () => {
       expect(counters[`pixels.url_folder.matched.${rule}`]).toBe(downloaded.length);
       expect(counters["pixels.url_folder.unmatched"] ?? 0).toBe(name === "wget" ? 1 : 0);
       expect(counters["filter.silver.image_pixels_thesis_v1.dropped.no_image"]).toBe(1);
+    });
+
+    it("a folder of symlinks into a cache (files and a linked folder) reads as the files would; a dangling link is counted", async () => {
+      const farm = join(dir, "links");
+      mkdirSync(join(farm, "sub"), { recursive: true });
+      const [first, ...rest] = downloaded;
+      symlinkSync(resolve(first!.image!), join(farm, new URL(first!.url).pathname.split("/").pop()!));
+      mkdirSync(join(dir, "cache"), { recursive: true });
+      for (const s of rest) copyFileSync(s.image!, join(dir, "cache", new URL(s.url).pathname.split("/").pop()!));
+      symlinkSync(join(dir, "cache"), join(farm, "sub", "cached"));
+      symlinkSync(join(dir, "no-such-file.jpg"), join(farm, "gone.jpg"));
+      // a link back up the tree is not walked twice
+      symlinkSync(farm, join(farm, "sub", "loop"));
+      const r = await runCli(["run", "--input", "cc.tsv", "--images", "links", "--out", "links-out", "--tiers", "gold,silver", "--quiet"], { cwd: dir });
+      expect(r.code, r.stderr).toBe(0);
+      expect(silver("links-out")).toBe(reference);
+      const counters = JSON.parse(readDir(join(dir, "links-out")).get("stats.json")!.toString()).counters;
+      expect(counters["pixels.url_folder.matched.basename"]).toBe(downloaded.length);
+      expect(counters["pixels.url_folder.unmatched"]).toBe(1);
+    });
+
+    it("an empty --images folder is a user error naming it, not a run without pixels", async () => {
+      mkdirSync(join(dir, "empty"), { recursive: true });
+      const r = await runCli(["run", "--input", "cc.tsv", "--images", "empty", "--out", "empty-out", "--quiet"], { cwd: dir });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe("paracap run: the --images folder empty holds no files\n");
     });
   });
 });

@@ -58,8 +58,13 @@ async function* urlNamedFiles(dir: string, captionLists: readonly string[], coun
   for (const m of await matchUrlFiles(await folderFiles(dir), captionListUrls(captionLists), counters)) {
     const path = join(dir, m.file);
     let bytes: Uint8Array | null = null;
-    if ((await stat(path)).size > DEFAULT_MAX_IMAGE_BYTES) counters.inc(pixelSourceSkippedCounter("too_large"));
-    else bytes = new Uint8Array(await readFile(path));
+    try {
+      if ((await stat(path)).size > DEFAULT_MAX_IMAGE_BYTES) counters.inc(pixelSourceSkippedCounter("too_large"));
+      else bytes = new Uint8Array(await readFile(path));
+    } catch {
+      // a dangling symlink, a file without read permission: a sample without an image, counted
+      counters.inc(pixelSourceSkippedCounter("unreadable_file"));
+    }
     counters.inc(pixelSourceCounter("samples"));
     if (bytes !== null) counters.inc(pixelSourceCounter("samples.with_image"));
     yield { file, key: m.file, caption: null, image: m.image, bytes };

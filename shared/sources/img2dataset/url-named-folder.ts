@@ -19,9 +19,9 @@
  */
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { urlFolderCounter } from "../../core/counter-names.ts";
+import { folderEntries, walkFrom } from "../../io/folder-entries.ts";
 import type { Counters } from "../../core/counters.ts";
 import { imageUrlKey } from "../caption-tsv/image-url.ts";
 import { tsvLines } from "../caption-tsv/tsv-lines.ts";
@@ -42,12 +42,12 @@ const RULE_ORDER: Record<MatchRule, number> = { wget: 0, hash: 1, basename: 2 };
 /** Every file under `dir`, relative and `/`-separated, in name order. */
 export async function folderFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
+  const seen = await walkFrom(dir);
   const walk = async (rel: string) => {
-    const entries = (await readdir(join(dir, rel), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const e of entries) {
+    for (const e of await folderEntries(join(dir, rel), seen)) {
       const path = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) await walk(path);
-      else if (e.isFile()) out.push(path);
+      if (e.kind === "dir") await walk(path);
+      else out.push(path);
     }
   };
   await walk("");
