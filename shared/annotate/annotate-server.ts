@@ -50,6 +50,14 @@ export async function startAnnotateServer(opts: AnnotateServerOptions): Promise<
   const pairsJson = opts.pairs.map(shown);
   let lastBad = 0;
   let port = 0;
+  // writes one at a time: an undo reads the labels, then appends the retraction of the latest; two at
+  // once would both take back the same label (a double key press, a retried request)
+  let writing: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(write: () => Promise<T>): Promise<T> => {
+    const done = writing.then(write, write);
+    writing = done.catch(() => undefined);
+    return done;
+  };
 
   async function labels(): Promise<{ labels: Record<string, LabelRecord>; bad: number; records: Awaited<ReturnType<typeof readLabelsFile>>["records"] }> {
     const read = await readLabelsFile(opts.labelsPath);
@@ -96,13 +104,19 @@ export async function startAnnotateServer(opts: AnnotateServerOptions): Promise<
         }
         const sampled = byId.get(input.pair);
         if (!sampled) return json(res, 400, { error: `pair ${input.pair} is not in this sample` });
-        await appendRecord(opts.labelsPath, newLabel(input, opts.annotator, sampled.tier));
-        return json(res, 200, { labels: (await labels()).labels });
+        const after = await oneAtATime(async () => {
+          await appendRecord(opts.labelsPath, newLabel(input, opts.annotator, sampled.tier));
+          return (await labels()).labels;
+        });
+        return json(res, 200, { labels: after });
       }
-      const before = await labels();
-      const last = lastLiveLabel(before.records, opts.annotator);
-      if (last) await appendRecord(opts.labelsPath, newRetraction(last));
-      return json(res, 200, { undone: last?.pair ?? null, labels: last ? (await labels()).labels : before.labels });
+      const undone = await oneAtATime(async () => {
+        const before = await labels();
+        const last = lastLiveLabel(before.records, opts.annotator);
+        if (last) await appendRecord(opts.labelsPath, newRetraction(last));
+        return { undone: last?.pair ?? null, labels: last ? (await labels()).labels : before.labels };
+      });
+      return json(res, 200, undone);
     }
     return json(res, 404, { error: "not found" });
   }

@@ -8,6 +8,7 @@
  * a line that is not a record (hand edits, a crash mid-line, a hostile file) is counted and reported
  * with its line number, never fatal, and memory stays bounded however long a line claims to be.
  */
+import { UserError } from "../core/errors.ts";
 import { randomUUID } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { mkdir, open } from "node:fs/promises";
@@ -205,7 +206,11 @@ export async function readLabelsFile(path: string): Promise<LabelsRead> {
     if (tooLong) bad(n, `longer than ${MAX_LINE_BYTES} bytes`);
     else if (held > 0) take(Buffer.concat(parts).toString("utf8"), n);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return out;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return out;
+    // (a labels path that is a folder, a file it may not read: the user's to fix, said in one line)
+    if (code === "EISDIR") throw new UserError(`the labels file ${file} is a folder`);
+    if (code === "EACCES" || code === "EPERM") throw new UserError(`cannot read the labels file ${file}: permission denied`);
     throw new Error(`${file}: ${(err as Error).message}`);
   }
   return out;

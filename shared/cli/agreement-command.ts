@@ -30,6 +30,12 @@ export async function agreementCommand(argv: string[]): Promise<number> {
   for (const f of positionals) if (!existsSync(f) || !statSync(f).isFile()) throw new UserError(`no such file: ${f}`);
   if (new Set(positionals).size !== positionals.length) throw new UserError("a labels file is given twice");
   if (values.dataset !== undefined && !existsSync(values.dataset)) throw new UserError(`no such dataset: ${values.dataset}`);
+  if (values.dataset !== undefined && !statSync(values.dataset).isDirectory()) throw new UserError(`--dataset takes a run's output folder (with its <tier>.jsonl files), not a file: ${values.dataset}`);
+  // where the JSON goes is checked before the work: a wrong --json should not cost the computation
+  if (values.json !== undefined) {
+    if (existsSync(values.json) && statSync(values.json).isDirectory()) throw new UserError(`--json names a folder, not a file: ${values.json}`);
+    if (!existsSync(dirname(values.json))) throw new UserError(`no such folder for --json: ${dirname(values.json)}`);
+  }
   const dataset = values.dataset ?? datasetOfLabels(positionals[0]!);
   const report = await computeAgreement(positionals, dataset);
   if (report.pairs === 0) throw new UserError(`no labels in force in ${positionals.join(", ")}`);

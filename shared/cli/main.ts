@@ -44,7 +44,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 };
 
 /** Errors that are the user's to fix (by class name, so that checking does not load their modules). */
-const USER_ERRORS = new Set(["UserError", "ConfigError", "ResumeConflictError", "InputError", "StorageError", "OutDirBusyError", "ModelError"]);
+const USER_ERRORS = new Set(["UserError", "ConfigError", "ResumeConflictError", "InputError", "StorageError", "OutDirBusyError", "ModelError", "BadLineError"]);
 
 export async function main(argv: string[], launch: CliLaunch = {}): Promise<number> {
   const [name, ...rest] = argv;
@@ -69,8 +69,39 @@ export async function main(argv: string[], launch: CliLaunch = {}): Promise<numb
       process.stderr.write(`paracap ${name}: ${err.message}\n`);
       return 1;
     }
+    const fs = fileSystemError(err);
+    if (fs !== null) {
+      process.stderr.write(`paracap ${name}: ${fs.message}\n`);
+      return fs.code;
+    }
     throw err;
   }
+}
+
+const FS_REASONS: Record<string, string> = {
+  ENOENT: "no such file or folder",
+  ENOTDIR: "a part of the path is a file, not a folder",
+  EISDIR: "it is a folder",
+  EEXIST: "it exists already",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "the file system is read-only",
+  ENOSPC: "no space left on the device",
+  ENAMETOOLONG: "the name is too long",
+};
+const FS_VERBS: Record<string, string> = { open: "open", mkdir: "create the folder", scandir: "read the folder", rename: "rename", stat: "find", lstat: "find", unlink: "remove", rmdir: "remove", write: "write", read: "read", copyfile: "copy" };
+
+/**
+ * A file system error that names its path (a missing folder for --json, a file where a folder
+ * goes): one line saying what could not be done to which path, instead of a stack trace. Exit 2
+ * (the user's to fix), but 1 for a full disk.
+ */
+function fileSystemError(err: unknown): { message: string; code: number } | null {
+  if (!(err instanceof Error)) return null;
+  const e = err as NodeJS.ErrnoException;
+  if (typeof e.code !== "string" || typeof e.path !== "string" || !(e.code in FS_REASONS)) return null;
+  const verb = FS_VERBS[e.syscall ?? ""] ?? e.syscall ?? "use";
+  return { message: `cannot ${verb} ${e.path}: ${FS_REASONS[e.code]}`, code: e.code === "ENOSPC" ? 1 : 2 };
 }
 
 function isArgError(err: unknown): boolean {

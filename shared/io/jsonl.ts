@@ -11,6 +11,11 @@ export interface ReadJsonlOptions {
   what?: string;
 }
 
+/** A line of a JSONL file that is not what it should be (or the file is missing): names the file and line. */
+export class BadLineError extends Error {
+  override readonly name = "BadLineError";
+}
+
 /**
  * Parsed records of a JSONL object (gunzipped when its name ends in `.gz`); a missing object
  * yields nothing unless required. Bad lines throw with file and line number.
@@ -18,7 +23,7 @@ export interface ReadJsonlOptions {
 export async function* readJsonl<T>(store: BlobStore, name: string, schema?: z.ZodType<T>, opts: ReadJsonlOptions = {}): AsyncGenerator<T> {
   const raw = await store.readStream(name);
   if (!raw) {
-    if (opts.required) throw new Error(`${store.description}/${name}: not found`);
+    if (opts.required) throw new BadLineError(`${store.description}/${name}: not found`);
     return;
   }
   const input = name.endsWith(".gz") ? raw.pipe(createGunzip()) : raw;
@@ -32,13 +37,13 @@ export async function* readJsonl<T>(store: BlobStore, name: string, schema?: z.Z
     try {
       value = JSON.parse(line);
     } catch {
-      throw new Error(`${store.description}/${name}:${n}: not valid JSON`);
+      throw new BadLineError(`${store.description}/${name}:${n}: not valid JSON`);
     }
     if (schema) {
       const parsed = schema.safeParse(value);
       if (!parsed.success) {
         const why = opts.what === undefined ? parsed.error.message : `not ${opts.what}: ${z.prettifyError(parsed.error).split("\n")[0]}`;
-        throw new Error(`${store.description}/${name}:${n}: ${why}`);
+        throw new BadLineError(`${store.description}/${name}:${n}: ${why}`);
       }
       yield parsed.data;
     } else yield value as T;

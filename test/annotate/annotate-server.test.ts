@@ -79,6 +79,21 @@ describe("annotate server", () => {
     const read = await readLabelsFile(labelsFile(dir, "ann1"));
     expect(read.records.map((r) => r.kind)).toEqual(["label", "retract"]);
   });
+
+  it("undos sent at once (a held key, a retried request) each take back a different label", async () => {
+    const state = JSON.parse((await raw(`${server.url}api/state`)).body) as { pairs: { id: string }[] };
+    for (const p of state.pairs) {
+      const r = await raw(`${server.url}api/label`, { method: "POST", type: "application/json", body: JSON.stringify({ pair: p.id, paraphrase: false, relation: "intersection", syntactic: 2, semantic: 2 }) });
+      expect(r.status).toBe(200);
+    }
+    const undos = await Promise.all(Array.from({ length: 6 }, () => raw(`${server.url}api/undo`, { method: "POST", type: "application/json", body: "{}" })));
+    const undone = undos.map((u) => (JSON.parse(u.body) as { undone: string | null }).undone);
+    // five labels in force, six undos: each label taken back once, the sixth finds nothing
+    expect(undone.filter((u) => u !== null).sort()).toEqual(state.pairs.map((p) => p.id).sort());
+    expect(undone.filter((u) => u === null)).toHaveLength(1);
+    const final = JSON.parse((await raw(`${server.url}api/state`)).body) as { labels: object };
+    expect(Object.keys(final.labels)).toEqual([]);
+  });
 });
 
 describe("paracap annotate", () => {
