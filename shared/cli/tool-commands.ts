@@ -114,13 +114,19 @@ export async function featuresCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** caption1<TAB>caption2 → the two captions; anything else is the user's mistake, reported with its line number. */
-export function parsePairLine(line: string, n: number): [string, string] {
+/**
+ * caption1<TAB>caption2 → the two captions; anything else is the user's mistake, reported with its
+ * line number, and so is a caption over `maxChars` (scoring cost grows with length: a pair of 400 kB
+ * captions would run for minutes; a run bounds its captions the same way).
+ */
+export function parsePairLine(line: string, n: number, maxChars = Infinity): [string, string] {
   const fields = line.split("\t");
   if (fields.length !== 2) {
     const got = fields.length === 1 ? "no tab" : `${fields.length - 1} tabs`;
     throw new UserError(`stdin line ${n}: expected caption1<TAB>caption2, found ${got}`);
   }
+  const long = fields.find((f) => f.length > maxChars);
+  if (long !== undefined) throw new UserError(`stdin line ${n}: a caption of ${long.length} characters, over captions.maxChars (${maxChars}; a --config file may raise it)`);
   return [fields[0]!, fields[1]!];
 }
 
@@ -148,7 +154,7 @@ export async function scoreCommand(argv: string[]): Promise<number> {
   const score = await createScorers(config);
   // the dedup stage's own derivation, so a line equals the metrics and verdict of that pair in a run's dataset
   const verdict = semanticVerdict(config);
-  await mapLineBatches(process.stdin, process.stdout, SCORE_BATCH, parsePairLine, async (pairs) =>
+  await mapLineBatches(process.stdin, process.stdout, SCORE_BATCH, (line, n) => parsePairLine(line, n, config.captions.maxChars), async (pairs) =>
     (await score(pairs)).map((m) => {
       const v = verdict(m);
       return v.paraphrase === undefined ? v.metrics : { ...v.metrics, paraphrase: v.paraphrase, paraphraseBy: v.paraphraseBy };

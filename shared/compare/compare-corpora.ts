@@ -27,7 +27,7 @@ export interface ComparedCorpus extends CorpusSummary {
 export async function compareFiles(files: readonly string[], config: ParacapConfig, subset: "paraphrase" | "all" = "paraphrase"): Promise<ComparedCorpus[]> {
   const out: ComparedCorpus[] = [];
   for (const file of files) {
-    const corpus = readCorpus(await readFile(file));
+    const corpus = readCorpus(await readFile(file), undefined, { maxChars: config.captions.maxChars });
     const pairs = await scoreCorpusPairs(corpus.pairs, config);
     const summary = summarisePairs(basename(file), pairs, { subset });
     const scoring = summary.map === null ? null : semanticScoring(config.scoring);

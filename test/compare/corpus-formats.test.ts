@@ -86,6 +86,34 @@ describe("readCorpus", () => {
     expect(c.skippedLines).toEqual([3]);
   });
 
+  it("detects the format with a stray row among the first lines, or lines of several kilobytes", () => {
+    const lines = corpusText(PAWS).split("\n").slice(0, 30);
+    lines[4] = "5\ta sentence with\ta tab inside\tthe second\t0";
+    const stray = readCorpus(bytes(lines.join("\n")));
+    expect(stray.format).toBe("paws");
+    expect(stray.skippedLines).toEqual([5]);
+    // 30 rows of ~4 KB each: far past the first 64 KiB before the 20th line
+    const long = corpusText(PAWS).split("\n").slice(0, 30).map((l) => {
+      const c = l.split("\t");
+      return [c[0], `${c[1]} ${"and so on ".repeat(200)}`, `${c[2]} ${"and so on ".repeat(200)}`, c[3]].join("\t");
+    });
+    const read = readCorpus(bytes(long.join("\n")));
+    expect(read.format).toBe("paws");
+    expect(read.pairs).toHaveLength(30);
+    // but a file most of whose rows fit nothing is still refused
+    expect(() => detectFormat(["1\ta\tb\t0", "x", "y", "z", "w"].join("\n"))).toThrow(CorpusFormatError);
+  });
+
+  it("a pair with a sentence over maxChars is a skipped line (scoring cost is bounded as in a run)", () => {
+    const lines = corpusText(PAWS).split("\n").slice(0, 5);
+    const c = lines[3]!.split("\t");
+    lines[3] = [c[0], `${c[1]} ${"long ".repeat(100_000)}`, c[2], c[3]].join("\t");
+    const read = readCorpus(bytes(lines.join("\n")), undefined, { maxChars: 5000 });
+    expect(read.pairs).toHaveLength(4);
+    expect(read.skippedLines).toEqual([4]);
+    expect(readCorpus(bytes(lines.join("\n"))).pairs).toHaveLength(5);
+  });
+
   it("names what it expected for an unknown format", () => {
     expect(() => readCorpus(bytes("hello world\nsecond line\n"))).toThrow(CorpusFormatError);
     expect(() => readCorpus(bytes("hello world\n"))).toThrow(/MSRPC, PAWS, QQP, TaPaCo or paracap JSONL/);
