@@ -10,15 +10,19 @@ export const DETERMINERS: ReadonlySet<string> = new Set([
   "another", "both", "either", "neither",
 ]);
 
-// letters or digits, with inner apostrophes kept (don't, o'clock); hyphens split words, as punctuation
-const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
+// letters or digits, with inner apostrophes kept (don't, o'clock); hyphens split words, as punctuation;
+// a leading apostrophe is kept too, so that the possessive of tokenised text ("the dog 's bowl", as
+// Conceptual Captions writes it) is the possessive, not a word "s"
+const WORD = /['’]?[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
 const POSSESSIVE = /['’]s$/;
+const LEADING_QUOTE = /^['’]/;
 
 /** The distinct words of a text, in first-occurrence order. */
 export function wordSet(text: string): string[] {
   const seen = new Set<string>();
   for (const match of text.toLowerCase().matchAll(WORD)) {
-    const word = match[0].replace(POSSESSIVE, "");
+    // (a leading apostrophe that is a quotation mark, as in 'hello', goes)
+    const word = match[0].replace(POSSESSIVE, "").replace(LEADING_QUOTE, "");
     if (word.length > 0 && !DETERMINERS.has(word)) seen.add(word);
   }
   return [...seen];

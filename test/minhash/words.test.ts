@@ -10,6 +10,9 @@ describe("wordSet (Chung & Knight's tokenisation)", () => {
     expect(wordSet("The Captain's cabin; THE captain’s log -- Nemo's!")).toEqual(["captain", "cabin", "log", "nemo"]);
     expect(wordSet("I don't know. Those twenty-two sailors...")).toEqual(["i", "don't", "know", "twenty", "two", "sailors"]);
     expect(wordSet(" ,.;-- ")).toEqual([]);
+    // Conceptual Captions' tokenised possessive (its validation split) and a quoted word
+    expect(wordSet("beach volleyball player defends against person during the women 's main draw .")).toEqual(["beach", "volleyball", "player", "defends", "against", "person", "during", "women", "main", "draw"]);
+    expect(wordSet("a sign saying 'welcome' on the door")).toEqual(["sign", "saying", "welcome", "on", "door"]);
   });
 
   it("gives every paragraph of both translations words, Gutenberg boilerplate gone", () => {
