@@ -67,6 +67,19 @@ export async function* readPixelInputs(paths: readonly string[], opts: PixelRead
   }
 }
 
+/**
+ * Files under a key with no image: a caption or sidecar alone (a download that failed) is counted
+ * `no_image_file`, a file of another kind `other_file`; img2dataset's own bookkeeping
+ * (`<shard>_stats.json`, the results `.parquet`) is neither.
+ */
+function countImageless(stem: string, exts: Iterable<string>, counters: Counters): void {
+  const kinds = [...exts];
+  if (kinds.includes("parquet") || (/_stats$/.test(stem) && kinds.every((e) => e === "json"))) return;
+  if (kinds.some((e) => e === "txt" || e === "json")) counters.inc(pixelSourceSkippedCounter("no_image_file"));
+  const other = kinds.filter((e) => e !== "txt" && e !== "json").length;
+  if (other > 0) counters.inc(pixelSourceSkippedCounter("other_file"), other);
+}
+
 function* countSample(sample: PixelSample, counters: Counters): Generator<PixelSample> {
   counters.inc(pixelSourceCounter("samples"));
   if (sample.bytes !== null) counters.inc(pixelSourceCounter("samples.with_image"));
@@ -93,7 +106,10 @@ export async function* readImg2datasetFolder(dir: string, opts: PixelReadOptions
   for (const [stem, files] of byStem) {
     const images = [...files.entries()].filter(([ext]) => IMAGE_EXTENSIONS.has(ext));
     const imagePath = images[0]?.[1];
-    if (!imagePath) continue; // a key without an image (img2dataset writes none for failures) or a stats file
+    if (!imagePath) {
+      countImageless(stem, files.keys(), opts.counters);
+      continue;
+    }
     // `x.jpg` and `x.png` side by side: one sample per key, the others counted, never silently lost
     if (images.length > 1) opts.counters.inc(pixelSourceSkippedCounter("same_key"), images.length - 1);
     let bytes: Uint8Array | null = null;
@@ -127,7 +143,10 @@ export async function* readWebdatasetTar(stream: AsyncIterable<Uint8Array> | Nod
   const flush = function* (this: void, c: NonNullable<typeof current>): Generator<PixelSample> {
     const images = [...c.files.entries()].filter(([ext]) => IMAGE_EXTENSIONS.has(ext));
     const image = images[0];
-    if (!image) return;
+    if (!image) {
+      countImageless(c.key, c.files.keys(), opts.counters);
+      return;
+    }
     if (images.length > 1) opts.counters.inc(pixelSourceSkippedCounter("same_key"), images.length - 1);
     const text = (ext: string) => (c.files.get(ext) instanceof Uint8Array ? Buffer.from(c.files.get(ext) as Uint8Array).toString("utf8") : null);
     if (image[1] === "too_large") opts.counters.inc(pixelSourceSkippedCounter("too_large"));

@@ -65,3 +65,21 @@ describe("an image file that cannot be read", () => {
     expect(counters.get(pixelSourceSkippedCounter("unreadable_file"))).toBe(1);
   });
 });
+
+describe("files that are no sample", () => {
+  it("a caption or sidecar without its image, and files of other kinds, are counted; img2dataset's bookkeeping is not", async () => {
+    const dir = tempDir();
+    copyFileSync(PHOTO.original, join(dir, "000000000.jpg"));
+    writeFileSync(join(dir, "000000000.txt"), "A quiet road in autumn.");
+    // a failed download whose caption and sidecar were written anyway
+    writeFileSync(join(dir, "000000001.txt"), "A road that did not download.");
+    writeFileSync(join(dir, "000000001.json"), JSON.stringify({ key: "000000001", status: "failed_to_download" }));
+    writeFileSync(join(dir, "notes.md"), "# notes");
+    writeFileSync(join(dir, "page.html"), "<html></html>");
+    writeFileSync(join(dir, "00000_stats.json"), JSON.stringify({ count: 2 }));
+    const { keys: got, counters } = await keys(dir);
+    expect(got).toEqual(["000000000"]);
+    expect(counters.get(pixelSourceSkippedCounter("no_image_file"))).toBe(1);
+    expect(counters.get(pixelSourceSkippedCounter("other_file"))).toBe(2);
+  });
+});
