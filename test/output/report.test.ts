@@ -73,6 +73,12 @@ describe("renderReport", () => {
     expect(renderReport(stats({}), {}, { generated: "t", elapsedSeconds: null, preset: "paper" })).toContain("Method: `preset: paper`, the published rules exactly.");
   });
 
+  it("counts every image the pixel pivot looked at: decoded, without bytes, outside the bounds by their header, not decoded", () => {
+    const p = "pixel_identity.";
+    const md = renderReport(stats({ counters: { [`${p}mode.phash`]: 1, [`${p}threshold`]: 8, [`${p}max_diameter`]: 16, [`${p}images`]: 10, [`${p}decoded`]: 6, [`${p}no_bytes`]: 1, [`${p}outside_bounds.too_small`]: 2, [`${p}failed.corrupt`]: 1 } }), {}, { generated: "t", elapsedSeconds: null });
+    expect(md).toContain("- 10 images looked at: 6 decoded, 1 without bytes, outside the bounds by their header (not decoded): too_small 2, not decoded: corrupt 1.");
+  });
+
   it("accounts for every revision read and names damaged and missing shards with file and offset", () => {
     const md = renderReport(stats({
       complete: false,
