@@ -125,20 +125,27 @@ function messageOf(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).split("\n")[0]!;
 }
 
-/** A decoder error's reason; a PNG or JPEG cut before its end marker is `truncated` whatever libpng says. */
+/**
+ * A decoder error's reason. A PNG or JPEG cut before its end marker is `truncated` whatever the
+ * decoder says; one that has its end marker is `corrupt` even when libjpeg says "premature end"
+ * (damaged entropy-coded data runs it out of data before the end it can see).
+ */
 function classify(err: unknown, bytes: Buffer): DecodeFailure {
   const message = messageOf(err);
   if (/pixel limit/i.test(message)) return "too_many_pixels";
   if (/unsupported image format/i.test(message)) return "unsupported";
-  if (/premature end|truncat|unexpected end/i.test(message) || cutBeforeEndMarker(bytes)) return "truncated";
-  return "corrupt";
+  const marker = endMarker(bytes);
+  if (marker === "missing") return "truncated";
+  if (marker === "present") return "corrupt";
+  return /premature end|truncat|unexpected end/i.test(message) ? "truncated" : "corrupt";
 }
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 const PNG_IEND = Buffer.from("IEND", "latin1");
 
-function cutBeforeEndMarker(bytes: Buffer): boolean {
-  if (bytes.subarray(0, 4).equals(PNG_SIGNATURE)) return bytes.lastIndexOf(PNG_IEND) < 0;
-  if (bytes[0] === 0xff && bytes[1] === 0xd8) return !(bytes[bytes.length - 2] === 0xff && bytes[bytes.length - 1] === 0xd9);
-  return false;
+/** Whether a PNG or JPEG ends with its end marker; "unknown" for other formats. */
+function endMarker(bytes: Buffer): "present" | "missing" | "unknown" {
+  if (bytes.subarray(0, 4).equals(PNG_SIGNATURE)) return bytes.lastIndexOf(PNG_IEND) < 0 ? "missing" : "present";
+  if (bytes[0] === 0xff && bytes[1] === 0xd8) return bytes[bytes.length - 2] === 0xff && bytes[bytes.length - 1] === 0xd9 ? "present" : "missing";
+  return "unknown";
 }

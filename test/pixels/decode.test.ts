@@ -75,8 +75,15 @@ describe("decodeImage", () => {
     const svg = new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><rect width="100" height="50"/></svg>');
     const brokenPng = png.slice();
     brokenPng.fill(0x41, 40, 400); // IHDR and the start of IDAT overwritten, IEND kept
+    // a JPEG of full length whose second half is noise (its end marker kept): libjpeg says "premature end of data segment"
+    const noisyJpeg = jpeg.slice();
+    for (let i = noisyJpeg.length >> 1, x = 7; i < noisyJpeg.length - 2; i++) {
+      x = (x * 1103515245 + 12345) >>> 0;
+      noisyJpeg[i] = (x >>> 16) & 0xff;
+    }
     const cases: [string, Uint8Array, string][] = [
       ["half a JPEG", jpeg.subarray(0, jpeg.length >> 1), "truncated"],
+      ["a whole JPEG with noise for data", noisyJpeg, "corrupt"],
       ["half a PNG", png.subarray(0, png.length >> 1), "truncated"],
       ["text", new TextEncoder().encode("not an image ".repeat(40)), "unsupported"],
       ["an SVG", svg, "unsupported"],
