@@ -6,9 +6,9 @@
  * fail the thesis' filters are dropped here: one funnel row (`image_pixels_thesis_v1`) with the
  * reason of each drop, weighted by references like every image row.
  */
-import { pixelIdentityCounter } from "../core/counter-names.ts";
+import { filterCounter, pixelIdentityCounter } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
-import { countFilterVerdict } from "../core/filter.ts";
+import { countFilterVerdict, exampleOf } from "../core/filter.ts";
 import { partitionOf } from "../core/hash.ts";
 import { isPixelPivot } from "../core/plugin-names.ts";
 import { ShuffleRef } from "../core/records.ts";
@@ -62,7 +62,7 @@ async function rekeyPartition(ctx: UnitContext): Promise<void> {
     for (const [image, refs] of byImage) {
       const f = facts.get(image);
       const verdict = pixelVerdict(f);
-      countRow(counters, config.tiers, refs, verdict === true ? true : verdict.drop);
+      countRow(counters, config.tiers, image, refs, verdict === true ? true : verdict.drop);
       if (verdict !== true || !f?.ok) continue;
       const key = identityKey(id, f, Object.hasOwn(groups.centres, image) ? groups.centres[image] : undefined);
       for (const ref of refs) await out.write(partitionOf(key, config.partitions), { ...ref, image: key });
@@ -70,12 +70,16 @@ async function rekeyPartition(ctx: UnitContext): Promise<void> {
   });
 }
 
-/** The row's filter counts and, for kept images, its funnel columns, in every tier the references feed. */
-function countRow(counters: Counters, tiers: readonly string[], refs: readonly ShuffleRef[], verdict: true | string): void {
+/**
+ * The row's filter counts and, for kept images, its funnel columns, in every tier the references
+ * feed; a dropped image is an example of its reason, as the image rows' filters give (the image, on a page).
+ */
+function countRow(counters: Counters, tiers: readonly string[], image: string, refs: readonly ShuffleRef[], verdict: true | string): void {
   for (const tier of tiers) {
     const mine = refs.filter((r) => r.kind === tierInput(tier));
     if (mine.length === 0) continue;
     countFilterVerdict(pixelIdentityInfo, counters, tier, verdict, mine.reduce((n, r) => n + r.uses, 0));
     if (verdict === true) countImageRow(counters, tier, pixelIdentityInfo.id, mine.map(useState));
+    else counters.samples.add(filterCounter(tier, pixelIdentityInfo.id, "dropped", verdict), exampleOf({ image, page: mine[0]!.page })!);
   }
 }

@@ -94,6 +94,10 @@ describe("paracap run --images", () => {
       expect(counters[`pixels.url_folder.matched.${rule}`]).toBe(downloaded.length);
       expect(counters["pixels.url_folder.unmatched"] ?? 0).toBe(name === "wget" ? 1 : 0);
       expect(counters["filter.silver.image_pixels_thesis_v1.dropped.no_image"]).toBe(1);
+      // the dropped image is named in the funnel row, as every image row names its drops
+      const stats = JSON.parse(readDir(join(dir, `${name}-out`)).get("stats.json")!.toString());
+      const row = stats.tiers.silver.funnel.find((r: { id: string }) => r.id === "image_pixels_thesis_v1");
+      expect(row.filter.examples.no_image).toEqual([expect.stringMatching(/missing\.jpg \(on /)]);
     });
 
     it("a folder of symlinks into a cache (files and a linked folder) reads as the files would; a dangling link is counted", async () => {

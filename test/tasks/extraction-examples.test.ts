@@ -55,7 +55,7 @@ describe("examples of damaged input", () => {
     const wrong = `${WARC}warcio-edge-cases/example-wrong-chunks.warc.gz`;
     const r = await runCli(["run", "--input", wrong, "--out", join(tempDir(), "out"), "--quiet"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("paracap run: no HTML records read from the input (skipped: 1 damaged.not_a_warc_record, 1 damaged.truncated): ");
+    expect(r.stderr).toContain("paracap run: no HTML records read from the input (skipped: 1 damaged.not_a_warc_record, 1 damaged.truncated, 1 request): ");
     expect(r.stderr).toContain(`${wrong}: 2 damaged WARC records skipped (the first at file byte 0: truncated)`);
     const wet = await runCli(["run", "--input", `${WARC}commoncrawl-whirlwind.warc.wet.gz`, "--out", join(tempDir(), "out"), "--quiet"]);
     expect(wet.code).toBe(2);
