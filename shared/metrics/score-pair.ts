@@ -57,7 +57,12 @@ function allOrderStats(grams: ReturnType<typeof buildPairNgrams>, maxOrder: numb
  * each tokenisation's n-grams are built once and shared by all metrics that use it.
  */
 export class PairScorer {
-  private readonly rougeTokenizer = new RougeTokenizer();
+  private readonly rougeTokenizer: RougeTokenizer;
+
+  /** `paper`: rouge-score's tokens exactly, whatever the script (see RougeTokenizer's `scriptAware`). */
+  constructor(opts: { paper?: boolean } = {}) {
+    this.rougeTokenizer = new RougeTokenizer(undefined, !opts.paper);
+  }
 
   /** All {@link PairMetrics} of the pair (a, b). Every metric is symmetric in a and b. */
   score(a: string, b: string): PairMetrics {

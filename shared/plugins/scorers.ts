@@ -16,8 +16,8 @@ import { processWordVectors, wordVectorScorer } from "../semantic/vector-scorer.
 import { bertscoreScorer, embeddingScorer } from "../semantic/transformer-scorers.ts";
 
 const SCORERS = {
-  syntactic: (): PairScorer => {
-    const s = new SyntacticScorer();
+  syntactic: (ctx: ScorerContext): PairScorer => {
+    const s = new SyntacticScorer({ paper: ctx.config.preset === "paper" });
     return perPairScorer("syntactic", (a, b) => ({ ...s.score(a, b) }));
   },
   /** vectorCosine, wordMoverSimilarity, vectorOov from the shipped word vectors (offline; shared/semantic/) */
@@ -34,7 +34,7 @@ export class ScorerCache {
   private readonly loaded = new Map<string, Promise<PairScorer>>();
 
   get(name: ScorerName, ctx: ScorerContext): Promise<PairScorer> {
-    const key = `${name}\u0000${JSON.stringify(ctx.config.scoring)}`;
+    const key = `${name}\u0000${ctx.config.preset}\u0000${JSON.stringify(ctx.config.scoring)}`;
     let s = this.loaded.get(key);
     if (!s) {
       s = Promise.resolve().then(() => (SCORERS[name] as ScorerFactory)(ctx));

@@ -15,9 +15,20 @@ describe("RougeTokenizer (rouge-score tokenize with Porter stemmer)", () => {
     expect(tok.tokenize(SOLDIERS[1])).toEqual(["we", "re", "lose", "one", "or", "two", "american", "soldier", "everi", "day"]);
   });
 
-  it("drops non-ASCII letters as rouge-score does", () => {
-    expect(tok.tokenize("Café Zürich 東京")).toEqual(["caf", "z", "rich"]);
-    expect(tok.tokenize("")).toEqual([]);
+  it("drops non-ASCII letters as rouge-score does (the paper's preset), in a mostly ASCII text always", () => {
+    const paper = new RougeTokenizer(undefined, false);
+    expect(paper.tokenize("Café Zürich 東京")).toEqual(["caf", "z", "rich"]);
+    expect(paper.tokenize("Вид на Кремль")).toEqual([]);
+    expect(paper.tokenize("")).toEqual([]);
+    // English with a few accented names stays rouge-score's, so English scores are the paper's
+    expect(tok.tokenize("The Café de Flore in Zürich")).toEqual(["the", "caf", "de", "flore", "in", "z", "rich"]);
+  });
+
+  it("improved: a text mostly in other letters is tokenised by Unicode words, CJK by character", () => {
+    // (Russian Wikipedia's caption of the Kremlin; a Japanese one of Tokyo Tower)
+    expect(tok.tokenize("Вид на Московский Кремль с Большого Каменного моста")).toEqual(["вид", "на", "московский", "кремль", "с", "большого", "каменного", "моста"]);
+    expect(tok.tokenize("東京タワーの夜景 (2010)")).toEqual(["東", "京", "タ", "ワ", "ー", "の", "夜", "景", "2010"]);
+    expect(tok.tokenize("Hà Nội là thủ đô của Việt Nam")).toEqual(["hà", "nội", "là", "thủ", "đô", "của", "việt", "nam"]);
   });
 
   it("gives the same tokens with a tiny memo (cache eviction does not change results)", () => {

@@ -52,4 +52,15 @@ describe("scorePair", () => {
     expect(scorePair("", "Two dogs bark").levenshtein).toBe(1);
     expect(scorePair("", "Two dogs bark").syntactic).toBe(0);
   });
+
+  it("scores a Russian or Japanese paraphrase above zero (improved); the paper's preset keeps rouge-score's zeros", () => {
+    const ru: [string, string] = ["Вид на Московский Кремль с Большого Каменного моста", "Московский Кремль, вид с Большого Каменного моста"];
+    const ja: [string, string] = ["東京タワーの夜景", "夜の東京タワー"];
+    for (const [a, b] of [ru, ja]) {
+      expect(new PairScorer().score(a, b).syntactic).toBeGreaterThan(0.5);
+      expect(new PairScorer({ paper: true }).score(a, b).syntactic).toBe(0);
+    }
+    // English pairs score the same either way
+    for (const [, a, b] of fixturePairs()) expect(new PairScorer().score(a, b)).toEqual(new PairScorer({ paper: true }).score(a, b));
+  });
 });
