@@ -221,26 +221,22 @@ export function readWarc(opts: Omit<WarcReadOptions, "revisits">): AsyncGenerato
 
 /** readWarc, plus the revisit records `opts.revisits` asks for. */
 export async function* readWarcWithRevisits(opts: WarcReadOptions): AsyncGenerator<WarcContentRecord | WarcRevisitRecord> {
-  // blank bytes before the first record or member (a stray newline) do not decide the framing
+  // blank bytes before the first record or member (a stray newline) do not decide the framing: the
+  // first three bytes after them do (only those are held, however much padding comes first)
   let head: Buffer = Buffer.alloc(0);
-  let pad = 0;
   for await (const c of opts.open(0)) {
-    head = Buffer.concat([head, c]);
-    pad = padding(head, 0);
-    if (head.length - pad >= 3 || pad >= MAX_LEAD_PADDING) break;
+    head = Buffer.concat([head, head.length === 0 ? c.subarray(padding(c, 0)) : c]);
+    if (head.length >= 3) break;
   }
   // a file split into shards is one file: the shard that starts it counts it
   if ((opts.start ?? 0) === 0) opts.counters.inc(warcCounter("files"));
   try {
-    yield* isGzipMagic(head, pad) ? readMembers(opts) : readPlain(opts);
+    yield* isGzipMagic(head) ? readMembers(opts) : readPlain(opts);
   } catch (e) {
     // a failed read of the bytes is the reader's caller's to handle (retry, count), with its own error
     throw e instanceof ByteSourceError ? e.cause : e;
   }
 }
-
-/** How far a file's first bytes may be blank before it is read as a plain WARC regardless. */
-const MAX_LEAD_PADDING = 64 * 1024;
 
 /** Whether a byte is padding between records or members: whitespace or NUL. */
 const isPadByte = (c: number) => c === 10 || c === 13 || c === 32 || c === 9 || c === 0;

@@ -230,6 +230,9 @@ describe("framing as crawlers really write it: blank bytes, cut records, no reco
       expect(content).toHaveLength(24);
       expect(counters.get(warcCounter("bytes.skipped"))).toBe(48 * pad.length);
     }
+    // 100 kB of newlines before the first member: still a gzip WARC, and only three bytes are held to say so
+    const lead = await readAll(Buffer.concat([Buffer.alloc(100_000, 0x0a), ...members]));
+    expect(counts(lead.counters)).toEqual(whole);
   });
 
   it("a cut record the reader skips (a request; an image it does not want) ends as truncated damage, and the next member is read", async () => {
