@@ -62,9 +62,17 @@ function quietParser(WARCParser: typeof import("warcio").WARCParser) {
       let nextline = await this._reader.readlineRaw();
       while (nextline && isBlankLine(nextline)) nextline = await this._reader.readlineRaw();
       this._offset = this._reader.getRawOffset() - (nextline?.length ?? 0);
+      // warcio reads only header blocks of CRLF lines (as WARC writes them): one of LF lines would run on
+      // into the HTTP headers or the body; the record is damage, said as such, and the next one is looked for
+      if (nextline !== null && isLfOnlyVersionLine(nextline)) throw new RecordDamage("lf_line_endings");
       return nextline ?? EMPTY;
     }
   };
+}
+
+/** `WARC/1.0` or `WARC/1.1` ended by an LF without its CR. */
+function isLfOnlyVersionLine(line: Uint8Array): boolean {
+  return line.length >= 9 && line[line.length - 1] === 10 && line[line.length - 2] !== 13 && utf8.decode(line.subarray(0, 7)) === "WARC/1.";
 }
 
 /** A line of nothing but spaces, tabs, CRs and its LF. */

@@ -263,6 +263,19 @@ describe("framing as crawlers really write it: blank bytes, cut records, no reco
     expect(content).toHaveLength(24);
   });
 
+  it("header lines ended by LF alone (not WARC, which says CRLF): each record is damage named for it, and the read ends", async () => {
+    const lf = records.slice(0, 6).map((r) => {
+      const text = r.toString("latin1");
+      const end = text.indexOf("\r\n\r\n");
+      return Buffer.from(text.slice(0, end).replace(/\r\n/g, "\n") + "\n\n" + text.slice(end + 4), "latin1");
+    });
+    for (const input of [gzipRecords(lf), Buffer.concat(lf)]) {
+      const { counters } = await readAll(input);
+      expect(counters.get(warcCounter("records.damaged"))).toBeGreaterThan(0);
+      expect(counters.get(warcSkippedCounter("damaged.lf_line_endings"))).toBe(counters.get(warcCounter("records.damaged")));
+    }
+  });
+
   it("warcio's wrong-chunks file: the request in its third member (after blank lines) is read and counted", async () => {
     const { counters } = await readAll(`${EDGE}example-wrong-chunks.warc.gz`);
     expect(counters.get(warcSkippedCounter("request"))).toBe(1);
