@@ -1,4 +1,5 @@
 /** The single-purpose commands: extract (references as JSONL), features (captions), score (pairs). */
+import { dropsTemplateImages } from "../web/html/template-images.ts";
 import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
@@ -90,14 +91,14 @@ export async function extractCommand(argv: string[]): Promise<number> {
   }
   if (isWarcFile(file)) {
     const counters = new Counters();
-    for await (const line of warcCaptionLines(file, counters, x.maxPageBytes)) out.write(JSON.stringify(line) + "\n");
+    for await (const line of warcCaptionLines(file, counters, x.maxPageBytes, { templateImages: dropsTemplateImages(config) })) out.write(JSON.stringify(line) + "\n");
     const damaged = counters.get(warcCounter("records.damaged"));
     const examples = counters.samples.get(WARC_DAMAGE_SAMPLE);
     process.stderr.write(`paracap extract: ${counters.get(warcCounter("documents"))} HTML page(s) of ${counters.get(warcCounter("records"))} WARC record(s) read${damaged > 0 ? `; ${damaged} damaged record(s) skipped: ${examples.join("; ")}` : ""}\n`);
     return 0;
   }
   const counters = new Counters();
-  const namespaces = values["all-namespaces"] ? undefined : config.dump.namespaces;
+  const namespaces = values["all-namespaces"] ? "all" : config.dump.namespaces;
   for await (const rev of readDumpPages(file, { counters, file, namespaces, skipRedirects: config.dump.skipRedirects })) emit(rev);
   const pages = counters.get(dumpCounter("pages"));
   const revs = counters.get(dumpCounter("revisions.emitted"));

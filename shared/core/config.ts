@@ -48,6 +48,9 @@ export const ParacapConfig = z.object({
       maxWaitSeconds: z.number().positive().max(86_400).default(300)
         .describe("the longest a WARC read goes without a byte, reconnects and backoff included, before the file is given up (planning's size requests: at most 30 s)"),
     }).optional().describe("how long reads of a paths list's WARCs wait for a slow or silent server (defaults when absent)"),
+    // absent unless set (as warcHttp): its default follows the preset
+    templateImages: z.boolean().optional()
+      .describe("web pages: drop the page template's images (shown twice on one page, or declared under 3,000 pixels or over 3:1) as not captioned by their context; default: true, false under preset paper"),
   }).prefault({}),
   captions: z.object({
     minWords: MinWords.default(6).describe("paper: 6; thesis: 10"),

@@ -24,8 +24,8 @@ import { coalesceChunks } from "../io/coalesce-chunks.ts";
 import { dumpCounter } from "../core/counter-names.ts";
 
 export interface ReadPagesOptions {
-  /** namespaces whose revisions are emitted; default [0] (articles) */
-  namespaces?: number[];
+  /** namespaces whose revisions are emitted; default [0] (articles); "all": every one */
+  namespaces?: number[] | "all";
   /** skip pages with a <redirect> element; default true */
   skipRedirects?: boolean;
   /** receives the dump.* counters */

@@ -59,7 +59,7 @@ export class FormatProblem extends Error {
 }
 
 export interface ScannerOptions {
-  namespaces?: number[];
+  namespaces?: number[] | "all";
   skipRedirects?: boolean;
   /** the input lacks the root's opening tag (a multistream slice) */
   fragment?: boolean;
@@ -198,14 +198,15 @@ export class DumpScanner {
   private lastText: Buffer | null = null;
   private lastToken: object = {};
   private readonly namespaceNames = new Map<string, number>();
-  private readonly namespaces: ReadonlySet<number>;
+  /** null: every namespace */
+  private readonly namespaces: ReadonlySet<number> | null;
   private readonly skipRedirects: boolean;
 
   constructor(
     opts: ScannerOptions,
     private readonly counters: Counters,
   ) {
-    this.namespaces = new Set(opts.namespaces ?? [0]);
+    this.namespaces = opts.namespaces === "all" ? null : new Set(opts.namespaces ?? [0]);
     this.skipRedirects = opts.skipRedirects ?? true;
     this.maxTextBytes = opts.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES;
     this.maxFieldBytes = opts.maxFieldBytes ?? DEFAULT_MAX_FIELD_BYTES;
@@ -746,7 +747,7 @@ export class DumpScanner {
 
   private skipReason(page: PageState): Skip {
     if (page.oversized) return Skip.Oversized;
-    if (!this.namespaces.has(this.namespaceOf(page))) return Skip.Namespace;
+    if (this.namespaces !== null && !this.namespaces.has(this.namespaceOf(page))) return Skip.Namespace;
     if (this.skipRedirects && page.redirect) return Skip.Redirect;
     return Skip.None;
   }

@@ -12,7 +12,8 @@ export const dedupPhase = partitionTask({
   consumes: ["pairs"],
   // one part per tier, so the aggregate merges a tier without reading the others
   produces: [{ name: "scored", schema: ScoredPair, parts: (config) => config.tiers }],
-  configKeys: ["tiers", "partitions", "images", "captions", "pairs", "scoring"],
+  // (preset: ROUGE and BLEU tokens, rouge-tokens.ts)
+  configKeys: ["preset", "tiers", "partitions", "images", "captions", "pairs", "scoring"],
   run: dedupPartition,
 });
 

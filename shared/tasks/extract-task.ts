@@ -34,7 +34,8 @@ export const extractPhase: UnitPhase = {
   produces: [{ name: "refs", schema: ShuffleRef }],
   workDirs: [SPILL_DIR],
   // what is read from the input, how documents become captions and features, the pivot, the partitioning
-  configKeys: ["partitions", "dump", "extraction", "pivot", "pivots", "captions.maxChars", "captions.maxTokenChars", "captions.classifier"],
+  // (preset: the page template's images are dropped unless preset paper, template-images.ts)
+  configKeys: ["preset", "partitions", "dump", "extraction", "pivot", "pivots", "captions.maxChars", "captions.maxTokenChars", "captions.classifier"],
   run: (ctx) => {
     if (ctx.unit.unit !== "shard") throw new Error(`extract runs on shards, not on ${ctx.unit.unit}s`);
     return extractShard(ctx, ctx.unit.shard);

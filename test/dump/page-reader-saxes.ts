@@ -51,14 +51,14 @@ class PageCollector {
   private namespaceKey: number | null = null;
   private page: PageState | null = null;
   private rev: RevisionState | null = null;
-  private readonly namespaces: ReadonlySet<number>;
+  private readonly namespaces: ReadonlySet<number> | null;
   private readonly skipRedirects: boolean;
 
   constructor(
     opts: ReadPagesOptions,
     private readonly counters: Counters,
   ) {
-    this.namespaces = new Set(opts.namespaces ?? [0]);
+    this.namespaces = opts.namespaces === "all" ? null : new Set(opts.namespaces ?? [0]);
     this.skipRedirects = opts.skipRedirects ?? true;
   }
 
@@ -168,7 +168,7 @@ class PageCollector {
   }
 
   private skipReason(page: PageState): Skip {
-    if (!this.namespaces.has(this.namespaceOf(page))) return "namespace";
+    if (this.namespaces !== null && !this.namespaces.has(this.namespaceOf(page))) return "namespace";
     if (this.skipRedirects && page.redirect) return "redirect";
     return null;
   }

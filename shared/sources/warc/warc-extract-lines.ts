@@ -8,15 +8,16 @@ import { Counters } from "../../core/counters.ts";
 import { warcCounter } from "../../core/counter-names.ts";
 import { readWarc } from "../../web/warc/warc-reader.ts";
 import { acceptHtml, recordCaptions } from "../../web/html/page-captions.ts";
+import type { ExtractOptions } from "../../web/html/extract-captions.ts";
 
 const MAX_PAGE_BYTES = 8 * 1024 * 1024;
 
 /** `maxPageBytes`: the run's extraction.maxPageBytes (a larger page is skipped, as in a run) */
-export async function* warcCaptionLines(path: string, counters = new Counters(), maxPageBytes = MAX_PAGE_BYTES): AsyncGenerator<object> {
+export async function* warcCaptionLines(path: string, counters = new Counters(), maxPageBytes = MAX_PAGE_BYTES, opts: ExtractOptions = {}): AsyncGenerator<object> {
   const open = (start: number) => createReadStream(path, { start }) as AsyncIterable<Buffer>;
   for await (const rec of readWarc({ open, file: path, counters, maxBodyBytes: maxPageBytes, accept: acceptHtml })) {
     counters.inc(warcCounter("documents"));
-    const found = recordCaptions(rec, maxPageBytes);
+    const found = recordCaptions(rec, maxPageBytes, opts);
     if ("drop" in found) continue;
     for (const c of found.captions) yield { image: c.image, type: c.type, text: c.text, page: rec.targetUri, url: c.url, recordId: rec.recordId };
   }

@@ -20,6 +20,7 @@
  * read before it in the same shard (revisit-originals.ts), counted `warc.image_revisits.resolved`,
  * else `.unresolved`. Other runs read exactly what they read before.
  */
+import { dropsTemplateImages } from "../../web/html/template-images.ts";
 import { basename } from "node:path";
 import type { ParacapConfig } from "../../core/config.ts";
 import type { Counters } from "../../core/counters.ts";
@@ -195,7 +196,8 @@ export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & Imag
       const base = { page, pageId: page, revisionId: `${doc.date ?? ""} ${doc.id}` };
       // an image response (pixel runs) holds pixels, not captions
       if (isImageRecord(doc.headers)) return { ...base, refs: null, skipped: "image_record" };
-      const found = recordCaptions({ headers: new Map(Object.entries(doc.headers)), body: doc.body, targetUri: doc.uri }, config.extraction.maxPageBytes);
+      // the page template's images (an avatar beside every post, an icon) are not content: dropped, counted (template-images.ts)
+      const found = recordCaptions({ headers: new Map(Object.entries(doc.headers)), body: doc.body, targetUri: doc.uri }, config.extraction.maxPageBytes, { templateImages: dropsTemplateImages(config) });
       if ("drop" in found) return { ...base, refs: null, skipped: found.drop };
       for (const [reason, n] of found.dropped) counters.inc(warcSkippedCounter(`image.${reason}`), n);
       const byUse = new Map<number, { image: string } & Partial<Record<WebCaption["type"], WebCaption>>>();

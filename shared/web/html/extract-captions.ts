@@ -13,6 +13,7 @@
  */
 import { Parser, type QuoteType, type Tokenizer } from "htmlparser2";
 import { FastTokenizer } from "./fast-tokenizer.ts";
+import { declaredSizeDrop, withoutRepeated } from "./template-images.ts";
 import { imageKey, largestSrcsetCandidate } from "./image-url.ts";
 import { inertSpan, knownTagName, RAW_TEXT, startTagClose } from "./inert-span.ts";
 
@@ -49,6 +50,8 @@ export interface ExtractOptions {
   maxDepth?: number;
   /** skip spans whose parse cannot change the result (inert-span.ts); false parses every byte (tests compare the two) */
   skipInert?: boolean;
+  /** drop the page template's images (template-images.ts: shown twice on the page, declared outside the thesis' size bounds); default true, false for the paper's preset */
+  templateImages?: boolean;
 }
 
 const TEXT_CAP = 4096;
@@ -306,6 +309,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   const maxCaption = opts.maxCaptionChars ?? 500;
   const maxImages = opts.maxImages ?? 5000;
   const maxDepth = opts.maxDepth ?? 512;
+  const templateImages = opts.templateImages !== false;
   let depth = 0;
   let tooDeep = false;
   const dropped = new Map<string, number>();
@@ -355,6 +359,10 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
     const w = a["width"]?.trim();
     const h = a["height"]?.trim();
     if ((w === "1" || w === "0") && (h === "1" || h === "0")) return drop("tracking_pixel");
+    if (templateImages) {
+      const declared = declaredSizeDrop(a["width"], a["height"]);
+      if (declared !== null) return drop(declared);
+    }
     const v = chooseUrl(a);
     if ("drop" in v) return drop(v.drop);
     if (uses.length >= maxImages) return drop("too_many_images");
@@ -532,8 +540,11 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
     while (blocks.length > 1) handler.onclosetag(blocks[blocks.length - 1]!.tag);
   } else parser.end();
 
+  // an image shown more than once on the page is the page template's: none of its uses is captioned
+  const shown = templateImages ? withoutRepeated(uses) : { kept: uses, repeated: 0 };
+  for (let i = 0; i < shown.repeated; i++) drop("repeated_on_page");
   const captions: WebCaption[] = [];
-  for (const u of uses) {
+  for (const u of shown.kept) {
     const add = (type: WebCaptionType, text: string | undefined) => {
       if (text) captions.push({ image: u.key, url: u.url, type, text, ordinal: u.ordinal });
     };
@@ -543,5 +554,5 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
     add("table", u.table);
     if (!u.figcaption && !u.table) add("nearby", u.nearby);
   }
-  return { captions, images: uses.length, dropped, skippedChars };
+  return { captions, images: shown.kept.length, dropped, skippedChars };
 }

@@ -136,7 +136,7 @@ describe("hostile pages", () => {
   });
 
   it("a page with more images than the bound keeps the first ones and counts the rest", () => {
-    const r = extractCaptions('<img src="i.jpg" alt="x">'.repeat(30), PAGE, { maxImages: 10 });
+    const r = extractCaptions(Array.from({ length: 30 }, (_, i) => `<img src="i${i}.jpg" alt="x">`).join(""), PAGE, { maxImages: 10 });
     expect(r.images).toBe(10);
     expect(r.dropped.get("too_many_images")).toBe(20);
   });

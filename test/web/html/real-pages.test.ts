@@ -13,6 +13,8 @@
  * Common Crawl: 13 <img>, 7 with alt, one a 1x1 login beacon inside <noscript> (no alt); no
  * figcaption; 4 tables, two with an image: a two-cell row (not one column) and the infobox's coat of
  * arms in a one-row table, so 0 table captions (crafted tables test the rule in extract-captions.test.ts).
+ * These counts are of every image the HTML holds (`templateImages: false`); the page template's
+ * images (template-images.ts) are counted on their own below, against a regex count of their own.
  */
 import { createReadStream } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -22,12 +24,13 @@ import { acceptHtml, recordCaptions } from "../../../shared/web/html/page-captio
 import type { WebCaption } from "../../../shared/web/html/extract-captions.ts";
 import { DATA, gzipRecords, httpResponse, readAll, warcRecord } from "../warc/warc-helpers.ts";
 
-async function captionsOf(path: string): Promise<{ captions: WebCaption[]; images: number; pages: number }> {
+async function captionsOf(path: string, templateImages = false): Promise<{ captions: WebCaption[]; images: number; pages: number; dropped: Map<string, number> }> {
   const counters = new Counters();
-  const out = { captions: [] as WebCaption[], images: 0, pages: 0 };
+  const out = { captions: [] as WebCaption[], images: 0, pages: 0, dropped: new Map<string, number>() };
   for await (const r of readWarc({ open: (s) => createReadStream(path, { start: s }), file: path, counters, maxBodyBytes: 8 << 20, accept: acceptHtml })) {
-    const c = recordCaptions(r, 8 << 20);
+    const c = recordCaptions(r, 8 << 20, { templateImages });
     if ("drop" in c) continue;
+    for (const [k, v] of c.dropped) out.dropped.set(k, (out.dropped.get(k) ?? 0) + v);
     out.pages++;
     out.images += c.images;
     out.captions.push(...c.captions);
@@ -61,6 +64,22 @@ describe("captions on real crawls = hand counts", () => {
     expect(count(captions, "alt")).toBe(7);
     expect(count(captions, "figcaption") + count(captions, "table")).toBe(0);
     expect(captions).toContainEqual(expect.objectContaining({ type: "alt", text: "Escudo d'armas", image: "File:Escudo de Escopete (Guadalajara).svg" }));
+  });
+
+  it("the page template's images are dropped: declared under 3,000 pixels (as a regex count of width × height finds: 15, 16, 8), shown twice on one page (dolma: 120)", async () => {
+    const dolma = await captionsOf(`${DATA}dolma-sample-0000.warc.gz`, true);
+    expect(Object.fromEntries(dolma.dropped)).toMatchObject({ declared_too_small: 15, repeated_on_page: 120 });
+    // (a regex count of identical src attributes per page gives 122: two uses share a key with a different spelling)
+    expect((await captionsOf(`${DATA}pywb-iana.warc.gz`, true)).dropped.get("declared_too_small")).toBe(16);
+    const cc = await captionsOf(`${DATA}commoncrawl-whirlwind.warc.gz`, true);
+    expect(cc.dropped.get("declared_too_small")).toBe(8);
+    // the article's own images stay: the coat of arms (its declared size is 100 × 112)
+    expect(cc.captions).toContainEqual(expect.objectContaining({ type: "alt", text: "Escudo d'armas", image: "File:Escudo de Escopete (Guadalajara).svg" }));
+    // what is kept is a subset of what the HTML holds, never a changed caption (ordinals count the images kept)
+    const all = await captionsOf(`${DATA}dolma-sample-0000.warc.gz`);
+    const same = (c: WebCaption) => JSON.stringify([c.image, c.url, c.type, c.text]);
+    const held = new Set(all.captions.map(same));
+    for (const c of dolma.captions) expect(held.has(same(c))).toBe(true);
   });
 
   it("a revisit record, even with an HTML payload, produces no references", async () => {

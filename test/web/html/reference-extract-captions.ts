@@ -2,8 +2,10 @@
  * TEST ORACLE: shared/web/html/extract-captions.ts as it was before its speed work (commit fa8c07e),
  * kept verbatim (imports aside) so test/web/html/extract-equivalence.test.ts can check that the faster
  * extractor finds exactly the same captions and drops. Do not edit it to follow the extractor's speed
- * work. One deliberate change of what is extracted is applied to both, marked WORD BREAKS below: a
- * `<br>` or a block edge inside a caption separates words (it glued them before).
+ * work. Deliberate changes of what is extracted are applied to both, marked below: WORD BREAKS (a
+ * `<br>` or a block edge inside a caption separates words), CONTROL CHARACTERS (dropped from alt and
+ * title), TEMPLATE IMAGES (an image shown twice on a page or declared outside the thesis' size
+ * bounds is dropped: template-images.ts).
  *
  * Image captions of one HTML page, read in one streaming pass with htmlparser2. Each image use can
  * carry captions of five types, kept apart because they say different things (and pairs are built
@@ -18,6 +20,7 @@
  * element stacks hold one small frame per open element, whatever the nesting depth.
  */
 import { Parser } from "htmlparser2";
+import { declaredSizeDrop, withoutRepeated } from "../../../shared/web/html/template-images.ts";
 import { imageKey, largestSrcsetCandidate } from "../../../shared/web/html/image-url.ts";
 
 import type { ExtractOptions, PageCaptions, WebCaption, WebCaptionType } from "../../../shared/web/html/extract-captions.ts";
@@ -89,6 +92,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
   const maxCaption = opts.maxCaptionChars ?? 500;
   const maxImages = opts.maxImages ?? 5000;
   const maxDepth = opts.maxDepth ?? 512;
+  const templateImages = opts.templateImages !== false; // TEMPLATE IMAGES
   let depth = 0;
   let tooDeep = false;
   const dropped = new Map<string, number>();
@@ -127,6 +131,10 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
     const w = a["width"]?.trim();
     const h = a["height"]?.trim();
     if ((w === "1" || w === "0") && (h === "1" || h === "0")) return drop("tracking_pixel");
+    if (templateImages) { // TEMPLATE IMAGES: as in the extractor
+      const declared = declaredSizeDrop(a["width"], a["height"]);
+      if (declared !== null) return drop(declared);
+    }
     const v = chooseUrl(a);
     if ("drop" in v) return drop(v.drop);
     if (uses.length >= maxImages) return drop("too_many_images");
@@ -248,8 +256,11 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
     while (blocks.length > 1) handler.onclosetag(blocks[blocks.length - 1]!.tag);
   } else parser.end();
 
+  // an image shown more than once on the page is the page template's: none of its uses is captioned // TEMPLATE IMAGES: as in the extractor
+  const shown = templateImages ? withoutRepeated(uses) : { kept: uses, repeated: 0 };
+  for (let i = 0; i < shown.repeated; i++) drop("repeated_on_page");
   const captions: WebCaption[] = [];
-  for (const u of uses) {
+  for (const u of shown.kept) {
     const add = (type: WebCaptionType, text: string | undefined) => {
       if (text) captions.push({ image: u.key, url: u.url, type, text, ordinal: u.ordinal });
     };
@@ -259,5 +270,5 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
     add("table", u.table);
     if (!u.figcaption && !u.table) add("nearby", u.nearby);
   }
-  return { captions, images: uses.length, dropped };
+  return { captions, images: shown.kept.length, dropped };
 }

@@ -122,7 +122,7 @@ describe("the sync member parser reads the real crawls as warcio does", () => {
         const sync = await run("sync");
         expectEqual(sync, await run("warcio"));
         if (pixels && f === "pywb-iana.warc.gz") expect(sync.counters["warc.image_revisits.resolved"]).toBeGreaterThan(0);
-        if (!pixels && f === "dolma-sample-0000.warc.gz") expect(sync.refs.flatMap((r) => r!.refs).length).toBeGreaterThan(100);
+        if (!pixels && f === "dolma-sample-0000.warc.gz") expect(sync.refs.flatMap((r) => r!.refs).length).toBeGreaterThan(50); // (84: the page template's images are not references)
       }
     }
   });
