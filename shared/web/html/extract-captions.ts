@@ -14,7 +14,7 @@
 import { Parser, type QuoteType, type Tokenizer } from "htmlparser2";
 import { FastTokenizer } from "./fast-tokenizer.ts";
 import { declaredSizeDrop, withoutRepeated } from "./template-images.ts";
-import { imageKey, largestSrcsetCandidate } from "./image-url.ts";
+import { imageKey, imageUrlCandidates, largestSrcsetCandidate } from "./image-url.ts";
 import { inertSpan, knownTagName, RAW_TEXT, startTagClose } from "./inert-span.ts";
 
 export const WEB_CAPTION_TYPES = ["alt", "title", "figcaption", "table", "nearby"] as const;
@@ -337,13 +337,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   let waiting = 0;
 
   const chooseUrl = (a: Record<string, string>): ReturnType<typeof imageKey> | { drop: "no_src" } => {
-    const srcset = a["srcset"] || a["data-srcset"] || "";
-    const candidates = [
-      srcset ? largestSrcsetCandidate(srcset) : null,
-      a["data-src"] || a["data-original"] || a["data-lazy-src"] || a["data-url"] || null,
-      a["src"] || null,
-      pictures.length > 0 ? pictures[pictures.length - 1]! : null,
-    ];
+    const candidates = imageUrlCandidates(a, pictures.length > 0 ? pictures[pictures.length - 1]! : null);
     let first: ReturnType<typeof imageKey> | null = null;
     for (const c of candidates) {
       if (!c || !c.trim()) continue;
@@ -519,6 +513,8 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
           const text = f.caption?.text() ?? "";
           if (text !== "" && (text.length > maxCaption || f.caption!.overflow)) drop("figcaption_too_long");
           else if (text !== "") for (const use of f.images) use.figcaption ??= text;
+          // a figure inside a figure (a gallery of figures) is also the outer one's: its caption is theirs where they have none
+          figures[figures.length - 1]?.images.push(...f.images);
         } else if (name === "figcaption" && inFigcaption > 0) inFigcaption--;
         else if (name === "table" && tables.length > 0) closeTable(tables.pop()!);
         else if ((name === "td" || name === "th") && inCell > 0) inCell--;

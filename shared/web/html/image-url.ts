@@ -8,7 +8,31 @@
  */
 import { normalizeImageKey } from "../../wikitext/image-key.ts";
 
-export type ImageKeyVerdict = { key: string; url: string } | { drop: "data_uri" | "invalid_url" | "not_http_url" | "tracking_pixel" };
+export type ImageKeyVerdict = { key: string; url: string } | { drop: "data_uri" | "invalid_url" | "not_http_url" | "tracking_pixel" | "placeholder" };
+
+/**
+ * Where an `<img>` names its picture, most specific first: the largest candidate of `srcset` (or a
+ * lazy loader's `data-srcset`), the lazy loaders' attributes, `src`, then an enclosing `<picture>`'s
+ * source. Each is tried in turn until one gives a key: a lazy page's `src` (and often its `srcset`)
+ * is a data: URL or a spinner that stands for every image of the page.
+ */
+export function imageUrlCandidates(a: Record<string, string>, picture: string | null): (string | null)[] {
+  const set = (v: string | undefined) => (v ? largestSrcsetCandidate(v) : null);
+  return [
+    set(a["srcset"]),
+    set(a["data-srcset"]),
+    set(a["data-lazy-srcset"]),
+    ...LAZY_ATTRIBUTES.map((n) => a[n] || null),
+    a["src"] || null,
+    picture,
+  ];
+}
+
+/** Attributes lazy loaders keep the real address in (lazysizes, jQuery lazyload, WordPress plugins, slick, Webflow). */
+const LAZY_ATTRIBUTES = ["data-src", "data-original", "data-lazy-src", "data-url", "data-lazy", "data-original-src", "lazy-src", "data-hi-res-src", "data-full-src"];
+
+/** A spinner or blank image that stands in for the real one until a script swaps it. */
+const PLACEHOLDER_FILE = /\/(?:ajax-loader|loader|loading|spinner|placeholder|lazy-?placeholder|lazyload|blank|spacer|grey|gray|transparent|empty|dummy)(?:[-_]?\d+(?:x\d+)?)?\.(?:gif|png|svg|jpe?g|webp)$/i;
 
 /**
  * Query parameters that choose a size, crop or format of one picture on common image CDNs. Some
@@ -55,6 +79,8 @@ export function isTrackingUrl(url: URL): boolean {
 export function imageKey(raw: string, base: string | URL): ImageKeyVerdict {
   const s = raw.trim();
   if (/^data:/i.test(s)) return { drop: "data_uri" };
+  // "#" (or "#x") names the page itself, not a picture
+  if (s.startsWith("#")) return { drop: "invalid_url" };
   let url: URL;
   try {
     url = new URL(s, base);
@@ -66,6 +92,7 @@ export function imageKey(raw: string, base: string | URL): ImageKeyVerdict {
   // which only a `#` in it can start: one resolved against the base never keeps the base's)
   if (s.includes("#")) url.hash = "";
   if (isTrackingUrl(url)) return { drop: "tracking_pixel" };
+  if (PLACEHOLDER_FILE.test(url.pathname)) return { drop: "placeholder" };
   const wiki = wikimediaFileKey(url);
   if (wiki) return { key: wiki, url: url.href };
   if (url.search) {

@@ -23,6 +23,14 @@ describe("caption types", () => {
     ]);
   });
 
+  it("a gallery of figures (WordPress' block gallery): its caption goes to every image without its own", () => {
+    const gallery = '<figure class="wp-block-gallery"><figure class="wp-block-image"><img src="/h1.jpg" alt="Boats"></figure><figure class="wp-block-image"><img src="/h2.jpg" alt="Nets"><figcaption>Nets drying</figcaption></figure><figcaption class="blocks-gallery-caption">Scenes from the harbour</figcaption></figure>';
+    expect(caps(gallery).filter((c) => c[0] === "figcaption")).toEqual([
+      ["figcaption", "Scenes from the harbour", "https://example.org/h1.jpg"],
+      ["figcaption", "Nets drying", "https://example.org/h2.jpg"],
+    ]);
+  });
+
   it("a one-column table: the cell under the image cell is its caption; two columns are not", () => {
     const one = '<table><tr><td><img src="x.png"></td></tr><tr><td>The <i>caption</i> cell</td></tr></table>';
     expect(caps(one)).toEqual([["table", "The caption cell", "https://example.org/dir/x.png"]]);
@@ -39,6 +47,18 @@ describe("caption types", () => {
     expect(caps('<div>A harbour<br>at dusk <img src="h.jpg"></div>')).toEqual([["nearby", "A harbour at dusk", "https://example.org/dir/h.jpg"]]);
     // inline markup still joins: no space is made inside a word
     expect(caps('<figure><img src="b.jpg"><figcaption>Ber<b>lin</b></figcaption></figure>')).toEqual([["figcaption", "Berlin", "https://example.org/dir/b.jpg"]]);
+  });
+
+  it("a lazy page: the real address behind a placeholder srcset, a spinner src or another loader's attribute; '#' and spinners alone are no picture", () => {
+    const img = (attrs: string) => caps(`<img ${attrs} alt="Flood water in the main street">`)[0]?.[2] ?? null;
+    expect(img('src="data:image/gif;base64,R0lGOD" srcset="data:image/gif;base64,R0lGOD 1w" data-srcset="/flood-400.jpg 400w, /flood-800.jpg 800w"')).toBe("https://example.org/flood-800.jpg");
+    expect(img('src="/wp-content/themes/shop/img/ajax-loader.gif" data-lazy="/media/1.jpg"')).toBe("https://example.org/media/1.jpg");
+    expect(img('src="/img/grey.gif" data-original-src="/media/2.jpg"')).toBe("https://example.org/media/2.jpg");
+    expect(img('src="/img/loading.gif"')).toBeNull();
+    expect(img('src="#"')).toBeNull();
+    // a picture whose name merely starts like a placeholder's is one
+    expect(img('src="/photos/empty-beach.jpg"')).toBe("https://example.org/photos/empty-beach.jpg");
+    expect(extractCaptions('<img src="/img/loading.gif" alt="x">', PAGE).dropped.get("placeholder")).toBe(1);
   });
 
   it("control characters in alt and title are dropped (a NUL, an escape), whitespace kept as spaces", () => {

@@ -5,7 +5,9 @@
  * work. Deliberate changes of what is extracted are applied to both, marked below: WORD BREAKS (a
  * `<br>` or a block edge inside a caption separates words), CONTROL CHARACTERS (dropped from alt and
  * title), TEMPLATE IMAGES (an image shown twice on a page or declared outside the thesis' size
- * bounds is dropped: template-images.ts).
+ * bounds is dropped: template-images.ts), IMAGE URLS (the candidates of image-url.ts: every lazy
+ * loader's attribute, data-srcset past a placeholder srcset; spinners and "#" are no picture), NESTED
+ * FIGURES (an outer figure's caption goes to the images of its inner figures that have none).
  *
  * Image captions of one HTML page, read in one streaming pass with htmlparser2. Each image use can
  * carry captions of five types, kept apart because they say different things (and pairs are built
@@ -21,7 +23,7 @@
  */
 import { Parser } from "htmlparser2";
 import { declaredSizeDrop, withoutRepeated } from "../../../shared/web/html/template-images.ts";
-import { imageKey, largestSrcsetCandidate } from "../../../shared/web/html/image-url.ts";
+import { imageKey, imageUrlCandidates, largestSrcsetCandidate } from "../../../shared/web/html/image-url.ts";
 
 import type { ExtractOptions, PageCaptions, WebCaption, WebCaptionType } from "../../../shared/web/html/extract-captions.ts";
 const TEXT_CAP = 4096;
@@ -109,13 +111,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
   let inCell = 0;
 
   const chooseUrl = (a: Record<string, string>): ReturnType<typeof imageKey> | { drop: "no_src" } => {
-    const srcset = a["srcset"] || a["data-srcset"] || "";
-    const candidates = [
-      srcset ? largestSrcsetCandidate(srcset) : null,
-      a["data-src"] || a["data-original"] || a["data-lazy-src"] || a["data-url"] || null,
-      a["src"] || null,
-      pictures.length > 0 ? pictures[pictures.length - 1]! : null,
-    ];
+    const candidates = imageUrlCandidates(a, pictures.length > 0 ? pictures[pictures.length - 1]! : null); // IMAGE URLS: as in the extractor (image-url.ts)
     let first: ReturnType<typeof imageKey> | null = null;
     for (const c of candidates) {
       if (!c || !c.trim()) continue;
@@ -240,6 +236,8 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
           const text = f.caption?.text() ?? "";
           if (text !== "" && (text.length > maxCaption || f.caption!.overflow)) drop("figcaption_too_long");
           else if (text !== "") for (const use of f.images) use.figcaption ??= text;
+          // a figure inside a figure (a gallery of figures) is also the outer one's: its caption is theirs where they have none // NESTED FIGURES: as in the extractor
+          figures[figures.length - 1]?.images.push(...f.images);
         } else if (name === "figcaption" && inFigcaption > 0) inFigcaption--;
         else if (name === "table" && tables.length > 0) closeTable(tables.pop()!);
         else if ((name === "td" || name === "th") && inCell > 0) inCell--;
