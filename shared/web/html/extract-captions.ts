@@ -189,12 +189,22 @@ interface ImageUse {
   figcaption?: string;
   table?: string;
   nearby?: string;
+  /** blocks without text the image's nearby text was looked for past */
+  climbs?: number;
 }
+
+/**
+ * How many blocks without text an image's nearby text is looked for past: its own block and two
+ * more (a card's image cell, the card); further out the text is a whole article's or page's.
+ */
+const MAX_CLIMBS = 2;
 
 interface Block {
   tag: string;
   text: TextBuf;
   images: ImageUse[];
+  /** images anywhere inside the block so far (those whose nearby text an inner block gave included) */
+  inside: number;
 }
 interface Figure {
   images: ImageUse[];
@@ -317,7 +327,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   let base: string = pageUrl;
   let baseSeen = false;
   const uses: ImageUse[] = [];
-  const blocks: Block[] = [{ tag: "#root", text: new TextBuf(true), images: [] }];
+  const blocks: Block[] = [{ tag: "#root", text: new TextBuf(true), images: [], inside: 0 }];
   /** characters that scans starting before the point where an earlier scan stopped may still read (a bound: each such scan reads up to there again) */
   let rescans = html.length;
   const figures: Figure[] = [];
@@ -363,6 +373,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
     const use: ImageUse = { key: v.key, url: v.url, ordinal: uses.length, alt: cleanAttribute(a["alt"] ?? ""), title: cleanAttribute(a["title"] ?? "") };
     uses.push(use);
     holdImages(blocks[blocks.length - 1]!, [use]);
+    blocks[blocks.length - 1]!.inside++;
     figures[figures.length - 1]?.images.push(use);
     const table = tables[tables.length - 1];
     if (table && inCell > 0) {
@@ -458,7 +469,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
           }
         }
         if (BREAKS.has(name) && opaque === 0) wordBreak(name);
-        if (BLOCKS.has(name)) blocks.push({ tag: name, text: new TextBuf(), images: [] });
+        if (BLOCKS.has(name)) blocks.push({ tag: name, text: new TextBuf(), images: [], inside: 0 });
         if (name === "figure") figures.push({ images: [], caption: null });
         else if (name === "figcaption" && figures.length > 0) {
           inFigcaption++;
@@ -494,12 +505,19 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
         if (BLOCKS.has(name) && blocks.length > 1 && blocks[blocks.length - 1]!.tag === name) {
           const b = blocks.pop()!;
           const parent = blocks[blocks.length - 1]!;
+          parent.inside += b.inside;
           if (b.images.length > 0) {
             waiting--;
             // its cleaned text's length is known without cleaning it: a text too long to be used is not built
             const length = b.text.cleanLength;
-            if (length === 0) holdImages(parent, b.images); // no text here: the nearest is further out
-            else if (length > maxCaption || b.text.overflow) drop("nearby_too_long");
+            if (length === 0) {
+              // no text here: the nearest is further out, but not far
+              const near = b.images.filter((u) => (u.climbs = (u.climbs ?? 0) + 1) <= MAX_CLIMBS);
+              for (let i = near.length; i < b.images.length; i++) drop("nearby_too_far");
+              if (near.length > 0) holdImages(parent, near);
+            } else if (length > maxCaption || b.text.overflow) drop("nearby_too_long");
+            // text around several images is about none of them in particular
+            else if (b.inside > 1) drop("nearby_shared");
             else {
               const text = b.text.text();
               for (const use of b.images) use.nearby ??= text;

@@ -23,6 +23,18 @@ describe("caption types", () => {
     ]);
   });
 
+  it("nearby text is looked for past two blocks without text at most, and text around several images is none's", () => {
+    // an article's image three empty blocks deep: the article's text is not its caption
+    expect(caps(`<article><p>An article about the harbour and its boats.</p><div><div><div><p><img src="/deep.jpg"></p></div></div></div></article>`)).toEqual([]);
+    expect(extractCaptions(`<article><p>An article about the harbour.</p><div><div><div><p><img src="/deep.jpg"></p></div></div></div></article>`, PAGE).dropped.get("nearby_too_far")).toBe(1);
+    // a card: the image's cell is empty, the card holds the text (one block out)
+    expect(caps('<div class="card"><div class="img"><img src="/c.jpg"></div><p>Fishing boats at dawn</p></div>')).toEqual([["nearby", "Fishing boats at dawn", "https://example.org/c.jpg"]]);
+    // two avatars side by side (soldaini.net): the one paragraph is about neither
+    const two = '<div><div id="front"><img src="/me.webp"></div><div id="back"><img src="/alt.webp"><p>DALL-E 2 generation (April 2022)</p></div></div>';
+    expect(caps(two)).toEqual([["nearby", "DALL-E 2 generation (April 2022)", "https://example.org/alt.webp"]]);
+    expect(caps('<p>Left: <img src="/l.jpg"> and right: <img src="/r.jpg"></p>')).toEqual([]);
+  });
+
   it("a gallery of figures (WordPress' block gallery): its caption goes to every image without its own", () => {
     const gallery = '<figure class="wp-block-gallery"><figure class="wp-block-image"><img src="/h1.jpg" alt="Boats"></figure><figure class="wp-block-image"><img src="/h2.jpg" alt="Nets"><figcaption>Nets drying</figcaption></figure><figcaption class="blocks-gallery-caption">Scenes from the harbour</figcaption></figure>';
     expect(caps(gallery).filter((c) => c[0] === "figcaption")).toEqual([

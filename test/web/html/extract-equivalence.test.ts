@@ -89,7 +89,7 @@ describe("the extractor finds what the earlier one found", () => {
       // prefixes: a page cut anywhere (in a tag, an attribute, a comment, a script)
       for (let i = 1; i <= 7; i++) same(html.slice(0, Math.floor((html.length * i) / 8)), url);
     }
-    expect(captions).toBeGreaterThan(800); // the pages do hold captions: a comparison of empties proves nothing
+    expect(captions).toBeGreaterThan(500); // the pages do hold captions: a comparison of empties proves nothing
     expect(skipped / chars).toBeGreaterThan(0.3); // and most of their text is skipped: the fast path is the one compared
   }, 60_000);
 

@@ -7,7 +7,9 @@
  * title), TEMPLATE IMAGES (an image shown twice on a page or declared outside the thesis' size
  * bounds is dropped: template-images.ts), IMAGE URLS (the candidates of image-url.ts: every lazy
  * loader's attribute, data-srcset past a placeholder srcset; spinners and "#" are no picture), NESTED
- * FIGURES (an outer figure's caption goes to the images of its inner figures that have none).
+ * FIGURES (an outer figure's caption goes to the images of its inner figures that have none),
+ * NEARBY (text is looked for past two blocks without text at most, and is no image's when it is
+ * around several).
  *
  * Image captions of one HTML page, read in one streaming pass with htmlparser2. Each image use can
  * carry captions of five types, kept apart because they say different things (and pairs are built
@@ -69,12 +71,15 @@ interface ImageUse {
   figcaption?: string;
   table?: string;
   nearby?: string;
+  climbs?: number; // NEARBY
 }
 
 interface Block {
   tag: string;
   text: TextBuf;
   images: ImageUse[];
+  /** images anywhere inside the block so far (those whose nearby text an inner block gave included) // NEARBY */
+  inside: number;
 }
 interface Figure {
   images: ImageUse[];
@@ -102,7 +107,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
   let base: string = pageUrl;
   let baseSeen = false;
   const uses: ImageUse[] = [];
-  const blocks: Block[] = [{ tag: "#root", text: new TextBuf(), images: [] }];
+  const blocks: Block[] = [{ tag: "#root", text: new TextBuf(), images: [], inside: 0 }];
   const figures: Figure[] = [];
   const tables: Table[] = [];
   const pictures: (string | null)[] = [];
@@ -137,6 +142,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
     const use: ImageUse = { key: v.key, url: v.url, ordinal: uses.length, alt: cleanAttribute(a["alt"] ?? ""), title: cleanAttribute(a["title"] ?? "") }; // CONTROL CHARACTERS: as in the extractor
     uses.push(use);
     blocks[blocks.length - 1]!.images.push(use);
+    blocks[blocks.length - 1]!.inside++; // NEARBY
     figures[figures.length - 1]?.images.push(use);
     const table = tables[tables.length - 1];
     if (table && inCell > 0) table.rows[table.rows.length - 1]?.images.push(use);
@@ -187,7 +193,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
           }
         }
         if ((BLOCKS.has(name) || BREAK_TAGS.includes(name)) && opaque === 0) wordBreak(name); // WORD BREAKS
-        if (BLOCKS.has(name)) blocks.push({ tag: name, text: new TextBuf(), images: [] });
+        if (BLOCKS.has(name)) blocks.push({ tag: name, text: new TextBuf(), images: [], inside: 0 });
         if (name === "figure") figures.push({ images: [], caption: null });
         else if (name === "figcaption" && figures.length > 0) {
           inFigcaption++;
@@ -222,10 +228,16 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
         if (BLOCKS.has(name) && blocks.length > 1 && blocks[blocks.length - 1]!.tag === name) {
           const b = blocks.pop()!;
           const parent = blocks[blocks.length - 1]!;
+          parent.inside += b.inside; // NEARBY
           if (b.images.length > 0) {
             const text = b.text.text();
-            if (text === "") parent.images.push(...b.images); // no text here: the nearest is further out
-            else if (text.length > maxCaption || b.text.overflow) drop("nearby_too_long");
+            if (text === "") {
+              // NEARBY: as in the extractor (two blocks without text at most; not text shared by several images)
+              const near = b.images.filter((u) => (u.climbs = (u.climbs ?? 0) + 1) <= 2);
+              for (let i = near.length; i < b.images.length; i++) drop("nearby_too_far");
+              parent.images.push(...near);
+            } else if (text.length > maxCaption || b.text.overflow) drop("nearby_too_long");
+            else if (b.inside > 1) drop("nearby_shared");
             else for (const use of b.images) use.nearby ??= text;
           }
           // the parent's text includes this block's, as a reader sees it
