@@ -31,7 +31,7 @@ import { classifyImageOption } from "./image-options.ts";
 import { isInlineTemplate, isSilentTemplate, normalizeTemplateName } from "./inline-templates.ts";
 import { CloserFinder, OPAQUE_TAGS, TAG_AT } from "./markup-tags.ts";
 import { ByteCloserFinder, TAG_AT_BYTES, isWhitespaceAt } from "./byte-text.ts";
-import { GALLERY_TEMPLATES, IMAGE_WORD_LIST, pickGalleryTemplateImages, pickTemplateImages, type TemplateParam } from "./template-images.ts";
+import { CAPTION_KEYS_OF, GALLERY_TEMPLATES, IMAGE_WORD_LIST, isPositionalImageTemplate, pickGalleryTemplateImages, pickPositionalTemplateImages, pickTemplateImages, type TemplateParam } from "./template-images.ts";
 import { INVALID_FILE_NAME_COUNTER, unrenderedTemplateCounter } from "../core/counter-names.ts";
 import { commonBlocks, commonPrefix, commonSuffix } from "./byte-diff.ts";
 
@@ -423,6 +423,12 @@ class WikitextScanner {
   private hasColon(from: number, to: number): boolean {
     for (let j = from; j < to; j++) if (this.code(j) === 0x3a) return true;
     return false;
+  }
+
+  /** Index just past the `-->` that ends a comment whose text starts at `from`, if it ends before `to`; else -1. */
+  private indexOfComment(from: number, to: number): number {
+    const at = this.b !== null ? this.b.indexOf("-->", from, "latin1") : this.s.indexOf("-->", from);
+    return at >= 0 && at + 3 <= to ? at + 3 : -1;
   }
 
   /** Index of the ASCII character `ch` at or after `from`, or -1. */
@@ -1069,14 +1075,18 @@ class WikitextScanner {
         const b = k + 1 < pipeEnd ? this.pipes[k + 1]! : contentEnd;
         params.push(this.param(a, b));
       }
-      inert = !GALLERY_TEMPLATES.has(name) && !params.some((p) => p.key !== null && IMAGE_HINT.test(p.key));
+      inert = !GALLERY_TEMPLATES.has(name) && !isPositionalImageTemplate(name) && !params.some((p) => p.key !== null && IMAGE_HINT.test(p.key));
       produced = this.templateImages(name, params, cutBase);
       if (inert && this.busy !== null) {
         // what decides a parameter's name: its text up to its first "=" (a change adds no "=")
         for (let k = pipeBase; k < pipeEnd; k++) {
           const b = k + 1 < pipeEnd ? this.pipes[k + 1]! : contentEnd;
           let eq = this.pipes[k]!;
-          while (eq < b && this.code(eq) !== 0x3d) eq++;
+          while (eq < b && this.code(eq) !== 0x3d) {
+            // (an "=" inside a comment before the name is not the one: param() passes comments over)
+            const close = this.code(eq) === 0x3c && this.code(eq + 1) === 0x21 ? this.indexOfComment(eq + 2, b) : -1;
+            eq = close > 0 ? close : eq + 1;
+          }
           this.zones.push(this.pipes[k]!, Math.min(eq + 1, b));
         }
       }
@@ -1095,8 +1105,18 @@ class WikitextScanner {
     // the name is looked for in the first 80 UTF-16 units; on bytes, units are counted (lead bytes; 2 for a 4-byte character)
     let units = 0;
     const limit = bytes ? b : Math.min(b, a + 80);
-    for (let j = a; j < limit; j++) {
+    let lim = limit;
+    for (let j = a; j < lim; j++) {
       const c = this.code(j);
+      // a comment before or inside the name is not part of it (MediaWiki strips comments first):
+      // `| <!-- Image --> image_name = …` is still named; the comment costs nothing of the bound
+      if (c === 0x3c /* < */ && this.code(j + 1) === 0x21 && this.code(j + 2) === 0x2d && this.code(j + 3) === 0x2d) {
+        const close = this.indexOfComment(j + 4, b);
+        if (close < 0) break;
+        if (!bytes) lim = Math.min(b, lim + (close - j));
+        j = close - 1;
+        continue;
+      }
       if (bytes) {
         if (units >= 80) break;
         if (c < 0x80 || c >= 0xc0) units += c >= 0xf0 ? 2 : 1;
@@ -1115,8 +1135,9 @@ class WikitextScanner {
   private templateImages(name: string, params: ParamSpan[], cutBase: number): boolean {
     // Most templates (citations, navboxes) have no image parameter: decide that on the raw keys first.
     const gallery = GALLERY_TEMPLATES.has(name);
-    if (!gallery && !params.some((p) => p.key !== null && IMAGE_HINT.test(p.key))) return false;
-    for (const p of params) if (p.key !== null) p.key = p.key.replace(/[\s_]+/g, " ").trim().toLowerCase() || null;
+    const positional = isPositionalImageTemplate(name);
+    if (!gallery && !positional && !params.some((p) => p.key !== null && IMAGE_HINT.test(p.key))) return false;
+    for (const p of params) if (p.key !== null) p.key = p.key.replace(/<!--[\s\S]*?-->/g, "").replace(/[\s_]+/g, " ").trim().toLowerCase() || null;
     const linkRef = new Map<number, number>();
     const fileKey = new Map<number, string | null>();
     // A value that is exactly one nested [[File:…]] link: the index of that link's reference.
@@ -1139,7 +1160,11 @@ class WikitextScanner {
       }
       return fileKey.get(i) != null;
     };
-    const picks = gallery ? pickGalleryTemplateImages(params, isFile) : pickTemplateImages(params, isFile);
+    const picks = gallery
+      ? pickGalleryTemplateImages(params, isFile)
+      : positional
+        ? pickPositionalTemplateImages(name, params, isFile)
+        : pickTemplateImages(params, isFile, CAPTION_KEYS_OF.get(name));
     const text = (i: number | null): string | null => {
       if (i === null) return null;
       const p = params[i]!;

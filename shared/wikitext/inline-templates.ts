@@ -22,6 +22,15 @@ const first: Renderer = (a) => a.positional[0] ?? "";
 const last: Renderer = (a) => a.positional[a.positional.length - 1] ?? "";
 const joined: Renderer = (a) => a.positional.join(" ");
 const literal = (text: string): Renderer => () => text;
+/** A template that renders a block (a div): its text is a word apart from what is around it. */
+const block = (r: Renderer): Renderer => (a, name) => ` ${r(a, name)} `;
+/** `{{longitem|text}}`, and the older `{{longitem|<css>|text}}`: the text, never the style. */
+const longitem: Renderer = (a) => (a.positional.length >= 2 ? a.positional[a.positional.length - 1]! : a.positional[0] ?? "");
+/**
+ * An apostrophe a template writes as an entity (`{{'}}`, `{{'s}}` beside italics: `''Eagle''{{'s}}`):
+ * a stand-in the quote markup cannot take as its own, restored after it (clean-caption.ts).
+ */
+const APOSTROPHE = "\ue005";
 
 const RANGE_WORDS = new Set(["-", "–", "to", "and", "or", "by", "x", "×", "+", "and(-)", "to(-)", "+/-", "±"]);
 
@@ -124,13 +133,13 @@ const TABLE = new Map<string, Renderer>([
   ["smallcaps", first], ["sc", first], ["sc1", first], ["sc2", first], ["small caps", first], ["allcaps", first], ["highlight", first],
   ["sup", first], ["sub", first], ["tooltip", first], ["hover title", first], ["abbr", first], ["visible anchor", first], ["vanchor", first],
   ["not a typo", first], ["notatypo", first], ["proper name", first], ["as written", first], ["typo", first], ["ipa", first],
-  ["quote", first], ["blockquote", first], ["quotation", first], ["smalldiv", first], ["small div", first], ["legend", (a) => a.positional[1] ?? ""],
+  ["quote", block(first)], ["blockquote", block(first)], ["quotation", block(first)], ["smalldiv", block(first)], ["small div", block(first)], ["legend", block((a) => a.positional[1] ?? "")],
   ["color", styled], ["colour", styled], ["font color", styled], ["fontcolor", styled], ["fc", styled], ["font", styled], ["huge", last],
   ["sortname", (a) => [a.positional[0], a.positional[1]].filter(Boolean).join(" ")], ["sort", (a) => a.positional[1] ?? a.positional[0] ?? ""],
-  ["longitem", first], ["\\", literal(" / ")], ["br", literal(" ")], ["break", literal(" ")], ["crlf", literal(" ")],
+  ["longitem", block(longitem)], ["\\", literal(" / ")], ["br", literal(" ")], ["break", literal(" ")], ["crlf", literal(" ")],
   ["nowrap", joined], ["nobr", joined], ["nowr", joined], ["nobreak", joined],
   ["small", last], ["smaller", last], ["big", last], ["larger", last], ["large", last], ["resize", last], ["midsize", last],
-  ["center", first], ["centre", first], ["nobold", first], ["noitalic", first], ["sic", first], ["math", first], ["mvar", first],
+  ["center", block(first)], ["centre", block(first)], ["nobold", first], ["noitalic", first], ["sic", first], ["math", first], ["mvar", first],
   ["lang", last], ["transl", last], ["transliteration", last], ["script", last],
   ["nihongo", first], ["nihongo2", first], ["nihongo3", first], ["abbrlink", first], ["flag", first], ["flagcountry", first],
   ["ill", interlanguage], ["interlanguage link", interlanguage], ["interlanguage link multi", interlanguage], ["illm", interlanguage],
@@ -139,7 +148,7 @@ const TABLE = new Map<string, Renderer>([
   ["ship", ship], ["warship", ship],
   ["sclass", sclass], ["sclass2", sclass], ["sclass-", sclass],
   ["frac", frac], ["fraction", frac], ["sfrac", frac],
-  ["!", literal("|")], ["'", literal("'")], ["'s", literal("'s")], ["=", literal("=")], ["'\"", literal("'\"")], ["\"'", literal("\"'")],
+  ["!", literal("|")], ["'", literal(APOSTROPHE)], ["'s", literal(`${APOSTROPHE}s`)], ["=", literal("=")], ["'\"", literal(`${APOSTROPHE}"`)], ["\"'", literal(`"${APOSTROPHE}`)],
   ["snd", literal(" – ")], ["spaced ndash", literal(" – ")], ["spnd", literal(" – ")], ["ndash", literal("–")], ["mdash", literal("—")],
   ["spaced mdash", literal(" — ")], ["dash", literal(" – ")], ["nbhyph", literal("-")], ["okina", literal("ʻ")],
   ["spaces", literal(" ")], ["space", literal(" ")], ["nbsp", literal(" ")], ["nbs", literal(" ")], ["thinsp", literal(" ")], ["px2", literal(" ")],

@@ -9,6 +9,7 @@
 export const IMAGE_WORD_LIST: readonly string[] = [
   "image", "img", "photo", "photograph", "picture", "pic", "logo", "map", "cover", "flag", "seal", "emblem",
   "insignia", "shield", "arms", "signature", "screenshot", "poster", "banner", "diagram", "portrait", "drawing", "artwork",
+  "coatofarms", "marker",
 ];
 const IMAGE_WORDS: ReadonlySet<string> = new Set(IMAGE_WORD_LIST);
 
@@ -70,7 +71,7 @@ const GENERIC = { caption: ["caption", "imagecaption"], alt: ["alt", "imagealt"]
  * alt parameters. `isFile(i)` says whether parameter i's value really is a file (bare names must
  * have a media extension; a nested [[File:…]] counts too).
  */
-export function pickTemplateImages(params: readonly TemplateParam[], isFile: (i: number) => boolean): TemplateImagePick[] {
+export function pickTemplateImages(params: readonly TemplateParam[], isFile: (i: number) => boolean, captionKeys: readonly string[] = []): TemplateImagePick[] {
   const byKey = new Map<string, number>();
   params.forEach((p, i) => {
     if (p.key !== null) byKey.set(p.key.replace(/ /g, ""), i); // later duplicates win, as in MediaWiki
@@ -95,7 +96,7 @@ export function pickTemplateImages(params: readonly TemplateParam[], isFile: (i:
   for (const kind of ["caption", "alt"] as const) {
     const free = picks.find((p) => p[kind] === null);
     if (!free) continue;
-    const i = find(GENERIC[kind]);
+    const i = find(kind === "caption" ? [...GENERIC.caption, ...captionKeys] : GENERIC[kind]);
     if (i !== null) {
       free[kind] = i;
       used.add(i);
@@ -125,6 +126,49 @@ export function pickGalleryTemplateImages(params: readonly TemplateParam[], isFi
   }
   return picks;
 }
+
+/**
+ * Templates that place images by position (1-based positional arguments): each image's argument, its
+ * caption's (null: the template has one caption for all, given to none) and the names of its alt.
+ */
+const POSITIONAL_IMAGE_TEMPLATES: ReadonlyMap<string, readonly { image: number; caption: number | null; alt: readonly string[] }[]> = new Map([
+  // {{double image|position|left image|left width|right image|right width|left caption|right caption}}
+  ["double image", [{ image: 2, caption: 6, alt: ["left alt", "alt1"] }, { image: 4, caption: 7, alt: ["right alt", "alt2"] }]],
+  // {{wide image|image|width|caption|alt=}}
+  ["wide image", [{ image: 1, caption: 3, alt: ["alt"] }]],
+  ["wide image left", [{ image: 1, caption: 3, alt: ["alt"] }]],
+  // {{triple image|position|image1|width1|image2|width2|image3|width3|caption}}: one caption for the three
+  ["triple image", [{ image: 2, caption: null, alt: ["alt1"] }, { image: 4, caption: null, alt: ["alt2"] }, { image: 6, caption: null, alt: ["alt3"] }]],
+]);
+
+export function isPositionalImageTemplate(name: string): boolean {
+  return POSITIONAL_IMAGE_TEMPLATES.has(name);
+}
+
+/** The images of a positional image template (see POSITIONAL_IMAGE_TEMPLATES). */
+export function pickPositionalTemplateImages(name: string, params: readonly TemplateParam[], isFile: (i: number) => boolean): TemplateImagePick[] {
+  const spec = POSITIONAL_IMAGE_TEMPLATES.get(name) ?? [];
+  const positional = params.flatMap((p, i) => (p.key === null ? [i] : []));
+  const named = new Map<string, number>();
+  params.forEach((p, i) => {
+    if (p.key !== null) named.set(p.key, i);
+  });
+  const picks: TemplateImagePick[] = [];
+  for (const slot of spec) {
+    const i = positional[slot.image - 1];
+    if (i === undefined || !isFile(i)) continue;
+    const caption = slot.caption === null ? undefined : positional[slot.caption - 1];
+    const alt = slot.alt.map((k) => named.get(k)).find((j) => j !== undefined);
+    picks.push({ image: i, caption: caption ?? null, alt: alt ?? null });
+  }
+  return picks;
+}
+
+/** Templates whose image's caption is named otherwise: {{CSS image crop|Image=…|Description=…}}. */
+export const CAPTION_KEYS_OF: ReadonlyMap<string, readonly string[]> = new Map([
+  ["css image crop", ["description"]],
+  ["css crop", ["description"]],
+]);
 
 /** Template names whose positional arguments are gallery entries. */
 export const GALLERY_TEMPLATES: ReadonlySet<string> = new Set(["gallery", "image gallery"]);

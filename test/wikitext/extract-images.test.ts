@@ -8,6 +8,40 @@ import { ExtractionLimitError, extractImageRefs } from "../../shared/wikitext/ex
 const ref = (image: string, source: WikitextImageRef["source"], caption: string | null = null, alt: string | null = null): WikitextImageRef => ({ image, source, caption, alt });
 const link = (image: string, caption: string | null = null, alt: string | null = null) => ref(image, "link", caption, alt);
 
+describe("templates as a reader sees them (enwiki: Alaska, Toronto, Aristotle, Angola, Apollo 11)", () => {
+  it("{{double image}}, {{wide image}} and {{triple image}} place images by position", () => {
+    expect(extractImageRefs("{{double image|left|L.jpg|190|R.jpg|240|Left cap.|Right cap.|left alt=A left view}}")).toEqual([
+      ref("File:L.jpg", "template", "Left cap.", "A left view"),
+      ref("File:R.jpg", "template", "Right cap."),
+    ]);
+    expect(extractImageRefs("{{Wide image|Valbona_Haze_Panorama.jpg|1200px|Valbona Valley Panorama}}")).toEqual([ref("File:Valbona Haze Panorama.jpg", "template", "Valbona Valley Panorama")]);
+    // one caption for the three: given to none
+    expect(extractImageRefs("{{triple image|right|A.jpg|100|B.jpg|100|C.jpg|100|Three views}}").map((r) => [r.image, r.caption])).toEqual([["File:A.jpg", null], ["File:B.jpg", null], ["File:C.jpg", null]]);
+  });
+
+  it("a comment before or inside a parameter name leaves it named (MediaWiki strips comments first)", () => {
+    expect(extractImageRefs("{{Infobox philosopher |\n <!-- Image and Caption -->\n image_name = Aristoteles Louvre.jpg |\n image_caption = Aristotle, marble copy |}}")).toEqual([
+      ref("File:Aristoteles Louvre.jpg", "template", "Aristotle, marble copy"),
+    ]);
+    expect(extractImageRefs("{{Infobox x| caption <!-- c = d --> = The caption | image = B.jpg}}")).toEqual([ref("File:B.jpg", "template", "The caption")]);
+  });
+
+  it("{{CSS image crop}}'s Description is its caption; CoatOfArms names an image", () => {
+    expect(extractImageRefs("{{CSS image crop|Image = Lincoln.jpg|bSize = 200|Description = Engraved portrait of Lincoln as President. }}")).toEqual([
+      ref("File:Lincoln.jpg", "template", "Engraved portrait of Lincoln as President."),
+    ]);
+    expect(extractImageRefs("{{Infobox Canada province| CoatOfArms = Alberta coat of arms.svg}}")).toEqual([ref("File:Alberta coat of arms.svg", "template")]);
+  });
+
+  it("block templates are words apart; {{longitem}}'s text, not its style; {{'s}} beside italics keeps its apostrophe", () => {
+    expect(extractImageRefs("[[File:Lg.png|thumb|{{legend|#ff0000|[[Cabinda Province]]}}{{legend|#00ff00|Republic of the Congo}}]]")[0]!.caption).toBe("Cabinda Province Republic of the Congo");
+    expect(extractImageRefs("[[File:T.jpg|thumb|Towns{{center|A}}{{center|B}}{{smalldiv|C}}{{quote|D}}end]]")[0]!.caption).toBe("Towns A B C D end");
+    expect(extractImageRefs("[[File:L1.jpg|thumb|{{longitem|line-height:1.25em|Roman copy<br/>bust}}]]")[0]!.caption).toBe("Roman copy bust");
+    expect(extractImageRefs("[[File:E.jpg|thumb|''Eagle''{{'s}} ascent stage approaching ''Columbia'']]")[0]!.caption).toBe("Eagle's ascent stage approaching Columbia");
+    expect(extractImageRefs("[[File:F.jpg|thumb|''Foo''{{'}} bar]]")[0]!.caption).toBe("Foo' bar");
+  });
+});
+
 describe("file links", () => {
   it("accepts any case of the prefix, spaces, aliases and the leading-colon form", () => {
     // a colon link is a link to the file page, not a use of the image (reference implementation: a use)
@@ -127,7 +161,7 @@ describe("limits and hostile input", () => {
     fast(() => expect(extractImageRefs(`[[File:A.jpg|thumb|${"long caption ".repeat(8000)}]]`)[0]!.caption!.length).toBe(8000 * 13 - 1));
     const page = readFileSync(join(FIXTURES, "toronto.txt"), "utf8");
     const big = page.repeat(Math.ceil(5e6 / page.length));
-    fast(() => expect(extractImageRefs(big)).toHaveLength(34 * Math.ceil(5e6 / page.length)));
+    fast(() => expect(extractImageRefs(big)).toHaveLength(36 * Math.ceil(5e6 / page.length)));
   });
 });
 
@@ -186,8 +220,11 @@ describe("golden: real articles (verified by reading the wikitext)", () => {
       link("File:Old Union Station Toronto.jpg", "Old Union Station Toronto, 1907"),
       link("File:Yonge Street crowd celebrating the end of the Boer War.jpg", "Yonge Street in 1900"),
     ]);
-    expect(refs).toHaveLength(34);
+    expect(refs).toHaveLength(36);
     const byImage = new Map(refs.map((r) => [r.image, r]));
+    // its two {{wide image}} panoramas, caption and alt as the template places them
+    expect(byImage.get("File:Nathan Phillips square - Toronto.jpg")).toEqual({ image: "File:Nathan Phillips square - Toronto.jpg", source: "template", caption: "Nathan Phillips Square", alt: "Nathan Phillips Square" });
+    expect(byImage.get("File:Toronto panorama.jpg")?.caption).toMatch(/^360-degree panorama of Toronto as seen from the CN Tower\. The Toronto Islands and the Billy Bishop Toronto City Airport on Lake Ontario are vis/);
     expect(byImage.get("File:Annex houses.JPG")).toEqual(link("File:Annex houses.JPG", 'A group of "The Annex" style houses, a style of house that was popular in Toronto in the late nineteenth century.'));
     expect(byImage.get("File:Toronto Yellow Circles 2010.jpg")?.caption).toBe("High Park in Toronto, with Menashe Kadishman's Yellow Circles (1967)");
     expect(byImage.get("File:Crystal.view.from.west.JPG")?.caption).toBe("Royal Ontario Museum is one of Canada's leading museums");
