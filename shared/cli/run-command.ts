@@ -6,6 +6,7 @@ import { resolveConfig, TierName } from "../core/config.ts";
 import { configFromEnv } from "../core/env-layer.ts";
 import { REPO_ROOT } from "../core/repo-root.ts";
 import { looksLikeHistoryByContent } from "../dump/history-sniff.ts";
+import { applySiteFileNamespaces, isDumpPath } from "../dump/site-file-namespaces.ts";
 import { looksLikeHistory, type LocalInput } from "../runner/local-shards.ts";
 import { boundHeapGrowth } from "../runner/heap-growth.ts";
 import { raiseTierUpBudget } from "../runner/tier-up.ts";
@@ -105,6 +106,9 @@ export async function runCommand(argv: string[], launch: CliLaunch = {}): Promis
     inputs.push(...images.map((path) => ({ path, kind: "current" as const })));
   }
   refuseDuplicates(inputs);
+  // a non-English dump writes its file links in its own language ([[Файл:…]]): its <siteinfo> says how,
+  // unless the config names the aliases itself
+  detected.push(...(await applySiteFileNamespaces(config.extraction, inputs.map((i) => i.path).filter((p) => isFile(p) && isDumpPath(p)))));
   const kinds = new Set(inputs.map((i) => i.kind));
   const { fed: tiers, skipped } = fedTiers(config.tiers, kinds);
   if (tiers.length === 0) throw new UserError(`no input feeds the requested tiers (${config.tiers.join(", ")}): gold/silver need a current-revision dump (--input), bronze a full-history dump (--history)`);

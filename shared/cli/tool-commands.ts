@@ -1,4 +1,5 @@
 /** The single-purpose commands: extract (references as JSONL), features (captions), score (pairs). */
+import { applySiteFileNamespaces, isDumpPath } from "../dump/site-file-namespaces.ts";
 import { dropsTemplateImages } from "../web/html/template-images.ts";
 import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -78,7 +79,10 @@ export async function extractCommand(argv: string[]): Promise<number> {
   // the run's settings, resolved as run resolves them (file < environment), so extract finds what a run finds
   const config = resolveConfig(values.config ? await readConfigFile(values.config) : {}, configFromEnv(process.env));
   const x = config.extraction;
-  const refOptions = { fileAliases: x.fileAliases, maxPageBytes: x.maxPageBytes, colonFileLinks: x.colonFileLinks, unknownTemplates: x.unknownTemplates };
+  // a non-English dump's own file namespace and image options, from its <siteinfo> (as run does)
+  const detected = isDumpPath(file) && !isWarcFile(file) ? await applySiteFileNamespaces(x, [file]) : [];
+  for (const line of detected) process.stderr.write(`paracap extract: ${line}\n`);
+  const refOptions = { fileAliases: x.fileAliases, maxPageBytes: x.maxPageBytes, colonFileLinks: x.colonFileLinks, unknownTemplates: x.unknownTemplates, ...(x.language ? { language: x.language } : {}) };
   const out = process.stdout;
   const emit = (rev: PageRevision) => {
     const lines = extractImageRefs(rev.text, refOptions).flatMap((r) => referenceLines(r, rev.title));

@@ -48,6 +48,9 @@ export const ParacapConfig = z.object({
       maxWaitSeconds: z.number().positive().max(86_400).default(300)
         .describe("the longest a WARC read goes without a byte, reconnects and backoff included, before the file is given up (planning's size requests: at most 30 s)"),
     }).optional().describe("how long reads of a paths list's WARCs wait for a slow or silent server (defaults when absent)"),
+    // absent unless set (as warcHttp): `run` sets it from a non-English dump's <siteinfo>
+    language: z.string().regex(/^[a-z]{2,3}(?:-[a-z]+)?$/, "a wiki language code such as bg or de").optional()
+      .describe("the wiki's language: its localized image options (мини, hochkant, vignette, 200пкс) are options, not captions; run sets it from a dump's <siteinfo> when it is not English"),
     // absent unless set (as warcHttp): its default follows the preset
     templateImages: z.boolean().optional()
       .describe("web pages: drop the page template's images (shown twice on one page, or declared under 3,000 pixels or over 3:1) as not captioned by their context; default: true, false under preset paper"),

@@ -27,7 +27,7 @@ import type { WikitextImageRef } from "../core/records.ts";
 import { cleanCaptionWith } from "./clean-caption.ts";
 import { galleryRefs, imagemapRef, type LineContext, type PlacedRef } from "./gallery-lines.ts";
 import { fileNamespaceEnd, fileNamespaceSet, hasMediaExtension, MEDIA_EXTENSIONS, normalizeWithNamespaces } from "./image-key.ts";
-import { classifyImageOption } from "./image-options.ts";
+import { classifyImageOption, localizedOptions } from "./image-options.ts";
 import { isInlineTemplate, isSilentTemplate, normalizeTemplateName } from "./inline-templates.ts";
 import { CloserFinder, OPAQUE_TAGS, TAG_AT } from "./markup-tags.ts";
 import { ByteCloserFinder, TAG_AT_BYTES, isWhitespaceAt } from "./byte-text.ts";
@@ -40,6 +40,8 @@ export interface ExtractImagesOptions {
   fileAliases?: string[];
   /** extra option keywords of the local wiki (e.g. Hindi "अंगूठाकार") */
   extraOptionWords?: string[];
+  /** the wiki's language (`bg`, `de`): its localized image options are options (image-options.ts) */
+  language?: string;
   /** pages larger than this are skipped with ExtractionLimitError("page_too_large") */
   maxPageBytes?: number;
   /** optional: counts skipped file links (`wikitext.skipped.<reason>`) and unrendered caption templates (`wikitext.unrendered_template.<name>`) */
@@ -1048,7 +1050,7 @@ class WikitextScanner {
     let haveAlt = false;
     for (let k = segments.length - 1; k >= 0 && !(haveCaption && haveAlt); k--) {
       const seg = segments[k]!;
-      const o = classifyImageOption(seg, this.ctx.extraWords);
+      const o = classifyImageOption(seg, this.ctx.extraWords, this.ctx.localized);
       if (o.kind === "alt" && !haveAlt) {
         alt = cleanCaptionWith(o.value, this.ctx);
         haveAlt = true;
@@ -1286,6 +1288,7 @@ function tracingContext(opts: ExtractImagesOptions, trace: ScanTrace): LineConte
   return {
     namespaces: namespacesOf(opts.fileAliases),
     extraWords: new Set((opts.extraOptionWords ?? []).map((w) => w.trim().toLowerCase())),
+    localized: localizedOptions(opts.language),
     unknownTemplates: opts.unknownTemplates ?? "mark",
     onUnrendered: (name) => {
       trace.evName.push(unrenderedTemplateCounter(name));
@@ -1303,6 +1306,7 @@ function lineContext(opts: ExtractImagesOptions): LineContext {
   return {
     namespaces: namespacesOf(opts.fileAliases),
     extraWords: new Set((opts.extraOptionWords ?? []).map((w) => w.trim().toLowerCase())),
+    localized: localizedOptions(opts.language),
     unknownTemplates: opts.unknownTemplates ?? "mark",
     onUnrendered: counters ? (name) => counters.inc(unrenderedTemplateCounter(name)) : undefined,
     onInvalidFileName: counters

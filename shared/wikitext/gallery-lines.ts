@@ -5,7 +5,7 @@
 import type { WikitextImageRef } from "../core/records.ts";
 import { cleanCaptionWith, type CaptionContext } from "./clean-caption.ts";
 import { normalizeWithNamespaces } from "./image-key.ts";
-import { classifyImageOption } from "./image-options.ts";
+import { classifyImageOption, type LocalizedOptions } from "./image-options.ts";
 
 /** A reference plus its offset in the page, for document order. */
 export interface PlacedRef {
@@ -40,6 +40,8 @@ export function splitTopLevelPipes(s: string): string[] {
 export interface LineContext extends CaptionContext {
   namespaces: ReadonlySet<string>;
   extraWords: ReadonlySet<string>;
+  /** the wiki language's option words (image-options.ts), null for English alone */
+  localized: LocalizedOptions | null;
   /** told each name in a file's place that is not a valid file name (too long, a forbidden character) */
   onInvalidFileName?: (name: string) => void;
 }
@@ -58,7 +60,7 @@ export function parseImageLine(line: string, source: WikitextImageRef["source"],
   let caption: string | null = null;
   let alt: string | null = null;
   for (let k = parts.length - 1; k >= 1; k--) {
-    const o = classifyImageOption(parts[k]!, ctx.extraWords);
+    const o = classifyImageOption(parts[k]!, ctx.extraWords, ctx.localized);
     if (o.kind === "alt" && alt === null) alt = cleanCaptionWith(o.value, ctx);
     else if (o.kind === "text" && caption === null && parts[k]!.trim() !== "") caption = cleanCaptionWith(parts[k]!, ctx) ?? "";
   }

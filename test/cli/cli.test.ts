@@ -35,9 +35,11 @@ describe.concurrent("paracap extract", () => {
     const lines = jsonl(r.stdout);
     for (const l of lines) expect(Object.keys(l)).toEqual(["image", "type", "text", "page", "source", "revisionId"]);
     // [[:File:Royal Coat of Arms … (Scotland).svg|[click to view image]]] is a link to the file page, not a use
-    expect(lines).toHaveLength(72);
+    // (with the two images of its {{double image}} of the City and Canary Wharf, each with its caption)
+    expect(lines).toHaveLength(74);
     const count = (t: unknown) => lines.filter((l) => l.type === t).length;
-    expect([count("caption"), count("alt"), count(null)]).toEqual([61, 6, 5]);
+    expect([count("caption"), count("alt"), count(null)]).toEqual([63, 6, 5]);
+    expect(lines.find((l) => l.image === "File:The City London.jpg")?.text).toBe("The City of London is one of the world's largest financial centres");
 
     const wikitext = readFileSync(join(FIXTURES, "United-Kingdom.txt"), "utf8");
     // [[File:Battle of Waterloo 1815.PNG|thumb|alt=Painting of … grass.|The [[Battle of Waterloo]], 1815, marked … ''[[Pax Britannica]]'']]

@@ -1,0 +1,92 @@
+/**
+ * The names a dump's wiki gives its File namespace, read from the dump's <siteinfo>: its own name for
+ * namespace 6 (`Файл` on bgwiki, `Datei` on dewiki) and the aliases MediaWiki's language file gives
+ * that language (`Картинка`, `Bild`; wikitext/data/image-option-words.json). A non-English dump's
+ * file links are written with them, and without them none is read. Reads only the start of the
+ * dump, up to the end of <siteinfo> (at most `maxBytes` decompressed bytes).
+ */
+import { languageFileNamespaces } from "../wikitext/image-options.ts";
+import { openDumpStream } from "./open-dump.ts";
+
+export interface SiteFileNamespaces {
+  /** the wiki's language code, from `<mediawiki xml:lang>` (or the dbname's prefix); null when not said */
+  language: string | null;
+  /** the File namespace's names other than the built-in English ones, as the wiki writes them */
+  names: string[];
+}
+
+const BUILTIN = new Set(["file", "image", "media"]);
+
+const aliasesOf = (language: string) => languageFileNamespaces(language);
+
+/** The File namespace names of the head of a dump (its <siteinfo>), or null when it has none readable. */
+export function fileNamespacesOfSiteinfo(head: string): SiteFileNamespaces | null {
+  const end = head.indexOf("</siteinfo>");
+  if (end < 0) return null;
+  const info = head.slice(0, end);
+  const lang = /<mediawiki\b[^>]*\bxml:lang="([a-z-]+)"/i.exec(head)?.[1] ?? /<dbname>([a-z_]+?)wiki<\/dbname>/i.exec(info)?.[1]?.replace(/_/g, "-") ?? null;
+  const own = /<namespace\b[^>]*\bkey="6"[^>]*>([^<]*)<\/namespace>/.exec(info)?.[1]?.trim();
+  const names = [...(own ? [decodeXml(own)] : []), ...(lang ? aliasesOf(lang.toLowerCase()) : [])];
+  const seen = new Set<string>();
+  const out = names.filter((n) => {
+    const k = n.replace(/_/g, " ").toLowerCase();
+    if (BUILTIN.has(k) || seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+  return { language: lang, names: out };
+}
+
+const decodeXml = (s: string) => s.replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;|&apos;/g, "'");
+
+/** fileNamespacesOfSiteinfo of a dump file's start; null when unreadable or without siteinfo. */
+export async function dumpFileNamespaces(path: string, maxBytes = 1 << 20): Promise<SiteFileNamespaces | null> {
+  const stream = openDumpStream(path);
+  const chunks: Buffer[] = [];
+  let read = 0;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      read += chunk.length;
+      if (chunk.includes("</siteinfo>") || chunk.includes("<\0/\0s\0i\0t\0e\0i\0n\0f\0o\0>") || read >= maxBytes) break;
+    }
+  } catch {
+    return null; // unreadable here: the run reports it properly
+  } finally {
+    stream.destroy();
+  }
+  return fileNamespacesOfSiteinfo(decodeHead(Buffer.concat(chunks)));
+}
+
+/** A dump's head as text: UTF-8, or UTF-16 when it starts with that byte order mark (some exports are). */
+function decodeHead(b: Buffer): string {
+  if (b[0] === 0xff && b[1] === 0xfe) return new TextDecoder("utf-16le").decode(b);
+  if (b[0] === 0xfe && b[1] === 0xff) return new TextDecoder("utf-16be").decode(b);
+  return b.toString("utf8");
+}
+
+/**
+ * Sets `extraction.fileAliases` and `extraction.language` from the dumps' <siteinfo> when the config
+ * names neither (a non-English dump: its file links are written in its language, with its options);
+ * returns a line per dump that was so, for the user. English dumps change nothing.
+ */
+export async function applySiteFileNamespaces(extraction: { fileAliases: string[]; language?: string | undefined }, dumps: readonly string[]): Promise<string[]> {
+  if (extraction.fileAliases.length > 0 || extraction.language !== undefined) return [];
+  const names = new Set<string>();
+  const languages = new Set<string>();
+  const lines: string[] = [];
+  for (const path of dumps) {
+    const site = await dumpFileNamespaces(path);
+    if (site === null || site.names.length === 0) continue;
+    for (const n of site.names) names.add(n);
+    if (site.language) languages.add(site.language);
+    lines.push(`${path}: a${site.language ? ` ${site.language}` : ""} wiki, whose file links are also written ${site.names.map((n) => `[[${n}:…]]`).join(", ")}, with its own image options (extraction.fileAliases, extraction.language)`);
+  }
+  if (names.size > 0) extraction.fileAliases = [...names];
+  // one language's option words at a time: another's would take some of this one's captions for options
+  if (languages.size === 1) extraction.language = [...languages][0]!;
+  return lines;
+}
+
+/** Whether a path names a MediaWiki XML dump (plain, bzip2 or gzip). */
+export const isDumpPath = (path: string) => /\.xml(\.bz2|\.gz)?$|\.bz2$/i.test(path);
