@@ -50,6 +50,25 @@ const isResizeParam = (name: string, value: string) => {
   return RESIZE_PARAMS.has(n) || (RESIZE_PARAMS_IF_SIZE.has(n) && SIZE_VALUE.test(value.trim()));
 };
 
+/** Jetpack's Photon proxy: `https://i0.wp.com/example.org/wp-content/x.jpg?resize=…` serves `https://example.org/wp-content/x.jpg`. */
+const PROXY_HOST = /^i[0-3]\.wp\.com$/;
+
+function proxiedUrl(url: URL): URL | null {
+  const m = /^\/([a-z0-9.-]+\.[a-z]{2,})(\/.*)$/i.exec(url.pathname);
+  if (!m) return null;
+  try {
+    const inner = new URL(`https://${m[1]}${m[2]}`);
+    inner.search = url.search;
+    return inner;
+  } catch {
+    return null;
+  }
+}
+
+/** Gravatar's size, default-picture and rating parameters (`?s=49&d=mm&r=g`): one avatar, one key. */
+const GRAVATAR_HOST = /(^|\.)gravatar\.com$/;
+const GRAVATAR_PARAMS = new Set(["s", "size", "d", "default", "r", "rating", "f", "forcedefault"]);
+
 /** Hosts and paths of web beacons (analytics pixels that are images only by their tag). */
 const BEACON_HOST = /(^|\.)(google-analytics\.com|doubleclick\.net|scorecardresearch\.com|quantserve\.com|bat\.bing\.com|pixel\.wp\.com|stats\.wp\.com|pixel\.quantserve\.com|sb\.scorecardresearch\.com)$|^(pixel|pixels|beacon|analytics|tracking?|tr)\./i;
 const BEACON_PATH = /\/(pixel|beacon|tracking?|spacer|blank|clear|transparent|1x1|pixel_?1x1)\.(gif|png)$|\/b\/ss\/|^\/tr\/?$/i;
@@ -93,10 +112,14 @@ export function imageKey(raw: string, base: string | URL): ImageKeyVerdict {
   if (s.includes("#")) url.hash = "";
   if (isTrackingUrl(url)) return { drop: "tracking_pixel" };
   if (PLACEHOLDER_FILE.test(url.pathname)) return { drop: "placeholder" };
+  // an image CDN proxying another host's picture (Jetpack's i0.wp.com/<host>/<path>): the picture's own address is the key
+  const proxied = PROXY_HOST.test(url.hostname) ? proxiedUrl(url) : null;
+  if (proxied !== null) url = proxied;
   const wiki = wikimediaFileKey(url);
   if (wiki) return { key: wiki, url: url.href };
   if (url.search) {
-    const kept = [...url.searchParams].filter(([name, value]) => !isResizeParam(name, value));
+    const gravatar = GRAVATAR_HOST.test(url.hostname);
+    const kept = [...url.searchParams].filter(([name, value]) => !isResizeParam(name, value) && !(gravatar && GRAVATAR_PARAMS.has(name.toLowerCase())));
     if (kept.length < [...url.searchParams].length) url.search = new URLSearchParams(kept).toString();
   }
   const href = url.href;

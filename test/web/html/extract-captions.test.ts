@@ -132,7 +132,7 @@ describe("image URLs", () => {
     expect(key("b.jpg#")).toBe("https://example.org/dir/b.jpg");
     expect(imageKey("b.jpg", "https://example.org/dir/page.html#top")).toEqual({ key: "https://example.org/dir/b.jpg", url: "https://example.org/dir/b.jpg" });
     expect(key("https://cdn.example.com/p.jpg?w=300&h=200&fit=crop&id=7")).toBe("https://cdn.example.com/p.jpg?id=7");
-    expect(key("https://i0.wp.com/site.com/p.jpg?resize=640%2C480&ssl=1")).toBe("https://i0.wp.com/site.com/p.jpg");
+    expect(key("https://i0.wp.com/site.com/p.jpg?resize=640%2C480&ssl=1")).toBe("https://site.com/p.jpg");
     expect(key("https://images.example.com/photo.jpg?ixlib=rb-4.0&auto=format&q=80")).toBe("https://images.example.com/photo.jpg");
     // a generic name with a value that is no size or format names the image: two queries, two images
     expect(key("https://example.com/render?q=cat")).not.toBe(key("https://example.com/render?q=dog"));
@@ -140,6 +140,11 @@ describe("image URLs", () => {
     expect(key("https://example.com/img?format=chart&id=3")).toBe("https://example.com/img?format=chart&id=3");
     expect(key("https://example.com/p.jpg?size=large&format=webp&width=300px")).toBe("https://example.com/p.jpg");
     expect(key("https://example.com/thumb?size=1200x630")).toBe("https://example.com/thumb");
+    // Jetpack's proxy serves another host's picture: keyed as that picture (a Commons file as its File: name)
+    expect(key("https://i0.wp.com/upload.wikimedia.org/wikipedia/commons/thumb/a/ab/Foo_bar.jpg/300px-Foo_bar.jpg")).toBe("File:Foo bar.jpg");
+    expect(key("https://i2.wp.com/example.org/wp-content/uploads/cat.jpg?resize=640%2C480&ssl=1")).toBe("https://example.org/wp-content/uploads/cat.jpg");
+    // one Gravatar at any size is one avatar
+    expect(key("https://2.gravatar.com/avatar/532fa50b?s=49&d=mm&r=g")).toBe(key("https://2.gravatar.com/avatar/532fa50b?s=196"));
   });
 
   it("Wikimedia upload URLs, thumbnails included, give exactly the File: key the Wikipedia source emits", () => {
