@@ -177,8 +177,14 @@ function clean(s: string): string {
 /** An attribute's text: control characters (a NUL, a stray escape) are no part of a caption. */
 function cleanAttribute(s: string): string {
   // eslint-disable-next-line no-control-regex
-  return clean(s.replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, ""));
+  return clean(s.replace(INVISIBLE, ""));
 }
+
+/** Characters no reader sees: C0 controls (not whitespace), DEL, the soft hyphen, zero-width spaces and joiners, the BOM. */
+// eslint-disable-next-line no-control-regex
+const INVISIBLE = /[\u0000-\u0008\u000e-\u001f\u007f\u00ad\u200b-\u200d\u2060\ufeff]/g;
+// eslint-disable-next-line no-control-regex
+const HAS_INVISIBLE = /[\u0000-\u0008\u000e-\u001f\u007f\u00ad\u200b-\u200d\u2060\ufeff]/;
 
 interface ImageUse {
   key: string;
@@ -489,6 +495,8 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
       },
       ontext(text: string) {
         if (opaque > 0 || tooDeep || aborted) return;
+        // (what no reader sees is not text: "soft\u00adware" is "software")
+        if (HAS_INVISIBLE.test(text)) text = text.replace(INVISIBLE, "");
         blocks[blocks.length - 1]!.text.add(text);
         if (inFigcaption > 0) figures[figures.length - 1]?.caption?.add(text);
         if (inCell > 0) {

@@ -73,6 +73,11 @@ describe("caption types", () => {
     expect(extractCaptions('<img src="/img/loading.gif" alt="x">', PAGE).dropped.get("placeholder")).toBe(1);
   });
 
+  it("what no reader sees leaves figcaption and nearby text too: controls, soft hyphens, zero-width spaces", () => {
+    expect(caps('<figure><img src="a.jpg"><figcaption>Ctrl&#1;char soft&shy;ware zero&#8203;width</figcaption></figure>')).toEqual([["figcaption", "Ctrlchar software zerowidth", "https://example.org/dir/a.jpg"]]);
+    expect(caps('<img src="b.jpg" alt="soft&shy;ware&#8203;">')).toEqual([["alt", "software", "https://example.org/dir/b.jpg"]]);
+  });
+
   it("control characters in alt and title are dropped (a NUL, an escape), whitespace kept as spaces", () => {
     expect(caps('<img src="a.jpg" alt="A\u0000 red\u001b kite\tflying" title="x\u007f">')).toEqual([
       ["alt", "A red kite flying", "https://example.org/dir/a.jpg"],

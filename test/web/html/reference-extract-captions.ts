@@ -9,7 +9,7 @@
  * loader's attribute, data-srcset past a placeholder srcset; spinners and "#" are no picture), NESTED
  * FIGURES (an outer figure's caption goes to the images of its inner figures that have none),
  * NEARBY (text is looked for past two blocks without text at most, and is no image's when it is
- * around several).
+ * around several), INVISIBLE (controls, soft hyphens and zero-width characters leave all text).
  *
  * Image captions of one HTML page, read in one streaming pass with htmlparser2. Each image use can
  * carry captions of five types, kept apart because they say different things (and pairs are built
@@ -59,8 +59,14 @@ function clean(s: string): string {
 /** An attribute's text: control characters (a NUL, a stray escape) are no part of a caption. */
 function cleanAttribute(s: string): string {
   // eslint-disable-next-line no-control-regex
-  return clean(s.replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, ""));
+  return clean(s.replace(INVISIBLE, ""));
 }
+
+/** Characters no reader sees: C0 controls (not whitespace), DEL, the soft hyphen, zero-width spaces and joiners, the BOM. */
+// eslint-disable-next-line no-control-regex
+const INVISIBLE = /[\u0000-\u0008\u000e-\u001f\u007f\u00ad\u200b-\u200d\u2060\ufeff]/g; // INVISIBLE: as in the extractor
+// eslint-disable-next-line no-control-regex
+const HAS_INVISIBLE = /[\u0000-\u0008\u000e-\u001f\u007f\u00ad\u200b-\u200d\u2060\ufeff]/;
 
 interface ImageUse {
   key: string;
@@ -213,6 +219,8 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
       },
       ontext(text: string) {
         if (opaque > 0 || tooDeep) return;
+        // (what no reader sees is not text: "soft\u00adware" is "software") // INVISIBLE: as in the extractor
+        if (HAS_INVISIBLE.test(text)) text = text.replace(INVISIBLE, "");
         blocks[blocks.length - 1]!.text.add(text);
         if (inFigcaption > 0) figures[figures.length - 1]?.caption?.add(text);
         if (inCell > 0) {
