@@ -90,3 +90,17 @@ export async function applySiteFileNamespaces(extraction: { fileAliases: string[
 
 /** Whether a path names a MediaWiki XML dump (plain, bzip2 or gzip). */
 export const isDumpPath = (path: string) => /\.xml(\.bz2|\.gz)?$|\.bz2$/i.test(path);
+
+/**
+ * A run config (as a user writes it: partial) with the aliases and language of the dumps among
+ * `paths` added as applySiteFileNamespaces adds them, for a run that is planned elsewhere (`cloud
+ * upload`: the functions read the uploaded objects, not a local file); unchanged (the same object)
+ * when none is a non-English dump or the config names either already.
+ */
+export async function withSiteFileNamespaces<C extends { extraction?: { fileAliases?: string[]; language?: string } }>(config: C | undefined, paths: readonly string[]): Promise<{ config: C | undefined; lines: string[] }> {
+  const extraction = { fileAliases: [...(config?.extraction?.fileAliases ?? [])], language: config?.extraction?.language };
+  const lines = await applySiteFileNamespaces(extraction, paths.filter(isDumpPath));
+  if (lines.length === 0) return { config, lines };
+  const added = { ...config?.extraction, fileAliases: extraction.fileAliases, ...(extraction.language ? { language: extraction.language } : {}) };
+  return { config: { ...(config ?? ({} as C)), extraction: added }, lines };
+}

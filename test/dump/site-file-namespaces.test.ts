@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { dumpFileNamespaces, fileNamespacesOfSiteinfo } from "../../shared/dump/site-file-namespaces.ts";
+import { dumpFileNamespaces, fileNamespacesOfSiteinfo, withSiteFileNamespaces } from "../../shared/dump/site-file-namespaces.ts";
 import { DATA, removeTempDirs, runCli, tempDir } from "../runner/helpers.ts";
 
 afterAll(removeTempDirs);
@@ -53,5 +53,18 @@ describe("dumpFileNamespaces", () => {
       ["File:Витоша.jpg", "Планината Витоша се издига над града в слънчев зимен ден."],
       ["File:Родопи.jpg", "Родопите през зимата, погледнати от връх Снежанка."],
     ]);
+  });
+
+  it("cloud upload's config gains them for a Bulgarian dump; an English dump's or a config that names them stays as it was", async () => {
+    const bg = join(WIKI, "bgwiki-latest-pages-articles-shortened.xml.bz2");
+    const en = join(WIKI, "wikipedia2vec-enwiki-pages-articles-sample.xml.bz2");
+    const given: { tiers: string[]; extraction?: { fileAliases?: string[]; language?: string } } = { tiers: ["gold", "silver"] };
+    const got = await withSiteFileNamespaces(given, [bg, en]);
+    expect(got.config).toEqual({ tiers: ["gold", "silver"], extraction: { fileAliases: ["Файл", "Картинка"], language: "bg" } });
+    expect(got.lines).toHaveLength(1);
+    expect((await withSiteFileNamespaces(given, [en])).config).toBe(given);
+    expect((await withSiteFileNamespaces(undefined, [en])).config).toBeUndefined();
+    const named = { extraction: { fileAliases: ["Datei"] } };
+    expect((await withSiteFileNamespaces(named, [bg])).config).toBe(named);
   });
 });
