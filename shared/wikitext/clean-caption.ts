@@ -111,6 +111,13 @@ function renderTemplate(f: Frame, ctx: CaptionContext): string {
     if (key == null) positional.push(parts[k]!.trim());
     else named.set(key.trim().toLowerCase(), parts[k]!.trim());
   }
+  // `{{nowrap|1=E = mc2}}`: a numbered argument is that positional one (it may hold "=")
+  for (const [key, value] of named) {
+    if (!/^[1-9]\d{0,2}$/.test(key)) continue;
+    const i = Number(key) - 1;
+    while (positional.length < i) positional.push("");
+    positional[i] = value;
+  }
   const text = renderInlineTemplate(name, { positional, named, raw: parts[0]!.trim() });
   if (text !== null) return text;
   if (ctx.unknownTemplates === "delete" || isSilentTemplate(name)) return "";

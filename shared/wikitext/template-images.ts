@@ -55,6 +55,7 @@ function partnerKeys(key: string, partner: "caption" | "alt"): string[] {
     out.push(`${partner}${num}${suffix}`, `${base}${partner}${num}${suffix}`, `${base}${num}${suffix}${partner}`);
   }
   if (k.startsWith("image") && k.length > 5 && !indexed) out.push(k.slice(5) + partner); // image_map → map_caption
+  if (indexed && indexed[1]!.startsWith("image") && indexed[1]!.length > 5) out.push(`${indexed[1]!.slice(5)}${partner}${indexed[2]}${indexed[3]}`); // image_map1 → map_caption1
   if (k.endsWith("image") && k.length > 5) out.push(k.slice(0, -5) + partner); // Ship image → Ship caption
   const words = key.split(" ");
   if (words.length > 1 && !IMAGE_WORDS.has(stem(words[words.length - 1]!))) {
@@ -94,7 +95,9 @@ export function pickTemplateImages(params: readonly TemplateParam[], isFile: (i:
     picks.push({ image: i, caption, alt });
   });
   for (const kind of ["caption", "alt"] as const) {
-    const free = picks.find((p) => p[kind] === null);
+    // the generic caption is the main image's (`image`), when there is one, not a logo's or a flag's before it
+    const main = picks.find((p) => p[kind] === null && params[p.image]!.key?.replace(/ /g, "") === "image");
+    const free = main ?? picks.find((p) => p[kind] === null);
     if (!free) continue;
     const i = find(kind === "caption" ? [...GENERIC.caption, ...captionKeys] : GENERIC[kind]);
     if (i !== null) {

@@ -33,6 +33,22 @@ describe("templates as a reader sees them (enwiki: Alaska, Toronto, Aristotle, A
     expect(extractImageRefs("{{Infobox Canada province| CoatOfArms = Alberta coat of arms.svg}}")).toEqual([ref("File:Alberta coat of arms.svg", "template")]);
   });
 
+  it("an infobox's generic caption is its main image's, not a logo's before it; image_map1 pairs with map_caption1", () => {
+    expect(extractImageRefs("{{Infobox school| logo = L.svg| image = B.jpg| alt = Front of the main building| caption = The main building}}")).toEqual([
+      ref("File:L.svg", "template"),
+      ref("File:B.jpg", "template", "The main building", "Front of the main building"),
+    ]);
+    expect(extractImageRefs("{{Infobox settlement|image_map1 = M1.svg|map_caption1 = Location in the county|image_map2=M2.png|map_caption2=Location in the state}}").map((r) => [r.image, r.caption])).toEqual([
+      ["File:M1.svg", "Location in the county"],
+      ["File:M2.png", "Location in the state"],
+    ]);
+  });
+
+  it("numbered arguments are the positional ones: {{nowrap|1=E = mc2}}", () => {
+    expect(extractImageRefs("[[File:N.jpg|thumb|The {{nowrap|1=E = mc2}} equation and {{small|1=small words}} here]]")[0]!.caption).toBe("The E = mc2 equation and small words here");
+    expect(extractImageRefs("[[File:F.jpg|thumb|The {{lang|fr|2=Le chat}} here]]")[0]!.caption).toBe("The Le chat here");
+  });
+
   it("block templates are words apart; {{longitem}}'s text, not its style; {{'s}} beside italics keeps its apostrophe", () => {
     expect(extractImageRefs("[[File:Lg.png|thumb|{{legend|#ff0000|[[Cabinda Province]]}}{{legend|#00ff00|Republic of the Congo}}]]")[0]!.caption).toBe("Cabinda Province Republic of the Congo");
     expect(extractImageRefs("[[File:T.jpg|thumb|Towns{{center|A}}{{center|B}}{{smalldiv|C}}{{quote|D}}end]]")[0]!.caption).toBe("Towns A B C D end");
