@@ -11,7 +11,8 @@ import { BREAK_TAGS, CAPTION_DROP_TAGS, CloserFinder, TAG_AT } from "./markup-ta
 const PROTECT: Record<string, string> = { "[": "\ue000", "]": "\ue001", "{": "\ue002", "}": "\ue003", "|": "\ue004", "'": "\ue005", "=": "\ue006", "<": "\ue007", "&": "\ue008" };
 const UNPROTECT = new Map(Object.entries(PROTECT).map(([k, v]) => [v, k]));
 const PROTECTED_CHAR = /[\ue000-\ue008]/g;
-const MARKUP_CHAR = /[[\]{}|'=<&]/g;
+// (not "&": an entity inside <nowiki> is still an entity, `<nowiki>&amp;</nowiki>` shows "&")
+const MARKUP_CHAR = /[[\]{}|'=<]/g;
 
 const DEFAULT_NAMESPACES = fileNamespaceSet();
 

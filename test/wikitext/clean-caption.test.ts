@@ -35,6 +35,8 @@ describe("cleanCaption: markup and tags", () => {
   });
   it("keeps <nowiki> content literally", () => {
     expect(cleanCaption("a <nowiki>[[not a link]]</nowiki> b")).toBe("a [[not a link]] b");
+    // markup stays literal, an entity is still an entity (MediaWiki shows "&" and "<b>")
+    expect(cleanCaption("Fish <nowiki>&amp;</nowiki> chips, <nowiki>''not italic'' &lt;b&gt;</nowiki>")).toBe("Fish & chips, ''not italic'' <b>");
   });
   it("normalises multi-line captions to one line and returns null for nothing left", () => {
     expect(cleanCaption("Allen Morris accepting Emmy Award 2003 \n(Photo by Marc)")).toBe("Allen Morris accepting Emmy Award 2003 (Photo by Marc)");
