@@ -84,6 +84,21 @@ interface Frame {
 }
 
 const INTERLANGUAGE = /^[a-z]{2,3}(-[a-z]{2,8})*$/;
+/** Language names ICU knows (`fr`, `nds`, `zh-yue`): a link prefixed with one is an interlanguage link; `up:`, `wp:` are not. */
+const LANGUAGES = new Intl.DisplayNames(["en"], { type: "language", fallback: "none" });
+const knownLanguages = new Map<string, boolean>();
+function isLanguagePrefix(prefix: string): boolean {
+  let known = knownLanguages.get(prefix);
+  if (known === undefined) {
+    try {
+      known = LANGUAGES.of(prefix) !== undefined;
+    } catch {
+      known = false;
+    }
+    if (knownLanguages.size < 4096) knownLanguages.set(prefix, known);
+  }
+  return known;
+}
 
 function renderLink(f: Frame, namespaces: ReadonlySet<string>): string {
   const target = (f.parts.length > 0 ? f.parts[0]! : f.cur).trim();
@@ -91,7 +106,7 @@ function renderLink(f: Frame, namespaces: ReadonlySet<string>): string {
   const t = colon ? target.slice(1).trimStart() : target;
   const c = t.indexOf(":");
   const prefix = c > 0 ? t.slice(0, c).trim().toLowerCase() : "";
-  if (!colon && c > 0 && (fileNamespaceEnd(t, namespaces) >= 0 || prefix === "category" || INTERLANGUAGE.test(prefix))) {
+  if (!colon && c > 0 && (fileNamespaceEnd(t, namespaces) >= 0 || prefix === "category" || (INTERLANGUAGE.test(prefix) && isLanguagePrefix(prefix)))) {
     return ""; // displayed image (reported separately), category tag or language link: no visible text
   }
   if (f.parts.length === 0) return t;

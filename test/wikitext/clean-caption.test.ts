@@ -8,6 +8,11 @@ describe("cleanCaption: links", () => {
     expect(cleanCaption("[[Mercury (planet)|]] and [[Paris, Texas|]]")).toBe("Mercury and Paris");
     expect(cleanCaption("[[Baz]]s")).toBe("Bazs");
   });
+  it("an interlanguage link needs a language's code: [[Up: A film|Up]] and [[WP:NPOV|neutral]] are ordinary links", () => {
+    expect(cleanCaption("A still from [[Up: A film|Up]] and a [[WP:NPOV|neutral]] view")).toBe("A still from Up and a neutral view");
+    expect(cleanCaption("Paris at night[[fr:Paris]][[nds:Paris]][[zh-yue:巴黎]]")).toBe("Paris at night");
+  });
+
   it("drops category and interlanguage links and nested images, keeps colon links", () => {
     expect(cleanCaption("A[[Category:Foo]] b [[fr:Bar]] c [[File:Icon.png|20px]]")).toBe("A b c");
     expect(cleanCaption("see [[:Category:Ships|ships]]")).toBe("see ships");
