@@ -183,11 +183,25 @@ export function renderInlineTemplate(name: string, args: TemplateArgs): string |
   if (r) return r(args, name);
   // Magic words with an argument after a colon: {{formatnum:1234}}, {{uc:foo}}, {{lc:Foo}}.
   const colon = name.indexOf(":");
-  if (colon > 0 && MAGIC_TEXT.has(name.slice(0, colon))) return args.raw?.slice(colon + 1).trim() ?? name.slice(colon + 1).trim();
+  const magic = colon > 0 ? MAGIC_TEXT.get(name.slice(0, colon)) : undefined;
+  if (magic) return magic(args.raw?.slice(args.raw.indexOf(":") + 1).trim() ?? name.slice(colon + 1).trim());
   return null;
 }
 
-const MAGIC_TEXT = new Set(["formatnum", "uc", "lc", "ucfirst", "lcfirst"]);
+/** `{{formatnum:1234567}}` → "1,234,567" (an English wiki's digits); other text as it is. */
+function formatnum(text: string): string {
+  const m = /^(-?)(\d+)(\.\d+)?$/.exec(text);
+  return m ? `${m[1]}${m[2]!.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${m[3] ?? ""}` : text;
+}
+
+/** Magic words with an argument after a colon, as MediaWiki renders them. */
+const MAGIC_TEXT = new Map<string, (text: string) => string>([
+  ["formatnum", formatnum],
+  ["uc", (t) => t.toUpperCase()],
+  ["lc", (t) => t.toLowerCase()],
+  ["ucfirst", (t) => t.charAt(0).toUpperCase() + t.slice(1)],
+  ["lcfirst", (t) => t.charAt(0).toLowerCase() + t.slice(1)],
+]);
 
 /** True when a template shows no caption words (footnotes, cleanup tags, icons): deleting it loses nothing. */
 export function isSilentTemplate(name: string): boolean {

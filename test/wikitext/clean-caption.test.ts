@@ -8,6 +8,10 @@ describe("cleanCaption: links", () => {
     expect(cleanCaption("[[Mercury (planet)|]] and [[Paris, Texas|]]")).toBe("Mercury and Paris");
     expect(cleanCaption("[[Baz]]s")).toBe("Bazs");
   });
+  it("case and number magic words render as MediaWiki renders them", () => {
+    expect(cleanCaption("The {{uc:nasa}} logo, {{lc:LOUD}} and {{ucfirst:apollo}} {{lcfirst:Eagle}}, {{formatnum:1234567}} people")).toBe("The NASA logo, loud and Apollo eagle, 1,234,567 people");
+  });
+
   it("an interlanguage link needs a language's code: [[Up: A film|Up]] and [[WP:NPOV|neutral]] are ordinary links", () => {
     expect(cleanCaption("A still from [[Up: A film|Up]] and a [[WP:NPOV|neutral]] view")).toBe("A still from Up and a neutral view");
     expect(cleanCaption("Paris at night[[fr:Paris]][[nds:Paris]][[zh-yue:巴黎]]")).toBe("Paris at night");
