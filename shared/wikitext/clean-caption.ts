@@ -59,7 +59,8 @@ function stripTags(s: string): string {
     if (opening && CAPTION_DROP_TAGS.has(name)) {
       const c = closers.find(name, after);
       if (c) {
-        if (name === "nowiki") out += s.slice(after, c.start).replace(MARKUP_CHAR, (ch) => PROTECT[ch]!);
+        // <nowiki> and a chemical formula (<chem>, <ce>: "H2O", "CO2 + H2O -> H2CO3") are text, their markup literal
+        if (name === "nowiki" || name === "chem" || name === "ce") out += s.slice(after, c.start).replace(MARKUP_CHAR, (ch) => PROTECT[ch]!);
         pos = c.end;
       }
     } else if (BREAK_TAGS.has(name)) {

@@ -8,6 +8,11 @@ describe("cleanCaption: links", () => {
     expect(cleanCaption("[[Mercury (planet)|]] and [[Paris, Texas|]]")).toBe("Mercury and Paris");
     expect(cleanCaption("[[Baz]]s")).toBe("Bazs");
   });
+  it("a chemical formula is text (<chem>, <ce>); <math> is not", () => {
+    expect(cleanCaption("Crystals of <chem>CuSO4.5H2O</chem> in water, and <ce>CO2 + H2O</ce>")).toBe("Crystals of CuSO4.5H2O in water, and CO2 + H2O");
+    expect(cleanCaption("The area <math>\\pi r^2</math> of a disc")).toBe("The area of a disc");
+  });
+
   it("case and number magic words render as MediaWiki renders them", () => {
     expect(cleanCaption("The {{uc:nasa}} logo, {{lc:LOUD}} and {{ucfirst:apollo}} {{lcfirst:Eagle}}, {{formatnum:1234567}} people")).toBe("The NASA logo, loud and Apollo eagle, 1,234,567 people");
   });
