@@ -56,7 +56,7 @@ export interface ExtractOptions {
 
 const TEXT_CAP = 4096;
 /** The elements whose attributes the extractor reads (onopentag); the others' are not collected. */
-const ATTRIBUTE_TAGS = new Set(["img", "base", "source"]);
+const ATTRIBUTE_TAGS = new Set(["img", "amp-img", "base", "source"]);
 const BLOCKS = new Set(["p", "div", "li", "dd", "dt", "td", "th", "blockquote", "section", "article", "header", "footer", "main", "aside", "center", "h1", "h2", "h3", "h4", "h5", "h6", "caption"]);
 /** Elements a reader sees as a break between words: text on either side of one is never glued together. */
 const BREAKS = new Set([...BLOCKS, "br", "hr", "ul", "ol", "dl", "tr", "table", "pre", "figure", "figcaption", "address", "nav", "details", "summary", "fieldset", "form", "tbody", "thead", "tfoot"]);
@@ -491,7 +491,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
         else if (name === "source" && pictures.length > 0 && pictures[pictures.length - 1] === null) {
           const srcset = a["srcset"] || a["data-srcset"];
           if (srcset) pictures[pictures.length - 1] = largestSrcsetCandidate(srcset);
-        } else if (name === "img") onImage(a);
+        } else if (name === "img" || name === "amp-img") onImage(a); // (an AMP page's pictures are <amp-img>s; the <img> in their <noscript> repeats them)
       },
       ontext(text: string) {
         if (opaque > 0 || tooDeep || aborted) return;

@@ -52,7 +52,7 @@ const IMPLIES_CLOSE = new Map<string, Set<string>>([
  * what follows (raw text, foreign content), and what the parser treats by the whole stack (`form`).
  */
 export const STOP_TAGS = new Set([
-  "img", "image", "source", "picture", "figure", "figcaption", "base",
+  "img", "image", "amp-img", "source", "picture", "figure", "figcaption", "base",
   "plaintext",
   "svg", "math", "mi", "mo", "mn", "ms", "mtext", "annotation-xml", "foreignobject", "desc",
   "form",

@@ -20,11 +20,11 @@ export function recordCaptions(rec: Pick<WarcContentRecord, "headers" | "body" |
   if (!rec.targetUri) return { drop: "no_target_uri" };
   const bytes = bodyBytes(rec, maxBytes);
   if ("drop" in bytes) return bytes;
-  // a page without an <img> tag has no image to caption (<picture> needs one too): not parsed, and
-  // when its bytes show it, not even decoded
+  // a page without an <img> (or AMP's <amp-img>) tag has no image to caption (<picture> needs one too):
+  // not parsed, and when its bytes show it, not even decoded
   const contentType = rec.headers.get("content-type");
   if (!mayHoldImgTag(bytes.bytes, contentType)) return { captions: [], images: 0, dropped: new Map() };
   const text = decodeText(bytes.bytes, contentType);
-  if (!/<img\b/i.test(text.text)) return { captions: [], images: 0, dropped: new Map() };
+  if (!/<(?:amp-)?img\b/i.test(text.text)) return { captions: [], images: 0, dropped: new Map() };
   return extractCaptions(text.text, rec.targetUri, opts);
 }

@@ -200,7 +200,7 @@ function declaredDecoder(bytes: Buffer, contentType: string | undefined): { d: D
 const NOT_ASCII_COMPATIBLE = new Set(["utf-16be", "utf-16le", "iso-2022-jp", "replacement"]);
 
 /**
- * Whether the text decodeText makes of `bytes` may hold `<img` (in any ASCII case): false only when it
+ * Whether the text decodeText makes of `bytes` may hold `<img` or `<amp-img` (in any ASCII case): false only when it
  * certainly does not, read from the bytes without decoding them. In an ASCII-compatible encoding the
  * four characters are four bytes, `<` never the second byte of a character, so text that holds them
  * comes from bytes that hold them.
@@ -210,7 +210,8 @@ export function mayHoldImgTag(bytes: Buffer, contentType: string | undefined): b
   if (bytes.indexOf("<img", 0, "latin1") >= 0 || bytes.indexOf("<IMG", 0, "latin1") >= 0) return true;
   const declared = declaredDecoder(bytes, contentType);
   if (declared !== null && NOT_ASCII_COMPATIBLE.has(declared.d.encoding)) return true;
-  return /<img/i.test(bytes.toString("latin1"));
+  // (an AMP page's pictures are <amp-img>s)
+  return /<(?:amp-)?img/i.test(bytes.toString("latin1"));
 }
 
 /** Text of decoded bytes by the browser's order of evidence. */

@@ -73,6 +73,14 @@ describe("caption types", () => {
     expect(extractCaptions('<img src="/img/loading.gif" alt="x">', PAGE).dropped.get("placeholder")).toBe(1);
   });
 
+  it("an AMP page's <amp-img> is its picture; the <img> in its <noscript> repeats it", () => {
+    const amp = '<figure><amp-img src="/lake-1600.jpg" width="1600" height="900" layout="responsive" alt="A lake at dawn under mist"><noscript><img src="/lake-1600.jpg" alt="A lake at dawn under mist"></noscript></amp-img><figcaption>Lake Bled at dawn</figcaption></figure>';
+    expect(caps(amp)).toEqual([
+      ["alt", "A lake at dawn under mist", "https://example.org/lake-1600.jpg"],
+      ["figcaption", "Lake Bled at dawn", "https://example.org/lake-1600.jpg"],
+    ]);
+  });
+
   it("what no reader sees leaves figcaption and nearby text too: controls, soft hyphens, zero-width spaces", () => {
     expect(caps('<figure><img src="a.jpg"><figcaption>Ctrl&#1;char soft&shy;ware zero&#8203;width</figcaption></figure>')).toEqual([["figcaption", "Ctrlchar software zerowidth", "https://example.org/dir/a.jpg"]]);
     expect(caps('<img src="b.jpg" alt="soft&shy;ware&#8203;">')).toEqual([["alt", "software", "https://example.org/dir/b.jpg"]]);

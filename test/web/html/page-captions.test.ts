@@ -23,7 +23,7 @@ function reference(rec: Rec) {
   if (!rec.targetUri) return { drop: "no_target_uri" };
   const text = bodyText(rec, MAX);
   if ("drop" in text) return text;
-  if (!/<img\b/i.test(text.text)) return { captions: [], images: 0, dropped: new Map() };
+  if (!/<(?:amp-)?img\b/i.test(text.text)) return { captions: [], images: 0, dropped: new Map() };
   return extractCaptions(text.text, rec.targetUri);
 }
 
@@ -68,6 +68,7 @@ describe("record captions", () => {
       ["ISO-2022-JP, escapes between the letters", rec(Buffer.from(page('<\u001b(BImg src="a.jpg" alt="a dog on the beach">'), "latin1"), { "content-type": "text/html; charset=iso-2022-jp" }), true],
       ["windows-1252", rec(Buffer.from(page('<iMG src="caf\xe9.jpg" alt="caf\xe9 au lait">'), "latin1"), { "content-type": "text/html; charset=windows-1252" }), true],
       ["Shift_JIS", rec(Buffer.from([...Buffer.from("<p>"), 0x82, 0xa0, ...Buffer.from('<Img src="a.jpg" alt="x">')]), { "content-type": "text/html; charset=shift_jis" }), true],
+      ["an AMP page: <amp-img> only", rec(Buffer.from(page('<amp-img src="lake.jpg" width="1600" height="900" layout="responsive" alt="A lake at dawn under mist"></amp-img>'))), false],
       ["invalid UTF-8 before the tag", rec(Buffer.from([...Buffer.from("<p>"), 0xe2, 0x82, ...Buffer.from('<IMg src="a.jpg" alt="a dog on the beach">')])), true],
     ];
     for (const [name, r, bytesShow] of cases) {

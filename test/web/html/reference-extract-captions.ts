@@ -9,7 +9,8 @@
  * loader's attribute, data-srcset past a placeholder srcset; spinners and "#" are no picture), NESTED
  * FIGURES (an outer figure's caption goes to the images of its inner figures that have none),
  * NEARBY (text is looked for past two blocks without text at most, and is no image's when it is
- * around several), INVISIBLE (controls, soft hyphens and zero-width characters leave all text).
+ * around several), INVISIBLE (controls, soft hyphens and zero-width characters leave all text), AMP
+ * (an <amp-img> is an image).
  *
  * Image captions of one HTML page, read in one streaming pass with htmlparser2. Each image use can
  * carry captions of five types, kept apart because they say different things (and pairs are built
@@ -215,7 +216,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
         else if (name === "source" && pictures.length > 0 && pictures[pictures.length - 1] === null) {
           const srcset = a["srcset"] || a["data-srcset"];
           if (srcset) pictures[pictures.length - 1] = largestSrcsetCandidate(srcset);
-        } else if (name === "img") onImage(a);
+        } else if (name === "img" || name === "amp-img") onImage(a); // AMP: as in the extractor
       },
       ontext(text: string) {
         if (opaque > 0 || tooDeep) return;
