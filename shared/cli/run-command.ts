@@ -109,6 +109,11 @@ export async function runCommand(argv: string[], launch: CliLaunch = {}): Promis
   // a non-English dump writes its file links in its own language ([[Файл:…]]): its <siteinfo> says how,
   // unless the config names the aliases itself
   detected.push(...(await applySiteFileNamespaces(config.extraction, inputs.map((i) => i.path).filter((p) => isFile(p) && isDumpPath(p)))));
+  // the tiers' caption filters (sentence classifier, verb heuristic) read English: say so before a run whose captions are not
+  const language = config.extraction.language;
+  if (language !== undefined && language !== "en" && !language.startsWith("en-")) {
+    detected.push(`note: the gold and silver caption filters (a sentence, a verb) read English; captions in "${language}" rarely pass them (the funnel's is_sentence and has_verb rows say how many)`);
+  }
   const kinds = new Set(inputs.map((i) => i.kind));
   const { fed: tiers, skipped } = fedTiers(config.tiers, kinds);
   if (tiers.length === 0) throw new UserError(`no input feeds the requested tiers (${config.tiers.join(", ")}): gold/silver need a current-revision dump (--input), bronze a full-history dump (--history)`);

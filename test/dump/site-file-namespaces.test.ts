@@ -41,6 +41,7 @@ describe("dumpFileNamespaces", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("bgwiki-test.xml: a bg wiki, whose file links are also written [[Файл:…]], [[Картинка:…]], with its own image options (extraction.fileAliases, extraction.language)");
     expect(JSON.parse(readFileSync(join(out, "config.json"), "utf8")).extraction).toMatchObject({ fileAliases: ["Файл", "Картинка"], language: "bg" });
+    expect(r.stderr).toContain('note: the gold and silver caption filters (a sentence, a verb) read English; captions in "bg" rarely pass them');
     const stats = JSON.parse(readFileSync(join(out, "stats.json"), "utf8"));
     expect(stats.extraction["extract.current.references"]).toBe(4);
     // extract reads it the same way: each caption is the caption, not the option after it
