@@ -6,7 +6,9 @@
  * dump, up to the end of <siteinfo> (at most `maxBytes` decompressed bytes).
  */
 import { languageFileNamespaces } from "../wikitext/image-options.ts";
+import { decodeXML } from "entities";
 import { openDumpStream } from "./open-dump.ts";
+import { decodeXmlText } from "./xml-text.ts";
 
 export interface SiteFileNamespaces {
   /** the wiki's language code, from `<mediawiki xml:lang>` (or the dbname's prefix); null when not said */
@@ -26,7 +28,7 @@ export function fileNamespacesOfSiteinfo(head: string): SiteFileNamespaces | nul
   const info = head.slice(0, end);
   const lang = /<mediawiki\b[^>]*\bxml:lang="([a-z-]+)"/i.exec(head)?.[1] ?? /<dbname>([a-z_]+?)wiki<\/dbname>/i.exec(info)?.[1]?.replace(/_/g, "-") ?? null;
   const own = /<namespace\b[^>]*\bkey="6"[^>]*>([^<]*)<\/namespace>/.exec(info)?.[1]?.trim();
-  const names = [...(own ? [decodeXml(own)] : []), ...(lang ? aliasesOf(lang.toLowerCase()) : [])];
+  const names = [...(own ? [decodeXML(own)] : []), ...(lang ? aliasesOf(lang.toLowerCase()) : [])];
   const seen = new Set<string>();
   const out = names.filter((n) => {
     const k = n.replace(/_/g, " ").toLowerCase();
@@ -37,32 +39,22 @@ export function fileNamespacesOfSiteinfo(head: string): SiteFileNamespaces | nul
   return { language: lang, names: out };
 }
 
-const decodeXml = (s: string) => s.replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;|&apos;/g, "'");
-
 /** fileNamespacesOfSiteinfo of a dump file's start; null when unreadable or without siteinfo. */
-export async function dumpFileNamespaces(path: string, maxBytes = 1 << 20): Promise<SiteFileNamespaces | null> {
+export async function dumpFileNamespaces(path: string, maxChars = 1 << 20): Promise<SiteFileNamespaces | null> {
   const stream = openDumpStream(path);
-  const chunks: Buffer[] = [];
-  let read = 0;
+  let head = "";
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      chunks.push(chunk);
-      read += chunk.length;
-      if (chunk.includes("</siteinfo>") || chunk.includes("<\0/\0s\0i\0t\0e\0i\0n\0f\0o\0>") || read >= maxBytes) break;
+    // (the dump reader's own decoding: UTF-8, or UTF-16 as some exports are)
+    for await (const { text } of decodeXmlText(stream as AsyncIterable<Buffer>).chunks) {
+      head += text;
+      if (head.includes("</siteinfo>") || head.length >= maxChars) break;
     }
   } catch {
     return null; // unreadable here: the run reports it properly
   } finally {
     stream.destroy();
   }
-  return fileNamespacesOfSiteinfo(decodeHead(Buffer.concat(chunks)));
-}
-
-/** A dump's head as text: UTF-8, or UTF-16 when it starts with that byte order mark (some exports are). */
-function decodeHead(b: Buffer): string {
-  if (b[0] === 0xff && b[1] === 0xfe) return new TextDecoder("utf-16le").decode(b);
-  if (b[0] === 0xfe && b[1] === 0xff) return new TextDecoder("utf-16be").decode(b);
-  return b.toString("utf8");
+  return fileNamespacesOfSiteinfo(head);
 }
 
 /**
