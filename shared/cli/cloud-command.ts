@@ -1,5 +1,5 @@
 /** `paracap cloud upload|status|fetch`: works against Google Cloud or the local emulators. */
-import { withSiteFileNamespaces } from "../dump/site-file-namespaces.ts";
+import { withInputSettings } from "../sources/input-settings.ts";
 import type { Bucket } from "@google-cloud/storage";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
@@ -100,8 +100,8 @@ export async function cloudCommand(argv: string[]): Promise<number> {
       if (positionals.length === 0) throw usage();
       const bucket = storage.bucket(need(values.bucket, "PARACAP_INPUT_BUCKET", "--bucket"));
       // a non-English dump's file namespace and image options, from its <siteinfo>, go in the run's config (as run sets them)
-      const site = await withSiteFileNamespaces(values.config ? await readConfigFile(values.config) : undefined, positionals);
-      for (const line of site.lines) process.stderr.write(`paracap cloud upload: ${line}\n`);
+      const site = await withInputSettings(BUILTIN_SOURCES, values.config ? await readConfigFile(values.config) : undefined, positionals);
+      for (const line of site.notes) process.stderr.write(`paracap cloud upload: ${line}\n`);
       const id = await upload(bucket, positionals, values.name, site.config);
       process.stderr.write(`run ${id} started; follow it with: npx paracap cloud status ${id}\n`);
       process.stdout.write(id + "\n");

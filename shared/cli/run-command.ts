@@ -6,7 +6,7 @@ import { resolveConfig, TierName } from "../core/config.ts";
 import { configFromEnv } from "../core/env-layer.ts";
 import { REPO_ROOT } from "../core/repo-root.ts";
 import { looksLikeHistoryByContent } from "../dump/history-sniff.ts";
-import { applySiteFileNamespaces, isDumpPath } from "../dump/site-file-namespaces.ts";
+import { applyInputSettings } from "../sources/input-settings.ts";
 import { looksLikeHistory, type LocalInput } from "../runner/local-shards.ts";
 import { boundHeapGrowth } from "../runner/heap-growth.ts";
 import { raiseTierUpBudget } from "../runner/tier-up.ts";
@@ -16,7 +16,7 @@ import { readConfigFile } from "./config-file.ts";
 import { UserError } from "../core/errors.ts";
 import { fedTiers } from "../pipeline/tiers.ts";
 import { isPixelPivot } from "../core/plugin-names.ts";
-import { sourceRegistry } from "../sources/registry.ts";
+import { BUILTIN_SOURCES, sourceRegistry } from "../sources/registry.ts";
 import { imageInputsSource } from "../sources/img2dataset/image-inputs.ts";
 import { captionListsOf } from "../sources/img2dataset/caption-lists.ts";
 import { folderFiles } from "../sources/img2dataset/url-named-folder.ts";
@@ -108,7 +108,7 @@ export async function runCommand(argv: string[], launch: CliLaunch = {}): Promis
   refuseDuplicates(inputs);
   // a non-English dump writes its file links in its own language ([[Файл:…]]): its <siteinfo> says how,
   // unless the config names the aliases itself
-  detected.push(...(await applySiteFileNamespaces(config.extraction, inputs.map((i) => i.path).filter((p) => isFile(p) && isDumpPath(p)))));
+  detected.push(...(await applyInputSettings(BUILTIN_SOURCES, inputs.map((i) => i.path).filter(isFile), config.extraction)));
   // the tiers' caption filters (sentence classifier, verb heuristic) read English: say so before a run whose captions are not
   const language = config.extraction.language;
   if (language !== undefined && language !== "en" && !language.startsWith("en-")) {

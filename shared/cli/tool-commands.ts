@@ -1,5 +1,6 @@
 /** The single-purpose commands: extract (references as JSONL), features (captions), score (pairs). */
-import { applySiteFileNamespaces, isDumpPath } from "../dump/site-file-namespaces.ts";
+import { applyInputSettings } from "../sources/input-settings.ts";
+import { BUILTIN_SOURCES } from "../sources/registry.ts";
 import { dropsTemplateImages } from "../web/html/template-images.ts";
 import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -80,7 +81,7 @@ export async function extractCommand(argv: string[]): Promise<number> {
   const config = resolveConfig(values.config ? await readConfigFile(values.config) : {}, configFromEnv(process.env));
   const x = config.extraction;
   // a non-English dump's own file namespace and image options, from its <siteinfo> (as run does)
-  const detected = isDumpPath(file) && !isWarcFile(file) ? await applySiteFileNamespaces(x, [file]) : [];
+  const detected = await applyInputSettings(BUILTIN_SOURCES, [file], x);
   for (const line of detected) process.stderr.write(`paracap extract: ${line}\n`);
   const refOptions = { fileAliases: x.fileAliases, maxPageBytes: x.maxPageBytes, colonFileLinks: x.colonFileLinks, unknownTemplates: x.unknownTemplates, ...(x.language ? { language: x.language } : {}) };
   const out = process.stdout;

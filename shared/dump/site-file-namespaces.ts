@@ -57,42 +57,33 @@ export async function dumpFileNamespaces(path: string, maxChars = 1 << 20): Prom
   return fileNamespacesOfSiteinfo(head);
 }
 
+/** The extraction settings input files may call for (InputSettings in sources/source.ts). */
+export interface ExtractionSettings {
+  fileAliases?: readonly string[] | undefined;
+  language?: string | undefined;
+}
+
 /**
- * Sets `extraction.fileAliases` and `extraction.language` from the dumps' <siteinfo> when the config
- * names neither (a non-English dump: its file links are written in its language, with its options);
- * returns a line per dump that was so, for the user. English dumps change nothing.
+ * The settings a non-English dump among `dumps` calls for: its file namespace's names and its
+ * language (its image options), from its <siteinfo>, when `current` names neither; with a line per
+ * such dump for the user. Null when none calls for any (English dumps, or the config names them).
  */
-export async function applySiteFileNamespaces(extraction: { fileAliases: string[]; language?: string | undefined }, dumps: readonly string[]): Promise<string[]> {
-  if (extraction.fileAliases.length > 0 || extraction.language !== undefined) return [];
+export async function siteSettings(dumps: readonly string[], current: ExtractionSettings): Promise<{ extraction: ExtractionSettings; notes: string[] } | null> {
+  if ((current.fileAliases?.length ?? 0) > 0 || current.language !== undefined) return null;
   const names = new Set<string>();
   const languages = new Set<string>();
-  const lines: string[] = [];
+  const notes: string[] = [];
   for (const path of dumps) {
     const site = await dumpFileNamespaces(path);
     if (site === null || site.names.length === 0) continue;
     for (const n of site.names) names.add(n);
     if (site.language) languages.add(site.language);
-    lines.push(`${path}: a${site.language ? ` ${site.language}` : ""} wiki, whose file links are also written ${site.names.map((n) => `[[${n}:…]]`).join(", ")}, with its own image options (extraction.fileAliases, extraction.language)`);
+    notes.push(`${path}: a${site.language ? ` ${site.language}` : ""} wiki, whose file links are also written ${site.names.map((n) => `[[${n}:…]]`).join(", ")}, with its own image options (extraction.fileAliases, extraction.language)`);
   }
-  if (names.size > 0) extraction.fileAliases = [...names];
+  if (names.size === 0) return null;
   // one language's option words at a time: another's would take some of this one's captions for options
-  if (languages.size === 1) extraction.language = [...languages][0]!;
-  return lines;
+  return { extraction: { fileAliases: [...names], ...(languages.size === 1 ? { language: [...languages][0]! } : {}) }, notes };
 }
 
 /** Whether a path names a MediaWiki XML dump (plain, bzip2 or gzip). */
 export const isDumpPath = (path: string) => /\.xml(\.bz2|\.gz)?$|\.bz2$/i.test(path);
-
-/**
- * A run config (as a user writes it: partial) with the aliases and language of the dumps among
- * `paths` added as applySiteFileNamespaces adds them, for a run that is planned elsewhere (`cloud
- * upload`: the functions read the uploaded objects, not a local file); unchanged (the same object)
- * when none is a non-English dump or the config names either already.
- */
-export async function withSiteFileNamespaces<C extends { extraction?: { fileAliases?: string[]; language?: string } }>(config: C | undefined, paths: readonly string[]): Promise<{ config: C | undefined; lines: string[] }> {
-  const extraction = { fileAliases: [...(config?.extraction?.fileAliases ?? [])], language: config?.extraction?.language };
-  const lines = await applySiteFileNamespaces(extraction, paths.filter(isDumpPath));
-  if (lines.length === 0) return { config, lines };
-  const added = { ...config?.extraction, fileAliases: extraction.fileAliases, ...(extraction.language ? { language: extraction.language } : {}) };
-  return { config: { ...(config ?? ({} as C)), extraction: added }, lines };
-}

@@ -7,6 +7,7 @@
  * Runners supply only a byte-range reader (a local file, a Cloud Storage object) and a planning view
  * of the files beside an input, so every source runs unchanged in both runners.
  */
+import type { ExtractionSettings } from "../dump/site-file-namespaces.ts";
 import type { ParacapConfig } from "../core/config.ts";
 import type { Counters } from "../core/counters.ts";
 import type { FilterInfo } from "../core/filter.ts";
@@ -93,6 +94,13 @@ export interface Source<Doc = unknown, Prepared = undefined> {
    * is still to come), which the cloud planner reports instead of planning.
    */
   planRanges?(file: { name: string; size: number }, targetBytes: number, view: PlanningView): Promise<ByteRange[] | null | { wait: string }>;
+  /**
+   * Extraction settings the source's local input files call for, read from them before a run starts
+   * (a non-English dump: its file namespace's names and language, from its <siteinfo>), for keys the
+   * config leaves unset; with a line per input for the user. Null: nothing to set. Every command that
+   * reads local files (run, extract, cloud upload) applies every source's (input-settings.ts).
+   */
+  inputSettings?(paths: readonly string[], current: ExtractionSettings): Promise<{ extraction: ExtractionSettings; notes: string[] } | null>;
   /** a shard's documents; damage is counted or thrown as a DumpError with file and offset */
   documents(shard: ShardSpec, bytes: ByteSource, config: ParacapConfig, counters: Counters): AsyncIterable<Doc>;
   /**

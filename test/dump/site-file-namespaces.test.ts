@@ -6,7 +6,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { dumpFileNamespaces, fileNamespacesOfSiteinfo, withSiteFileNamespaces } from "../../shared/dump/site-file-namespaces.ts";
+import { dumpFileNamespaces, fileNamespacesOfSiteinfo } from "../../shared/dump/site-file-namespaces.ts";
+import { withInputSettings } from "../../shared/sources/input-settings.ts";
+import { BUILTIN_SOURCES } from "../../shared/sources/registry.ts";
 import { DATA, removeTempDirs, runCli, tempDir } from "../runner/helpers.ts";
 
 afterAll(removeTempDirs);
@@ -60,12 +62,12 @@ describe("dumpFileNamespaces", () => {
     const bg = join(WIKI, "bgwiki-latest-pages-articles-shortened.xml.bz2");
     const en = join(WIKI, "wikipedia2vec-enwiki-pages-articles-sample.xml.bz2");
     const given: { tiers: string[]; extraction?: { fileAliases?: string[]; language?: string } } = { tiers: ["gold", "silver"] };
-    const got = await withSiteFileNamespaces(given, [bg, en]);
+    const got = await withInputSettings(BUILTIN_SOURCES, given, [bg, en]);
     expect(got.config).toEqual({ tiers: ["gold", "silver"], extraction: { fileAliases: ["Файл", "Картинка"], language: "bg" } });
-    expect(got.lines).toHaveLength(1);
-    expect((await withSiteFileNamespaces(given, [en])).config).toBe(given);
-    expect((await withSiteFileNamespaces(undefined, [en])).config).toBeUndefined();
+    expect(got.notes).toHaveLength(1);
+    expect((await withInputSettings(BUILTIN_SOURCES, given, [en])).config).toBe(given);
+    expect((await withInputSettings(BUILTIN_SOURCES, undefined, [en])).config).toBeUndefined();
     const named = { extraction: { fileAliases: ["Datei"] } };
-    expect((await withSiteFileNamespaces(named, [bg])).config).toBe(named);
+    expect((await withInputSettings(BUILTIN_SOURCES, named, [bg])).config).toBe(named);
   });
 });

@@ -3,6 +3,7 @@
  * pages and revisions from the streaming dump reader, image references from the wikitext parser.
  * Multistream split points come from the dump's index file, which the runner locates and reads.
  */
+import { isDumpPath, siteSettings } from "../../dump/site-file-namespaces.ts";
 import type { PageRevision } from "../../core/records.ts";
 import { DumpError } from "../../dump/errors.ts";
 import { planByteRangeShards, readMultistreamIndex } from "../../dump/multistream.ts";
@@ -95,6 +96,8 @@ export const mediawikiSource: Source<PageRevision> = {
       file: label,
     });
   },
+  // a non-English dump writes its file links and image options in its language: its <siteinfo> says which
+  inputSettings: (paths, current) => siteSettings(paths.filter(isDumpPath), current),
   createExtractor: wikitextExtractor,
   pack: (docs) => packRevisions(docs),
   unpack: (packed) => unpackRevisions(packed as PackedRevisions),
