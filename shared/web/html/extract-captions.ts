@@ -14,6 +14,7 @@
 import { Parser, type QuoteType, type Tokenizer } from "htmlparser2";
 import { FastTokenizer } from "./fast-tokenizer.ts";
 import { declaredSizeDrop, withoutRepeated } from "./template-images.ts";
+import { hidesText, MAY_HIDE } from "./hidden-text.ts";
 import { imageKey, imageUrlCandidates, largestSrcsetCandidate } from "./image-url.ts";
 import { inertSpan, knownTagName, RAW_TEXT, startTagClose } from "./inert-span.ts";
 
@@ -199,6 +200,9 @@ interface ImageUse {
   climbs?: number;
 }
 
+/** Why an image had no URL when it is a lazy loader's placeholder (next/image up to 12 names the picture only in a <noscript> after it). */
+const LAZY_GAPS = new Set(["data_uri", "placeholder", "no_src", "invalid_url"]);
+
 /**
  * How many blocks without text an image's nearby text is looked for past: its own block and two
  * more (a card's image cell, the card); further out the text is a whole article's or page's.
@@ -207,6 +211,8 @@ const MAX_CLIMBS = 2;
 
 interface Block {
   tag: string;
+  /** its place in the stack of open elements (the page root's 0) */
+  depth: number;
   text: TextBuf;
   images: ImageUse[];
   /** images anywhere inside the block so far (those whose nearby text an inner block gave included) */
@@ -215,8 +221,11 @@ interface Block {
 interface Figure {
   images: ImageUse[];
   caption: TextBuf | null;
+  /** the depth of the figcaption the caption is read from */
+  captionDepth: number;
 }
 interface Row {
+  depth: number;
   cells: number;
   images: ImageUse[];
   text: TextBuf;
@@ -250,7 +259,10 @@ class SkippingParser extends Parser {
     const tokenizer = (this as unknown as { tokenizer?: { index?: unknown } }).tokenizer;
     if (!tokenizer || tokenizer.index !== endIndex) return;
     const close = startTagClose(this.html, endIndex);
-    if (close > endIndex) tokenizer.index = close - 1;
+    if (close <= endIndex) return;
+    // attributes that may hide the element's text are read (hidden-text.ts)
+    if (MAY_HIDE.test(this.html.slice(endIndex, close))) this.wantAttributes = true;
+    else tokenizer.index = close - 1;
   }
   override onattribname(start: number, endIndex: number): void {
     if (this.wantAttributes) super.onattribname(start, endIndex);
@@ -333,7 +345,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   let base: string = pageUrl;
   let baseSeen = false;
   const uses: ImageUse[] = [];
-  const blocks: Block[] = [{ tag: "#root", text: new TextBuf(true), images: [], inside: 0 }];
+  const blocks: Block[] = [{ tag: "#root", depth: 0, text: new TextBuf(true), images: [], inside: 0 }];
   /** characters that scans starting before the point where an earlier scan stopped may still read (a bound: each such scan reads up to there again) */
   let rescans = html.length;
   const figures: Figure[] = [];
@@ -351,6 +363,13 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   const lastImage = skip ? lastImageTag(html) : html.length;
   /** open blocks (the page root aside) holding images: their text may still become a caption or a drop */
   let waiting = 0;
+  /** the depth of the outermost open element that hides its text (hidden-text.ts), or 0 */
+  let hiddenAt = 0;
+  /** whether text here reaches a caption read from an element at `depth`: not when an element hiding it opened inside that one */
+  const seenFrom = (depth: number) => hiddenAt === 0 || depth >= hiddenAt;
+  let noscripts = 0;
+  /** an image just dropped for want of a usable URL (a lazy loader's placeholder): a <noscript> copy right after it stands in for it */
+  let lazyGap: { block: Block; reason: string } | null = null;
 
   const chooseUrl = (a: Record<string, string>): ReturnType<typeof imageKey> | { drop: "no_src" } => {
     const candidates = imageUrlCandidates(a, pictures.length > 0 ? pictures[pictures.length - 1]! : null);
@@ -365,7 +384,14 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   };
 
   const onImage = (a: Record<string, string>) => {
-    if (opaque > 0) return drop("noscript_image");
+    /** the drop reason of the placeholder this image stands in for */
+    let standsIn: string | null = null;
+    if (opaque > 0) {
+      // a <noscript> copy repeats a lazy-loaded image, unless it is the only place the picture is named
+      if (lazyGap === null || opaque !== noscripts || lazyGap.block !== blocks[blocks.length - 1]) return drop("noscript_image");
+      standsIn = lazyGap.reason;
+    }
+    lazyGap = null;
     const w = a["width"]?.trim();
     const h = a["height"]?.trim();
     if ((w === "1" || w === "0") && (h === "1" || h === "0")) return drop("tracking_pixel");
@@ -374,8 +400,18 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
       if (declared !== null) return drop(declared);
     }
     const v = chooseUrl(a);
-    if ("drop" in v) return drop(v.drop);
+    if ("drop" in v) {
+      if (standsIn === null && LAZY_GAPS.has(v.drop)) lazyGap = { block: blocks[blocks.length - 1]!, reason: v.drop };
+      return drop(v.drop);
+    }
     if (uses.length >= maxImages) return drop("too_many_images");
+    if (standsIn !== null) {
+      // the placeholder's tag is counted as replaced by this one
+      const n = dropped.get(standsIn)! - 1;
+      if (n === 0) dropped.delete(standsIn);
+      else dropped.set(standsIn, n);
+      drop("lazy_placeholder");
+    }
     const use: ImageUse = { key: v.key, url: v.url, ordinal: uses.length, alt: cleanAttribute(a["alt"] ?? ""), title: cleanAttribute(a["title"] ?? "") };
     uses.push(use);
     holdImages(blocks[blocks.length - 1]!, [use]);
@@ -454,7 +490,8 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
 
   const handler = {
       onopentagname(name: string) {
-        parser.wantAttributes = ATTRIBUTE_TAGS.has(name);
+        // (a skipping parser reads other elements' attributes only where they may hide text)
+        parser.wantAttributes = !skip || ATTRIBUTE_TAGS.has(name);
       },
       onopentag(name: string, a: Record<string, string>) {
         open.push(name);
@@ -466,6 +503,8 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
           return;
         }
         if (OPAQUE.has(name)) opaque++;
+        if (name === "noscript") noscripts++;
+        if (hiddenAt === 0 && hidesText(name, a)) hiddenAt = depth;
         if (name === "base" && !baseSeen && a["href"]) {
           baseSeen = true;
           try {
@@ -475,17 +514,21 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
           }
         }
         if (BREAKS.has(name) && opaque === 0) wordBreak(name);
-        if (BLOCKS.has(name)) blocks.push({ tag: name, text: new TextBuf(), images: [], inside: 0 });
-        if (name === "figure") figures.push({ images: [], caption: null });
+        if (BLOCKS.has(name)) blocks.push({ tag: name, depth, text: new TextBuf(), images: [], inside: 0 });
+        if (name === "figure") figures.push({ images: [], caption: null, captionDepth: 0 });
         else if (name === "figcaption" && figures.length > 0) {
           inFigcaption++;
-          figures[figures.length - 1]!.caption ??= new TextBuf();
+          const f = figures[figures.length - 1]!;
+          if (f.caption === null) {
+            f.caption = new TextBuf();
+            f.captionDepth = depth;
+          }
         } else if (name === "table") tables.push({ rows: [], hasImages: false, skipped: false });
-        else if (name === "tr" && tables.length > 0) tables[tables.length - 1]!.rows.push({ cells: 0, images: [], text: new TextBuf() });
+        else if (name === "tr" && tables.length > 0) tables[tables.length - 1]!.rows.push({ depth, cells: 0, images: [], text: new TextBuf() });
         else if ((name === "td" || name === "th") && tables.length > 0) {
           inCell++;
           const rows = tables[tables.length - 1]!.rows;
-          if (rows.length === 0) rows.push({ cells: 0, images: [], text: new TextBuf() });
+          if (rows.length === 0) rows.push({ depth, cells: 0, images: [], text: new TextBuf() });
           rows[rows.length - 1]!.cells++;
         } else if (name === "picture") pictures.push(null);
         else if (name === "source" && pictures.length > 0 && pictures[pictures.length - 1] === null) {
@@ -497,11 +540,16 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
         if (opaque > 0 || tooDeep || aborted) return;
         // (what no reader sees is not text: "soft\u00adware" is "software")
         if (HAS_INVISIBLE.test(text)) text = text.replace(INVISIBLE, "");
-        blocks[blocks.length - 1]!.text.add(text);
-        if (inFigcaption > 0) figures[figures.length - 1]?.caption?.add(text);
+        const top = blocks[blocks.length - 1]!;
+        if (seenFrom(top.depth)) top.text.add(text);
+        if (inFigcaption > 0) {
+          const f = figures[figures.length - 1];
+          if (f && seenFrom(f.captionDepth)) f.caption?.add(text);
+        }
         if (inCell > 0) {
           const t = tables[tables.length - 1];
-          t?.rows[t.rows.length - 1]?.text.add(text);
+          const row = t?.rows[t.rows.length - 1];
+          if (row && seenFrom(row.depth)) row.text.add(text);
         }
       },
       onclosetag(name: string) {
@@ -532,7 +580,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
             }
           }
           // the parent's text includes this block's, as a reader sees it
-          if (b.text.length > 0) parent.text.addBlock(b.text);
+          if (b.text.length > 0 && seenFrom(parent.depth)) parent.text.addBlock(b.text);
         }
         if (name === "figure" && figures.length > 0) {
           const f = figures.pop()!;
@@ -545,6 +593,8 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
         else if (name === "table" && tables.length > 0) closeTable(tables.pop()!);
         else if ((name === "td" || name === "th") && inCell > 0) inCell--;
         else if (name === "picture") pictures.pop();
+        if (name === "noscript" && noscripts > 0) noscripts--;
+        if (hiddenAt > depth) hiddenAt = 0;
       },
   };
   const parser = new SkippingParser(handler, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, Tokenizer: FastTokenizer as unknown as typeof Tokenizer });

@@ -69,6 +69,15 @@ function proxiedUrl(url: URL): URL | null {
 const GRAVATAR_HOST = /(^|\.)gravatar\.com$/;
 const GRAVATAR_PARAMS = new Set(["s", "size", "d", "default", "r", "rating", "f", "forcedefault"]);
 
+/**
+ * Shopify's image CDN (cdn.shopify.com, and a shop's own /cdn/shop/ path): `v=` is the upload's
+ * version stamp and a `_800x`, `_300x300_crop_center`, `_grande` or `@2x` suffix on the file name is
+ * a size of the same picture (`shirt_800x.jpg?v=1612345678` is `shirt.jpg`).
+ */
+const SHOPIFY_SIZE = /_(?:\d+x\d*|x\d+|%7Bwidth%7Dx|pico|icon|thumb|small|compact|medium|large|grande|original|master)(?:_crop_[a-z]+)?(?:@\d+x)?(?=\.[a-z0-9]+$)/i;
+const SHOPIFY_PARAMS = new Set(["v", "crop"]);
+const isShopify = (url: URL) => (url.hostname === "cdn.shopify.com" && url.pathname.startsWith("/s/files/")) || url.pathname.startsWith("/cdn/shop/");
+
 /** Hosts and paths of web beacons (analytics pixels that are images only by their tag). */
 const BEACON_HOST = /(^|\.)(google-analytics\.com|doubleclick\.net|scorecardresearch\.com|quantserve\.com|bat\.bing\.com|pixel\.wp\.com|stats\.wp\.com|pixel\.quantserve\.com|sb\.scorecardresearch\.com)$|^(pixel|pixels|beacon|analytics|tracking?|tr)\./i;
 const BEACON_PATH = /\/(pixel|beacon|tracking?|spacer|blank|clear|transparent|1x1|pixel_?1x1)\.(gif|png)$|\/b\/ss\/|^\/tr\/?$/i;
@@ -117,9 +126,11 @@ export function imageKey(raw: string, base: string | URL): ImageKeyVerdict {
   if (proxied !== null) url = proxied;
   const wiki = wikimediaFileKey(url);
   if (wiki) return { key: wiki, url: url.href };
+  const shopify = isShopify(url);
+  if (shopify && SHOPIFY_SIZE.test(url.pathname)) url.pathname = url.pathname.replace(SHOPIFY_SIZE, "");
   if (url.search) {
     const gravatar = GRAVATAR_HOST.test(url.hostname);
-    const kept = [...url.searchParams].filter(([name, value]) => !isResizeParam(name, value) && !(gravatar && GRAVATAR_PARAMS.has(name.toLowerCase())));
+    const kept = [...url.searchParams].filter(([name, value]) => !isResizeParam(name, value) && !(gravatar && GRAVATAR_PARAMS.has(name.toLowerCase())) && !(shopify && SHOPIFY_PARAMS.has(name.toLowerCase())));
     if (kept.length < [...url.searchParams].length) url.search = new URLSearchParams(kept).toString();
   }
   const href = url.href;

@@ -100,6 +100,40 @@ describe("caption types", () => {
     expect(caps(`<p>${"long text ".repeat(100)}<img src="l.jpg"></p>`)).toEqual([]);
   });
 
+  it("hidden text, navigation and buttons reach no caption outside them; inside them (a closed carousel slide) they are the image's own", () => {
+    // WordPress' screen-reader text inside a figcaption, a share button and a hidden tooltip beside the image
+    const post = '<figure class="wp-block-image"><img src="/hull.jpg"><figcaption>Hull of the ship <span class="screen-reader-text">(opens in a new tab)</span></figcaption></figure>';
+    expect(caps(post)).toEqual([["figcaption", "Hull of the ship", "https://example.org/hull.jpg"]]);
+    const card = '<div class="card"><img src="/tram.jpg"><p>Trams on the bridge<button>Share</button><span style="display: none">Loading comments</span><span hidden>x</span></p><nav><a href="/">Home</a> <a href="/next">Next</a></nav></div>';
+    expect(caps(card)).toEqual([["nearby", "Trams on the bridge", "https://example.org/tram.jpg"]]);
+    // a slide hidden until its turn: its image's caption is the slide's text
+    const slide = '<div class="slide" style="display:none"><img src="/s2.jpg"><p>Second slide: the market</p></div><div class="slide" style="DISPLAY : none;"><figure><img src="/s3.jpg"><figcaption>The harbour</figcaption></figure></div>';
+    expect(caps(slide)).toEqual([
+      ["nearby", "Second slide: the market", "https://example.org/s2.jpg"],
+      ["figcaption", "The harbour", "https://example.org/s3.jpg"],
+    ]);
+    // a table caption cell with a visually hidden label, and words that only look like hiding
+    const table = '<table><tr><td><img src="m.png"></td></tr><tr><td><span class="sr-only">Map:</span> Districts of <span class="hidden-xs">Lyon</span><span aria-hidden="true">†</span></td></tr></table>';
+    expect(caps(table)).toEqual([["table", "Districts of Lyon†", "https://example.org/dir/m.png"]]);
+    // the same page read without skipping any span gives the same
+    for (const html of [post, card, slide, table]) expect(extractCaptions(html, PAGE, { skipInert: false }).captions).toEqual(extractCaptions(html, PAGE).captions);
+  });
+
+  it("a <noscript> image right after a placeholder without an address stands in for it (Next.js next/image up to 12); elsewhere it repeats one", () => {
+    const next = '<figure><span style="box-sizing:border-box;display:block"><img alt="Sea lions on the pier" src="data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP" decoding="async"><noscript><img alt="Sea lions on the pier" srcset="/_next/image?url=%2Fpier.jpg&amp;w=1080&amp;q=75 1x, /_next/image?url=%2Fpier.jpg&amp;w=3840&amp;q=75 2x" src="/_next/image?url=%2Fpier.jpg&amp;w=3840&amp;q=75" decoding="async"></noscript></span><figcaption>Pier 39 at noon</figcaption></figure>';
+    const r = extractCaptions(next, PAGE);
+    expect(r.captions.map((c) => [c.type, c.text])).toEqual([["alt", "Sea lions on the pier"], ["figcaption", "Pier 39 at noon"]]);
+    expect(r.captions[0]!.url).toMatch(/^https:\/\/example\.org\/_next\/image\?url=%2Fpier\.jpg/);
+    // every tag is counted once: the placeholder as replaced, no data: drop left
+    expect(Object.fromEntries(r.dropped)).toEqual({ lazy_placeholder: 1 });
+    expect(r.images).toBe(1);
+    // a lazy loader that named the picture: its noscript copy is a repeat; so is a noscript image in another block
+    expect(extractCaptions('<img src="data:image/gif;base64,AA" data-src="/a.jpg" alt="A"><noscript><img src="/a.jpg" alt="A"></noscript>', PAGE).dropped.get("noscript_image")).toBe(1);
+    const apart = extractCaptions('<p><img src="data:image/gif;base64,AA" alt="gone"></p><p><noscript><img src="/b.jpg" alt="B"></noscript></p>', PAGE);
+    expect(apart.images).toBe(0);
+    expect(Object.fromEntries(apart.dropped)).toEqual({ data_uri: 1, noscript_image: 1 });
+  });
+
   it("script, style and noscript content are not captions and their images are not counted", () => {
     const r = extractCaptions('<noscript><img src="n.jpg" alt="dup"></noscript><script>var s = "<img src=x>";</script><p>Text <img src="k.jpg"></p>', PAGE);
     expect(r.images).toBe(1);
@@ -158,6 +192,14 @@ describe("image URLs", () => {
     expect(key("https://i2.wp.com/example.org/wp-content/uploads/cat.jpg?resize=640%2C480&ssl=1")).toBe("https://example.org/wp-content/uploads/cat.jpg");
     // one Gravatar at any size is one avatar
     expect(key("https://2.gravatar.com/avatar/532fa50b?s=49&d=mm&r=g")).toBe(key("https://2.gravatar.com/avatar/532fa50b?s=196"));
+    // Shopify: the version stamp and the size suffixes name one picture; another host's v= is kept
+    const shirt = "https://cdn.shopify.com/s/files/1/0123/4567/products/linen-shirt.jpg";
+    for (const u of ["linen-shirt.jpg?v=1612345678", "linen-shirt_800x.jpg?v=1612345678", "linen-shirt_300x300_crop_center@2x.jpg?v=1", "linen-shirt_grande.jpg", "linen-shirt_{width}x.jpg?v=9"]) {
+      expect(key(`https://cdn.shopify.com/s/files/1/0123/4567/products/${u}`)).toBe(shirt);
+    }
+    expect(key("https://shop.example.com/cdn/shop/products/linen-shirt.jpg?v=1612345678&width=800&crop=center")).toBe("https://shop.example.com/cdn/shop/products/linen-shirt.jpg");
+    expect(key("https://cdn.shopify.com/s/files/1/0123/4567/products/small_batch_1.jpg?v=2")).toBe("https://cdn.shopify.com/s/files/1/0123/4567/products/small_batch_1.jpg");
+    expect(key("https://example.com/img.php?v=3")).toBe("https://example.com/img.php?v=3");
   });
 
   it("Wikimedia upload URLs, thumbnails included, give exactly the File: key the Wikipedia source emits", () => {

@@ -121,6 +121,9 @@ describe("the extractor finds what the earlier one found", () => {
       '<iframe><img src="if.jpg" alt="iframe"></iframe><xmp><img src="x.jpg" alt="xmp"></xmp><p>z <img src="z.jpg" alt="zz"></p>',
       '<img src="a.jpg" alt="one" alt="two" ALT="three">',
       '<p>before<br/>after <img src="br.jpg"/></p><p/>text<img src="sc.jpg"/>',
+      '<div class="c"><img src="h.jpg"><p>Seen <span class="sr-only">unseen</span><button>Share</button><nav><p>menu</p></nav></p><div hidden><p>hid</p><img src="hi.jpg"><p>own</p></div></div>',
+      '<figure><img src="f.jpg"><figcaption>Cap <span style="display:none">no</span><b style="visibility: hidden">x</b></figcaption></figure><table><tr><td><img src="t.jpg"></td></tr><tr><td><span hidden><p>h</p></span>cell</td></tr></table>',
+      '<p><img src="data:image/gif;base64,AA" alt="ph"><noscript><img src="/real.jpg" alt="real"></noscript></p><p><img alt="nosrc"><noscript><p>x</p><img src="/r2.jpg"></noscript></p><img src="#"><noscript><img src="px.gif" width="1" height="1"></noscript>',
     ];
     // each case also where skipping applies: after a block's text has filled its buffer, and among table rows
     const fill = `<p>${"many words of text ".repeat(300)}</p>`.repeat(2);

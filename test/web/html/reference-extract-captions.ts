@@ -10,7 +10,9 @@
  * FIGURES (an outer figure's caption goes to the images of its inner figures that have none),
  * NEARBY (text is looked for past two blocks without text at most, and is no image's when it is
  * around several), INVISIBLE (controls, soft hyphens and zero-width characters leave all text), AMP
- * (an <amp-img> is an image).
+ * (an <amp-img> is an image), HIDDEN TEXT (the text of hidden elements, nav and button reaches only the
+ * captions read inside them: hidden-text.ts), NOSCRIPT FALLBACK (a <noscript> image right after a
+ * placeholder without a usable URL, in the same block, stands in for it).
  *
  * Image captions of one HTML page, read in one streaming pass with htmlparser2. Each image use can
  * carry captions of five types, kept apart because they say different things (and pairs are built
@@ -27,6 +29,7 @@
 import { Parser } from "htmlparser2";
 import { declaredSizeDrop, withoutRepeated } from "../../../shared/web/html/template-images.ts";
 import { imageKey, imageUrlCandidates, largestSrcsetCandidate } from "../../../shared/web/html/image-url.ts";
+import { hidesText } from "../../../shared/web/html/hidden-text.ts";
 
 import type { ExtractOptions, PageCaptions, WebCaption, WebCaptionType } from "../../../shared/web/html/extract-captions.ts";
 const TEXT_CAP = 4096;
@@ -83,6 +86,7 @@ interface ImageUse {
 
 interface Block {
   tag: string;
+  depth: number; // HIDDEN TEXT
   text: TextBuf;
   images: ImageUse[];
   /** images anywhere inside the block so far (those whose nearby text an inner block gave included) // NEARBY */
@@ -91,8 +95,10 @@ interface Block {
 interface Figure {
   images: ImageUse[];
   caption: TextBuf | null;
+  captionDepth: number; // HIDDEN TEXT
 }
 interface Row {
+  depth: number; // HIDDEN TEXT
   cells: number;
   images: ImageUse[];
   text: TextBuf;
@@ -114,7 +120,13 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
   let base: string = pageUrl;
   let baseSeen = false;
   const uses: ImageUse[] = [];
-  const blocks: Block[] = [{ tag: "#root", text: new TextBuf(), images: [], inside: 0 }];
+  const blocks: Block[] = [{ tag: "#root", depth: 0, text: new TextBuf(), images: [], inside: 0 }];
+  // HIDDEN TEXT: as in the extractor
+  let hiddenAt = 0;
+  const seenFrom = (d: number) => hiddenAt === 0 || d >= hiddenAt;
+  // NOSCRIPT FALLBACK: as in the extractor
+  let noscripts = 0;
+  let lazyGap: { block: Block; reason: string } | null = null;
   const figures: Figure[] = [];
   const tables: Table[] = [];
   const pictures: (string | null)[] = [];
@@ -135,7 +147,12 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
   };
 
   const onImage = (a: Record<string, string>) => {
-    if (opaque > 0) return drop("noscript_image");
+    let standsIn: string | null = null; // NOSCRIPT FALLBACK
+    if (opaque > 0) {
+      if (lazyGap === null || opaque !== noscripts || lazyGap.block !== blocks[blocks.length - 1]) return drop("noscript_image");
+      standsIn = lazyGap.reason;
+    }
+    lazyGap = null;
     const w = a["width"]?.trim();
     const h = a["height"]?.trim();
     if ((w === "1" || w === "0") && (h === "1" || h === "0")) return drop("tracking_pixel");
@@ -144,8 +161,17 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
       if (declared !== null) return drop(declared);
     }
     const v = chooseUrl(a);
-    if ("drop" in v) return drop(v.drop);
+    if ("drop" in v) {
+      if (standsIn === null && ["data_uri", "placeholder", "no_src", "invalid_url"].includes(v.drop)) lazyGap = { block: blocks[blocks.length - 1]!, reason: v.drop };
+      return drop(v.drop);
+    }
     if (uses.length >= maxImages) return drop("too_many_images");
+    if (standsIn !== null) {
+      const n = dropped.get(standsIn)! - 1;
+      if (n === 0) dropped.delete(standsIn);
+      else dropped.set(standsIn, n);
+      drop("lazy_placeholder");
+    }
     const use: ImageUse = { key: v.key, url: v.url, ordinal: uses.length, alt: cleanAttribute(a["alt"] ?? ""), title: cleanAttribute(a["title"] ?? "") }; // CONTROL CHARACTERS: as in the extractor
     uses.push(use);
     blocks[blocks.length - 1]!.images.push(use);
@@ -191,6 +217,8 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
           return;
         }
         if (OPAQUE.has(name)) opaque++;
+        if (name === "noscript") noscripts++; // NOSCRIPT FALLBACK
+        if (hiddenAt === 0 && hidesText(name, a)) hiddenAt = depth; // HIDDEN TEXT
         if (name === "base" && !baseSeen && a["href"]) {
           baseSeen = true;
           try {
@@ -200,17 +228,21 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
           }
         }
         if ((BLOCKS.has(name) || BREAK_TAGS.includes(name)) && opaque === 0) wordBreak(name); // WORD BREAKS
-        if (BLOCKS.has(name)) blocks.push({ tag: name, text: new TextBuf(), images: [], inside: 0 });
-        if (name === "figure") figures.push({ images: [], caption: null });
+        if (BLOCKS.has(name)) blocks.push({ tag: name, depth, text: new TextBuf(), images: [], inside: 0 });
+        if (name === "figure") figures.push({ images: [], caption: null, captionDepth: 0 });
         else if (name === "figcaption" && figures.length > 0) {
           inFigcaption++;
-          figures[figures.length - 1]!.caption ??= new TextBuf();
+          const f = figures[figures.length - 1]!;
+          if (f.caption === null) {
+            f.caption = new TextBuf();
+            f.captionDepth = depth;
+          }
         } else if (name === "table") tables.push({ rows: [] });
-        else if (name === "tr" && tables.length > 0) tables[tables.length - 1]!.rows.push({ cells: 0, images: [], text: new TextBuf() });
+        else if (name === "tr" && tables.length > 0) tables[tables.length - 1]!.rows.push({ depth, cells: 0, images: [], text: new TextBuf() });
         else if ((name === "td" || name === "th") && tables.length > 0) {
           inCell++;
           const rows = tables[tables.length - 1]!.rows;
-          if (rows.length === 0) rows.push({ cells: 0, images: [], text: new TextBuf() });
+          if (rows.length === 0) rows.push({ depth, cells: 0, images: [], text: new TextBuf() });
           rows[rows.length - 1]!.cells++;
         } else if (name === "picture") pictures.push(null);
         else if (name === "source" && pictures.length > 0 && pictures[pictures.length - 1] === null) {
@@ -222,11 +254,15 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
         if (opaque > 0 || tooDeep) return;
         // (what no reader sees is not text: "soft\u00adware" is "software") // INVISIBLE: as in the extractor
         if (HAS_INVISIBLE.test(text)) text = text.replace(INVISIBLE, "");
-        blocks[blocks.length - 1]!.text.add(text);
-        if (inFigcaption > 0) figures[figures.length - 1]?.caption?.add(text);
+        // HIDDEN TEXT: each caption source takes it only when opened inside the element hiding it
+        const top = blocks[blocks.length - 1]!;
+        if (seenFrom(top.depth)) top.text.add(text);
+        const f = figures[figures.length - 1];
+        if (inFigcaption > 0 && f && seenFrom(f.captionDepth)) f.caption?.add(text);
         if (inCell > 0) {
           const t = tables[tables.length - 1];
-          t?.rows[t.rows.length - 1]?.text.add(text);
+          const row = t?.rows[t.rows.length - 1];
+          if (row && seenFrom(row.depth)) row.text.add(text);
         }
       },
       onclosetag(name: string) {
@@ -250,7 +286,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
             else for (const use of b.images) use.nearby ??= text;
           }
           // the parent's text includes this block's, as a reader sees it
-          if (b.text.length > 0) parent.text.add(` ${b.text.parts.join("")} `);
+          if (b.text.length > 0 && seenFrom(parent.depth)) parent.text.add(` ${b.text.parts.join("")} `); // HIDDEN TEXT
         }
         if (name === "figure" && figures.length > 0) {
           const f = figures.pop()!;
@@ -263,6 +299,8 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
         else if (name === "table" && tables.length > 0) closeTable(tables.pop()!);
         else if ((name === "td" || name === "th") && inCell > 0) inCell--;
         else if (name === "picture") pictures.pop();
+        if (name === "noscript" && noscripts > 0) noscripts--; // NOSCRIPT FALLBACK
+        if (hiddenAt > depth) hiddenAt = 0; // HIDDEN TEXT
       },
   };
   const parser = new Parser(handler, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
