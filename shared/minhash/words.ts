@@ -17,12 +17,32 @@ const WORD = /['’]?[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
 const POSSESSIVE = /['’]s$/;
 const LEADING_QUOTE = /^['’]/;
 
+/**
+ * A contraction's second half as tokenised text writes it apart ("do n't", "ca n't", "you 're", as
+ * Conceptual Captions and the Penn Treebank do): joined to the word before, it is the word untokenised
+ * text has ("don't", "can't", "you're").
+ */
+const DETACHED_CLITIC = /^(?:n['’]t|['’](?:re|ve|ll|d|m))$/;
+const SPACES = /^\s+$/;
+
 /** The distinct words of a text, in first-occurrence order. */
 export function wordSet(text: string): string[] {
+  const lower = text.toLowerCase();
+  const words: string[] = [];
+  let prevEnd = -1;
+  for (const match of lower.matchAll(WORD)) {
+    let token = match[0];
+    const start = match.index;
+    if (DETACHED_CLITIC.test(token) && words.length > 0 && prevEnd >= 0 && SPACES.test(lower.slice(prevEnd, start))) {
+      token = words.pop()! + token;
+    }
+    words.push(token);
+    prevEnd = start + match[0].length;
+  }
   const seen = new Set<string>();
-  for (const match of text.toLowerCase().matchAll(WORD)) {
+  for (const w of words) {
     // (a leading apostrophe that is a quotation mark, as in 'hello', goes)
-    const word = match[0].replace(POSSESSIVE, "").replace(LEADING_QUOTE, "");
+    const word = w.replace(POSSESSIVE, "").replace(LEADING_QUOTE, "");
     if (word.length > 0 && !DETERMINERS.has(word)) seen.add(word);
   }
   return [...seen];

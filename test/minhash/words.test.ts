@@ -13,6 +13,10 @@ describe("wordSet (Chung & Knight's tokenisation)", () => {
     // Conceptual Captions' tokenised possessive (its validation split) and a quoted word
     expect(wordSet("beach volleyball player defends against person during the women 's main draw .")).toEqual(["beach", "volleyball", "player", "defends", "against", "person", "during", "women", "main", "draw"]);
     expect(wordSet("a sign saying 'welcome' on the door")).toEqual(["sign", "saying", "welcome", "on", "door"]);
+    // its detached contractions are the words untokenised text has
+    expect(wordSet("you 're looking at a dog that do n't bark")).toEqual(wordSet("you're looking at a dog that don't bark"));
+    expect(wordSet("i 've got what ca n't be seen , we 'll see")).toEqual(["i've", "got", "what", "can't", "be", "seen", "we'll", "see"]);
+    expect(wordSet("n't at the start; 're alone")).toEqual(["n't", "at", "start", "re", "alone"]);
   });
 
   it("gives every paragraph of both translations words, Gutenberg boilerplate gone", () => {
