@@ -44,7 +44,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 };
 
 /** Errors that are the user's to fix (by class name, so that checking does not load their modules). */
-const USER_ERRORS = new Set(["UserError", "ConfigError", "ResumeConflictError", "InputError", "StorageError", "OutDirBusyError", "ModelError", "BadLineError"]);
+const USER_ERRORS = new Set(["UserError", "ConfigError", "ResumeConflictError", "InputError", "StorageError", "OutDirBusyError", "ModelError", "BadLineError", "MissingDecoderError"]);
 
 export async function main(argv: string[], launch: CliLaunch = {}): Promise<number> {
   const [name, ...rest] = argv;

@@ -1,7 +1,8 @@
 /** Usage text of `paracap run`, apart from the command so that `paracap --help` loads nothing else. */
 export const RUN_USAGE = `paracap run [--input <dump>…] [--history <dump>…] [--out <dir>] [options]
 
-  --input <dump>     current-revision dump (.xml, .xml.bz2, multistream with its index),
+  --input <dump>     current-revision dump (.xml, .xml.bz2, .xml.gz, multistream with its
+                     index; .7z, .xz, .zst through the 7z, xz or zstd program),
                      caption list (.tsv), web crawl (.warc, .warc.gz) or a crawl's paths
                      list (warc.paths.gz: each line a WARC read over HTTP(S));
                      a file whose name contains "history" is read as full history

@@ -5,20 +5,11 @@
  * DumpError carrying the number of bytes decoded before it); the JS decoder skips a damaged block
  * and goes on (see open-dump.ts for how damaged input is finished).
  */
-import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
-import { Readable } from "node:stream";
 import { bz2Blocks, type DamageLog } from "./bz2-blocks.ts";
 import { DumpError } from "./errors.ts";
-import { readAhead } from "./read-ahead.ts";
-import { spawnChunked } from "./decoder-output.ts";
-import { sharedChunkPool } from "./chunk-pool.ts";
-
-/** Decoded bytes the decoder may run ahead of the reader (see read-ahead.ts). */
-const DECODER_READ_AHEAD = 32 << 20;
-/** what the decoder's output is handed on in (readAhead's minChunk) */
-const DECODER_CHUNK = 1 << 20;
+import { programOutput } from "./program-output.ts";
 
 export type Bz2Decoder = "auto" | "system" | "js";
 
@@ -78,53 +69,8 @@ export function decoderArgs(bin: string, threads?: number): string[] {
  * @param onDecoded told the size of every decoded chunk as the decoder delivers it (it runs ahead of the consumer)
  * @param threads cores the decoder may use (decoderArgs); default all
  */
-export async function* systemBunzip2(src: AsyncIterable<Buffer>, bin: string, file: string, onDecoded?: (bytes: number) => void, threads?: number): AsyncGenerator<Buffer> {
-  // the output read into our own chunks where it can be (decoder-output.ts), else from a plain pipe
-  // (its chunks reused once read: the page reader gives them back, see chunk-pool.ts)
-  const args = decoderArgs(bin, threads);
-  const chunked = await spawnChunked(bin, args, { chunkBytes: DECODER_CHUNK, maxAhead: DECODER_READ_AHEAD, onData: onDecoded, pool: sharedChunkPool(DECODER_CHUNK) });
-  const child = chunked?.child ?? spawn(bin, args, { stdio: ["pipe", "pipe", "pipe"] });
-  const output = chunked?.output ?? readAhead(child.stdout!, DECODER_READ_AHEAD, onDecoded, DECODER_CHUNK);
-  let stderr = "";
-  child.stderr!.setEncoding("utf8").on("data", (d: string) => {
-    if (stderr.length < 2000) stderr += d;
-  });
-  const exited = new Promise<{ code: number | null; signal: string | null; error?: Error }>((resolve) => {
-    child.once("error", (error) => resolve({ code: null, signal: null, error }));
-    child.once("close", (code, signal) => resolve({ code, signal }));
-  });
-  // The child may exit early on bad data; the EPIPE that follows is reported through its exit code.
-  const feeding = new Promise<Error | null>((resolve) => {
-    const input = Readable.from(src, { objectMode: false });
-    input.once("error", (err) => {
-      child.stdin!.destroy();
-      resolve(err);
-    });
-    // the binaries stop reading at bytes after a stream that start no other (open-dump.ts checks the layout)
-    child.stdin!.once("error", () => resolve(null));
-    child.stdin!.once("finish", () => resolve(null));
-    input.pipe(child.stdin!);
-  });
-  let decoded = 0;
-  let finished = false;
-  try {
-    for await (const chunk of output) {
-      decoded += chunk.length;
-      yield chunk;
-    }
-    const readError = await feeding;
-    if (readError) throw readError; // an I/O failure of the source, not damaged data
-    const { code, signal, error } = await exited;
-    finished = true;
-    if (error) throw new DumpError(file, decoded, `cannot run the bz2 decoder ${bin}: ${error.message}`, { cause: error });
-    if (code !== 0) {
-      const why = stderr.trim().replace(/\s+/g, " ") || `exit ${code ?? signal}`;
-      throw new DumpError(file, decoded, `bz2 data is truncated or corrupt (${bin} ${code === null ? `killed by ${signal}` : `exit ${code}`}: ${why})`);
-    }
-  } finally {
-    // The consumer stopped early (or failed): do not leave the decoder running.
-    if (!finished && child.exitCode === null && child.signalCode === null) child.kill();
-  }
+export function systemBunzip2(src: AsyncIterable<Buffer>, bin: string, file: string, onDecoded?: (bytes: number) => void, threads?: number): AsyncGenerator<Buffer> {
+  return programOutput(src, bin, decoderArgs(bin, threads), { file, format: "bz2", onDecoded });
 }
 
 /**

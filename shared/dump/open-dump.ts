@@ -10,6 +10,7 @@ import { isParallelDecoder, jsBunzip2, resolveBz2Decoder, systemBunzip2, type Bz
 import { binaryJobDecoder, decodeLanes, jsJobDecoder, parallelBunzip2, type StreamsEnd } from "./bz2-parallel.ts";
 import { scanStreamsEnd, type StreamsEndScan } from "./bz2-tail.ts";
 import { DumpError } from "./errors.ts";
+import { externalDecode, isExternalFormat } from "./external-decoders.ts";
 import { gunzipMembers } from "./gunzip-members.ts";
 import { MAGIC_BYTES, sniffFormat } from "./magic.ts";
 
@@ -44,6 +45,8 @@ export interface DecompressOptions {
   damage?: DamageLog;
   /** cores the decoder may use (ByteSource.decoderThreads); default all */
   threads?: number;
+  /** the bytes as one whole local file, when they are (a 7z archive is read in place: external-decoders.ts) */
+  localPath?: string;
 }
 
 /**
@@ -62,7 +65,7 @@ export function openDumpStream(path: string, opts: OpenDumpOptions = {}): Readab
   const file = start === 0 && opts.end === undefined ? path : `${path}[${start}..${opts.end ?? "end"}]`;
   const counted = opts.onInput ? countChunks(raw, opts.onInput) : raw;
   const reopen = () => (opts.end === start ? Readable.from([]) : createReadStream(path, { start, end: opts.end === undefined ? undefined : opts.end - 1, highWaterMark: 1 << 20 }));
-  return decompressStream(counted, { decoder: opts.decoder, file, reopen, damage: opts.damage });
+  return decompressStream(counted, { decoder: opts.decoder, file, reopen, damage: opts.damage, ...(file === path ? { localPath: path } : {}) });
 }
 
 async function* countChunks(src: AsyncIterable<Buffer>, onInput: (bytes: number) => void): AsyncGenerator<Buffer> {
@@ -96,11 +99,13 @@ async function* decompressed(raw: AsyncIterable<Buffer>, opts: DecompressOptions
   }
   const source = replay(head, exhausted ? null : it);
   const format = sniffFormat(Buffer.concat(head));
+  const told = opts.onDecoded;
   if (typeof format === "object") {
+    // xz, zstd and 7z are read by their programs; the rest is named
+    if (isExternalFormat(format.unsupported)) return yield* externalDecode(format.unsupported, source, { file: opts.file, localPath: opts.localPath, onDecoded: told });
     await it.return?.();
     throw new DumpError(opts.file, null, `${format.unsupported}-compressed input is not supported: recompress it with bzip2 or gzip`);
   }
-  const told = opts.onDecoded;
   // Decoders without a read-ahead produce as the consumer reads: tell each chunk as it goes out.
   const counted = async function* (chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
     for await (const c of chunks) {

@@ -86,4 +86,4 @@ export async function siteSettings(dumps: readonly string[], current: Extraction
 }
 
 /** Whether a path names a MediaWiki XML dump (plain, bzip2 or gzip). */
-export const isDumpPath = (path: string) => /\.xml(\.bz2|\.gz)?$|\.bz2$/i.test(path);
+export const isDumpPath = (path: string) => /\.xml(\.bz2|\.gz|\.7z|\.xz|\.zst)?$|\.(bz2|7z)$/i.test(path);

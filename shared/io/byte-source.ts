@@ -14,6 +14,8 @@ export interface ByteSource {
    * (bz2-decoders.ts, decoderArgs).
    */
   decoderThreads?: number;
+  /** the file on this machine that holds these bytes, when there is one (a 7z archive is read in place) */
+  localPath?: string;
 }
 
 /** A read's chunks; when the consumer stops early, the rest of the (bounded) read is consumed, not abandoned. */

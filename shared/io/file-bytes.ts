@@ -6,6 +6,7 @@ import type { ByteSource } from "./byte-source.ts";
 export function fileBytes(path: string, onInput?: (bytes: number) => void, onDecoded?: (bytes: number) => void): ByteSource {
   return {
     label: path,
+    localPath: path,
     onDecoded,
     read(start = 0, end) {
       if (end !== undefined && end <= start) return emptyBytes();

@@ -48,7 +48,7 @@ async function* startsBz2Stream(chunks: AsyncIterable<Buffer>, label: string, st
 
 export const mediawikiSource: Source<PageRevision> = {
   name: "mediawiki",
-  description: "MediaWiki XML export (bz2, multistream bz2, gzip or plain XML)",
+  description: "MediaWiki XML export (bz2, multistream bz2, gzip or plain XML; the local runner also reads 7z, xz and zstd)",
   counterPrefix: "dump",
   documentsCounter: dumpCounter("pages"),
   documentsNoun: "pages",
@@ -84,7 +84,7 @@ export const mediawikiSource: Source<PageRevision> = {
     const open = () => (start > 0 ? startsBz2Stream(bytes.read(start, end), label, start) : bytes.read(start, end));
     // damaged bz2 blocks are skipped, the rest read, and the shard then fails as corrupt naming them
     const damage = new DamageLog();
-    return readPages(decompressStream(open(), { decoder: config.dump.decoder, file: label, reopen: open, onDecoded: bytes.onDecoded, threads: bytes.decoderThreads, damage }), {
+    return readPages(decompressStream(open(), { decoder: config.dump.decoder, file: label, reopen: open, onDecoded: bytes.onDecoded, threads: bytes.decoderThreads, damage, ...(ranged || bytes.localPath === undefined ? {} : { localPath: bytes.localPath }) }), {
       damage,
       fragment: shard.fragment,
       partial: end !== undefined,
