@@ -14,6 +14,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
+import { UserError } from "../core/errors.ts";
 import { annotatePage } from "./annotate-page.ts";
 import { appendRecord, effectiveLabels, lastLiveLabel, LabelInput, newLabel, newRetraction, readLabelsFile, type LabelRecord } from "./labels.ts";
 import type { SampledPair } from "./sample-pairs.ts";
@@ -129,7 +130,12 @@ export async function startAnnotateServer(opts: AnnotateServerOptions): Promise<
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (err: NodeJS.ErrnoException) => {
+      // another annotator (or program) holds the port: the user's to choose another
+      if (err.code === "EADDRINUSE") reject(new UserError(`port ${opts.port} is in use (omit --port for any free one)`));
+      else if (err.code === "EACCES") reject(new UserError(`port ${opts.port} needs privileges (choose one above 1023, or omit --port)`));
+      else reject(err);
+    });
     server.listen(opts.port, "127.0.0.1", () => resolve());
   });
   port = (server.address() as AddressInfo).port;

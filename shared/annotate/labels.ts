@@ -165,6 +165,8 @@ export async function readLabelsFile(path: string): Promise<LabelsRead> {
     if (out.badExamples.length < BAD_EXAMPLES) out.badExamples.push({ file: path, line, why });
   };
   const take = (text: string, n: number) => {
+    // (a byte-order mark, as Windows editors write one, is not part of the first label)
+    if (n === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     if (text.trim().length === 0) return;
     let value: unknown;
     try {

@@ -17,6 +17,8 @@ import { LOCAL_VIEW, looksLikeHistory } from "../runner/local-shards.ts";
 import { BUILTIN_SOURCES } from "../sources/registry.ts";
 import { OUTPUT_FILES } from "../tasks/aggregate-task.ts";
 import { readConfigFile } from "./config-file.ts";
+import { resolveConfig } from "../core/config.ts";
+import { checkSemanticConfig } from "../semantic/semantic-score.ts";
 import { UserError } from "../core/errors.ts";
 
 const COMMON = `Where: --emulator <dir> reads the local emulator's settings from <dir>/env.json (written by
@@ -102,6 +104,8 @@ export async function cloudCommand(argv: string[]): Promise<number> {
       // a non-English dump's file namespace and image options, from its <siteinfo>, go in the run's config (as run sets them)
       const site = await withInputSettings(BUILTIN_SOURCES, values.config ? await readConfigFile(values.config) : undefined, positionals);
       for (const line of site.notes) process.stderr.write(`paracap cloud upload: ${line}\n`);
+      // the planner would refuse a bad config after the upload: say it before
+      if (site.config !== undefined) checkSemanticConfig(resolveConfig(site.config));
       const id = await upload(bucket, positionals, values.name, site.config);
       process.stderr.write(`run ${id} started; follow it with: npx paracap cloud status ${id}\n`);
       process.stdout.write(id + "\n");

@@ -6,7 +6,7 @@ import { compareFiles, type ComparedCorpus } from "../compare/compare-corpora.ts
 import { CorpusFormatError, readCorpus } from "../compare/corpus-formats.ts";
 import { MAP_LEVELS, TABLE_METRICS, type CorpusSummary } from "../compare/corpus-summary.ts";
 import { METRIC_NAMES } from "../metrics/index.ts";
-import { DELTA_SEM_SYN, SEMANTIC } from "../semantic/semantic-score.ts";
+import { checkSemanticConfig, DELTA_SEM_SYN, SEMANTIC } from "../semantic/semantic-score.ts";
 import { readConfigFile } from "./config-file.ts";
 import { UserError } from "../core/errors.ts";
 
@@ -43,6 +43,7 @@ export async function compareCommand(argv: string[]): Promise<number> {
   const scorers = values.scorers.split(",").map((s) => s.trim()).filter((s) => s !== "");
   const config = resolveConfig(fileConfig, { scoring: { scorers } });
   if (!config.scoring.scorers.includes("syntactic")) throw new ConfigError("compare needs the syntactic scorer (Table 7's syntactic columns)");
+  checkSemanticConfig(config);
   // read every file first: a missing file or an unknown format fails before minutes of scoring
   for (const file of positionals) {
     const bytes = await readFile(file).catch((e: NodeJS.ErrnoException) => {

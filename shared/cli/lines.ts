@@ -1,14 +1,17 @@
-/** Line-oriented stdin → stdout plumbing for the filter-style commands (features, score). */
-import { createInterface } from "node:readline";
+/**
+ * Line-oriented stdin → stdout plumbing for the filter-style commands (features, score). Lines are
+ * read as text-encoding.ts reads them: UTF-8 or, with its mark, UTF-16; LF or CRLF ends a line, a
+ * lone CR does not (one output line per input line).
+ */
 import type { Readable, Writable } from "node:stream";
 import { once } from "node:events";
+import { textLines } from "../io/text-encoding.ts";
 
 /**
  * Writes one JSON line per input line, in order. If `fn` throws, the lines before are still written
  * (then the error propagates), so output and input stay aligned up to the bad line.
  */
 export async function mapLines(input: Readable, output: Writable, fn: (line: string, n: number) => unknown): Promise<number> {
-  const rl = createInterface({ input, crlfDelay: Infinity });
   let n = 0;
   let buf: string[] = [];
   const flush = async () => {
@@ -18,14 +21,13 @@ export async function mapLines(input: Readable, output: Writable, fn: (line: str
     if (!output.write(chunk)) await once(output, "drain");
   };
   try {
-    for await (const line of rl) {
+    for await (const line of textLines(input)) {
       n++;
       buf.push(JSON.stringify(fn(line, n)));
       if (buf.length >= 512) await flush();
     }
   } catch (err) {
     await flush();
-    rl.close();
     input.destroy(); // stop reading: nothing more will be written
     throw err;
   }
@@ -45,7 +47,6 @@ export async function mapLineBatches<T>(
   parse: (line: string, n: number) => T,
   run: (batch: T[]) => Promise<unknown[]>,
 ): Promise<number> {
-  const rl = createInterface({ input, crlfDelay: Infinity });
   let n = 0;
   let batch: T[] = [];
   const flush = async () => {
@@ -55,14 +56,13 @@ export async function mapLineBatches<T>(
     if (!output.write(results.map((r) => JSON.stringify(r)).join("\n") + "\n")) await once(output, "drain");
   };
   try {
-    for await (const line of rl) {
+    for await (const line of textLines(input)) {
       n++;
       batch.push(parse(line, n));
       if (batch.length >= size) await flush();
     }
   } catch (err) {
     await flush();
-    rl.close();
     input.destroy();
     throw err;
   }

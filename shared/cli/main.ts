@@ -57,6 +57,11 @@ export async function main(argv: string[], launch: CliLaunch = {}): Promise<numb
     process.stderr.write(`paracap: unknown command "${name}"\n\n${USAGE}\n`);
     return 2;
   }
+  // a reader that stops early (`paracap minhash … | head`) closes stdout: the command's work is done
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+    process.exit(0);
+  });
   try {
     const command = await load();
     return await command(rest, launch);

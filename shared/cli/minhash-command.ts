@@ -3,6 +3,7 @@
  * matched against B (the paper's translation experiment); one file: near-duplicate paragraphs
  * within it. One JSONL line per pair, then one summary line.
  */
+import { decodeText } from "../io/text-encoding.ts";
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { evaluateAgainstExact } from "../minhash/evaluation.ts";
@@ -140,8 +141,9 @@ function readText(file: string): string {
   if (!existsSync(file)) throw new UserError(`no such file: ${file}`);
   if (!statSync(file).isFile()) throw new UserError(`not a file: ${file}`);
   const bytes = readFileSync(file);
+  // UTF-16 (with its mark, as Windows writes "Unicode"), else UTF-8, else Latin-1 (older Gutenberg texts)
   try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+    return decodeText(bytes, { fatal: true });
   } catch {
     return new TextDecoder("latin1").decode(bytes);
   }

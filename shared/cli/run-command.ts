@@ -7,10 +7,11 @@ import { configFromEnv } from "../core/env-layer.ts";
 import { REPO_ROOT } from "../core/repo-root.ts";
 import { looksLikeHistoryByContent } from "../dump/history-sniff.ts";
 import { applyInputSettings } from "../sources/input-settings.ts";
-import { looksLikeHistory, type LocalInput } from "../runner/local-shards.ts";
+import { looksLikeHistory, sourceOfInput, type LocalInput } from "../runner/local-shards.ts";
 import { boundHeapGrowth } from "../runner/heap-growth.ts";
 import { raiseTierUpBudget } from "../runner/tier-up.ts";
 import { applyModelFlag, checkModel } from "../semantic/model-flag.ts";
+import { checkSemanticConfig } from "../semantic/semantic-score.ts";
 import { parseRunArgs } from "./run-options.ts";
 import { readConfigFile } from "./config-file.ts";
 import { UserError } from "../core/errors.ts";
@@ -22,6 +23,15 @@ import { captionListsOf } from "../sources/img2dataset/caption-lists.ts";
 import { folderFiles } from "../sources/img2dataset/url-named-folder.ts";
 import type { CliLaunch } from "./cli-launch.ts";
 import { largeRun, nodeFlagsFor, relaunch } from "./node-flags.ts";
+
+/** Whether an input's source can carry images' bytes (a missing or unreadable input is refused later, with its own message). */
+function carriesImages(path: string): boolean {
+  try {
+    return sourceOfInput(path, BUILTIN_SOURCES).carriesImages === true;
+  } catch {
+    return true;
+  }
+}
 
 /** The pivot `--images` sets when the config names none (README "Image identity": phash survives recompression and scaling). */
 const DEFAULT_PIXEL_PIVOT = "phash";
@@ -76,6 +86,8 @@ export async function runCommand(argv: string[], launch: CliLaunch = {}): Promis
   const model = values.model ?? envLayer.scoring?.transformer.model;
   if (model !== undefined) applyModelFlag(config, model);
   else checkModel(config);
+  // a scoring mistake is said now, not after the extraction
+  checkSemanticConfig(config);
 
   const detected: string[] = [];
   const kindOf = async (path: string): Promise<LocalInput["kind"]> => {
@@ -106,6 +118,10 @@ export async function runCommand(argv: string[], launch: CliLaunch = {}): Promis
     inputs.push(...images.map((path) => ({ path, kind: "current" as const })));
   }
   refuseDuplicates(inputs);
+  // a pixel pivot with nothing to read pixels from would drop every reference as no_image
+  if (images.length === 0 && isPixelPivot(config.pivot) && !inputs.some((i) => carriesImages(i.path))) {
+    throw new UserError(`pivot "${config.pivot}" decides identity from pixels, and no input holds images: add --images <folder|tar> (an img2dataset output of the inputs' image URLs), or read a web crawl (WARC) that holds its image responses`);
+  }
   // a non-English dump writes its file links in its own language ([[Файл:…]]): its <siteinfo> says how,
   // unless the config names the aliases itself
   detected.push(...(await applyInputSettings(BUILTIN_SOURCES, inputs.map((i) => i.path).filter(isFile), config.extraction)));

@@ -1,4 +1,5 @@
 /** The single-purpose commands: extract (references as JSONL), features (captions), score (pairs). */
+import { unreadableReason } from "../caption/caption-guard.ts";
 import { applyInputSettings } from "../sources/input-settings.ts";
 import { BUILTIN_SOURCES } from "../sources/registry.ts";
 import { dropsTemplateImages } from "../web/html/template-images.ts";
@@ -14,7 +15,7 @@ import { resolveConfig } from "../core/config.ts";
 import { createScorers } from "../plugins/scorers.ts";
 import { SCORER_NAMES } from "../core/plugin-names.ts";
 import { applyModelFlag, checkModel } from "../semantic/model-flag.ts";
-import { semanticVerdict } from "../semantic/semantic-score.ts";
+import { checkSemanticConfig, semanticVerdict } from "../semantic/semantic-score.ts";
 import { extractImageRefs } from "../wikitext/extract-images.ts";
 import { readConfigFile } from "./config-file.ts";
 import { configFromEnv } from "../core/env-layer.ts";
@@ -45,7 +46,9 @@ export const EXTRACT_USAGE = `paracap extract <file.xml[.bz2|.gz]|file.wikitext|
                      unknownTemplates) and dump.namespaces / dump.skipRedirects apply
   --all-namespaces   every namespace of a dump (default: the config's dump.namespaces, [0])`;
 export const FEATURES_USAGE = `paracap features [--classifier improved|paper] < captions.txt
-  one JSONL line per input line, in order: {"text","words","profane","english","hasVerb","isSentence","tags"}`;
+  one JSONL line per input line, in order: {"text","words","profane","english","hasVerb","isSentence","tags"};
+  a line a run would not analyse either (over captions.maxChars characters, or with an unbroken run
+  of over captions.maxTokenChars) gives {"skipped":"caption_too_long"|"token_too_long"}`;
 export const SCORE_USAGE = `paracap score [--model <dir>] [--scorers <list>] [--config <file>] < pairs.tsv
   one JSONL line of metrics per caption1<TAB>caption2 line, in order; when the scorers report the
   metrics of scoring.semantic (the default), also semantic, deltaSemSyn and the paraphrase verdict
@@ -116,7 +119,12 @@ export async function featuresCommand(argv: string[]): Promise<number> {
   if (values.help) return usage(FEATURES_USAGE);
   if (values.classifier !== "improved" && values.classifier !== "paper") throw new UserError(`--classifier is improved or paper, got "${values.classifier}"`);
   const analyzer = createCaptionAnalyzer({ classifier: values.classifier });
-  await mapLines(process.stdin, process.stdout, (line) => analyzer.features(line));
+  // the run's bounds: tokenising one unbroken 200,000-character "word" takes minutes
+  const bounds = resolveConfig(configFromEnv(process.env)).captions;
+  await mapLines(process.stdin, process.stdout, (line) => {
+    const why = unreadableReason(line, bounds);
+    return why === "caption_too_long" || why === "token_too_long" ? { skipped: why } : analyzer.features(line);
+  });
   return 0;
 }
 
@@ -157,6 +165,7 @@ export async function scoreCommand(argv: string[]): Promise<number> {
     if (values.model.trim() === "") throw new UserError(`--model needs a model directory (or a hub id)`);
     applyModelFlag(config, values.model);
   } else checkModel(config);
+  checkSemanticConfig(config);
   const score = await createScorers(config);
   // the dedup stage's own derivation, so a line equals the metrics and verdict of that pair in a run's dataset
   const verdict = semanticVerdict(config);

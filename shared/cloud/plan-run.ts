@@ -8,6 +8,7 @@
  * pipelines its config needs (a pixel pivot: the pixel pipeline); the manifest's phase fingerprints are its.
  */
 import { resolveConfig, type ParacapConfig } from "../core/config.ts";
+import { checkSemanticConfig } from "../semantic/semantic-score.ts";
 import { stableId } from "../core/hash.ts";
 import { DumpError } from "../dump/errors.ts";
 import { looksLikeHistory, shardsOf } from "../runner/local-shards.ts";
@@ -86,6 +87,7 @@ export async function planRun(event: StorageObjectEvent, baseConfig: ParacapConf
     let config: ParacapConfig;
     try {
       config = resolveConfig(baseConfig, parsed.data.config ?? {});
+      checkSemanticConfig(config);
     } catch (e) {
       throw new PlanError(`${name}: ${e instanceof Error ? e.message : String(e)}`);
     }

@@ -12,6 +12,7 @@
  * An empty file (a tier without pairs) is a corpus of no pairs.
  */
 import { gunzipSync } from "node:zlib";
+import { decodeText } from "../io/text-encoding.ts";
 
 export type CorpusFormat = "msrp" | "paws" | "qqp" | "tapaco" | "paracap" | "empty";
 
@@ -37,8 +38,16 @@ const LABEL_RE = /^[01]$/;
 
 /** Decodes gzip when the bytes start with its magic number; strips a UTF-8 BOM. */
 export function corpusText(bytes: Uint8Array): string {
-  const raw = bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes;
-  return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("utf8").replace(/^\uFEFF/, "");
+  let raw: Uint8Array = bytes;
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    try {
+      raw = gunzipSync(bytes);
+    } catch (err) {
+      throw new CorpusFormatError(`cut or corrupt gzip data (${(err as Error).message})`);
+    }
+  }
+  // UTF-8, or UTF-16 with its mark
+  return decodeText(raw);
 }
 
 function lines(text: string): string[] {

@@ -104,7 +104,7 @@ export const ParacapConfig = z.object({
     }).refine((o) => o.perms % o.bands === 0, { message: "pivots.minhash.bands must divide pivots.minhash.perms" }).prefault({}),
   }).prefault({}),
   scoring: z.object({
-    scorers: z.array(z.enum(SCORER_NAMES)).min(1).default(["syntactic", "wordVectors"]).describe("pair scorers whose metrics every output pair carries"),
+    scorers: z.array(z.enum(SCORER_NAMES)).min(1).refine((a) => new Set(a).size === a.length, { message: "names a scorer twice" }).default(["syntactic", "wordVectors"]).describe("pair scorers whose metrics every output pair carries"),
     semantic: z.array(z.string().min(1)).min(1).default(["vectorCosine", "wordMoverSimilarity"])
       .describe("metrics averaged into the pair's semantic score (Δsem,syn = semantic − syntactic, and the paraphrase decision); used when the configured scorers report them"),
     paraphraseThreshold: z.number().min(0).max(1).nullable().default(null)

@@ -9,6 +9,17 @@ export const SCORER_NAMES = ["syntactic", "wordVectors", "embedding", "bertscore
 export type ScorerName = (typeof SCORER_NAMES)[number];
 
 /**
+ * The metrics each scorer adds to a pair (what `scoring.semantic` may name), as data for the
+ * config checks; test/plugins/scorers.test.ts holds each scorer to its list.
+ */
+export const SCORER_METRICS: Record<ScorerName, readonly string[]> = {
+  syntactic: ["levenshtein", "wordNgramOverlap", "lcpNgramOverlap", "bleuCordeiro", "sumo", "rouge1F", "rougeLF", "bleu4", "syntactic"],
+  wordVectors: ["vectorCosine", "wordMoverSimilarity", "vectorOov"],
+  embedding: ["embeddingCosine"],
+  bertscore: ["bertscoreP", "bertscoreR", "bertscoreF1"],
+};
+
+/**
  * Pivots: what makes two references the same image (plugins/pivots.ts). `resource` and `url` key a
  * reference by its image's name, the pixel pivots by its pixels (below), the text pivots key each
  * caption by its text and pair captions across images.

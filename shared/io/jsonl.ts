@@ -30,8 +30,10 @@ export async function* readJsonl<T>(store: BlobStore, name: string, schema?: z.Z
   if (input !== raw) raw.on("error", (e) => input.destroy(e));
   const lines = createInterface({ input, crlfDelay: Infinity });
   let n = 0;
-  for await (const line of lines) {
+  for await (let line of input !== raw ? gzipChecked(lines, () => `${store.description}/${name}`, () => n) : lines) {
     n++;
+    // (a byte-order mark, as Windows editors write one, is not part of the first record)
+    if (n === 1 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
     if (line.length === 0) continue;
     let value: unknown;
     try {
@@ -47,6 +49,17 @@ export async function* readJsonl<T>(store: BlobStore, name: string, schema?: z.Z
       }
       yield parsed.data;
     } else yield value as T;
+  }
+}
+
+/** The lines, with a cut or corrupt gzip stream's error said as a bad file (zlib's own names no file). */
+async function* gzipChecked(lines: AsyncIterable<string>, file: () => string, read: () => number): AsyncGenerator<string> {
+  try {
+    yield* lines;
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (code === "Z_BUF_ERROR" || code === "Z_DATA_ERROR") throw new BadLineError(`${file()}: cut or corrupt gzip data after line ${read()} (${(err as Error).message})`);
+    throw err;
   }
 }
 

@@ -5,7 +5,7 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
-import type { ByteRange, PlanningView } from "../sources/source.ts";
+import type { AnySource, ByteRange, PlanningView } from "../sources/source.ts";
 import type { InputKind } from "../core/records.ts";
 import type { ParacapConfig } from "../core/config.ts";
 import { shardId, type ShardSpec } from "../sources/shard-spec.ts";
@@ -37,22 +37,33 @@ export async function planLocalShards(inputs: LocalInput[], targetBytes = 32 * 1
   for (const input of inputs) {
     if (!existsSync(input.path)) throw new InputError(`input not found: ${input.path}`);
     const st = statSync(input.path);
+    const source = sourceOfInput(input.path, sources);
     if (st.isDirectory()) {
-      // a folder some source reads whole (an img2dataset output) is one shard
-      const reader = sources.all().find((s) => s.claimsDirectory?.(input.path));
-      if (!reader) throw new InputError(`input is not a file: ${input.path}`);
-      shards.push(...shardsOf(input.path, reader.name, input.kind, null, shards.length));
+      shards.push(...shardsOf(input.path, source.name, input.kind, null, shards.length));
       continue;
     }
-    if (!st.isFile()) throw new InputError(`input is not a file: ${input.path}`);
-    // Unrecognised files go to the last (most general) source, whose error says what it expected.
-    const source = sources.detect(basename(input.path), readHead(input.path)) ?? sources.all().at(-1)!;
     const planned = (await source.planRanges?.({ name: input.path, size: st.size }, targetBytes, view)) ?? null;
     // a source waiting for a companion (an index still to be uploaded) reads the file whole here
     const ranges = planned === null || "wait" in planned ? null : planned;
     shards.push(...shardsOf(input.path, source.name, input.kind, ranges, shards.length));
   }
   return shards;
+}
+
+/**
+ * The source that reads a local input: a folder some source reads whole (an img2dataset output), or
+ * the source a file's name and first bytes say; an unrecognised file goes to the last (most general)
+ * source, whose error says what it expected.
+ */
+export function sourceOfInput(path: string, sources: SourceRegistry): AnySource {
+  const st = statSync(path);
+  if (st.isDirectory()) {
+    const reader = sources.all().find((s) => s.claimsDirectory?.(path));
+    if (!reader) throw new InputError(`input is not a file: ${path}`);
+    return reader;
+  }
+  if (!st.isFile()) throw new InputError(`input is not a file: ${path}`);
+  return sources.detect(basename(path), readHead(path)) ?? sources.all().at(-1)!;
 }
 
 /**

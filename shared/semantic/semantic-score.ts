@@ -6,7 +6,9 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import type { ParacapConfig } from "../core/config.ts";
+import { ConfigError, type ParacapConfig } from "../core/config.ts";
+import { closest } from "../core/closest-name.ts";
+import { SCORER_METRICS, type ScorerName } from "../core/plugin-names.ts";
 import type { ParaphraseRule } from "../core/records.ts";
 import type { PairMetrics } from "../plugins/scorer-contract.ts";
 import { VECTOR_METRICS } from "./vector-scorer.ts";
@@ -47,6 +49,40 @@ export function semanticScoreName(metrics: readonly string[]): string {
   return metrics.length === 1 ? metrics[0]! : `mean(${metrics.join(",")})`;
 }
 
+/**
+ * What semanticVerdict would fail on at the first pair, said before any work (a run would otherwise
+ * extract for minutes first): a name no scorer reports, one the configured scorers do not, or a
+ * semantic score without a threshold. Null when the scoring is sound (a syntactic-only scoring,
+ * whose configured scorers report none of the names, is: its pairs carry no verdict).
+ */
+export function semanticConfigProblem(config: ParacapConfig, thresholds: () => ThresholdsFile = shippedThresholds): string | null {
+  const names = config.scoring.semantic;
+  const known = [...new Set(Object.values(SCORER_METRICS).flat())];
+  const unknown = names.filter((n) => !known.includes(n));
+  if (unknown.length > 0) {
+    const near = closest(unknown[0]!, known);
+    return `scoring.semantic: ${unknown.map((n) => `"${n}"`).join(", ")} is no scorer's metric${near ? ` (did you mean "${near}"?)` : ""}; the metrics are ${known.join(", ")}`;
+  }
+  const reported = new Set(config.scoring.scorers.flatMap((s) => SCORER_METRICS[s]));
+  const missing = names.filter((n) => !reported.has(n));
+  if (missing.length === names.length) return null;
+  if (missing.length > 0) {
+    const by = (n: string) => (Object.keys(SCORER_METRICS) as ScorerName[]).find((s) => SCORER_METRICS[s].includes(n))!;
+    return `scoring.semantic names ${missing.join(", ")}, which scoring.scorers (${config.scoring.scorers.join(", ")}) do not report: add ${[...new Set(missing.map(by))].join(", ")} to scoring.scorers`;
+  }
+  const score = semanticScoreName(names);
+  if (config.scoring.paraphraseThreshold === null && !thresholds().thresholds[score]) {
+    return `no calibrated paraphrase threshold for ${score} (calibrated: ${Object.keys(thresholds().thresholds).join(", ")}): set scoring.paraphraseThreshold, or calibrate one with scripts/calibrate-paraphrase.ts`;
+  }
+  return null;
+}
+
+/** semanticConfigProblem as a ConfigError (the commands call it before reading any input). */
+export function checkSemanticConfig(config: ParacapConfig): void {
+  const problem = semanticConfigProblem(config);
+  if (problem !== null) throw new ConfigError(problem);
+}
+
 export interface SemanticVerdict {
   metrics: PairMetrics;
   paraphrase?: boolean;
@@ -67,7 +103,7 @@ export function semanticVerdict(config: ParacapConfig, thresholds: () => Thresho
     let threshold = config.scoring.paraphraseThreshold;
     if (threshold === null) {
       const t = thresholds().thresholds[score];
-      if (!t) throw new Error(`no calibrated paraphrase threshold for ${score}: set scoring.paraphraseThreshold or run scripts/calibrate-paraphrase.ts`);
+      if (!t) throw new ConfigError(`no calibrated paraphrase threshold for ${score}: set scoring.paraphraseThreshold or run scripts/calibrate-paraphrase.ts`);
       threshold = t.threshold;
     }
     return (rule = { score, threshold });
@@ -77,7 +113,7 @@ export function semanticVerdict(config: ParacapConfig, thresholds: () => Thresho
     if (present.length === 0) return { metrics: m };
     if (present.length < names.length) {
       const missing = names.filter((n) => !present.includes(n));
-      throw new Error(`scoring.semantic names ${missing.join(", ")}, which no configured scorer reports (scorers report: ${Object.keys(m).join(", ")})`);
+      throw new ConfigError(`scoring.semantic names ${missing.join(", ")}, which no configured scorer reports (scorers report: ${Object.keys(m).join(", ")})`);
     }
     if (SEMANTIC in m || DELTA_SEM_SYN in m) throw new Error(`a scorer reports ${SEMANTIC}/${DELTA_SEM_SYN}, which are derived here`);
     const semantic = present.reduce((s, n) => s + m[n]!, 0) / names.length;

@@ -75,6 +75,11 @@ export interface Source<Doc = unknown, Prepared = undefined> {
   readonly documentsCounter: string;
   /** what its documents are called in messages ("pages", "lines", "records") */
   readonly documentsNoun: string;
+  /**
+   * Its documents can carry images' bytes (a WARC's image responses, an img2dataset output): a pixel
+   * pivot has pixels to read only from such an input, or from `--images`.
+   */
+  readonly carriesImages?: boolean;
   /** the file is in this source's format, judged by its name and its first bytes as stored */
   claims(fileName: string, head: Buffer): boolean;
   /**

@@ -80,6 +80,12 @@ describe("annotate server", () => {
     expect(read.records.map((r) => r.kind)).toEqual(["label", "retract"]);
   });
 
+  it("a port another annotator holds is one line, exit 2", async () => {
+    const r = await runCli(["annotate", dir, "--annotator", "ann2", "--sample", "5", "--port", String(server.port)]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trimEnd()).toBe(`paracap annotate: port ${server.port} is in use (omit --port for any free one)`);
+  });
+
   it("undos sent at once (a held key, a retried request) each take back a different label", async () => {
     const state = JSON.parse((await raw(`${server.url}api/state`)).body) as { pairs: { id: string }[] };
     for (const p of state.pairs) {

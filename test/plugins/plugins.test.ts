@@ -4,6 +4,7 @@ import { ConfigError, resolveConfig } from "../../shared/core/config.ts";
 import { scorePair } from "../../shared/metrics/index.ts";
 import { createPivot } from "../../shared/plugins/pivots.ts";
 import { createScorers, ScorerCache } from "../../shared/plugins/scorers.ts";
+import { SCORER_METRICS } from "../../shared/core/plugin-names.ts";
 
 const A = "Neil Armstrong descends a ladder to become the first human to step onto the surface of the Moon";
 const B = "A mounted slowscan TV camera shows Armstrong as he climbs down the ladder to surface";
@@ -15,9 +16,18 @@ describe("scorers", () => {
     expect(await score([])).toEqual([]);
   });
 
-  it("two scorers reporting the same metric name is an error, not a silent overwrite", async () => {
-    const score = await createScorers(resolveConfig({ scoring: { scorers: ["syntactic", "syntactic"] } }));
+  it("two scorers reporting the same metric name is an error, not a silent overwrite; the config names each scorer once", async () => {
+    expect(() => resolveConfig({ scoring: { scorers: ["syntactic", "syntactic"] } })).toThrow(/scoring\.scorers: names a scorer twice/);
+    const config = resolveConfig();
+    config.scoring.scorers = ["syntactic", "syntactic"];
+    const score = await createScorers(config);
     await expect(score([[A, B]])).rejects.toThrow(/already reported/);
+  });
+
+  it("the offline scorers report exactly the metrics the config checks know them by (SCORER_METRICS)", async () => {
+    const score = await createScorers(resolveConfig());
+    const [m] = await score([[A, B]]);
+    expect(Object.keys(m!).sort()).toEqual([...SCORER_METRICS.syntactic, ...SCORER_METRICS.wordVectors].sort());
   });
 
   it("a scorer is loaded once per cache and config, and a failed load is retried", async () => {
@@ -25,7 +35,7 @@ describe("scorers", () => {
     const config = resolveConfig();
     const first = await cache.get("syntactic", { config });
     expect(await cache.get("syntactic", { config })).toBe(first);
-    expect(await cache.get("syntactic", { config: resolveConfig({ scoring: { scorers: ["syntactic", "syntactic"] } }) })).not.toBe(first);
+    expect(await cache.get("syntactic", { config: resolveConfig({ scoring: { scorers: ["syntactic"] } }) })).not.toBe(first);
   });
 
   it("config defaults to the syntactic and word-vector scorers and rejects unknown ones", () => {

@@ -11,6 +11,7 @@ import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, resolveConfig, type ParacapConfigInput } from "../../shared/core/config.ts";
 import { createScorers, ScorerCache } from "../../shared/plugins/scorers.ts";
+import { SCORER_METRICS } from "../../shared/core/plugin-names.ts";
 import { hubCacheDir, loadTransformer, ModelError, modelSource } from "../../shared/semantic/transformer-model.ts";
 import { removeTempDirs, tempDir } from "../runner/helpers.ts";
 import { writeTinyModel } from "./tiny-model.ts";
@@ -69,6 +70,8 @@ describe("embedding scorer (mean pooling, L2 norm, cosine)", () => {
     const one = await (await scorer(["embedding", "bertscore"], { batchSize: 1 }))([...pairs]);
     const all = await (await scorer(["embedding", "bertscore"], { batchSize: 64 }))([...pairs]);
     for (let i = 0; i < pairs.length; i++) for (const k of Object.keys(all[i]!)) expect(one[i]![k]).toBeCloseTo(all[i]![k]!, 6);
+    // exactly the metrics the config checks know them by
+    expect(Object.keys(all[0]!).sort()).toEqual([...SCORER_METRICS.embedding, ...SCORER_METRICS.bertscore].sort());
   });
 });
 

@@ -30,6 +30,7 @@ export function imageInputsSource(paths: readonly string[], captionLists: readon
   return {
     ...img2datasetSource,
     name: "img2dataset-images",
+    carriesImages: true,
     description: "img2dataset output given with --images: pixels for a caption list's URLs",
     documentsNoun: "image samples",
     claims: (fileName) => tarNames.has(basename(fileName)),

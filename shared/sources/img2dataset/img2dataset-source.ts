@@ -77,6 +77,7 @@ function sampleDoc(file: string, s: PixelSample): Img2datasetSample {
 
 export const img2datasetSource: Source<Img2datasetSample> & ImageBytesSource = {
   name: "img2dataset",
+  carriesImages: true,
   description: "img2dataset output: a webdataset .tar or a files folder ({key}.jpg + {key}.txt caption + {key}.json with url)",
   counterPrefix: "pixels",
   documentsCounter: pixelSourceCounter("samples"),

@@ -153,6 +153,7 @@ export function pathsSource(opts: PathsSourceOptions = {}): Source<WarcPage, { d
   return {
     ...warcSource,
     name: "warc-paths",
+    carriesImages: true,
     description: "web crawl paths lists (warc.paths.gz, one WARC path per line): each WARC read over HTTP(S)",
     claims: (fileName) => isPathsListName(fileName),
     uploadRole: (name) => (isPathsListName(name) ? { role: "input" } : null),

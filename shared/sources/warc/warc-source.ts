@@ -162,6 +162,7 @@ export async function* warcShardDocuments(input: WarcInput, config: ParacapConfi
 
 export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & ImageBytesSource = {
   name: "warc",
+  carriesImages: true,
   description: "web crawl WARC files (.warc, .warc.gz): image captions from HTML pages",
   counterPrefix: "warc",
   webReferenceSources: ["img"],
