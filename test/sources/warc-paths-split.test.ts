@@ -17,6 +17,7 @@ import { BUILTIN_SOURCE_LIST, sourceRegistry } from "../../shared/sources/regist
 import { PART_STRIDE, partOf, partPosition, pathsSource } from "../../shared/sources/warc/warc-paths-source.ts";
 import { PARTITIONS } from "../cloud/helpers.ts";
 import { removeTempDirs, tempDir } from "../runner/helpers.ts";
+import { crawlOutcome, silverCaptionsRead } from "./crawl-outcome.ts";
 import { serveCrawl, type CrawlServer, type ServerMode } from "./warc-http-server.ts";
 
 afterAll(removeTempDirs);
@@ -30,7 +31,7 @@ const PARTS = 8 + 3 + 1;
 const sources = sourceRegistry([], BUILTIN_SOURCE_LIST.map((s) => (s.name === "warc-paths" ? pathsSource({ http: { backoffMs: 5 } }) : s)));
 // the crawls' only pairs are of template images (an avatar's bylines): kept here, where pairs show the reading is the same
 const config = (base?: string) => resolveConfig({ partitions: PARTITIONS, tiers: ["gold", "silver"], extraction: { ...(base ? { warcBaseUrl: base } : {}), templateImages: false } });
-const datasets = (out: string) => Object.fromEntries(["gold.jsonl", "silver.jsonl"].map((f) => [f, readFileSync(join(out, f), "utf8")]));
+const datasets = crawlOutcome;
 
 const servers = new Map<ServerMode, CrawlServer>();
 beforeAll(async () => {
@@ -97,7 +98,7 @@ describe("planning a short paths list", () => {
 });
 
 describe("a split crawl read through its paths list", () => {
-  let reference: Record<string, string>;
+  let reference: Record<string, unknown>;
   let referenceRecords: number;
 
   beforeAll(async () => {
@@ -109,7 +110,7 @@ describe("a split crawl read through its paths list", () => {
     expect(stats.shards.total).toBe(CRAWLS.length);
     reference = datasets(out);
     referenceRecords = stats.extraction[warcCounter("records")]!;
-    expect(reference["silver.jsonl"]!.length).toBeGreaterThan(0);
+    expect(silverCaptionsRead(reference)).toBeGreaterThan(100);
   });
 
   for (const mode of ["range", "drop", "norange"] as const) {
