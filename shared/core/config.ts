@@ -22,7 +22,8 @@ const MAX_REFS = 100_000;
 export const ParacapConfig = z.object({
   preset: Preset.default("improved")
     .describe("paper: the published rules exactly; improved: the better method (see PRESETS). Explicitly set keys win over the preset"),
-  tiers: z.array(TierName).min(1).default(["gold", "silver", "bronze"])
+  // (in the tiers' own order, each once: "silver,gold" is the run "gold,silver" is)
+  tiers: z.array(TierName).min(1).transform((ts) => TierName.options.filter((t) => ts.includes(t))).default(["gold", "silver", "bronze"])
     .describe("tiers to produce; gold/silver need current-revision input, bronze needs full-history input"),
   partitions: Partitions.default(16)
     .describe("shuffle partitions (group-by-image and pair dedup); memory per partition task ≈ input / partitions"),

@@ -7,7 +7,8 @@
  * The YAML is written by hand for a fixed shape: every string is a JSON string (a valid YAML
  * double-quoted scalar), so no input-derived text can change the structure.
  */
-import { tsvCounter } from "../core/counter-names.ts";
+import type { ParacapConfig } from "../core/config.ts";
+import { dumpCounter, tsvCounter, warcCounter } from "../core/counter-names.ts";
 import { baseName } from "./html-report.ts";
 import { mdCode, mdText } from "./markdown-escape.ts";
 import type { Stats } from "./stats.ts";
@@ -24,6 +25,8 @@ export interface CardInput {
   stats: Stats;
   preset: string | null;
   tiers: CardTier[];
+  /** the run's config (config.json), for the thresholds it used; null when it could not be read */
+  config?: ParacapConfig | null;
 }
 
 const CITATION = `@inproceedings{gohsen-etal-2023-paraphrase,
@@ -41,12 +44,53 @@ export function sizeCategory(n: number): string {
   return buckets.find(([max]) => n < max)?.[1] ?? "n>1T";
 }
 
-/** Wikipedia dumps are named `<lang>wiki-…`; their text is CC BY-SA. Caption lists come from elsewhere. */
-export function inputFacts(stats: Stats): { languages: string[]; wikipedia: boolean } {
+/** Where a run's captions came from, each under its own terms. */
+export interface InputFacts {
+  languages: string[];
+  /** MediaWiki dumps: CC BY-SA text */
+  wikipedia: boolean;
+  /** web crawls (WARC): each page's text is its owner's */
+  web: boolean;
+  /** caption lists (TSV) and img2dataset outputs: their source's licence */
+  captionLists: boolean;
+  /** only Wikipedia text: the dataset can say CC BY-SA */
+  wikipediaOnly: boolean;
+}
+
+/**
+ * Which kinds of input a run read, by what their readers counted (names only as a fallback, for a
+ * stats.json of a run that read nothing): Wikipedia dumps are named `<lang>wiki-…`.
+ */
+export function inputFacts(stats: Stats): InputFacts {
   const names = stats.inputs.map((i) => baseName(i.uri));
   const langs = names.map((n) => /^([a-z]{2,3}(?:_[a-z]+)?)wiki-/.exec(n)?.[1]).filter((x): x is string => !!x);
-  const captionLists = (stats.extraction[tsvCounter("lines")] ?? 0) > 0 || names.some((n) => /\.tsv(\.|$)/i.test(n));
-  return { languages: [...new Set(langs.map((l) => l.replace(/_/g, "-")))], wikipedia: !captionLists };
+  const x = stats.extraction;
+  const read = (name: string) => (x[name] ?? 0) > 0;
+  const web = read(warcCounter("records")) || names.some((n) => /\.warc(\.gz)?$|warc\.paths(\.gz)?$/i.test(n));
+  const captionLists = read(tsvCounter("lines")) || Object.keys(x).some((k) => k.startsWith("pixels.")) || names.some((n) => /\.tsv(\.|$)|\.tar$/i.test(n));
+  const wikipedia = read(dumpCounter("pages")) || (!web && !captionLists);
+  return { languages: [...new Set(langs.map((l) => l.replace(/_/g, "-")))], wikipedia, web, captionLists, wikipediaOnly: wikipedia && !web && !captionLists };
+}
+
+/** The licence section: each kind of input read, under its terms. */
+function licenceText(facts: InputFacts): string {
+  if (facts.wikipediaOnly) return "The captions are Wikipedia text, licensed under [CC BY-SA 4.0](https://creativecommons.org/licenses/by-sa/4.0/); each pair names the pages its captions come from (`a_page`, `b_page`, revision ids) for attribution.";
+  const parts: string[] = [];
+  if (facts.wikipedia) parts.push("captions from Wikipedia are licensed under [CC BY-SA 4.0](https://creativecommons.org/licenses/by-sa/4.0/)");
+  if (facts.web) parts.push("captions from web pages (a crawl's alt, title, figcaption and nearby text) belong to each page's owner, as the crawl's terms say (Common Crawl: its terms of use)");
+  if (facts.captionLists) parts.push("captions from caption lists carry their source's licence (see its terms)");
+  return `Licences of the captions: ${parts.join("; ")}. Each pair names the pages its captions come from (\`a_page\`, \`b_page\`) for attribution; \`license: other\` until stated.`;
+}
+
+/** What the run did, with the thresholds it used (the config's, not the defaults'). */
+function stepsText(facts: InputFacts, config: ParacapConfig | null | undefined): string {
+  const from = [facts.wikipedia ? "the wikitext (captions and alt texts)" : null, facts.web ? "web pages (alt, title, figcaption, table and nearby text)" : null, facts.captionLists ? "caption lists" : null].filter((s): s is string => s !== null);
+  if (!config) return `Steps: extract image references with their captions from ${from.join(", ")}; group by image; filter images, captions and pairs (thresholds: see \`config.json\`); pair the captions of each image, deduplicate pairs corpus-wide; score every pair.`;
+  const i = config.images;
+  const c = config.captions;
+  return `Steps: extract image references with their captions from ${from.join(", ")}; group by image (pivot \`${config.pivot}\`); keep images referenced ${i.minRefs} to ${i.maxRefs} times ` +
+    `(history: up to ${i.maxRefsHistory} ${i.maxRefsHistoryUnit === "uses" ? "uses" : "references"}); keep captions of ${c.minWords} to ${c.maxWords} words, no profanity, that are sentences (gold) or contain a verb (silver, bronze); ` +
+    "pair the captions of each image, deduplicate pairs corpus-wide, drop pairs that differ only in case, punctuation or asides; score every pair.";
 }
 
 /** marks a README.md as paracap's own card, which a later run may overwrite */
@@ -60,12 +104,12 @@ export function renderDatasetCard(input: CardInput): string {
   const facts = inputFacts(stats);
   const total = tiers.reduce((a, t) => a + (stats.tiers[t.tier]?.pairs ?? 0), 0);
   const y: string[] = ["---"];
-  y.push(`license: ${facts.wikipedia ? "cc-by-sa-4.0" : "other"}`);
+  y.push(`license: ${facts.wikipediaOnly ? "cc-by-sa-4.0" : "other"}`);
   if (facts.languages.length > 0) y.push("language:", ...facts.languages.map((l) => `- ${q(l)}`));
   y.push(`pretty_name: ${q("Paraphrases from image captions (paracap)")}`);
   y.push("size_categories:", `- ${q(sizeCategory(total))}`);
   y.push("task_categories:", `- ${q("sentence-similarity")}`, `- ${q("text-classification")}`);
-  y.push("tags:", `- ${q("paraphrase")}`, `- ${q("image-captions")}`, ...(facts.wikipedia ? [`- ${q("wikipedia")}`] : []));
+  y.push("tags:", `- ${q("paraphrase")}`, `- ${q("image-captions")}`, ...(facts.wikipedia ? [`- ${q("wikipedia")}`] : []), ...(facts.web ? [`- ${q("web-crawl")}`] : []));
   y.push("configs:");
   tiers.forEach((t, i) => {
     y.push(`- config_name: ${q(t.tier)}`, "  data_files:", "  - split: train", `    path: ${q(t.parquet)}`);
@@ -95,7 +139,8 @@ export function renderDatasetCard(input: CardInput): string {
   b.push("| config | references read | images ≥ 2 references | captions kept | candidate pairs | pairs |", "|---|---:|---:|---:|---:|---:|");
   for (const t of tiers) {
     const rows = stats.tiers[t.tier]?.funnel ?? [];
-    const first = rows[0];
+    // (a crawl's caption filters come first: the references are counted on the row of all of them)
+    const first = rows.find((r) => r.id === "all") ?? rows[0];
     const lastRef = [...rows].reverse().find((r) => r.unit === "references" || r.unit === "captions");
     const firstPair = rows.find((r) => r.unit === "pairs");
     b.push(`| ${t.tier} | ${fmt(first?.references)} | ${fmt(first?.images_ge2)} | ${fmt(lastRef?.captions)} | ${fmt(firstPair?.filter?.in ?? null)} | ${fmt(stats.tiers[t.tier]?.pairs)} |`);
@@ -108,18 +153,14 @@ export function renderDatasetCard(input: CardInput): string {
   b.push(input.preset === "paper" ? "Preset `paper`: the published rules exactly." : `Preset \`${input.preset ?? "unknown"}\`${input.preset === "improved" ? " (paracap's default: the published rules with documented corrections)" : ""}.`);
   b.push("Inputs:", "");
   for (const i of stats.inputs) b.push(`- ${mdCode(baseName(i.uri))} (${i.kind}, feeds ${i.tiers.join(", ") || "no tier"})`);
-  b.push("", "Steps: extract image references with captions and alt texts from the wikitext; group by image; keep images referenced 2 to 10 times " +
-    "(history: up to 180); keep captions of at least 6 words, no profanity, that are sentences (gold) or contain a verb (silver, bronze); " +
-    "pair the captions of each image, deduplicate pairs corpus-wide, drop pairs that differ only in case, punctuation or asides; score every pair.", "");
+  b.push("", stepsText(facts, input.config), "");
 
   b.push("## Fields", "", "| column | type | meaning |", "|---|---|---|");
   for (const f of tiers[0]?.features ?? []) b.push(`| \`${f.name}\` | ${f.dtype} | ${mdText(f.description)} |`);
   b.push("");
 
   b.push("## Licence", "");
-  b.push(facts.wikipedia
-    ? "The captions are Wikipedia text, licensed under [CC BY-SA 4.0](https://creativecommons.org/licenses/by-sa/4.0/); each pair names the pages its captions come from (`a_page`, `b_page`, revision ids) for attribution."
-    : "The captions come from caption lists, not Wikipedia: their licence is that of the source (see its terms); `license: other` until stated.", "");
+  b.push(licenceText(facts), "");
   b.push("## Citation", "", "The method:", "", "```bibtex", CITATION, "```", "");
   return y.join("\n") + "\n\n" + b.join("\n");
 }

@@ -12,7 +12,7 @@ import { renderHtmlReport } from "./html-report.ts";
 import { agreementSections } from "../annotate/agreement-render.ts";
 import { minhashSections } from "./minhash-section.ts";
 import { parquetColumns, tierParquet, writeTierParquet } from "./parquet-tier.ts";
-import { resolveConfig } from "../core/config.ts";
+import { resolveConfig, type ParacapConfig } from "../core/config.ts";
 import { semanticScoring, type SemanticScoring } from "../semantic/semantic-score.ts";
 import { defaultReferenceMaps, type ReferenceMap } from "../compare/reference-maps.ts";
 import { Stats } from "./stats.ts";
@@ -48,6 +48,16 @@ function runScoring(configText: string | null): SemanticScoring | null {
     return recorded.success ? semanticScoring(resolveConfig({ scoring: recorded.data.scoring }).scoring) : null;
   } catch {
     return null; // a config.json of another version: the references' comparability cannot be told
+  }
+}
+
+/** The run's config from its config.json (the thresholds the card states); null when not readable as this version's. */
+function runConfig(configText: string | null): ParacapConfig | null {
+  if (configText === null) return null;
+  try {
+    return resolveConfig(JSON.parse(configText));
+  } catch {
+    return null;
   }
 }
 
@@ -100,7 +110,7 @@ export async function writePublication(store: BlobStore, opts: PublishOptions = 
   // an --out that already holds someone's README.md (a project folder) keeps it
   const existing = await store.readText(PUBLISHED_FILES.card);
   const cardWritten = existing === null || existing.includes(CARD_MARKER);
-  if (cardWritten) await store.writeText(PUBLISHED_FILES.card, renderDatasetCard({ stats, preset, tiers: cardTiers }));
+  if (cardWritten) await store.writeText(PUBLISHED_FILES.card, renderDatasetCard({ stats, preset, tiers: cardTiers, config: runConfig(configText) }));
   return { files: [...files.filter((f) => f.endsWith(".parquet")), PUBLISHED_FILES.html, ...(cardWritten ? [PUBLISHED_FILES.card] : [])], summaries, cardSkipped: !cardWritten };
 }
 

@@ -166,10 +166,15 @@ function accounting(x: Record<string, number>, sources: SourceRegistry): string[
   return lines;
 }
 
+/** A row of a source's caption filter, before extraction (stats.ts sourceFilterRows). */
+const isSourceRow = (r: FunnelRow) => r.label.startsWith("before extraction");
+
 function funnelMarkdown(rows: FunnelRow[]): string[] {
   const lines = ["| # | Table 3 | step | images | ≥2 | ≥5 | references | μ | captions | candidates |", "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"];
   let prev: FunnelRow | null = null;
   for (const r of rows) {
+    // a source's caption filter counts that source's captions only: no change from it to the tier's first row
+    if (prev !== null && isSourceRow(prev) && !isSourceRow(r)) prev = null;
     lines.push(`| ${r.step} | ${r.in_paper === false ? `(${r.paper_step})` : r.paper_step} | ${r.label} | ${fmt(r.images)}${delta(r.images, prev?.images ?? null)} | ${fmt(r.images_ge2)} | ${fmt(r.images_ge5)} | ${fmt(r.references)}${delta(r.references, prev?.references ?? null)} | ${r.mean_refs_per_image ?? "—"} | ${fmt(r.captions)}${delta(r.captions, prev?.captions ?? null)} | ${fmt(r.candidates)}${delta(r.candidates, prev?.candidates ?? null)} |`);
     prev = r;
   }

@@ -148,8 +148,15 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
         );
       }
       if (!old.success || old.data.phaseFingerprints[shardPhase] !== manifest.phaseFingerprints[shardPhase]) {
+        // say which: the inputs as each run named them (a path spelled otherwise is another input), or the settings
+        const inputsOf = (m: RunManifest) => [...new Set(m.shards.map((s) => s.uri))];
+        const before = old.success ? inputsOf(old.data) : [];
+        const now = inputsOf(manifest);
+        const otherInputs = old.success && (before.length !== now.length || before.some((u, i) => u !== now[i]));
         throw new ResumeConflictError(
-          `${opts.outDir} holds a run with a different input or configuration; ` +
+          (otherInputs
+            ? `${opts.outDir} holds a run over other inputs (it read ${before.join(", ")}; this run names ${now.join(", ")}); `
+            : `${opts.outDir} holds a run with a different input or configuration; `) +
             `rerun with --fresh to discard it, or choose another --out directory`,
         );
       }

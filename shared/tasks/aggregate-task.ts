@@ -20,6 +20,8 @@ import { readMarker, type TaskMarker } from "./markers.ts";
 import { doneObject, fingerprintOf, shardPhaseOf, unitsOf, type OnceContext, type Phase } from "./phase-task.ts";
 import type { OncePhase } from "./phase-task.ts";
 import { tierInput } from "../pipeline/tiers.ts";
+import { TierName } from "../core/config.ts";
+import { tierParquet } from "../output/parquet-tier.ts";
 
 /** Scratch objects of the aggregate's bounded merge (removed once the tier file is written). */
 const mergeRun = (tier: string, level: number, i: number) => `aggregate/merge/${tier}/l${level}-${String(i).padStart(5, "0")}.jsonl`;
@@ -76,16 +78,35 @@ export async function runAggregateTask(ctx: OnceContext): Promise<Stats> {
     }
   }
 
+  // The outputs are rewritten from here: until _SUCCESS is written again the folder holds no finished
+  // run (an earlier run's, left while this one fails midway, would be taken for this one's by a rerun);
+  // tiers this run does not publish (an earlier run's, with other --tiers) go.
+  await output.delete(OUTPUT_FILES.success);
+  for (const t of TierName.options) {
+    if (manifest.config.tiers.includes(t)) continue;
+    for (const name of [tierFile(t), `${tierFile(t)}.gz`, tierParquet(t)]) await output.delete(name);
+  }
+
   const tiers: Stats["tiers"] = {};
   const samples: Record<string, ScoredPair[]> = {};
   const scored = ctx.read<ScoredPair>("scored");
   // the sources' caption filters (web captions), once each even when several sources share them
-  const sourceFilters = new Map<string, SourceCaptionFilter>();
-  for (const s of ctx.sources.all()) for (const info of s.captionFilters?.filters ?? []) sourceFilters.set(`${s.captionFilters!.tier}\u0000${info.id}`, { tier: s.captionFilters!.tier, info });
+  // (in the funnel of the tiers those sources' shards feed: a crawl read as current input is no part of bronze)
+  const sourceFilters = new Map<string, SourceCaptionFilter & { sources: Set<string> }>();
+  for (const s of ctx.sources.all()) {
+    for (const info of s.captionFilters?.filters ?? []) {
+      const key = `${s.captionFilters!.tier}\u0000${info.id}`;
+      const f = sourceFilters.get(key) ?? { tier: s.captionFilters!.tier, info, sources: new Set<string>() };
+      f.sources.add(s.name);
+      sourceFilters.set(key, f);
+    }
+  }
   for (const tier of manifest.config.tiers) {
     const final = await mergeTier(manifest, work, output, scored, tier, manifest.config.report.samplesPerTier, (s) => (samples[tier] = s));
     const phaseRows = phases.flatMap((p) => p.funnelFilters?.(manifest.config, tier) ?? []);
-    tiers[tier] = { input: tierInput(tier), pairs: final.pairs, funnel: funnelTable(manifest.config, counters, tier, final, phaseRows, [...sourceFilters.values()]) };
+    const fed = (f: { sources: Set<string> }) => manifest.shards.some((s) => f.sources.has(s.source) && tierInput(tier) === s.kind);
+    const filters = [...sourceFilters.values()].filter(fed).map(({ tier: label, info }) => ({ tier: label, info }));
+    tiers[tier] = { input: tierInput(tier), pairs: final.pairs, funnel: funnelTable(manifest.config, counters, tier, final, phaseRows, filters) };
   }
 
   const inputs = new Map<string, Stats["inputs"][number]>();

@@ -19,7 +19,7 @@ import { parseReferenceMaps } from "../../shared/compare/reference-maps.ts";
 import type { Stats } from "../../shared/output/stats.ts";
 import type { PublishedPair } from "../../shared/output/tier-dataset.ts";
 import { TierSummaryBuilder } from "../../shared/output/tier-summary.ts";
-import { removeTempDirs, run, tempDir } from "../runner/helpers.ts";
+import { removeTempDirs, run, SAMPLE, tempDir } from "../runner/helpers.ts";
 import { EVIL_CAPTION, EVIL_PAGE, semanticFolder, semanticPairs } from "./constructed-output.ts";
 import { parseFrontMatter } from "./mini-yaml.ts";
 
@@ -223,6 +223,31 @@ describe("writePublication", () => {
     }
     const semCard = readFileSync(join(semDir, "README.md"), "utf8");
     expect(semCard).toContain("Judged paraphrase (`paraphrase` column): gold ");
+  });
+
+  it("a run over a dump, a crawl and a history: the card names each source's licence and the run's own thresholds; the funnels keep the crawl's filters to the tiers it feeds", async () => {
+    const dir = tempDir("paracap-publish-mixed-");
+    const warc = new URL("../../../shared/data/warc/dolma-sample-0000.warc.gz", import.meta.url).pathname;
+    await run(dir, [SAMPLE[0]!, { path: warc, kind: "current" }, SAMPLE[1]!], { images: { maxRefs: 20 }, captions: { minWords: 4 }, scoring: { scorers: ["syntactic"] } });
+    const { data, body } = parseFrontMatter(readFileSync(join(dir, "README.md"), "utf8"));
+    expect(data.license).toBe("other");
+    expect(data.tags).toEqual(["paraphrase", "image-captions", "wikipedia", "web-crawl"]);
+    expect(body).toMatch(/Licences of the captions: captions from Wikipedia are licensed under \[CC BY-SA 4\.0\].*; captions from web pages .* belong to each page's owner/);
+    expect(body).toContain("keep images referenced 2 to 20 times (history: up to 180 uses); keep captions of 4 to 200 words");
+    expect(body).toContain("extract image references with their captions from the wikitext (captions and alt texts), web pages (alt, title, figcaption, table and nearby text)");
+    const stats = JSON.parse(readFileSync(join(dir, "stats.json"), "utf8")) as Stats;
+    // the crawl feeds gold and silver: its caption filters open their funnels, not bronze's
+    expect(stats.tiers.gold!.funnel[0]!.id).toBe("web_length_v1");
+    expect(stats.tiers.bronze!.funnel.some((r) => r.id.startsWith("web_"))).toBe(false);
+    for (const [tier, t] of Object.entries(stats.tiers)) {
+      const all = t.funnel.find((r) => r.id === "all")!;
+      expect(body).toContain(`| ${tier} | ${all.references!.toLocaleString("en-US")} | ${all.images_ge2!.toLocaleString("en-US")} |`);
+    }
+    // report.md: no change in percent from the crawl's last caption filter (its captions) to the first row of all references
+    const gold = readFileSync(join(dir, "report.md"), "utf8").split("## gold")[1]!;
+    const allRow = gold.split("\n").find((l) => /^\| \d+ \| \S+ \| all /.test(l) || l.includes("| all references"))!;
+    expect(allRow, gold.slice(0, 2000)).toBeDefined();
+    expect(allRow).not.toMatch(/%/);
   });
 
   it("report.html of semantic pairs draws Δsem,syn, the maps (ours and the reference's) and samples per cell, all text inert", () => {

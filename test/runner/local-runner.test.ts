@@ -4,7 +4,7 @@
  * killed mid-way resumes to identical outputs; several workers give the same outputs as one.
  */
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, readdirSync, statSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ResumeConflictError } from "../../shared/runner/local-runner.ts";
@@ -84,6 +84,27 @@ describe("local runner", () => {
     for (const name of ["gold.jsonl", "silver.jsonl", "bronze.jsonl"]) expect(outputs[name], name).toBe(reference[name]);
   });
 
+  it("a rerun with fewer tiers leaves none of the earlier run's other tiers behind", async () => {
+    const dir = finishedRun("paracap-fewer-tiers-");
+    await run(dir, SAMPLE, { tiers: ["gold"] });
+    const fresh = tempDir("paracap-fewer-tiers-fresh-");
+    await run(fresh, SAMPLE, { tiers: ["gold"] });
+    expect(readdirSync(dir).filter((f) => /^(silver|bronze)\./.test(f))).toEqual([]);
+    expect(readOutputs(dir)).toEqual(readOutputs(fresh));
+  });
+
+  it("a rerun whose aggregate fails midway leaves no _SUCCESS: going back to the first config redoes the outputs, not reuses the other's", async () => {
+    const dir = finishedRun("paracap-stale-success-");
+    // report.html a folder: the other config's aggregate fails after rewriting stats.json and the datasets
+    rmSync(join(dir, "report.html"));
+    mkdirSync(join(dir, "report.html"));
+    await expect(run(dir, SAMPLE, { captions: { minWords: 10 } })).rejects.toThrow();
+    expect(existsSync(join(dir, "_SUCCESS"))).toBe(false);
+    rmSync(join(dir, "report.html"), { recursive: true });
+    await run(dir, SAMPLE);
+    expect(readOutputs(dir)).toEqual(reference);
+  });
+
   it("a later-phase config change reuses the extracted shards and redoes group and dedup", async () => {
     const dir = finishedRun("paracap-later-");
     const extractMarkers = [...files(join(dir, ".work"))].filter(([k]) => k.startsWith("extract") && k.endsWith("_DONE.json"));
@@ -118,7 +139,8 @@ describe("local runner", () => {
     await expect(run(dir, SAMPLE, { partitions: 8 })).rejects.toThrow(ResumeConflictError);
     // a setting the extract phase reads (the sentence classifier decides caption features) conflicts
     await expect(run(dir, SAMPLE, { captions: { classifier: "paper" } })).rejects.toThrow(ResumeConflictError);
-    await expect(run(dir, SAMPLE.slice(0, 1), { tiers: ["gold", "silver"] })).rejects.toThrow(/different input or configuration.*--fresh/);
+    // another input list is named as such, with both lists
+    await expect(run(dir, SAMPLE.slice(0, 1), { tiers: ["gold", "silver"] })).rejects.toThrow(new RegExp(`holds a run over other inputs \\(it read .*${SAMPLE[1]!.path.split("/").pop()!.replace(/\./g, "\\.")}.*; this run names [^;]*\\); rerun with --fresh`));
     // the refused runs changed nothing
     expect(readOutputs(dir)).toEqual(reference);
 
