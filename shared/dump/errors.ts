@@ -17,3 +17,11 @@ export class DumpError extends Error {
     this.offset = offset;
   }
 }
+
+/**
+ * An input that could not be fetched (a crawl's WARC over HTTP, given up after its retries): damage
+ * like any other for this run, but not of the input itself, so a rerun fetches it again.
+ */
+export class UnreachableInputError extends DumpError {
+  readonly transient = true;
+}

@@ -20,7 +20,7 @@ import { layout } from "../tasks/layout.ts";
 import { createManifest, RunManifest } from "../tasks/manifest.ts";
 import type { ShardSpec } from "../sources/shard-spec.ts";
 import type { TaskMarker } from "../tasks/markers.ts";
-import { finishedMarker, phaseEndContext, runUnitTask, taskData, unitsOf, type RunnerDeps, type Services, type UnitRef } from "../tasks/phase-task.ts";
+import { doneObject, finishedMarker, phaseEndContext, runUnitTask, taskData, unitOutputs, unitsOf, type RunnerDeps, type Services, type UnitRef } from "../tasks/phase-task.ts";
 import { phaseDataRoot } from "../tasks/datasets.ts";
 import { BUILTIN_PIPELINE, pipelineFor, pivotMismatch, type Pipeline } from "../tasks/phases.ts";
 import type { PartitionPayload } from "./worker.ts";
@@ -108,13 +108,38 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
 }
 
 /**
+ * Shards an earlier run gave up fetching (a crawl's WARC over HTTP; their markers say so) are read
+ * again: their markers and outputs go, and so does every later unit phase's work, which read them.
+ * The number of such shards.
+ */
+async function retryUnreachableShards(pipeline: Pipeline, manifest: RunManifest, work: LocalStore, workDir: string): Promise<number> {
+  const phase = pipeline.shardPhase;
+  let n = 0;
+  for (const unit of unitsOf(phase, manifest)) {
+    const m = await finishedMarker(phase, manifest, work, unit);
+    if (m?.status !== "corrupt" || m.damage?.transient !== true) continue;
+    for (const name of unitOutputs(phase, manifest, unit)) await work.delete(name);
+    await work.delete(doneObject(phase.name, unit));
+    n++;
+  }
+  if (n > 0) {
+    for (const p of pipeline.unitPhases) {
+      if (p === phase) continue;
+      for (const dir of [p.name, phaseDataRoot(p.name), ...(p.workDirs ?? [])]) await rm(join(workDir, dir), { recursive: true, force: true });
+    }
+  }
+  return n;
+}
+
+/**
  * The stats of the run in outDir if it finished completely with this fingerprint (same inputs and
  * configuration) and its outputs are all there; null otherwise (then the run resumes or starts).
  */
 async function completedRun(outDir: string, fingerprint: string): Promise<Stats | null> {
   const output = new LocalStore(outDir);
-  const success = parseJsonOrNull((await output.readText(OUTPUT_FILES.success)) ?? "") as { fingerprint?: unknown; complete?: unknown } | null;
-  if (success?.fingerprint !== fingerprint || success.complete !== true) return null;
+  const success = parseJsonOrNull((await output.readText(OUTPUT_FILES.success)) ?? "") as { fingerprint?: unknown; complete?: unknown; retry?: unknown } | null;
+  // finished: complete, or incomplete only through damage in the input itself (nothing a rerun could read)
+  if (success?.fingerprint !== fingerprint || (success.complete !== true && success.retry !== false)) return null;
   const stats = Stats.safeParse(parseJsonOrNull((await output.readText(OUTPUT_FILES.stats)) ?? ""));
   if (!stats.success) return null;
   for (const name of [OUTPUT_FILES.report, OUTPUT_FILES.config, ...Object.keys(stats.data.tiers).map((t) => tierFile(t as TierName))]) {
@@ -169,6 +194,7 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
     }
   }
   await work.writeText(layout.manifest(), JSON.stringify(manifest, null, 2));
+  const refetch = await retryUnreachableShards(pipeline, manifest, work, workDir);
 
   const workers = Math.max(1, opts.workers ?? availableParallelism());
   // Started on first use, so a phase that does not use it never waits for its start-up. The workers share one copy
@@ -211,6 +237,7 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
     let alreadyDone = 0;
     for (const unit of unitsOf(first, manifest)) if (await finishedMarker(first, manifest, work, unit)) alreadyDone++;
     if (alreadyDone > 0) progress.note(`resuming the run in ${opts.outDir}: ${alreadyDone} of ${shards.length} shard${shards.length === 1 ? "" : "s"} already extracted`);
+    if (refetch > 0) progress.note(`fetching again ${refetch} input part${refetch === 1 ? "" : "s"} the earlier run could not fetch`);
   }
   try {
     for (const phase of pipeline.unitPhases) {

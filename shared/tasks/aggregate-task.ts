@@ -49,6 +49,8 @@ export async function runAggregateTask(ctx: OnceContext): Promise<Stats> {
   const corrupt: Stats["shards"]["corrupt"] = [];
   const missing: string[] = [];
   let ok = 0;
+  /** damaged shards whose input could not be fetched: a rerun reads them again */
+  let unreachable = 0;
   const shardPhase = shardPhaseOf(phases);
   for (const shard of manifest.shards) {
     const m = await readMarker(work, doneObject(shardPhase.name, { unit: "shard", key: shard.id, shard }));
@@ -58,7 +60,10 @@ export async function runAggregateTask(ctx: OnceContext): Promise<Stats> {
     }
     counters.merge(m.counters);
     if (m.samples) counters.samples.merge(m.samples);
-    if (m.status === "corrupt") corrupt.push({ shard: shard.id, file: m.damage?.file ?? shard.uri, offset: m.damage?.offset ?? null, error: m.error ?? "unknown" });
+    if (m.status === "corrupt") {
+      corrupt.push({ shard: shard.id, file: m.damage?.file ?? shard.uri, offset: m.damage?.offset ?? null, error: m.error ?? "unknown" });
+      if (m.damage?.transient) unreachable++;
+    }
     else ok++;
   }
   if (missing.length > 0 && !opts.allowMissingShards) {
@@ -136,7 +141,10 @@ export async function runAggregateTask(ctx: OnceContext): Promise<Stats> {
   const now = (opts.now ?? (() => new Date()))();
   await output.writeText(OUTPUT_FILES.report, renderReport(stats, samples, { generated: now.toISOString(), elapsedSeconds: opts.elapsedSeconds ?? null, preset: manifest.config.preset, sources: ctx.sources }));
   await writePublication(output, { generated: now.toISOString(), elapsedSeconds: opts.elapsedSeconds ?? null });
-  await output.writeText(OUTPUT_FILES.success, JSON.stringify({ fingerprint: manifest.fingerprint, complete: stats.complete }) + "\n");
+  // retry: a rerun could read more (missing shards, failed partitions, inputs not fetched); damage in the
+  // input itself is final, and a rerun of the same run then has nothing to do
+  const retry = missing.length > 0 || failedTasks.length > 0 || unreachable > 0;
+  await output.writeText(OUTPUT_FILES.success, JSON.stringify({ fingerprint: manifest.fingerprint, complete: stats.complete, retry }) + "\n");
   return stats;
 }
 

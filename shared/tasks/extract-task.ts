@@ -137,8 +137,8 @@ function useSpill(store: BlobStore, prefix: string): UseSpill {
 
 /** File and offset of a damaged-input error (DumpError carries both); the shard's file otherwise. */
 function damageOf(err: unknown, shard: ShardSpec): NonNullable<TaskMarker["damage"]> {
-  const e = err as { file?: unknown; offset?: unknown };
+  const e = err as { file?: unknown; offset?: unknown; transient?: unknown };
   const file = typeof e?.file === "string" ? e.file : shard.uri;
   const offset = typeof e?.offset === "number" ? e.offset : null;
-  return { file, offset };
+  return { file, offset, ...(e?.transient === true ? { transient: true as const } : {}) };
 }

@@ -12,7 +12,12 @@ export const TaskMarker = z.object({
   status: z.enum(["ok", "corrupt", "failed"]),
   error: z.string().nullable(),
   /** for a corrupt shard: the damaged file and the decompressed byte offset of the damage (when known) */
-  damage: z.object({ file: z.string(), offset: z.number().int().nullable() }).optional(),
+  damage: z.object({
+    file: z.string(),
+    offset: z.number().int().nullable(),
+    /** the input could not be fetched (not damaged): a local rerun reads the shard again */
+    transient: z.literal(true).optional(),
+  }).optional(),
   counters: z.record(z.string(), z.number()),
   /** examples of what the task's filters dropped (core/samples.ts) */
   samples: z.record(z.string(), z.array(z.string())).optional(),

@@ -26,7 +26,7 @@ import { pipeline, Readable } from "node:stream";
 import { WARC_DAMAGE_SAMPLE, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import type { ParacapConfig } from "../../core/config.ts";
 import type { Counters } from "../../core/counters.ts";
-import { DumpError } from "../../dump/errors.ts";
+import { DumpError, UnreachableInputError } from "../../dump/errors.ts";
 import { drained, type ByteSource } from "../../io/byte-source.ts";
 import { fileBytes } from "../../io/file-bytes.ts";
 import { HttpReadError, remoteSize, resumableGet, type HttpReadOptions } from "../../io/http-bytes.ts";
@@ -242,6 +242,7 @@ async function* remoteWarc(url: string, config: ParacapConfig, counters: Counter
     counters.inc(warcSkippedCounter("http_failed"));
     counters.samples.add(WARC_DAMAGE_SAMPLE, e.message);
     // the pages read before are kept; the shard is reported damaged, so the run says it is incomplete
-    throw new DumpError(url, null, `given up${e.message.startsWith(url) ? e.message.slice(url.length) : `: ${e.message}`}`, { cause: e });
+    // (a rerun fetches it again: the server may be back)
+    throw new UnreachableInputError(url, null, `given up${e.message.startsWith(url) ? e.message.slice(url.length) : `: ${e.message}`}`, { cause: e });
   }
 }
