@@ -1,5 +1,6 @@
 /** `paracap run`: the whole job on local dumps (default: the embedded real sample). */
-import { realpathSync, statSync } from "node:fs";
+import { readFileSync, realpathSync, statSync } from "node:fs";
+import { CARD_MARKER } from "../output/dataset-card.ts";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { resolveConfig, TierName } from "../core/config.ts";
@@ -23,6 +24,15 @@ import { captionListsOf } from "../sources/img2dataset/caption-lists.ts";
 import { folderFiles } from "../sources/img2dataset/url-named-folder.ts";
 import type { CliLaunch } from "./cli-launch.ts";
 import { largeRun, nodeFlagsFor, relaunch } from "./node-flags.ts";
+
+/** A file's text, or null when it cannot be read. */
+function readTextOrNull(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+}
 
 /** Whether an input's source can carry images' bytes (a missing or unreadable input is refused later, with its own message). */
 function carriesImages(path: string): boolean {
@@ -183,7 +193,11 @@ export async function runCommand(argv: string[], launch: CliLaunch = {}): Promis
   }
   if (capped) lines.push(`  --workers ${values.workers} capped at the ${cores} cores of this machine`);
   for (const [tier, t] of Object.entries(s.tiers)) lines.push(`  ${tier}.jsonl: ${t.pairs} pair${t.pairs === 1 ? "" : "s"}`);
-  lines.push(`  stats.json, report.md, report.html, <tier>.parquet, README.md (dataset card), config.json`);
+  // a README.md of the user's own is left as it is (output/publish.ts): say so rather than claim a card
+  const readme = readTextOrNull(join(values.out, "README.md"));
+  const ownReadme = readme !== null && !readme.includes(CARD_MARKER);
+  lines.push(`  stats.json, report.md, report.html, <tier>.parquet, ${ownReadme ? "" : "README.md (dataset card), "}config.json`);
+  if (ownReadme) lines.push(`  note: ${values.out}/README.md is not paracap's dataset card: left as it was (paracap report writes the card once it is gone)`);
   if (s.shards.corrupt.length > 0) lines.push(`  warning: ${s.shards.corrupt.length} damaged shard(s), see report.md`);
   // what the reading found damaged or could not fetch (a WARC record, a file of a paths list), by example
   for (const [name, examples] of Object.entries(s.extraction_examples ?? {}).slice(0, 3)) lines.push(`  note: ${name}: ${examples[0]}${examples.length > 1 ? ` (and ${examples.length - 1} more in report.md)` : ""}`);

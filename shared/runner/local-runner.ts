@@ -91,7 +91,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
   const manifest = createManifest("local", opts.config, shards, pipeline.phases, inputStamps(opts.inputs.map((i) => i.path)));
   // A finished run is told without a single write (its folder may be read-only by now).
   if (!opts.fresh) {
-    const done = await completedRun(opts.outDir, manifest.fingerprint);
+    const done = await completedRun(opts.outDir, manifest);
     if (done) {
       const resumed = Object.fromEntries(pipeline.unitPhases.map((p) => [p.name, unitsOf(p, manifest).length]));
       return { stats: done, resumed, elapsedSeconds: 0, alreadyComplete: true };
@@ -135,16 +135,20 @@ async function retryUnreachableShards(pipeline: Pipeline, manifest: RunManifest,
  * The stats of the run in outDir if it finished completely with this fingerprint (same inputs and
  * configuration) and its outputs are all there; null otherwise (then the run resumes or starts).
  */
-async function completedRun(outDir: string, fingerprint: string): Promise<Stats | null> {
+async function completedRun(outDir: string, manifest: RunManifest): Promise<Stats | null> {
+  const fingerprint = manifest.fingerprint;
   const output = new LocalStore(outDir);
   const success = parseJsonOrNull((await output.readText(OUTPUT_FILES.success)) ?? "") as { fingerprint?: unknown; complete?: unknown; retry?: unknown } | null;
   // finished: complete, or incomplete only through damage in the input itself (nothing a rerun could read)
   if (success?.fingerprint !== fingerprint || (success.complete !== true && success.retry !== false)) return null;
   const stats = Stats.safeParse(parseJsonOrNull((await output.readText(OUTPUT_FILES.stats)) ?? ""));
   if (!stats.success) return null;
-  for (const name of [OUTPUT_FILES.report, OUTPUT_FILES.config, ...Object.keys(stats.data.tiers).map((t) => tierFile(t as TierName))]) {
+  // every output there (one deleted is written again), the report made with this run's report settings (not in the fingerprint)
+  for (const name of [OUTPUT_FILES.report, OUTPUT_FILES.config, PUBLISHED_FILES.html, ...Object.keys(stats.data.tiers).flatMap((t) => [tierFile(t as TierName), tierParquet(t)])]) {
     if (!(await output.exists(name))) return null;
   }
+  const written = parseJsonOrNull((await output.readText(OUTPUT_FILES.config)) ?? "") as { report?: unknown } | null;
+  if (JSON.stringify(written?.report) !== JSON.stringify(manifest.config.report)) return null;
   return stats.data;
 }
 

@@ -39,9 +39,21 @@ function alive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+  // a zombie (exited, not yet reaped: for a while after kill -9, or for good under a PID 1 that never
+  // reaps) answers the signal but holds nothing
+  return processState(pid) !== "Z";
+}
+
+/** The state letter of a process (field 3 of /proc/<pid>/stat), or null where /proc cannot tell. */
+function processState(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] ?? null;
+  } catch {
+    return null;
   }
 }
 

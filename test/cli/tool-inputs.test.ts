@@ -6,7 +6,7 @@
  * one line on stderr, never a stack trace.
  */
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -154,6 +154,17 @@ describe("tool inputs", () => {
     const syn = await runCli(["score", "--scorers", "syntactic"], { stdin: pair });
     expect(syn.code, syn.stderr).toBe(0);
     expect(JSON.parse(syn.stdout).paraphrase).toBeUndefined();
+  });
+
+  it("run says that a README.md of the user's own in --out was left as it was, instead of listing a dataset card", async () => {
+    const out = join(dir, "own-readme");
+    mkdirSync(out);
+    writeFileSync(join(out, "README.md"), "# my notes on this run\n");
+    const r = await runCli(["run", "--quiet", "--tiers", "gold", "--out", out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("README.md is not paracap's dataset card: left as it was");
+    expect(r.stderr).not.toContain("README.md (dataset card)");
+    expect(readFileSync(join(out, "README.md"), "utf8")).toBe("# my notes on this run\n");
   });
 
   it("a pixel pivot with no input holding images is one line (a caption list without --images)", async () => {

@@ -84,6 +84,20 @@ describe("local runner", () => {
     for (const name of ["gold.jsonl", "silver.jsonl", "bronze.jsonl"]) expect(outputs[name], name).toBe(reference[name]);
   });
 
+  it("a finished run missing an output, or rerun with other report settings, writes its outputs again (its tasks all resumed)", async () => {
+    const dir = finishedRun("paracap-rewrite-");
+    rmSync(join(dir, "report.html"));
+    rmSync(join(dir, "gold.parquet"));
+    const again = await run(dir, SAMPLE);
+    expect(again.alreadyComplete).toBeFalsy();
+    expect(readOutputs(dir)).toEqual(reference);
+    const samples = await run(dir, SAMPLE, { report: { samplesPerTier: 1 } });
+    expect(samples.alreadyComplete).toBeFalsy();
+    expect(samples.resumed.extract).toBe(2);
+    expect(JSON.parse(readOutputs(dir)["config.json"]!).report.samplesPerTier).toBe(1);
+    expect((await run(dir, SAMPLE, { report: { samplesPerTier: 1 } })).alreadyComplete).toBe(true);
+  });
+
   it("a rerun with fewer tiers leaves none of the earlier run's other tiers behind", async () => {
     const dir = finishedRun("paracap-fewer-tiers-");
     await run(dir, SAMPLE, { tiers: ["gold"] });

@@ -118,6 +118,26 @@ describe("a lock is judged by its process's start time, not its pid alone", () =
     }
   });
 
+  it.runIf(process.platform === "linux")("a holder that died but is not yet reaped (a zombie, as for a moment after kill -9) does not block the folder", async () => {
+    const dir = tempDir("paracap-lock-zombie-");
+    // sh starts a short sleep and becomes a long one, which never reaps the short one: a zombie
+    const parent = spawn("sh", ["-c", "sleep 0.2 & echo $!; exec sleep 60"]);
+    try {
+      const pid = Number(await new Promise<string>((resolve) => parent.stdout.once("data", (d: Buffer) => resolve(d.toString().trim()))));
+      const start = processStart(pid);
+      // (the short sleep ends when it ends: waited for, however busy the machine)
+      while (!/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "latin1"))) await sleep(50);
+      expect(readFileSync(`/proc/${pid}/stat`, "latin1")).toMatch(/\) Z /);
+      writeFileSync(join(dir, LOCK_FILE), lockRecord(pid, start));
+      const release = await lockOutDir(dir);
+      expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), "utf8")).pid).toBe(process.pid);
+      await release();
+    } finally {
+      parent.kill();
+      await new Promise((r) => parent.once("close", r));
+    }
+  });
+
   it("a whole run takes over a lock of pid 1 (it used to block the folder for ever, --fresh or not)", async () => {
     const dir = tempDir("paracap-lock-pid1-");
     writeFileSync(join(dir, LOCK_FILE), lockRecord(1, "boot:0"));
