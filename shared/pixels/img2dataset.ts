@@ -90,20 +90,43 @@ function imageFileSample(path: string, bytes: Uint8Array): PixelSample {
   return { key: basename(path, extname(path)), url: null, caption: null, bytes, status: null, origin: path };
 }
 
-/** The `files` layout: every folder under `dir` in name order; a key's image, caption and sidecar together. */
-export async function* readImg2datasetFolder(dir: string, opts: PixelReadOptions, seen?: Set<string>): AsyncGenerator<PixelSample> {
+/**
+ * The `files` layout: every folder under `dir` in name order; a key's image, caption and sidecar
+ * together. img2dataset's other output formats may sit in the same folders: its webdataset `.tar`
+ * shards are read as tars, a `.parquet` shard holding the images (the `parquet` format) as parquet,
+ * while a results `.parquet` beside its shard (a `00000/` folder or `00000.tar`) is bookkeeping.
+ * `rel`: the folder's path under the root, which keys a sample without a sidecar key (two folders'
+ * `photo.jpg` are two pictures).
+ */
+export async function* readImg2datasetFolder(dir: string, opts: PixelReadOptions, seen?: Set<string>, rel = ""): AsyncGenerator<PixelSample> {
   const max = opts.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
   seen ??= await walkFrom(dir);
   const entries = await folderEntries(dir, seen);
   const byStem = new Map<string, Map<string, string>>();
+  const dirs = new Set(entries.filter((e) => e.kind === "dir").map((e) => e.name));
   for (const e of entries) {
     if (e.kind === "dir") continue;
     const ext = extname(e.name);
     const stem = e.name.slice(0, e.name.length - ext.length);
     if (!byStem.has(stem)) byStem.set(stem, new Map());
-    byStem.get(stem)!.set(ext.slice(1).toLowerCase(), join(dir, e.name));
+    const files = byStem.get(stem)!;
+    const kind = ext.slice(1).toLowerCase();
+    // two names that are one here (names that are not UTF-8, read as the same replacement characters)
+    if (files.has(kind)) opts.counters.inc(pixelSourceSkippedCounter("same_key"));
+    else files.set(kind, join(dir, e.name));
   }
   for (const [stem, files] of byStem) {
+    const tarShard = files.get("tar");
+    if (tarShard !== undefined) {
+      // a webdataset shard (its results .parquet and _stats.json beside it are bookkeeping)
+      yield* readWebdatasetTar(createReadStream(tarShard), tarShard, opts);
+      continue;
+    }
+    const parquet = files.get("parquet");
+    if (parquet !== undefined && ![...files.keys()].some((k) => IMAGE_EXTENSIONS.has(k))) {
+      if (!(await isResultsTable(parquet, dirs, stem))) yield* readImg2datasetParquet(parquet, opts);
+      continue;
+    }
     const images = [...files.entries()].filter(([ext]) => IMAGE_EXTENSIONS.has(ext));
     const imagePath = images[0]?.[1];
     if (!imagePath) {
@@ -120,11 +143,37 @@ export async function* readImg2datasetFolder(dir: string, opts: PixelReadOptions
       // a dangling symlink, a file without read permission: a sample without an image, counted
       opts.counters.inc(pixelSourceSkippedCounter("unreadable_file"));
     }
-    const caption = files.has("txt") ? await readFile(files.get("txt")!, "utf8") : null;
-    const sidecar = files.has("json") ? parseSidecar(await readFile(files.get("json")!, "utf8"), opts.counters) : null;
-    yield* countSample(sampleOf(stem, bytes, caption, sidecar, imagePath), opts.counters);
+    const caption = await readSidecarFile(files.get("txt"), opts.counters);
+    const sidecarText = await readSidecarFile(files.get("json"), opts.counters);
+    const sidecar = sidecarText === null ? null : parseSidecar(sidecarText, opts.counters);
+    // (img2dataset's keys, all digits with the shard's number first, are unique across its folders)
+    const key = sidecar?.key ?? (rel === "" || /^\d+$/.test(stem) ? stem : `${rel}/${stem}`);
+    yield* countSample(sampleOf(key, bytes, caption, sidecar, imagePath), opts.counters);
   }
-  for (const e of entries) if (e.kind === "dir") yield* readImg2datasetFolder(join(dir, e.name), opts, seen);
+  for (const e of entries) if (e.kind === "dir") yield* readImg2datasetFolder(join(dir, e.name), opts, seen, rel === "" ? e.name : `${rel}/${e.name}`);
+}
+
+/** A caption or sidecar file's text; one that cannot be read (a dangling or looping link, no permission) is counted and absent. */
+async function readSidecarFile(path: string | undefined, counters: Counters): Promise<string | null> {
+  if (path === undefined) return null;
+  try {
+    return await readFile(path, "utf8");
+  } catch {
+    counters.inc(pixelSourceSkippedCounter("unreadable_file"));
+    return null;
+  }
+}
+
+/** Whether a `.parquet` in a folder is img2dataset's results table (no image column) rather than a `parquet`-format shard. */
+async function isResultsTable(path: string, dirs: ReadonlySet<string>, stem: string): Promise<boolean> {
+  if (dirs.has(stem)) return true;
+  try {
+    const { asyncBufferFromFile, parquetMetadataAsync } = await import("hyparquet");
+    const metadata = await parquetMetadataAsync(await asyncBufferFromFile(path));
+    return !metadata.schema.some((c) => IMAGE_EXTENSIONS.has(c.name));
+  } catch {
+    return false; // read as parquet: its error is said there
+  }
 }
 
 /**

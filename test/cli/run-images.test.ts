@@ -40,6 +40,8 @@ describe("paracap run --images", () => {
     // the failed download's line has no pixels: one reference dropped, counted
     expect(stats.counters["filter.silver.image_pixels_thesis_v1.dropped.no_image"]).toBe(1);
     expect(stats.counters["extract.current.revisions.skipped.images_only"]).toBe(6);
+    // the samples are said once in report.md (both img2dataset sources read the same counters)
+    expect(readDir(join(dir, "folder-out")).get("report.md")!.toString().match(/img2dataset samples read/g)).toHaveLength(1);
 
     const byTar = await runCli(["run", "--input", "cc.tsv", "--images", "download.tar", "--out", "tar-out", "--tiers", "gold,silver", "--quiet"], { cwd: dir });
     expect(byTar.code, byTar.stderr).toBe(0);

@@ -1,5 +1,5 @@
 /** Reading img2dataset outputs built from the real test images: files layout, webdataset tar, results parquet. */
-import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Counters } from "../../shared/core/counters.ts";
@@ -65,6 +65,51 @@ describe("img2dataset readers", () => {
     expect(counters.get(pixelSourceSkippedCounter("too_large"))).toBe(3);
     expect(counters.get(pixelSourceSkippedCounter("bad_sidecar"))).toBe(1);
     expect(samples[1]).toMatchObject({ key: "000000001", url: null, caption: "The forest road is covered with fallen leaves." });
+  });
+
+  it("img2dataset's webdataset and parquet output folders: their shards are read, the results tables beside them are not", async () => {
+    const wds = tempDir();
+    await buildTar(join(wds, "00000.tar"));
+    buildResultsParquet(join(wds, "00000.parquet"));
+    writeFileSync(join(wds, "00000_stats.json"), "{}");
+    const fromTar = await collect([wds]);
+    expect(fromTar.samples.map(shape)).toEqual(expected);
+    const pq = tempDir();
+    buildResultsParquet(join(pq, "00000.parquet"), true);
+    writeFileSync(join(pq, "00000_stats.json"), "{}");
+    expect((await collect([pq])).samples.filter((s) => s.bytes).map(shape)).toEqual(expected);
+    // the files layout's results table beside its shard folder stays bookkeeping
+    const files = buildFilesLayout(tempDir());
+    buildResultsParquet(join(files, "00000.parquet"));
+    expect((await collect([files])).samples.map(shape)).toEqual(expected);
+  });
+
+  it("a plain folder's key is the file's path under it: two folders' photo.jpg are two pictures", async () => {
+    const dir = tempDir();
+    for (const [sub, i] of [["a", 0], ["b", 4]] as const) {
+      mkdirSync(join(dir, sub));
+      writeFileSync(join(dir, sub, "photo.jpg"), readFileSync(SAMPLES[i]!.image!));
+      writeFileSync(join(dir, sub, "photo.txt"), SAMPLES[i]!.caption);
+    }
+    const { samples } = await collect([dir]);
+    expect(samples.map((s) => [s.key, s.caption])).toEqual([["a/photo", SAMPLES[0]!.caption], ["b/photo", SAMPLES[4]!.caption]]);
+  });
+
+  it("a caption or sidecar that cannot be read (dangling or looping link) is counted; the sample stays", async () => {
+    const dir = buildFilesLayout(tempDir());
+    const shard = join(dir, "00000");
+    const first = SAMPLES.find((s) => s.image)!;
+    rmSync(join(shard, `${first.key}.txt`));
+    symlinkSync(join(shard, "gone.txt"), join(shard, `${first.key}.txt`));
+    const second = SAMPLES.filter((s) => s.image)[1]!;
+    rmSync(join(shard, `${second.key}.json`));
+    symlinkSync(join(shard, `${second.key}.json`), join(shard, `${second.key}.json`));
+    const { samples, counters } = await collect([dir]);
+    expect(samples.map((s) => s.key)).toEqual(expected.map((e) => e.key));
+    // (the caption file gone, the sidecar's caption stands in)
+    expect(samples[0]).toMatchObject({ key: first.key, caption: first.caption, url: first.url });
+    expect(samples[1]).toMatchObject({ key: second.key, url: null, caption: second.caption });
+    expect(counters.get(pixelSourceSkippedCounter("unreadable_file"))).toBe(2);
   });
 
   it("plain image files and folders of them: the file name is the key", async () => {

@@ -42,6 +42,8 @@ export function imageInputsSource(paths: readonly string[], captionLists: readon
     },
     createExtractor: () => (doc: Img2datasetSample): DocumentRefs => ({ page: `${doc.file}:${doc.key}`, pageId: doc.key, revisionId: doc.key, refs: null, skipped: "images_only" }),
     uploadRole: () => null,
+    // its counters are the img2dataset source's (pixels.*), which the built-in source already reports
+    reportLines: () => [],
   };
 }
 

@@ -51,6 +51,9 @@ function claimsTar(fileName: string, head: Buffer): boolean {
 export function claimsFolder(path: string): boolean {
   const looks = (dir: string) => {
     const names = new Set(readdirSync(dir));
+    // the files layout (an image beside its caption or sidecar), or the webdataset and parquet formats'
+    // shards with img2dataset's `<shard>_stats.json`
+    if ([...names].some((n) => /\.(tar|parquet)$/i.test(n) && names.has(`${basename(n, extname(n))}_stats.json`))) return true;
     return [...names].some((n) => IMAGE_EXTENSIONS.has(extname(n).slice(1).toLowerCase()) && [...SIDE_EXTENSIONS].some((e) => names.has(`${basename(n, extname(n))}.${e}`)));
   };
   try {
