@@ -100,6 +100,12 @@ export function judgeImage(result: DecodeResult, filters: readonly SyncFilter<Im
 
 /** Formats whose header size is the size the decoder gives (JPEG SOF, PNG IHDR, WebP canvas). */
 const HEADER_SIZED = new Set(["jpeg", "png", "webp"]);
+/**
+ * Formats whose header names a canvas the decoder may not fill exactly (a GIF's logical screen, a
+ * TIFF's or HEIF's first image): judged by the header only for the memory bound, too many pixels,
+ * where decoding would hold hundreds of MB (a 33 kB GIF can declare 7000 × 7000).
+ */
+const HEADER_BOUNDED = new Set(["gif", "tiff", "heif", "avif"]);
 
 /**
  * The thesis filter an image fails by its header alone (pixels, bytes, aspect: orientation changes
@@ -109,7 +115,7 @@ const HEADER_SIZED = new Set(["jpeg", "png", "webp"]);
  * and broken are counted by the bound they fail instead of the decoder's complaint.
  */
 export function outsideBoundsByHeader(bytes: Uint8Array, format: string | null, bounds: ImageBounds = THESIS_IMAGE_BOUNDS): "too_few_pixels" | "too_many_pixels" | "too_few_bytes" | "too_elongated" | null {
-  if (format === null || !HEADER_SIZED.has(format)) return null;
+  if (format === null || !(HEADER_SIZED.has(format) || HEADER_BOUNDED.has(format))) return null;
   let size: { width: number; height: number };
   try {
     size = imageSize(bytes);
@@ -120,7 +126,10 @@ export function outsideBoundsByHeader(bytes: Uint8Array, format: string | null, 
   const facts: ImageFacts = { byteLength: bytes.length, width: size.width, height: size.height, transparentPixels: 0 };
   for (const filter of thesisImageFilters(bounds)) {
     const verdict = filter.keep(facts);
-    if (verdict !== true) return verdict.drop as "too_few_pixels" | "too_many_pixels" | "too_few_bytes" | "too_elongated";
+    if (verdict === true) continue;
+    const drop = verdict.drop as "too_few_pixels" | "too_many_pixels" | "too_few_bytes" | "too_elongated";
+    // (a canvas the decoder may not fill exactly is trusted for the bytes and the memory bound only)
+    return HEADER_SIZED.has(format) || drop === "too_few_bytes" || drop === "too_many_pixels" ? drop : null;
   }
   return null;
 }

@@ -17,6 +17,7 @@ import { readFile, stat } from "node:fs/promises";
 import { folderEntries, walkFrom } from "../io/folder-entries.ts";
 import { basename, extname, join } from "node:path";
 import { Readable } from "node:stream";
+import { createGunzip } from "node:zlib";
 import type { parquetMetadataAsync } from "hyparquet";
 import { z } from "zod";
 import { pixelSourceCounter, pixelSourceSkippedCounter } from "../core/counter-names.ts";
@@ -61,9 +62,14 @@ export async function* readPixelInputs(paths: readonly string[], opts: PixelRead
   for (const path of paths) {
     const info = await stat(path);
     if (info.isDirectory()) yield* readImg2datasetFolder(path, opts);
-    else if (path.endsWith(".tar")) yield* readWebdatasetTar(createReadStream(path), path, opts);
-    else if (path.endsWith(".parquet")) yield* readImg2datasetParquet(path, opts);
-    else yield* countSample(imageFileSample(path, await readFile(path)), opts.counters);
+    else if (/\.tar$/i.test(path)) yield* readWebdatasetTar(createReadStream(path), path, opts);
+    else if (/\.(tar\.gz|tgz)$/i.test(path)) yield* readWebdatasetTar(createReadStream(path).pipe(createGunzip()), path, opts);
+    else if (/\.parquet$/i.test(path)) yield* readImg2datasetParquet(path, opts);
+    else if (info.size > (opts.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES)) {
+      // as in a folder: not read (a 3 GB file would not even fit a buffer)
+      opts.counters.inc(pixelSourceSkippedCounter("too_large"));
+      yield* countSample({ ...imageFileSample(path, new Uint8Array(0)), bytes: null }, opts.counters);
+    } else yield* countSample(imageFileSample(path, await readFile(path)), opts.counters);
   }
 }
 

@@ -26,6 +26,24 @@ async function made(): Promise<Record<string, Uint8Array>> {
 }
 
 describe("outsideBoundsByHeader", () => {
+  it("a GIF, TIFF or AVIF declaring more pixels than the bound is too_many_pixels by its header (a 7000 × 7000 GIF is a few kB and 150 MB decoded); a small one is left to the decoder", async () => {
+    const plain = (w: number, h: number) => sharp({ create: { width: w, height: h, channels: 3, background: { r: 40, g: 120, b: 200 } } });
+    for (const [format, bytes] of [
+      ["gif", await plain(1200, 1000).gif().toBuffer()],
+      ["tiff", await plain(1100, 1000).tiff({ compression: "lzw" }).toBuffer()],
+    ] as const) {
+      expect(bytes.length, format).toBeLessThan(1_000_000);
+      expect(headerVerdict(new Uint8Array(bytes)), format).toBe("too_many_pixels");
+    }
+    // within the bound the header's canvas is not trusted for the other bounds (a 9:1 strip): the decoder judges
+    const strip = await sharp({ create: { width: 900, height: 100, channels: 3, background: { r: 0, g: 0, b: 0 }, noise: { type: "gaussian", mean: 128, sigma: 40 } } }).gif().toBuffer();
+    expect(strip.length).toBeGreaterThan(THESIS_IMAGE_BOUNDS.minBytes);
+    expect(headerVerdict(new Uint8Array(strip))).toBeNull();
+    // a few bytes are a few bytes, whatever the canvas
+    expect(headerVerdict(new Uint8Array(await plain(900, 100).gif().toBuffer()))).toBe("too_few_bytes");
+  });
+
+
   it("names the same first failing bound as the thesis filters on the decoded image, or none where they pass", async () => {
     const inputs = { ...Object.fromEntries(fixtures.map((f) => [f, bytesOf(f)])), ...(await made()) };
     const reasons: Record<string, string | null> = {};

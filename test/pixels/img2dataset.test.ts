@@ -1,5 +1,6 @@
 /** Reading img2dataset outputs built from the real test images: files layout, webdataset tar, results parquet. */
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Counters } from "../../shared/core/counters.ts";
@@ -82,6 +83,19 @@ describe("img2dataset readers", () => {
     const files = buildFilesLayout(tempDir());
     buildResultsParquet(join(files, "00000.parquet"));
     expect((await collect([files])).samples.map(shape)).toEqual(expected);
+  });
+
+  it("a tar named in capitals or gzipped is a tar; an image file over the bound is counted, never read whole", async () => {
+    const dir = tempDir();
+    const tar = await buildTar(join(dir, "SHARD.TAR"));
+    writeFileSync(join(dir, "shard.tar.gz"), gzipSync(readFileSync(tar)));
+    for (const path of [tar, join(dir, "shard.tar.gz")]) expect((await collect([path])).samples.map(shape), path).toEqual(expected);
+    const huge = join(dir, "huge.jpg");
+    writeFileSync(huge, "");
+    truncateSync(huge, 40 * 1024 * 1024); // sparse: nothing written
+    const { samples, counters } = await collect([huge]);
+    expect(samples.map((s) => [s.key, s.bytes])).toEqual([["huge", null]]);
+    expect(counters.get(pixelSourceSkippedCounter("too_large"))).toBe(1);
   });
 
   it("a plain folder's key is the file's path under it: two folders' photo.jpg are two pictures", async () => {
