@@ -184,14 +184,24 @@ async function isResultsTable(path: string, dirs: ReadonlySet<string>, stem: str
 
 /**
  * The `webdataset` layout: a tar whose consecutive entries `<key>.<ext>` form one sample. A tar cut
- * short ends the shard with the samples read so far (counted `truncated_tar`).
+ * short (inside an entry, or at an entry's end: no end-of-archive blocks) ends the shard with the
+ * samples read before its last key (counted `truncated_tar`).
  */
 export async function* readWebdatasetTar(stream: AsyncIterable<Uint8Array> | NodeJS.ReadableStream, label: string, opts: PixelReadOptions): AsyncGenerator<PixelSample> {
   const max = opts.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
   // loaded at first use: every run command imports this module, few read a tar (~35 ms of CPU)
   const { default: tar } = await import("tar-stream");
   const extract = tar.extract();
-  const source = Readable.from(stream as AsyncIterable<Uint8Array>);
+  // the last 1 KiB read: a whole tar ends with two zero blocks, one cut at an entry's end does not
+  let tail: Buffer = Buffer.alloc(0);
+  const tracked = (async function* () {
+    for await (const chunk of stream as AsyncIterable<Uint8Array>) {
+      const b = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      tail = b.length >= 1024 ? b.subarray(b.length - 1024) : Buffer.concat([tail, b]).subarray(-1024);
+      yield b;
+    }
+  })();
+  const source = Readable.from(tracked);
   source.on("error", (err) => extract.destroy(err));
   source.pipe(extract);
   let current: { key: string; files: Map<string, Uint8Array | "too_large"> } | null = null;
@@ -212,6 +222,8 @@ export async function* readWebdatasetTar(stream: AsyncIterable<Uint8Array> | Nod
   try {
     for await (const entry of extract) {
       if (entry.header.type !== "file") {
+        // a link (tar(1) writes a file linked twice as a hard link) holds no bytes of its own: counted, not read
+        if (entry.header.type === "link" || entry.header.type === "symlink") opts.counters.inc(pixelSourceSkippedCounter("tar_link"));
         entry.resume();
         continue;
       }
@@ -233,6 +245,8 @@ export async function* readWebdatasetTar(stream: AsyncIterable<Uint8Array> | Nod
       for await (const chunk of entry) chunks.push(chunk as Buffer);
       current.files.set(ext, new Uint8Array(Buffer.concat(chunks)));
     }
+    // ended at an entry's end without the end-of-archive blocks: cut there, its last sample maybe without its last files
+    if (tail.length < 1024 || tail.some((byte) => byte !== 0)) throw new Error("no end-of-archive blocks");
   } catch {
     opts.counters.inc(pixelSourceSkippedCounter("truncated_tar"));
     current = null; // its last entry may be cut

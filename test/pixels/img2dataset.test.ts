@@ -98,6 +98,20 @@ describe("img2dataset readers", () => {
     expect(counters.get(pixelSourceSkippedCounter("too_large"))).toBe(1);
   });
 
+  it("a tar cut at an entry's end (no end-of-archive blocks) is cut: its last key is dropped and counted, as inside an entry", async () => {
+    const dir = tempDir();
+    const whole = readFileSync(await buildTar(join(dir, "whole.tar")));
+    // the end of the second-to-last entry's data: where the last entry's header begins (512-byte blocks)
+    const keys = expected.map((e) => e.key);
+    const lastHeader = whole.indexOf(Buffer.from(`${keys.at(-1)}.json`));
+    const cut = join(dir, "cut.tar");
+    writeFileSync(cut, whole.subarray(0, lastHeader));
+    const { samples, counters } = await collect([cut]);
+    expect(samples.map((s) => s.key)).toEqual(keys.slice(0, -1));
+    expect(counters.get(pixelSourceSkippedCounter("truncated_tar"))).toBe(1);
+    expect((await collect([join(dir, "whole.tar")])).counters.get(pixelSourceSkippedCounter("truncated_tar"))).toBe(0);
+  });
+
   it("a plain folder's key is the file's path under it: two folders' photo.jpg are two pictures", async () => {
     const dir = tempDir();
     for (const [sub, i] of [["a", 0], ["b", 4]] as const) {
