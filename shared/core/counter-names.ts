@@ -238,7 +238,7 @@ export function pixelSourceSkippedCounter(reason: string): string {
  * edges, components, split_components (chaining guard), split_singletons, groups, grouped_images),
  * and the run's mode (`mode.<pivot>` = 1, `threshold`, `max_diameter`).
  */
-export type PixelIdentityTotal = "images" | "decoded" | "no_bytes" | `failed.${string}` | `outside_bounds.${string}` | `index.${string}` | `mode.${string}` | "threshold" | "max_diameter";
+export type PixelIdentityTotal = "images" | "decoded" | "no_bytes" | `failed.${string}` | `outside_bounds.${string}` | `decoded_outside_bounds.${string}` | `index.${string}` | `mode.${string}` | "threshold" | "max_diameter";
 
 export const PIXEL_IDENTITY_PREFIX = "pixel_identity.";
 

@@ -136,13 +136,16 @@ function pixelIdentityLines(c: Record<string, number>): string[] {
   const failed = Object.entries(c).filter(([k]) => k.startsWith(`${p}failed.`)).map(([k, v]) => `${k.slice(`${p}failed.`.length)} ${fmt(v)}`);
   // images whose header alone put them outside the thesis' bounds (never decoded): part of the count too
   const outside = Object.entries(c).filter(([k]) => k.startsWith(`${p}outside_bounds.`)).map(([k, v]) => `${k.slice(`${p}outside_bounds.`.length)} ${fmt(v)}`);
+  // decoded, then outside the bounds (no hash indexed): decoded = hashes + these
+  const after = Object.entries(c).filter(([k]) => k.startsWith(`${p}decoded_outside_bounds.`)).map(([k, v]) => [k.slice(`${p}decoded_outside_bounds.`.length), v] as const);
+  const afterTotal = after.reduce((a, [, v]) => a + v, 0);
   const rule = mode === "md5" ? "the same decoded pixels (MD5)" : `${mode} within ${n("threshold")} of 64 bits, no two members of a group more than ${n("max_diameter")} apart`;
   return [
     "",
     "## Image identity from pixels",
     "",
     `- Identity: ${rule}.`,
-    `- ${n("images")} images looked at: ${n("decoded")} decoded, ${n("no_bytes")} without bytes${outside.length ? `, outside the bounds by their header (not decoded): ${outside.join(", ")}` : ""}${failed.length ? `, not decoded: ${failed.join(", ")}` : ""}.`,
+    `- ${n("images")} images looked at: ${n("decoded")} decoded${afterTotal > 0 ? ` (${fmt(afterTotal)} of them then outside the bounds: ${after.map(([r, v]) => `${r} ${fmt(v)}`).join(", ")})` : ""}, ${n("no_bytes")} without bytes${outside.length ? `, outside the bounds by their header (not decoded): ${outside.join(", ")}` : ""}${failed.length ? `, not decoded: ${failed.join(", ")}` : ""}.`,
     ...(mode === "md5" ? [] : [`- Index: ${n("index.hashes")} hashes, ${n("index.edges")} pairs within the threshold, groups: ${n("index.groups")} (holding ${n("index.grouped_images")} images); ${n("index.split_components")} components split by the chaining guard (${n("index.split_singletons")} images left alone).`]),
   ];
 }

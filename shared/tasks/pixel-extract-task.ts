@@ -150,5 +150,8 @@ async function factsOf(img: ImageBytes, stage: StageContext, counters: Counters,
   // images the header already puts outside the thesis' bounds (the rekey phase judges by them) are not decoded
   const facts = await pixelFacts(img.bytes, stage, decode, THESIS_IMAGE_BOUNDS);
   counters.inc(pixelIdentityCounter(facts.ok ? "decoded" : facts.header ? `outside_bounds.${facts.reason}` : `failed.${facts.reason}`));
+  // decoded, then outside the bounds (transparency, a canvas its header did not tell): no hash is indexed for it
+  const verdict = facts.ok ? pixelVerdict(facts) : true;
+  if (verdict !== true) counters.inc(pixelIdentityCounter(`decoded_outside_bounds.${verdict.drop}`));
   return { image: img.image, facts };
 }

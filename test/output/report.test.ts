@@ -77,6 +77,10 @@ describe("renderReport", () => {
     const p = "pixel_identity.";
     const md = renderReport(stats({ counters: { [`${p}mode.phash`]: 1, [`${p}threshold`]: 8, [`${p}max_diameter`]: 16, [`${p}images`]: 10, [`${p}decoded`]: 6, [`${p}no_bytes`]: 1, [`${p}outside_bounds.too_small`]: 2, [`${p}failed.corrupt`]: 1 } }), {}, { generated: "t", elapsedSeconds: null });
     expect(md).toContain("- 10 images looked at: 6 decoded, 1 without bytes, outside the bounds by their header (not decoded): too_small 2, not decoded: corrupt 1.");
+    // decoded, then dropped by the bounds (transparency): decoded = hashes + these
+    const after = renderReport(stats({ counters: { [`${p}mode.phash`]: 1, [`${p}images`]: 26, [`${p}decoded`]: 23, [`${p}decoded_outside_bounds.has_transparency`]: 2, [`${p}index.hashes`]: 21 } }), {}, { generated: "t", elapsedSeconds: null });
+    expect(after).toContain("- 26 images looked at: 23 decoded (2 of them then outside the bounds: has_transparency 2), 0 without bytes.");
+    expect(after).toContain("- Index: 21 hashes,");
   });
 
   it("accounts for every revision read and names damaged and missing shards with file and offset", () => {

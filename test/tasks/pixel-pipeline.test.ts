@@ -193,6 +193,9 @@ describe("pixel identity on a crawl: WARC image responses join the pages that na
     expect(c["warc.image_revisits.unresolved"]).toBeUndefined();
     expect(c["pixel_identity.images"]).toBe(4 + 29);
     expect(c["pixel_identity.decoded"]).toBe(1);
+    // the one decoded (iana-logo-homepage.png) has transparent pixels: outside the bounds, no hash indexed
+    expect(c["pixel_identity.decoded_outside_bounds.has_transparency"]).toBe(1);
+    expect(c["pixel_identity.index.hashes"] ?? 0).toBe(0);
     expect(c["pixel_identity.failed.unsupported"]).toBe(3 + 29);
     expect(c["extract.current.revisions.skipped.image_record"]).toBe(4 + 29);
     const row = stats.tiers.gold.funnel.find((r: { id: string }) => r.id === "image_pixels_thesis_v1");
