@@ -2,10 +2,10 @@
 import { withInputSettings } from "../sources/input-settings.ts";
 import type { Bucket } from "@google-cloud/storage";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
-import { PART_OF_MANIFEST, type UploadManifest } from "../cloud/messages.ts";
+import { PART_OF_MANIFEST, UploadConfig, type UploadManifest } from "../cloud/messages.ts";
 import { runId as planRunId } from "../cloud/plan-run.ts";
 import { DEFAULT_EMULATOR_DIR, emulatorEnvPath, isAlive, readEmulatorEnv } from "../cloud/emulator-env.ts";
 import { RUN_FAILED } from "../cloud/run-records.ts";
@@ -17,7 +17,7 @@ import { LOCAL_VIEW, looksLikeHistory } from "../runner/local-shards.ts";
 import { BUILTIN_SOURCES } from "../sources/registry.ts";
 import { OUTPUT_FILES } from "../tasks/aggregate-task.ts";
 import { readConfigFile } from "./config-file.ts";
-import { resolveConfig } from "../core/config.ts";
+import { resolveConfig, TierName } from "../core/config.ts";
 import { checkSemanticConfig } from "../semantic/semantic-score.ts";
 import { UserError } from "../core/errors.ts";
 
@@ -138,13 +138,23 @@ export async function cloudCommand(argv: string[]): Promise<number> {
       return isIncomplete(status) ? 3 : 0;
     }
     case "fetch": {
-      const [runId, dir] = positionals;
-      if (!runId || !dir || positionals.length > 2) throw usage();
+      const [asked, dir] = positionals;
+      if (!asked || !dir || positionals.length > 2) throw usage();
+      let runId = asked;
       const bucket = storage.bucket(need(values["output-bucket"], "PARACAP_OUTPUT_BUCKET", "--output-bucket"));
       const workName = values["work-bucket"] ?? settings("PARACAP_WORK_BUCKET");
       if (workName) {
-        const failed = await new GcsStore(storage.bucket(workName), `runs/${runId}/`).readText(RUN_FAILED);
+        const work = new GcsStore(storage.bucket(workName), `runs/${runId}/`);
+        const failed = await work.readText(RUN_FAILED);
         if (failed !== null) throw new UserError(`run ${runId} failed, it has no outputs: ${(JSON.parse(failed) as { error: string }).error}`);
+        // a run that never started (an upload ignored or refused) will never finish; a duplicate's outputs are its original's
+        if (!(await work.exists("manifest.json"))) {
+          const outcome = await planOutcome(work);
+          if (outcome === null) throw new UserError(`no run ${runId} in ${work.description}: not planned yet (try again in a moment), or a typo?`);
+          if (outcome.status !== "duplicate" || !outcome.of) throw new UserError(`run ${runId} never started (${outcome.status === "ignored" ? "upload ignored" : "planning failed"}): ${outcome.reason}`);
+          process.stderr.write(`run ${runId}: ${outcome.reason}; fetching run ${outcome.of}\n`);
+          runId = outcome.of;
+        }
       }
       const [files] = await bucket.getFiles({ prefix: `${runId}/` });
       if (!files.some((f) => f.name === `${runId}/${OUTPUT_FILES.success}`)) {
@@ -156,6 +166,14 @@ export async function cloudCommand(argv: string[]): Promise<number> {
         throw new UserError(`refusing to fetch run ${runId}: object name${unsafe.length > 1 ? "s" : ""} ${unsafe.map((n) => JSON.stringify(n)).join(", ")} would be written outside ${dir}; nothing was fetched`);
       }
       await mkdir(dir, { recursive: true });
+      // an earlier fetch's outputs this run does not have (another run's tiers) would pass for this run's
+      const fetched = new Set(targets.map((t) => resolve(t.dest!)));
+      const tierFiles = TierName.options.flatMap((t) => [`${t}.jsonl.gz`, `${t}.jsonl`, `${t}.parquet`]);
+      const stale = tierFiles.map((n) => join(dir, n)).filter((p) => existsSync(p) && !fetched.has(resolve(p)));
+      for (const p of stale) {
+        await rm(p, { force: true });
+        process.stderr.write(`removed ${p}: an earlier fetch's, not run ${runId}'s\n`);
+      }
       for (const { file, dest } of targets) {
         await mkdir(dirname(dest!), { recursive: true });
         await file.download({ destination: dest! });
@@ -213,8 +231,17 @@ function liveEmulator(dir: string, required: boolean) {
  */
 async function upload(bucket: Bucket, paths: string[], name: string | undefined, config: Record<string, unknown> | undefined): Promise<string> {
   const objects = new Map<string, string>();
+  if (name !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name)) {
+    throw new UserError(`--name must start with a letter or digit and hold only letters, digits, ".", "_" and "-" (at most 100), got ${JSON.stringify(name)}`);
+  }
+  // what the plan function would refuse, refused before anything is uploaded
+  if (config !== undefined) {
+    const checked = UploadConfig.safeParse(config);
+    if (!checked.success) throw new UserError(`--config: not for an upload: ${checked.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
+  }
   for (const path of paths) {
     if (!existsSync(path)) throw new UserError(`no such file: ${path}`);
+    if (!statSync(path).isFile()) throw new UserError(`${path} is not a file: upload the input files themselves`);
     const kind = uploadKind(basename(path), BUILTIN_SOURCES);
     if (kind === null) throw new UserError(`${path} ${notAnInput(BUILTIN_SOURCES)}: not uploaded`);
     if (kind.kind === "companion") throw new UserError(`${path} belongs to ${basename(kind.of)}: upload that; the files beside it go up with it`);

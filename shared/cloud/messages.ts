@@ -67,6 +67,7 @@ export const UPLOAD_KEYS = [
   "dump.namespaces",
   "dump.skipRedirects",
   "extraction.fileAliases",
+  "extraction.language",
   "extraction.maxPageBytes",
   "captions.minWords",
   "captions.maxWords",

@@ -5,7 +5,7 @@
  * over Cloud Storage and Pub/Sub emulators, and must produce exactly what the local runner
  * produces on the same files. Then again with every message and event delivered twice.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Storage } from "@google-cloud/storage";
@@ -91,9 +91,17 @@ describe.skipIf(missing !== null)("cloud runner end to end on the emulators", ()
     expect(status.stdout).toContain(`run ${runId}: finished, complete`);
     expect(status.stdout).toContain(`extract shards: ${manifest.shards.length}/${manifest.shards.length} done, 0 failed, 0 pending`);
     const dir = join(fetchRoot, runId);
+    // an earlier fetch's (or local run's) tier file that this run does not have goes, said
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "gold.jsonl"), "{}\n");
     const fetched = await paracap(["cloud", "fetch", runId, dir], cloud.env);
     expect(fetched.code).toBe(0);
+    expect(fetched.stderr).toContain("gold.jsonl: an earlier fetch's");
     expect(comparable(readDir(dir), true)).toEqual(expected);
+    // a run that was never planned is said as such, not as "not finished"
+    const unknown = await paracap(["cloud", "fetch", "no-such-run-0000abcd", join(fetchRoot, "x")], cloud.env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no run no-such-run-0000abcd in .*not planned yet/);
   });
 
   it("every message and event delivered twice (concurrently) → byte-identical outputs, no double counting", async () => {

@@ -19,7 +19,8 @@ import { wikitextExtractor } from "./wikitext-extractor.ts";
 /** Wikimedia's names: `…-multistream.xml.bz2` with `…-multistream-index.txt(.bz2)` beside it. */
 const MULTISTREAM = /^(.*-multistream)\.xml\.bz2$/;
 const MULTISTREAM_INDEX = /^(.*-multistream)-index\.txt(\.bz2)?$/;
-const DUMP = /\.xml(\.bz2|\.gz)?$/;
+/** `….xml`, `.xml.bz2`, `.xml.gz`, and Wikimedia's split dumps (`…pages-articles1.xml-p1p41242.bz2`) */
+const DUMP = /\.xml(?:-p\d+p\d+)?(?:\.bz2|\.gz)?$/;
 
 /** The index files a multistream dump may have beside it, in the order they are looked for. */
 export function multistreamIndexNames(dump: string): string[] {
