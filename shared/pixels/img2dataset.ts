@@ -62,8 +62,8 @@ export async function* readPixelInputs(paths: readonly string[], opts: PixelRead
   for (const path of paths) {
     const info = await stat(path);
     if (info.isDirectory()) yield* readImg2datasetFolder(path, opts);
-    else if (/\.tar$/i.test(path)) yield* readWebdatasetTar(createReadStream(path), path, opts);
-    else if (/\.(tar\.gz|tgz)$/i.test(path)) yield* readWebdatasetTar(createReadStream(path).pipe(createGunzip()), path, opts);
+    else if (/\.tar$/i.test(path)) yield* readTarSamples(() => createReadStream(path), path, opts);
+    else if (/\.(tar\.gz|tgz)$/i.test(path)) yield* readTarSamples(() => createReadStream(path).pipe(createGunzip()), path, opts);
     else if (/\.parquet$/i.test(path)) yield* readImg2datasetParquet(path, opts);
     else if (info.size > (opts.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES)) {
       // as in a folder: not read (a 3 GB file would not even fit a buffer)
@@ -125,7 +125,7 @@ export async function* readImg2datasetFolder(dir: string, opts: PixelReadOptions
     const tarShard = files.get("tar");
     if (tarShard !== undefined) {
       // a webdataset shard (its results .parquet and _stats.json beside it are bookkeeping)
-      yield* readWebdatasetTar(createReadStream(tarShard), tarShard, opts);
+      yield* readTarSamples(() => createReadStream(tarShard), tarShard, opts);
       continue;
     }
     const parquet = files.get("parquet");
@@ -180,6 +180,132 @@ async function isResultsTable(path: string, dirs: ReadonlySet<string>, stem: str
   } catch {
     return false; // read as parquet: its error is said there
   }
+}
+
+/** A tar entry's sample key: its path without the extension (webdataset: everything after the first dot of the name). */
+function entryKey(name: string): { key: string; ext: string } {
+  const slash = name.lastIndexOf("/");
+  const { stem, ext } = splitName(name.slice(slash + 1));
+  return { key: name.slice(0, slash + 1) + stem, ext };
+}
+
+/** Entries looked at to tell whether a tar keeps each key's files together (img2dataset's, webdataset's writers do). */
+const ORDER_PREFIX = 64;
+/** Most bytes of captions and sidecars held when a tar's keys are not together. */
+const MAX_HELD_SIDECAR_BYTES = 256 << 20;
+
+/**
+ * A webdataset tar's samples, whatever the order of its entries: `open` reads the tar from its
+ * start (called more than once). A tar whose first entries keep each key's files together is read
+ * in one pass (readWebdatasetTar); one packed in directory order (`tar cf x.tar -C dir .`) is read
+ * twice: its captions and sidecars first, then its images, each joined with its key's.
+ */
+export async function* readTarSamples(open: () => AsyncIterable<Uint8Array> | NodeJS.ReadableStream, label: string, opts: PixelReadOptions): AsyncGenerator<PixelSample> {
+  if (await keysTogether(open())) return yield* readWebdatasetTar(open(), label, opts);
+  const held = await heldSidecars(open());
+  if (held === null) return yield* readWebdatasetTar(open(), label, opts); // cut, or too much to hold: read as it comes
+  const max = opts.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
+  const { default: tar } = await import("tar-stream");
+  const extract = tar.extract();
+  const source = Readable.from(open() as AsyncIterable<Uint8Array>);
+  source.on("error", (err) => extract.destroy(err));
+  source.pipe(extract);
+  const done = new Set<string>();
+  try {
+    for await (const entry of extract) {
+      const { key, ext } = entryKey(entry.header.name);
+      if (entry.header.type !== "file" || !IMAGE_EXTENSIONS.has(ext)) {
+        entry.resume();
+        continue;
+      }
+      if (done.has(key)) {
+        opts.counters.inc(pixelSourceSkippedCounter("same_key"));
+        entry.resume();
+        continue;
+      }
+      done.add(key);
+      const side = held.get(key);
+      held.delete(key);
+      const text = (e: string) => (side?.has(e) ? side.get(e)!.toString("utf8") : null);
+      const sidecarText = text("json");
+      const sidecar = sidecarText === null ? null : parseSidecar(sidecarText, opts.counters);
+      let bytes: Uint8Array | null = null;
+      if ((entry.header.size ?? 0) > max) {
+        opts.counters.inc(pixelSourceSkippedCounter("too_large"));
+        entry.resume();
+      } else {
+        const chunks: Buffer[] = [];
+        for await (const chunk of entry) chunks.push(chunk as Buffer);
+        bytes = new Uint8Array(Buffer.concat(chunks));
+      }
+      yield* countSample(sampleOf(key, bytes, text("txt"), sidecar, `${label}:${key}.${ext}`), opts.counters);
+    }
+  } catch {
+    opts.counters.inc(pixelSourceSkippedCounter("truncated_tar"));
+  }
+  // captions and sidecars whose key has no image (failed downloads)
+  for (const [key, side] of held) countImageless(key, side.keys(), opts.counters);
+}
+
+/** Whether the tar's first entries keep each key's files together; a tar that cannot be read says yes (the one-pass reader counts it). */
+async function keysTogether(stream: AsyncIterable<Uint8Array> | NodeJS.ReadableStream): Promise<boolean> {
+  const { default: tar } = await import("tar-stream");
+  const extract = tar.extract();
+  const source = Readable.from(stream as AsyncIterable<Uint8Array>);
+  source.on("error", (err) => extract.destroy(err));
+  source.pipe(extract);
+  const seen = new Set<string>();
+  let last: string | null = null;
+  let n = 0;
+  try {
+    for await (const entry of extract) {
+      entry.resume();
+      if (entry.header.type !== "file") continue;
+      const { key } = entryKey(entry.header.name);
+      if (key !== last) {
+        if (seen.has(key)) return false;
+        seen.add(key);
+        last = key;
+      }
+      if (++n >= ORDER_PREFIX) break;
+    }
+  } catch {
+    // read by the one-pass reader, which counts the damage
+  } finally {
+    source.destroy();
+  }
+  return true;
+}
+
+/** Every key's files other than images (captions, sidecars), or null when the tar is cut or holds too many bytes of them. */
+async function heldSidecars(stream: AsyncIterable<Uint8Array> | NodeJS.ReadableStream): Promise<Map<string, Map<string, Buffer>> | null> {
+  const { default: tar } = await import("tar-stream");
+  const extract = tar.extract();
+  const source = Readable.from(stream as AsyncIterable<Uint8Array>);
+  source.on("error", (err) => extract.destroy(err));
+  source.pipe(extract);
+  const held = new Map<string, Map<string, Buffer>>();
+  let bytes = 0;
+  try {
+    for await (const entry of extract) {
+      const { key, ext } = entryKey(entry.header.name);
+      if (entry.header.type !== "file" || IMAGE_EXTENSIONS.has(ext)) {
+        entry.resume();
+        continue;
+      }
+      const size = entry.header.size ?? 0;
+      if ((bytes += size) > MAX_HELD_SIDECAR_BYTES) return null;
+      const chunks: Buffer[] = [];
+      for await (const chunk of entry) chunks.push(chunk as Buffer);
+      if (!held.has(key)) held.set(key, new Map());
+      held.get(key)!.set(ext, Buffer.concat(chunks));
+    }
+  } catch {
+    return null;
+  } finally {
+    source.destroy();
+  }
+  return held;
 }
 
 /**

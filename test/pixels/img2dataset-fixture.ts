@@ -44,8 +44,29 @@ export function buildFilesLayout(dir: string): string {
   return dir;
 }
 
-/** One webdataset shard: `<key>.<ext>`, `<key>.txt`, `<key>.json` consecutive per key. */
-export async function buildTar(path: string): Promise<string> {
+/**
+ * One webdataset shard: `<key>.<ext>`, `<key>.txt`, `<key>.json` consecutive per key; `scattered`: in
+ * the order tar(1) may write a folder (every caption, then every image, then every sidecar).
+ */
+export async function buildTar(path: string, scattered = false): Promise<string> {
+  if (scattered) {
+    const pack = tar.pack();
+    const chunks: Buffer[] = [];
+    pack.on("data", (c: unknown) => chunks.push(c as Buffer));
+    const done = new Promise<void>((resolve) => pack.on("end", () => resolve()));
+    const got = SAMPLES.filter((s) => s.image);
+    pack.entry({ name: "./", type: "directory" });
+    for (const s of got) pack.entry({ name: `./${s.key}.txt` }, s.caption);
+    for (const s of [...got].reverse()) pack.entry({ name: `./${s.key}.${ext(s)}` }, readFileSync(s.image!));
+    for (const s of got) pack.entry({ name: `./${s.key}.json` }, sidecar(s));
+    // a failed download's caption and sidecar, no image
+    const failed = SAMPLES.find((s) => !s.image)!;
+    pack.entry({ name: `./${failed.key}.json` }, sidecar(failed));
+    pack.finalize();
+    await done;
+    writeFileSync(path, Buffer.concat(chunks));
+    return path;
+  }
   const pack = tar.pack();
   const chunks: Buffer[] = [];
   pack.on("data", (c: unknown) => chunks.push(c as Buffer));

@@ -112,6 +112,17 @@ describe("img2dataset readers", () => {
     expect((await collect([join(dir, "whole.tar")])).counters.get(pixelSourceSkippedCounter("truncated_tar"))).toBe(0);
   });
 
+  it("a tar whose keys' files are scattered (tar(1) over a folder) gives every sample with its caption and URL, read twice", async () => {
+    const dir = tempDir();
+    const { samples, counters } = await collect([await buildTar(join(dir, "scattered.tar"), true)]);
+    // in the images' order (here the keys' reverse), each with its own caption, URL and bytes
+    const byKey = new Map(expected.map((e) => [`./${e.key}`, e]));
+    expect(samples.map((s) => s.key)).toEqual(expected.map((e) => `./${e.key}`).reverse());
+    for (const s of samples) expect(shape(s)).toEqual({ ...byKey.get(s.key)!, key: s.key });
+    expect(counters.get(pixelSourceSkippedCounter("no_image_file"))).toBe(1);
+    expect(counters.get(pixelSourceSkippedCounter("truncated_tar"))).toBe(0);
+  });
+
   it("a plain folder's key is the file's path under it: two folders' photo.jpg are two pictures", async () => {
     const dir = tempDir();
     for (const [sub, i] of [["a", 0], ["b", 4]] as const) {

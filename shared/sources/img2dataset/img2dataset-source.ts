@@ -11,7 +11,7 @@ import { stat } from "node:fs/promises";
 import { basename, extname, join } from "node:path";
 import { PIXELS_SKIPPED_PREFIX, pixelSourceCounter, pixelSourceSkippedCounter } from "../../core/counter-names.ts";
 import { DumpError } from "../../dump/errors.ts";
-import { IMAGE_EXTENSIONS, readImg2datasetFolder, readWebdatasetTar, type PixelSample } from "../../pixels/img2dataset.ts";
+import { IMAGE_EXTENSIONS, readImg2datasetFolder, readTarSamples, type PixelSample } from "../../pixels/img2dataset.ts";
 import { imageUrlKey } from "../caption-tsv/image-url.ts";
 import type { ImageBytes, ImageBytesSource } from "../image-bytes.ts";
 import type { DocumentRefs, Source } from "../source.ts";
@@ -92,7 +92,7 @@ export const img2datasetSource: Source<Img2datasetSample> & ImageBytesSource = {
     const file = basename(shard.uri);
     const cut = pixelSourceSkippedCounter("truncated_tar");
     const cutBefore = counters.get(cut);
-    const samples = (await isDirectory(shard.uri)) ? readImg2datasetFolder(shard.uri, { counters }) : readWebdatasetTar(bytes.read(), bytes.label, { counters });
+    const samples = (await isDirectory(shard.uri)) ? readImg2datasetFolder(shard.uri, { counters }) : readTarSamples(() => bytes.read(), bytes.label, { counters });
     let read = 0;
     for await (const s of samples) {
       read++;
