@@ -3,6 +3,7 @@
  * pool, so several decodes overlap with the hashing on the main thread), in input order.
  */
 import { decodeImage, DEFAULT_DECODE_OPTIONS, type DecodeOptions, type DecodeResult } from "./decode.ts";
+import { imageSize } from "image-size";
 import { imageHashes, type ImageHashes } from "./hashes.ts";
 import type { PixelSample } from "./img2dataset.ts";
 
@@ -18,16 +19,39 @@ export interface HashStreamOptions {
   decode?: DecodeOptions;
   /** images decoded at once (default 4) */
   concurrency?: number;
+  /** pixels (by their headers) decoded at once, the first image whatever its size (default 64 million: about 256 MB decoded) */
+  pixelBudget?: number;
 }
 
 export async function* hashSamples(samples: AsyncIterable<PixelSample>, opts: HashStreamOptions = {}): AsyncGenerator<HashedSample> {
   const concurrency = Math.max(1, opts.concurrency ?? 4);
-  const window: Promise<HashedSample>[] = [];
+  const budget = opts.pixelBudget ?? 64_000_000;
+  // a few large images (a 7000 × 7000 PNG of 0.3 MB is 196 MB decoded) are decoded one at a time
+  const window: { result: Promise<HashedSample>; pixels: number }[] = [];
+  let inFlight = 0;
+  const next = async () => {
+    const head = window.shift()!;
+    inFlight -= head.pixels;
+    return head.result;
+  };
   for await (const sample of samples) {
-    window.push(hashOne(sample, opts.decode ?? DEFAULT_DECODE_OPTIONS));
-    if (window.length >= concurrency) yield await window.shift()!;
+    const pixels = headerPixels(sample.bytes);
+    while (window.length > 0 && (window.length >= concurrency || inFlight + pixels > budget)) yield await next();
+    window.push({ result: hashOne(sample, opts.decode ?? DEFAULT_DECODE_OPTIONS), pixels });
+    inFlight += pixels;
   }
-  while (window.length > 0) yield await window.shift()!;
+  while (window.length > 0) yield await next();
+}
+
+/** The pixels an image's header declares, 0 when it tells none (the decoder's own guard bounds those). */
+function headerPixels(bytes: Uint8Array | null): number {
+  if (bytes === null) return 0;
+  try {
+    const { width, height } = imageSize(bytes);
+    return width > 0 && height > 0 ? width * height : 0;
+  } catch {
+    return 0;
+  }
 }
 
 export async function hashOne(sample: PixelSample, decode: DecodeOptions = DEFAULT_DECODE_OPTIONS): Promise<HashedSample> {
