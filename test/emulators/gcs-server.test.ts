@@ -291,6 +291,15 @@ describe("finalize notifications", () => {
     expect(typeof body.timeCreated).toBe("string");
   });
 
+  it("an object named in another script (Cyrillic) is delivered: its subject percent-encoded, its name whole in the body", async () => {
+    received.length = 0;
+    await storage.bucket("trigger").file("dumps/таблица.xml.bz2").save("x", { resumable: false });
+    await gcs.waitForNotifications();
+    expect(received).toHaveLength(1);
+    expect(received[0]!.headers["ce-subject"]).toBe(`objects/dumps/${encodeURIComponent("таблица.xml.bz2")}`);
+    expect(received[0]!.body.name).toBe("dumps/таблица.xml.bz2");
+  });
+
   it("retries a failed delivery with the same event id", async () => {
     received.length = 0;
     failuresLeft = 2;

@@ -96,7 +96,9 @@ export class FinalizeNotifier {
       "ce-specversion": "1.0",
       "ce-type": FINALIZED_EVENT_TYPE,
       "ce-source": `//storage.googleapis.com/projects/_/buckets/${obj.bucket}`,
-      "ce-subject": `objects/${obj.name}`,
+      // (a header holds Latin-1 only: a name in another script is percent-encoded, as a URL path is;
+      // receivers read the object's name from the body)
+      "ce-subject": `objects/${encodeURIComponent(obj.name).replace(/%2F/g, "/")}`,
       "ce-time": obj.updated,
       "ce-bucket": obj.bucket,
     };
