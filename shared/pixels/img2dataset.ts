@@ -189,6 +189,28 @@ function entryKey(name: string): { key: string; ext: string } {
   return { key: name.slice(0, slash + 1) + stem, ext };
 }
 
+type TarInput = AsyncIterable<Uint8Array> | NodeJS.ReadableStream;
+
+/**
+ * A tar's entries as tar-stream reads them (loaded at first use: every run command imports this
+ * module, few read a tar, ~35 ms of CPU); `stop` ends the reading of the input early.
+ */
+async function tarEntries(input: TarInput) {
+  const { default: tar } = await import("tar-stream");
+  const extract = tar.extract();
+  const source = Readable.from(input as AsyncIterable<Uint8Array>);
+  source.on("error", (err) => extract.destroy(err));
+  source.pipe(extract);
+  return { entries: extract, stop: () => source.destroy() };
+}
+
+/** An entry's bytes. */
+async function entryBytes(entry: AsyncIterable<unknown>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of entry) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
 /** Entries looked at to tell whether a tar keeps each key's files together (img2dataset's, webdataset's writers do). */
 const ORDER_PREFIX = 64;
 /** Most bytes of captions and sidecars held when a tar's keys are not together. */
@@ -200,19 +222,15 @@ const MAX_HELD_SIDECAR_BYTES = 256 << 20;
  * in one pass (readWebdatasetTar); one packed in directory order (`tar cf x.tar -C dir .`) is read
  * twice: its captions and sidecars first, then its images, each joined with its key's.
  */
-export async function* readTarSamples(open: () => AsyncIterable<Uint8Array> | NodeJS.ReadableStream, label: string, opts: PixelReadOptions): AsyncGenerator<PixelSample> {
+export async function* readTarSamples(open: () => TarInput, label: string, opts: PixelReadOptions): AsyncGenerator<PixelSample> {
   if (await keysTogether(open())) return yield* readWebdatasetTar(open(), label, opts);
   const held = await heldSidecars(open());
   if (held === null) return yield* readWebdatasetTar(open(), label, opts); // cut, or too much to hold: read as it comes
   const max = opts.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
-  const { default: tar } = await import("tar-stream");
-  const extract = tar.extract();
-  const source = Readable.from(open() as AsyncIterable<Uint8Array>);
-  source.on("error", (err) => extract.destroy(err));
-  source.pipe(extract);
+  const { entries } = await tarEntries(open());
   const done = new Set<string>();
   try {
-    for await (const entry of extract) {
+    for await (const entry of entries) {
       const { key, ext } = entryKey(entry.header.name);
       if (entry.header.type !== "file" || !IMAGE_EXTENSIONS.has(ext)) {
         entry.resume();
@@ -234,9 +252,7 @@ export async function* readTarSamples(open: () => AsyncIterable<Uint8Array> | No
         opts.counters.inc(pixelSourceSkippedCounter("too_large"));
         entry.resume();
       } else {
-        const chunks: Buffer[] = [];
-        for await (const chunk of entry) chunks.push(chunk as Buffer);
-        bytes = new Uint8Array(Buffer.concat(chunks));
+        bytes = new Uint8Array(await entryBytes(entry));
       }
       yield* countSample(sampleOf(key, bytes, text("txt"), sidecar, `${label}:${key}.${ext}`), opts.counters);
     }
@@ -248,17 +264,13 @@ export async function* readTarSamples(open: () => AsyncIterable<Uint8Array> | No
 }
 
 /** Whether the tar's first entries keep each key's files together; a tar that cannot be read says yes (the one-pass reader counts it). */
-async function keysTogether(stream: AsyncIterable<Uint8Array> | NodeJS.ReadableStream): Promise<boolean> {
-  const { default: tar } = await import("tar-stream");
-  const extract = tar.extract();
-  const source = Readable.from(stream as AsyncIterable<Uint8Array>);
-  source.on("error", (err) => extract.destroy(err));
-  source.pipe(extract);
+async function keysTogether(input: TarInput): Promise<boolean> {
+  const { entries, stop } = await tarEntries(input);
   const seen = new Set<string>();
   let last: string | null = null;
   let n = 0;
   try {
-    for await (const entry of extract) {
+    for await (const entry of entries) {
       entry.resume();
       if (entry.header.type !== "file") continue;
       const { key } = entryKey(entry.header.name);
@@ -272,22 +284,18 @@ async function keysTogether(stream: AsyncIterable<Uint8Array> | NodeJS.ReadableS
   } catch {
     // read by the one-pass reader, which counts the damage
   } finally {
-    source.destroy();
+    stop();
   }
   return true;
 }
 
 /** Every key's files other than images (captions, sidecars), or null when the tar is cut or holds too many bytes of them. */
-async function heldSidecars(stream: AsyncIterable<Uint8Array> | NodeJS.ReadableStream): Promise<Map<string, Map<string, Buffer>> | null> {
-  const { default: tar } = await import("tar-stream");
-  const extract = tar.extract();
-  const source = Readable.from(stream as AsyncIterable<Uint8Array>);
-  source.on("error", (err) => extract.destroy(err));
-  source.pipe(extract);
+async function heldSidecars(input: TarInput): Promise<Map<string, Map<string, Buffer>> | null> {
+  const { entries, stop } = await tarEntries(input);
   const held = new Map<string, Map<string, Buffer>>();
   let bytes = 0;
   try {
-    for await (const entry of extract) {
+    for await (const entry of entries) {
       const { key, ext } = entryKey(entry.header.name);
       if (entry.header.type !== "file" || IMAGE_EXTENSIONS.has(ext)) {
         entry.resume();
@@ -295,15 +303,14 @@ async function heldSidecars(stream: AsyncIterable<Uint8Array> | NodeJS.ReadableS
       }
       const size = entry.header.size ?? 0;
       if ((bytes += size) > MAX_HELD_SIDECAR_BYTES) return null;
-      const chunks: Buffer[] = [];
-      for await (const chunk of entry) chunks.push(chunk as Buffer);
+      const text = await entryBytes(entry);
       if (!held.has(key)) held.set(key, new Map());
-      held.get(key)!.set(ext, Buffer.concat(chunks));
+      held.get(key)!.set(ext, text);
     }
   } catch {
     return null;
   } finally {
-    source.destroy();
+    stop();
   }
   return held;
 }
@@ -313,11 +320,8 @@ async function heldSidecars(stream: AsyncIterable<Uint8Array> | NodeJS.ReadableS
  * short (inside an entry, or at an entry's end: no end-of-archive blocks) ends the shard with the
  * samples read before its last key (counted `truncated_tar`).
  */
-export async function* readWebdatasetTar(stream: AsyncIterable<Uint8Array> | NodeJS.ReadableStream, label: string, opts: PixelReadOptions): AsyncGenerator<PixelSample> {
+export async function* readWebdatasetTar(stream: TarInput, label: string, opts: PixelReadOptions): AsyncGenerator<PixelSample> {
   const max = opts.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
-  // loaded at first use: every run command imports this module, few read a tar (~35 ms of CPU)
-  const { default: tar } = await import("tar-stream");
-  const extract = tar.extract();
   // the last 1 KiB read: a whole tar ends with two zero blocks, one cut at an entry's end does not
   let tail: Buffer = Buffer.alloc(0);
   const tracked = (async function* () {
@@ -327,9 +331,7 @@ export async function* readWebdatasetTar(stream: AsyncIterable<Uint8Array> | Nod
       yield b;
     }
   })();
-  const source = Readable.from(tracked);
-  source.on("error", (err) => extract.destroy(err));
-  source.pipe(extract);
+  const { entries } = await tarEntries(tracked);
   let current: { key: string; files: Map<string, Uint8Array | "too_large"> } | null = null;
   const flush = function* (this: void, c: NonNullable<typeof current>): Generator<PixelSample> {
     const images = [...c.files.entries()].filter(([ext]) => IMAGE_EXTENSIONS.has(ext));
@@ -346,17 +348,14 @@ export async function* readWebdatasetTar(stream: AsyncIterable<Uint8Array> | Nod
     yield* countSample(sampleOf(c.key, image[1] === "too_large" ? null : image[1], text("txt"), sidecar, `${label}:${c.key}.${image[0]}`), opts.counters);
   };
   try {
-    for await (const entry of extract) {
+    for await (const entry of entries) {
       if (entry.header.type !== "file") {
         // a link (tar(1) writes a file linked twice as a hard link) holds no bytes of its own: counted, not read
         if (entry.header.type === "link" || entry.header.type === "symlink") opts.counters.inc(pixelSourceSkippedCounter("tar_link"));
         entry.resume();
         continue;
       }
-      const name = entry.header.name;
-      const slash = name.lastIndexOf("/");
-      const { stem, ext } = splitName(name.slice(slash + 1));
-      const key = name.slice(0, slash + 1) + stem;
+      const { key, ext } = entryKey(entry.header.name);
       if (current && current.key !== key) {
         yield* flush(current);
         current = null;
@@ -367,9 +366,7 @@ export async function* readWebdatasetTar(stream: AsyncIterable<Uint8Array> | Nod
         current.files.set(ext, "too_large");
         continue;
       }
-      const chunks: Buffer[] = [];
-      for await (const chunk of entry) chunks.push(chunk as Buffer);
-      current.files.set(ext, new Uint8Array(Buffer.concat(chunks)));
+      current.files.set(ext, new Uint8Array(await entryBytes(entry)));
     }
     // ended at an entry's end without the end-of-archive blocks: cut there, its last sample maybe without its last files
     if (tail.length < 1024 || tail.some((byte) => byte !== 0)) throw new Error("no end-of-archive blocks");
