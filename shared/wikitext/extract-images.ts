@@ -25,7 +25,7 @@ import { isUtf8 } from "node:buffer";
 import type { Counters } from "../core/counters.ts";
 import type { WikitextImageRef } from "../core/records.ts";
 import { cleanCaptionWith } from "./clean-caption.ts";
-import { galleryRefs, imagemapRef, type LineContext, type PlacedRef } from "./gallery-lines.ts";
+import { galleryRefs, imagemapRefs, type LineContext, type PlacedRef } from "./gallery-lines.ts";
 import { fileNamespaceEnd, fileNamespaceSet, hasMediaExtension, MEDIA_EXTENSIONS, normalizeWithNamespaces } from "./image-key.ts";
 import { classifyImageOption, localizedOptions } from "./image-options.ts";
 import { isInlineTemplate, isSilentTemplate, normalizeTemplateName } from "./inline-templates.ts";
@@ -1264,8 +1264,7 @@ class WikitextScanner {
     const body = this.t.text(after, closer.start);
     if (isGallery) for (const r of galleryRefs(body, after, this.ctx)) this.refs.push(r);
     else if (name === "imagemap") {
-      const r = imagemapRef(body, after, this.ctx);
-      if (r) this.refs.push(r);
+      for (const r of imagemapRefs(body, after, this.ctx)) this.refs.push(r);
     }
     if (isGallery || name === "imagemap") this.cut(this.cutStart.length, i, closer.end, CUT_NO_REF);
     return closer.end;

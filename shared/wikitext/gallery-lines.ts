@@ -4,7 +4,7 @@
  */
 import type { WikitextImageRef } from "../core/records.ts";
 import { cleanCaptionWith, type CaptionContext } from "./clean-caption.ts";
-import { normalizeWithNamespaces } from "./image-key.ts";
+import { fileNamespaceEnd, normalizeWithNamespaces } from "./image-key.ts";
 import { classifyImageOption, type LocalizedOptions } from "./image-options.ts";
 
 /** A reference plus its offset in the page, for document order. */
@@ -69,6 +69,38 @@ export function parseImageLine(line: string, source: WikitextImageRef["source"],
 
 const COMMENT = /<!--[\s\S]*?(?:-->|$)/g;
 
+/** Deeper file links in a line's caption are not looked for: each level reparses its span. */
+const MAX_NESTED_DEPTH = 4;
+
+/**
+ * The file links inside one image line's options and caption (`File:A.jpg|… [[File:Flag.svg|20px]] …`),
+ * each its own reference as in a body link's caption (MediaWiki shows it inline); they add no text to
+ * the line's caption. `offset` is where the line starts in the page. One pass over the line with a
+ * stack of open `[[`; links deeper than MAX_NESTED_DEPTH are not looked at.
+ */
+export function nestedFileRefs(line: string, offset: number, ctx: LineContext): PlacedRef[] {
+  if (!line.includes("[[")) return [];
+  const refs: PlacedRef[] = [];
+  const open: number[] = [];
+  for (let i = line.indexOf("|"); i >= 0 && i < line.length - 1; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 0x5b && line.charCodeAt(i + 1) === 0x5b) {
+      open.push(i + 2);
+      i++;
+    } else if (c === 0x5d && line.charCodeAt(i + 1) === 0x5d && open.length > 0) {
+      const start = open.pop()!;
+      i++;
+      if (open.length >= MAX_NESTED_DEPTH) continue;
+      const inner = line.slice(start, i - 1);
+      // only a name in a file namespace is an image (`[[Foo]]` is a wiki link, `[[:File:X]]` links to the file's page)
+      if (fileNamespaceEnd(inner.trimStart(), ctx.namespaces) < 0) continue;
+      const ref = parseImageLine(inner, "link", ctx);
+      if (ref) refs.push({ pos: offset + start - 2, ref });
+    }
+  }
+  return refs;
+}
+
 /** Every image line of a gallery body; `offset` is where the body starts in the page. */
 export function galleryRefs(body: string, offset: number, ctx: LineContext): PlacedRef[] {
   const refs: PlacedRef[] = [];
@@ -81,19 +113,20 @@ export function galleryRefs(body: string, offset: number, ctx: LineContext): Pla
     const line = text.slice(start, end);
     if (line.trim() !== "") {
       const ref = parseImageLine(line, "gallery", ctx);
-      if (ref) refs.push({ pos: offset + start, ref });
+      if (ref) refs.push({ pos: offset + start, ref }, ...nestedFileRefs(line, offset + start, ctx));
     }
     start = end + 1;
   }
   return refs;
 }
 
-/** The image of an `<imagemap>`: its first non-empty line; the rest are clickable areas. */
-export function imagemapRef(body: string, offset: number, ctx: LineContext): PlacedRef | null {
+/** The image of an `<imagemap>` (its first non-empty line; the rest are clickable areas) and the file links in its caption. */
+export function imagemapRefs(body: string, offset: number, ctx: LineContext): PlacedRef[] {
   const text = body.includes("<!--") ? body.replace(COMMENT, (m) => m.replace(/[^\n]/g, " ")) : body;
   const m = /[^\s]/.exec(text);
-  if (!m) return null;
+  if (!m) return [];
   const end = text.indexOf("\n", m.index);
-  const ref = parseImageLine(text.slice(m.index, end < 0 ? text.length : end), "link", ctx);
-  return ref ? { pos: offset + m.index, ref } : null;
+  const line = text.slice(m.index, end < 0 ? text.length : end);
+  const ref = parseImageLine(line, "link", ctx);
+  return ref ? [{ pos: offset + m.index, ref }, ...nestedFileRefs(line, offset + m.index, ctx)] : [];
 }

@@ -143,6 +143,23 @@ describe("<gallery>", () => {
       ref("File:G1.jpg", "gallery", "Gallery one"), ref("File:G2.jpg", "gallery", "Gallery two", "galt"), ref("File:G3.jpg", "gallery"),
     ]);
   });
+  it("reports a file link inside a gallery or imagemap caption as its own reference, as in a body link's caption", () => {
+    const text = [
+      "<gallery>",
+      "File:Tower.jpg|The tower at dusk with the [[File:Flag of France.svg|20px|border]] flag and a [[Paris|city]] link",
+      "File:Plain.jpg|A [[Foo]] and [[Category:Bar]] only",
+      "File:Deep.jpg|a [[File:A.svg|x [[File:B.svg|y [[File:C.svg|z [[File:D.svg|w [[File:E.svg]] ]] ]] ]] ]]",
+      "</gallery>",
+      "<imagemap>\nFile:Map.png|400px|A map with [[File:Compass.svg|12px]] a compass\nrect 0 0 10 10 [[File:Not an image use.jpg]]\n</imagemap>",
+    ].join("\n");
+    expect(extractImageRefs(text)).toEqual([
+      ref("File:Tower.jpg", "gallery", "The tower at dusk with the flag and a city link"), link("File:Flag of France.svg"),
+      ref("File:Plain.jpg", "gallery", "A Foo and only"),
+      // deeper than four links inside the line's caption: not looked at
+      ref("File:Deep.jpg", "gallery", "a"), link("File:A.svg", "x"), link("File:B.svg", "y"), link("File:C.svg", "z"), link("File:D.svg", "w"),
+      link("File:Map.png", "A map with a compass"), link("File:Compass.svg"),
+    ]);
+  });
 });
 
 // No wall-clock budgets (no test depends on speed): the sizes are such that work growing with the
