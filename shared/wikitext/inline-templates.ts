@@ -5,6 +5,7 @@
  * words silently missing ("The {{NYCS|J}} and trains serve …" → "The and trains serve …"), so the
  * caption cleaner marks it (UNRENDERED) and the pipeline drops that caption as a counted reason.
  */
+import { renderConvert } from "./convert-template.ts";
 
 /** A template call with its arguments already rendered to text and trimmed. */
 export interface TemplateArgs {
@@ -34,14 +35,19 @@ const APOSTROPHE = "\ue005";
 
 const RANGE_WORDS = new Set(["-", "–", "to", "and", "or", "by", "x", "×", "+", "and(-)", "to(-)", "+/-", "±"]);
 
-/** `{{convert|5|km|mi}}` → "5 km"; ranges `{{convert|5|to|10|km}}` → "5 to 10 km", `-` → "5–10 km". */
-const convert: Renderer = ({ positional: p }) => {
+/** `{{convert|1036|ft}}` → "1,036 feet (316 m)" (convert-template.ts); a form it does not know, as written. */
+const convert: Renderer = (a, name) => renderConvert(a, name === "cvt") ?? convertAsWritten(a, name);
+
+/** The input as written: `{{convert|5|km|mi}}` → "5 km"; ranges `{{convert|5|to|10|km}}` → "5 to 10 km", `-` → "5–10 km". */
+const convertAsWritten: Renderer = ({ positional: p }) => {
   const [v1, u1, v2, u2] = p;
   if (v1 === undefined) return "";
   if (u1 !== undefined && RANGE_WORDS.has(u1) && v2 !== undefined) {
     const sep = u1 === "-" ? "–" : ` ${u1} `;
     return `${v1}${sep}${v2}${u2 ? ` ${u2}` : ""}`;
   }
+  // a combined amount: `{{convert|6|ft|2|in|m}}` → "6 ft 2 in"
+  if (u1 && v2 !== undefined && u2 !== undefined && /^\d/.test(v2) && /^[^\d\s]/.test(u2)) return `${v1} ${u1} ${v2} ${u2}`;
   return u1 ? `${v1} ${u1}` : v1;
 };
 

@@ -48,7 +48,7 @@ describe("templates in captions", () => {
     expect(cleanCaption("diagnosed with ASD {{as of|2014|lc=y}}, a 30% increase")).toBe("diagnosed with ASD as of 2014, a 30% increase");
     expect(cleanCaption("{{as of|2015|6|30}} when the last leap second was added")).toBe("As of June 30, 2015 when the last leap second was added");
     expect(cleanCaption("non-white {{as of|lc=y|2005|06|alt=in 2005}}")).toBe("non-white in 2005");
-    expect(cleanCaption("A {{convert|5|km|mi}} walk, {{nowrap|St. Paul's}} and {{lang|fr|la Manche}}")).toBe("A 5 km walk, St. Paul's and la Manche");
+    expect(cleanCaption("A {{convert|5|km|mi}} walk, {{nowrap|St. Paul's}} and {{lang|fr|la Manche}}")).toBe("A 5 kilometres (3.1 mi) walk, St. Paul's and la Manche");
     expect(cleanCaption("Born {{start date|1990|5|1}}, crowned {{reign|1066|1087}}")).toBe("Born May 1, 1990, crowned r. 1066–1087");
   });
 
