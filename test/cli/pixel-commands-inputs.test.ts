@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli, removeTempDirs, tempDir } from "../runner/helpers.ts";
-import { OTHERS, PHOTO } from "../pixels/images.ts";
+import { OTHERS, PHOTO, pngWithBrokenBody } from "../pixels/images.ts";
 import { buildResultsParquet, buildTar } from "../pixels/img2dataset-fixture.ts";
 
 afterAll(removeTempDirs);
@@ -68,5 +68,21 @@ describe("a .parquet cut short or that is not one", () => {
     const dedup = await runCli(["dedup-images", cut, bad, PHOTO.original]);
     expect(dedup.code, dedup.stderr).toBe(0);
     expect(dedup.stderr).toMatch(/^paracap dedup-images: 1 samples, .*; skipped: 2 damaged_parquet\n$/);
+  });
+});
+
+describe("dedup-images --thesis-filters", () => {
+  it("judges an image by its header before decoding: a 7000 × 7000 PNG whose body is no image is outside the bounds, not undecodable", async () => {
+    const broken = join(tempDir(), "huge.png");
+    writeFileSync(broken, pngWithBrokenBody(7000, 7000));
+    const inputs = [PHOTO.original, PHOTO.lowQualityJpeg, broken];
+    const filtered = await runCli(["dedup-images", "--thesis-filters", ...inputs]);
+    expect(filtered.code, filtered.stderr).toBe(0);
+    expect(filtered.stderr).toBe("paracap dedup-images: 3 samples, 2 images hashed (0 undecodable, 1 outside the thesis bounds); 1 groups of 2 images by phash ≤ 8, 0 chains split (diameter > 16)\n");
+    // decoded (no bounds), it is corrupt; the photos' group is the same either way
+    const plain = await runCli(["dedup-images", ...inputs]);
+    expect(plain.stderr).toMatch(/^paracap dedup-images: 3 samples, 2 images hashed \(1 undecodable\);/);
+    expect(filtered.stdout).toBe(plain.stdout);
+    expect(jsonl(filtered.stdout)[0]!.members.map((m) => m.key)).toEqual(["highQuality", "lowQuality"]);
   });
 });
