@@ -10,7 +10,7 @@ import { groupNearDuplicates, type HashedItem } from "../pixels/hash-index.ts";
 import { DEFAULT_DECODE_OPTIONS } from "../pixels/decode.ts";
 import { hashSamples, type HashedSample } from "../pixels/hash-stream.ts";
 import { DEFAULT_MODE, DEFAULT_THRESHOLDS, hashToHex, IDENTITY_MODES, PERCEPTUAL_MODES, type IdentityMode, type PerceptualMode } from "../pixels/hashes.ts";
-import { imageDecodableInfo, judgeImage, thesisImageFilters } from "../pixels/image-filters.ts";
+import { imageDecodableInfo, judgeByHeader, judgeImage, THESIS_IMAGE_BOUNDS, thesisImageFilters } from "../pixels/image-filters.ts";
 import { readPixelInputs } from "../pixels/img2dataset.ts";
 import { UserError } from "../core/errors.ts";
 
@@ -26,7 +26,8 @@ export const DEDUP_IMAGES_USAGE = `paracap dedup-images <folder|tar|parquet|imag
   --threshold: largest Hamming distance of one image (default per mode: ${PERCEPTUAL_MODES.map((m) => `${m} ${DEFAULT_THRESHOLDS[m]}`).join(", ")});
   --max-diameter: largest distance inside a group (default 2 × threshold; larger groups are split);
   --thesis-filters: drop images outside the thesis' bounds (3,000…1,000,000 pixels, ≥ 3,000 bytes,
-  aspect ≤ 3, opaque) first. A summary goes to stderr.`;
+  aspect ≤ 3, opaque) first; one whose header already puts it outside is not decoded. A summary
+  goes to stderr.`;
 
 const sampleLine = (h: HashedSample) => ({ key: h.sample.key, origin: h.sample.origin, url: h.sample.url, caption: h.sample.caption });
 
@@ -101,8 +102,11 @@ export async function dedupImagesCommand(argv: string[]): Promise<number> {
   const samples = new Map<string, HashedSample["sample"]>();
   let read = 0;
   // the pixel MD5 (a pass over every decoded byte) only for the md5 mode
-  for await (const h of hashSamples(readPixelInputs(positionals, { counters }), { decode: { ...DEFAULT_DECODE_OPTIONS, md5: mode === "md5" } })) {
+  // with the thesis' bounds, an image its header puts outside them is counted undecoded (as a run does)
+  const gate = values["thesis-filters"] ? THESIS_IMAGE_BOUNDS : null;
+  for await (const h of hashSamples(readPixelInputs(positionals, { counters }), { decode: { ...DEFAULT_DECODE_OPTIONS, md5: mode === "md5" }, gate })) {
     read++;
+    if (h.outside !== undefined) judgeByHeader(h.outside, filters, counters, "images");
     if (h.decoded === null) continue;
     if (!judgeImage(h.decoded, values["thesis-filters"] ? filters : [], counters, "images") || !h.hashes) continue;
     const key = uniqueKey(h.sample, samples);

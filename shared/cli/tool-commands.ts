@@ -49,15 +49,18 @@ export const FEATURES_USAGE = `paracap features [--classifier improved|paper] < 
   one JSONL line per input line, in order: {"text","words","profane","english","hasVerb","isSentence","tags"};
   a line a run would not analyse either (over captions.maxChars characters, or with an unbroken run
   of over captions.maxTokenChars) gives {"skipped":"caption_too_long"|"token_too_long"}`;
-export const SCORE_USAGE = `paracap score [--model <dir>] [--scorers <list>] [--config <file>] < pairs.tsv
+export const SCORE_USAGE = `paracap score [--model <dir>] [--scorers <list>] [--config <file>] [--skip-bad] < pairs.tsv
   one JSONL line of metrics per caption1<TAB>caption2 line, in order; when the scorers report the
   metrics of scoring.semantic (the default), also semantic, deltaSemSyn and the paraphrase verdict
-  ("paraphrase", "paraphraseBy"), as the pairs of a run carry them
+  ("paraphrase", "paraphraseBy"), as the pairs of a run carry them. A line that is not two captions,
+  or with a caption over captions.maxChars, stops the command (exit 2, the lines before it written)
   --model <dir>      transformer model directory (or, online, a hub id): adds the embedding and
                      bertscore metrics
   --scorers <list>   comma-separated scorers (default: the config's, syntactic and wordVectors):
                      ${SCORER_NAMES.join(", ")}
-  --config <file>    JSON config file (its scoring section is used)`;
+  --config <file>    JSON config file (its scoring section is used)
+  --skip-bad         answer such a line {"skipped":"not_a_pair"|"caption_too_long"} instead and go
+                     on; a summary on stderr says how many lines were skipped and why`;
 
 /** One output line per reference and caption type; a reference with neither caption nor alt has type null. */
 export function referenceLines(ref: WikitextImageRef, page: string): object[] {
@@ -128,20 +131,26 @@ export async function featuresCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
+/** Why a line of `score`'s input is no pair it scores, and what to tell the user. */
+interface BadPairLine {
+  skipped: "not_a_pair" | "caption_too_long";
+  message: string;
+}
+
 /**
- * caption1<TAB>caption2 → the two captions; anything else is the user's mistake, reported with its
- * line number, and so is a caption over `maxChars` (scoring cost grows with length: a pair of 400 kB
- * captions would run for minutes; a run bounds its captions the same way).
+ * caption1<TAB>caption2 → the two captions; anything else is the user's mistake, and so is a caption
+ * over `maxChars` (scoring cost grows with length: a pair of 400 kB captions would run for minutes;
+ * a run bounds its captions the same way).
  */
-export function parsePairLine(line: string, n: number, maxChars = Infinity): [string, string] {
+export function readPairLine(line: string, n: number, maxChars = Infinity): { pair: [string, string] } | BadPairLine {
   const fields = line.split("\t");
   if (fields.length !== 2) {
     const got = fields.length === 1 ? "no tab" : `${fields.length - 1} tabs`;
-    throw new UserError(`stdin line ${n}: expected caption1<TAB>caption2, found ${got}`);
+    return { skipped: "not_a_pair", message: `stdin line ${n}: expected caption1<TAB>caption2, found ${got}` };
   }
   const long = fields.find((f) => f.length > maxChars);
-  if (long !== undefined) throw new UserError(`stdin line ${n}: a caption of ${long.length} characters, over captions.maxChars (${maxChars}; a --config file may raise it)`);
-  return [fields[0]!, fields[1]!];
+  if (long !== undefined) return { skipped: "caption_too_long", message: `stdin line ${n}: a caption of ${long.length} characters, over captions.maxChars (${maxChars}; a --config file may raise it)` };
+  return { pair: [fields[0]!, fields[1]!] };
 }
 
 /** Pairs per scoring call: what the dedup stage uses, so a model sees the same batches. */
@@ -154,6 +163,7 @@ export async function scoreCommand(argv: string[]): Promise<number> {
       model: { type: "string" },
       scorers: { type: "string" },
       config: { type: "string" },
+      "skip-bad": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -169,11 +179,32 @@ export async function scoreCommand(argv: string[]): Promise<number> {
   const score = await createScorers(config);
   // the dedup stage's own derivation, so a line equals the metrics and verdict of that pair in a run's dataset
   const verdict = semanticVerdict(config);
-  await mapLineBatches(process.stdin, process.stdout, SCORE_BATCH, (line, n) => parsePairLine(line, n, config.captions.maxChars), async (pairs) =>
-    (await score(pairs)).map((m) => {
-      const v = verdict(m);
+  // --skip-bad: a bad line is counted and answered {"skipped": reason}, so output lines still match input lines
+  const skipped = new Map<BadPairLine["skipped"], { count: number; first: number }>();
+  const parse = (line: string, n: number) => {
+    const r = readPairLine(line, n, config.captions.maxChars);
+    if ("pair" in r) return r;
+    if (!values["skip-bad"]) throw new UserError(r.message);
+    const seen = skipped.get(r.skipped);
+    if (seen) seen.count++;
+    else skipped.set(r.skipped, { count: 1, first: n });
+    return { skipped: r.skipped };
+  };
+  const lines = await mapLineBatches(process.stdin, process.stdout, SCORE_BATCH, parse, async (batch) => {
+    const pairs = batch.flatMap((l) => ("pair" in l ? [l.pair] : []));
+    const scored = pairs.length > 0 ? await score(pairs) : [];
+    let i = 0;
+    return batch.map((l) => {
+      if (!("pair" in l)) return l;
+      const v = verdict(scored[i++]!);
       return v.paraphrase === undefined ? v.metrics : { ...v.metrics, paraphrase: v.paraphrase, paraphraseBy: v.paraphraseBy };
-    }));
+    });
+  });
+  if (values["skip-bad"]) {
+    const bad = [...skipped.values()].reduce((sum, s) => sum + s.count, 0);
+    const why = [...skipped].map(([reason, s]) => `${s.count} ${reason} (first: line ${s.first})`).join(", ");
+    process.stderr.write(`paracap score: ${lines} line${lines === 1 ? "" : "s"}, ${lines - bad} scored, ${bad} skipped${why ? `: ${why}` : ""}\n`);
+  }
   return 0;
 }
 

@@ -43,7 +43,7 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
   out.push(`Shards: ${s.total}; read completely: ${s.ok}; damaged: ${s.corrupt.length}; missing: ${s.missing.length}.` +
     (stats.complete ? " The run is complete." : " **The run is incomplete**: the datasets lack the damaged pages, those of the missing shards, or of the failed partitions."));
   if (s.corrupt.length > 0) {
-    out.push("", "**Damaged shards** (a damaged bz2 block loses only its own pages, the rest of the shard is read; damaged XML or gzip loses the rest of its shard; a damaged WARC record loses only its own page, a WARC not fetched all of its pages, a tar cut short the samples after the cut):", "");
+    out.push("", "**Damaged shards** (a damaged bz2 block loses only its own pages, the rest of the shard is read; damaged XML or gzip loses the rest of its shard; a damaged WARC record loses only its own page, a WARC not fetched all of its pages, a tar cut short the samples after the cut, a damaged parquet file the rows it could not read):", "");
     out.push("| shard | file | damage at (decompressed byte) | error |", "|---|---|---:|---|");
     for (const c of s.corrupt) out.push(`| ${mdCode(c.shard, { inTable: true })} | ${mdCode(c.file, { inTable: true })} | ${fmt(c.offset)} | ${mdText(c.error)} |`);
   }

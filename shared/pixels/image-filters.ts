@@ -98,6 +98,20 @@ export function judgeImage(result: DecodeResult, filters: readonly SyncFilter<Im
   return true;
 }
 
+/** The reasons a header alone can give, each with the thesis filter (by name) that gives it after decoding. */
+const FILTER_OF_HEADER_DROP = { too_few_pixels: "image_pixels", too_many_pixels: "image_pixels", too_few_bytes: "image_bytes", too_elongated: "image_aspect" } as const;
+export type HeaderDrop = keyof typeof FILTER_OF_HEADER_DROP;
+
+/**
+ * Counts an image its header put outside the bounds (outsideBoundsByHeader), never decoded, as the
+ * drop of the filter that gives the same reason after decoding (judgeImage).
+ */
+export function judgeByHeader(drop: HeaderDrop, filters: readonly SyncFilter<ImageFacts>[], counters: Counters, tier: string): void {
+  const filter = filters.find((f) => f.name === FILTER_OF_HEADER_DROP[drop]);
+  if (filter === undefined) throw new Error(`no filter ${FILTER_OF_HEADER_DROP[drop]} to count ${drop} by`);
+  countFilterVerdict(filter, counters, tier, drop);
+}
+
 /** Formats whose header size is the size the decoder gives (JPEG SOF, PNG IHDR, WebP canvas). */
 const HEADER_SIZED = new Set(["jpeg", "png", "webp"]);
 /**
@@ -114,7 +128,7 @@ const HEADER_BOUNDED = new Set(["gif", "tiff", "heif", "avif"]);
  * gets the reason the filters would give after decoding; only bytes that are both outside the bounds
  * and broken are counted by the bound they fail instead of the decoder's complaint.
  */
-export function outsideBoundsByHeader(bytes: Uint8Array, format: string | null, bounds: ImageBounds = THESIS_IMAGE_BOUNDS): "too_few_pixels" | "too_many_pixels" | "too_few_bytes" | "too_elongated" | null {
+export function outsideBoundsByHeader(bytes: Uint8Array, format: string | null, bounds: ImageBounds = THESIS_IMAGE_BOUNDS): HeaderDrop | null {
   if (format === null || !(HEADER_SIZED.has(format) || HEADER_BOUNDED.has(format))) return null;
   let size: { width: number; height: number };
   try {
@@ -127,7 +141,7 @@ export function outsideBoundsByHeader(bytes: Uint8Array, format: string | null, 
   for (const filter of thesisImageFilters(bounds)) {
     const verdict = filter.keep(facts);
     if (verdict === true) continue;
-    const drop = verdict.drop as "too_few_pixels" | "too_many_pixels" | "too_few_bytes" | "too_elongated";
+    const drop = verdict.drop as HeaderDrop;
     // (a canvas the decoder may not fill exactly is trusted for the bytes and the memory bound only)
     return HEADER_SIZED.has(format) || drop === "too_few_bytes" || drop === "too_many_pixels" ? drop : null;
   }

@@ -22,7 +22,6 @@ import type { parquetMetadataAsync } from "hyparquet";
 import { z } from "zod";
 import { pixelSourceCounter, pixelSourceSkippedCounter } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
-import { DumpError } from "../dump/errors.ts";
 
 export interface PixelSample {
   /** img2dataset's key (shard + index, e.g. 000010042), or the file name without extension */
@@ -178,7 +177,7 @@ async function isResultsTable(path: string, dirs: ReadonlySet<string>, stem: str
     const metadata = await parquetMetadataAsync(await asyncBufferFromFile(path));
     return !metadata.schema.some((c) => IMAGE_EXTENSIONS.has(c.name));
   } catch {
-    return false; // read as parquet: its error is said there
+    return false; // read as parquet, which counts its damage
   }
 }
 
@@ -377,25 +376,38 @@ export async function* readWebdatasetTar(stream: TarInput, label: string, opts: 
   if (current) yield* flush(current);
 }
 
-/** img2dataset's parquet: the results table (no image: bytes null) or the `parquet` output format (image in `jpg`). */
+/**
+ * img2dataset's parquet: the results table (no image: bytes null) or the `parquet` output format (image
+ * in `jpg`). A file that is cut (its footer, the only map of its rows, is gone) or not parquet is one
+ * `damaged_parquet`; with its footer whole, a row group that does not decode (or not to its count of
+ * rows) is passed over and the others read, the file counted once.
+ */
 export async function* readImg2datasetParquet(path: string, opts: PixelReadOptions): AsyncGenerator<PixelSample> {
   const max = opts.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
+  const damaged = () => opts.counters.inc(pixelSourceSkippedCounter("damaged_parquet"));
   // loaded at first use, as tar-stream (~50 ms of CPU)
   const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } = await import("hyparquet");
   const file = await asyncBufferFromFile(path);
   let metadata: Awaited<ReturnType<typeof parquetMetadataAsync>>;
   try {
     metadata = await parquetMetadataAsync(file);
-  } catch (err) {
-    // not a parquet file (or a cut one): the input's fault, one line, never a stack trace
-    throw new DumpError(path, null, `not a readable parquet file (${err instanceof Error ? err.message : String(err)})`, { cause: err });
+  } catch {
+    return damaged();
   }
-  let rowStart = 0;
+  let lost = false;
+  let read = 0;
   for (const group of metadata.row_groups) {
-    const rowEnd = rowStart + Number(group.num_rows);
-    // utf8: false: an image column (BYTE_ARRAY without a string annotation) stays bytes
-    const rows = await parquetReadObjects({ file, metadata, rowStart, rowEnd, utf8: false });
-    rowStart = rowEnd;
+    const groupRows = Number(group.num_rows);
+    let rows: Record<string, unknown>[];
+    try {
+      // each group alone: a damaged count in one does not shift where the others' rows are looked for;
+      // utf8: false: an image column (BYTE_ARRAY without a string annotation) stays bytes
+      rows = await parquetReadObjects({ file, metadata: { ...metadata, row_groups: [group] }, rowStart: 0, rowEnd: groupRows, utf8: false });
+    } catch {
+      rows = [];
+    }
+    if (!(Number.isSafeInteger(groupRows) && groupRows >= 0 && rows.length === groupRows)) lost = true;
+    read += rows.length;
     for (const row of rows) {
       const sidecar = SidecarSchema.safeParse(row);
       if (!sidecar.success || typeof sidecar.data.key !== "string") {
@@ -410,6 +422,9 @@ export async function* readImg2datasetParquet(path: string, opts: PixelReadOptio
       yield* countSample(sampleOf(sidecar.data.key, bytes, null, sidecar.data, path), opts.counters);
     }
   }
+  // the footer's own total: rows a damaged group count hid
+  if (read !== Number(metadata.num_rows)) lost = true;
+  if (lost) damaged();
 }
 
 function imageColumn(row: Record<string, unknown>): Uint8Array | null {

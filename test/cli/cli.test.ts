@@ -142,6 +142,23 @@ describe.concurrent("paracap score", () => {
     expectUserError(huge, /^paracap score: stdin line 2: a caption of 400000 characters, over captions.maxChars \(5000; a --config file may raise it\)\n$/);
     expect(jsonl(huge.stdout)).toHaveLength(1);
   });
+
+  it("--skip-bad answers a bad line {skipped} in its place, scores the others as without it, and sums up on stderr", async () => {
+    const good = [[C.apolloLink, C.apolloInfobox], [C.ideomapOld, C.ideomapNew], [C.newt, C.apolloLink]].map((p) => p.join("\t"));
+    // past one scoring batch (64 lines), the bad lines spread through it
+    const lines = Array.from({ length: 70 }, (_, i) => good[i % 3]!);
+    lines[1] = `${C.apolloLink} ${C.apolloInfobox}`;
+    lines[40] = "a\tb\tc";
+    lines[66] = `${"word ".repeat(80_000)}\t${C.newt}`;
+    const r = await cli(["score", "--scorers", "syntactic", "--skip-bad"], lines.join("\n") + "\n");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe("paracap score: 70 lines, 67 scored, 3 skipped: 2 not_a_pair (first: line 2), 1 caption_too_long (first: line 67)\n");
+    const out = jsonl(r.stdout);
+    expect(out).toHaveLength(70);
+    expect([out[1], out[40], out[66]]).toEqual([{ skipped: "not_a_pair" }, { skipped: "not_a_pair" }, { skipped: "caption_too_long" }]);
+    const plain = jsonl((await cli(["score", "--scorers", "syntactic"], good.join("\n") + "\n")).stdout);
+    for (const [i, l] of out.entries()) if (![1, 40, 66].includes(i)) expect(l, `line ${i + 1}`).toEqual(plain[i % 3]);
+  });
 });
 
 describe.concurrent("paracap run and general usage", () => {

@@ -5,11 +5,11 @@
  * normalised URL; the photo's four copies under four URLs become one image, so their captions pair.
  */
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, extname, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ScoredPair } from "../../shared/core/records.ts";
-import { buildFilesLayout, buildTar, SAMPLES } from "../pixels/img2dataset-fixture.ts";
+import { buildFilesLayout, buildResultsParquet, buildTar, SAMPLES } from "../pixels/img2dataset-fixture.ts";
 import { readDir } from "../cloud/helpers.ts";
 import { removeTempDirs, runCli, tempDir } from "../runner/helpers.ts";
 
@@ -52,6 +52,25 @@ describe("paracap run --images", () => {
     const refused = await runCli(["run", "--input", "cc.tsv", "--images", "download", "--config", wrong, "--out", "x", "--quiet"], { cwd: dir });
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/--images needs a pixel pivot/);
+  });
+
+  it("a parquet-format download whose first shard is cut: the next shard's pixels are read, the cut one counted and reported damaged", async () => {
+    const dir = tempDir("paracap-run-images-parquet-");
+    writeFileSync(join(dir, "cc.tsv"), SAMPLES.map((s) => `${s.caption}\t${s.url}\n`).join(""));
+    const pq = join(dir, "download");
+    mkdirSync(pq);
+    const whole = readFileSync(buildResultsParquet(join(pq, "00001.parquet"), true));
+    writeFileSync(join(pq, "00000.parquet"), whole.subarray(0, whole.length >> 1));
+    for (const shard of ["00000", "00001"]) writeFileSync(join(pq, `${shard}_stats.json`), "{}");
+    const r = await runCli(["run", "--input", "cc.tsv", "--images", "download", "--out", "out", "--tiers", "gold,silver", "--quiet"], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("1 damaged shard(s)");
+    const out = readDir(join(dir, "out"));
+    expect((out.get("silver.jsonl")?.toString() ?? "").split("\n").filter(Boolean)).toHaveLength(3);
+    const stats = JSON.parse(out.get("stats.json")!.toString());
+    expect(stats.counters["pixels.skipped.damaged_parquet"]).toBe(1);
+    expect(stats.counters["pixels.samples.with_image"]).toBe(6);
+    expect(stats.shards.corrupt).toEqual([expect.objectContaining({ error: "download: 1 parquet file(s) cut or damaged: the rows that could be read were read, the others are lost" })]);
   });
 
   /**

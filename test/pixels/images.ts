@@ -1,6 +1,7 @@
 /** The real test images (test/fixtures/data/images, see its PROVENANCE.md files) by role. */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { crc32 } from "node:zlib";
 
 export const IMAGES_DIR = new URL("../fixtures/data/images/", import.meta.url).pathname;
 const J = join(IMAGES_DIR, "jimagehash");
@@ -34,3 +35,26 @@ export const OTHERS = {
 export const ICC_PAIR = { srgb: join(I, "bigbuckbunny.png"), adobe: join(I, "bigbuckbunny-with-diff-icc.png") } as const;
 
 export const bytesOf = (path: string): Uint8Array => new Uint8Array(readFileSync(path));
+
+/**
+ * A PNG whose header (IHDR, CRCs right) declares `width` × `height` RGB pixels and whose image data
+ * is no zlib stream: the decoder says `corrupt` (after allocating for the whole canvas), the header
+ * alone tells its size.
+ */
+export function pngWithBrokenBody(width: number, height: number): Uint8Array {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), 8 + data.length);
+    return out;
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // RGB
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return new Uint8Array(Buffer.concat([signature, chunk("IHDR", ihdr), chunk("IDAT", Buffer.alloc(5000, 0xab)), chunk("IEND", Buffer.alloc(0))]));
+}

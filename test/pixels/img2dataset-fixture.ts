@@ -83,8 +83,8 @@ export async function buildTar(path: string, scattered = false): Promise<string>
   return path;
 }
 
-/** The shard's results parquet (every URL, failures included), optionally with the images in a `jpg` column. */
-export function buildResultsParquet(path: string, withImages = false): string {
+/** The shard's results parquet (every URL, failures included), optionally with the images in a `jpg` column and in row groups of `rowGroupSize` rows. */
+export function buildResultsParquet(path: string, withImages = false, rowGroupSize?: number): string {
   const columnData = [
     { name: "key", data: SAMPLES.map((s) => s.key), type: "STRING" as const },
     { name: "url", data: SAMPLES.map((s) => s.url), type: "STRING" as const },
@@ -93,6 +93,6 @@ export function buildResultsParquet(path: string, withImages = false): string {
     { name: "error_message", data: SAMPLES.map((s) => (s.image ? null : "HTTP 404")), type: "STRING" as const },
     ...(withImages ? [{ name: "jpg", data: SAMPLES.map((s) => (s.image ? new Uint8Array(readFileSync(s.image)) : null)), type: "BYTE_ARRAY" as const }] : []),
   ];
-  writeFileSync(path, Buffer.from(parquetWriteBuffer({ columnData })));
+  writeFileSync(path, Buffer.from(parquetWriteBuffer({ columnData, ...(rowGroupSize ? { rowGroupSize } : {}) })));
   return path;
 }

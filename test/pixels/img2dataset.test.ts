@@ -58,6 +58,30 @@ describe("img2dataset readers", () => {
     expect(withImages.counters.get(pixelSourceCounter("samples.with_image"))).toBe(6);
   });
 
+  it("a parquet cut anywhere is one damaged_parquet, not an error; a damaged row group loses only its own rows", async () => {
+    const dir = tempDir();
+    const whole = readFileSync(buildResultsParquet(join(dir, "whole.parquet"), true, 2));
+    const damaged = pixelSourceSkippedCounter("damaged_parquet");
+    expect((await collect([join(dir, "whole.parquet")])).counters.get(damaged)).toBe(0);
+    // cut before its footer (the map of its rows): nothing can be found
+    for (const at of [0, 4, 1000, whole.length >> 1, whole.length - 9, whole.length - 1]) {
+      const cut = join(dir, `cut-${at}.parquet`);
+      writeFileSync(cut, whole.subarray(0, at));
+      const { samples, counters } = await collect([cut]);
+      expect(samples, `cut at ${at}`).toEqual([]);
+      expect(counters.get(damaged), `cut at ${at}`).toBe(1);
+    }
+    // the second row group's first page header overwritten: the first, third and fourth groups are read
+    const { parquetMetadata } = await import("hyparquet");
+    const at = Number(parquetMetadata(new Uint8Array(whole).buffer).row_groups[1]!.columns[0]!.meta_data!.data_page_offset);
+    const bad = join(dir, "bad-group.parquet");
+    writeFileSync(bad, Buffer.from(whole).fill(0xff, at, at + 16));
+    const { samples, counters } = await collect([bad]);
+    expect(samples.map((s) => s.key)).toEqual(["000000000", "000000001", "000000004", "000000005", "000000006"]);
+    expect(samples.filter((s) => s.bytes).map(shape)).toEqual(expected.filter((s) => !["000000002", "000000003"].includes(s.key)));
+    expect(counters.get(damaged)).toBe(1);
+  });
+
   it("skips images over the size bound and counts a sidecar that is not JSON, keeping the sample", async () => {
     const dir = buildFilesLayout(tempDir());
     writeFileSync(join(dir, "00000", "000000001.json"), "{not json");

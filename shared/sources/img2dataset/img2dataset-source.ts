@@ -92,6 +92,8 @@ export const img2datasetSource: Source<Img2datasetSample> & ImageBytesSource = {
     const file = basename(shard.uri);
     const cut = pixelSourceSkippedCounter("truncated_tar");
     const cutBefore = counters.get(cut);
+    const damagedParquet = pixelSourceSkippedCounter("damaged_parquet");
+    const damagedBefore = counters.get(damagedParquet);
     const samples = (await isDirectory(shard.uri)) ? readImg2datasetFolder(shard.uri, { counters }) : readTarSamples(() => bytes.read(), bytes.label, { counters });
     let read = 0;
     for await (const s of samples) {
@@ -102,6 +104,8 @@ export const img2datasetSource: Source<Img2datasetSample> & ImageBytesSource = {
     if (counters.get(cut) > cutBefore) {
       throw new DumpError(bytes.label, null, read > 0 ? "the tar is cut short: the samples after its last whole entry are lost, the rest was read" : "no whole tar entry could be read: not a tar, or damaged from its start");
     }
+    const damaged = counters.get(damagedParquet) - damagedBefore;
+    if (damaged > 0) throw new DumpError(bytes.label, null, `${damaged} parquet file(s) cut or damaged: the rows that could be read were read, the others are lost`);
   },
   createExtractor() {
     return (doc: Img2datasetSample): DocumentRefs => {
