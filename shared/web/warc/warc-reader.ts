@@ -23,7 +23,7 @@ import { forEachMap, httpStatus, parseMemberRecords, type ParsedRecord } from ".
 
 /** warcio (~70 ms of CPU to load) loads at the first WARC read: a Wikipedia run never reads one. */
 let warcioLoading: Promise<{ warcio: typeof import("warcio"); Parser: ReturnType<typeof quietParser> }> | null = null;
-const loadWarcio = () => (warcioLoading ??= import("warcio").then((warcio) => ({ warcio, Parser: quietParser(warcio.WARCParser) })));
+const loadWarcio = () => (warcioLoading ??= import("warcio").then((warcio) => ({ warcio, Parser: quietParser(warcio) })));
 
 const EMPTY = new Uint8Array(0);
 const utf8 = new TextDecoder();
@@ -38,10 +38,54 @@ const utf8 = new TextDecoder();
  * lines of any kind (a stray LF, a space, CR CR LF) before a record, including the first, are
  * passed over, where warcio takes the first one that is not CRLF for the end of the file and drops
  * every record after it without a word.
+ *
+ * A header block (WARC's or HTTP's) whose first line ends in LF alone is read line by line to its
+ * blank line, as Python's warcio reads every block: warcio's own reader looks for CRLF CRLF and runs
+ * on into the body or the next record. Such a record sets `lfHeaders`.
  */
-function quietParser(WARCParser: typeof import("warcio").WARCParser) {
-  return class QuietParser extends WARCParser {
+function quietParser(warcio: typeof import("warcio")) {
+  return class QuietParser extends warcio.WARCParser {
     onRemainder: ((rawOffset: number, length: number) => void) | null = null;
+    /** whether the record parsed last had a header block of LF-ended lines */
+    lfHeaders = false;
+
+    /** warcio 2.4's parse, its header blocks read by `headerBlock` */
+    override async parse(): Promise<WARCRecord | null> {
+      this.lfHeaders = false;
+      const first = await this.readToNextRecord();
+      const headersParser = new warcio.StatusAndHeadersParser();
+      const warcHeaders = await this.headerBlock(headersParser, first);
+      if (!warcHeaders) return null;
+      this._warcHeadersLength = this._reader.getReadOffset();
+      const record = new warcio.WARCRecord({ warcHeaders, reader: this._initRecordReader(warcHeaders) });
+      this._record = record;
+      const type = record.warcType;
+      if (this._parseHttp && (type === "response" || type === "request" || (type === "revisit" && record.warcContentLength > 0))) {
+        await this._addHttpHeaders(record, headersParser);
+      }
+      return record;
+    }
+
+    override async _addHttpHeaders(record: WARCRecord, headersParser: InstanceType<typeof warcio.StatusAndHeadersParser>): Promise<void> {
+      record.httpHeaders = await this.headerBlock(headersParser, await this._reader.readlineRaw());
+      const headersLen = this._reader.getReadOffset() - this._warcHeadersLength;
+      if (record.reader instanceof warcio.LimitReader) record.reader.setLimitSkip(record.warcContentLength - headersLen);
+    }
+
+    /** The header block whose first line is `first`: warcio's read, or line by line when that line ends in LF alone. */
+    async headerBlock(headersParser: InstanceType<typeof warcio.StatusAndHeadersParser>, first: Uint8Array | null) {
+      const firstLine = first ? utf8.decode(first) : "";
+      if (!first || !isLfOnlyLine(first) || !firstLine.trim()) return headersParser.parse(this._reader, { firstLine, headersClass: this._headersClass });
+      this.lfHeaders = true;
+      // the block's lines with CRLF ends, parsed by warcio from them: its header semantics (folded
+      // lines, Latin-1 values) stay warcio's
+      const lines: Uint8Array[] = [];
+      for (let line = await this._reader.readlineRaw(); line && !isLineEnd(line); line = await this._reader.readlineRaw()) {
+        lines.push(withCrlf(line));
+      }
+      lines.push(CRLF);
+      return headersParser.parse(new warcio.AsyncIterReader([Buffer.concat(lines)], null), { firstLine, headersClass: this._headersClass });
+    }
     override async readToNextRecord(): Promise<Uint8Array | null> {
       if (!this._reader) return EMPTY;
       if (this._record) {
@@ -49,8 +93,8 @@ function quietParser(WARCParser: typeof import("warcio").WARCParser) {
         const rest = await this._reader.readlineRaw();
         if (rest) {
           let lineLen = rest.byteLength - 1;
-          // a line that starts with WARC/: already the next record
-          if (lineLen === 9 && utf8.decode(rest).startsWith("WARC/")) return rest;
+          // a line that starts with WARC/: already the next record (its line ended by CRLF or LF)
+          if ((lineLen === 9 || (lineLen === 8 && isLfOnlyLine(rest))) && utf8.decode(rest).startsWith("WARC/")) return rest;
           while (lineLen > 0) {
             const value = rest[lineLen - 1];
             if (value !== 10 && value !== 13) break;
@@ -62,17 +106,30 @@ function quietParser(WARCParser: typeof import("warcio").WARCParser) {
       let nextline = await this._reader.readlineRaw();
       while (nextline && isBlankLine(nextline)) nextline = await this._reader.readlineRaw();
       this._offset = this._reader.getRawOffset() - (nextline?.length ?? 0);
-      // warcio reads only header blocks of CRLF lines (as WARC writes them): one of LF lines would run on
-      // into the HTTP headers or the body; the record is damage, said as such, and the next one is looked for
-      if (nextline !== null && isLfOnlyVersionLine(nextline)) throw new RecordDamage("lf_line_endings");
       return nextline ?? EMPTY;
     }
   };
 }
 
-/** `WARC/1.0` or `WARC/1.1` ended by an LF without its CR. */
-function isLfOnlyVersionLine(line: Uint8Array): boolean {
-  return line.length >= 9 && line[line.length - 1] === 10 && line[line.length - 2] !== 13 && utf8.decode(line.subarray(0, 7)) === "WARC/1.";
+const CRLF = Buffer.from("\r\n");
+
+/** A line ended by an LF without its CR. */
+function isLfOnlyLine(line: Uint8Array): boolean {
+  return line[line.length - 1] === 10 && line[line.length - 2] !== 13;
+}
+
+/** A line of nothing but its end (CRs and the LF): the end of a header block. */
+function isLineEnd(line: Uint8Array): boolean {
+  for (let i = 0; i < line.length; i++) if (line[i] !== 10 && line[i] !== 13) return false;
+  return true;
+}
+
+/** The line with CRLF for its end (LF, CRLF or none). */
+function withCrlf(line: Uint8Array): Buffer {
+  let end = line.length;
+  if (line[end - 1] === 10) end--;
+  if (line[end - 1] === 13) end--;
+  return Buffer.concat([line.subarray(0, end), CRLF]);
 }
 
 /** A line of nothing but spaces, tabs, CRs and its LF. */
@@ -218,6 +275,7 @@ const SKIPPED_TYPES = new Set(["request", "metadata", "warcinfo", "conversion", 
 /** Counter names of the per-record counts, built once (the sync path counts every record of a crawl). */
 const RECORDS = warcCounter("records");
 const REVISITS = warcCounter("records.revisit");
+const LF_HEADERS = warcCounter("records.lf_headers");
 const SKIPPED_TYPE_COUNTERS = new Map([...SKIPPED_TYPES].map((t) => [t, warcSkippedCounter(t)]));
 const OTHER_TYPE = warcSkippedCounter("other_type");
 
@@ -427,6 +485,7 @@ async function* records(
     const length = Number(record.warcHeaders.headers.get("Content-Length") ?? "");
     if (!Number.isInteger(length) || length < 0) throw new RecordDamage("bad_content_length");
     c.inc(warcCounter("records"));
+    if (parser.lfHeaders) c.inc(LF_HEADERS);
     const type = record.warcType ?? "";
     if (type === "revisit") {
       const http = record.httpHeaders;
