@@ -17,7 +17,7 @@ import type { WARCRecord } from "warcio";
 import type { Counters } from "../../core/counters.ts";
 import { WARC_DAMAGE_SAMPLE, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import { ByteCursor, ByteSourceError } from "./byte-cursor.ts";
-import { GzipMemberError, inflateHeldMember, inflateMember, inflateWholeMember, isGzipMagic, seekGzipMember } from "./gzip-member.ts";
+import { GzipMemberError, continuingMember, inflateHeldMember, inflateMember, inflateWholeMember, isGzipMagic, seekGzipMember } from "./gzip-member.ts";
 import { seekPlainRecord, type ProbeBytes } from "./plain-record-seek.ts";
 import { forEachMap, httpStatus, parseMemberRecords, type ParsedRecord } from "./member-records.ts";
 
@@ -48,6 +48,8 @@ function quietParser(warcio: typeof import("warcio")) {
     onRemainder: ((rawOffset: number, length: number) => void) | null = null;
     /** whether the record parsed last had a header block of LF-ended lines */
     lfHeaders = false;
+    /** where the parser is, for the members that may go on with a record (see `joinMembers`) */
+    frame: RecordFrame = { inRecord: false, joined: false };
 
     /** warcio 2.4's parse, its header blocks read by `headerBlock` */
     override async parse(): Promise<WARCRecord | null> {
@@ -90,6 +92,7 @@ function quietParser(warcio: typeof import("warcio")) {
       if (!this._reader) return EMPTY;
       if (this._record) {
         await skipRest(this._record);
+        this.frame.inRecord = false;
         const rest = await this._reader.readlineRaw();
         if (rest) {
           let lineLen = rest.byteLength - 1;
@@ -106,12 +109,20 @@ function quietParser(warcio: typeof import("warcio")) {
       let nextline = await this._reader.readlineRaw();
       while (nextline && isBlankLine(nextline)) nextline = await this._reader.readlineRaw();
       this._offset = this._reader.getRawOffset() - (nextline?.length ?? 0);
+      this.frame.inRecord = nextline !== null;
+      this.frame.joined = false;
       return nextline ?? EMPTY;
     }
   };
 }
 
 const CRLF = Buffer.from("\r\n");
+
+/** Whether the parser is inside a record (its first line read, its content not all read), and whether that record was joined across members. */
+interface RecordFrame {
+  inRecord: boolean;
+  joined: boolean;
+}
 
 /** A line ended by an LF without its CR. */
 function isLfOnlyLine(line: Uint8Array): boolean {
@@ -276,6 +287,7 @@ const SKIPPED_TYPES = new Set(["request", "metadata", "warcinfo", "conversion", 
 const RECORDS = warcCounter("records");
 const REVISITS = warcCounter("records.revisit");
 const LF_HEADERS = warcCounter("records.lf_headers");
+const SPLIT_ACROSS_MEMBERS = warcCounter("records.split_across_members");
 const SKIPPED_TYPE_COUNTERS = new Map([...SKIPPED_TYPES].map((t) => [t, warcSkippedCounter(t)]));
 const OTHER_TYPE = warcSkippedCounter("other_type");
 
@@ -381,15 +393,18 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
       } else {
         member = inflateMember(cur);
       }
+      const frame: RecordFrame = { inRecord: false, joined: false };
+      const stream = joinMembers(member, cur, frame, opts);
       try {
-        yield* records(member, at, true, opts);
+        yield* records(stream, at, true, opts, undefined, undefined, frame);
       } catch (err) {
         if (err instanceof ByteSourceError) throw err;
         damage(opts, at, reasonOf(err));
         if (!(err instanceof GzipMemberError)) {
-          // the record could not be read but the member is sound: finish it and go on
+          // the record could not be read but the member is sound: finish it (and no member after it) and go on
+          frame.inRecord = false;
           try {
-            while (!(await member.next()).done);
+            while (!(await stream.next()).done);
             if (cur.position > at) continue;
           } catch {
             // the member is damaged too: resync below
@@ -403,6 +418,26 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
     }
   } finally {
     await cur.close();
+  }
+}
+
+/**
+ * A member's bytes, then, while the parser is inside a record when they end, those of each next
+ * member that goes on with it (headers in one member, the body in the next: warcio's
+ * wrong-chunks file). Python's warcio reads such a file as one stream in `recompress`; the record is
+ * read whole and counted `records.split_across_members`. A next member that starts a record is not
+ * joined: the record before it was cut (`truncated`).
+ */
+async function* joinMembers(member: AsyncIterable<Buffer>, cur: ByteCursor, frame: RecordFrame, opts: WarcReadOptions): AsyncGenerator<Buffer> {
+  yield* member;
+  while (frame.inRecord) {
+    const pad = await continuingMember(cur);
+    if (pad === null) return;
+    if (!frame.joined) opts.counters.inc(SPLIT_ACROSS_MEMBERS);
+    frame.joined = true;
+    cur.skip(pad);
+    if (pad > 0) opts.counters.inc(warcCounter("bytes.skipped"), pad);
+    yield* inflateMember(cur);
   }
 }
 
@@ -459,11 +494,13 @@ async function* records(
   opts: WarcReadOptions,
   pos: { offset: number } = { offset: base },
   end = Infinity,
+  frame?: RecordFrame,
 ): AsyncGenerator<WarcContentRecord | WarcRevisitRecord> {
   const c = opts.counters;
   const guard = new HeaderGuard(opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES);
   const { warcio, Parser } = await loadWarcio();
   const parser = new Parser(new warcio.AsyncIterReader(guard.wrap(data), null), { parseHttp: true });
+  if (frame) parser.frame = frame;
   // bytes after a record where a blank line belongs: its Content-Length was too small (the bytes are skipped)
   parser.onRemainder = (rawOffset) => damage(opts, inMember ? base : base + rawOffset, "content_length_too_small");
   for (;;) {
