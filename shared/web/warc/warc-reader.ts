@@ -18,7 +18,7 @@ import type { Counters } from "../../core/counters.ts";
 import { WARC_DAMAGE_SAMPLE, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import { ByteCursor, ByteSourceError } from "./byte-cursor.ts";
 import { GzipMemberError, continuingMember, inflateHeldMember, inflateMember, inflateWholeMember, isGzipMagic, seekGzipMember } from "./gzip-member.ts";
-import { seekPlainRecord, type ProbeBytes } from "./plain-record-seek.ts";
+import { seekPlainRecord, swallowedRecord, type ProbeBytes } from "./plain-record-seek.ts";
 import { forEachMap, httpStatus, parseMemberRecords, type ParsedRecord } from "./member-records.ts";
 
 /** warcio (~70 ms of CPU to load) loads at the first WARC read: a Wikipedia run never reads one. */
@@ -45,7 +45,7 @@ const utf8 = new TextDecoder();
  */
 function quietParser(warcio: typeof import("warcio")) {
   return class QuietParser extends warcio.WARCParser {
-    onRemainder: ((rawOffset: number, length: number) => void) | null = null;
+    onRemainder: ((rawOffset: number) => Promise<void>) | null = null;
     /** whether the record parsed last had a header block of LF-ended lines */
     lfHeaders = false;
     /** where the parser is, for the members that may go on with a record (see `joinMembers`) */
@@ -103,7 +103,7 @@ function quietParser(warcio: typeof import("warcio")) {
             if (value !== 10 && value !== 13) break;
             lineLen--;
           }
-          if (lineLen && !isBlankLine(rest)) this.onRemainder?.(this._reader.getRawOffset() - rest.byteLength, lineLen);
+          if (lineLen && !isBlankLine(rest)) await this.onRemainder?.(this._reader.getRawOffset() - rest.byteLength);
         }
       }
       let nextline = await this._reader.readlineRaw();
@@ -248,6 +248,16 @@ class RecordDamage extends Error {
  * find the next record (a false 2 GB claim would swallow the file), so the reader resyncs past it.
  */
 class SkipAndResync extends Error {}
+
+/**
+ * A plain record's Content-Length ran over the start of the next record (`at`): the record at `record`
+ * is damage, and the reader resumes at the next one.
+ */
+class ResumeAt extends Error {
+  constructor(readonly at: number, readonly record: number) {
+    super("content_length_too_large");
+  }
+}
 
 /** Pieces handed to warcio at most this long, so the header bound is checked finely. */
 const PIECE = 64 * 1024;
@@ -396,7 +406,7 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
       const frame: RecordFrame = { inRecord: false, joined: false };
       const stream = joinMembers(member, cur, frame, opts);
       try {
-        yield* records(stream, at, true, opts, undefined, undefined, frame);
+        yield* records(stream, at, true, opts, { frame });
       } catch (err) {
         if (err instanceof ByteSourceError) throw err;
         damage(opts, at, reasonOf(err));
@@ -466,13 +476,19 @@ async function* readPlain(opts: WarcReadOptions): AsyncGenerator<WarcContentReco
         for (let c = await cur.next(); c; c = await cur.next()) yield c;
       })();
       try {
-        for await (const rec of records(chunks, base, false, opts, pos, end)) yield rec;
+        const swallowed = (contentStart: number, claimedEnd: number) => swallowedRecord(opts.open, probe, contentStart, claimedEnd);
+        for await (const rec of records(chunks, base, false, opts, { pos, end, swallowed })) yield rec;
         return;
       } catch (err) {
         if (err instanceof ByteSourceError) throw err;
-        if (!(err instanceof SkipAndResync)) damage(opts, pos.offset, reasonOf(err));
         await cur.close();
         opts.counters.inc(warcCounter("resyncs"));
+        if (err instanceof ResumeAt) {
+          damage(opts, err.record, "content_length_too_large");
+          cur = new ByteCursor(opts.open(err.at), err.at);
+          continue;
+        }
+        if (!(err instanceof SkipAndResync)) damage(opts, pos.offset, reasonOf(err));
         cur = new ByteCursor(opts.open(pos.offset + 1), pos.offset + 1);
         opts.counters.inc(warcCounter("bytes.skipped"), 1 + (await seekPlainRecord(cur, false, probe)));
       }
@@ -492,17 +508,32 @@ async function* records(
   base: number,
   inMember: boolean,
   opts: WarcReadOptions,
-  pos: { offset: number } = { offset: base },
-  end = Infinity,
-  frame?: RecordFrame,
+  at: {
+    /** names the record being read (plain: its file offset) */
+    pos?: { offset: number };
+    /** a plain shard's end */
+    end?: number;
+    /** the member frame (readMembers) */
+    frame?: RecordFrame;
+    /** plain: the record start a Content-Length too large ran over (swallowedRecord), or null */
+    swallowed?: (contentStart: number, claimedEnd: number) => Promise<number | null>;
+  } = {},
 ): AsyncGenerator<WarcContentRecord | WarcRevisitRecord> {
+  const { pos = { offset: base }, end = Infinity, frame, swallowed } = at;
   const c = opts.counters;
   const guard = new HeaderGuard(opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES);
   const { warcio, Parser } = await loadWarcio();
   const parser = new Parser(new warcio.AsyncIterReader(guard.wrap(data), null), { parseHttp: true });
   if (frame) parser.frame = frame;
-  // bytes after a record where a blank line belongs: its Content-Length was too small (the bytes are skipped)
-  parser.onRemainder = (rawOffset) => damage(opts, inMember ? base : base + rawOffset, "content_length_too_small");
+  // bytes after a record where a blank line belongs: its Content-Length was too small (the bytes are
+  // skipped), or, in a plain file, too large: it ran over the start of the next record, where reading resumes
+  parser.onRemainder = async (rawOffset) => {
+    if (swallowed) {
+      const next = await swallowed(base + parser._warcHeadersLength, base + rawOffset);
+      if (next !== null) throw new ResumeAt(next, base + parser.offset);
+    }
+    damage(opts, inMember ? base : base + rawOffset, "content_length_too_small");
+  };
   for (;;) {
     guard.inHeaders = true;
     guard.pulled = 0;
@@ -511,7 +542,7 @@ async function* records(
       record = await parser.parse();
     } catch (err) {
       pos.offset = inMember ? base : base + parser.offset;
-      throw err instanceof RecordDamage || err instanceof GzipMemberError || err instanceof ByteSourceError ? err : new RecordDamage("unparsable_headers");
+      throw err instanceof RecordDamage || err instanceof GzipMemberError || err instanceof ByteSourceError || err instanceof ResumeAt ? err : new RecordDamage("unparsable_headers");
     } finally {
       guard.inHeaders = false;
     }

@@ -318,6 +318,25 @@ describe("framing as crawlers really write it: blank bytes, cut records, no reco
     }
   });
 
+  it("a plain record whose Content-Length is too large (it runs over the next record's start): content_length_too_large at that record, the records after it read", async () => {
+    const i = types.indexOf("response");
+    const lengthPlus = (r: Buffer, k: number) => Buffer.from(r.toString("latin1").replace(/Content-Length: (\d+)/, (_, n: string) => `Content-Length: ${Number(n) + k}`), "latin1");
+    const reference = await readAll(Buffer.concat(records));
+    const others = (rs: Awaited<ReturnType<typeof readAll>>["records"]) => rs.filter((r) => r.recordId !== reference.records.find((x) => x.offset === liarAt)?.recordId).map((r) => [r.recordId, r.body.length]);
+    const liarAt = Buffer.concat(records.slice(0, i)).length;
+    // over the next record's first line, its headers, its body, and past it into the one after
+    for (const k of [10, 100, records[i + 1]!.length - 20, records[i + 1]!.length + 50]) {
+      const { records: content, counters } = await readAll(Buffer.concat([...records.slice(0, i), lengthPlus(records[i]!, k), ...records.slice(i + 1)]));
+      expect({ k, ...counts(counters) }).toEqual({ k, records: 48, requests: 22, damaged: 1 });
+      expect([...counters.samples.get("warc.damaged_records")]).toEqual([`buffer@${liarAt}: content_length_too_large`]);
+      expect(others(content)).toEqual(others(reference.records));
+    }
+    // too small, its payload a record quoted whole: still too small, at the bytes left over
+    const archived = warcRecord("resource", Buffer.concat([records[0]!, Buffer.from("<!-- the end of the archived record -->\n")]), { uri: "http://example.org/a.warc", length: records[0]!.length + 30 });
+    const { counters } = await readAll(Buffer.concat([records[1]!, archived, records[2]!]));
+    expect([...counters.samples.get("warc.damaged_records")]).toEqual([`buffer@${records[1]!.length + archived.indexOf("<!-- the end") + 30}: content_length_too_small`]);
+  });
+
   it("a record cut into gzip members anywhere (in its WARC headers, its HTTP headers, its body; two or three members) is read as written whole", async () => {
     const reference = await readAll(gzipRecords(records));
     const view = (rs: Awaited<ReturnType<typeof readAll>>["records"]) => rs.map((r) => ({ uri: r.targetUri, id: r.recordId, status: r.status, headers: [...r.headers], body: r.body.toString("base64") }));
