@@ -465,15 +465,24 @@ async function* readPlain(opts: WarcReadOptions): AsyncGenerator<WarcContentReco
     }
   };
   let cur = new ByteCursor(opts.open(start), start);
+  // where the last resync (or the shard's start) found a record, and the last bytes of the file read
+  let seekedTo: number | null = null;
+  let tail: Buffer = Buffer.alloc(0);
   try {
-    if (start > 0) opts.counters.inc(warcCounter("bytes.skipped"), await seekPlainRecord(cur, false, probe));
+    if (start > 0) {
+      opts.counters.inc(warcCounter("bytes.skipped"), await seekPlainRecord(cur, false, probe));
+      seekedTo = cur.position;
+    }
     for (;;) {
       await cur.fill(1);
       if (cur.done || cur.position >= end) return;
       const base = cur.position;
-      const pos = { offset: base };
+      const pos = { offset: base, counted: false };
       const chunks = (async function* () {
-        for (let c = await cur.next(); c; c = await cur.next()) yield c;
+        for (let c = await cur.next(); c; c = await cur.next()) {
+          tail = c.length >= 4 ? c.subarray(c.length - 4) : Buffer.concat([tail, c]).subarray(-4);
+          yield c;
+        }
       })();
       try {
         const swallowed = (contentStart: number, claimedEnd: number) => swallowedRecord(opts.open, probe, contentStart, claimedEnd);
@@ -488,14 +497,32 @@ async function* readPlain(opts: WarcReadOptions): AsyncGenerator<WarcContentReco
           cur = new ByteCursor(opts.open(err.at), err.at);
           continue;
         }
-        if (!(err instanceof SkipAndResync)) damage(opts, pos.offset, reasonOf(err));
+        if (isQuotedAtEnd(err, pos.offset === seekedTo, tail)) {
+          // a record line quoted in the last record's payload, its claimed length past the end: no record
+          if (pos.counted) opts.counters.inc(RECORDS, -1);
+        } else if (!(err instanceof SkipAndResync)) {
+          damage(opts, pos.offset, reasonOf(err));
+        }
         cur = new ByteCursor(opts.open(pos.offset + 1), pos.offset + 1);
         opts.counters.inc(warcCounter("bytes.skipped"), 1 + (await seekPlainRecord(cur, false, probe)));
+        seekedTo = cur.position;
       }
     }
   } finally {
     await cur.close();
   }
+}
+
+const RECORD_END = Buffer.from("\r\n\r\n");
+
+/**
+ * Whether a record the reader found by a resync (`resynced`) and cut by the file's end is a quote: a
+ * resync may take a `WARC/1.x` line in a payload whose claimed length runs past the end for a cut
+ * record (seekPlainRecord cannot tell them apart), but a file whose last bytes end a record (CRLF
+ * CRLF) was not cut, so the record line was inside the file's last record.
+ */
+function isQuotedAtEnd(err: unknown, resynced: boolean, tail: Buffer): boolean {
+  return resynced && err instanceof RecordDamage && err.reason === "truncated" && tail.equals(RECORD_END);
 }
 
 /**
@@ -509,8 +536,8 @@ async function* records(
   inMember: boolean,
   opts: WarcReadOptions,
   at: {
-    /** names the record being read (plain: its file offset) */
-    pos?: { offset: number };
+    /** names the record being read (plain: its file offset), and whether it was counted in `records` */
+    pos?: { offset: number; counted?: boolean };
     /** a plain shard's end */
     end?: number;
     /** the member frame (readMembers) */
@@ -541,18 +568,24 @@ async function* records(
     try {
       record = await parser.parse();
     } catch (err) {
-      pos.offset = inMember ? base : base + parser.offset;
+      const at = inMember ? base : base + parser.offset;
+      if (at !== pos.offset) {
+        pos.offset = at;
+        pos.counted = false;
+      }
       throw err instanceof RecordDamage || err instanceof GzipMemberError || err instanceof ByteSourceError || err instanceof ResumeAt ? err : new RecordDamage("unparsable_headers");
     } finally {
       guard.inHeaders = false;
     }
     if (record === null) return;
     pos.offset = inMember ? base : base + parser.offset;
+    pos.counted = false;
     if (pos.offset >= end) return;
     if (!WARC_VERSION.test(record.warcHeaders.statusline.trim())) throw new RecordDamage("not_a_warc_record");
     const length = Number(record.warcHeaders.headers.get("Content-Length") ?? "");
     if (!Number.isInteger(length) || length < 0) throw new RecordDamage("bad_content_length");
-    c.inc(warcCounter("records"));
+    c.inc(RECORDS);
+    pos.counted = true;
     if (parser.lfHeaders) c.inc(LF_HEADERS);
     const type = record.warcType ?? "";
     if (type === "revisit") {
