@@ -2,7 +2,7 @@
  * `paracap extract` on a damaged WARC says what it skipped and where, as a run's report does; with
  * `--config` it reads a dump or page with the run's settings (a German page's `Datei:` links).
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { removeTempDirs, runCli, tempDir } from "../runner/helpers.ts";
@@ -12,13 +12,21 @@ afterAll(removeTempDirs);
 const EDGE = new URL("../../../shared/data/warc/warcio-edge-cases/", import.meta.url).pathname;
 
 describe("paracap extract on a WARC", () => {
-  // (the request in the third member, after blank lines, is read too)
+  // warcio's wrong-chunks file without its second member (the response's body): the response is cut;
+  // the request in the third member, after blank lines, is read
   it("names the damaged records it skipped (file@offset: reason) in its summary", async () => {
-    const file = `${EDGE}example-wrong-chunks.warc.gz`;
+    const chunks = readFileSync(`${EDGE}example-wrong-chunks.warc.gz`);
+    const file = join(tempDir("paracap-extract-cut-"), "cut.warc.gz");
+    writeFileSync(file, Buffer.concat([chunks.subarray(0, 516), chunks.subarray(1130)]));
     const r = await runCli(["extract", file]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toBe(`paracap extract: 0 HTML page(s) of 2 WARC record(s) read; 2 damaged record(s) skipped: ${file}@516: not_a_warc_record; ${file}@0: truncated\n`);
+    expect(r.stderr).toBe(`paracap extract: 0 HTML page(s) of 2 WARC record(s) read; 1 damaged record(s) skipped: ${file}@0: truncated\n`);
+  });
+
+  it("a record split across gzip members (wrong chunks) is one page", async () => {
+    const r = await runCli(["extract", `${EDGE}example-wrong-chunks.warc.gz`]);
+    expect(r.stderr).toBe("paracap extract: 1 HTML page(s) of 2 WARC record(s) read\n");
   });
 
   it("an intact WARC's summary is unchanged", async () => {

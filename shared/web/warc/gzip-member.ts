@@ -214,19 +214,42 @@ async function* inflateStreamed(cur: ByteCursor): AsyncGenerator<Buffer> {
   }
 }
 
-/** True when `bytes` (a candidate member start) inflate to the start of a WARC record. */
-export function decodesToWarc(bytes: Buffer): boolean {
+/** The first bytes `bytes` (a candidate member start) inflate to, null when they do not inflate. */
+function inflatedStart(bytes: Buffer): Buffer | null {
   const inf = newInflate(1024);
   const out: Uint8Array[] = [];
   inf.onData = (c: Uint8Array) => void out.push(c);
   inf.push(bytes, Z_SYNC_FLUSH);
-  if (inf.err && !inf.ended) return false;
-  const head = Buffer.concat(out.map(asBuffer)).subarray(0, 16).toString("latin1");
-  return /^WARC\/\d\.\d+\r?\n/.test(head);
+  if (inf.err && !inf.ended) return null;
+  return Buffer.concat(out.map(asBuffer));
+}
+
+/** True when `bytes` (a candidate member start) inflate to the start of a WARC record. */
+export function decodesToWarc(bytes: Buffer): boolean {
+  const head = inflatedStart(bytes)?.subarray(0, 16).toString("latin1");
+  return head !== undefined && /^WARC\/\d\.\d+\r?\n/.test(head);
 }
 
 /** How far ahead a candidate member is decoded to verify it (a WARC header fits easily). */
 const VERIFY_BYTES = 4096;
+
+/**
+ * Whether the member at the cursor (after padding) goes on with a record the member before it ended
+ * inside (a writer that cut one record into members): it inflates, and not to blank lines and a
+ * `WARC/` line. Returns the padding before it, or null (the cursor is not moved).
+ */
+export async function continuingMember(cur: ByteCursor): Promise<number | null> {
+  await cur.fill(VERIFY_BYTES);
+  let pad = 0;
+  const b = cur.buffered;
+  while (pad < b.length && (b[pad] === 10 || b[pad] === 13 || b[pad] === 32 || b[pad] === 9 || b[pad] === 0)) pad++;
+  if (!isGzipMagic(cur.buffered, pad)) return null;
+  await cur.fill(pad + VERIFY_BYTES);
+  const start = inflatedStart(cur.buffered.subarray(pad, pad + VERIFY_BYTES));
+  if (start === null) return null;
+  const text = start.toString("latin1").trimStart();
+  return text.length === 0 || text.startsWith("WARC/") ? null : pad;
+}
 
 /**
  * Moves the cursor to the next gzip member that decodes to a WARC record (a `1f 8b 08` inside

@@ -6,7 +6,7 @@
  * record whose claimed length ends where a record ends: its header block parses with a
  * Content-Length, and at that length come the blank line and the next record (or the file's end).
  */
-import type { ByteCursor } from "./byte-cursor.ts";
+import { ByteCursor } from "./byte-cursor.ts";
 
 const VERSION_LINE = /^WARC\/1\.[01]\r?\n/;
 /** The longest header block a candidate may have (the reader's own bound is larger; a resync need not be). */
@@ -95,4 +95,55 @@ async function checksOut(cur: ByteCursor, at: number, probe: ProbeBytes): Promis
   // the file ends inside the content: a cut record, for the reader to count
   if (after.length === 0) return true;
   return endsRecord(after);
+}
+
+/** At most `n` bytes of `src`. */
+async function* bounded(src: AsyncIterable<Buffer>, n: number): AsyncGenerator<Buffer> {
+  for await (const chunk of src) {
+    if (chunk.length >= n) {
+      yield chunk.subarray(0, n);
+      return;
+    }
+    n -= chunk.length;
+    yield chunk;
+  }
+}
+
+/** Records followed from a candidate to see whether they reach a claimed end. */
+const MAX_CHAIN = 64;
+
+/**
+ * Where a record whose Content-Length is too large swallowed the start of the next: the first
+ * record start in [from, claimedEnd) (from: the record's content) that checks out and from which the
+ * records, each's claimed length followed by blank lines and the next, reach past `claimedEnd`; null
+ * when there is none (its Content-Length was too small instead). A record quoted whole inside the
+ * payload ends before the payload does, so its records do not reach past the claimed end.
+ */
+export async function swallowedRecord(open: (start: number) => AsyncIterable<Buffer>, probe: ProbeBytes, from: number, claimedEnd: number): Promise<number | null> {
+  const cur = new ByteCursor(bounded(open(from), claimedEnd - from + MAX_CANDIDATE_HEADER), from);
+  try {
+    for (let lineStart = true; ; lineStart = false) {
+      await seekPlainRecord(cur, lineStart, probe);
+      if (!(await cur.fill(1)) || cur.position >= claimedEnd) return null;
+      if (await reachesPast(probe, cur.position, claimedEnd)) return cur.position;
+      cur.skip(1);
+    }
+  } finally {
+    await cur.close();
+  }
+}
+
+/** Whether the records from `at` on reach past `limit` (one of them holds it). */
+async function reachesPast(probe: ProbeBytes, at: number, limit: number): Promise<boolean> {
+  for (let n = 0; n < MAX_CHAIN; n++) {
+    const end = contentEnd(await probe(at, MAX_CANDIDATE_HEADER));
+    if (end === null) return false;
+    if (at + end >= limit) return true;
+    const after = await probe(at + end, 64);
+    let i = 0;
+    while (i < after.length && (after[i] === 13 || after[i] === 10)) i++;
+    if (!after.toString("latin1", i).startsWith("WARC/1.")) return false;
+    at += end + i;
+  }
+  return false;
 }

@@ -17,13 +17,13 @@ import type { WARCRecord } from "warcio";
 import type { Counters } from "../../core/counters.ts";
 import { WARC_DAMAGE_SAMPLE, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import { ByteCursor, ByteSourceError } from "./byte-cursor.ts";
-import { GzipMemberError, inflateHeldMember, inflateMember, inflateWholeMember, isGzipMagic, seekGzipMember } from "./gzip-member.ts";
-import { seekPlainRecord, type ProbeBytes } from "./plain-record-seek.ts";
+import { GzipMemberError, continuingMember, inflateHeldMember, inflateMember, inflateWholeMember, isGzipMagic, seekGzipMember } from "./gzip-member.ts";
+import { seekPlainRecord, swallowedRecord, type ProbeBytes } from "./plain-record-seek.ts";
 import { forEachMap, httpStatus, parseMemberRecords, type ParsedRecord } from "./member-records.ts";
 
 /** warcio (~70 ms of CPU to load) loads at the first WARC read: a Wikipedia run never reads one. */
 let warcioLoading: Promise<{ warcio: typeof import("warcio"); Parser: ReturnType<typeof quietParser> }> | null = null;
-const loadWarcio = () => (warcioLoading ??= import("warcio").then((warcio) => ({ warcio, Parser: quietParser(warcio.WARCParser) })));
+const loadWarcio = () => (warcioLoading ??= import("warcio").then((warcio) => ({ warcio, Parser: quietParser(warcio) })));
 
 const EMPTY = new Uint8Array(0);
 const utf8 = new TextDecoder();
@@ -38,41 +38,109 @@ const utf8 = new TextDecoder();
  * lines of any kind (a stray LF, a space, CR CR LF) before a record, including the first, are
  * passed over, where warcio takes the first one that is not CRLF for the end of the file and drops
  * every record after it without a word.
+ *
+ * A header block (WARC's or HTTP's) whose first line ends in LF alone is read line by line to its
+ * blank line, as Python's warcio reads every block: warcio's own reader looks for CRLF CRLF and runs
+ * on into the body or the next record. Such a record sets `lfHeaders`.
  */
-function quietParser(WARCParser: typeof import("warcio").WARCParser) {
-  return class QuietParser extends WARCParser {
-    onRemainder: ((rawOffset: number, length: number) => void) | null = null;
+function quietParser(warcio: typeof import("warcio")) {
+  return class QuietParser extends warcio.WARCParser {
+    onRemainder: ((rawOffset: number) => Promise<void>) | null = null;
+    /** whether the record parsed last had a header block of LF-ended lines */
+    lfHeaders = false;
+    /** where the parser is, for the members that may go on with a record (see `joinMembers`) */
+    frame: RecordFrame = { inRecord: false, joined: false };
+
+    /** warcio 2.4's parse, its header blocks read by `headerBlock` */
+    override async parse(): Promise<WARCRecord | null> {
+      this.lfHeaders = false;
+      const first = await this.readToNextRecord();
+      const headersParser = new warcio.StatusAndHeadersParser();
+      const warcHeaders = await this.headerBlock(headersParser, first);
+      if (!warcHeaders) return null;
+      this._warcHeadersLength = this._reader.getReadOffset();
+      const record = new warcio.WARCRecord({ warcHeaders, reader: this._initRecordReader(warcHeaders) });
+      this._record = record;
+      const type = record.warcType;
+      if (this._parseHttp && (type === "response" || type === "request" || (type === "revisit" && record.warcContentLength > 0))) {
+        await this._addHttpHeaders(record, headersParser);
+      }
+      return record;
+    }
+
+    override async _addHttpHeaders(record: WARCRecord, headersParser: InstanceType<typeof warcio.StatusAndHeadersParser>): Promise<void> {
+      record.httpHeaders = await this.headerBlock(headersParser, await this._reader.readlineRaw());
+      const headersLen = this._reader.getReadOffset() - this._warcHeadersLength;
+      if (record.reader instanceof warcio.LimitReader) record.reader.setLimitSkip(record.warcContentLength - headersLen);
+    }
+
+    /** The header block whose first line is `first`: warcio's read, or line by line when that line ends in LF alone. */
+    async headerBlock(headersParser: InstanceType<typeof warcio.StatusAndHeadersParser>, first: Uint8Array | null) {
+      const firstLine = first ? utf8.decode(first) : "";
+      if (!first || !isLfOnlyLine(first) || !firstLine.trim()) return headersParser.parse(this._reader, { firstLine, headersClass: this._headersClass });
+      this.lfHeaders = true;
+      // the block's lines with CRLF ends, parsed by warcio from them: its header semantics (folded
+      // lines, Latin-1 values) stay warcio's
+      const lines: Uint8Array[] = [];
+      for (let line = await this._reader.readlineRaw(); line && !isLineEnd(line); line = await this._reader.readlineRaw()) {
+        lines.push(withCrlf(line));
+      }
+      lines.push(CRLF);
+      return headersParser.parse(new warcio.AsyncIterReader([Buffer.concat(lines)], null), { firstLine, headersClass: this._headersClass });
+    }
     override async readToNextRecord(): Promise<Uint8Array | null> {
       if (!this._reader) return EMPTY;
       if (this._record) {
         await skipRest(this._record);
+        this.frame.inRecord = false;
         const rest = await this._reader.readlineRaw();
         if (rest) {
           let lineLen = rest.byteLength - 1;
-          // a line that starts with WARC/: already the next record
-          if (lineLen === 9 && utf8.decode(rest).startsWith("WARC/")) return rest;
+          // a line that starts with WARC/: already the next record (its line ended by CRLF or LF)
+          if ((lineLen === 9 || (lineLen === 8 && isLfOnlyLine(rest))) && utf8.decode(rest).startsWith("WARC/")) return rest;
           while (lineLen > 0) {
             const value = rest[lineLen - 1];
             if (value !== 10 && value !== 13) break;
             lineLen--;
           }
-          if (lineLen && !isBlankLine(rest)) this.onRemainder?.(this._reader.getRawOffset() - rest.byteLength, lineLen);
+          if (lineLen && !isBlankLine(rest)) await this.onRemainder?.(this._reader.getRawOffset() - rest.byteLength);
         }
       }
       let nextline = await this._reader.readlineRaw();
       while (nextline && isBlankLine(nextline)) nextline = await this._reader.readlineRaw();
       this._offset = this._reader.getRawOffset() - (nextline?.length ?? 0);
-      // warcio reads only header blocks of CRLF lines (as WARC writes them): one of LF lines would run on
-      // into the HTTP headers or the body; the record is damage, said as such, and the next one is looked for
-      if (nextline !== null && isLfOnlyVersionLine(nextline)) throw new RecordDamage("lf_line_endings");
+      this.frame.inRecord = nextline !== null;
+      this.frame.joined = false;
       return nextline ?? EMPTY;
     }
   };
 }
 
-/** `WARC/1.0` or `WARC/1.1` ended by an LF without its CR. */
-function isLfOnlyVersionLine(line: Uint8Array): boolean {
-  return line.length >= 9 && line[line.length - 1] === 10 && line[line.length - 2] !== 13 && utf8.decode(line.subarray(0, 7)) === "WARC/1.";
+const CRLF = Buffer.from("\r\n");
+
+/** Whether the parser is inside a record (its first line read, its content not all read), and whether that record was joined across members. */
+interface RecordFrame {
+  inRecord: boolean;
+  joined: boolean;
+}
+
+/** A line ended by an LF without its CR. */
+function isLfOnlyLine(line: Uint8Array): boolean {
+  return line[line.length - 1] === 10 && line[line.length - 2] !== 13;
+}
+
+/** A line of nothing but its end (CRs and the LF): the end of a header block. */
+function isLineEnd(line: Uint8Array): boolean {
+  for (let i = 0; i < line.length; i++) if (line[i] !== 10 && line[i] !== 13) return false;
+  return true;
+}
+
+/** The line with CRLF for its end (LF, CRLF or none). */
+function withCrlf(line: Uint8Array): Buffer {
+  let end = line.length;
+  if (line[end - 1] === 10) end--;
+  if (line[end - 1] === 13) end--;
+  return Buffer.concat([line.subarray(0, end), CRLF]);
 }
 
 /** A line of nothing but spaces, tabs, CRs and its LF. */
@@ -181,6 +249,16 @@ class RecordDamage extends Error {
  */
 class SkipAndResync extends Error {}
 
+/**
+ * A plain record's Content-Length ran over the start of the next record (`at`): the record at `record`
+ * is damage, and the reader resumes at the next one.
+ */
+class ResumeAt extends Error {
+  constructor(readonly at: number, readonly record: number) {
+    super("content_length_too_large");
+  }
+}
+
 /** Pieces handed to warcio at most this long, so the header bound is checked finely. */
 const PIECE = 64 * 1024;
 
@@ -218,6 +296,8 @@ const SKIPPED_TYPES = new Set(["request", "metadata", "warcinfo", "conversion", 
 /** Counter names of the per-record counts, built once (the sync path counts every record of a crawl). */
 const RECORDS = warcCounter("records");
 const REVISITS = warcCounter("records.revisit");
+const LF_HEADERS = warcCounter("records.lf_headers");
+const SPLIT_ACROSS_MEMBERS = warcCounter("records.split_across_members");
 const SKIPPED_TYPE_COUNTERS = new Map([...SKIPPED_TYPES].map((t) => [t, warcSkippedCounter(t)]));
 const OTHER_TYPE = warcSkippedCounter("other_type");
 
@@ -323,15 +403,18 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
       } else {
         member = inflateMember(cur);
       }
+      const frame: RecordFrame = { inRecord: false, joined: false };
+      const stream = joinMembers(member, cur, frame, opts);
       try {
-        yield* records(member, at, true, opts);
+        yield* records(stream, at, true, opts, { frame });
       } catch (err) {
         if (err instanceof ByteSourceError) throw err;
         damage(opts, at, reasonOf(err));
         if (!(err instanceof GzipMemberError)) {
-          // the record could not be read but the member is sound: finish it and go on
+          // the record could not be read but the member is sound: finish it (and no member after it) and go on
+          frame.inRecord = false;
           try {
-            while (!(await member.next()).done);
+            while (!(await stream.next()).done);
             if (cur.position > at) continue;
           } catch {
             // the member is damaged too: resync below
@@ -345,6 +428,26 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
     }
   } finally {
     await cur.close();
+  }
+}
+
+/**
+ * A member's bytes, then, while the parser is inside a record when they end, those of each next
+ * member that goes on with it (headers in one member, the body in the next: warcio's
+ * wrong-chunks file). Python's warcio reads such a file as one stream in `recompress`; the record is
+ * read whole and counted `records.split_across_members`. A next member that starts a record is not
+ * joined: the record before it was cut (`truncated`).
+ */
+async function* joinMembers(member: AsyncIterable<Buffer>, cur: ByteCursor, frame: RecordFrame, opts: WarcReadOptions): AsyncGenerator<Buffer> {
+  yield* member;
+  while (frame.inRecord) {
+    const pad = await continuingMember(cur);
+    if (pad === null) return;
+    if (!frame.joined) opts.counters.inc(SPLIT_ACROSS_MEMBERS);
+    frame.joined = true;
+    cur.skip(pad);
+    if (pad > 0) opts.counters.inc(warcCounter("bytes.skipped"), pad);
+    yield* inflateMember(cur);
   }
 }
 
@@ -362,31 +465,64 @@ async function* readPlain(opts: WarcReadOptions): AsyncGenerator<WarcContentReco
     }
   };
   let cur = new ByteCursor(opts.open(start), start);
+  // where the last resync (or the shard's start) found a record, and the last bytes of the file read
+  let seekedTo: number | null = null;
+  let tail: Buffer = Buffer.alloc(0);
   try {
-    if (start > 0) opts.counters.inc(warcCounter("bytes.skipped"), await seekPlainRecord(cur, false, probe));
+    if (start > 0) {
+      opts.counters.inc(warcCounter("bytes.skipped"), await seekPlainRecord(cur, false, probe));
+      seekedTo = cur.position;
+    }
     for (;;) {
       await cur.fill(1);
       if (cur.done || cur.position >= end) return;
       const base = cur.position;
-      const pos = { offset: base };
+      const pos = { offset: base, counted: false };
       const chunks = (async function* () {
-        for (let c = await cur.next(); c; c = await cur.next()) yield c;
+        for (let c = await cur.next(); c; c = await cur.next()) {
+          tail = c.length >= 4 ? c.subarray(c.length - 4) : Buffer.concat([tail, c]).subarray(-4);
+          yield c;
+        }
       })();
       try {
-        for await (const rec of records(chunks, base, false, opts, pos, end)) yield rec;
+        const swallowed = (contentStart: number, claimedEnd: number) => swallowedRecord(opts.open, probe, contentStart, claimedEnd);
+        for await (const rec of records(chunks, base, false, opts, { pos, end, swallowed })) yield rec;
         return;
       } catch (err) {
         if (err instanceof ByteSourceError) throw err;
-        if (!(err instanceof SkipAndResync)) damage(opts, pos.offset, reasonOf(err));
         await cur.close();
         opts.counters.inc(warcCounter("resyncs"));
+        if (err instanceof ResumeAt) {
+          damage(opts, err.record, "content_length_too_large");
+          cur = new ByteCursor(opts.open(err.at), err.at);
+          continue;
+        }
+        if (isQuotedAtEnd(err, pos.offset === seekedTo, tail)) {
+          // a record line quoted in the last record's payload, its claimed length past the end: no record
+          if (pos.counted) opts.counters.inc(RECORDS, -1);
+        } else if (!(err instanceof SkipAndResync)) {
+          damage(opts, pos.offset, reasonOf(err));
+        }
         cur = new ByteCursor(opts.open(pos.offset + 1), pos.offset + 1);
         opts.counters.inc(warcCounter("bytes.skipped"), 1 + (await seekPlainRecord(cur, false, probe)));
+        seekedTo = cur.position;
       }
     }
   } finally {
     await cur.close();
   }
+}
+
+const RECORD_END = Buffer.from("\r\n\r\n");
+
+/**
+ * Whether a record the reader found by a resync (`resynced`) and cut by the file's end is a quote: a
+ * resync may take a `WARC/1.x` line in a payload whose claimed length runs past the end for a cut
+ * record (seekPlainRecord cannot tell them apart), but a file whose last bytes end a record (CRLF
+ * CRLF) was not cut, so the record line was inside the file's last record.
+ */
+function isQuotedAtEnd(err: unknown, resynced: boolean, tail: Buffer): boolean {
+  return resynced && err instanceof RecordDamage && err.reason === "truncated" && tail.equals(RECORD_END);
 }
 
 /**
@@ -399,15 +535,32 @@ async function* records(
   base: number,
   inMember: boolean,
   opts: WarcReadOptions,
-  pos: { offset: number } = { offset: base },
-  end = Infinity,
+  at: {
+    /** names the record being read (plain: its file offset), and whether it was counted in `records` */
+    pos?: { offset: number; counted?: boolean };
+    /** a plain shard's end */
+    end?: number;
+    /** the member frame (readMembers) */
+    frame?: RecordFrame;
+    /** plain: the record start a Content-Length too large ran over (swallowedRecord), or null */
+    swallowed?: (contentStart: number, claimedEnd: number) => Promise<number | null>;
+  } = {},
 ): AsyncGenerator<WarcContentRecord | WarcRevisitRecord> {
+  const { pos = { offset: base }, end = Infinity, frame, swallowed } = at;
   const c = opts.counters;
   const guard = new HeaderGuard(opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES);
   const { warcio, Parser } = await loadWarcio();
   const parser = new Parser(new warcio.AsyncIterReader(guard.wrap(data), null), { parseHttp: true });
-  // bytes after a record where a blank line belongs: its Content-Length was too small (the bytes are skipped)
-  parser.onRemainder = (rawOffset) => damage(opts, inMember ? base : base + rawOffset, "content_length_too_small");
+  if (frame) parser.frame = frame;
+  // bytes after a record where a blank line belongs: its Content-Length was too small (the bytes are
+  // skipped), or, in a plain file, too large: it ran over the start of the next record, where reading resumes
+  parser.onRemainder = async (rawOffset) => {
+    if (swallowed) {
+      const next = await swallowed(base + parser._warcHeadersLength, base + rawOffset);
+      if (next !== null) throw new ResumeAt(next, base + parser.offset);
+    }
+    damage(opts, inMember ? base : base + rawOffset, "content_length_too_small");
+  };
   for (;;) {
     guard.inHeaders = true;
     guard.pulled = 0;
@@ -415,18 +568,25 @@ async function* records(
     try {
       record = await parser.parse();
     } catch (err) {
-      pos.offset = inMember ? base : base + parser.offset;
-      throw err instanceof RecordDamage || err instanceof GzipMemberError || err instanceof ByteSourceError ? err : new RecordDamage("unparsable_headers");
+      const at = inMember ? base : base + parser.offset;
+      if (at !== pos.offset) {
+        pos.offset = at;
+        pos.counted = false;
+      }
+      throw err instanceof RecordDamage || err instanceof GzipMemberError || err instanceof ByteSourceError || err instanceof ResumeAt ? err : new RecordDamage("unparsable_headers");
     } finally {
       guard.inHeaders = false;
     }
     if (record === null) return;
     pos.offset = inMember ? base : base + parser.offset;
+    pos.counted = false;
     if (pos.offset >= end) return;
     if (!WARC_VERSION.test(record.warcHeaders.statusline.trim())) throw new RecordDamage("not_a_warc_record");
     const length = Number(record.warcHeaders.headers.get("Content-Length") ?? "");
     if (!Number.isInteger(length) || length < 0) throw new RecordDamage("bad_content_length");
-    c.inc(warcCounter("records"));
+    c.inc(RECORDS);
+    pos.counted = true;
+    if (parser.lfHeaders) c.inc(LF_HEADERS);
     const type = record.warcType ?? "";
     if (type === "revisit") {
       const http = record.httpHeaders;

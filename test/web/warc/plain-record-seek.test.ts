@@ -29,8 +29,8 @@ describe("seekPlainRecord", () => {
   it("after a damaged record, the resync passes over a record line quoted in its payload", async () => {
     const damaged = warcRecord("response", httpResponse(`<pre>\n${quoted}\n</pre>`), { uri: "http://example.org/bad" });
     const broken = Buffer.from(damaged.toString("latin1").replace(/Content-Length: \d+/, "Content-Length: many"), "latin1");
-    // (records enough after it that the quoted record's claimed length ends inside the file: one
-    // running past the end is taken for a cut record, counted, and read past)
+    // (records enough after it that the quoted record's claimed length ends inside the file: for one
+    // running past the end, see below)
     const after = [2, 3, 4, 5, 6, 7, 8].map(page);
     const { records, counters } = await readAll(Buffer.concat([page(1), broken, ...after]));
     expect(records.map((r) => r.targetUri)).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((n) => `http://example.org/${n}`));
@@ -44,6 +44,27 @@ describe("seekPlainRecord", () => {
     const at = file.indexOf("WARC/1.0", page(1).length + 10);
     const b = await readAll(file, { start: at - 1, end: null });
     expect(b.records.map((r) => r.targetUri)).toContain("http://example.org/9");
+  });
+
+  it("a record line quoted in the file's last record, its claimed length past the end: no false truncated record", async () => {
+    const damaged = warcRecord("response", httpResponse(`<pre>\n${quoted}\n</pre>`), { uri: "http://example.org/bad" });
+    const broken = Buffer.from(damaged.toString("latin1").replace(/Content-Length: \d+/, "Content-Length: many"), "latin1");
+    // after a damaged record (the resync finds the quote), the next page after it and none
+    for (const after of [[page(2)], []]) {
+      const { records, counters } = await readAll(Buffer.concat([page(1), broken, ...after]));
+      expect(records.map((r) => r.targetUri)).toEqual(["http://example.org/1", ...(after.length ? ["http://example.org/2"] : [])]);
+      expect([...counters.samples.get("warc.damaged_records")]).toEqual([`buffer@${page(1).length}: bad_content_length`]);
+      expect(counters.get(warcCounter("records"))).toBe(1 + after.length);
+    }
+    // a shard starting inside the last record, which quotes: nothing there, and nothing damaged
+    const last = htmlResponse("http://example.org/about", `<pre>\n${quoted}\n</pre>`);
+    const file = Buffer.concat([page(1), last]);
+    for (const cut of [page(1).length + 1, file.indexOf("WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:phantom>")]) {
+      const b = await readAll(file, { start: cut, end: null });
+      expect(b.records).toEqual([]);
+      expect(b.counters.get(warcCounter("records.damaged"))).toBe(0);
+      expect(b.counters.get(warcCounter("records"))).toBe(0);
+    }
   });
 
   it("a cut last record is still found and counted as damage, not skipped unseen", async () => {

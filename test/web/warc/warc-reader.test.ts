@@ -115,10 +115,19 @@ describe("warcio's malformed cases: every file completes with counts", () => {
     expect(printed).toEqual([]);
   });
 
-  it("gzip members that cut records (wrong chunks) are counted as damage with their offsets", async () => {
-    const { counters } = await readAll(`${EDGE}example-wrong-chunks.warc.gz`);
-    expect(counters.get(warcCounter("records.damaged"))).toBe(2);
-    expect([...counters.samples.get("warc.damaged_records")].sort()).toEqual(["…/example-wrong-chunks.warc.gz@0: truncated", "…/example-wrong-chunks.warc.gz@516: not_a_warc_record"].map((s) => s.replace("…/", EDGE)));
+  it("a record split across gzip members (wrong chunks: its headers in one, its body in the next) is read whole, as one stream", async () => {
+    for (const parser of ["sync", "warcio"] as const) {
+      const { records, counters } = await readAll(`${EDGE}example-wrong-chunks.warc.gz`, { parser });
+      expect(records.map((r) => [r.offset, r.targetUri, r.status])).toEqual([[0, "http://example.com/", 200]]);
+      // the page's whole HTML (Python's warcio `recompress` reads the same 1270 bytes)
+      expect(records[0]!.body.toString("latin1")).toMatch(/^<!doctype html>[^]*<\/html>\n$/);
+      expect(records[0]!.body.length).toBe(1270);
+      expect(counters.get(warcCounter("records.split_across_members"))).toBe(1);
+      // the request in its third member (after blank lines) is read too
+      expect(counters.get(warcSkippedCounter("request"))).toBe(1);
+      expect(counters.get(warcCounter("records"))).toBe(2);
+      expect(counters.get(warcCounter("records.damaged"))).toBe(0);
+    }
   });
 
   it("chunked transfer encoding is kept for the body decoder; the revisit of example.warc is not content", async () => {
@@ -263,23 +272,94 @@ describe("framing as crawlers really write it: blank bytes, cut records, no reco
     expect(content).toHaveLength(24);
   });
 
-  it("header lines ended by LF alone (not WARC, which says CRLF): each record is damage named for it, and the read ends", async () => {
-    const lf = records.slice(0, 6).map((r) => {
+  it("header lines ended by LF alone (WARC says CRLF; Python's warcio reads them): every record read as with CRLF, in every framing", async () => {
+    // dolma's records with each header block's lines ended by LF (its blank line too), the bodies
+    // unchanged, and each Content-Length the length of the content as rewritten
+    const lfBlock = (text: string, from: number) => {
+      const end = text.indexOf("\r\n\r\n", from);
+      return { head: text.slice(from, end).replace(/\r\n/g, "\n") + "\n\n", rest: end + 4 };
+    };
+    const rewrite = (r: Buffer, http: boolean, trailer: string) => {
       const text = r.toString("latin1");
-      const end = text.indexOf("\r\n\r\n");
-      return Buffer.from(text.slice(0, end).replace(/\r\n/g, "\n") + "\n\n" + text.slice(end + 4), "latin1");
+      const warc = lfBlock(text, 0);
+      const length = Number(/Content-Length: (\d+)/.exec(warc.head)![1]);
+      let content = text.slice(warc.rest, warc.rest + length);
+      if (http && /WARC-Type: (response|request)\n/.test(warc.head)) {
+        const h = lfBlock(content, 0);
+        content = h.head + content.slice(h.rest);
+      }
+      const head = warc.head.replace(/Content-Length: \d+/, `Content-Length: ${content.length}`);
+      return Buffer.from(head + content + trailer, "latin1");
+    };
+    const lf = records.map((r) => rewrite(r, true, "\n\n"));
+    const lfHttpOnly = records.map((r) => {
+      const text = r.toString("latin1");
+      const warcEnd = text.indexOf("\r\n\r\n") + 4;
+      const m = rewrite(r, true, "\r\n\r\n").toString("latin1");
+      const content = m.slice(m.indexOf("\n\n") + 2, m.length - 4);
+      return Buffer.from(text.slice(0, warcEnd).replace(/Content-Length: \d+/, `Content-Length: ${content.length}`) + content + "\r\n\r\n", "latin1");
     });
-    for (const input of [gzipRecords(lf), Buffer.concat(lf)]) {
-      const { counters } = await readAll(input);
-      expect(counters.get(warcCounter("records.damaged"))).toBeGreaterThan(0);
-      expect(counters.get(warcSkippedCounter("damaged.lf_line_endings"))).toBe(counters.get(warcCounter("records.damaged")));
+    const reference = await readAll(Buffer.concat(records));
+    const view = (rs: Awaited<ReturnType<typeof readAll>>["records"]) => rs.map((r) => ({ uri: r.targetUri, id: r.recordId, status: r.status, headers: [...r.headers], body: r.body.toString("base64") }));
+    const inputs = { plain: Buffer.concat(lf), memberPerRecord: gzipRecords(lf), wholeFileGzip: gzipSync(Buffer.concat(lf)), httpOnlyPlain: Buffer.concat(lfHttpOnly), httpOnlyGzip: gzipRecords(lfHttpOnly) };
+    for (const [name, input] of Object.entries(inputs)) {
+      const { records: content, counters } = await readAll(input);
+      expect({ name, ...counts(counters) }).toEqual({ name, ...whole });
+      expect(counters.get(warcCounter("records.lf_headers")), name).toBe(name.startsWith("httpOnly") ? 44 : 48);
+      expect(view(content), name).toEqual(view(reference.records));
+    }
+    // a shard starting anywhere in the plain file: the resync finds LF records, each read once
+    const plain = inputs.plain;
+    for (const cut of [1, 5000, Math.floor(plain.length / 2), plain.length - 100]) {
+      const a = await readAll(plain, { start: 0, end: cut });
+      const b = await readAll(plain, { start: cut, end: null });
+      expect(view([...a.records, ...b.records])).toEqual(view(reference.records));
+      expect(a.counters.get(warcCounter("records.damaged")) + b.counters.get(warcCounter("records.damaged"))).toBe(0);
     }
   });
 
-  it("warcio's wrong-chunks file: the request in its third member (after blank lines) is read and counted", async () => {
-    const { counters } = await readAll(`${EDGE}example-wrong-chunks.warc.gz`);
-    expect(counters.get(warcSkippedCounter("request"))).toBe(1);
-    expect(counters.get(warcCounter("records"))).toBe(2);
-    expect(counters.get(warcCounter("records.damaged"))).toBe(2);
+  it("a plain record whose Content-Length is too large (it runs over the next record's start): content_length_too_large at that record, the records after it read", async () => {
+    const i = types.indexOf("response");
+    const lengthPlus = (r: Buffer, k: number) => Buffer.from(r.toString("latin1").replace(/Content-Length: (\d+)/, (_, n: string) => `Content-Length: ${Number(n) + k}`), "latin1");
+    const reference = await readAll(Buffer.concat(records));
+    const others = (rs: Awaited<ReturnType<typeof readAll>>["records"]) => rs.filter((r) => r.recordId !== reference.records.find((x) => x.offset === liarAt)?.recordId).map((r) => [r.recordId, r.body.length]);
+    const liarAt = Buffer.concat(records.slice(0, i)).length;
+    // over the next record's first line, its headers, its body, and past it into the one after
+    for (const k of [10, 100, records[i + 1]!.length - 20, records[i + 1]!.length + 50]) {
+      const { records: content, counters } = await readAll(Buffer.concat([...records.slice(0, i), lengthPlus(records[i]!, k), ...records.slice(i + 1)]));
+      expect({ k, ...counts(counters) }).toEqual({ k, records: 48, requests: 22, damaged: 1 });
+      expect([...counters.samples.get("warc.damaged_records")]).toEqual([`buffer@${liarAt}: content_length_too_large`]);
+      expect(others(content)).toEqual(others(reference.records));
+    }
+    // too small, its payload a record quoted whole: still too small, at the bytes left over
+    const archived = warcRecord("resource", Buffer.concat([records[0]!, Buffer.from("<!-- the end of the archived record -->\n")]), { uri: "http://example.org/a.warc", length: records[0]!.length + 30 });
+    const { counters } = await readAll(Buffer.concat([records[1]!, archived, records[2]!]));
+    expect([...counters.samples.get("warc.damaged_records")]).toEqual([`buffer@${records[1]!.length + archived.indexOf("<!-- the end") + 30}: content_length_too_small`]);
   });
+
+  it("a record cut into gzip members anywhere (in its WARC headers, its HTTP headers, its body; two or three members) is read as written whole", async () => {
+    const reference = await readAll(gzipRecords(records));
+    const view = (rs: Awaited<ReturnType<typeof readAll>>["records"]) => rs.map((r) => ({ uri: r.targetUri, id: r.recordId, status: r.status, headers: [...r.headers], body: r.body.toString("base64") }));
+    const i = types.indexOf("response");
+    const r = records[i]!;
+    const http = r.indexOf("\r\n\r\n") + 4;
+    const body = r.indexOf("\r\n\r\n", http) + 4;
+    for (const cuts of [[40], [http + 10], [body + 100], [30, body + 5], [http - 2, http + 1, r.length - 3]]) {
+      const starts = [0, ...cuts];
+      const pieces = starts.map((from, k) => r.subarray(from, starts[k + 1] ?? r.length));
+      const before = gzipRecords(records.slice(0, i));
+      const input = Buffer.concat([before, gzipRecords(pieces), gzipRecords(records.slice(i + 1))]);
+      const { records: content, counters } = await readAll(input);
+      expect({ cuts, ...counts(counters) }).toEqual({ cuts, ...whole });
+      expect(counters.get(warcCounter("records.split_across_members"))).toBe(1);
+      expect(view(content)).toEqual(view(reference.records));
+      // a shard boundary at the record's second member: the record is read once, by the shard it starts in
+      const second = before.length + gzipSync(pieces[0]!).length;
+      const a = await readAll(input, { start: 0, end: second });
+      const b = await readAll(input, { start: second, end: null });
+      expect(view([...a.records, ...b.records])).toEqual(view(reference.records));
+      expect(a.counters.get(warcCounter("records.damaged")) + b.counters.get(warcCounter("records.damaged"))).toBe(0);
+    }
+  });
+
 });
