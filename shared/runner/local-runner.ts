@@ -39,6 +39,7 @@ import { endOfRunPreloader, PRELOAD_AFTER_DECODED_BYTES } from "./end-of-run-pre
 import { startChartThread, stopChartThread } from "../output/chart-thread.ts";
 import { chartsStoredFor, rememberChartsStored } from "../output/charts.ts";
 import { changedInputs, inputStamps } from "./input-stamps.ts";
+import { spelledAsBefore } from "./input-spelling.ts";
 
 export interface LocalRunOptions {
   inputs: LocalInput[];
@@ -87,8 +88,9 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
   const pipeline = opts.pipeline ?? pipelineFor(opts.config);
   const mismatch = pivotMismatch(pipeline, opts.config);
   if (mismatch) throw new Error(mismatch);
-  const shards = await planLocalShards(opts.inputs, opts.shardBytes, sources, opts.config);
-  const manifest = createManifest("local", opts.config, shards, pipeline.phases, inputStamps(opts.inputs.map((i) => i.path)));
+  const inputs = opts.fresh ? opts.inputs : spelledAsBefore(opts.inputs, await earlierInputs(opts.outDir));
+  const shards = await planLocalShards(inputs, opts.shardBytes, sources, opts.config);
+  const manifest = createManifest("local", opts.config, shards, pipeline.phases, inputStamps(inputs.map((i) => i.path)));
   // A finished run is told without a single write (its folder may be read-only by now).
   if (!opts.fresh) {
     const done = await completedRun(opts.outDir, manifest);
@@ -105,6 +107,13 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
   } finally {
     await release();
   }
+}
+
+/** The inputs (as named) of the run whose work is in outDir, if any. */
+async function earlierInputs(outDir: string): Promise<string[]> {
+  const previous = await new LocalStore(join(outDir, ".work")).readText(layout.manifest()).catch(() => null);
+  const old = previous === null ? null : RunManifest.safeParse(parseJsonOrNull(previous));
+  return old?.success ? [...new Set(old.data.shards.map((s) => s.uri))] : [];
 }
 
 /**

@@ -4,8 +4,8 @@
  * killed mid-way resumes to identical outputs; several workers give the same outputs as one.
  */
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ResumeConflictError } from "../../shared/runner/local-runner.ts";
 import { aggregatePhase } from "../../shared/tasks/aggregate-task.ts";
@@ -156,6 +156,20 @@ describe("local runner", () => {
     // another input list is named as such, with both lists
     await expect(run(dir, SAMPLE.slice(0, 1), { tiers: ["gold", "silver"] })).rejects.toThrow(new RegExp(`holds a run over other inputs \\(it read .*${SAMPLE[1]!.path.split("/").pop()!.replace(/\./g, "\\.")}.*; this run names [^;]*\\); rerun with --fresh`));
     // the refused runs changed nothing
+    expect(readOutputs(dir)).toEqual(reference);
+
+    // the same files named otherwise (relative to here, through a symlink to their folder) are the same inputs: the run is
+    // the finished one; a copy of a file under another name is another input
+    const links = tempDir("paracap-spelling-");
+    symlinkSync(dirname(resolve(SAMPLE[1]!.path)), join(links, "sample"));
+    const respelled = [
+      { ...SAMPLE[0]!, path: relative(process.cwd(), resolve(SAMPLE[0]!.path)) },
+      { ...SAMPLE[1]!, path: join(links, "sample", basename(SAMPLE[1]!.path)) },
+    ];
+    expect(respelled.map((i) => i.path)).not.toEqual(SAMPLE.map((i) => i.path));
+    expect((await run(dir, respelled)).alreadyComplete).toBe(true);
+    cpSync(SAMPLE[1]!.path, join(links, "copy.xml.bz2"));
+    await expect(run(dir, [SAMPLE[0]!, { ...SAMPLE[1]!, path: join(links, "copy.xml.bz2") }])).rejects.toThrow(/holds a run over other inputs/);
     expect(readOutputs(dir)).toEqual(reference);
 
     // --fresh with the same configuration redoes every task
