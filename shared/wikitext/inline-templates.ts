@@ -161,6 +161,11 @@ const TABLE = new Map<string, Renderer>([
   ["·", literal(" · ")], ["dot", literal(" · ")], ["middot", literal("·")], ["bull", literal(" • ")], ["•", literal(" • ")],
   ["ubl", (a) => a.positional.join(", ")], ["unbulleted list", (a) => a.positional.join(", ")], ["hlist", (a) => a.positional.join(", ")],
   ["angbr", (a) => `⟨${a.positional[0] ?? ""}⟩`],
+  // a formula's atoms and counts, run together as a reader reads them (subscripts inline): {{chem|H|2|O}} → "H2O"
+  ["chem", (a) => a.positional.join("")], ["chem2", first],
+  // a line swatch and its label: the label
+  ["legend-line", block(last)], ["legend2", block(last)],
+  ["snds", literal(" – ")],
 ]);
 for (const p of SHIP_PREFIXES) TABLE.set(p.toLowerCase(), shipPrefixed(p));
 

@@ -68,6 +68,11 @@ describe("cleanCaption: templates", () => {
     ["{{convert|5|km|mi}} long", "5 kilometres (3.1 mi) long"],
     ["{{cvt|5|to|10|km}}", "5 to 10 km (3.1 to 6.2 mi)"],
     ["{{circa|1900}}", "c. 1900"],
+    // real captions (../shared/data/wikipedia: enwik8, wikipedia2vec sample, enwiki articles1)
+    ["Acetic acid, {{chem|CH|3|COOH}}, in water", "Acetic acid, CH3COOH, in water"],
+    ["{{chem|C|''n''|H|2''n''+2}} alkanes", "CnH2n+2 alkanes"],
+    ["{{legend-line|black solid 2px|Borders in 1914}}{{legend-line|red solid 2px|Borders in 1920}}", "Borders in 1914 Borders in 1920"],
+    ["Paris{{snds}}the capital", "Paris – the capital"],
     ["{{c.|1850}}", "c. 1850"],
     ["probably {{USS|Sangamon|1862}}, photographed", "probably USS Sangamon (1862), photographed"],
     ["{{HMS|Raglan}}", "HMS Raglan"],
