@@ -368,7 +368,7 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
   const sync = opts.parser !== "warcio" && (opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES) >= 2 * PIECE;
   let cur = new ByteCursor(opts.open(start), start);
   try {
-    if (start > 0) opts.counters.inc(warcCounter("bytes.skipped"), await seekGzipMember(cur));
+    if (start > 0) opts.counters.inc(warcCounter("bytes.skipped"), await seekGzipMember(cur, end));
     for (;;) {
       if (cur.buffered.length < 3) await cur.fill(3);
       if (cur.done || cur.position >= end) return;
@@ -384,7 +384,7 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
         damage(opts, at, "not_a_gzip_member");
         opts.counters.inc(warcCounter("resyncs"));
         cur.skip(1);
-        opts.counters.inc(warcCounter("bytes.skipped"), 1 + (await seekGzipMember(cur)));
+        opts.counters.inc(warcCounter("bytes.skipped"), 1 + (await seekGzipMember(cur, end)));
         continue;
       }
       let member: AsyncGenerator<Buffer>;
@@ -423,7 +423,7 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
         await cur.close();
         opts.counters.inc(warcCounter("resyncs"));
         cur = new ByteCursor(opts.open(at + 1), at + 1);
-        opts.counters.inc(warcCounter("bytes.skipped"), 1 + (await seekGzipMember(cur)));
+        opts.counters.inc(warcCounter("bytes.skipped"), 1 + (await seekGzipMember(cur, end)));
       }
     }
   } finally {

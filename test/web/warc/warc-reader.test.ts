@@ -362,4 +362,15 @@ describe("framing as crawlers really write it: blank bytes, cut records, no reco
     }
   });
 
+  it("a file gzipped whole split into shards: the shard that starts it reads it all, the others pass over their own range only", async () => {
+    const input = gzipSync(Buffer.concat(records));
+    const view = (rs: Awaited<ReturnType<typeof readAll>>["records"]) => rs.map((r) => ({ uri: r.targetUri, id: r.recordId, body: r.body.toString("base64") }));
+    const reference = await readAll(input);
+    const cuts = [0, 1000, 50_000, 90_000, null];
+    const shards = await Promise.all(cuts.slice(0, -1).map((start, k) => readAll(input, { start: start!, end: cuts[k + 1] })));
+    expect(view(shards.flatMap((s) => s.records))).toEqual(view(reference.records));
+    expect(shards.map((s) => s.counters.get(warcCounter("records")))).toEqual([48, 0, 0, 0]);
+    // (each shard used to scan on to the file's end for a member: there is none after its first byte)
+    expect(shards.map((s) => s.counters.get(warcCounter("bytes.skipped")))).toEqual([0, 49_000, 40_000, input.length - 90_000]);
+  });
 });
