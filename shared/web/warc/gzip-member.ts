@@ -253,38 +253,41 @@ export async function continuingMember(cur: ByteCursor): Promise<number | null> 
 
 /**
  * Moves the cursor to the next gzip member that decodes to a WARC record (a `1f 8b 08` inside
- * compressed data is not trusted until then). Returns the bytes skipped; the cursor is at the end
- * of input when none is found.
+ * compressed data is not trusted until then), or to `limit` (a shard's end: a member from there on
+ * is the next shard's; a file gzipped whole has none after its start, and each shard would scan
+ * to the file's end). Returns the bytes skipped; the cursor is at the end of input when none is found.
  */
-export async function seekGzipMember(cur: ByteCursor): Promise<number> {
+export async function seekGzipMember(cur: ByteCursor, limit = Infinity): Promise<number> {
   let skipped = 0;
+  const drop = (n: number): boolean => {
+    const within = Math.min(n, Math.max(0, limit - cur.position));
+    skipped += within;
+    cur.skip(within);
+    return within < n || cur.position >= limit;
+  };
   for (;;) {
+    if (cur.position >= limit) return skipped;
     await cur.fill(3);
     const buf = cur.buffered;
     if (buf.length < 3) {
-      skipped += buf.length;
-      cur.skip(buf.length);
+      drop(buf.length);
       return skipped;
     }
     const at = buf.indexOf(0x1f);
     if (at < 0 || at > buf.length - 3) {
-      const drop = at < 0 ? buf.length : at;
-      skipped += drop;
-      cur.skip(drop);
-      if (drop === 0 && !(await cur.more())) {
-        skipped += cur.buffered.length;
-        cur.skip(cur.buffered.length);
+      const n = at < 0 ? buf.length : at;
+      if (drop(n)) return skipped;
+      if (n === 0 && !(await cur.more())) {
+        drop(cur.buffered.length);
         return skipped;
       }
       continue;
     }
-    skipped += at;
-    cur.skip(at);
+    if (drop(at)) return skipped;
     if (isGzipMagic(cur.buffered)) {
       await cur.fill(VERIFY_BYTES);
       if (decodesToWarc(cur.buffered.subarray(0, VERIFY_BYTES))) return skipped;
     }
-    skipped += 1;
-    cur.skip(1);
+    if (drop(1)) return skipped;
   }
 }

@@ -6,7 +6,8 @@
  * uncompressed file (`parser: "warcio"` reads everything with it). What this layer adds is what a crawl of the open web
  * needs: file offsets for every record, bounds on what a record may make us hold (headers,
  * payload), and recovery: a damaged record is counted with its offset and reading resumes at the
- * next record (the next gzip member that decodes to a WARC record, or the next `WARC/1.x` line).
+ * next record (the next `WARC/1.x` line that checks out, in a plain file or inside a gzip member; after
+ * damaged gzip data, the next member that decodes to a WARC record).
  *
  * Only `response` and `resource` records are content; `revisit` records never are (their payload,
  * if any, is a copy of an earlier capture), but a reader may ask for them (`revisits`) with what
@@ -18,6 +19,7 @@ import type { Counters } from "../../core/counters.ts";
 import { WARC_DAMAGE_SAMPLE, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import { ByteCursor, ByteSourceError } from "./byte-cursor.ts";
 import { GzipMemberError, continuingMember, inflateHeldMember, inflateMember, inflateWholeMember, isGzipMagic, seekGzipMember } from "./gzip-member.ts";
+import { InflatedFile } from "./inflated-file.ts";
 import { seekPlainRecord, swallowedRecord, type ProbeBytes } from "./plain-record-seek.ts";
 import { forEachMap, httpStatus, parseMemberRecords, type ParsedRecord } from "./member-records.ts";
 
@@ -360,7 +362,7 @@ function reasonOf(err: unknown): string {
   return "unparsable";
 }
 
-/** Per-record gzip: one member at a time; a damaged member is counted and the next verified member read. */
+/** Gzip members, one at a time (a record each, a few, or the whole file); damaged gzip data is counted and the next verified member read. */
 async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRecord | WarcRevisitRecord> {
   const start = opts.start ?? 0;
   const end = opts.end ?? Infinity;
@@ -368,7 +370,7 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
   const sync = opts.parser !== "warcio" && (opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES) >= 2 * PIECE;
   let cur = new ByteCursor(opts.open(start), start);
   try {
-    if (start > 0) opts.counters.inc(warcCounter("bytes.skipped"), await seekGzipMember(cur));
+    if (start > 0) opts.counters.inc(warcCounter("bytes.skipped"), await seekGzipMember(cur, end));
     for (;;) {
       if (cur.buffered.length < 3) await cur.fill(3);
       if (cur.done || cur.position >= end) return;
@@ -384,7 +386,7 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
         damage(opts, at, "not_a_gzip_member");
         opts.counters.inc(warcCounter("resyncs"));
         cur.skip(1);
-        opts.counters.inc(warcCounter("bytes.skipped"), 1 + (await seekGzipMember(cur)));
+        opts.counters.inc(warcCounter("bytes.skipped"), 1 + (await seekGzipMember(cur, end)));
         continue;
       }
       let member: AsyncGenerator<Buffer>;
@@ -403,28 +405,45 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
       } else {
         member = inflateMember(cur);
       }
+      // the member read as a plain file of its inflated bytes: after a damaged record the reader
+      // resyncs inside it, so a member of many records (a file gzipped whole) loses none after it
       const frame: RecordFrame = { inRecord: false, joined: false };
-      const stream = joinMembers(member, cur, frame, opts);
+      const inflated = new InflatedFile(joinMembers(member, cur, frame, opts), () => inflateFrom(opts.open, at));
       try {
-        yield* records(stream, at, true, opts, { frame });
-      } catch (err) {
+        yield* readPlainBytes((s) => inflated.open(s), 0, Infinity, opts, { offset: at, frame });
+        if (cur.position > at) continue;
+      } catch (caught) {
+        // the member's data is damaged (or the input cannot be read): the records after the damage are lost to it
+        const err = fromInflated(caught);
         if (err instanceof ByteSourceError) throw err;
         damage(opts, at, reasonOf(err));
-        if (!(err instanceof GzipMemberError)) {
-          // the record could not be read but the member is sound: finish it (and no member after it) and go on
-          frame.inRecord = false;
-          try {
-            while (!(await stream.next()).done);
-            if (cur.position > at) continue;
-          } catch {
-            // the member is damaged too: resync below
-          }
-        }
-        await cur.close();
-        opts.counters.inc(warcCounter("resyncs"));
-        cur = new ByteCursor(opts.open(at + 1), at + 1);
-        opts.counters.inc(warcCounter("bytes.skipped"), 1 + (await seekGzipMember(cur)));
+      } finally {
+        await inflated.close();
       }
+      await cur.close();
+      opts.counters.inc(warcCounter("resyncs"));
+      cur = new ByteCursor(opts.open(at + 1), at + 1);
+      opts.counters.inc(warcCounter("bytes.skipped"), 1 + (await seekGzipMember(cur, end)));
+    }
+  } finally {
+    await cur.close();
+  }
+}
+
+/** An error of a member's inflated bytes as its inflation threw it (a cursor over them wraps it as a failed read). */
+function fromInflated(err: unknown): unknown {
+  while (err instanceof ByteSourceError && (err.cause instanceof ByteSourceError || err.cause instanceof GzipMemberError)) err = err.cause;
+  return err;
+}
+
+/** The inflated bytes of the members from file offset `at` on, as read before (members one after another, padding between them skipped). */
+async function* inflateFrom(open: WarcReadOptions["open"], at: number): AsyncGenerator<Buffer> {
+  const cur = new ByteCursor(open(at), at);
+  try {
+    for (;;) {
+      yield* inflateMember(cur);
+      await skipPadding(cur);
+      if (!(await cur.fill(3)) || !isGzipMagic(cur.buffered)) return;
     }
   } finally {
     await cur.close();
@@ -452,11 +471,24 @@ async function* joinMembers(member: AsyncIterable<Buffer>, cur: ByteCursor, fram
 }
 
 /** Uncompressed WARC: records one after another; a damaged one sends the reader to the next `WARC/1.x` line. */
-async function* readPlain(opts: WarcReadOptions): AsyncGenerator<WarcContentRecord | WarcRevisitRecord> {
-  const start = opts.start ?? 0;
-  const end = opts.end ?? Infinity;
+function readPlain(opts: WarcReadOptions): AsyncGenerator<WarcContentRecord | WarcRevisitRecord> {
+  return readPlainBytes(opts.open, opts.start ?? 0, opts.end ?? Infinity, opts, null);
+}
+
+/** A gzip member read as plain bytes: its file offset (every record and damage in it is reported there) and the parser's frame for joinMembers. */
+interface MemberOf {
+  offset: number;
+  frame: RecordFrame;
+}
+
+/**
+ * The records of uncompressed WARC bytes from `start` (`open`: the bytes from an offset): a plain
+ * file, or the inflated bytes of a gzip `member`. A damaged record sends the reader to the next
+ * `WARC/1.x` line that checks out (seekPlainRecord), in either.
+ */
+async function* readPlainBytes(open: WarcReadOptions["open"], start: number, end: number, opts: WarcReadOptions, member: MemberOf | null): AsyncGenerator<WarcContentRecord | WarcRevisitRecord> {
   const probe: ProbeBytes = async (offset, n) => {
-    const at = new ByteCursor(opts.open(offset), offset);
+    const at = new ByteCursor(open(offset), offset);
     try {
       await at.fill(n);
       return Buffer.from(at.buffered.subarray(0, n));
@@ -464,7 +496,7 @@ async function* readPlain(opts: WarcReadOptions): AsyncGenerator<WarcContentReco
       await at.close();
     }
   };
-  let cur = new ByteCursor(opts.open(start), start);
+  let cur = new ByteCursor(open(start), start);
   // where the last resync (or the shard's start) found a record, and the last bytes of the file read
   let seekedTo: number | null = null;
   let tail: Buffer = Buffer.alloc(0);
@@ -485,25 +517,28 @@ async function* readPlain(opts: WarcReadOptions): AsyncGenerator<WarcContentReco
         }
       })();
       try {
-        const swallowed = (contentStart: number, claimedEnd: number) => swallowedRecord(opts.open, probe, contentStart, claimedEnd);
-        for await (const rec of records(chunks, base, false, opts, { pos, end, swallowed })) yield rec;
+        const swallowed = (contentStart: number, claimedEnd: number) => swallowedRecord(open, probe, contentStart, claimedEnd);
+        for await (const rec of records(chunks, base, member?.offset ?? null, opts, { pos, end, frame: member?.frame, swallowed })) yield rec;
         return;
       } catch (err) {
-        if (err instanceof ByteSourceError) throw err;
+        // a failed read, or a member's damaged gzip data: nothing to resync in
+        if (err instanceof ByteSourceError || err instanceof GzipMemberError) throw err;
         await cur.close();
+        // (a record left unfinished: no member after this one goes on with it)
+        if (member) member.frame.inRecord = false;
         opts.counters.inc(warcCounter("resyncs"));
         if (err instanceof ResumeAt) {
-          damage(opts, err.record, "content_length_too_large");
-          cur = new ByteCursor(opts.open(err.at), err.at);
+          damage(opts, member?.offset ?? err.record, "content_length_too_large");
+          cur = new ByteCursor(open(err.at), err.at);
           continue;
         }
         if (isQuotedAtEnd(err, pos.offset === seekedTo, tail)) {
           // a record line quoted in the last record's payload, its claimed length past the end: no record
           if (pos.counted) opts.counters.inc(RECORDS, -1);
         } else if (!(err instanceof SkipAndResync)) {
-          damage(opts, pos.offset, reasonOf(err));
+          damage(opts, member?.offset ?? pos.offset, reasonOf(err));
         }
-        cur = new ByteCursor(opts.open(pos.offset + 1), pos.offset + 1);
+        cur = new ByteCursor(open(pos.offset + 1), pos.offset + 1);
         opts.counters.inc(warcCounter("bytes.skipped"), 1 + (await seekPlainRecord(cur, false, probe)));
         seekedTo = cur.position;
       }
@@ -526,23 +561,24 @@ function isQuotedAtEnd(err: unknown, resynced: boolean, tail: Buffer): boolean {
 }
 
 /**
- * The content records of a stream of WARC bytes (one gzip member, or a plain file from `base`).
- * Throws RecordDamage (or the member's GzipMemberError) at the first record it cannot read;
- * `pos.offset` then names that record.
+ * The content records of a stream of WARC bytes from `base` (of a plain file, or of a gzip member's
+ * inflated bytes: `member` is then the member's file offset, where its records and damage are
+ * reported). Throws RecordDamage (or the member's GzipMemberError) at the first record it cannot
+ * read; `pos.offset` then names that record (its offset in the stream).
  */
 async function* records(
   data: AsyncIterable<Buffer>,
   base: number,
-  inMember: boolean,
+  member: number | null,
   opts: WarcReadOptions,
   at: {
-    /** names the record being read (plain: its file offset), and whether it was counted in `records` */
+    /** names the record being read (its offset in the stream), and whether it was counted in `records` */
     pos?: { offset: number; counted?: boolean };
     /** a plain shard's end */
     end?: number;
     /** the member frame (readMembers) */
     frame?: RecordFrame;
-    /** plain: the record start a Content-Length too large ran over (swallowedRecord), or null */
+    /** the record start a Content-Length too large ran over (swallowedRecord), or null */
     swallowed?: (contentStart: number, claimedEnd: number) => Promise<number | null>;
   } = {},
 ): AsyncGenerator<WarcContentRecord | WarcRevisitRecord> {
@@ -552,14 +588,18 @@ async function* records(
   const { warcio, Parser } = await loadWarcio();
   const parser = new Parser(new warcio.AsyncIterReader(guard.wrap(data), null), { parseHttp: true });
   if (frame) parser.frame = frame;
+  // a record too large for the body bound, skipped to its claimed end in a member (which bounds the
+  // claim): when that is no record's end, the claim is not trusted, as in a plain file (SkipAndResync)
+  let skippedTooLarge = false;
   // bytes after a record where a blank line belongs: its Content-Length was too small (the bytes are
-  // skipped), or, in a plain file, too large: it ran over the start of the next record, where reading resumes
+  // skipped), or too large: it ran over the start of the next record, where reading resumes
   parser.onRemainder = async (rawOffset) => {
+    if (skippedTooLarge) throw new SkipAndResync();
     if (swallowed) {
       const next = await swallowed(base + parser._warcHeadersLength, base + rawOffset);
       if (next !== null) throw new ResumeAt(next, base + parser.offset);
     }
-    damage(opts, inMember ? base : base + rawOffset, "content_length_too_small");
+    damage(opts, member ?? base + rawOffset, "content_length_too_small");
   };
   for (;;) {
     guard.inHeaders = true;
@@ -568,19 +608,21 @@ async function* records(
     try {
       record = await parser.parse();
     } catch (err) {
-      const at = inMember ? base : base + parser.offset;
+      const at = base + parser.offset;
       if (at !== pos.offset) {
         pos.offset = at;
         pos.counted = false;
       }
-      throw err instanceof RecordDamage || err instanceof GzipMemberError || err instanceof ByteSourceError || err instanceof ResumeAt ? err : new RecordDamage("unparsable_headers");
+      throw err instanceof RecordDamage || err instanceof GzipMemberError || err instanceof ByteSourceError || err instanceof ResumeAt || err instanceof SkipAndResync ? err : new RecordDamage("unparsable_headers");
     } finally {
       guard.inHeaders = false;
     }
     if (record === null) return;
-    pos.offset = inMember ? base : base + parser.offset;
+    skippedTooLarge = false;
+    pos.offset = base + parser.offset;
     pos.counted = false;
     if (pos.offset >= end) return;
+    const offset = member ?? pos.offset;
     if (!WARC_VERSION.test(record.warcHeaders.statusline.trim())) throw new RecordDamage("not_a_warc_record");
     const length = Number(record.warcHeaders.headers.get("Content-Length") ?? "");
     if (!Number.isInteger(length) || length < 0) throw new RecordDamage("bad_content_length");
@@ -596,9 +638,9 @@ async function* records(
       if (opts.revisits?.(head)) {
         const w = record.warcHeaders.headers;
         yield {
-          offset: pos.offset,
+          offset,
           type: "revisit",
-          recordId: w.get("WARC-Record-ID") ?? `${opts.file}@${pos.offset}`,
+          recordId: w.get("WARC-Record-ID") ?? `${opts.file}@${offset}`,
           targetUri: cleanUri(record.warcTargetURI),
           date: record.warcDate ?? null,
           ...head,
@@ -642,16 +684,21 @@ async function* records(
     }
     if (tooLarge) {
       c.inc(warcSkippedCounter("body_too_large"));
-      if (!inMember) throw new SkipAndResync();
-      await skipRest(record);
+      if (member === null) throw new SkipAndResync();
+      skippedTooLarge = true;
+      try {
+        await skipRest(record);
+      } catch (err) {
+        throw err instanceof RecordDamage ? new SkipAndResync() : err;
+      }
       continue;
     }
     if ((reader.limit ?? 0) > 0) throw new RecordDamage("truncated");
     await skipRest(record);
     yield {
-      offset: pos.offset,
+      offset,
       type,
-      recordId: record.warcHeaders.headers.get("WARC-Record-ID") ?? `${opts.file}@${pos.offset}`,
+      recordId: record.warcHeaders.headers.get("WARC-Record-ID") ?? `${opts.file}@${offset}`,
       targetUri: cleanUri(record.warcTargetURI),
       date: record.warcDate ?? null,
       status,

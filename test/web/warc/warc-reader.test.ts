@@ -153,9 +153,9 @@ describe("hostile records: bounded, counted, and the next record is still read",
     expect(plain.counters.get(warcCounter("resyncs"))).toBe(1);
     const gz = await readAll(gzipRecords([page(1), liar, page(2)]));
     expect(gz.records.map((r) => r.targetUri)).toEqual(["http://example.org/1", "http://example.org/2"]);
-    // in a gzip member the claim ends with the member
+    // in a gzip member the claim ends with the member, and the rest of the member is searched for a record (as in a plain file)
     expect(gz.counters.get(warcSkippedCounter("damaged.truncated"))).toBe(1);
-    expect(gz.counters.get(warcCounter("resyncs"))).toBe(0);
+    expect(gz.counters.get(warcCounter("resyncs"))).toBe(1);
   });
 
   it("a 100 MB attribute: the body bound skips the record without holding it", async () => {
@@ -362,4 +362,70 @@ describe("framing as crawlers really write it: blank bytes, cut records, no reco
     }
   });
 
+  it("a file gzipped whole split into shards: the shard that starts it reads it all, the others pass over their own range only", async () => {
+    const input = gzipSync(Buffer.concat(records));
+    const view = (rs: Awaited<ReturnType<typeof readAll>>["records"]) => rs.map((r) => ({ uri: r.targetUri, id: r.recordId, body: r.body.toString("base64") }));
+    const reference = await readAll(input);
+    const cuts = [0, 1000, 50_000, 90_000, null];
+    const shards = await Promise.all(cuts.slice(0, -1).map((start, k) => readAll(input, { start: start!, end: cuts[k + 1] })));
+    expect(view(shards.flatMap((s) => s.records))).toEqual(view(reference.records));
+    expect(shards.map((s) => s.counters.get(warcCounter("records")))).toEqual([48, 0, 0, 0]);
+    // (each shard used to scan on to the file's end for a member: there is none after its first byte)
+    expect(shards.map((s) => s.counters.get(warcCounter("bytes.skipped")))).toEqual([0, 49_000, 40_000, input.length - 90_000]);
+  });
+
+  describe("a damaged record in a member of many records (a file gzipped whole, a member per four records): the records after it are read and counted as in the plain file", () => {
+    const setLength = (r: Buffer, to: (n: number) => string) => Buffer.from(r.toString("latin1").replace(/Content-Length: (\d+)/, (_, n: string) => `Content-Length: ${to(Number(n))}`), "latin1");
+    const damages = { many: () => "many", tooLarge: (n: number) => String(n + 100), tooSmall: (n: number) => String(n - 10) };
+    const framings = {
+      wholeFile: (rs: Buffer[]) => gzipSync(Buffer.concat(rs)),
+      memberPerFour: (rs: Buffer[]) => Buffer.concat(Array.from({ length: Math.ceil(rs.length / 4) }, (_, g) => gzipSync(Buffer.concat(rs.slice(4 * g, 4 * g + 4))))),
+    };
+    const view = (rs: Awaited<ReturnType<typeof readAll>>["records"], skip: string) =>
+      rs.filter((r) => r.recordId !== skip).map((r) => ({ uri: r.targetUri, id: r.recordId, status: r.status, headers: [...r.headers], body: r.body.toString("base64") }));
+    const reasons = (c: Awaited<ReturnType<typeof readAll>>["counters"]) => [...c.samples.get("warc.damaged_records")].map((s) => s.replace(/^buffer@\d+: /, ""));
+    // the first record, a response in the middle (dolma's 11th record), the last
+    for (const i of [0, 10, 47]) {
+      it(`record ${i + 1} of 48`, async () => {
+        const id = /WARC-Record-ID: (\S+)/.exec(records[i]!.toString("latin1"))![1]!;
+        for (const [damage, to] of Object.entries(damages)) {
+          const rs = records.map((r, k) => (k === i ? setLength(r, to) : r));
+          const plain = await readAll(Buffer.concat(rs));
+          expect(counts(plain.counters).damaged).toBe(1);
+          for (const [framing, frame] of Object.entries(framings)) {
+            const { records: content, counters } = await readAll(frame(rs));
+            const got = { damage, framing, ...counts(counters), reasons: reasons(counters) };
+            expect(got).toEqual({ damage, framing, ...counts(plain.counters), reasons: reasons(plain.counters) });
+            expect(view(content, id)).toEqual(view(plain.records, id));
+          }
+        }
+      });
+    }
+
+    it("a record over the body bound with a wrong Content-Length: skipped as in the plain file, no damage, the records after it read", async () => {
+      const i = types.indexOf("response", 10);
+      const bound = { maxBodyBytes: 2000 };
+      for (const to of [damages.tooLarge, (n: number) => String(n + 1e9)]) {
+        const rs = records.map((r, k) => (k === i ? setLength(r, to) : r));
+        const plain = await readAll(Buffer.concat(rs), bound);
+        const tooLarge = (c: Awaited<ReturnType<typeof readAll>>["counters"]) => ({ ...counts(c), bodyTooLarge: c.get(warcSkippedCounter("body_too_large")) });
+        expect(tooLarge(plain.counters).damaged).toBe(0);
+        for (const frame of Object.values(framings)) {
+          const { records: content, counters } = await readAll(frame(rs), bound);
+          expect(tooLarge(counters)).toEqual(tooLarge(plain.counters));
+          expect(view(content, "")).toEqual(view(plain.records, ""));
+        }
+      }
+    });
+
+    it("a claim past the end of a member of 9 MB (the record's start no longer held): read again from the member's start, every record after it read", async () => {
+      const rs = Array.from({ length: 12 }, (_, n) => (n === 0 ? [setLength(records[0]!, (k) => String(k + 1e9)), ...records.slice(1)] : records)).flat();
+      const plain = await readAll(Buffer.concat(rs));
+      const whole = await readAll(gzipSync(Buffer.concat(rs)));
+      expect(counts(whole.counters)).toEqual({ records: 12 * 48, requests: 12 * 22, damaged: 1 });
+      expect(counts(whole.counters)).toEqual(counts(plain.counters));
+      expect(reasons(whole.counters)).toEqual(["truncated"]);
+      expect(whole.records).toHaveLength(12 * 24);
+    });
+  });
 });
