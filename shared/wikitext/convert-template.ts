@@ -7,8 +7,6 @@
  * finer. A form this does not know (a unit outside the table, a combined input such as `6|ft|2|in`,
  * a custom `disp=`) shows the input as written, the rendering paracap had before.
  */
-import type { TemplateArgs } from "./inline-templates.ts";
-
 interface Unit {
   /** singular and plural names, en-GB spelling (`sp=us` swaps re → er in metre, litre) */
   readonly name: readonly [string, string];
@@ -174,10 +172,11 @@ function feetInches(metres: number, label: Label): string {
 }
 
 /**
- * The text of a `{{convert}}` (or `{{cvt}}`, `cvt` true) call, or null when its form is not one this
- * renders (the caller then shows the input as written).
+ * The text of a `{{convert}}` (or `{{cvt}}`, `cvt` true) call from its positional and named
+ * arguments (rendered, trimmed; names lower-cased), or null when its form is not one this renders (the
+ * caller then shows the input as written).
  */
-export function renderConvert({ positional: p, named }: TemplateArgs, cvt: boolean): string | null {
+export function renderConvert(p: readonly string[], named: ReadonlyMap<string, string>, cvt: boolean): string | null {
   // values, with range words between them
   let i = 1;
   const rawValues = [p[0] ?? ""];

@@ -36,7 +36,7 @@ const APOSTROPHE = "\ue005";
 const RANGE_WORDS = new Set(["-", "–", "to", "and", "or", "by", "x", "×", "+", "and(-)", "to(-)", "+/-", "±"]);
 
 /** `{{convert|1036|ft}}` → "1,036 feet (316 m)" (convert-template.ts); a form it does not know, as written. */
-const convert: Renderer = (a, name) => renderConvert(a, name === "cvt") ?? convertAsWritten(a, name);
+const convert: Renderer = (a, name) => renderConvert(a.positional, a.named, name === "cvt") ?? convertAsWritten(a, name);
 
 /** The input as written: `{{convert|5|km|mi}}` → "5 km"; ranges `{{convert|5|to|10|km}}` → "5 to 10 km", `-` → "5–10 km". */
 const convertAsWritten: Renderer = ({ positional: p }) => {
