@@ -19,6 +19,7 @@ const ISOLATED = [
   "test/sources/toy-source.test.ts",
   "test/sources/warc-cloud.test.ts",
   "test/tasks/pixel-pipeline.test.ts",
+  "test/tasks/revisits-across-shards.test.ts",
   "test/dump/bz2-parallel.test.ts",
 ];
 

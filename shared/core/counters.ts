@@ -13,7 +13,10 @@ export class Counters {
 
   inc(name: string, by = 1): void {
     if (by === 0) return;
-    this.values.set(name, (this.values.get(name) ?? 0) + by);
+    const v = (this.values.get(name) ?? 0) + by;
+    // a count taken back to nothing (a later phase correcting an earlier one) is as if never counted
+    if (v === 0) this.values.delete(name);
+    else this.values.set(name, v);
   }
 
   get(name: string): number {

@@ -13,6 +13,14 @@
  * `image-groups`, which the rekey phase reads. That step reads every image's facts once (the first
  * record of an image key wins, as in rekey) and needs all of them: the guard measures distances
  * across a whole component, which may span every slice. md5 needs no index: its groups are exact keys.
+ *
+ * Its tasks also resolve the crawl's revisits across shards (pixel-extract-task.ts): task q holds the
+ * image captures of partition q (by the keys a revisit may name them by; the first capture in the
+ * run's order wins), streams the pending revisits of that partition past them and writes each
+ * resolved revisit's facts under its own image key (`revisit-facts`, read after `image-facts` by the
+ * grouping step and by rekey) and counts it as its shard counts one it resolves. Done here rather
+ * than in a phase of its own so that runs with nothing to join keep their phases and outputs; the
+ * revisit's hash is its original's, which the original's shard wrote to `image-hashes` already.
  */
 import { z } from "zod";
 import { pixelIdentityCounter } from "../core/counter-names.ts";
@@ -26,7 +34,9 @@ import { ImageFactsRecord, perceptualHashOf, pixelIdentity, pixelVerdict, type P
 import { DatasetReader, taskFileName, withWriter, type SummarySpec } from "./datasets.ts";
 import type { RunManifest } from "./manifest.ts";
 import { partitionOfUnit, partitionTask, unitsOf, type Phase, type PhaseEndContext, type UnitContext, type UnitPhase } from "./phase-task.ts";
-import { IMAGE_FACTS, IMAGE_HASHES, type ImageHashRecord } from "./pixel-extract-task.ts";
+import { countImageFacts, IMAGE_CAPTURES, IMAGE_FACTS, IMAGE_HASHES, REVISIT_WANTS, type ImageCaptureRecord, type ImageHashRecord, type RevisitWantRecord } from "./pixel-extract-task.ts";
+import { partitionOf } from "../core/hash.ts";
+import { revisitLinksOf } from "../sources/image-bytes.ts";
 
 /** Two hash values (hex) within the threshold. */
 export const ImageEdge = z.object({ a: z.string(), b: z.string(), distance: z.number().int().min(0).max(64) });
@@ -45,14 +55,17 @@ export type ImageGroups = z.infer<typeof ImageGroups>;
 
 export const IMAGE_GROUPS: SummarySpec<ImageGroups> = { name: "image-groups", schema: ImageGroups };
 
+/** A revisit resolved across shards: its own image key with its original capture's facts. */
+export const REVISIT_FACTS = { name: "revisit-facts", schema: ImageFactsRecord };
+
 export const hashIndexPhase = partitionTask({
   name: "hash-index",
   next: "rekey",
   reads: [],
   writes: ["work"],
   memory: "2Gi",
-  consumes: [IMAGE_HASHES.name],
-  produces: [{ name: "image-edges", schema: ImageEdge }],
+  consumes: [IMAGE_HASHES.name, IMAGE_CAPTURES.name, REVISIT_WANTS.name],
+  produces: [{ name: "image-edges", schema: ImageEdge }, REVISIT_FACTS],
   summaries: [IMAGE_GROUPS],
   configKeys: ["partitions", "pivot", "pixels"],
   run: indexSlices,
@@ -64,21 +77,51 @@ function identityOf(config: ParacapConfig): PixelIdentity {
   return pixelIdentity(config.pivot, config.pixels);
 }
 
-/** Every image that takes part, once per key (first record wins), as hashes collapsed to distinct values. */
-async function indexInput(facts: DatasetReader<ImageFactsRecord>, partitions: number, mode: PerceptualMode): Promise<{ unique: PackedHashes; copies: string[][] }> {
+/** Every image that takes part, once per key (first record wins: its shards' facts, then a revisit's joined ones), as hashes collapsed to distinct values. */
+async function indexInput(facts: readonly DatasetReader<ImageFactsRecord>[], partitions: number, mode: PerceptualMode): Promise<{ unique: PackedHashes; copies: string[][] }> {
   const items: HashedItem[] = [];
   const seen = new Set<string>();
   for (let q = 0; q < partitions; q++) {
-    for await (const r of facts.read(q)) {
-      if (seen.has(r.image)) continue;
-      seen.add(r.image);
-      if (r.facts?.ok && pixelVerdict(r.facts) === true) items.push({ key: r.image, hash: perceptualHashOf(r.facts, mode) });
+    for (const reader of facts) {
+      for await (const r of reader.read(q)) {
+        if (seen.has(r.image)) continue;
+        seen.add(r.image);
+        if (r.facts?.ok && pixelVerdict(r.facts) === true) items.push({ key: r.image, hash: perceptualHashOf(r.facts, mode) });
+      }
     }
   }
   return collapseIdentical(packHashes(items));
 }
 
 async function indexSlices(ctx: UnitContext): Promise<void> {
+  await joinRevisits(ctx, partitionOfUnit("hash-index", ctx.unit));
+  await indexPartition(ctx);
+}
+
+/**
+ * The pending revisits of partition q met with the image captures of partition q (both keyed by how
+ * a revisit names its original): memory holds one partition's captures, the revisits stream past.
+ */
+async function joinRevisits(ctx: UnitContext, q: number): Promise<void> {
+  const { manifest, counters, runner } = ctx;
+  await withWriter(ctx.write<ImageFactsRecord>(REVISIT_FACTS.name), async (out) => {
+    const captures = new Map<string, ImageCaptureRecord["facts"]>();
+    for await (const c of ctx.read<ImageCaptureRecord>(IMAGE_CAPTURES.name).read(q)) if (!captures.has(c.key)) captures.set(c.key, c.facts);
+    if (captures.size === 0) return;
+    for await (const want of ctx.read<RevisitWantRecord>(REVISIT_WANTS.name).read(q)) {
+      if (!captures.has(want.original)) continue;
+      const facts = captures.get(want.original)!;
+      const links = revisitLinksOf(runner.sources.get(want.source));
+      if (!links) throw new Error(`source "${want.source}" handed on a revisit but cannot count one resolved (image-bytes.ts countResolvedRevisit)`);
+      links.countResolvedRevisit(want, want.kind, counters);
+      if (want.image === null) continue;
+      countImageFacts(counters, facts);
+      await out.write(partitionOf(want.image, manifest.config.partitions), { image: want.image, facts });
+    }
+  });
+}
+
+async function indexPartition(ctx: UnitContext): Promise<void> {
   const q = partitionOfUnit("hash-index", ctx.unit);
   const { manifest, counters } = ctx;
   const id = identityOf(manifest.config);
@@ -118,7 +161,8 @@ async function connectGroups({ manifest, work, phases, self, writeSummary }: Pha
   const base = { mode: id.mode, threshold: id.threshold, maxDiameter: id.maxDiameter };
   if (id.mode === "md5") return writeSummary(IMAGE_GROUPS.name, { ...base, stats: {}, centres: {} });
   const partitions = manifest.config.partitions;
-  const { unique, copies } = await indexInput(readerFor(phases, self, IMAGE_FACTS.name, manifest, work) as DatasetReader<ImageFactsRecord>, partitions, id.mode);
+  const facts = [IMAGE_FACTS.name, REVISIT_FACTS.name].map((name) => readerFor(phases, self, name, manifest, work) as DatasetReader<ImageFactsRecord>);
+  const { unique, copies } = await indexInput(facts, partitions, id.mode);
   const hexOf = new Map(unique.keys.map((k, i) => [k, hashToHex((BigInt(unique.hi[i]!) << 32n) | BigInt(unique.lo[i]!))]));
   // edges are between hash values; each distinct value of the index is one entry of `unique`
   const at = new Map(unique.keys.map((k, i) => [hexOf.get(k)!, i]));

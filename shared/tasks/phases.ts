@@ -17,9 +17,9 @@
  *
  * | phase      | unit      | consumes → produces                        | after the phase                 |
  * |------------|-----------|--------------------------------------------|---------------------------------|
- * | extract    | shard     | input → refs, image-facts (by image key), image-hashes (by index task) | stop if no document read |
- * | hash-index | partition | image-hashes → image-edges (index slices)  | summary: image-groups           |
- * | rekey      | partition | refs, image-facts → refs (by pixel identity) |                               |
+ * | extract    | shard     | input → refs, image-facts (by image key), image-hashes (by index task), image-captures, revisit-wants (by how a revisit names its original) | stop if no document read |
+ * | hash-index | partition | image-hashes → image-edges (index slices); image-captures, revisit-wants → revisit-facts (a crawl's revisits joined across shards) | summary: image-groups |
+ * | rekey      | partition | refs, image-facts, revisit-facts → refs (by pixel identity) |                   |
  * | group, dedup, aggregate: as above, reading rekey's refs                                               |
  *
  * A cloud deployment serves both (pipeline-set.ts): one function per phase name of their union.

@@ -9,11 +9,15 @@
  * For the index phase it also writes each taking-part image's hash of the run's mode (`image-hashes`)
  * to the hash-index tasks that read it (pixels/index-slices.ts), so an index task reads only what its
  * slices store or probe from instead of every image of the run.
+ *
+ * A crawl's revisits the source could not resolve in the shard (image-bytes.ts) go to
+ * `revisit-wants`, by the key naming their original, and every image capture's facts to
+ * `image-captures`, once per key a revisit may name it by: the hash-index tasks join the two.
  */
 import { corruptShardsCounter, extractCounter, pixelIdentityCounter } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
 import { partitionOf } from "../core/hash.ts";
-import { ShuffleRef } from "../core/records.ts";
+import { InputKind, ShuffleRef } from "../core/records.ts";
 import type { StageContext } from "../core/stage.ts";
 import { collapseUses, documentExtractor, type RevisionRefs } from "../pipeline/extract-stage.ts";
 import { z } from "zod";
@@ -21,10 +25,10 @@ import { isPixelPivot } from "../core/plugin-names.ts";
 import { hashFromHex } from "../pixels/hashes.ts";
 import { indexLayout, tasksNeeding, type IndexLayout } from "../pixels/index-slices.ts";
 import { ImageFactsRecord, pixelIdentity, pixelVerdict } from "../pixels/pixel-identity.ts";
-import { PIXEL_FACTS_DECODE, pixelFacts, type PixelFacts } from "../pixels/pixel-judge.ts";
+import { PIXEL_FACTS_DECODE, PixelFactsSchema, pixelFacts, type PixelFacts } from "../pixels/pixel-judge.ts";
 import type { DecodeOptions } from "../pixels/decode.ts";
 import { THESIS_IMAGE_BOUNDS } from "../pixels/image-filters.ts";
-import { imageBytesOf, type ImageBytes } from "../sources/image-bytes.ts";
+import { imageBytesOf, revisitLinksOf, type ImageBytes } from "../sources/image-bytes.ts";
 import type { ShardSpec } from "../sources/shard-spec.ts";
 import type { AnySource } from "../sources/source.ts";
 import { extractPhase } from "./extract-task.ts";
@@ -42,11 +46,21 @@ export const ImageHashRecord = z.object({ hash: z.string().regex(/^[0-9a-f]{16}$
 export type ImageHashRecord = z.infer<typeof ImageHashRecord>;
 export const IMAGE_HASHES = { name: "image-hashes", schema: ImageHashRecord };
 
+/** An image capture's facts under one key a revisit may name it by. */
+export const ImageCaptureRecord = z.object({ key: z.string(), facts: PixelFactsSchema.nullable() });
+export type ImageCaptureRecord = z.infer<typeof ImageCaptureRecord>;
+export const IMAGE_CAPTURES = { name: "image-captures", schema: ImageCaptureRecord };
+
+/** A revisit its shard could not resolve (image-bytes.ts PendingRevisit), with where it was read. */
+export const RevisitWantRecord = z.object({ original: z.string(), image: z.string().nullable(), counted: z.boolean(), source: z.string(), kind: InputKind });
+export type RevisitWantRecord = z.infer<typeof RevisitWantRecord>;
+export const REVISIT_WANTS = { name: "revisit-wants", schema: RevisitWantRecord };
+
 export const pixelExtractPhase: UnitPhase = {
   ...extractPhase,
   unit: "shard",
   next: "hash-index",
-  produces: [...extractPhase.produces, IMAGE_FACTS, IMAGE_HASHES],
+  produces: [...extractPhase.produces, IMAGE_FACTS, IMAGE_HASHES, IMAGE_CAPTURES, REVISIT_WANTS],
   // the mode and threshold decide which hash is written and to which index tasks
   configKeys: [...extractPhase.configKeys, "pixels"],
   run: (ctx) => {
@@ -63,7 +77,10 @@ async function pixelExtractShard(ctx: UnitContext, shard: ShardSpec): Promise<Un
   const refsOut = ctx.write<ShuffleRef>("refs");
   const factsOut = ctx.write<ImageFactsRecord>(IMAGE_FACTS.name);
   const hashesOut = ctx.write<ImageHashRecord>(IMAGE_HASHES.name);
-  const revisions = withPixels(source, docs, shard, ctx, factsOut, indexHashWriter(manifest.config, hashesOut));
+  const capturesOut = ctx.write<ImageCaptureRecord>(IMAGE_CAPTURES.name);
+  const wantsOut = ctx.write<RevisitWantRecord>(REVISIT_WANTS.name);
+  const writers = [refsOut, factsOut, hashesOut, capturesOut, wantsOut];
+  const revisions = withPixels(source, docs, shard, ctx, { facts: factsOut, captures: capturesOut, wants: wantsOut }, indexHashWriter(manifest.config, hashesOut));
   let outcome: UnitOutcome = { status: "ok", error: null };
   try {
     for await (const ref of collapseUses(revisions, counters)) {
@@ -72,15 +89,13 @@ async function pixelExtractShard(ctx: UnitContext, shard: ShardSpec): Promise<Un
     }
   } catch (err) {
     if (!runner.isCorruptInput(err)) {
-      await Promise.all([refsOut.abort(), factsOut.abort(), hashesOut.abort()]);
+      await Promise.all(writers.map((w) => w.abort()));
       throw err;
     }
     outcome = { status: "corrupt", error: err instanceof Error ? err.message : String(err), damage: { file: shard.uri, offset: typeof (err as { offset?: unknown }).offset === "number" ? (err as { offset: number }).offset : null } };
     counters.inc(corruptShardsCounter(pixelExtractPhase.name));
   }
-  await refsOut.close();
-  await factsOut.close();
-  await hashesOut.close();
+  for (const w of writers) await w.close();
   return outcome;
 }
 
@@ -103,33 +118,50 @@ function indexHashWriter(config: UnitContext["manifest"]["config"], out: Dataset
   };
 }
 
+interface PixelWriters {
+  facts: DatasetWriter<ImageFactsRecord>;
+  captures: DatasetWriter<ImageCaptureRecord>;
+  wants: DatasetWriter<RevisitWantRecord>;
+}
+
 /**
  * The shard's revisions, in document order, while each document's images are decoded (a window of
- * IN_FLIGHT documents) and their facts written once per image key.
+ * IN_FLIGHT documents) and their facts written once per image key; pending revisits are written,
+ * not extracted.
  */
-async function* withPixels(source: AnySource, docs: AsyncIterable<unknown>, shard: ShardSpec, ctx: UnitContext, out: DatasetWriter<ImageFactsRecord>, indexHash: (facts: PixelFacts | null) => Promise<void>): AsyncGenerator<RevisionRefs> {
+async function* withPixels(source: AnySource, docs: AsyncIterable<unknown>, shard: ShardSpec, ctx: UnitContext, out: PixelWriters, indexHash: (facts: PixelFacts | null) => Promise<void>): AsyncGenerator<RevisionRefs> {
   const { counters, manifest } = ctx;
+  const { partitions } = manifest.config;
   const extract = documentExtractor(source, manifest.config, counters, await source.prepare?.(manifest.config));
   const imagesOf = imageBytesOf(source);
+  const links = revisitLinksOf(source);
   const stage = taskStageContext(ctx.work, counters);
   // the pixel MD5 costs a pass over every decoded byte: only the md5 pivot reads it
   const decode: DecodeOptions = { ...PIXEL_FACTS_DECODE, md5: manifest.config.pivot === "md5" };
   const written = new Set<string>();
-  const window: { rev: RevisionRefs; images: Promise<{ image: string; facts: PixelFacts | null }[]> }[] = [];
+  const window: { rev: RevisionRefs; images: Promise<{ image: string; facts: PixelFacts | null }[]>; captureKeys: readonly string[] }[] = [];
   const drain = async () => {
-    const { rev, images } = window.shift()!;
-    for (const r of await images) {
+    const { rev, images, captureKeys } = window.shift()!;
+    const found = await images;
+    for (const r of found) {
       if (written.has(r.image)) continue;
       written.add(r.image);
-      await out.write(partitionOf(r.image, manifest.config.partitions), r);
+      await out.facts.write(partitionOf(r.image, partitions), r);
       await indexHash(r.facts);
     }
+    // a capture is one image: its facts under every key a revisit may name it by
+    if (found.length === 1) for (const key of captureKeys) await out.captures.write(partitionOf(key, partitions), { key, facts: found[0]!.facts });
     return rev;
   };
   try {
     for await (const doc of docs) {
+      const pending = links?.pendingRevisitOf(doc);
+      if (pending) {
+        await out.wants.write(partitionOf(pending.original, partitions), { ...pending, source: shard.source, kind: shard.kind });
+        continue;
+      }
       const rev = extract(doc, shard.kind);
-      window.push({ rev, images: Promise.all((imagesOf?.(doc) ?? []).map((img) => factsOf(img, stage, counters, decode))) });
+      window.push({ rev, images: Promise.all((imagesOf?.(doc) ?? []).map((img) => factsOf(img, stage, counters, decode))), captureKeys: links?.captureKeysOf(doc) ?? [] });
       if (window.length >= IN_FLIGHT) yield await drain();
     }
   } catch (err) {
@@ -142,16 +174,18 @@ async function* withPixels(source: AnySource, docs: AsyncIterable<unknown>, shar
 }
 
 async function factsOf(img: ImageBytes, stage: StageContext, counters: Counters, decode: DecodeOptions): Promise<{ image: string; facts: PixelFacts | null }> {
-  counters.inc(pixelIdentityCounter("images"));
-  if (img.bytes === null) {
-    counters.inc(pixelIdentityCounter("no_bytes"));
-    return { image: img.image, facts: null };
-  }
   // images the header already puts outside the thesis' bounds (the rekey phase judges by them) are not decoded
-  const facts = await pixelFacts(img.bytes, stage, decode, THESIS_IMAGE_BOUNDS);
+  const facts = img.bytes === null ? null : await pixelFacts(img.bytes, stage, decode, THESIS_IMAGE_BOUNDS);
+  countImageFacts(counters, facts);
+  return { image: img.image, facts };
+}
+
+/** Counts one image of the run by its facts (null: no bytes), wherever they were found (a revisit joined later too). */
+export function countImageFacts(counters: Counters, facts: PixelFacts | null): void {
+  counters.inc(pixelIdentityCounter("images"));
+  if (facts === null) return counters.inc(pixelIdentityCounter("no_bytes"));
   counters.inc(pixelIdentityCounter(facts.ok ? "decoded" : facts.header ? `outside_bounds.${facts.reason}` : `failed.${facts.reason}`));
   // decoded, then outside the bounds (transparency, a canvas its header did not tell): no hash is indexed for it
   const verdict = facts.ok ? pixelVerdict(facts) : true;
   if (verdict !== true) counters.inc(pixelIdentityCounter(`decoded_outside_bounds.${verdict.drop}`));
-  return { image: img.image, facts };
 }

@@ -16,7 +16,7 @@ import { countImageRow, useState } from "../pipeline/funnel.ts";
 import { tierInput } from "../pipeline/tiers.ts";
 import { ImageFactsRecord, identityKey, pixelIdentity, pixelIdentityInfo, pixelVerdict } from "../pixels/pixel-identity.ts";
 import { withWriter } from "./datasets.ts";
-import { IMAGE_GROUPS, type ImageGroups } from "./hash-index-task.ts";
+import { IMAGE_GROUPS, REVISIT_FACTS, type ImageGroups } from "./hash-index-task.ts";
 import { partitionOfUnit, partitionTask, type UnitContext } from "./phase-task.ts";
 import { IMAGE_FACTS } from "./pixel-extract-task.ts";
 
@@ -26,7 +26,7 @@ export const rekeyPhase = partitionTask({
   reads: [],
   writes: ["work"],
   memory: "1Gi",
-  consumes: ["refs", IMAGE_FACTS.name],
+  consumes: ["refs", IMAGE_FACTS.name, REVISIT_FACTS.name],
   produces: [{ name: "refs", schema: ShuffleRef }],
   configKeys: ["tiers", "partitions", "pivot", "pixels"],
   funnelFilters: () => [pixelIdentityInfo],
@@ -50,7 +50,8 @@ async function rekeyPartition(ctx: UnitContext): Promise<void> {
   }
 
   const facts = new Map<string, ImageFactsRecord["facts"]>();
-  for await (const r of ctx.read<ImageFactsRecord>(IMAGE_FACTS.name).read(q)) if (!facts.has(r.image)) facts.set(r.image, r.facts);
+  // the shards' facts first, then those of revisits resolved across shards (the first record of a key wins)
+  for (const name of [IMAGE_FACTS.name, REVISIT_FACTS.name]) for await (const r of ctx.read<ImageFactsRecord>(name).read(q)) if (!facts.has(r.image)) facts.set(r.image, r.facts);
   // one partition's references by image, in the order met (bounded by the partition, as in the group phase)
   const byImage = new Map<string, ShuffleRef[]>();
   for await (const ref of ctx.read<ShuffleRef>("refs").read(q)) {

@@ -27,4 +27,13 @@ describe("Counters", () => {
     const c = Counters.from({ "f.dropped.too_few": 2, "f.dropped.profane": 1, "f.in": 9 });
     expect(c.withPrefix("f.dropped.")).toEqual({ too_few: 2, profane: 1 });
   });
+
+  it("a count a later task takes back to nothing is gone, as if never counted (a revisit resolved in another phase)", () => {
+    const shard = Counters.from({ "warc.image_revisits.unresolved": 2, "warc.image_revisits.resolved": 1 });
+    const join = new Counters();
+    join.inc("warc.image_revisits.unresolved", -2);
+    join.inc("warc.image_revisits.resolved", 2);
+    const all = new Counters().merge(shard).merge(join);
+    expect(all.toJSON()).toEqual({ "warc.image_revisits.resolved": 3 });
+  });
 });

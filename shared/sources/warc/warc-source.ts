@@ -18,13 +18,16 @@
  * them, in any shard of the run. A revisit of an image (a capture that repeats an earlier one's
  * payload) is given that capture's bytes under its own URL when the original is an image response
  * read before it in the same shard (revisit-originals.ts), counted `warc.image_revisits.resolved`,
- * else `.unresolved`. Other runs read exactly what they read before.
+ * else `.unresolved` and handed on as a pending revisit naming its original by payload digest (else
+ * target URI + date, else record id): the pixel pipeline joins it to an image capture of another
+ * shard (or one this shard no longer held) and then counts it resolved (`countResolvedRevisit`).
+ * Other runs read exactly what they read before.
  */
 import { dropsTemplateImages } from "../../web/html/template-images.ts";
 import { basename } from "node:path";
 import type { ParacapConfig } from "../../core/config.ts";
 import type { Counters } from "../../core/counters.ts";
-import { WARC_SKIPPED_PREFIX, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
+import { WARC_SKIPPED_PREFIX, extractCounter, extractSkippedCounter, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import type { ByteRange, DocumentRefs, Source, SourceRef } from "../source.ts";
 import { windowedRead } from "../../io/byte-source.ts";
 import { readWarcWithRevisits } from "../../web/warc/warc-reader.ts";
@@ -37,9 +40,9 @@ import type { WebCaption } from "../../web/html/extract-captions.ts";
 import { loadLanguageDetector, webCaptionKeeper, WEB_FILTER_TIER, webCaptionFilters, type LanguageDetector } from "../../web/filters/web-caption-filters.ts";
 import { imageKey } from "../../web/html/image-url.ts";
 import { isPixelPivot } from "../../core/plugin-names.ts";
-import type { WarcRecordHead } from "../../web/warc/warc-reader.ts";
+import type { WarcRecordHead, WarcRevisitRecord } from "../../web/warc/warc-reader.ts";
 import { decodeContent, dechunk } from "../../web/warc/http-body.ts";
-import type { ImageBytes, ImageBytesSource } from "../image-bytes.ts";
+import type { ImageBytes, ImageBytesSource, PendingRevisit } from "../image-bytes.ts";
 
 /** One HTML page of a crawl, as the WARC stored it (body still encoded). */
 export interface WarcPage {
@@ -53,6 +56,26 @@ export interface WarcPage {
   body: Buffer;
   /** a revisit record given its original's body: the original's URI (or record id) */
   revisitOf?: string;
+  /** an image response's WARC-Payload-Digest (pixel runs), a key revisits name it by */
+  payloadDigest?: string;
+  /** a revisit whose original this shard did not read (pixel runs): no body, not a page */
+  pendingRevisit?: Omit<PendingRevisit, "image">;
+}
+
+/** The keys a revisit may name an image capture by (captureKeysOf), one per way of naming it. */
+const byDigest = (digest: string) => `digest ${digest}`;
+const byUriDate = (uri: string, date: string) => `uri ${uri}\n${date}`;
+const byRecordId = (id: string) => `id ${id}`;
+
+/**
+ * How a revisit names its original for the join across shards: by payload digest first (any capture
+ * of the payload has its bytes, and the identical-payload-digest profile requires the digest), else
+ * by target URI + date, else by record id; null when it names it in no way.
+ */
+function originalKey(rec: WarcRevisitRecord): string | null {
+  if (rec.payloadDigest) return byDigest(rec.payloadDigest);
+  if (rec.refersTo.targetUri && rec.refersTo.date) return byUriDate(rec.refersTo.targetUri, rec.refersTo.date);
+  return rec.refersTo.recordId ? byRecordId(rec.refersTo.recordId) : null;
 }
 
 /** The page identity of a target URI: normalised like an image URL, so re-crawls of one page meet. */
@@ -60,6 +83,8 @@ function pageKey(uri: string): string {
   const v = imageKey(uri, uri);
   return "key" in v && !v.key.startsWith("File:") ? v.key : uri;
 }
+
+const NO_BODY = Buffer.alloc(0);
 
 /** Largest decoded image body (the pixel readers' bound, pixels/img2dataset.ts). */
 const MAX_IMAGE_BYTES = 32 * 1024 * 1024;
@@ -128,16 +153,23 @@ export async function* warcDocuments(input: WarcInput, config: ParacapConfig, co
     if (rec.type === "revisit") {
       const original = originals!.find(rec);
       const image = original !== null || IMAGE_TYPE.test(rec.headers.get("content-type") ?? "");
-      if (!image) continue;
-      counters.inc(warcCounter("image_revisits"));
-      counters.inc(warcCounter(original ? "image_revisits.resolved" : "image_revisits.unresolved"));
+      if (image) {
+        counters.inc(warcCounter("image_revisits"));
+        counters.inc(warcCounter(original ? "image_revisits.resolved" : "image_revisits.unresolved"));
+      }
       // the revisit's URL with the original capture's body and the headers that say how it is encoded
       if (original) yield { id: rec.recordId, uri: rec.targetUri, date: rec.date, file: input.file, offset: rec.offset, headers: original.headers, body: original.body, revisitOf: original.targetUri ?? original.recordId };
+      else {
+        // its original may be an image capture of another shard (one without Content-Type too)
+        const named = originalKey(rec);
+        if (named !== null) yield { id: rec.recordId, uri: rec.targetUri, date: rec.date, file: input.file, offset: rec.offset, headers: {}, body: NO_BODY, pendingRevisit: { original: named, counted: image } };
+      }
       continue;
     }
-    if (originals && IMAGE_TYPE.test(rec.headers.get("content-type") ?? "")) originals.add(rec);
-    counters.inc(warcCounter(IMAGE_TYPE.test(rec.headers.get("content-type") ?? "") ? "image_records" : "documents"));
-    yield { id: rec.recordId, uri: rec.targetUri, date: rec.date, file: input.file, offset: rec.offset, headers: Object.fromEntries(rec.headers), body: rec.body };
+    const isImage = IMAGE_TYPE.test(rec.headers.get("content-type") ?? "");
+    if (originals && isImage) originals.add(rec);
+    counters.inc(warcCounter(isImage ? "image_records" : "documents"));
+    yield { id: rec.recordId, uri: rec.targetUri, date: rec.date, file: input.file, offset: rec.offset, headers: Object.fromEntries(rec.headers), body: rec.body, ...(originals && isImage && rec.payloadDigest ? { payloadDigest: rec.payloadDigest } : {}) };
   }
 }
 
@@ -223,6 +255,26 @@ export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & Imag
   imagesOf(doc) {
     const d = doc as WarcPage;
     return isImageRecord(d.headers) ? imageRecordBytes(d, MAX_IMAGE_BYTES) : [];
+  },
+  captureKeysOf(doc) {
+    const d = doc as WarcPage;
+    // an image response (a revisit given its original's bytes is no capture of its own)
+    if (d.revisitOf !== undefined || d.pendingRevisit || !isImageRecord(d.headers)) return [];
+    return [byRecordId(d.id), ...(d.date ? [byUriDate(d.uri, d.date)] : []), ...(d.payloadDigest ? [byDigest(d.payloadDigest)] : [])];
+  },
+  pendingRevisitOf(doc) {
+    const d = doc as WarcPage;
+    if (!d.pendingRevisit) return null;
+    const key = imageKey(d.uri, d.uri);
+    return { ...d.pendingRevisit, image: "key" in key ? key.key : null };
+  },
+  countResolvedRevisit(revisit, kind, counters) {
+    if (revisit.counted) counters.inc(warcCounter("image_revisits.unresolved"), -1);
+    else counters.inc(warcCounter("image_revisits"));
+    counters.inc(warcCounter("image_revisits.resolved"));
+    // the document its shard would have read: a revision of its URL, an image record
+    counters.inc(extractCounter(kind, "revisions"));
+    counters.inc(extractSkippedCounter(kind, "image_record"));
   },
   pack: (docs) => docs,
   unpack: (packed) => (packed as WarcPage[]).map((d) => ({ ...d, body: Buffer.isBuffer(d.body) ? d.body : Buffer.from((d.body as Uint8Array).buffer, (d.body as Uint8Array).byteOffset, (d.body as Uint8Array).byteLength) })),
