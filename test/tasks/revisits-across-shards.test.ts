@@ -74,7 +74,7 @@ async function run(file: string, out: string, shardBytes: number | undefined, ex
 }
 
 /** Bookkeeping of the cut, left out of the comparison: shards, and the bytes a shard starting inside a record scans past. */
-const perShard = (k: string) => k === "extract.shards" || k === "warc.bytes.skipped";
+const perShard = (k: string) => k === "extract.shards" || k === "warc.bytes.skipped" || k === "warc.image_revisits.across_shards";
 
 function expectSameOutputs(one: Awaited<ReturnType<typeof run>>, many: Awaited<ReturnType<typeof run>>) {
   expect(many.stats.shards.total).toBeGreaterThan(3);
@@ -118,6 +118,11 @@ describe("WARC image revisits across shards", () => {
     expect(many.stats.shards.total).toBe(13);
     expect(many.joined).toBe(29);
     expectSameOutputs(one, many);
+    // stats.json and report.md say how many came from another shard (none in one shard)
+    expect(many.stats.counters["warc.image_revisits.across_shards"]).toBe(29);
+    expect(one.stats.counters["warc.image_revisits.across_shards"]).toBeUndefined();
+    expect(many.files.get("report.md")!.toString()).toContain("29 image revisits (a capture standing for an earlier one's bytes): 29 given their original's pixels (29 from another shard), 0 whose original the run did not read.");
+    expect(one.files.get("report.md")!.toString()).toContain("29 given their original's pixels, 0 whose original");
   });
 });
 

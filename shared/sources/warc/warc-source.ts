@@ -272,6 +272,7 @@ export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & Imag
     if (revisit.counted) counters.inc(warcCounter("image_revisits.unresolved"), -1);
     else counters.inc(warcCounter("image_revisits"));
     counters.inc(warcCounter("image_revisits.resolved"));
+    counters.inc(warcCounter("image_revisits.across_shards"));
     // the document its shard would have read: a revision of its URL, an image record
     counters.inc(extractCounter(kind, "revisions"));
     counters.inc(extractSkippedCounter(kind, "image_record"));
@@ -284,6 +285,15 @@ export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & Imag
     if (read === undefined && !Object.keys(x).some((k) => k.startsWith(WARC_SKIPPED_PREFIX))) return [];
     const fmt = (v: number) => v.toLocaleString("en-US");
     const skipped = Object.entries(x).filter(([k]) => k.startsWith(WARC_SKIPPED_PREFIX)).map(([k, v]) => `${fmt(v)} ${k.slice(WARC_SKIPPED_PREFIX.length)}`);
-    return [`- ${fmt(read ?? 0)} HTML records read from WARC files, ${fmt(x[warcCounter("image_refs")] ?? 0)} image uses with a kept caption${skipped.length ? `; skipped: ${skipped.join(", ")}` : ""}.`];
+    const lines = [`- ${fmt(read ?? 0)} HTML records read from WARC files, ${fmt(x[warcCounter("image_refs")] ?? 0)} image uses with a kept caption${skipped.length ? `; skipped: ${skipped.join(", ")}` : ""}.`];
+    const revisits = x[warcCounter("image_revisits")];
+    if (revisits !== undefined) {
+      const across = x[warcCounter("image_revisits.across_shards")];
+      lines.push(
+        `- ${fmt(revisits)} image revisits (a capture standing for an earlier one's bytes): ${fmt(x[warcCounter("image_revisits.resolved")] ?? 0)} given their original's pixels` +
+          `${across ? ` (${fmt(across)} from another shard)` : ""}, ${fmt(x[warcCounter("image_revisits.unresolved")] ?? 0)} whose original the run did not read.`,
+      );
+    }
+    return lines;
   },
 };
