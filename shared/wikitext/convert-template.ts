@@ -157,7 +157,8 @@ function labels(abbr: string | undefined, inUnit: Unit, cvt: boolean): [Label, L
 function side(values: readonly string[], joiner: string, unit: Unit, label: Label, adj: boolean, us: boolean): string {
   const numbers = values.join(joiner);
   if (label === "symbol") return `${numbers} ${unit.symbol}`;
-  if (adj) return `${numbers}-${unitName(unit, false, us)}`;
+  // "a 2.5-square-kilometre park": every word of the name joined to the number
+  if (adj) return `${numbers}-${unitName(unit, false, us).replace(/ /g, "-")}`;
   const plural = values.length > 1 || values[0] !== "1";
   return `${numbers} ${unitName(unit, plural, us)}`;
 }
@@ -167,8 +168,9 @@ function feetInches(metres: number, label: Label): string {
   const sign = totalInches < 0 ? "−" : "";
   const feet = Math.floor(Math.abs(totalInches) / 12);
   const inches = Math.abs(totalInches) % 12;
-  if (label === "name") return `${sign}${feet} ${feet === 1 ? "foot" : "feet"} ${inches} ${inches === 1 ? "inch" : "inches"}`;
-  return `${sign}${feet} ft ${inches} in`;
+  const ft = grouped(String(feet));
+  if (label === "name") return `${sign}${ft} ${feet === 1 ? "foot" : "feet"} ${inches} ${inches === 1 ? "inch" : "inches"}`;
+  return `${sign}${ft} ft ${inches} in`;
 }
 
 /**

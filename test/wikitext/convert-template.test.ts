@@ -50,6 +50,10 @@ describe("{{convert}} as a reader sees it", () => {
     expect(cleanCaption("{{convert|3,000|ft|m|abbr=off}}")).toBe("3,000 feet (910 metres)");
     expect(cleanCaption("{{convert|1.8|m|ftin}}")).toBe("1.8 metres (5 ft 11 in)");
     expect(cleanCaption("{{convert|1|m|ft|sp=us}}")).toBe("1 meter (3.3 ft)");
+    // ../shared/data/wikitext (wtf_wikipedia's cached articles)
+    expect(cleanCaption("{{convert|553.33|m|ftin}}")).toBe("553.33 metres (1,815 ft 5 in)");
+    expect(cleanCaption("a {{convert|2.5|km2|acre|adj=on}} park")).toBe("a 2.5-square-kilometre (620 acres) park");
+    expect(cleanCaption("{{convert|23|to|31|C|F|0|abbr=on}}")).toBe("23 to 31 °C (73 to 88 °F)");
   });
 
   it("shows a form it cannot convert as written, never a wrong number", () => {
