@@ -24,6 +24,11 @@ export interface GroupOptions {
   maxPairsPerImage?: number;
   /** reference sources of web images, whose set sizes are counted for the set-size bound (the run's sources declare them: `Source.webReferenceSources`); default none */
   webSources?: ReadonlySet<string>;
+  /**
+   * The references as one array per image (all of one key, `groupKeyOf`), in key order: the group
+   * task's sorts in bounded runs through the work store (default: every record held in memory)
+   */
+  groups?: (records: AsyncIterable<ShuffleRef>) => AsyncIterable<ShuffleRef[]>;
 }
 
 /**
@@ -51,36 +56,46 @@ export function groupStage(config: ParacapConfig, opts: GroupOptions = {}): Stag
       // lists of filters that may await are built with the task's context (their item caches)
       const tiers = configured ?? specs.map((t) => opts.tierFilters!(t, ctx));
       const cap = opts.maxPairsPerImage ?? MAX_PAIRS_PER_IMAGE;
-      const byImage = new Map<string, ShuffleRef[]>();
-      for await (const r of records) {
-        const key = `${r.kind}\u0000${r.image}`;
-        const list = byImage.get(key);
-        if (list) list.push(r);
-        else byImage.set(key, [r]);
-      }
-      const keys = [...byImage.keys()].sort();
-      // the thesis' set-size bound is about one image's captions, not a text pivot's caption groups
-      const setSizes = textPivot ? new Map<string, number>() : countWebSets(byImage, opts.webSources ?? NO_WEB_SOURCES, ctx);
-      for (const filters of tiers) {
-        // Images whose filters await are judged IMAGE_WINDOW at a time (pixel reads and model calls
-        // overlap); with synchronous filters each image is done when its call returns. Pairs come out
-        // in image order either way, and counts and samples do not depend on the order verdicts settle in.
-        // Pairs are made when they leave (streamed per image), so memory holds uses, never all pairs.
-        const window: Pending[] = [];
-        const pairing = { tier: filters.tier.name, cap, counters: ctx.counters, textPivot };
-        for (const key of keys) {
-          const refs = byImage.get(key)!;
+      const web = textPivot ? NO_WEB_SOURCES : (opts.webSources ?? NO_WEB_SOURCES);
+      // Images whose filters await are judged IMAGE_WINDOW (image, tier) at a time (pixel reads and model
+      // calls overlap); with synchronous filters each image is done when its call returns. Pairs come out in
+      // image order, each image's by tier, either way, and counts and samples do not depend on the order
+      // verdicts settle in. Pairs are made when they leave (streamed per image), so memory holds uses,
+      // never all pairs; and images come one at a time from `groups`, which holds no more than it must.
+      const window: Pending[] = [];
+      const pairings = tiers.map((f) => ({ tier: f.tier.name, cap, counters: ctx.counters, textPivot }));
+      for await (const refs of (opts.groups ?? groupsInMemory)(records)) {
+        // the thesis' set-size bound is about one image's captions, not a text pivot's caption groups
+        const setSize = webSetSize(refs, web, ctx);
+        for (const [t, filters] of tiers.entries()) {
           if (refs[0]!.kind !== filters.tier.input) continue;
-          window.push({ image: refs[0]!.image, uses: pairedUses(filters, refs, ctx), setSize: setSizes.get(key) });
-          if (window.length >= IMAGE_WINDOW) yield* drain(window.splice(0), pairing);
+          window.push({ image: refs[0]!.image, uses: pairedUses(filters, refs, ctx), setSize, pairing: pairings[t]! });
+          if (window.length >= IMAGE_WINDOW) yield* drain(window.splice(0));
         }
-        yield* drain(window, pairing);
       }
+      yield* drain(window);
     },
   };
 }
 
-/** images of one tier whose filters are awaited together */
+/** The key references are grouped by: one image of one input kind. */
+export function groupKeyOf(r: ShuffleRef): string {
+  return `${r.kind}\u0000${r.image}`;
+}
+
+/** Every record held, then the images in key order (the stage's default `groups`). */
+async function* groupsInMemory(records: AsyncIterable<ShuffleRef>): AsyncGenerator<ShuffleRef[]> {
+  const byImage = new Map<string, ShuffleRef[]>();
+  for await (const r of records) {
+    const key = groupKeyOf(r);
+    const list = byImage.get(key);
+    if (list) list.push(r);
+    else byImage.set(key, [r]);
+  }
+  for (const key of [...byImage.keys()].sort(cmp)) yield byImage.get(key)!;
+}
+
+/** (image, tier)s whose filters are awaited together */
 const IMAGE_WINDOW = 64;
 
 interface Pending {
@@ -88,6 +103,7 @@ interface Pending {
   /** the uses whose captions pair (null: the image was dropped) */
   uses: Promise<UseState[] | null>;
   setSize: number | undefined;
+  pairing: Pairing;
 }
 
 interface Pairing {
@@ -97,12 +113,12 @@ interface Pairing {
   textPivot: TextPivot | null;
 }
 
-async function* drain(window: readonly Pending[], pairing: Pairing): AsyncGenerator<CandidatePair> {
+async function* drain(window: readonly Pending[]): AsyncGenerator<CandidatePair> {
   // every image of the window is awaited before the first pair leaves, so a failure anywhere stops the task
   const all = await Promise.all(window.map((w) => w.uses));
   for (const [i, uses] of all.entries()) {
     if (uses === null) continue;
-    const { image, setSize } = window[i]!;
+    const { image, setSize, pairing } = window[i]!;
     const pairs = pairing.textPivot
       ? textPivotPairs(pairing.textPivot, pairing.tier, image, uses, pairing.counters)
       : pairsOf(pairing.tier, image, uses, pairing.cap, pairing.counters);
@@ -232,23 +248,19 @@ function mix32(a: number, b: number): number {
 }
 
 /**
- * Set sizes (distinct uses) of the images that come from the web only, and their moments as
- * counters (`group.web.*`, merged over partitions): the dedup phase bounds set sizes by them.
+ * The set size (distinct uses) of an image that comes from the web only (undefined otherwise), and its
+ * moments as counters (`group.web.*`, merged over partitions): the dedup phase bounds set sizes by them.
  */
-function countWebSets(byImage: Map<string, ShuffleRef[]>, web: ReadonlySet<string>, ctx: StageContext): Map<string, number> {
-  const sizes = new Map<string, number>();
-  if (web.size === 0) return sizes;
-  for (const [key, refs] of byImage) {
-    if (!refs.every((r) => web.has(r.source))) continue;
-    const size = mergeIdenticalUses(refs).length;
-    sizes.set(key, size);
-    ctx.counters.inc(WEB_SET_COUNTERS.images);
-    if (size < 2) continue;
+function webSetSize(refs: readonly ShuffleRef[], web: ReadonlySet<string>, ctx: StageContext): number | undefined {
+  if (web.size === 0 || !refs.every((r) => web.has(r.source))) return undefined;
+  const size = mergeIdenticalUses(refs).length;
+  ctx.counters.inc(WEB_SET_COUNTERS.images);
+  if (size >= 2) {
     ctx.counters.inc(WEB_SET_COUNTERS.sets);
     ctx.counters.inc(WEB_SET_COUNTERS.sum, size);
     ctx.counters.inc(WEB_SET_COUNTERS.sumSq, size * size);
   }
-  return sizes;
+  return size;
 }
 
 /**

@@ -11,7 +11,8 @@ import { JsonlWriter, readJsonl } from "../io/jsonl.ts";
 export const MERGE_FAN_IN = 32;
 
 export interface BoundedMergeOptions<T> {
-  schema: z.ZodType<T>;
+  /** checks each record read back (absent: the records are trusted, as runs this process wrote) */
+  schema?: z.ZodType<T>;
   /** sort key; inputs are sorted ascending by it under `compare` */
   key: (record: T) => string;
   compare: (a: string, b: string) => number;

@@ -4,9 +4,13 @@ import { partitionOf } from "../core/hash.ts";
 import { phaseShape } from "../core/phase-names.ts";
 import { CandidatePair, ShuffleRef } from "../core/records.ts";
 import { uniqueKey } from "../pipeline/dedup-stage.ts";
-import { groupStage } from "../pipeline/group-stage.ts";
+import { groupKeyOf, groupStage } from "../pipeline/group-stage.ts";
 import { boundFromMoments } from "../pipeline/set-size-bound.ts";
 import { SET_SIZE_BOUND } from "./set-size-bound-file.ts";
+import { sortedGroups } from "./sorted-groups.ts";
+
+/** Work-store folder of the sorted runs of a partition's references (see sortedGroups). */
+const SPILL_DIR = "spill/group";
 import { taskStageContext } from "./item-cache.ts";
 import { readMarker } from "./markers.ts";
 import { withWriter } from "./datasets.ts";
@@ -19,6 +23,7 @@ export const groupPhase = partitionTask({
   // The dedup tasks need the run's equivalence-set size bound, which needs every group partition.
   summaries: [SET_SIZE_BOUND],
   configKeys: ["tiers", "partitions", "images", "captions", "pairs", "pivot", "pivots"],
+  workDirs: [SPILL_DIR],
   run: groupPartition,
   afterPhase: writeSetSizeBound,
 });
@@ -30,7 +35,14 @@ async function groupPartition(ctx: UnitContext): Promise<void> {
   await withWriter(ctx.write<CandidatePair>("pairs"), async (out) => {
     // the reference sources of web images, as the run's sources declare them (a caption list's row, a page's img)
     const webSources = new Set(ctx.runner.sources.all().flatMap((s) => s.webReferenceSources ?? []));
-    for await (const pair of groupStage(manifest.config, { webSources }).run(refs, taskStageContext(ctx.work, counters))) {
+    // a partition's references are sorted by image in bounded runs (spill/group/), not held whole
+    const groups = (records: AsyncIterable<ShuffleRef>) => sortedGroups(records, {
+      key: groupKeyOf,
+      store: ctx.work,
+      run: (i) => `${SPILL_DIR}/q-${partition}/run-${i}.jsonl`,
+      scratch: (level, i) => `${SPILL_DIR}/q-${partition}/merge-${level}-${i}.jsonl`,
+    });
+    for await (const pair of groupStage(manifest.config, { webSources, groups }).run(refs, taskStageContext(ctx.work, counters))) {
       await out.write(partitionOf(uniqueKey(pair), manifest.config.partitions), pair);
       counters.inc(groupPairsCounter(pair.tier));
     }
