@@ -10,7 +10,7 @@ import { LEVEL_LABELS, MAP_LEVELS } from "../compare/characteristic-map.ts";
 import { htmlText as h } from "./html-escape.ts";
 import { referenceMismatch, type ReferenceMap } from "../compare/reference-maps.ts";
 import type { SemanticScoring } from "../semantic/semantic-score.ts";
-import { pivotLine, type FunnelRow, type Stats } from "./stats.ts";
+import { pivotLine, runTime, type FunnelRow, type Stats } from "./stats.ts";
 import type { PublishedPair } from "./tier-dataset.ts";
 import { DELTA_METRIC, SAMPLES_PER_CELL, SYNTACTIC_AXIS, type TierSummary } from "./tier-summary.ts";
 
@@ -19,6 +19,8 @@ export interface HtmlReportInput {
   preset: string | null;
   generated: string;
   elapsedSeconds: number | null;
+  /** the run resumed an earlier one (its time leaves out the earlier run's) */
+  resumed?: boolean;
   summaries: TierSummary[];
   references: ReferenceMap[];
   /** why the shipped MSRPC/PAWS maps are not among the references (one line), or null */
@@ -75,7 +77,7 @@ export async function renderHtmlReport(input: HtmlReportInput): Promise<string> 
   for (const c of [...charts.funnels, ...charts.metrics, charts.delta, charts.maps]) c?.catch(() => undefined);
 
   body.push(`<header><h1>paracap report</h1>`);
-  body.push(`<p class="meta">Generated ${h(input.generated)}${input.elapsedSeconds !== null ? ` in ${input.elapsedSeconds.toFixed(1)} s` : ""}. ${presetLine(input.preset)}</p>`);
+  body.push(`<p class="meta">Generated ${h(input.generated)}${runTime(input.elapsedSeconds, input.resumed === true)}. ${presetLine(input.preset)}</p>`);
   body.push(`<nav>${[["overview", "Overview"], ["funnel", "Funnel"], ["metrics", "Metric distributions"], ["delta", "Δsem,syn"], ["maps", "Characteristic maps"], ["samples", "Pairs per map cell"], ...(input.sections ?? []).map((s) => [h(s.id), h(s.title)])].map(([id, t]) => `<a href="#${id}">${t}</a>`).join(" · ")}</nav></header>`);
 
   const pivot = pivotLine(stats);

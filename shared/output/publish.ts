@@ -24,6 +24,8 @@ export const PUBLISHED_FILES = { html: "report.html", card: "README.md" } as con
 export interface PublishOptions {
   generated?: string;
   elapsedSeconds?: number | null;
+  /** the run resumed an earlier one: its time leaves out the earlier run's */
+  resumed?: boolean;
   /** characteristic maps of reference corpora drawn next to ours, after the shipped MSRPC and PAWS maps */
   references?: ReferenceMap[];
   /** false: leave the shipped MSRPC and PAWS maps out */
@@ -93,6 +95,7 @@ export async function writePublication(store: BlobStore, opts: PublishOptions = 
       preset,
       generated: opts.generated ?? new Date().toISOString(),
       elapsedSeconds: opts.elapsedSeconds ?? null,
+      resumed: opts.resumed === true,
       summaries,
       references: [...shipped.maps, ...(opts.references ?? [])],
       referenceNote: shipped.note,

@@ -7,7 +7,7 @@ import * as names from "../core/counter-names.ts";
 import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 import type { InputKind, ScoredPair } from "../core/records.ts";
 import { mdCode, mdText } from "./markdown-escape.ts";
-import { pivotLine, type FunnelRow, type Stats } from "./stats.ts";
+import { pivotLine, runTime, type FunnelRow, type Stats } from "./stats.ts";
 import { MAX_USES_ID } from "../pipeline/filters.ts";
 
 const fmt = (n: number | null) => (n === null ? "—" : n.toLocaleString("en-US"));
@@ -26,10 +26,10 @@ const COLUMNS_NOTE =
   "counted for that row (pairs are deduplicated by text across images, so per-image columns are only " +
   "recounted on the final dataset).";
 
-export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>, meta: { generated: string; elapsedSeconds: number | null; preset?: string; sources?: SourceRegistry }): string {
+export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>, meta: { generated: string; elapsedSeconds: number | null; resumed?: boolean; preset?: string; sources?: SourceRegistry }): string {
   const out: string[] = [];
   out.push("# paracap report", "");
-  out.push(`Generated ${meta.generated}${meta.elapsedSeconds !== null ? ` in ${meta.elapsedSeconds.toFixed(1)} s` : ""}.`, "");
+  out.push(`Generated ${meta.generated}${runTime(meta.elapsedSeconds, meta.resumed === true)}.`, "");
   if (meta.preset) out.push(...methodLines(meta.preset, stats.counters), "");
   const pivot = pivotLine(stats);
   if (pivot) out.push(pivot, "");

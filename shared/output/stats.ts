@@ -215,3 +215,9 @@ export function extractionExamples(counters: Counters, isExtraction: (name: stri
   const kept = Object.fromEntries(Object.entries(all).filter(([name]) => isExtraction(name) || name === INVALID_FILE_NAME_COUNTER || isPivotUnreadableSamples(name)));
   return Object.keys(kept).length > 0 ? { extraction_examples: kept } : {};
 }
+
+/** " in 12.3 s", or the time of a run that resumed another (without the earlier run's), or nothing when unknown. */
+export function runTime(elapsedSeconds: number | null, resumed: boolean): string {
+  if (elapsedSeconds === null) return "";
+  return ` in ${elapsedSeconds.toFixed(1)} s${resumed ? " (this run resumed an earlier one, whose time is not counted)" : ""}`;
+}

@@ -223,7 +223,10 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
   let shares: DecoderShares | null = null;
   const live: Counters[] = [];
   const input: InputProgress = { done: 0, total: shards.reduce((n, s) => n + shardBytes(s), 0), resumed: 0, decoded: 0 };
-  const progress = createProgress(() => live, opts.progress === undefined ? process.stderr : opts.progress, input);
+  // the documents of the run's sources other than a dump's, for the extract line (a dump's counts revisions)
+  const documents = [...new Set(shards.map((s) => s.source))].map((name) => sources.get(name)).filter((s) => !s.documentsCounter.startsWith("dump."))
+    .map((s) => ({ counter: s.documentsCounter, noun: s.documentsNoun }));
+  const progress = createProgress(() => live, opts.progress === undefined ? process.stderr : opts.progress, input, undefined, documents);
   const resumed: Record<string, number> = Object.fromEntries(pipeline.unitPhases.map((p) => [p.name, 0]));
   // the last phases' inputs (word vectors, the shipped reference maps) load while a long input still decodes
   const preload = pipeline === BUILTIN_PIPELINE ? endOfRunPreloader(opts.config) : () => undefined;
@@ -296,11 +299,11 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
       }
     }
     progress.phase(pipeline.final.name, 1);
-    const elapsedSeconds = (Date.now() - started) / 1000;
-    const stats = await pipeline.final.run({ manifest, work, output, phases: pipeline.phases, sources, options: { elapsedSeconds }, ...taskData(pipeline.final, manifest, work, pipeline.wiring, null) });
+    const wasResumed = Object.values(resumed).some((n) => n > 0);
+    const stats = await pipeline.final.run({ manifest, work, output, phases: pipeline.phases, sources, options: { startedAt: started, resumed: wasResumed }, ...taskData(pipeline.final, manifest, work, pipeline.wiring, null) });
     if (pipeline === BUILTIN_PIPELINE) rememberChartsStored(manifest.fingerprint);
     progress.step();
-    return { stats, resumed, elapsedSeconds };
+    return { stats, resumed, elapsedSeconds: (Date.now() - started) / 1000 };
   } finally {
     progress.close();
     stopChartThread().catch(() => undefined); // not waited for: an unref'd thread keeps nothing alive

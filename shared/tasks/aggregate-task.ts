@@ -139,8 +139,11 @@ export async function runAggregateTask(ctx: OnceContext): Promise<Stats> {
   await output.writeText(OUTPUT_FILES.stats, JSON.stringify(stats, null, 2) + "\n");
   await output.writeText(OUTPUT_FILES.config, JSON.stringify(manifest.config, null, 2) + "\n");
   const now = (opts.now ?? (() => new Date()))();
-  await output.writeText(OUTPUT_FILES.report, renderReport(stats, samples, { generated: now.toISOString(), elapsedSeconds: opts.elapsedSeconds ?? null, preset: manifest.config.preset, sources: ctx.sources }));
-  await writePublication(output, { generated: now.toISOString(), elapsedSeconds: opts.elapsedSeconds ?? null });
+  // the whole run to here, the aggregate's own work included
+  const elapsedSeconds = opts.startedAt !== undefined ? Math.max(0, now.getTime() - opts.startedAt) / 1000 : opts.elapsedSeconds ?? null;
+  const timing = { generated: now.toISOString(), elapsedSeconds, ...(opts.resumed ? { resumed: true } : {}) };
+  await output.writeText(OUTPUT_FILES.report, renderReport(stats, samples, { ...timing, preset: manifest.config.preset, sources: ctx.sources }));
+  await writePublication(output, timing);
   // retry: a rerun could read more (missing shards, failed partitions, inputs not fetched); damage in the
   // input itself is final, and a rerun of the same run then has nothing to do
   const retry = missing.length > 0 || failedTasks.length > 0 || unreachable > 0;

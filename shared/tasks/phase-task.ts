@@ -132,6 +132,10 @@ export interface OnceOptions {
   /** write the datasets even if some input shards never finished (they are listed as missing) */
   allowMissingShards?: boolean;
   elapsedSeconds?: number | null;
+  /** instead of elapsedSeconds: when the run started (ms since the epoch); the time is taken as the report is written */
+  startedAt?: number;
+  /** this run resumed an earlier one: its time leaves out what the earlier run did */
+  resumed?: boolean;
   now?: () => Date;
 }
 

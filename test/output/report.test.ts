@@ -93,6 +93,7 @@ describe("renderReport", () => {
       },
     }), {}, { generated: "2026-01-01T00:00:00.000Z", elapsedSeconds: 1.25 });
     expect(md).toContain("Generated 2026-01-01T00:00:00.000Z in 1.3 s.");
+    expect(renderReport(stats({}), {}, { generated: "t", elapsedSeconds: 0.4, resumed: true })).toContain("Generated t in 0.4 s (this run resumed an earlier one, whose time is not counted).");
     expect(md).toContain("Shards: 3; read completely: 1; damaged: 1; missing: 1. **The run is incomplete**");
     expect(md).toContain("| `s00001-x@1000` | `enwiki.xml.bz2[1000..2000]` | 438,528 | enwiki.xml.bz2\\[1000..2000\\] at decompressed byte 438528: bz2 data is truncated \\| or corrupt |");
     expect(md).toContain("- `s00002-x@2000`");

@@ -73,7 +73,7 @@ export function readOutputs(dir: string): Record<string, string> {
     }
     const text = readFileSync(p, "utf8");
     // report.md's and report.html's "Generated <time> in <s> s." are the only parts allowed to differ
-    out[name] = name === "report.md" ? text.replace(/^Generated .*$/m, "Generated <time>") : name === "report.html" ? text.replace(/Generated \S+( in [0-9.]+ s)?\./, "Generated <time>.") : text;
+    out[name] = name === "report.md" ? text.replace(/^Generated .*$/m, "Generated <time>") : name === "report.html" ? text.replace(/Generated \S+( in [0-9.]+ s( \([^)]*\))?)?\./, "Generated <time>.") : text;
   }
   return out;
 }

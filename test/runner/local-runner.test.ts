@@ -4,7 +4,7 @@
  * killed mid-way resumes to identical outputs; several workers give the same outputs as one.
  */
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ResumeConflictError } from "../../shared/runner/local-runner.ts";
@@ -207,6 +207,10 @@ describe("local runner", () => {
     const resumed = await run(dir);
     expect(resumed.resumed).toEqual({ extract: 1, group: 0, dedup: 0 });
     expect(readOutputs(dir)).toEqual(reference);
+    // its time is this run's own, and the report says so
+    expect(readFileSync(join(dir, "report.md"), "utf8")).toMatch(/^Generated \S+ in [0-9.]+ s \(this run resumed an earlier one, whose time is not counted\)\.$/m);
+    expect(readFileSync(join(dir, "report.html"), "utf8")).toContain("(this run resumed an earlier one, whose time is not counted).");
+    expect(readFileSync(join(referenceDir, "report.md"), "utf8")).toMatch(/^Generated \S+ in [0-9.]+ s\.$/m);
   });
 
   it("gives the same outputs with two worker threads as with one (documents and partitions on the threads)", async () => {

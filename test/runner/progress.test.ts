@@ -45,6 +45,25 @@ describe("progress", () => {
     expect(out.text[1]).toMatch(/\] extract: 0\/3 tasks\n$/);
   });
 
+  it("without a dump, the line counts the sources' own documents and the input bytes read (a caption list's lines, a crawl's records)", () => {
+    const out = lines();
+    const c = new Counters();
+    c.inc("tsv.lines.emitted", 7900);
+    const input = { done: 0, total: 2_000_000 };
+    const p = createProgress(() => [c], out.stream, input, 60_000, [{ counter: "tsv.lines.emitted", noun: "lines" }, { counter: "warc.documents", noun: "HTML records" }]);
+    p.phase("extract", 2, "shard");
+    input.done = 1_000_000;
+    p.phase("group", 16);
+    expect(out.text[0]).toMatch(/\] extract: 7,900 lines \(\d+\/s\), 1\.0 MB read \([\d.]+ MB\/s\), shards 0\/2, 50\.0 % of input, ETA \d+ s\n$/);
+    // two kinds of documents: counted together
+    const both = lines();
+    c.inc("warc.documents", 100);
+    const q = createProgress(() => [c], both.stream, null, 60_000, [{ counter: "tsv.lines.emitted", noun: "lines" }, { counter: "warc.documents", noun: "HTML records" }]);
+    q.phase("extract", 1, "shard");
+    q.close();
+    expect(both.text[0]).toMatch(/\] extract: 8,000 documents .*0\.0 MB read/);
+  });
+
   it("the share of the input follows the bytes the reader consumed, not what the decoder read ahead", () => {
     // 9 MB compressed, all read by the decoder, which has decoded 100 MB; the reader has taken 50 MB
     expect(processedShare({ done: 9e6, total: 9e6, decoded: 100e6 }, 50e6)).toBeCloseTo(0.5, 10);

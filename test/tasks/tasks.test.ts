@@ -106,7 +106,9 @@ describe("group → dedup → aggregate tasks", () => {
     for (let q = 0; q < P; q++) await runDedupTask(manifest, q, work);
     const done = (await readMarker(work, "dedup/p-00000/_DONE.json"))!;
     await writeMarker(work, "dedup/p-00000/_DONE.json", { ...done, counters: { ...done.counters, "cache.toy_oracle_v1.hits": 3 } });
-    const stats = await runAggregateTask(manifest, work, output, { now: () => new Date(0) });
+    // the run's time is taken as its report is written: the aggregate's own work counts
+    const stats = await runAggregateTask(manifest, work, output, { now: () => new Date(90_000), startedAt: 7_500 });
+    expect(readFileSync(join(output.root, "report.md"), "utf8")).toContain("Generated 1970-01-01T00:01:30.000Z in 82.5 s.");
     expect(stats.counters["filter.gold.unique_v1.in"]).toBe(1);
     expect(Object.keys(stats.counters).filter((k) => k.startsWith("cache."))).toEqual([]);
   });
