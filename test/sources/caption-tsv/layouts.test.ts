@@ -85,6 +85,19 @@ describe("caption list layouts", () => {
     }
   });
 
+  it("without a telling name, the first bytes say which layout (and XML, compressed data or prose are not caption lists)", () => {
+    const [r] = records;
+    const detect = (head: string | Buffer) => BUILTIN_SOURCES.detect("download", Buffer.from(head))?.name;
+    expect(detect(`${r!.url}\t${r!.caption}\n`)).toBe("caption-tsv");
+    expect(detect(`URL\tTEXT\tWIDTH\n`)).toBe("caption-tsv");
+    expect(detect(`${JSON.stringify({ url: r!.url, caption: r!.caption })}\n`)).toBe("caption-tsv");
+    expect(detect(`image_url,caption\n${r!.url},x\n`)).toBe("caption-tsv");
+    expect(detect((LAYOUTS["laion.parquet"] as Buffer).subarray(0, 4096))).toBe("caption-tsv");
+    expect(detect(`{"title": "not a list"}\n`)).not.toBe("caption-tsv");
+    expect(detect("a line of prose, with a comma\n")).not.toBe("caption-tsv");
+    expect(detect("<mediawiki xmlns=")).toBe("mediawiki");
+  });
+
   it("a shard starting mid-file decides the column order as the first does (URL-first TSV, headed TSV, JSONL cut at any byte)", async () => {
     const cc3m = await read(write("cc3m.tsv", LAYOUTS["cc3m.tsv"]!));
     for (const name of ["cc12m.tsv", "header.tsv", "laion.tsv", "redcaps.jsonl"]) {
