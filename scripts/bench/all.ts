@@ -15,6 +15,7 @@ const BENCHES = [
   ["bz2-decoders.ts", "bz2: the binary with and without the unverified-bytes hold-back; JS block decoder vs unbzip2-stream"],
   ["bz2-parallel.ts", "bz2 on every core with a single-threaded decoder: JS blocks on worker threads, bzip2 children on repacked blocks, vs one thread/process and lbzip2"],
   ["extract.ts", "wikitext image extraction vs wtf_wikipedia"],
+  ["caption-lists.ts", "caption-list source per layout (CC12M TSV, headed TSV, CSV, JSONL, parquet), records/s vs the CC3M TSV"],
   ["caption-features.ts", "caption features vs plain wink-nlp"],
   ["sentence-classifier.ts", "sentence classifier quality and tagging speed"],
   ["metrics.ts", "syntactic metrics vs naive Levenshtein"],

@@ -138,7 +138,7 @@ export function dumpSkippedCounter(reason: string): string {
 }
 
 /** Totals of the caption-list (TSV) reader. */
-export function tsvCounter(total: "lines" | "lines.emitted"): string {
+export function tsvCounter(total: "lines" | "lines.emitted" | "header"): string {
   return `tsv.${total}`;
 }
 

@@ -3,6 +3,7 @@
  * ranges of whole streams; any other file is one shard.
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { basename } from "node:path";
 import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 import type { AnySource, ByteRange, PlanningView } from "../sources/source.ts";
@@ -29,6 +30,16 @@ export class InputError extends Error {
 export const LOCAL_VIEW: PlanningView = {
   exists: async (name) => existsSync(name),
   withLocalCopy: (name, use) => use(name),
+  async readRange(name, start, end) {
+    const fh = await open(name, "r");
+    try {
+      const buf = Buffer.alloc(Math.max(0, end - start));
+      const { bytesRead } = await fh.read(buf, 0, buf.length, start);
+      return buf.subarray(0, bytesRead);
+    } finally {
+      await fh.close();
+    }
+  },
 };
 
 export async function planLocalShards(inputs: LocalInput[], targetBytes = 32 * 1024 * 1024, sources: SourceRegistry = BUILTIN_SOURCES, config?: ParacapConfig): Promise<ShardSpec[]> {

@@ -30,4 +30,11 @@ describe("upload roles", () => {
     expect(BUILTIN_SOURCES.uploadRole("enwiki-20260101-pages-articles-multistream-index.txt.bz2")?.role).toBe("companion");
     expect(BUILTIN_SOURCES.uploadRole("notes.txt")).toBeNull();
   });
+
+  it("caption lists in every layout the caption-list source reads are inputs of it; JSON that is not JSON Lines is not", () => {
+    for (const name of ["gcc-train.tsv", "cc12m.TSV", "laion-part-00000.parquet", "coyo.csv", "redcaps.jsonl", "datacomp.ndjson"]) {
+      expect(BUILTIN_SOURCES.uploadRole(name), name).toMatchObject({ role: "input", source: { name: "caption-tsv" } });
+    }
+    expect(BUILTIN_SOURCES.uploadRole("annotations.json")).toBeNull();
+  });
 });

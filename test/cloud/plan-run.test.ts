@@ -19,6 +19,8 @@ import { bucketBytes, InputChangedError, ShortReadError } from "../../shared/clo
 import { DumpError } from "../../shared/dump/errors.ts";
 import { windowedRead } from "../../shared/io/byte-source.ts";
 import { mediawikiSource } from "../../shared/sources/mediawiki/mediawiki-source.ts";
+import { captionTsvSource } from "../../shared/sources/caption-tsv/caption-tsv-source.ts";
+import { parquetWriteBuffer } from "hyparquet-writer";
 import { writeMultistream } from "../../shared/dump/multistream.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
 import { planLocalShards } from "../../shared/runner/local-shards.ts";
@@ -284,6 +286,29 @@ describe("planRun", () => {
     await reject({ somethingElse: true }, /somethingElse/);
     const ok = manifestOf(await plan(await put("bounded.manifest.json", JSON.stringify({ shards: [{ object: MS }], config: { partitions: 8, captions: { minWords: 4 }, report: { samplesPerTier: 3 } } }))));
     expect(ok.config).toMatchObject({ partitions: 8, captions: { minWords: 4 }, report: { samplesPerTier: 3 } });
+  });
+
+  it("caption lists as uploaded: URL-first TSV and JSONL in byte ranges, CSV and parquet whole; each shard reads them from the bucket as locally", async () => {
+    const cc = readFileSync(join(import.meta.dirname, "../fixtures/data/conceptual-captions/gcc-validation-lines00001-00500.tsv"), "utf8").split("\n").filter(Boolean).map((l) => l.split("\t") as [string, string]);
+    const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
+    const lists: Record<string, string | Buffer> = {
+      "cc12m.tsv": cc.map(([c, u]) => `${u}\t${c}\n`).join(""),
+      "redcaps.jsonl": cc.map(([c, u]) => JSON.stringify({ url: u, caption: c }) + "\n").join(""),
+      "hub.csv": "image_url,caption\n" + cc.map(([c, u]) => `${q(u)},${q(c)}\n`).join(""),
+      "laion.parquet": Buffer.from(parquetWriteBuffer({ columnData: [{ name: "URL", data: cc.map(([, u]) => u), type: "STRING" }, { name: "TEXT", data: cc.map(([c]) => c), type: "STRING" }], rowGroupSize: 100 })),
+    };
+    const expected = cc.map(([c, u]) => `${u} ${c}`);
+    for (const [name, data] of Object.entries(lists)) {
+      const r = await planRun(await put(name, data), base, gcsInputBucket(bucket), 20_000);
+      if ("ignored" in r) throw new Error(`${name} ignored: ${r.ignored}`);
+      const m = r.manifest;
+      expect(new Set(m.shards.map((s) => s.source)), name).toEqual(new Set(["caption-tsv"]));
+      if (/\.(tsv|jsonl)$/.test(name)) expect(m.shards.length, name).toBeGreaterThan(1);
+      else expect(shape(m).map(({ start, end }) => [start, end]), name).toEqual([name.endsWith(".parquet") ? [0, Buffer.byteLength(data)] : [null, null]]);
+      const got: string[] = [];
+      for (const shard of m.shards) for await (const line of captionTsvSource.documents(shard, bucketBytes(bucket, shard.uri, r.inputs[name]), m.config, new Counters())) got.push(`${line.url} ${line.caption}`);
+      expect(got, name).toEqual(expected);
+    }
   });
 
   it("anything else is ignored, saying why", async () => {

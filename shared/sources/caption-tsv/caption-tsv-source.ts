@@ -1,36 +1,127 @@
 /**
- * Caption TSV files (`caption<TAB>image URL` per line: Conceptual Captions, img2dataset URL lists).
- * One line is one document with one image reference, keyed by its normalised URL. Files split at any
- * byte: a shard owns the lines that start in its range (tsv-lines.ts).
+ * Caption lists: one record is one document with one image reference, keyed by its normalised URL.
+ * TSV (Conceptual Captions 3M's `caption<TAB>URL`, 12M's `URL<TAB>caption`, or a header naming the
+ * columns), CSV with a header, JSON Lines, parquet caption metadata (LAION, COYO). The layout is
+ * decided once per file from its head (list-layout.ts), the same in every shard. TSV and JSONL split
+ * at any byte (a shard owns the lines that start in its range: tsv-lines.ts); a CSV (quoted fields
+ * may hold line breaks, so records are only found from the start) and a parquet file are one shard each.
  */
+import { statSync } from "node:fs";
 import { basename } from "node:path";
-import type { ByteRange, DocumentRefs, Source } from "../source.ts";
+import type { ByteRange, DocumentRefs, PlanningView, Source } from "../source.ts";
+import type { ShardSpec } from "../shard-spec.ts";
+import type { Counters } from "../../core/counters.ts";
+import { UserError } from "../../core/errors.ts";
+import { DumpError } from "../../dump/errors.ts";
+import { drained, type ByteSource } from "../../io/byte-source.ts";
+import { fileBytes } from "../../io/file-bytes.ts";
 import { imageUrlKey } from "./image-url.ts";
 import { tsvLines, tsvShardBytes, type TsvRecord } from "./tsv-lines.ts";
+import { csvRecords } from "./csv-records.ts";
+import { csvLine, lineParser, type ListLine } from "./line-parsers.ts";
+import { formatByName, formatOf, HEAD_BYTES, LayoutError, textLayout, type ListFormat } from "./list-layout.ts";
+import { asyncBufferOf, parquetList, parquetRows } from "./parquet-rows.ts";
 import { TSV_SKIPPED_PREFIX, tsvCounter, tsvSkippedCounter } from "../../core/counter-names.ts";
 
-/** A line of the file, named by the file and its byte offset (stable under any sharding). */
+/** A record of the file, named by the file and its byte offset (a parquet file's: its row index), stable under any sharding. */
 export interface CaptionLine extends TsvRecord {
   file: string;
 }
 
+/** The format a planned file is read as: its name says, else its first bytes (Conceptual Captions' TSV when neither does). */
+const formatIn = (name: string, head: Buffer | null): ListFormat => (head ? formatOf(basename(name), head) : formatByName(name)) ?? "tsv";
+
+/** The first bytes of a file, as a shard reads them to decide the file's layout. */
+async function headOf(bytes: ByteSource): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of drained(bytes.read(0, HEAD_BYTES))) chunks.push(c);
+  return Buffer.concat(chunks).subarray(0, HEAD_BYTES);
+}
+
+/** A layout that cannot be told, as the runner's one-line damage report of the shard (the planner refuses it first where it can read the file). */
+async function layoutOr<T>(label: string, decide: () => T | Promise<T>): Promise<T> {
+  try {
+    return await decide();
+  } catch (e) {
+    if (e instanceof LayoutError) throw new DumpError(label, null, `not a caption list paracap can read: ${e.message}`);
+    throw e;
+  }
+}
+
+/** A parquet shard's file size: its range's end (the planner gives the whole file as one range), else the local file's. */
+function parquetSize(shard: ShardSpec, bytes: ByteSource): number | null {
+  if (shard.end !== null) return shard.end;
+  return bytes.localPath ? statSync(bytes.localPath).size : null;
+}
+
+/** The whole file in memory, for a parquet read with no size to go by (a shard without a range, not a local file). */
+async function inMemory(bytes: ByteSource): Promise<{ source: ByteSource; size: number }> {
+  const chunks: Buffer[] = [];
+  for await (const c of drained(bytes.read(0))) chunks.push(c);
+  const buf = Buffer.concat(chunks);
+  return { source: { label: bytes.label, read: async function* (from = 0, to) { yield buf.subarray(from, to); } }, size: buf.length };
+}
+
+/** The records a shard owns, read by the file's layout, and what names where one is (a byte offset; a parquet file's row). */
+async function shardLines(shard: ShardSpec, bytes: ByteSource): Promise<{ unit: "byte" | "row"; lines: AsyncIterable<ListLine> }> {
+  const start = shard.start ?? 0;
+  const byName = formatByName(shard.uri);
+  const head = byName === "parquet" ? null : await headOf(bytes);
+  const format = formatIn(shard.uri, head);
+  if (format === "parquet") {
+    return { unit: "row", lines: (async function* () {
+      if (start > 0) return; // one shard per file: its rows are the first range's
+      const size = parquetSize(shard, bytes);
+      const whole = size === null ? await inMemory(bytes) : { source: bytes, size };
+      const file = asyncBufferOf(whole.source, whole.size);
+      yield* parquetRows(file, await layoutOr(bytes.label, () => parquetList(file)));
+    })() };
+  }
+  const layout = await layoutOr(bytes.label, () => textLayout(format, head!, head!.length < HEAD_BYTES));
+  if (format === "csv") {
+    if (start > 0) throw new DumpError(bytes.label, start, "a CSV file is read as one shard (its quoted fields may hold line breaks)");
+    return { unit: "byte", lines: (async function* () {
+      for await (const record of csvRecords(drained(bytes.read(0)))) yield csvLine(record, layout);
+    })() };
+  }
+  return { unit: "byte", lines: tsvLines(tsvShardBytes((from, to) => bytes.read(from, to), start, shard.end), start, shard.end ?? Infinity, lineParser(layout)) };
+}
+
+/** Reads a file's head in a planning view that can (a local file); null where it cannot (the cloud planner sees names). */
+async function planningHead(view: PlanningView, name: string, size: number): Promise<Buffer | null> {
+  return view.readRange ? view.readRange(name, 0, Math.min(size, HEAD_BYTES)) : null;
+}
+
+/** The layout check a plan makes, as the user's one-line error before any work. */
+async function refuseUnreadable(name: string, check: () => unknown): Promise<void> {
+  try {
+    await check();
+  } catch (e) {
+    if (e instanceof LayoutError) throw new UserError(`${name}: not a caption list paracap can read: ${e.message}`);
+    throw e;
+  }
+}
+
 export const captionTsvSource: Source<CaptionLine> = {
   name: "caption-tsv",
-  description: "caption<TAB>image URL lines (Conceptual Captions, img2dataset URL lists)",
+  description: "caption lists: .tsv (caption<TAB>URL or URL<TAB>caption, or a header naming the columns), .csv with a header, .jsonl, .parquet caption metadata (LAION, COYO)",
   counterPrefix: "tsv",
   webReferenceSources: ["row"],
   documentsCounter: tsvCounter("lines.emitted"),
   documentsNoun: "lines",
-  claims(fileName, head) {
-    if (/\.tsv$/i.test(fileName)) return true;
-    // No extension to go by: the first line is two fields, the second an http(s) URL.
-    const first = head.toString("utf8").split("\n", 1)[0]!.replace(/\r$/, "");
-    const fields = first.split("\t");
-    return fields.length === 2 && /^https?:\/\//i.test(fields[1]!.trim());
-  },
-  uploadRole: (name) => (/\.tsv$/i.test(name) ? { role: "input" } : null),
-  // Lines split at any byte: a shard owns the lines that start in its range.
-  async planRanges({ size }, targetBytes): Promise<ByteRange[]> {
+  claims: (fileName, head) => formatOf(fileName, head) !== null,
+  uploadRole: (name) => (formatByName(name) ? { role: "input" } : null),
+  // TSV and JSONL lines split at any byte: a shard owns the lines that start in its range.
+  async planRanges({ name, size }, targetBytes, view): Promise<ByteRange[] | null> {
+    const head = await planningHead(view, name, size);
+    const format = formatIn(name, head);
+    if (format === "parquet") {
+      const read = view.readRange;
+      if (read) await refuseUnreadable(name, () => parquetList(asyncBufferOf({ label: name, read: async function* (from = 0, to = size) { yield await read(name, from, to); } }, size)));
+      return size > 0 ? [{ start: 0, end: size, fragment: false }] : null;
+    }
+    if (head) await refuseUnreadable(name, () => textLayout(format, head, head.length < HEAD_BYTES));
+    if (format === "csv") return null;
     const ranges: ByteRange[] = [];
     const step = Math.max(1, targetBytes);
     for (let start = 0; start < size || ranges.length === 0; start += step) {
@@ -41,19 +132,11 @@ export const captionTsvSource: Source<CaptionLine> = {
     return ranges;
   },
   async *documents(shard, bytes, _config, counters) {
-    const start = shard.start ?? 0;
     const file = basename(shard.uri);
-    const chunks = tsvShardBytes((from, to) => bytes.read(from, to), start, shard.end);
-    for await (const line of tsvLines(chunks, start, shard.end ?? Infinity)) {
-      counters.inc(tsvCounter("lines"));
-      if ("drop" in line) {
-        counters.inc(tsvSkippedCounter(line.drop));
-        // where, so a user can find the line (stats.json extraction_examples, report.md)
-        counters.samples.add(tsvSkippedCounter(line.drop), `${file} byte ${line.offset}`);
-        continue;
-      }
-      counters.inc(tsvCounter("lines.emitted"));
-      yield { ...line, file };
+    const { unit, lines } = await shardLines(shard, bytes);
+    for await (const line of lines) {
+      const record = countLine(line, file, unit, counters);
+      if (record) yield { ...record, file };
     }
   },
   createExtractor() {
@@ -72,6 +155,32 @@ export const captionTsvSource: Source<CaptionLine> = {
     const lines = x[tsvCounter("lines")];
     if (lines === undefined) return [];
     const skipped = Object.entries(x).filter(([k]) => k.startsWith(TSV_SKIPPED_PREFIX)).map(([k, v]) => `${v.toLocaleString("en-US")} skipped (${k.slice(TSV_SKIPPED_PREFIX.length)})`);
-    return [`- ${lines.toLocaleString("en-US")} caption lines read = ${[`${(x[tsvCounter("lines.emitted")] ?? 0).toLocaleString("en-US")} used`, ...skipped].join(" + ")}.`];
+    const headers = x[tsvCounter("header")] ?? 0;
+    const named = headers > 0 ? ` (and ${headers.toLocaleString("en-US")} header row${headers === 1 ? "" : "s"} naming the columns)` : "";
+    return [`- ${lines.toLocaleString("en-US")} caption lines read = ${[`${(x[tsvCounter("lines.emitted")] ?? 0).toLocaleString("en-US")} used`, ...skipped].join(" + ")}${named}.`];
   },
 };
+
+/** The records of a local caption list in order (any layout; drops and the header passed over: the source counts them). */
+export async function* captionListRecords(path: string): AsyncGenerator<TsvRecord> {
+  const shard: ShardSpec = { id: "list", uri: path, source: captionTsvSource.name, kind: "current", start: null, end: null, fragment: false };
+  const { lines } = await shardLines(shard, fileBytes(path));
+  for await (const line of lines) if (!("header" in line) && !("drop" in line)) yield line;
+}
+
+/** Counts a line (a header apart from the data lines), with where each drop is so a user can find it; the record if it is one. */
+function countLine(line: ListLine, file: string, unit: string, counters: Counters): TsvRecord | null {
+  if ("header" in line) {
+    counters.inc(tsvCounter("header"));
+    return null;
+  }
+  counters.inc(tsvCounter("lines"));
+  if ("drop" in line) {
+    counters.inc(tsvSkippedCounter(line.drop));
+    // where, so a user can find the line (stats.json extraction_examples, report.md)
+    counters.samples.add(tsvSkippedCounter(line.drop), `${file} ${unit} ${line.offset}`);
+    return null;
+  }
+  counters.inc(tsvCounter("lines.emitted"));
+  return line;
+}

@@ -13,7 +13,7 @@ export interface TsvRecord {
   caption: string;
   url: string;
 }
-export type TsvDrop = { offset: number; drop: "malformed_line" | "empty_caption" | "empty_url" | "line_too_long" };
+export type TsvDrop = { offset: number; drop: "malformed_line" | "empty_caption" | "empty_url" | "line_too_long" | "invalid_json" | "unterminated_quote" | "damaged_parquet" };
 export type TsvLine = TsvRecord | TsvDrop;
 
 const LF = 0x0a;
@@ -53,11 +53,17 @@ export async function* tsvShardBytes(read: RangeReader, start: number, end: numb
   yield* windowedRead(read, end, window);
 }
 
+/** What a line's bytes (less the LF) at a file offset are: a caption list's layout reads them (line-parsers.ts). */
+export type LineParser<T> = (bytes: Buffer, offset: number) => T;
+
 /**
  * Lines of the shard [start, end) of a file, from `chunks` = the file's bytes from
- * tsvReadStart(start) on (bytes past `end` are only used to finish the last line).
+ * tsvReadStart(start) on (bytes past `end` are only used to finish the last line), each read by
+ * `parse` (default: Conceptual Captions 3M's `caption<TAB>url`).
  */
-export async function* tsvLines(chunks: AsyncIterable<Buffer>, start = 0, end = Infinity): AsyncGenerator<TsvLine> {
+export function tsvLines(chunks: AsyncIterable<Buffer>, start?: number, end?: number): AsyncGenerator<TsvLine>;
+export function tsvLines<T>(chunks: AsyncIterable<Buffer>, start: number, end: number, parse: LineParser<T>): AsyncGenerator<T | TsvDrop>;
+export async function* tsvLines<T>(chunks: AsyncIterable<Buffer>, start = 0, end = Infinity, parse: LineParser<T | TsvLine> = parseLine): AsyncGenerator<T | TsvLine> {
   let pos = tsvReadStart(start); // file offset of pending[0]
   let pending: Buffer = Buffer.alloc(0);
   // Mid-file, the byte before `start` decides: the shard's first line begins after the first LF
@@ -75,7 +81,7 @@ export async function* tsvLines(chunks: AsyncIterable<Buffer>, start = 0, end = 
         overlong = null;
       } else {
         if (pos + from >= end) return;
-        yield parseLine(pending.subarray(from, nl), pos + from);
+        yield parse(pending.subarray(from, nl), pos + from);
       }
       from = nl + 1;
     }
@@ -91,18 +97,26 @@ export async function* tsvLines(chunks: AsyncIterable<Buffer>, start = 0, end = 
     }
   }
   if (overlong !== null) yield { offset: overlong, drop: "line_too_long" };
-  else if (!skipping && pending.length > 0 && pos < end) yield parseLine(pending, pos);
+  else if (!skipping && pending.length > 0 && pos < end) yield parse(pending, pos);
 }
 
-function parseLine(bytes: Buffer, offset: number): TsvLine {
+/** A line's text, less a CR ending it. */
+export function lineText(bytes: Buffer): string {
   const decoder = new StringDecoder("utf8");
-  let text = decoder.write(bytes) + decoder.end();
-  if (text.endsWith("\r")) text = text.slice(0, -1);
-  const fields = text.split("\t");
-  if (fields.length !== 2) return { offset, drop: "malformed_line" };
-  const caption = fields[0]!.trim();
-  const url = fields[1]!.trim();
+  const text = decoder.write(bytes) + decoder.end();
+  return text.endsWith("\r") ? text.slice(0, -1) : text;
+}
+
+/** A line's caption and URL from its fields, or why it has none (the checks in Conceptual Captions' order). */
+export function fieldsRecord(fields: readonly string[], offset: number, width: number, captionAt: number, urlAt: number): TsvLine {
+  if (fields.length !== width) return { offset, drop: "malformed_line" };
+  const caption = fields[captionAt]!.trim();
+  const url = fields[urlAt]!.trim();
   if (caption === "") return { offset, drop: "empty_caption" };
   if (url === "") return { offset, drop: "empty_url" };
   return { offset, caption, url };
+}
+
+function parseLine(bytes: Buffer, offset: number): TsvLine {
+  return fieldsRecord(lineText(bytes).split("\t"), offset, 2, 0, 1);
 }

@@ -18,13 +18,12 @@
  * entry per file) and one entry per matched file; the list is streamed.
  */
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { join } from "node:path";
 import { urlFolderCounter } from "../../core/counter-names.ts";
 import { folderEntries, walkFrom } from "../../io/folder-entries.ts";
 import type { Counters } from "../../core/counters.ts";
 import { imageUrlKey } from "../caption-tsv/image-url.ts";
-import { tsvLines } from "../caption-tsv/tsv-lines.ts";
+import { captionListRecords } from "../caption-tsv/caption-tsv-source.ts";
 
 export type MatchRule = "wget" | "hash" | "basename";
 
@@ -138,9 +137,7 @@ export async function matchUrlFiles(files: readonly string[], urls: AsyncIterabl
   return matched;
 }
 
-/** The URLs of caption lists (caption<TAB>url per line), in order; malformed lines are the list source's to count. */
+/** The URLs of caption lists (any layout the list source reads), in order; malformed lines are the list source's to count. */
 export async function* captionListUrls(paths: readonly string[]): AsyncGenerator<string> {
-  for (const path of paths) {
-    for await (const line of tsvLines(createReadStream(path) as AsyncIterable<Buffer>)) if (!("drop" in line)) yield line.url;
-  }
+  for (const path of paths) for await (const line of captionListRecords(path)) yield line.url;
 }

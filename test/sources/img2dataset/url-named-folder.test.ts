@@ -4,9 +4,14 @@
  * basename when only one URL and one file have it; everything else counted.
  */
 import { createHash } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { Counters } from "../../../shared/core/counters.ts";
-import { matchUrlFiles } from "../../../shared/sources/img2dataset/url-named-folder.ts";
+import { captionListUrls, matchUrlFiles } from "../../../shared/sources/img2dataset/url-named-folder.ts";
+import { removeTempDirs, tempDir } from "../../runner/helpers.ts";
+
+afterAll(removeTempDirs);
 
 async function* list(urls: string[]): AsyncGenerator<string> {
   yield* urls;
@@ -72,5 +77,27 @@ describe("which file holds a URL's image", () => {
     const url = "https://example.org/p/cat.jpg";
     const got = await matchUrlFiles([`${md5(url)}.jpg`, "example.org/p/cat.jpg"].sort(), list([url, "HTTPS://EXAMPLE.org/p/cat.jpg"]), counters);
     expect(got).toEqual([{ file: "example.org/p/cat.jpg", image: url, rule: "wget" }]);
+  });
+});
+
+describe("the URLs a plain folder is matched against", () => {
+  it("come from caption lists in any layout the list source reads, in list order (CC12M's URL-first TSV, a headed CSV, JSONL)", async () => {
+    const dir = tempDir();
+    const rows = [
+      ["a dog on a beach", "https://example.org/a/dog.jpg"],
+      ["the city, at night", "http://cdn.example.org/img/city.png"],
+    ] as const;
+    const files = {
+      "cc12m.tsv": rows.map(([c, u]) => `${u}\t${c}\n`).join(""),
+      "hub.csv": "caption,image_url\n" + rows.map(([c, u]) => `"${c}",${u}\n`).join(""),
+      "list.jsonl": rows.map(([c, u]) => JSON.stringify({ text: c, url: u }) + "\n").join(""),
+    };
+    const paths = Object.entries(files).map(([name, text]) => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    });
+    const got: string[] = [];
+    for await (const url of captionListUrls(paths)) got.push(url);
+    expect(got).toEqual([...rows, ...rows, ...rows].map(([, u]) => u));
   });
 });

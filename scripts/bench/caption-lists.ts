@@ -1,0 +1,72 @@
+/**
+ * Benchmark: the caption-list source reading one list in each layout it takes, through its own plan
+ * and shard reader (single thread, no extract stage): records/s and MB/s per layout, and the ratio to
+ * Conceptual Captions 3M's `caption<TAB>url` TSV (the baseline, read before the other layouts were).
+ * The list: the 7,900 real lines of shared/data's CC excerpt (else the repo's 500-line fixture),
+ * repeated to about 10 MB of TSV, written in each layout.
+ * Run: npx tsx scripts/bench/caption-lists.ts [repeats] [rounds]
+ */
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parquetWriteBuffer } from "hyparquet-writer";
+import { ParacapConfig } from "../../shared/core/config.ts";
+import { Counters } from "../../shared/core/counters.ts";
+import { fileBytes } from "../../shared/io/file-bytes.ts";
+import { LOCAL_VIEW, shardsOf } from "../../shared/runner/local-shards.ts";
+import { captionTsvSource } from "../../shared/sources/caption-tsv/caption-tsv-source.ts";
+import { firstExisting, sharedData, tempDir } from "./lib/common.ts";
+
+const SOURCE = sharedData("conceptual-captions/gcc-validation-part1-lines00001-07900.tsv") ?? firstExisting("test/fixtures/data/conceptual-captions/gcc-validation-lines00001-00500.tsv");
+const lines = readFileSync(SOURCE, "utf8").split("\n").filter(Boolean).map((l) => l.split("\t") as [string, string]);
+const repeats = Number(process.argv[2] ?? Math.ceil(10e6 / statSync(SOURCE).size));
+const rounds = Number(process.argv[3] ?? process.env.BENCH_ROUNDS ?? 3);
+// each repeat its own URLs, as a real list of that size has
+const rows = Array.from({ length: repeats }, (_, r) => lines.map(([caption, url]) => ({ caption, url: r === 0 ? url : `${url}?r=${r}` }))).flat();
+const q = (s: string) => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+
+const layouts: Array<[string, string | Uint8Array]> = [
+  ["cc3m.tsv", rows.map((r) => `${r.caption}\t${r.url}\n`).join("")],
+  ["cc12m.tsv", rows.map((r) => `${r.url}\t${r.caption}\n`).join("")],
+  ["laion-header.tsv", "SAMPLE_ID\tURL\tTEXT\tWIDTH\n" + rows.map((r, i) => `${i}\t${r.url}\t${r.caption}\t640\n`).join("")],
+  ["hub.csv", "image_url,caption\n" + rows.map((r) => `${q(r.url)},${q(r.caption)}\n`).join("")],
+  ["redcaps.jsonl", rows.map((r) => JSON.stringify({ url: r.url, caption: r.caption }) + "\n").join("")],
+  ["laion.parquet", new Uint8Array(parquetWriteBuffer({ columnData: [{ name: "URL", data: rows.map((r) => r.url), type: "STRING" }, { name: "TEXT", data: rows.map((r) => r.caption), type: "STRING" }], rowGroupSize: 50_000 }))],
+];
+
+const dir = tempDir("pcbench-lists-");
+const config = ParacapConfig.parse({});
+
+/** Seconds to read every record of the file (best of `rounds`), and how many were read. */
+async function measure(path: string, times = rounds): Promise<{ seconds: number; records: number }> {
+  let best = Infinity;
+  let records = 0;
+  for (let r = 0; r < times; r++) {
+    const t0 = process.hrtime.bigint();
+    const ranges = await captionTsvSource.planRanges!({ name: path, size: statSync(path).size }, 32 << 20, LOCAL_VIEW);
+    if (ranges !== null && "wait" in ranges) throw new Error(ranges.wait);
+    records = 0;
+    const counters = new Counters();
+    for (const shard of shardsOf(path, captionTsvSource.name, "current", ranges, 0)) for await (const _ of captionTsvSource.documents(shard, fileBytes(path), config, counters)) records++;
+    best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e9);
+  }
+  return { seconds: best, records };
+}
+
+console.log(`${rows.length.toLocaleString("en-US")} records (${lines.length} real CC lines × ${repeats}), best of ${rounds} rounds after a warm-up pass, one thread`);
+const paths = layouts.map(([name, data]) => {
+  const path = join(dir, name);
+  writeFileSync(path, data);
+  return path;
+});
+// one unmeasured pass over every layout: the first measured would otherwise pay the JIT's warm-up
+for (const path of paths) await measure(path, 1);
+let baseline: number | null = null;
+for (const [i, [name]] of layouts.entries()) {
+  const path = paths[i]!;
+  const mb = statSync(path).size / 1e6;
+  const { seconds, records } = await measure(path);
+  if (records !== rows.length) throw new Error(`${name}: ${records} records read of ${rows.length}`);
+  const perSecond = records / seconds;
+  baseline ??= perSecond;
+  console.log(`${name.padEnd(18)} ${mb.toFixed(1).padStart(6)} MB  ${(perSecond / 1e3).toFixed(0).padStart(6)} k records/s  ${(mb / seconds).toFixed(1).padStart(6)} MB/s  ${(perSecond / baseline).toFixed(2)}× the CC3M TSV`);
+}

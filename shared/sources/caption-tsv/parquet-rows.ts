@@ -1,0 +1,90 @@
+/**
+ * Caption metadata as parquet (LAION's `URL`/`TEXT`, COYO's `url`/`text`, img2dataset's
+ * `url`/`caption`): each row a document, read a row group at a time and only its two columns. A row
+ * is named by its index in the file. The footer is the only map of the rows: a file without one (cut
+ * short, not parquet) cannot be read at all (LayoutError); rows of a row group that does not decode
+ * are counted drops (`damaged_parquet`), the others read.
+ */
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import type { AsyncBuffer, Compressors, FileMetaData } from "hyparquet";
+import { drained, type ByteSource } from "../../io/byte-source.ts";
+import { LayoutError, parquetColumns } from "./list-layout.ts";
+import type { ListLine } from "./line-parsers.ts";
+import { fieldsRecord } from "./tsv-lines.ts";
+
+/** Codecs beyond hyparquet's own (uncompressed, snappy): what node:zlib decodes. */
+const COMPRESSORS: Compressors = {
+  GZIP: (input) => new Uint8Array(gunzipSync(input)),
+  BROTLI: (input) => new Uint8Array(brotliDecompressSync(input)),
+};
+const READABLE_CODECS = new Set(["UNCOMPRESSED", "SNAPPY", ...Object.keys(COMPRESSORS)]);
+
+/** A file of `size` bytes read through a ByteSource, as hyparquet reads it (ranged slices). */
+export function asyncBufferOf(bytes: ByteSource, size: number): AsyncBuffer {
+  return {
+    byteLength: size,
+    async slice(start, end = size) {
+      const chunks: Buffer[] = [];
+      for await (const c of drained(bytes.read(start, end))) chunks.push(c);
+      const b = Buffer.concat(chunks);
+      return b.buffer.slice(b.byteOffset, b.byteOffset + b.length) as ArrayBuffer;
+    },
+  };
+}
+
+export interface ParquetList {
+  metadata: FileMetaData;
+  url: string;
+  caption: string;
+}
+
+/** The file's footer and its URL and caption columns; LayoutError (one line) when either cannot be had. */
+export async function parquetList(file: AsyncBuffer): Promise<ParquetList> {
+  const { parquetMetadataAsync, parquetSchema } = await import("hyparquet");
+  let metadata: FileMetaData;
+  try {
+    metadata = await parquetMetadataAsync(file);
+  } catch (e) {
+    throw new LayoutError(`not a parquet file, or cut short: its footer, the map of its rows, cannot be read (${e instanceof Error ? e.message : String(e)})`);
+  }
+  const names = parquetSchema(metadata).children.map((c) => c.element.name);
+  const { url, caption } = parquetColumns(names);
+  for (const group of metadata.row_groups) {
+    for (const chunk of group.columns) {
+      const column = chunk.meta_data?.path_in_schema[0];
+      const codec = chunk.meta_data?.codec;
+      if ((column === url || column === caption) && codec !== undefined && !READABLE_CODECS.has(codec)) {
+        throw new LayoutError(`column ${column} is compressed with ${codec}, which paracap does not decode (${[...READABLE_CODECS].join(", ")} it does): rewrite the file with one of those`);
+      }
+    }
+  }
+  return { metadata, url, caption };
+}
+
+/** Every row of the file as a line: its index, caption and URL, or why it has none. */
+export async function* parquetRows(file: AsyncBuffer, list: ParquetList): AsyncGenerator<ListLine> {
+  const { parquetReadObjects } = await import("hyparquet");
+  const { metadata, url, caption } = list;
+  let row = 0;
+  for (const group of metadata.row_groups) {
+    const expected = Number(group.num_rows);
+    let rows: Record<string, unknown>[] = [];
+    try {
+      // each group alone: a damaged count in one does not shift where the others' rows are looked for
+      rows = await parquetReadObjects({ file, metadata: { ...metadata, row_groups: [group] }, columns: [url, caption], rowStart: 0, rowEnd: expected, compressors: COMPRESSORS });
+    } catch {
+      rows = [];
+    }
+    for (const r of rows) {
+      const c = r[caption] ?? "";
+      const u = r[url] ?? "";
+      yield typeof c === "string" && typeof u === "string" ? fieldsRecord([c, u], row, 2, 0, 1) : { offset: row, drop: "malformed_line" };
+      row++;
+    }
+    // rows the group holds but did not give, each counted; a group whose count is not to be believed (past the
+    // file's own total) and gave nothing: one
+    const sane = Number.isSafeInteger(expected) && expected <= Number(metadata.num_rows);
+    const lost = sane ? Math.max(0, expected - rows.length) : rows.length === 0 ? 1 : 0;
+    for (let i = 0; i < lost; i++) yield { offset: row++, drop: "damaged_parquet" };
+  }
+}
