@@ -26,6 +26,7 @@ import { BUILTIN_PIPELINE, pipelineFor, pivotMismatch, type Pipeline } from "../
 import type { PartitionPayload } from "./worker.ts";
 import { parallelExtract } from "./parallel-extract.ts";
 import { createProgress, type InputProgress } from "./progress.ts";
+import { dumpCounter } from "../core/counter-names.ts";
 import { InputError, planLocalShards, type LocalInput } from "./local-shards.ts";
 import { DecoderShares } from "./decoder-shares.ts";
 import { WorkerPool } from "./worker-pool.ts";
@@ -224,7 +225,7 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
   const live: Counters[] = [];
   const input: InputProgress = { done: 0, total: shards.reduce((n, s) => n + shardBytes(s), 0), resumed: 0, decoded: 0 };
   // the documents of the run's sources other than a dump's, for the extract line (a dump's counts revisions)
-  const documents = [...new Set(shards.map((s) => s.source))].map((name) => sources.get(name)).filter((s) => !s.documentsCounter.startsWith("dump."))
+  const documents = [...new Set(shards.map((s) => s.source))].map((name) => sources.get(name)).filter((s) => s.documentsCounter !== dumpCounter("pages"))
     .map((s) => ({ counter: s.documentsCounter, noun: s.documentsNoun }));
   const progress = createProgress(() => live, opts.progress === undefined ? process.stderr : opts.progress, input, undefined, documents);
   const resumed: Record<string, number> = Object.fromEntries(pipeline.unitPhases.map((p) => [p.name, 0]));
