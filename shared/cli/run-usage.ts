@@ -5,7 +5,8 @@ export const RUN_USAGE = `paracap run [--input <dump>…] [--history <dump>…] 
                      index; .7z, .xz, .zst through the 7z, xz or zstd program),
                      caption list (.tsv: caption<TAB>URL or URL<TAB>caption, or a header
                      naming the columns; .csv with a header; .jsonl; .parquet caption
-                     metadata such as LAION's URL/TEXT), web crawl (.warc, .warc.gz) or a
+                     metadata such as LAION's URL/TEXT; .tsv.gz, .csv.gz, .jsonl.gz read
+                     whole), web crawl (.warc, .warc.gz) or a
                      crawl's paths list (warc.paths.gz: each line a WARC read over HTTP(S));
                      a file whose name contains "history" is read as full history
   --history <dump>   full-history dump (feeds the bronze tier)

@@ -21,6 +21,7 @@ import { csvRecords } from "./csv-records.ts";
 import { csvLine, lineParser, type ListLine } from "./line-parsers.ts";
 import { formatByName, formatOf, HEAD_BYTES, LayoutError, textLayout, type ListFormat } from "./list-layout.ts";
 import { asyncBufferOf, parquetList, parquetRows } from "./parquet-rows.ts";
+import { gunzipHead, gunzipped, isGzipName } from "./gzipped-list.ts";
 import { TSV_SKIPPED_PREFIX, tsvCounter, tsvSkippedCounter } from "../../core/counter-names.ts";
 
 /** A record of the file, named by the file and its byte offset (a parquet file's: its row index), stable under any sharding. */
@@ -31,11 +32,21 @@ export interface CaptionLine extends TsvRecord {
 /** The format a planned file is read as: its name says, else its first bytes (Conceptual Captions' TSV when neither does). */
 const formatIn = (name: string, head: Buffer | null): ListFormat => (head ? formatOf(basename(name), head) : formatByName(name)) ?? "tsv";
 
-/** The first bytes of a file, as a shard reads them to decide the file's layout. */
-async function headOf(bytes: ByteSource): Promise<Buffer> {
+/**
+ * The first bytes of a file, as a shard reads them to decide the file's layout, and whether they are
+ * all of it. Data damaged inside them (a gzipped list cut short) ends the head there: the shard's read
+ * of its lines then meets the same damage after the lines before it.
+ */
+async function headOf(bytes: ByteSource): Promise<{ head: Buffer; whole: boolean }> {
   const chunks: Buffer[] = [];
-  for await (const c of drained(bytes.read(0, HEAD_BYTES))) chunks.push(c);
-  return Buffer.concat(chunks).subarray(0, HEAD_BYTES);
+  try {
+    for await (const c of drained(bytes.read(0, HEAD_BYTES))) chunks.push(c);
+  } catch (e) {
+    if (!(e instanceof DumpError)) throw e;
+    return { head: Buffer.concat(chunks), whole: false };
+  }
+  const head = Buffer.concat(chunks).subarray(0, HEAD_BYTES);
+  return { head, whole: head.length < HEAD_BYTES };
 }
 
 /** A layout that cannot be told, as the runner's one-line damage report of the shard (the planner refuses it first where it can read the file). */
@@ -63,10 +74,12 @@ async function inMemory(bytes: ByteSource): Promise<{ source: ByteSource; size: 
 }
 
 /** The records a shard owns, read by the file's layout, and what names where one is (a byte offset; a parquet file's row). */
-async function shardLines(shard: ShardSpec, bytes: ByteSource): Promise<{ unit: "byte" | "row"; lines: AsyncIterable<ListLine> }> {
+async function shardLines(shard: ShardSpec, stored: ByteSource): Promise<{ unit: "byte" | "row"; lines: AsyncIterable<ListLine> }> {
   const start = shard.start ?? 0;
+  // a gzipped list is one shard, read as its decompressed bytes (offsets are in those)
+  const bytes = isGzipName(shard.uri) ? gunzipped(stored) : stored;
   const byName = formatByName(shard.uri);
-  const head = byName === "parquet" ? null : await headOf(bytes);
+  const { head, whole } = byName === "parquet" ? { head: null, whole: false } : await headOf(bytes);
   const format = formatIn(shard.uri, head);
   if (format === "parquet") {
     return { unit: "row", lines: (async function* () {
@@ -77,7 +90,7 @@ async function shardLines(shard: ShardSpec, bytes: ByteSource): Promise<{ unit: 
       yield* parquetRows(file, await layoutOr(bytes.label, () => parquetList(file)));
     })() };
   }
-  const layout = await layoutOr(bytes.label, () => textLayout(format, head!, head!.length < HEAD_BYTES));
+  const layout = await layoutOr(bytes.label, () => textLayout(format, head!, whole));
   if (format === "csv") {
     if (start > 0) throw new DumpError(bytes.label, start, "a CSV file is read as one shard (its quoted fields may hold line breaks)");
     return { unit: "byte", lines: (async function* () {
@@ -89,7 +102,10 @@ async function shardLines(shard: ShardSpec, bytes: ByteSource): Promise<{ unit: 
 
 /** Reads a file's head in a planning view that can (a local file); null where it cannot (the cloud planner sees names). */
 async function planningHead(view: PlanningView, name: string, size: number): Promise<Buffer | null> {
-  return view.readRange ? view.readRange(name, 0, Math.min(size, HEAD_BYTES)) : null;
+  if (!view.readRange) return null;
+  const head = await view.readRange(name, 0, Math.min(size, HEAD_BYTES));
+  // a gzipped list's decompressed start: as much as its first compressed bytes hold
+  return isGzipName(name) ? gunzipHead(head, HEAD_BYTES) : head;
 }
 
 /** The layout check a plan makes, as the user's one-line error before any work. */
@@ -120,8 +136,8 @@ export const captionTsvSource: Source<CaptionLine> = {
       if (read) await refuseUnreadable(name, () => parquetList(asyncBufferOf({ label: name, read: async function* (from = 0, to = size) { yield await read(name, from, to); } }, size)));
       return size > 0 ? [{ start: 0, end: size, fragment: false }] : null;
     }
-    if (head) await refuseUnreadable(name, () => textLayout(format, head, head.length < HEAD_BYTES));
-    if (format === "csv") return null;
+    if (head) await refuseUnreadable(name, () => textLayout(format, head, head.length < HEAD_BYTES && !isGzipName(name)));
+    if (format === "csv" || isGzipName(name)) return null;
     const ranges: ByteRange[] = [];
     const step = Math.max(1, targetBytes);
     for (let start = 0; start < size || ranges.length === 0; start += step) {

@@ -32,8 +32,10 @@ const isHttpUrl = (s: string) => /^https?:\/\/\S/i.test(s.trim());
 
 /** A file's format by its name alone (what an upload is planned by). */
 export function formatByName(name: string): ListFormat | null {
-  const ext = /\.([a-z]+)$/i.exec(name)?.[1]?.toLowerCase();
-  if (ext === "tsv" || ext === "csv" || ext === "parquet") return ext;
+  // a gzipped text list (`.tsv.gz`) by the name under its `.gz` (gzipped-list.ts); a parquet file compresses its own columns
+  const gz = /\.gz$/i.test(name);
+  const ext = /\.([a-z]+)$/i.exec(gz ? name.slice(0, -3) : name)?.[1]?.toLowerCase();
+  if (ext === "tsv" || ext === "csv" || (ext === "parquet" && !gz)) return ext;
   if (ext === "jsonl" || ext === "ndjson") return "jsonl";
   return null;
 }

@@ -6,6 +6,7 @@
  */
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { parquetWriteBuffer } from "hyparquet-writer";
 import { afterAll, describe, expect, it } from "vitest";
 import { ParacapConfig } from "../../../shared/core/config.ts";
@@ -116,6 +117,39 @@ describe("caption list layouts", () => {
   it("CSV and parquet files are one shard each (a quoted field may hold a line break; parquet rows are found from its footer)", async () => {
     expect((await read(write("hub.csv", LAYOUTS["hub.csv"]!), 997)).shards).toBe(1);
     expect((await read(write("laion.parquet", LAYOUTS["laion.parquet"]!), 997)).shards).toBe(1);
+  });
+
+  it("gzipped lists (.tsv.gz, .jsonl.gz, .csv.gz, concatenated members) give the same references, one shard each", async () => {
+    const cc3m = await read(write("cc3m.tsv", LAYOUTS["cc3m.tsv"]!));
+    for (const name of ["cc3m.tsv", "cc12m.tsv", "laion.tsv", "redcaps.jsonl", "hub.csv"]) {
+      const text = Buffer.from(LAYOUTS[name] as string);
+      const got = await read(write(`${name}.gz`, gzipSync(text)), 997);
+      expect(got.source, name).toBe("caption-tsv");
+      expect(got.shards, name).toBe(1);
+      expect(got.refs, name).toEqual(cc3m.refs);
+      // two members, split inside a line (bgzip, `cat a.gz b.gz`): one stream
+      const half = Math.floor(text.length / 2);
+      expect((await read(write(`two-${name}.gz`, Buffer.concat([gzipSync(text.subarray(0, half)), gzipSync(text.subarray(half))])))).refs, name).toEqual(cc3m.refs);
+    }
+    // a .tsv.gz names a caption list, a .xml.gz a dump
+    expect(BUILTIN_SOURCES.detect("cc.tsv.gz", gzipSync("x"))?.name).toBe("caption-tsv");
+    expect(BUILTIN_SOURCES.detect("enwiki.xml.gz", gzipSync("<mediawiki"))?.name).toBe("mediawiki");
+  });
+
+  it("a .tsv.gz cut short gives the lines before the cut, then its shard is damaged (a DumpError), never a silent end", async () => {
+    const gz = gzipSync(Buffer.from(LAYOUTS["cc12m.tsv"] as string));
+    const path = write("cut.tsv.gz", gz.subarray(0, Math.floor(gz.length * 0.6)));
+    const counters = new Counters();
+    const [shard] = shardsOf(path, "caption-tsv", "current", null, 0);
+    let n = 0;
+    const err = await (async () => {
+      for await (const _ of captionTsvSource.documents(shard!, fileBytes(path), config, counters)) n++;
+    })().then(() => null, (e: Error) => e);
+    expect(err?.name).toBe("DumpError");
+    expect(err!.message).toMatch(/gzip data cut or damaged/);
+    expect(n).toBeGreaterThan(100);
+    expect(n).toBeLessThan(300);
+    expect(counters.get("tsv.lines")).toBe(n);
   });
 
   it("a CSV field holds commas, doubled quotes and line breaks", async () => {
