@@ -173,6 +173,6 @@ export function comparable(files: Map<string, Buffer>, gz: boolean, tiers: reado
   // names of the dataset files it links (the cloud's are gzipped)
   for (const t of tiers) out[`${t}.parquet`] = get(`${t}.parquet`).toString("base64");
   out["README.md"] = get("README.md").toString();
-  out["report.html"] = get("report.html").toString().replace(/Generated \S+( in [0-9.]+ s)?\./, "Generated <time>.").replaceAll(".jsonl.gz", ".jsonl");
+  out["report.html"] = get("report.html").toString().replace(/Generated \S+( in [0-9.]+ s( \([^)]*\))?)?\./, "Generated <time>.").replaceAll(".jsonl.gz", ".jsonl");
   return out;
 }
