@@ -13,19 +13,24 @@ import type { ParacapConfig } from "../core/config.ts";
 import { createScorers } from "../plugins/scorers.ts";
 import { semanticVerdict } from "../semantic/semantic-score.ts";
 import { tierFilters, type TierFilters } from "./filters.ts";
-import { cmp } from "./group-stage.ts";
 import { tierSpecs } from "./tiers.ts";
+import { sortInMemory, type Sorter } from "./sorter.ts";
 
 /** What makes two candidates "the same pair" for the unique filter. */
 export function uniqueKey(p: CandidatePair): string {
   return `${p.a.text}\u0000${p.b.text}`;
 }
 
+/** Duplicates for the dedup stage: the same pair in the same tier. */
+const dedupKey = (p: CandidatePair) => `${p.tier}\u0000${uniqueKey(p)}`;
+
 export interface DedupOptions {
   /** the equivalence-set size bound of the run (null: the run has no caption-list images, no filter) */
   setSizeMax?: number | null;
   /** the pair filters after the unique step, for every tier, built once per run of the stage (default: each tier's, `tierFilters`); any may await */
   pairFilters?: (ctx: StageContext) => readonly Filter<CandidatePair>[];
+  /** how the partition's pairs are sorted (default: held whole; the dedup task's spills sorted runs to the work store) */
+  sort?: Sorter;
 }
 
 const SCORE_BATCH = 64;
@@ -51,50 +56,62 @@ export function dedupStage(config: ParacapConfig, opts: DedupOptions = {}): Stag
       };
       const score = await createScorers(config);
       const verdict = semanticVerdict(config);
-      const all: { key: string; pair: CandidatePair }[] = [];
-      for await (const pair of records) {
-        const setSize = filtersOf(pair.tier).setSize;
-        if (setSize) {
-          let keep = applyFilter(setSize, pair, c, pair.tier);
-          if (typeof keep !== "boolean") keep = await keep;
-          if (!keep) continue;
-          c.inc(funnelCounter(pair.tier, setSize.id, "candidates"));
-        }
-        all.push({ key: `${pair.tier}\u0000${uniqueKey(pair)}`, pair });
-      }
-      // The representative of duplicates is the one with the smallest id: independent of arrival order.
-      all.sort((x, y) => cmp(x.key, y.key) || cmp(x.pair.id, y.pair.id));
-      const survivors: CandidatePair[] = [];
-      const pending: Promise<void>[] = [];
-      let prevKey: string | null = null;
-      for (const { key, pair } of all) {
-        const first = key !== prevKey;
-        prevKey = key;
-        const { unique, pair: filters } = filtersOf(pair.tier);
-        if (!first) {
-          countFilterVerdict(unique, c, pair.tier, "duplicate");
-          c.samples.add(filterCounter(pair.tier, unique.id, "dropped", "duplicate"), exampleOf(pair)!);
-          continue;
-        }
-        countFilterVerdict(unique, c, pair.tier, true);
-        c.inc(funnelCounter(pair.tier, unique.id, "candidates"));
-        const kept = pairPasses(filters, pair, c);
-        if (kept === true) survivors.push(pair);
-        else if (kept !== false) {
-          // Pairs whose filters await are judged PAIR_WINDOW at a time (a model or a cache read overlaps);
-          // counts and samples do not depend on the order verdicts settle in, and survivors are sorted below.
-          pending.push(kept.then((k) => void (k && survivors.push(pair))));
-          if (pending.length >= PAIR_WINDOW) await Promise.all(pending.splice(0));
+      const sort = opts.sort ?? sortInMemory;
+      async function* candidates(): AsyncGenerator<CandidatePair> {
+        for await (const pair of records) {
+          const setSize = filtersOf(pair.tier).setSize;
+          if (setSize) {
+            let keep = applyFilter(setSize, pair, c, pair.tier);
+            if (typeof keep !== "boolean") keep = await keep;
+            if (!keep) continue;
+            c.inc(funnelCounter(pair.tier, setSize.id, "candidates"));
+          }
+          yield pair;
         }
       }
-      await Promise.all(pending);
-      survivors.sort((x, y) => cmp(x.tier, y.tier) || cmp(x.id, y.id));
-      // Batches let a model scorer run one inference for many pairs.
-      for (let i = 0; i < survivors.length; i += SCORE_BATCH) {
-        const batch = survivors.slice(i, i + SCORE_BATCH);
+      // Duplicates come together, smallest id first: the representative is independent of arrival order.
+      // (Caption texts hold no U+0000, preprocessCaption: a pair's key ends where its id starts.)
+      async function* uniquePassing(): AsyncGenerator<CandidatePair> {
+        let prevKey: string | null = null;
+        const pending: Promise<CandidatePair | null>[] = [];
+        for await (const pair of sort(candidates(), (p) => `${dedupKey(p)}\u0000${p.id}`, "unique")) {
+          const key = dedupKey(pair);
+          const first = key !== prevKey;
+          prevKey = key;
+          const { unique, pair: filters } = filtersOf(pair.tier);
+          if (!first) {
+            countFilterVerdict(unique, c, pair.tier, "duplicate");
+            c.samples.add(filterCounter(pair.tier, unique.id, "dropped", "duplicate"), exampleOf(pair)!);
+            continue;
+          }
+          countFilterVerdict(unique, c, pair.tier, true);
+          c.inc(funnelCounter(pair.tier, unique.id, "candidates"));
+          const kept = pairPasses(filters, pair, c);
+          if (kept === true) yield pair;
+          else if (kept !== false) {
+            // Pairs whose filters await are judged PAIR_WINDOW at a time (a model or a cache read overlaps);
+            // counts and samples do not depend on the order verdicts settle in, and survivors are sorted below.
+            const judged = kept.then((k) => (k ? pair : null));
+            judged.catch(() => undefined); // a failure is thrown by Promise.all below, not as an unhandled rejection while the sort reads
+            pending.push(judged);
+            if (pending.length >= PAIR_WINDOW) for (const p of await Promise.all(pending.splice(0))) if (p) yield p;
+          }
+        }
+        for (const p of await Promise.all(pending)) if (p) yield p;
+      }
+      const scoreBatch = async function* (batch: CandidatePair[]): AsyncGenerator<ScoredPair> {
         const metrics = await score(batch.map((p) => [p.a.text, p.b.text] as const));
         for (let j = 0; j < batch.length; j++) yield { ...batch[j]!, ...verdict(metrics[j]!) };
+      };
+      // Batches let a model scorer run one inference for many pairs.
+      let batch: CandidatePair[] = [];
+      for await (const pair of sort(uniquePassing(), (p) => `${p.tier}\u0000${p.id}`, "survivors")) {
+        batch.push(pair);
+        if (batch.length < SCORE_BATCH) continue;
+        yield* scoreBatch(batch);
+        batch = [];
       }
+      if (batch.length > 0) yield* scoreBatch(batch);
     },
   };
 }

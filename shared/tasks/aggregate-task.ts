@@ -14,6 +14,8 @@ import { writePublication } from "../output/publish.ts";
 import { renderReport } from "../output/report.ts";
 import { extractionExamples, funnelTable, type FinalRowCounts, type SourceCaptionFilter, type Stats } from "../output/stats.ts";
 import { mergeSorted } from "./bounded-merge.ts";
+import { finalRowCounts } from "./final-row-counts.ts";
+import { spillingSorter } from "./sorted-groups.ts";
 import type { DatasetReader } from "./datasets.ts";
 import type { RunManifest } from "./manifest.ts";
 import { readMarker, type TaskMarker } from "./markers.ts";
@@ -25,6 +27,8 @@ import { tierParquet } from "../output/parquet-tier.ts";
 
 /** Scratch objects of the aggregate's bounded merge (removed once the tier file is written). */
 const mergeRun = (tier: string, level: number, i: number) => `aggregate/merge/${tier}/l${level}-${String(i).padStart(5, "0")}.jsonl`;
+/** Folder of the sorted runs of the distinct counts (removed once counted). */
+const useRuns = (tier: string) => `aggregate/uses/${tier}`;
 
 /** The once phase: merges every unit phase's markers and the scored pairs, and publishes the outputs. */
 export const aggregatePhase: OncePhase = {
@@ -157,41 +161,23 @@ async function requireMarker(work: BlobStore, name: string, fingerprint: string)
   return m;
 }
 
-/** Merge of the tier's dedup partitions (each sorted by id) into one file sorted by id, with bounded open files. */
+/** Merge of the tier's dedup partitions (each sorted by id) into one file sorted by id, with bounded open files and memory. */
 async function mergeTier(manifest: RunManifest, work: BlobStore, output: BlobStore, scored: DatasetReader<ScoredPair>, tier: string, sampleCount: number, onSamples: (s: ScoredPair[]) => void): Promise<FinalRowCounts> {
   const parts: string[] = [];
   for (let q = 0; q < manifest.config.partitions; q++) parts.push(...(await scored.objects(q, tier)));
   const merged = mergeSorted(work, parts, { schema: ScoredPair, key: (p) => p.id, compare: cmp, scratch: (level, i) => mergeRun(tier, level, i) });
   const out = new JsonlWriter(output.writer(tierFile(tier)));
-  const images = new Map<string, Map<string, number>>();
-  // distinct uses (and caption entries) among the pairs, each weighted by the references it stands for
-  const refs = new Map<string, number>();
-  const captions = new Map<string, number>();
   const samples: ScoredPair[] = [];
-  let pairs = 0;
-  for await (const pair of merged) {
-    await out.write(pair);
-    pairs++;
-    let imageUses = images.get(pair.image);
-    if (!imageUses) images.set(pair.image, (imageUses = new Map()));
-    for (const s of [pair.a, pair.b]) {
-      const use = `${pair.image}\u0000${s.pageId}\u0000${s.page}\u0000${s.revisionId}\u0000${s.ordinal}`;
-      refs.set(use, s.uses);
-      imageUses.set(use, s.uses);
-      captions.set(`${use}\u0000${pair.type}`, s.uses);
+  async function* written(): AsyncGenerator<ScoredPair> {
+    for await (const pair of merged) {
+      await out.write(pair);
+      if (samples.length < sampleCount) samples.push(pair);
+      yield pair;
     }
-    if (samples.length < sampleCount) samples.push(pair);
+    await out.close();
   }
-  await out.close();
+  // the distinct counts sort the pairs' sides in bounded runs (aggregate/uses/), read back once the file is written
+  const final = await finalRowCounts(written(), spillingSorter(work, useRuns(tier)));
   onSamples(samples);
-  const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
-  const perImage = [...images.values()].map(sum);
-  return {
-    images: images.size,
-    images_ge2: perImage.filter((n) => n >= 2).length,
-    images_ge5: perImage.filter((n) => n >= 5).length,
-    references: sum(refs),
-    captions: sum(captions),
-    pairs,
-  };
+  return final;
 }

@@ -52,28 +52,31 @@ export async function* mergeSorted<T>(store: BlobStore, names: string[], opts: B
 
 /** Plain k-way merge; every input is open at once (callers keep `names` short). */
 async function* mergeFew<T>(store: BlobStore, names: string[], opts: BoundedMergeOptions<T>): AsyncGenerator<T> {
-  const sources: { it: AsyncIterator<T>; head: IteratorResult<T> }[] = [];
+  // each input's head and its key (taken once per record, not once per comparison: keys can be long)
+  const sources: { it: AsyncIterator<T>; head: IteratorResult<T>; key: string }[] = [];
+  const keyOf = (h: IteratorResult<T>) => (h.done ? "" : opts.key(h.value));
   try {
     for (const name of names) {
       const it = readJsonl(store, name, opts.schema)[Symbol.asyncIterator]();
-      sources.push({ it, head: await it.next() });
+      const head = await it.next();
+      sources.push({ it, head, key: keyOf(head) });
     }
     for (;;) {
       let best = -1;
       let bestKey = "";
       for (let i = 0; i < sources.length; i++) {
-        const h = sources[i]!.head;
-        if (h.done) continue;
-        const k = opts.key(h.value);
-        if (best < 0 || opts.compare(k, bestKey) < 0) {
+        const s = sources[i]!;
+        if (s.head.done) continue;
+        if (best < 0 || opts.compare(s.key, bestKey) < 0) {
           best = i;
-          bestKey = k;
+          bestKey = s.key;
         }
       }
       if (best < 0) return;
       const src = sources[best]!;
       yield (src.head as IteratorYieldResult<T>).value;
       src.head = await src.it.next();
+      src.key = keyOf(src.head);
     }
   } finally {
     // an early exit (error, or the consumer stopped) closes every input still open

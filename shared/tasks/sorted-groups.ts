@@ -1,12 +1,13 @@
 /**
- * Records grouped by a key, groups in key order, records of a group in arrival order, holding at most
- * `runRecords` records whatever the input's size: past that, sorted runs go to the store and come back
- * through a bounded k-way merge (ties to the earlier run, so arrival order within a key is kept). A
- * partition of a large run (millions of caption-list lines, a text pivot's 16 records per caption) is
- * no longer held whole; input that fits in one run never touches the store.
+ * Records sorted by a key (ties in arrival order), or grouped by it, holding at most `runRecords`
+ * records whatever the input's size: past that, sorted runs go to the store and come back through a
+ * bounded k-way merge (ties to the earlier run, so arrival order within a key is kept). A partition
+ * of a large run (millions of caption-list lines, a text pivot's 16 records per caption, a million
+ * candidate pairs) is no longer held whole; input that fits in one run never touches the store.
  */
 import type { BlobStore } from "../io/blob-store.ts";
 import { JsonlWriter } from "../io/jsonl.ts";
+import type { Sorter } from "../pipeline/sorter.ts";
 import { mergeSorted } from "./bounded-merge.ts";
 
 /** Records held before a sorted run is written (~1 KB each for a caption-list reference with features). */
@@ -25,56 +26,72 @@ export interface SortedGroupsOptions<T> {
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const byKey = <T>(x: { k: string; r: T }, y: { k: string; r: T }) => cmp(x.k, y.k);
 
-export async function* sortedGroups<T>(records: AsyncIterable<T>, opts: SortedGroupsOptions<T>): AsyncGenerator<T[]> {
+/** A Sorter over sorted runs in `store`, named by the sort's name under `dir`. */
+export function spillingSorter(store: BlobStore, dir: string, opts: Pick<SortedGroupsOptions<unknown>, "runRecords" | "onRun"> = {}): Sorter {
+  return (records, key, name) => sortedRecords(records, {
+    key, store, ...opts,
+    run: (i) => `${dir}/${name}-run-${i}.jsonl`,
+    scratch: (level, i) => `${dir}/${name}-merge-${level}-${i}.jsonl`,
+  });
+}
+
+/** Records in key order, ties in arrival order. */
+export async function* sortedRecords<T>(records: AsyncIterable<T>, opts: SortedGroupsOptions<T>): AsyncGenerator<T> {
   const limit = Math.max(1, opts.runRecords ?? SORT_RUN_RECORDS);
   const { store } = opts;
-  // the held records by key, each key's in arrival order
-  let held = new Map<string, T[]>();
-  let count = 0;
+  let held: { k: string; r: T }[] = [];
   const runs: string[] = [];
   const spill = async () => {
     const name = opts.run(runs.length);
-    await writeRun(store!, name, held);
-    opts.onRun?.(count);
+    // Array.prototype.sort is stable: ties stay in arrival order
+    await writeRun(store!, name, held.sort(byKey));
+    opts.onRun?.(held.length);
     runs.push(name);
-    held = new Map();
-    count = 0;
+    held = [];
   };
   try {
     for await (const r of records) {
-      const k = opts.key(r);
-      const list = held.get(k);
-      if (list) list.push(r);
-      else held.set(k, [r]);
-      if (store && ++count >= limit) await spill();
+      held.push({ k: opts.key(r), r });
+      if (store && held.length >= limit) await spill();
     }
     if (runs.length === 0) {
-      for (const k of [...held.keys()].sort(cmp)) yield held.get(k)!;
+      held.sort(byKey);
+      for (let i = 0; i < held.length; i++) {
+        const { r } = held[i]!;
+        held[i] = undefined!; // let yielded records go
+        yield r;
+      }
       return;
     }
-    if (count > 0) await spill();
-    let group: T[] = [];
-    let key: string | null = null;
-    for await (const r of mergeSorted<T>(store!, runs, { key: opts.key, compare: cmp, scratch: opts.scratch })) {
-      const k = opts.key(r);
-      if (k !== key && group.length > 0) {
-        yield group;
-        group = [];
-      }
-      key = k;
-      group.push(r);
-    }
-    if (group.length > 0) yield group;
+    if (held.length > 0) await spill();
+    yield* mergeSorted<T>(store!, runs, { key: opts.key, compare: cmp, scratch: opts.scratch });
   } finally {
     for (const name of runs) await store!.delete(name);
   }
 }
 
-async function writeRun<T>(store: BlobStore, name: string, held: Map<string, T[]>): Promise<void> {
+/** Groups of records with equal keys, in key order, records of a group in arrival order. */
+export async function* sortedGroups<T>(records: AsyncIterable<T>, opts: SortedGroupsOptions<T>): AsyncGenerator<T[]> {
+  let group: T[] = [];
+  let key: string | null = null;
+  for await (const r of sortedRecords(records, opts)) {
+    const k = opts.key(r);
+    if (k !== key && group.length > 0) {
+      yield group;
+      group = [];
+    }
+    key = k;
+    group.push(r);
+  }
+  if (group.length > 0) yield group;
+}
+
+async function writeRun<T>(store: BlobStore, name: string, held: readonly { r: T }[]): Promise<void> {
   const out = new JsonlWriter(store.writer(name));
   try {
-    for (const k of [...held.keys()].sort(cmp)) for (const r of held.get(k)!) await out.write(r);
+    for (const { r } of held) await out.write(r);
   } catch (err) {
     await out.abort();
     throw err;
