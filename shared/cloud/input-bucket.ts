@@ -25,6 +25,12 @@ export function gcsInputBucket(bucket: Bucket): InputBucket {
         ...(meta.crc32c ? { crc32c: meta.crc32c } : {}),
       };
     },
+    async readRange(name, start, end) {
+      if (end <= start) return Buffer.alloc(0);
+      // GCS ranges are inclusive of their last byte
+      const [buf] = await file(name).download({ start, end: end - 1 });
+      return buf;
+    },
     async readText(name) {
       const [buf] = await file(name).download();
       return buf.toString("utf8");

@@ -11,6 +11,7 @@ import { resolveConfig, type ParacapConfig } from "../core/config.ts";
 import { checkSemanticConfig } from "../semantic/semantic-score.ts";
 import { stableId } from "../core/hash.ts";
 import { DumpError } from "../dump/errors.ts";
+import { UserError } from "../core/errors.ts";
 import { looksLikeHistory, shardsOf } from "../runner/local-shards.ts";
 import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
 import type { AnySource, PlanningView } from "../sources/source.ts";
@@ -28,6 +29,8 @@ export interface InputBucket {
   readText(name: string): Promise<string>;
   /** runs `use` on a downloaded copy of a small object (a multistream index) */
   withLocalCopy<T>(name: string, use: (path: string) => Promise<T>): Promise<T>;
+  /** bytes [start, end) of an object (a caption list's head, a parquet footer), where the bucket can read ranges */
+  readRange?(name: string, start: number, end: number): Promise<Buffer>;
 }
 
 /** One generation of an input object: what a run's shards are pinned to. */
@@ -63,13 +66,21 @@ export async function planRun(event: StorageObjectEvent, baseConfig: ParacapConf
     return { manifest: createManifest(id, withFedTiers(config, shards, name), shards, pipeline.phases), inputs };
   };
   // the deployment's settings (a paths list's server is one, never an upload's)
-  const view: PlanningView = { exists: async (n) => (await input.stat(n)) !== null, withLocalCopy: (n, use) => input.withLocalCopy(n, use), config: baseConfig };
+  const view: PlanningView = {
+    exists: async (n) => (await input.stat(n)) !== null,
+    withLocalCopy: (n, use) => input.withLocalCopy(n, use),
+    // a source may read an upload's first bytes to plan it (a caption list's columns), as it does locally
+    ...(input.readRange ? { readRange: (n: string, start: number, end: number) => input.readRange!(n, start, end) } : {}),
+    config: baseConfig,
+  };
   /** the ranges of an input object as its source plans them: null = whole, or why it cannot be planned yet */
   const rangesOf = async (source: AnySource, object: string, size: number) => {
     try {
       return (await source.planRanges?.({ name: object, size }, shardBytes, view)) ?? null;
     } catch (e) {
       if (e instanceof DumpError) throw new PlanError(`${object}: ${e.message}`);
+      // what `paracap run` refuses before any work (columns that cannot be told) is refused here too, with its words
+      if (e instanceof UserError) throw new PlanError(e.message);
       throw e;
     }
   };

@@ -309,6 +309,18 @@ describe("planRun", () => {
       for (const shard of m.shards) for await (const line of captionTsvSource.documents(shard, bucketBytes(bucket, shard.uri, r.inputs[name]), m.config, new Counters())) got.push(`${line.url} ${line.caption}`);
       expect(got, name).toEqual(expected);
     }
+    // put in the bucket without `cloud upload`: the planner reads the head and refuses what a run would, in its words
+    const paws = readFileSync(join(import.meta.dirname, "../../../shared/data/paraphrase/paws-wiki-labeled-final-dev.tsv"), "utf8").split("\n").slice(0, 50).join("\n");
+    const refused = await planRun(await put("paws.tsv", paws), base, gcsInputBucket(bucket), 20_000).then(() => null, (e: Error) => e);
+    expect(refused?.name).toBe("PlanError");
+    expect(refused!.message).toMatch(/paws\.tsv: not a caption list paracap can read: its first line has 4 fields/);
+    // a gzipped list is one shard, its columns told from its decompressed head
+    const gz = await planRun(await put("cc12m.tsv.gz", gzipSync(lists["cc12m.tsv"]!)), base, gcsInputBucket(bucket), 20_000);
+    if ("ignored" in gz) throw new Error(gz.ignored);
+    expect(shape(gz.manifest).map(({ start, end }) => [start, end])).toEqual([[null, null]]);
+    const lines: string[] = [];
+    for (const shard of gz.manifest.shards) for await (const line of captionTsvSource.documents(shard, bucketBytes(bucket, shard.uri, gz.inputs["cc12m.tsv.gz"]), gz.manifest.config, new Counters())) lines.push(`${line.url} ${line.caption}`);
+    expect(lines).toEqual(expected);
   });
 
   it("anything else is ignored, saying why", async () => {
