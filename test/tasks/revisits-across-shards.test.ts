@@ -5,7 +5,7 @@
  * invented here); the large one is the real pywb capture of iana.org. The cloud runner, cutting the
  * crawls as small, publishes the local runner's outputs.
  */
-import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveConfig, type ParacapConfigInput } from "../../shared/core/config.ts";
