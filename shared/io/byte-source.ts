@@ -6,6 +6,12 @@ export interface ByteSource {
   readonly label: string;
   /** bytes [start, end) of the file; end undefined = to the end of the file */
   read(start?: number, end?: number): AsyncIterable<Buffer>;
+  /**
+   * The same bytes as `read`, for a second pass over bytes the first pass reads and counts (a bz2
+   * layout scan beside the decoder, a recovery after damage): not counted as input read, so progress
+   * and decoder shares see each byte once (default: `read`)
+   */
+  reread?(start?: number, end?: number): AsyncIterable<Buffer>;
   /** told the size of decoded bytes as a decompressing source produces them (progress only) */
   onDecoded?: (bytes: number) => void;
   /**

@@ -12,6 +12,7 @@ import { decompressStream } from "../../dump/open-dump.ts";
 import { sniffFormat } from "../../dump/magic.ts";
 import { readPages } from "../../dump/page-reader.ts";
 import { packRevisions, textSize, unpackRevisions, type PackedRevisions } from "../../dump/revision-text.ts";
+import type { ByteSource } from "../../io/byte-source.ts";
 import type { Source } from "../source.ts";
 import { DUMP_SKIPPED_PREFIX, dumpCounter } from "../../core/counter-names.ts";
 import { wikitextExtractor } from "./wikitext-extractor.ts";
@@ -82,10 +83,12 @@ export const mediawikiSource: Source<PageRevision> = {
     const ranged = start > 0 || end !== undefined;
     const label = ranged ? `${bytes.label}[${start}..${end ?? "end"}]` : bytes.label;
     // A slice of a multistream dump must start a bz2 stream; otherwise its index belongs to another file.
-    const open = () => (start > 0 ? startsBz2Stream(bytes.read(start, end), label, start) : bytes.read(start, end));
+    const open = (read: ByteSource["read"]) => (start > 0 ? startsBz2Stream(read(start, end), label, start) : read(start, end));
+    // a second pass (the layout scan beside a bz2 binary, a recovery) reads bytes the decoder's pass counts
+    const reopen = () => open((s, e) => (bytes.reread ? bytes.reread(s, e) : bytes.read(s, e)));
     // damaged bz2 blocks are skipped, the rest read, and the shard then fails as corrupt naming them
     const damage = new DamageLog();
-    return readPages(decompressStream(open(), { decoder: config.dump.decoder, file: label, reopen: open, onDecoded: bytes.onDecoded, threads: bytes.decoderThreads, damage, ...(ranged || bytes.localPath === undefined ? {} : { localPath: bytes.localPath }) }), {
+    return readPages(decompressStream(open((s, e) => bytes.read(s, e)), { decoder: config.dump.decoder, file: label, reopen, onDecoded: bytes.onDecoded, threads: bytes.decoderThreads, damage, ...(ranged || bytes.localPath === undefined ? {} : { localPath: bytes.localPath }) }), {
       damage,
       fragment: shard.fragment,
       partial: end !== undefined,
