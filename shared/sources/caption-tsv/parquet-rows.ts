@@ -12,12 +12,21 @@ import { LayoutError, parquetColumns } from "./list-layout.ts";
 import type { ListLine } from "./line-parsers.ts";
 import { fieldsRecord } from "./tsv-lines.ts";
 
-/** Codecs beyond hyparquet's own (uncompressed, snappy): what node:zlib decodes. */
-const COMPRESSORS: Compressors = {
-  GZIP: (input) => new Uint8Array(gunzipSync(input)),
-  BROTLI: (input) => new Uint8Array(brotliDecompressSync(input)),
-};
-const READABLE_CODECS = new Set(["UNCOMPRESSED", "SNAPPY", ...Object.keys(COMPRESSORS)]);
+/** Codecs hyparquet decodes itself (uncompressed, snappy) and with the decoders of `compressors()`. */
+const READABLE_CODECS = new Set(["UNCOMPRESSED", "SNAPPY", "GZIP", "BROTLI", "ZSTD", "LZ4", "LZ4_RAW"]);
+
+let loaded: Promise<Compressors> | null = null;
+/** gzip and brotli by node:zlib (native); zstd and lz4 by hyparquet-compressors, loaded when a parquet file is read. */
+function compressors(): Promise<Compressors> {
+  return (loaded ??= import("hyparquet-compressors").then(({ decompressZstd, decompressLz4, decompressLz4Raw }) => ({
+    GZIP: (input) => new Uint8Array(gunzipSync(input)),
+    BROTLI: (input) => new Uint8Array(brotliDecompressSync(input)),
+    ZSTD: (input) => decompressZstd(input),
+    // LZ4: Hadoop's framing (parquet-mr), or a bare block as older Arrow wrote it
+    LZ4: decompressLz4,
+    LZ4_RAW: decompressLz4Raw,
+  })));
+}
 
 /** A file of `size` bytes read through a ByteSource, as hyparquet reads it (ranged slices). */
 export function asyncBufferOf(bytes: ByteSource, size: number): AsyncBuffer {
@@ -65,13 +74,14 @@ export async function parquetList(file: AsyncBuffer): Promise<ParquetList> {
 export async function* parquetRows(file: AsyncBuffer, list: ParquetList): AsyncGenerator<ListLine> {
   const { parquetReadObjects } = await import("hyparquet");
   const { metadata, url, caption } = list;
+  const codecs = await compressors();
   let row = 0;
   for (const group of metadata.row_groups) {
     const expected = Number(group.num_rows);
     let rows: Record<string, unknown>[] = [];
     try {
       // each group alone: a damaged count in one does not shift where the others' rows are looked for
-      rows = await parquetReadObjects({ file, metadata: { ...metadata, row_groups: [group] }, columns: [url, caption], rowStart: 0, rowEnd: expected, compressors: COMPRESSORS });
+      rows = await parquetReadObjects({ file, metadata: { ...metadata, row_groups: [group] }, columns: [url, caption], rowStart: 0, rowEnd: expected, compressors: codecs });
     } catch {
       rows = [];
     }
