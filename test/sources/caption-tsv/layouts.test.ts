@@ -114,9 +114,15 @@ describe("caption list layouts", () => {
     }
   });
 
-  it("CSV and parquet files are one shard each (a quoted field may hold a line break; parquet rows are found from its footer)", async () => {
+  it("a CSV file is one shard (a quoted field may hold a line break); a parquet file is cut between its row groups, one of a single group is one shard", async () => {
     expect((await read(write("hub.csv", LAYOUTS["hub.csv"]!), 997)).shards).toBe(1);
-    expect((await read(write("laion.parquet", LAYOUTS["laion.parquet"]!), 997)).shards).toBe(1);
+    const laion = write("laion.parquet", LAYOUTS["laion.parquet"]!);
+    const whole = await read(laion);
+    const split = await read(laion, 997);
+    expect(split.shards).toBe(5);
+    expect(split.refs).toEqual(whole.refs);
+    expect(split.counters).toEqual(whole.counters);
+    expect((await read(write("coyo.parquet", LAYOUTS["coyo.parquet"]!), 997)).shards).toBe(1);
   });
 
   it("gzipped lists (.tsv.gz, .jsonl.gz, .csv.gz, concatenated members) give the same references, one shard each", async () => {

@@ -2,7 +2,7 @@
  * Parquet caption lists as pyarrow writes them: the same 200 real Conceptual Captions lines in every
  * codec (test/fixtures/data/conceptual-captions/make-parquet.py), four row groups each. Every codec
  * gives the rows of the TSV lines under their row indices; a damaged row group costs its own rows,
- * counted.
+ * counted; a file of several row groups is cut into shards between them and reads as one shard does.
  */
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -13,7 +13,9 @@ import { ParacapConfig } from "../../../shared/core/config.ts";
 import { Counters } from "../../../shared/core/counters.ts";
 import { fileBytes } from "../../../shared/io/file-bytes.ts";
 import { LOCAL_VIEW, shardsOf } from "../../../shared/runner/local-shards.ts";
-import { captionTsvSource } from "../../../shared/sources/caption-tsv/caption-tsv-source.ts";
+import { captionTsvSource, rowGroupRanges } from "../../../shared/sources/caption-tsv/caption-tsv-source.ts";
+import { rowGroupSpans } from "../../../shared/sources/caption-tsv/parquet-rows.ts";
+import type { ByteRange } from "../../../shared/sources/source.ts";
 import { removeTempDirs, tempDir } from "../../runner/helpers.ts";
 
 afterAll(removeTempDirs);
@@ -96,7 +98,7 @@ describe("parquet codecs", () => {
 function damagedZstd(group: number): string {
   const bytes = readFileSync(fixture("zstd"));
   const chunk = metadataOf(fixture("zstd")).row_groups[group]!.columns[1]!.meta_data!;
-  const from = Number(chunk.dictionary_page_offset ?? chunk.data_page_offset);
+  const from = Number(chunk.dictionary_page_offset || chunk.data_page_offset);
   const to = from + Number(chunk.total_compressed_size);
   const magic = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
   let frames = 0;
@@ -113,5 +115,62 @@ describe("a damaged row group", () => {
     // where, for the user: rows of the second group (50 to 99)
     expect(got.samples["tsv.skipped.damaged_parquet"]).toEqual(expect.arrayContaining([expect.stringMatching(/^damaged-zstd\.parquet row [5-9]\d$/)]));
     expect(got.samples["tsv.skipped.damaged_parquet"]!.every((s) => /^damaged-zstd\.parquet row [5-9]\d$/.test(s))).toBe(true);
+  });
+});
+
+describe("a parquet file is cut into shards between its row groups", () => {
+  it("in every codec: whole row groups of about the shard size, every row read once under its index, the counters of one shard", async () => {
+    for (const name of Object.keys(CODECS)) {
+      const path = fixture(name);
+      const whole = await read(path);
+      expect(whole.shards.map((s) => [s.start, s.end]), name).toEqual([[0, statSync(path).size]]);
+      for (const shardBytes of [1, 8_000]) {
+        const split = await read(path, shardBytes);
+        expect(split.shards.length, `${name} in ${shardBytes}-byte shards`).toBeGreaterThan(1);
+        expect(split.rows, `${name} in ${shardBytes}-byte shards`).toEqual(whole.rows);
+        expect(split.counters, name).toEqual(whole.counters);
+      }
+      // one shard per row group at the smallest size, each starting where its group does
+      const starts = metadataOf(path).row_groups.map((g) => Math.min(...g.columns.map((c) => Number(c.meta_data!.dictionary_page_offset || c.meta_data!.data_page_offset))));
+      expect((await read(path, 1)).shards.map((s) => s.start), name).toEqual([0, ...starts.slice(1)]);
+    }
+  });
+
+  it("a damaged row group costs the same rows, counted the same, in whichever shard reads it", async () => {
+    const path = damagedZstd(2);
+    const whole = await read(path);
+    expect(whole.counters["tsv.skipped.damaged_parquet"]).toBe(50);
+    const split = await read(path, 1);
+    expect(split.shards).toHaveLength(4);
+    expect(split.rows).toEqual(whole.rows);
+    expect(split.counters).toEqual(whole.counters);
+    expect(split.samples).toEqual(whole.samples);
+  });
+
+  it("a footer whose row counts are not to be believed is not cut (a row's index would depend on the groups before it): one shard", async () => {
+    const path = fixture("snappy");
+    const meta = metadataOf(path);
+    const size = statSync(path).size;
+    expect(rowGroupSpans(meta, size)).toHaveLength(4);
+    const overcounted = { ...meta, row_groups: meta.row_groups.map((g, i) => (i === 1 ? { ...g, num_rows: 10n ** 12n } : g)) };
+    expect(rowGroupSpans(overcounted, size)).toBeNull();
+    const shuffled = { ...meta, row_groups: [meta.row_groups[1]!, meta.row_groups[0]!, ...meta.row_groups.slice(2)] };
+    expect(rowGroupSpans(shuffled, size)).toBeNull();
+    expect(rowGroupRanges(null, size, 1)).toEqual([{ start: 0, end: size, fragment: false }]);
+  });
+
+  it("a file whose footer cannot be read stays one shard and reports the one-line layout error", async () => {
+    const bytes = readFileSync(fixture("zstd"));
+    const path = write("cut.parquet", bytes.subarray(0, bytes.length - 50));
+    const refused = await read(path, 1).then(() => null, (e: Error) => e);
+    expect(refused?.message).toMatch(/^.*cut\.parquet: not a caption list paracap can read: not a parquet file, or cut short[^\n]*$/);
+    // a planner that cannot read ranges plans the whole file; its shard reports the same line as damage
+    const ranges = await captionTsvSource.planRanges!({ name: path, size: bytes.length - 50 }, 1, { exists: LOCAL_VIEW.exists, withLocalCopy: LOCAL_VIEW.withLocalCopy });
+    expect(ranges).toEqual([{ start: 0, end: bytes.length - 50, fragment: false }]);
+    const shard = shardsOf(path, "caption-tsv", "current", ranges as ByteRange[], 0)[0]!;
+    const docs = captionTsvSource.documents(shard, fileBytes(path), config, new Counters());
+    await expect((async () => {
+      for await (const _ of docs);
+    })()).rejects.toMatchObject({ name: "DumpError", message: expect.stringMatching(/cut\.parquet: not a caption list paracap can read: not a parquet file, or cut short/) });
   });
 });
