@@ -41,6 +41,7 @@ export function bucketBytes(bucket: Bucket, name: string, pinned?: ObjectVersion
   const resolve = () => (generation ??= pinned ? readableGeneration(bucket, name, pinned) : Promise.resolve(undefined));
   return {
     label: uri,
+    ...(pinned ? { size: pinned.size } : {}),
     async *read(start = 0, end) {
       if (end !== undefined && end <= start) return;
       // where a pinned read must end: the object's size is the planned one (same bytes)

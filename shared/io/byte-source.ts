@@ -22,6 +22,8 @@ export interface ByteSource {
   decoderThreads?: number;
   /** the file on this machine that holds these bytes, when there is one (a 7z archive is read in place) */
   localPath?: string;
+  /** the file's size in bytes, when the runner knows it without reading (a planned object's): where a parquet footer is */
+  size?: number;
 }
 
 /** A read's chunks; when the consumer stops early, the rest of the (bounded) read is consumed, not abandoned. */

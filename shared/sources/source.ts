@@ -33,7 +33,7 @@ export interface PlanningView {
   withLocalCopy<T>(name: string, use: (path: string) => Promise<T>): Promise<T>;
   /**
    * Bytes [start, end) of a file (an input itself: a caption list's head, a parquet footer), where
-   * reading a part is cheap (a local file). Absent (the cloud planner): plan by names; the shard reads.
+   * reading a part is cheap (a local file, a bucket's ranged read). Absent: plan by names; the shard reads.
    */
   readRange?(name: string, start: number, end: number): Promise<Buffer>;
   /** the run's settings, for a plan that depends on one (a paths list's server); absent: plan without them */

@@ -14,6 +14,8 @@ afterAll(removeTempDirs);
 const CC = join(DATA, "conceptual-captions/gcc-validation-lines00001-00500.tsv");
 /** Real CC lines whose URLs were regrouped by the captions' first three words (see that folder's PROVENANCE.md). */
 const CC_SHARED = join(DATA, "conceptual-captions/gcc-validation-lines00001-02000-shared-urls.tsv");
+/** The same 2,000 lines as zstd parquet in eight row groups (make-parquet.py in that folder). */
+const CC_SHARED_PARQUET = join(DATA, "conceptual-captions/gcc-validation-lines00001-02000-shared-urls.zstd.parquet");
 const realLines = readFileSync(CC, "utf8").split("\n").filter((l) => l.length > 0);
 const captions = realLines.map((l) => l.split("\t")[0]!);
 
@@ -117,5 +119,30 @@ describe("caption TSV source (Conceptual Captions)", () => {
     // every pair is of one shared URL whose set is within the bound
     for (const p of readPairs(out, "silver")) expect(p.image).toMatch(/^https?:\/\//);
     expect(readFileSync(join(out, "report.md"), "utf8")).toContain("2,000 caption lines read = 2,000 used.");
+  });
+
+  it("the same lines as parquet of eight row groups, cut into shards between them: every dataset byte and counter of the file read as one shard", async () => {
+    const whole = tempDir();
+    const split = tempDir();
+    await run(whole, [{ path: CC_SHARED_PARQUET, kind: "current" }], { tiers: ["gold", "silver"] });
+    await run(split, [{ path: CC_SHARED_PARQUET, kind: "current" }], { tiers: ["gold", "silver"] }, { shardBytes: 30_000 });
+    const [a, b] = [readStats(whole), readStats(split)];
+    expect([a.shards.total, b.shards.total]).toEqual([1, 4]);
+    // the report, the dataset card and _SUCCESS's plan fingerprint say how many shards; every dataset is the same bytes
+    const { ["report.md"]: _r1, ["report.html"]: _h1, ["README.md"]: _c1, ["stats.json"]: _s1, _SUCCESS: _u1, ...wholeOutputs } = readOutputs(whole);
+    const { ["report.md"]: _r2, ["report.html"]: _h2, ["README.md"]: _c2, ["stats.json"]: _s2, _SUCCESS: _u2, ...splitOutputs } = readOutputs(split);
+    expect(Object.keys(wholeOutputs).sort()).toEqual(["config.json", "gold.jsonl", "gold.parquet", "silver.jsonl", "silver.parquet"]);
+    expect(splitOutputs).toEqual(wholeOutputs);
+    const { ["extract.shards"]: shardsA, ...countersA } = a.counters;
+    const { ["extract.shards"]: shardsB, ...countersB } = b.counters;
+    expect([shardsA, shardsB]).toEqual([1, 4]);
+    expect(countersB).toEqual(countersA);
+    expect(b.tiers).toEqual(a.tiers);
+    expect(b.extraction_examples).toEqual(a.extraction_examples);
+    // the rows are the TSV's lines: the same sets and pairs as the TSV run above
+    expect(countersA["tsv.lines"]).toBe(2000);
+    expect(countersA["group.web.sets.sum"]).toBe(213);
+    expect([a.tiers.silver!.pairs, a.tiers.gold!.pairs]).toEqual([25, 12]);
+    expect(reconcile(b, { gold: readPairs(split, "gold").length, silver: readPairs(split, "silver").length })).toEqual([]);
   });
 });

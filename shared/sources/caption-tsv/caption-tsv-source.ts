@@ -3,8 +3,9 @@
  * TSV (Conceptual Captions 3M's `caption<TAB>URL`, 12M's `URL<TAB>caption`, or a header naming the
  * columns), CSV with a header, JSON Lines, parquet caption metadata (LAION, COYO). The layout is
  * decided once per file from its head (list-layout.ts), the same in every shard. TSV and JSONL split
- * at any byte (a shard owns the lines that start in its range: tsv-lines.ts); a CSV (quoted fields
- * may hold line breaks, so records are only found from the start) and a parquet file are one shard each.
+ * at any byte (a shard owns the lines that start in its range: tsv-lines.ts); a parquet file of
+ * several row groups between them (a shard owns the groups that start in its range: parquet-rows.ts);
+ * a CSV (quoted fields may hold line breaks, so records are only found from the start) is one shard.
  */
 import { statSync } from "node:fs";
 import { basename } from "node:path";
@@ -20,7 +21,7 @@ import { tsvLines, tsvShardBytes, type TsvRecord } from "./tsv-lines.ts";
 import { csvRecords } from "./csv-records.ts";
 import { csvLine, lineParser, type ListLine } from "./line-parsers.ts";
 import { formatByName, formatOf, HEAD_BYTES, LayoutError, textLayout, type ListFormat } from "./list-layout.ts";
-import { asyncBufferOf, parquetList, parquetRows } from "./parquet-rows.ts";
+import { asyncBufferOf, parquetList, parquetRows, rowGroupSpans, type RowGroupSpan } from "./parquet-rows.ts";
 import { gunzipHead, gunzipped, isGzipName } from "./gzipped-list.ts";
 import { TSV_SKIPPED_PREFIX, tsvCounter, tsvSkippedCounter } from "../../core/counter-names.ts";
 
@@ -59,9 +60,9 @@ async function layoutOr<T>(label: string, decide: () => T | Promise<T>): Promise
   }
 }
 
-/** A parquet shard's file size: its range's end (the planner gives the whole file as one range), else the local file's. */
-function parquetSize(shard: ShardSpec, bytes: ByteSource): number | null {
-  if (shard.end !== null) return shard.end;
+/** A parquet file's size, for its footer: what the runner knows (a planned object's), else the local file's. */
+function parquetSize(bytes: ByteSource): number | null {
+  if (bytes.size !== undefined) return bytes.size;
   return bytes.localPath ? statSync(bytes.localPath).size : null;
 }
 
@@ -83,11 +84,15 @@ async function shardLines(shard: ShardSpec, stored: ByteSource): Promise<{ unit:
   const format = formatIn(shard.uri, head);
   if (format === "parquet") {
     return { unit: "row", lines: (async function* () {
-      if (start > 0) return; // one shard per file: its rows are the first range's
-      const size = parquetSize(shard, bytes);
+      const size = parquetSize(bytes);
       const whole = size === null ? await inMemory(bytes) : { source: bytes, size };
       const file = asyncBufferOf(whole.source, whole.size);
-      yield* parquetRows(file, await layoutOr(bytes.label, () => parquetList(file)));
+      const list = await layoutOr(bytes.label, () => parquetList(file));
+      // the planner's cut (planRanges): the groups that start in the range; a file it could not cut is the first range's
+      const spans = rowGroupSpans(list.metadata, whole.size);
+      const end = shard.end ?? Infinity;
+      if (!spans && start > 0) return;
+      yield* parquetRows(file, list, (g) => !spans || (spans[g]!.start >= start && spans[g]!.start < end));
     })() };
   }
   const layout = await layoutOr(bytes.label, () => textLayout(format, head!, whole));
@@ -109,9 +114,9 @@ async function planningHead(view: PlanningView, name: string, size: number): Pro
 }
 
 /** The layout check a plan makes, as the user's one-line error before any work. */
-async function refuseUnreadable(name: string, check: () => unknown): Promise<void> {
+async function refuseUnreadable<T>(name: string, check: () => T | Promise<T>): Promise<T> {
   try {
-    await check();
+    return await check();
   } catch (e) {
     if (e instanceof LayoutError) throw new UserError(`${name}: not a caption list paracap can read: ${e.message}`);
     throw e;
@@ -133,8 +138,9 @@ export const captionTsvSource: Source<CaptionLine> = {
     const format = formatIn(name, head);
     if (format === "parquet") {
       const read = view.readRange;
-      if (read) await refuseUnreadable(name, () => parquetList(asyncBufferOf({ label: name, read: async function* (from = 0, to = size) { yield await read(name, from, to); } }, size)));
-      return size > 0 ? [{ start: 0, end: size, fragment: false }] : null;
+      if (!read || size === 0) return size > 0 ? [{ start: 0, end: size, fragment: false }] : null;
+      const list = await refuseUnreadable(name, () => parquetList(asyncBufferOf({ label: name, read: async function* (from = 0, to = size) { yield await read(name, from, to); } }, size)));
+      return rowGroupRanges(rowGroupSpans(list.metadata, size), size, targetBytes);
     }
     if (head) await refuseUnreadable(name, () => textLayout(format, head, head.length < HEAD_BYTES && !isGzipName(name)));
     if (format === "csv" || isGzipName(name)) return null;
@@ -176,6 +182,24 @@ export const captionTsvSource: Source<CaptionLine> = {
     return [`- ${lines.toLocaleString("en-US")} caption lines read = ${[`${(x[tsvCounter("lines.emitted")] ?? 0).toLocaleString("en-US")} used`, ...skipped].join(" + ")}${named}.`];
   },
 };
+
+/**
+ * A parquet file's shards: runs of whole row groups of about `targetBytes`, each range from its first
+ * group's start to the next range's (the first from 0, the last to the file's end, so every group
+ * starts in exactly one). A file that cannot be cut (no spans) is one range.
+ */
+export function rowGroupRanges(spans: readonly RowGroupSpan[] | null, size: number, targetBytes: number): ByteRange[] {
+  const starts = [0];
+  let bytes = 0;
+  for (const span of spans ?? []) {
+    if (bytes >= Math.max(1, targetBytes)) {
+      starts.push(span.start);
+      bytes = 0;
+    }
+    bytes += span.bytes;
+  }
+  return starts.map((start, i) => ({ start, end: starts[i + 1] ?? size, fragment: false }));
+}
 
 /** The records of a local caption list in order (any layout; drops and the header passed over: the source counts them). */
 export async function* captionListRecords(path: string): AsyncGenerator<TsvRecord> {

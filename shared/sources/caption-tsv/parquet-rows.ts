@@ -3,7 +3,8 @@
  * `url`/`caption`): each row a document, read a row group at a time and only its two columns. A row
  * is named by its index in the file. The footer is the only map of the rows: a file without one (cut
  * short, not parquet) cannot be read at all (LayoutError); rows of a row group that does not decode
- * are counted drops (`damaged_parquet`), the others read.
+ * are counted drops (`damaged_parquet`), the others read. A file of several row groups is split into
+ * shards by them (rowGroupSpans): a shard reads the groups whose bytes start in its range.
  */
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import type { AsyncBuffer, Compressors, FileMetaData } from "hyparquet";
@@ -12,12 +13,21 @@ import { LayoutError, parquetColumns } from "./list-layout.ts";
 import type { ListLine } from "./line-parsers.ts";
 import { fieldsRecord } from "./tsv-lines.ts";
 
-/** Codecs beyond hyparquet's own (uncompressed, snappy): what node:zlib decodes. */
-const COMPRESSORS: Compressors = {
-  GZIP: (input) => new Uint8Array(gunzipSync(input)),
-  BROTLI: (input) => new Uint8Array(brotliDecompressSync(input)),
-};
-const READABLE_CODECS = new Set(["UNCOMPRESSED", "SNAPPY", ...Object.keys(COMPRESSORS)]);
+/** Codecs hyparquet decodes itself (uncompressed, snappy) and with the decoders of `compressors()`. */
+const READABLE_CODECS = new Set(["UNCOMPRESSED", "SNAPPY", "GZIP", "BROTLI", "ZSTD", "LZ4", "LZ4_RAW"]);
+
+let loaded: Promise<Compressors> | null = null;
+/** gzip and brotli by node:zlib (native); zstd and lz4 by hyparquet-compressors, loaded when a parquet file is read. */
+function compressors(): Promise<Compressors> {
+  return (loaded ??= import("hyparquet-compressors").then(({ decompressZstd, decompressLz4, decompressLz4Raw }) => ({
+    GZIP: (input) => new Uint8Array(gunzipSync(input)),
+    BROTLI: (input) => new Uint8Array(brotliDecompressSync(input)),
+    ZSTD: (input) => decompressZstd(input),
+    // LZ4: Hadoop's framing (parquet-mr), or a bare block as older Arrow wrote it
+    LZ4: decompressLz4,
+    LZ4_RAW: decompressLz4Raw,
+  })));
+}
 
 /** A file of `size` bytes read through a ByteSource, as hyparquet reads it (ranged slices). */
 export function asyncBufferOf(bytes: ByteSource, size: number): AsyncBuffer {
@@ -61,17 +71,52 @@ export async function parquetList(file: AsyncBuffer): Promise<ParquetList> {
   return { metadata, url, caption };
 }
 
-/** Every row of the file as a line: its index, caption and URL, or why it has none. */
-export async function* parquetRows(file: AsyncBuffer, list: ParquetList): AsyncGenerator<ListLine> {
+/** A row group where a shard finds it: the byte its column chunks start at, and the bytes up to the next group's. */
+export interface RowGroupSpan {
+  start: number;
+  bytes: number;
+}
+
+/**
+ * The file's row groups as byte spans, when its shards may be cut between them: every group's count
+ * of rows to be believed (so a shard knows the index of its first row without reading the groups
+ * before it) and the groups' bytes in file order. Null: the file is read as one shard.
+ */
+export function rowGroupSpans(metadata: FileMetaData, size: number): RowGroupSpan[] | null {
+  const total = Number(metadata.num_rows);
+  let rows = 0;
+  const starts: number[] = [];
+  for (const group of metadata.row_groups) {
+    const n = Number(group.num_rows);
+    if (!Number.isSafeInteger(n) || n < 0) return null;
+    rows += n;
+    // (a dictionary offset of 0 is a writer's "none", as hyparquet reads it)
+    const offsets = group.columns.map((c) => Number(c.meta_data?.dictionary_page_offset || c.meta_data?.data_page_offset));
+    const start = offsets.length > 0 ? Math.min(...offsets) : NaN;
+    if (!Number.isSafeInteger(start) || start < 0 || start >= size || start <= (starts.at(-1) ?? -1)) return null;
+    starts.push(start);
+  }
+  if (rows !== total) return null;
+  return starts.map((start, i) => ({ start, bytes: (starts[i + 1] ?? size) - start }));
+}
+
+/** Every row of the file (of the row groups `owns` says) as a line: its index, caption and URL, or why it has none. */
+export async function* parquetRows(file: AsyncBuffer, list: ParquetList, owns: (group: number) => boolean = () => true): AsyncGenerator<ListLine> {
   const { parquetReadObjects } = await import("hyparquet");
   const { metadata, url, caption } = list;
+  const codecs = await compressors();
   let row = 0;
-  for (const group of metadata.row_groups) {
+  for (const [g, group] of metadata.row_groups.entries()) {
     const expected = Number(group.num_rows);
+    // another shard's: its count is believed (rowGroupSpans), so the rows after it keep their index
+    if (!owns(g)) {
+      row += expected;
+      continue;
+    }
     let rows: Record<string, unknown>[] = [];
     try {
       // each group alone: a damaged count in one does not shift where the others' rows are looked for
-      rows = await parquetReadObjects({ file, metadata: { ...metadata, row_groups: [group] }, columns: [url, caption], rowStart: 0, rowEnd: expected, compressors: COMPRESSORS });
+      rows = await parquetReadObjects({ file, metadata: { ...metadata, row_groups: [group] }, columns: [url, caption], rowStart: 0, rowEnd: expected, compressors: codecs });
     } catch {
       rows = [];
     }
