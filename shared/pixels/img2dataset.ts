@@ -15,6 +15,7 @@
 import { createReadStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { folderEntries, walkFrom } from "../io/folder-entries.ts";
+import { parquetCompressors } from "../io/parquet-codecs.ts";
 import { basename, extname, join } from "node:path";
 import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
@@ -388,6 +389,7 @@ export async function* readImg2datasetParquet(path: string, opts: PixelReadOptio
   // loaded at first use, as tar-stream (~50 ms of CPU)
   const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } = await import("hyparquet");
   const file = await asyncBufferFromFile(path);
+  const compressors = await parquetCompressors();
   let metadata: Awaited<ReturnType<typeof parquetMetadataAsync>>;
   try {
     metadata = await parquetMetadataAsync(file);
@@ -402,7 +404,7 @@ export async function* readImg2datasetParquet(path: string, opts: PixelReadOptio
     try {
       // each group alone: a damaged count in one does not shift where the others' rows are looked for;
       // utf8: false: an image column (BYTE_ARRAY without a string annotation) stays bytes
-      rows = await parquetReadObjects({ file, metadata: { ...metadata, row_groups: [group] }, rowStart: 0, rowEnd: groupRows, utf8: false });
+      rows = await parquetReadObjects({ file, metadata: { ...metadata, row_groups: [group] }, rowStart: 0, rowEnd: groupRows, utf8: false, compressors });
     } catch {
       rows = [];
     }

@@ -3,8 +3,10 @@
  * `files` layout (shard folder 00000 with <key>.jpg/.txt/.json), a `webdataset` tar shard and the
  * shard's results parquet. Captions are invented here; URLs are made up (example.org).
  */
+import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { extname, join } from "node:path";
+import { brotliCompressSync, gzipSync } from "node:zlib";
 import { parquetWriteBuffer } from "hyparquet-writer";
 import tar from "tar-stream";
 import { OTHERS, PHOTO } from "./images.ts";
@@ -83,8 +85,18 @@ export async function buildTar(path: string, scattered = false): Promise<string>
   return path;
 }
 
-/** The shard's results parquet (every URL, failures included), optionally with the images in a `jpg` column and in row groups of `rowGroupSize` rows. */
-export function buildResultsParquet(path: string, withImages = false, rowGroupSize?: number): string {
+/** Compressors for the codecs hyparquet-writer lacks: node:zlib's, and zstd through the `zstd` program (a frame, as parquet's ZSTD is). */
+const WRITE_CODECS = {
+  GZIP: (b: Uint8Array) => new Uint8Array(gzipSync(b)),
+  BROTLI: (b: Uint8Array) => new Uint8Array(brotliCompressSync(b)),
+  ZSTD: (b: Uint8Array) => new Uint8Array(execFileSync("zstd", ["-q", "-c"], { input: b })),
+};
+
+/**
+ * The shard's results parquet (every URL, failures included), optionally with the images in a `jpg`
+ * column, in row groups of `rowGroupSize` rows and its columns compressed with `codec` (default snappy).
+ */
+export function buildResultsParquet(path: string, withImages = false, rowGroupSize?: number, codec?: "UNCOMPRESSED" | "SNAPPY" | keyof typeof WRITE_CODECS): string {
   const columnData = [
     { name: "key", data: SAMPLES.map((s) => s.key), type: "STRING" as const },
     { name: "url", data: SAMPLES.map((s) => s.url), type: "STRING" as const },
@@ -93,6 +105,6 @@ export function buildResultsParquet(path: string, withImages = false, rowGroupSi
     { name: "error_message", data: SAMPLES.map((s) => (s.image ? null : "HTTP 404")), type: "STRING" as const },
     ...(withImages ? [{ name: "jpg", data: SAMPLES.map((s) => (s.image ? new Uint8Array(readFileSync(s.image)) : null)), type: "BYTE_ARRAY" as const }] : []),
   ];
-  writeFileSync(path, Buffer.from(parquetWriteBuffer({ columnData, ...(rowGroupSize ? { rowGroupSize } : {}) })));
+  writeFileSync(path, Buffer.from(parquetWriteBuffer({ columnData, ...(rowGroupSize ? { rowGroupSize } : {}), ...(codec ? { codec, compressors: WRITE_CODECS } : {}) })));
   return path;
 }

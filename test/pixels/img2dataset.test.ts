@@ -58,6 +58,18 @@ describe("img2dataset readers", () => {
     expect(withImages.counters.get(pixelSourceCounter("samples.with_image"))).toBe(6);
   });
 
+  it("the parquet output format in every codec a parquet writer may pick (gzip, brotli, zstd) carries the same images", async () => {
+    const dir = tempDir();
+    for (const codec of ["UNCOMPRESSED", "GZIP", "BROTLI", "ZSTD"] as const) {
+      const path = buildResultsParquet(join(dir, `${codec}.parquet`), true, 2, codec);
+      const { parquetMetadata } = await import("hyparquet");
+      expect(parquetMetadata(new Uint8Array(readFileSync(path)).buffer).row_groups[0]!.columns[0]!.meta_data!.codec).toBe(codec);
+      const { samples, counters } = await collect([path]);
+      expect(samples.filter((s) => s.bytes).map(shape), codec).toEqual(expected);
+      expect(counters.get(pixelSourceSkippedCounter("damaged_parquet")), codec).toBe(0);
+    }
+  });
+
   it("a parquet cut anywhere is one damaged_parquet, not an error; a damaged row group loses only its own rows", async () => {
     const dir = tempDir();
     const whole = readFileSync(buildResultsParquet(join(dir, "whole.parquet"), true, 2));

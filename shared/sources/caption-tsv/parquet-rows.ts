@@ -6,28 +6,12 @@
  * are counted drops (`damaged_parquet`), the others read. A file of several row groups is split into
  * shards by them (rowGroupSpans): a shard reads the groups whose bytes start in its range.
  */
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import type { AsyncBuffer, Compressors, FileMetaData } from "hyparquet";
 import { drained, type ByteSource } from "../../io/byte-source.ts";
+import { parquetCompressors, READABLE_CODECS } from "../../io/parquet-codecs.ts";
 import { LayoutError, parquetColumns } from "./list-layout.ts";
 import type { ListLine } from "./line-parsers.ts";
 import { fieldsRecord } from "./tsv-lines.ts";
-
-/** Codecs hyparquet decodes itself (uncompressed, snappy) and with the decoders of `compressors()`. */
-const READABLE_CODECS = new Set(["UNCOMPRESSED", "SNAPPY", "GZIP", "BROTLI", "ZSTD", "LZ4", "LZ4_RAW"]);
-
-let loaded: Promise<Compressors> | null = null;
-/** gzip and brotli by node:zlib (native); zstd and lz4 by hyparquet-compressors, loaded when a parquet file is read. */
-function compressors(): Promise<Compressors> {
-  return (loaded ??= import("hyparquet-compressors").then(({ decompressZstd, decompressLz4, decompressLz4Raw }) => ({
-    GZIP: (input) => new Uint8Array(gunzipSync(input)),
-    BROTLI: (input) => new Uint8Array(brotliDecompressSync(input)),
-    ZSTD: (input) => decompressZstd(input),
-    // LZ4: Hadoop's framing (parquet-mr), or a bare block as older Arrow wrote it
-    LZ4: decompressLz4,
-    LZ4_RAW: decompressLz4Raw,
-  })));
-}
 
 /** A file of `size` bytes read through a ByteSource, as hyparquet reads it (ranged slices). */
 export function asyncBufferOf(bytes: ByteSource, size: number): AsyncBuffer {
@@ -104,7 +88,7 @@ export function rowGroupSpans(metadata: FileMetaData, size: number): RowGroupSpa
 export async function* parquetRows(file: AsyncBuffer, list: ParquetList, owns: (group: number) => boolean = () => true): AsyncGenerator<ListLine> {
   const { parquetReadObjects } = await import("hyparquet");
   const { metadata, url, caption } = list;
-  const codecs = await compressors();
+  const codecs = await parquetCompressors();
   let row = 0;
   for (const [g, group] of metadata.row_groups.entries()) {
     const expected = Number(group.num_rows);
