@@ -9,7 +9,7 @@ import { basename, join } from "node:path";
 import { evaluateAgainstExact } from "../minhash/evaluation.ts";
 import { MinhashEvaluation, thinScatter } from "../output/minhash-chart.ts";
 import { MINHASH_JSON } from "../output/minhash-section.ts";
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./parse-args.ts";
 import { encodeCorpus } from "../minhash/corpus.ts";
 import { exactPairs, jaccard } from "../minhash/jaccard.ts";
 import { greedyOneToOne, type ScoredPair } from "../minhash/one-to-one.ts";
@@ -41,7 +41,7 @@ export const MINHASH_USAGE = `paracap minhash <a.txt> [<b.txt>] [--perms m] [--t
 const NUMBERS = ["--perms", "--threshold", "--seed", "--bucket-cap", "--slack"];
 
 export async function minhashCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs("minhash", {
     args: expandArgs(argv, [], NUMBERS),
     allowPositionals: true,
     options: {

@@ -6,7 +6,7 @@ import { dropsTemplateImages } from "../web/html/template-images.ts";
 import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./parse-args.ts";
 import { createCaptionAnalyzer } from "../caption/analyzer.ts";
 import { Counters } from "../core/counters.ts";
 import type { PageRevision, WikitextImageRef } from "../core/records.ts";
@@ -73,7 +73,7 @@ export function referenceLines(ref: WikitextImageRef, page: string): object[] {
 }
 
 export async function extractCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs("extract", {
     args: argv,
     allowPositionals: true,
     options: { "all-namespaces": { type: "boolean", default: false }, config: { type: "string" }, help: { type: "boolean", short: "h", default: false } },
@@ -118,7 +118,7 @@ export async function extractCommand(argv: string[]): Promise<number> {
 }
 
 export async function featuresCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { classifier: { type: "string", default: "improved" }, help: { type: "boolean", short: "h", default: false } } });
+  const { values } = parseCommandArgs("features", { args: argv, options: { classifier: { type: "string", default: "improved" }, help: { type: "boolean", short: "h", default: false } } });
   if (values.help) return usage(FEATURES_USAGE);
   if (values.classifier !== "improved" && values.classifier !== "paper") throw new UserError(`--classifier is improved or paper, got "${values.classifier}"`);
   const analyzer = createCaptionAnalyzer({ classifier: values.classifier });
@@ -157,7 +157,7 @@ export function readPairLine(line: string, n: number, maxChars = Infinity): { pa
 const SCORE_BATCH = 64;
 
 export async function scoreCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseCommandArgs("score", {
     args: argv,
     options: {
       model: { type: "string" },
