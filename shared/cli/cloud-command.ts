@@ -101,7 +101,9 @@ export async function cloudCommand(argv: string[]): Promise<number> {
       // the planner would refuse a bad config after the upload: say it before
       if (site.config !== undefined) checkSemanticConfig(resolveConfig(site.config));
       const id = await upload(bucket, positionals, values.name, site.config);
-      process.stderr.write(`run ${id} started; follow it with: npx paracap cloud status ${id}\n`);
+      // the settings this upload was given, so that the command it suggests reaches the same emulator
+      const where = [values.emulator !== undefined ? `--emulator ${values.emulator} ` : "", values.endpoint !== undefined ? `--endpoint ${values.endpoint} ` : ""].join("");
+      process.stderr.write(`run ${id} started; follow it with: npx paracap cloud status ${where}${id}\n`);
       process.stdout.write(id + "\n");
       return 0;
     }
