@@ -23,6 +23,7 @@ import { UserError } from "../core/errors.ts";
 import { mapLineBatches, mapLines } from "./lines.ts";
 import { dumpCounter, WARC_DAMAGE_SAMPLE, warcCounter } from "../core/counter-names.ts";
 import { warcCaptionLines } from "../sources/warc/warc-extract-lines.ts";
+import { WEB_CAPTION_TYPES } from "../web/html/extract-captions.ts";
 import { warcSource } from "../sources/warc/warc-source.ts";
 import { openSync, readSync, closeSync } from "node:fs";
 
@@ -39,8 +40,9 @@ function isWarcFile(file: string): boolean {
 
 export const EXTRACT_USAGE = `paracap extract <file.xml[.bz2|.gz]|file.wikitext|file.warc[.gz]> [--all-namespaces] [--config <file>]
   image references as JSONL, one line per reference and caption type:
-  {"image","type":"caption"|"alt"|null,"text","page","source","revision"}
-  (a .wikitext/.wiki/.txt file is one page titled after the file name)
+  {"image","type":"caption"|"alt"|null,"text","page","source","revisionId"}
+  (a .wikitext/.wiki/.txt file is one page titled after the file name, revisionId 0); of a WARC:
+  {"image","type":${WEB_CAPTION_TYPES.map((t) => `"${t}"`).join("|")},"text","page","url","recordId"}
   --config <file>    JSON config file, as for run (with the PARACAP_* environment): its extraction
                      settings (fileAliases such as "Datei", maxPageBytes, colonFileLinks,
                      unknownTemplates) and dump.namespaces / dump.skipRedirects apply

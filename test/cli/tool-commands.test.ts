@@ -1,6 +1,7 @@
 /**
  * `paracap extract` on a damaged WARC says what it skipped and where, as a run's report does; with
- * `--config` it reads a dump or page with the run's settings (a German page's `Datei:` links).
+ * `--config` it reads a dump or page with the run's settings (a German page's `Datei:` links); its
+ * --help names the keys of the lines it writes.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -68,5 +69,19 @@ describe("paracap extract --config", () => {
     const r = await runCli(["extract", page, "--config", config]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/extraction\.fileAlias/);
+  });
+});
+
+describe("paracap extract --help", () => {
+  // the usage names the fields of the lines, for a wiki page and for a WARC: the keys must be the output's
+  const documented = (usage: string) => [...usage.matchAll(/^\s*\{("image".*)\}$/gm)].map((m) => [...m[1]!.matchAll(/"(\w+)"(?=[,:]|$)/g)].map((k) => k[1]).filter((k) => !["caption", "alt", "title", "figcaption", "table", "nearby"].includes(k!)));
+  const keys = (stdout: string) => Object.keys(JSON.parse(stdout.split("\n")[0]!) as object);
+
+  it("names the keys of the lines it writes", async () => {
+    const usage = (await runCli(["extract", "--help"])).stdout;
+    const [wiki, warc] = documented(usage);
+    const page = new URL("../fixtures/data/wikitext/wtf_wikipedia/Bodmin.txt", import.meta.url).pathname;
+    expect(keys((await runCli(["extract", page])).stdout)).toEqual(wiki);
+    expect(keys((await runCli(["extract", `${EDGE}../pywb-iana.warc.gz`])).stdout)).toEqual(warc);
   });
 });
