@@ -34,8 +34,8 @@ export const MINHASH_USAGE = `paracap minhash <a.txt> [<b.txt>] [--perms m] [--t
   --bucket-cap <n>     hash buckets larger than this are not enumerated, only counted (default ${MinhashOptions.shape.bucketCap.parse(undefined)})
   --gutenberg          strip Project Gutenberg header and footer first
   --evaluation <dir>   also measure min-hash against the exact method (estimated vs exact Jaccard of
-                       every pair with J ≥ 0.1; P/R/F by threshold) into <dir>/minhash.json, which
-                       report.html of <dir> shows (paracap report <dir>)
+                       every pair with J ≥ 0.1; P/R/F by threshold) into <dir>/minhash.json; when
+                       <dir> is a run's output folder, its report.html shows it (paracap report <dir>)
   files are UTF-8, or Latin-1 when they are not valid UTF-8`;
 
 const NUMBERS = ["--perms", "--threshold", "--seed", "--bucket-cap", "--slack"];
