@@ -11,6 +11,7 @@ import { createCaptionAnalyzer } from "../caption/analyzer.ts";
 import { Counters } from "../core/counters.ts";
 import type { PageRevision, WikitextImageRef } from "../core/records.ts";
 import { readDumpPages } from "../dump/page-reader.ts";
+import { DumpError } from "../dump/errors.ts";
 import { resolveConfig } from "../core/config.ts";
 import { createScorers } from "../plugins/scorers.ts";
 import { SCORER_NAMES } from "../core/plugin-names.ts";
@@ -112,7 +113,13 @@ export async function extractCommand(argv: string[]): Promise<number> {
   }
   const counters = new Counters();
   const namespaces = values["all-namespaces"] ? "all" : config.dump.namespaces;
-  for await (const rev of readDumpPages(file, { counters, file, namespaces, skipRedirects: config.dump.skipRedirects })) emit(rev);
+  try {
+    for await (const rev of readDumpPages(file, { counters, file, namespaces, skipRedirects: config.dump.skipRedirects })) emit(rev);
+  } catch (err) {
+    // nothing read is a file that is no dump (the user's to fix, as in run); damage after pages stays a DumpError
+    if (err instanceof DumpError && counters.get(dumpCounter("pages")) === 0) throw new UserError(`no pages read from ${err.message}`);
+    throw err;
+  }
   const pages = counters.get(dumpCounter("pages"));
   const revs = counters.get(dumpCounter("revisions.emitted"));
   process.stderr.write(`paracap extract: ${pages} page${pages === 1 ? "" : "s"}, ${revs} revision${revs === 1 ? "" : "s"} read\n`);

@@ -85,3 +85,20 @@ describe("paracap extract --help", () => {
     expect(keys((await runCli(["extract", `${EDGE}../pywb-iana.warc.gz`])).stdout)).toEqual(warc);
   });
 });
+
+describe("paracap extract on a file that is no dump", () => {
+  // a user's mistake (a picture, a caption list), not damage: exit 2 as run gives, one line
+  it("an image or a caption list is one line, exit 2; a dump damaged after its first pages stays exit 1", async () => {
+    const jpg = new URL("../fixtures/data/images/jimagehash/ballon.jpg", import.meta.url).pathname;
+    const tsv = new URL("../fixtures/data/conceptual-captions/gcc-validation-lines00001-00500.tsv", import.meta.url).pathname;
+    for (const file of [jpg, tsv]) {
+      const r = await runCli(["extract", file]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/^paracap extract: no pages read from .*: malformed XML .*is this a MediaWiki XML export\?\n$/);
+    }
+    // enwik8's first 4 MB end without </mediawiki>: its pages are written, then the damage is said
+    const cut = await runCli(["extract", new URL("../../../shared/data/wikipedia/enwik8-first-4154064-bytes.xml.bz2", import.meta.url).pathname]);
+    expect(cut.code).toBe(1);
+    expect(cut.stdout).not.toBe("");
+  });
+});
