@@ -2,7 +2,7 @@
 import { existsSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./parse-args.ts";
 import { AGREEMENT_JSON, agreementText } from "../annotate/agreement-render.ts";
 import { computeAgreement, datasetOfLabels } from "../annotate/agreement.ts";
 import { UserError } from "../core/errors.ts";
@@ -17,7 +17,7 @@ export const AGREEMENT_USAGE = `paracap agreement <labels.jsonl>… [--dataset <
                    to report.html; without a dataset: agreement.json beside the first labels file)`;
 
 export async function agreementCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs("agreement", {
     args: argv,
     allowPositionals: true,
     options: { dataset: { type: "string" }, json: { type: "string" }, help: { type: "boolean", short: "h", default: false } },

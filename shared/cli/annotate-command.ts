@@ -1,6 +1,6 @@
 /** `paracap annotate`: serves the annotation page for a sample of a dataset on 127.0.0.1 until Ctrl-C. */
 import { userInfo } from "node:os";
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./parse-args.ts";
 import { startAnnotateServer } from "../annotate/annotate-server.ts";
 import { AnnotatorId, labelsFile, readLabelsFile } from "../annotate/labels.ts";
 import { samplePairs, STRATIFY, type Stratify } from "../annotate/sample-pairs.ts";
@@ -18,7 +18,7 @@ export const ANNOTATE_USAGE = `paracap annotate <out-dir | tier.jsonl> [--sample
   --port <p>          port (default: any free one)`;
 
 export async function annotateCommand(argv: string[], opts: { onListening?: (url: string) => void; signal?: AbortSignal } = {}): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs("annotate", {
     args: argv,
     allowPositionals: true,
     options: {

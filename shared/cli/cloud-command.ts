@@ -4,7 +4,7 @@ import type { Bucket } from "@google-cloud/storage";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./parse-args.ts";
 import { PART_OF_MANIFEST, UploadConfig, type UploadManifest } from "../cloud/messages.ts";
 import { runId as planRunId } from "../cloud/plan-run.ts";
 import { DEFAULT_EMULATOR_DIR, emulatorEnvPath, isAlive, readEmulatorEnv } from "../cloud/emulator-env.ts";
@@ -76,13 +76,7 @@ export async function cloudCommand(argv: string[]): Promise<number> {
   }
   if (!(sub in HELP)) throw new UserError(`unknown cloud command "${sub}" (upload, status, fetch; see 'paracap cloud --help')`);
   const help = `${HELP[sub as keyof typeof HELP]}\n\n${COMMON}`;
-  let parsed;
-  try {
-    parsed = parseArgs({ args: rest, allowPositionals: true, options: OPTIONS });
-  } catch (e) {
-    throw new UserError(`${(e as Error).message.split("\n")[0]} (see 'paracap cloud ${sub} --help')`);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandArgs(`cloud ${sub}`, { args: rest, allowPositionals: true, options: OPTIONS });
   if (values.help) {
     process.stdout.write(help + "\n");
     return 0;
@@ -107,7 +101,9 @@ export async function cloudCommand(argv: string[]): Promise<number> {
       // the planner would refuse a bad config after the upload: say it before
       if (site.config !== undefined) checkSemanticConfig(resolveConfig(site.config));
       const id = await upload(bucket, positionals, values.name, site.config);
-      process.stderr.write(`run ${id} started; follow it with: npx paracap cloud status ${id}\n`);
+      // the settings this upload was given, so that the command it suggests reaches the same emulator
+      const where = [values.emulator !== undefined ? `--emulator ${values.emulator} ` : "", values.endpoint !== undefined ? `--endpoint ${values.endpoint} ` : ""].join("");
+      process.stderr.write(`run ${id} started; follow it with: npx paracap cloud status ${where}${id}\n`);
       process.stdout.write(id + "\n");
       return 0;
     }

@@ -1,6 +1,6 @@
 /** `paracap compare <corpus…>`: the paper's Table 7 and characteristic maps for published corpora and our datasets. */
 import { readFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./parse-args.ts";
 import { ConfigError, resolveConfig } from "../core/config.ts";
 import { compareFiles, type ComparedCorpus } from "../compare/compare-corpora.ts";
 import { CorpusFormatError, readCorpus } from "../compare/corpus-formats.ts";
@@ -23,7 +23,7 @@ export const COMPARE_USAGE = `paracap compare [--json] [--all] [--scorers <list>
                      and semantic scoring, so the file is \`paracap report <dir> --reference\` input`;
 
 export async function compareCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs("compare", {
     args: argv,
     allowPositionals: true,
     options: {

@@ -9,7 +9,7 @@ import { basename, join } from "node:path";
 import { evaluateAgainstExact } from "../minhash/evaluation.ts";
 import { MinhashEvaluation, thinScatter } from "../output/minhash-chart.ts";
 import { MINHASH_JSON } from "../output/minhash-section.ts";
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./parse-args.ts";
 import { encodeCorpus } from "../minhash/corpus.ts";
 import { exactPairs, jaccard } from "../minhash/jaccard.ts";
 import { greedyOneToOne, type ScoredPair } from "../minhash/one-to-one.ts";
@@ -34,14 +34,14 @@ export const MINHASH_USAGE = `paracap minhash <a.txt> [<b.txt>] [--perms m] [--t
   --bucket-cap <n>     hash buckets larger than this are not enumerated, only counted (default ${MinhashOptions.shape.bucketCap.parse(undefined)})
   --gutenberg          strip Project Gutenberg header and footer first
   --evaluation <dir>   also measure min-hash against the exact method (estimated vs exact Jaccard of
-                       every pair with J ≥ 0.1; P/R/F by threshold) into <dir>/minhash.json, which
-                       report.html of <dir> shows (paracap report <dir>)
+                       every pair with J ≥ 0.1; P/R/F by threshold) into <dir>/minhash.json; when
+                       <dir> is a run's output folder, its report.html shows it (paracap report <dir>)
   files are UTF-8, or Latin-1 when they are not valid UTF-8`;
 
 const NUMBERS = ["--perms", "--threshold", "--seed", "--bucket-cap", "--slack"];
 
 export async function minhashCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs("minhash", {
     args: expandArgs(argv, [], NUMBERS),
     allowPositionals: true,
     options: {

@@ -3,7 +3,7 @@
  * (folders, webdataset tars, parquet) or plain image files, without a run.
  */
 import { existsSync } from "node:fs";
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./parse-args.ts";
 import { Counters } from "../core/counters.ts";
 import { filterCounter, PIXELS_SKIPPED_PREFIX } from "../core/counter-names.ts";
 import { groupNearDuplicates, type HashedItem } from "../pixels/hash-index.ts";
@@ -37,7 +37,7 @@ function checkInputs(positionals: string[], usage: string): void {
 }
 
 export async function hashCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { help: { type: "boolean", short: "h", default: false } } });
+  const { values, positionals } = parseCommandArgs("hash", { args: argv, allowPositionals: true, options: { help: { type: "boolean", short: "h", default: false } } });
   if (values.help) {
     process.stdout.write(HASH_USAGE + "\n");
     return 0;
@@ -75,7 +75,7 @@ export async function hashCommand(argv: string[]): Promise<number> {
 }
 
 export async function dedupImagesCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs("dedup-images", {
     args: argv,
     allowPositionals: true,
     options: {

@@ -1,7 +1,7 @@
 /** `paracap report <out-dir>`: (re)writes report.html, the Parquet files and the dataset card of a finished output folder. */
 import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./parse-args.ts";
 import { LocalStore } from "../io/local-store.ts";
 import { writePublication } from "../output/publish.ts";
 import { parseReferenceMaps, type ReferenceMap } from "../compare/reference-maps.ts";
@@ -16,7 +16,7 @@ export const REPORT_USAGE = `paracap report <out-dir> [--reference <summary.json
                       5×5 grid [syntactic level][semantic level] of shares or counts`;
 
 export async function reportCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs("report", {
     args: argv,
     allowPositionals: true,
     options: { reference: { type: "string", multiple: true, default: [] }, help: { type: "boolean", short: "h", default: false } },

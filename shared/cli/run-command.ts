@@ -1,5 +1,5 @@
 /** `paracap run`: the whole job on local dumps (default: the embedded real sample). */
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, realpathSync, statSync } from "node:fs";
 import { CARD_MARKER } from "../output/dataset-card.ts";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
@@ -7,6 +7,8 @@ import { resolveConfig, TierName } from "../core/config.ts";
 import { configFromEnv } from "../core/env-layer.ts";
 import { REPO_ROOT } from "../core/repo-root.ts";
 import { looksLikeHistoryByContent } from "../dump/history-sniff.ts";
+import { isExternalFormat, requireDecoder } from "../dump/external-decoders.ts";
+import { MAGIC_BYTES, sniffFormat } from "../dump/magic.ts";
 import { applyInputSettings } from "../sources/input-settings.ts";
 import { looksLikeHistory, sourceOfInput, type LocalInput } from "../runner/local-shards.ts";
 import { boundHeapGrowth } from "../runner/heap-growth.ts";
@@ -51,6 +53,22 @@ function isFile(path: string): boolean {
     return statSync(path).isFile();
   } catch {
     return false;
+  }
+}
+
+/** A dump compressed for a program this machine lacks is named before any work, not from its shard mid-run. */
+function requireDecoders(paths: readonly string[]): void {
+  for (const path of paths) {
+    if (!isFile(path)) continue;
+    const fd = openSync(path, "r");
+    const head = Buffer.alloc(MAGIC_BYTES);
+    try {
+      readSync(fd, head, 0, MAGIC_BYTES, 0);
+    } finally {
+      closeSync(fd);
+    }
+    const format = sniffFormat(head);
+    if (typeof format === "object" && isExternalFormat(format.unsupported)) requireDecoder(format.unsupported, path);
   }
 }
 
@@ -99,6 +117,7 @@ export async function runCommand(argv: string[], launch: CliLaunch = {}): Promis
   // a scoring mistake is said now, not after the extraction
   checkSemanticConfig(config);
 
+  requireDecoders([...(values.input ?? []), ...(values.history ?? [])]);
   const detected: string[] = [];
   const kindOf = async (path: string): Promise<LocalInput["kind"]> => {
     if (looksLikeHistory(path)) return "history";

@@ -2,7 +2,7 @@
  * The options of `paracap run` as node:util parseArgs reads them, apart from the command so that the
  * launcher can read a run's inputs (node-flags.ts launchFlags) without loading it.
  */
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./parse-args.ts";
 import { expandArgs } from "./argv.ts";
 
 const RUN_OPTIONS = {
@@ -21,9 +21,9 @@ const RUN_OPTIONS = {
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
-/** `paracap run`'s arguments (after the command) parsed; throws parseArgs' errors (ERR_PARSE_ARGS_*) on a mistyped option. */
+/** `paracap run`'s arguments (after the command) parsed; throws a UserError on a mistyped option. */
 export function parseRunArgs(argv: readonly string[]) {
-  return parseArgs({
+  return parseCommandArgs("run", {
     args: expandArgs(argv, ["--input", "--history", "--images"], ["--partitions", "--workers"]),
     options: RUN_OPTIONS,
     strict: true,

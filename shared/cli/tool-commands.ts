@@ -6,11 +6,12 @@ import { dropsTemplateImages } from "../web/html/template-images.ts";
 import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./parse-args.ts";
 import { createCaptionAnalyzer } from "../caption/analyzer.ts";
 import { Counters } from "../core/counters.ts";
 import type { PageRevision, WikitextImageRef } from "../core/records.ts";
 import { readDumpPages } from "../dump/page-reader.ts";
+import { DumpError } from "../dump/errors.ts";
 import { resolveConfig } from "../core/config.ts";
 import { createScorers } from "../plugins/scorers.ts";
 import { SCORER_NAMES } from "../core/plugin-names.ts";
@@ -23,6 +24,7 @@ import { UserError } from "../core/errors.ts";
 import { mapLineBatches, mapLines } from "./lines.ts";
 import { dumpCounter, WARC_DAMAGE_SAMPLE, warcCounter } from "../core/counter-names.ts";
 import { warcCaptionLines } from "../sources/warc/warc-extract-lines.ts";
+import { WEB_CAPTION_TYPES } from "../web/html/extract-captions.ts";
 import { warcSource } from "../sources/warc/warc-source.ts";
 import { openSync, readSync, closeSync } from "node:fs";
 
@@ -39,8 +41,9 @@ function isWarcFile(file: string): boolean {
 
 export const EXTRACT_USAGE = `paracap extract <file.xml[.bz2|.gz]|file.wikitext|file.warc[.gz]> [--all-namespaces] [--config <file>]
   image references as JSONL, one line per reference and caption type:
-  {"image","type":"caption"|"alt"|null,"text","page","source","revision"}
-  (a .wikitext/.wiki/.txt file is one page titled after the file name)
+  {"image","type":"caption"|"alt"|null,"text","page","source","revisionId"}
+  (a .wikitext/.wiki/.txt file is one page titled after the file name, revisionId 0); of a WARC:
+  {"image","type":${WEB_CAPTION_TYPES.map((t) => `"${t}"`).join("|")},"text","page","url","recordId"}
   --config <file>    JSON config file, as for run (with the PARACAP_* environment): its extraction
                      settings (fileAliases such as "Datei", maxPageBytes, colonFileLinks,
                      unknownTemplates) and dump.namespaces / dump.skipRedirects apply
@@ -73,7 +76,7 @@ export function referenceLines(ref: WikitextImageRef, page: string): object[] {
 }
 
 export async function extractCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs("extract", {
     args: argv,
     allowPositionals: true,
     options: { "all-namespaces": { type: "boolean", default: false }, config: { type: "string" }, help: { type: "boolean", short: "h", default: false } },
@@ -110,7 +113,13 @@ export async function extractCommand(argv: string[]): Promise<number> {
   }
   const counters = new Counters();
   const namespaces = values["all-namespaces"] ? "all" : config.dump.namespaces;
-  for await (const rev of readDumpPages(file, { counters, file, namespaces, skipRedirects: config.dump.skipRedirects })) emit(rev);
+  try {
+    for await (const rev of readDumpPages(file, { counters, file, namespaces, skipRedirects: config.dump.skipRedirects })) emit(rev);
+  } catch (err) {
+    // nothing read is a file that is no dump (the user's to fix, as in run); damage after pages stays a DumpError
+    if (err instanceof DumpError && counters.get(dumpCounter("pages")) === 0) throw new UserError(`no pages read from ${err.message}`);
+    throw err;
+  }
   const pages = counters.get(dumpCounter("pages"));
   const revs = counters.get(dumpCounter("revisions.emitted"));
   process.stderr.write(`paracap extract: ${pages} page${pages === 1 ? "" : "s"}, ${revs} revision${revs === 1 ? "" : "s"} read\n`);
@@ -118,7 +127,7 @@ export async function extractCommand(argv: string[]): Promise<number> {
 }
 
 export async function featuresCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { classifier: { type: "string", default: "improved" }, help: { type: "boolean", short: "h", default: false } } });
+  const { values } = parseCommandArgs("features", { args: argv, options: { classifier: { type: "string", default: "improved" }, help: { type: "boolean", short: "h", default: false } } });
   if (values.help) return usage(FEATURES_USAGE);
   if (values.classifier !== "improved" && values.classifier !== "paper") throw new UserError(`--classifier is improved or paper, got "${values.classifier}"`);
   const analyzer = createCaptionAnalyzer({ classifier: values.classifier });
@@ -157,7 +166,7 @@ export function readPairLine(line: string, n: number, maxChars = Infinity): { pa
 const SCORE_BATCH = 64;
 
 export async function scoreCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseCommandArgs("score", {
     args: argv,
     options: {
       model: { type: "string" },

@@ -48,6 +48,14 @@ export function findDecoder(format: ExternalFormat, path = process.env.PATH ?? "
   return findSystemBzip2(path, PROGRAMS[format].names);
 }
 
+/** The program that decodes `format` here; throws the MissingDecoderError naming what to install for `file`. */
+export function requireDecoder(format: ExternalFormat, file: string, path?: string): string {
+  const bin = findDecoder(format, path);
+  if (bin !== null) return bin;
+  const program = PROGRAMS[format];
+  throw new MissingDecoderError(`${file}: ${format}-compressed input needs ${program.names.join(", ")} on PATH (install ${program.install}), or recompress it with bzip2`);
+}
+
 export interface ExternalDecodeOptions {
   /** names the input in messages */
   file: string;
@@ -61,10 +69,7 @@ export interface ExternalDecodeOptions {
 /** The decoded bytes of `source` (a whole file in `format`); damage fails the stream with a DumpError after the good bytes. */
 export async function* externalDecode(format: ExternalFormat, source: AsyncIterable<Buffer>, opts: ExternalDecodeOptions): AsyncGenerator<Buffer> {
   const program = PROGRAMS[format];
-  const bin = findDecoder(format, opts.searchPath);
-  if (bin === null) {
-    throw new MissingDecoderError(`${opts.file}: ${format}-compressed input needs ${program.names.join(", ")} on PATH (install ${program.install}), or recompress it with bzip2`);
-  }
+  const bin = requireDecoder(format, opts.file, opts.searchPath);
   if (!program.needsFile) return yield* programOutput(source, bin, program.args, { file: opts.file, format, onDecoded: opts.onDecoded });
   if (opts.localPath !== undefined) {
     await drain(source);

@@ -197,7 +197,7 @@ describe.concurrent("paracap run and general usage", () => {
   });
 
   it("reports bad options and values as user errors", async () => {
-    expectUserError(await cli(["run", "--bogus"]), /^paracap run: Unknown option '--bogus'/);
+    expectUserError(await cli(["run", "--bogus"]), /^paracap run: unknown option --bogus; 'paracap run --help' lists the options\n$/);
     expectUserError(await cli(["run", "--tiers", "platinum"]), /^paracap run: unknown tier "platinum" \(tiers: gold, silver, bronze\)\n$/);
     expectUserError(await cli(["run", "--workers", "0"]), /^paracap run: --workers needs a positive whole number, got "0"\n$/);
     expectUserError(await runCli(["run", "--workers", "2"], { env: { PARACAP_THREADS: "many" } }), /^paracap run: PARACAP_THREADS must be auto or always, got "many"\n$/);

@@ -1,6 +1,7 @@
 /**
  * `paracap extract` on a damaged WARC says what it skipped and where, as a run's report does; with
- * `--config` it reads a dump or page with the run's settings (a German page's `Datei:` links).
+ * `--config` it reads a dump or page with the run's settings (a German page's `Datei:` links); its
+ * --help names the keys of the lines it writes.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -68,5 +69,36 @@ describe("paracap extract --config", () => {
     const r = await runCli(["extract", page, "--config", config]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/extraction\.fileAlias/);
+  });
+});
+
+describe("paracap extract --help", () => {
+  // the usage names the fields of the lines, for a wiki page and for a WARC: the keys must be the output's
+  const documented = (usage: string) => [...usage.matchAll(/^\s*\{("image".*)\}$/gm)].map((m) => [...m[1]!.matchAll(/"(\w+)"(?=[,:]|$)/g)].map((k) => k[1]).filter((k) => !["caption", "alt", "title", "figcaption", "table", "nearby"].includes(k!)));
+  const keys = (stdout: string) => Object.keys(JSON.parse(stdout.split("\n")[0]!) as object);
+
+  it("names the keys of the lines it writes", async () => {
+    const usage = (await runCli(["extract", "--help"])).stdout;
+    const [wiki, warc] = documented(usage);
+    const page = new URL("../fixtures/data/wikitext/wtf_wikipedia/Bodmin.txt", import.meta.url).pathname;
+    expect(keys((await runCli(["extract", page])).stdout)).toEqual(wiki);
+    expect(keys((await runCli(["extract", `${EDGE}../pywb-iana.warc.gz`])).stdout)).toEqual(warc);
+  });
+});
+
+describe("paracap extract on a file that is no dump", () => {
+  // a user's mistake (a picture, a caption list), not damage: exit 2 as run gives, one line
+  it("an image or a caption list is one line, exit 2; a dump damaged after its first pages stays exit 1", async () => {
+    const jpg = new URL("../fixtures/data/images/jimagehash/ballon.jpg", import.meta.url).pathname;
+    const tsv = new URL("../fixtures/data/conceptual-captions/gcc-validation-lines00001-00500.tsv", import.meta.url).pathname;
+    for (const file of [jpg, tsv]) {
+      const r = await runCli(["extract", file]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/^paracap extract: no pages read from .*: malformed XML .*is this a MediaWiki XML export\?\n$/);
+    }
+    // enwik8's first 4 MB end without </mediawiki>: its pages are written, then the damage is said
+    const cut = await runCli(["extract", new URL("../../../shared/data/wikipedia/enwik8-first-4154064-bytes.xml.bz2", import.meta.url).pathname]);
+    expect(cut.code).toBe(1);
+    expect(cut.stdout).not.toBe("");
   });
 });

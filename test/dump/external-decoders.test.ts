@@ -5,7 +5,7 @@
  * and a run over the 7z publishes what the run over the bz2 does.
  */
 import { execFileSync } from "node:child_process";
-import { copyFileSync, createReadStream, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, createReadStream, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DumpError } from "../../shared/dump/errors.ts";
@@ -83,14 +83,17 @@ describe("external decoders", () => {
     expect((err as Error).message).toMatch(/^x\.7z: 7z-compressed input needs 7zz, 7z, 7za, 7zr on PATH \(install 7zip/);
   });
 
-  it.runIf(have["7z"] !== null)("paracap run says so in one line, exit 2, where no 7z program is on PATH", async () => {
+  it.runIf(have["7z"] !== null)("paracap run says so in one line, exit 2, before any work, where no 7z program is on PATH", async () => {
     // a PATH holding node alone
     const bin = join(tempDir(), "bin");
     mkdirSync(bin);
     symlinkSync(process.execPath, join(bin, "node"));
-    const r = await runCli(["run", "--quiet", "--history", archive("7z"), "--out", join(tempDir(), "out")], { env: { PATH: bin } });
+    const out = join(tempDir(), "out");
+    // with progress on: no phase started, so no progress line before the message, and no run in --out
+    const r = await runCli(["run", "--history", archive("7z"), "--out", out], { env: { PATH: bin } });
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^paracap run: .*\.7z: 7z-compressed input needs .* on PATH/)]);
+    expect(existsSync(join(out, ".work", "manifest.json"))).toBe(false);
   });
 
   it.runIf(have["7z"] !== null)("a run over the 7z history publishes the datasets the run over the bz2 does", async () => {

@@ -31,7 +31,7 @@ export function pickColumns(names: readonly string[], noun = "columns"): { url: 
   const url = find(URL_COLUMN_NAMES);
   const caption = find(CAPTION_COLUMN_NAMES);
   if (url >= 0 && caption >= 0 && url !== caption) return { url, caption };
-  const missing = [url < 0 ? `an image URL column (${URL_COLUMN_NAMES.join(", ")})` : null, caption < 0 ? `a caption column (${CAPTION_COLUMN_NAMES.join(", ")})` : null].filter((x) => x !== null);
+  const missing = [url < 0 ? `image URL column (${URL_COLUMN_NAMES.join(", ")})` : null, caption < 0 ? `caption column (${CAPTION_COLUMN_NAMES.join(", ")})` : null].filter((x) => x !== null);
   return { error: `${noun} ${JSON.stringify(names.slice(0, 40))}${names.length > 40 ? ` (and ${names.length - 40} more)` : ""} name no ${missing.join(" and no ")} (names compared ignoring case)` };
 }
 

@@ -180,10 +180,10 @@ describe("caption lists that cannot be read as they are", () => {
 
   it("columns no name identifies are a one-line error naming the columns found and the names accepted", async () => {
     const body = records.slice(0, 20).map((r) => `7\t${r.url}\t${r.caption}\n`).join("");
-    expect(await refused("coyo-like.tsv", `id\tlink\tcaption\n${body}`)).toMatch(/columns \["id","link","caption"\] name no an image URL column \(url, image_url.*\)/);
+    expect(await refused("coyo-like.tsv", `id\tlink\tcaption\n${body}`)).toMatch(/columns \["id","link","caption"\] name no image URL column \(url, image_url.*\)/);
     expect(await refused("no-header.tsv", body)).toMatch(/3 fields .* no header row names the columns/);
-    expect(await refused("keys.jsonl", records.slice(0, 5).map((r) => JSON.stringify({ link: r.url, caption: r.caption })).join("\n"))).toMatch(/the JSON keys \["link","caption"\] name no an image URL column/);
-    expect(await refused("cols.parquet", parquet({ link: records.map((r) => r.url), alt_caption: records.map((r) => r.caption) }))).toMatch(/the parquet columns \["link","alt_caption"\] name no an image URL column .* and no a caption column/);
+    expect(await refused("keys.jsonl", records.slice(0, 5).map((r) => JSON.stringify({ link: r.url, caption: r.caption })).join("\n"))).toMatch(/the JSON keys \["link","caption"\] name no image URL column/);
+    expect(await refused("cols.parquet", parquet({ link: records.map((r) => r.url), alt_caption: records.map((r) => r.caption) }))).toMatch(/the parquet columns \["link","alt_caption"\] name no image URL column .* and no caption column/);
     expect(await refused("cols.csv", `link,caption\n${records[0]!.url},x\n`)).toMatch(/header row's columns \["link","caption"\]/);
     // no http(s) URL in either column and no header: nothing to tell the order by
     expect(await refused("bare.tsv", records.slice(0, 9).map((r) => `${r.caption}\t${r.url.replace(/^https?:\/\//, "")}\n`).join(""))).toMatch(/no field of its first 9 two-field lines is an http\(s\) URL/);
