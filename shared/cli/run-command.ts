@@ -99,6 +99,9 @@ export async function runCommand(argv: string[], launch: CliLaunch = {}): Promis
   const flags: Record<string, unknown> = {};
   if (values.tiers !== undefined && values.tiers.trim() === "") throw new UserError(`--tiers needs at least one tier (gold, silver, bronze)`);
   if (values.out !== undefined && values.out.trim() === "") throw new UserError(`--out needs a folder name`);
+  if (values.out !== undefined && outIsFile(values.out)) {
+    throw new UserError(`--out ${values.out} is a file, not a folder: name a folder for the run's outputs (it is made if missing)`);
+  }
   if (values.tiers) {
     const tiers = values.tiers.split(",").map((s) => s.trim());
     for (const t of tiers) if (!TierName.safeParse(t).success) throw new UserError(`unknown tier "${t}" (tiers: gold, silver, bronze)`);
@@ -250,4 +253,13 @@ function positiveInt(v: string, flag: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1) throw new UserError(`${flag} needs a positive whole number, got "${v}"`);
   return n;
+}
+
+/** --out names an existing file (a missing folder is made; other trouble is reported where the run opens it). */
+function outIsFile(out: string): boolean {
+  try {
+    return !statSync(out).isDirectory();
+  } catch {
+    return false;
+  }
 }

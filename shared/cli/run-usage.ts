@@ -6,8 +6,10 @@ export const RUN_USAGE = `paracap run [--input <dump>…] [--history <dump>…] 
                      caption list (.tsv: caption<TAB>URL or URL<TAB>caption, or a header
                      naming the columns; .csv with a header; .jsonl; .parquet caption
                      metadata such as LAION's URL/TEXT; .tsv.gz, .csv.gz, .jsonl.gz read
-                     whole), web crawl (.warc, .warc.gz) or a
-                     crawl's paths list (warc.paths.gz: each line a WARC read over HTTP(S));
+                     whole), web crawl (.warc, .warc.gz), a
+                     crawl's paths list (warc.paths.gz: each line a WARC read over HTTP(S))
+                     or an img2dataset output (webdataset .tar, files folder: images with
+                     their captions, identity from pixels);
                      a file whose name contains "history" is read as full history
   --history <dump>   full-history dump (feeds the bronze tier)
   --images <dir|tar> img2dataset output holding the images of the inputs' URLs, or a plain

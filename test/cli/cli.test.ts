@@ -213,13 +213,14 @@ describe.concurrent("paracap run and general usage", () => {
     const fs = await import("node:fs/promises");
     await fs.writeFile(file, "x");
     await fs.writeFile(typo, JSON.stringify({ captions: { minWord: 10 } }));
-    const [tiers, out, partitions, twice, notDir, key] = await Promise.all([
+    const [tiers, out, partitions, twice, notDir, isFile, key] = await Promise.all([
       cli(["run", "--tiers", ""]),
       cli(["run", "--out", ""]),
       cli(["run", "--partitions", "-1"]),
       // the same file spelt another way: through the temporary folder and back up, unnormalised
       cli(["run", "--input", SAMPLE_HISTORY, `${dir}/../${basename(dir)}/${relative(dir, SAMPLE_HISTORY)}`]),
       cli(["run", "--out", join(file, "sub")]),
+      cli(["run", "--out", file]),
       cli(["run", "--config", typo, "--out", join(dir, "out")]),
     ]);
     expectUserError(tiers, /^paracap run: --tiers needs at least one tier/);
@@ -227,6 +228,7 @@ describe.concurrent("paracap run and general usage", () => {
     expectUserError(partitions, /^paracap run: --partitions needs a positive whole number, got "-1"/);
     expectUserError(twice, /is the same file as .*: give each input once/);
     expectUserError(notDir, /a path component is not a directory \(ENOTDIR\)/);
+    expectUserError(isFile, /^paracap run: --out .* is a file, not a folder: name a folder/);
     expect(key.code).toBe(2);
     expect(key.stderr).toMatch(/captions\.minWord: unknown key \(did you mean "captions\.minWords"\?\)/);
   });
