@@ -28,11 +28,12 @@ $PARACAP_INPUT_BUCKET, $PARACAP_WORK_BUCKET, $PARACAP_OUTPUT_BUCKET (see 'pulumi
 and --endpoint <url> (or $STORAGE_EMULATOR_HOST) talks to another Cloud Storage emulator.`;
 
 const HELP = {
-  upload: `paracap cloud upload <dump>… [--name <run name>] [--config <file>] [--bucket <input bucket>]
+  upload: `paracap cloud upload <dump>… [--history <dump>]… [--name <run name>] [--config <file>] [--bucket <input bucket>]
 
 One dump starts one run (a multistream dump's index is uploaded first, found next to it as
-<name>-index.txt.bz2). Several dumps (e.g. current + history), or --config, make one run through an
-uploaded <name>.manifest.json. Each file is checked first (name and first bytes, as the plan
+<name>-index.txt.bz2). Several dumps (e.g. current + history), --config or --history make one run
+through an uploaded <name>.manifest.json. A dump is read as full history when its name contains
+"history" or it is given with --history (as for 'paracap run'). Each file is checked first (name and first bytes, as the plan
 function reads them); nothing is uploaded if one is not an input a source reads. Prints the run id on stdout.`,
   status: `paracap cloud status <run-id> [--json] [--work-bucket <b>] [--output-bucket <b>]
 
@@ -46,7 +47,7 @@ Downloads a finished run's outputs (gold/silver/bronze.jsonl.gz and .parquet, st
 config.json, _SUCCESS) into <dir>. Object names that would land outside <dir> are refused.`,
 };
 
-const USAGE = `paracap cloud upload <dump>… [--name <run name>] [--config <file>]
+const USAGE = `paracap cloud upload <dump>… [--history <dump>]… [--name <run name>] [--config <file>]
 paracap cloud status <run-id> [--json]
 paracap cloud fetch <run-id> <dir>
 ('paracap cloud <command> --help' for each)
@@ -64,6 +65,7 @@ const OPTIONS = {
   project: { type: "string" },
   name: { type: "string" },
   config: { type: "string" },
+  history: { type: "string", multiple: true },
   json: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false },
 } as const;
@@ -93,14 +95,16 @@ export async function cloudCommand(argv: string[]): Promise<number> {
   const usage = () => new UserError(`${help.split("\n")[0]} (see 'paracap cloud ${sub} --help')`);
   switch (sub) {
     case "upload": {
-      if (positionals.length === 0) throw usage();
+      const history = values.history ?? [];
+      const paths = [...positionals, ...history];
+      if (paths.length === 0) throw usage();
       const bucket = storage.bucket(need(values.bucket, "PARACAP_INPUT_BUCKET", "--bucket"));
       // a non-English dump's file namespace and image options, from its <siteinfo>, go in the run's config (as run sets them)
-      const site = await withInputSettings(BUILTIN_SOURCES, values.config ? await readConfigFile(values.config) : undefined, positionals);
+      const site = await withInputSettings(BUILTIN_SOURCES, values.config ? await readConfigFile(values.config) : undefined, paths);
       for (const line of site.notes) process.stderr.write(`paracap cloud upload: ${line}\n`);
       // the planner would refuse a bad config after the upload: say it before
       if (site.config !== undefined) checkSemanticConfig(resolveConfig(site.config));
-      const id = await upload(bucket, positionals, values.name, site.config);
+      const id = await upload(bucket, paths, values.name, site.config, new Set(history));
       // the settings this upload was given, so that the command it suggests reaches the same emulator
       const where = [values.emulator !== undefined ? `--emulator ${values.emulator} ` : "", values.endpoint !== undefined ? `--endpoint ${values.endpoint} ` : ""].join("");
       process.stderr.write(`run ${id} started; follow it with: npx paracap cloud status ${where}${id}\n`);
@@ -225,7 +229,7 @@ function liveEmulator(dir: string, required: boolean) {
  * Uploads the dumps and returns the run id the planner will give the run. A multistream dump's
  * index goes first: the planner starts a run on the dump's upload (or the manifest's).
  */
-async function upload(bucket: Bucket, paths: string[], name: string | undefined, config: Record<string, unknown> | undefined): Promise<string> {
+async function upload(bucket: Bucket, paths: string[], name: string | undefined, config: Record<string, unknown> | undefined, history: ReadonlySet<string> = new Set()): Promise<string> {
   const objects = new Map<string, string>();
   if (name !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name)) {
     throw new UserError(`--name must start with a letter or digit and hold only letters, digits, ".", "_" and "-" (at most 100), got ${JSON.stringify(name)}`);
@@ -256,7 +260,8 @@ async function upload(bucket: Bucket, paths: string[], name: string | undefined,
     return String((meta as { generation?: string | number }).generation);
   };
 
-  if (paths.length === 1 && config === undefined) {
+  // a lone upload's kind is its name's: a dump given as history goes through a manifest, which says so
+  if (paths.length === 1 && config === undefined && history.size === 0) {
     const [path] = paths as [string];
     for (const companion of companionsOf(path)) await put(companion);
     return planRunId(basename(path), await put(path));
@@ -270,7 +275,7 @@ async function upload(bucket: Bucket, paths: string[], name: string | undefined,
     await put(path, hold);
   }
   const manifest: UploadManifest = {
-    shards: [...objects.keys()].map((object) => ({ object, kind: looksLikeHistory(object) ? "history" : "current" })),
+    shards: [...objects].map(([object, path]) => ({ object, kind: history.has(path) || looksLikeHistory(object) ? "history" : "current" })),
     ...(config ? { config } : {}),
   };
   process.stderr.write(`uploading run manifest → gs://${bucket.name}/${manifestName}\n`);

@@ -8,7 +8,7 @@
  */
 import type { Bucket } from "@google-cloud/storage";
 import { z } from "zod";
-import { resolveConfig, type ParacapConfig } from "../core/config.ts";
+import { resolveConfig, type ParacapConfig, type ParacapConfigInput } from "../core/config.ts";
 import { layerFromEnv } from "../core/env-layer.ts";
 import { applyModelFlag } from "../semantic/model-flag.ts";
 import { stableId } from "../core/hash.ts";
@@ -65,11 +65,18 @@ export function gcsRunStores(work: Bucket, output: Bucket): Pick<CloudDeps, "wor
 
 /** The deployment's config: the environment layer (parsed with the env), as `paracap run` reads it. */
 export function baseConfig(env: CloudEnv): ParacapConfig {
-  const config = resolveConfig(layerFromEnv(env), { dump: { decoder: "auto" } });
+  return resolveConfig(deploymentLayer(env));
+}
+
+/** The deployment's config layer, unresolved: what an upload's config is resolved on (planRun). */
+export function deploymentLayer(env: CloudEnv): ParacapConfigInput {
+  const layer = { ...layerFromEnv(env), dump: { decoder: "auto" as const } };
+  if (!env.PARACAP_MODEL) return layer;
   // A deployment's model (a directory in the deployed source, or a hub id fetched at cold start) means
-  // its scorers, unless a run's manifest names scorers.
-  if (env.PARACAP_MODEL) applyModelFlag(config, env.PARACAP_MODEL);
-  return config;
+  // its scorers, unless a run's manifest names scorers: the model flag's choices become keys of the layer.
+  const config = resolveConfig(layer);
+  applyModelFlag(config, env.PARACAP_MODEL);
+  return { ...layer, scoring: { scorers: config.scoring.scorers, transformer: { model: config.scoring.transformer.model } } };
 }
 
 async function loadManifest(work: BlobStore, runId: string): Promise<RunManifest> {
@@ -112,7 +119,7 @@ export async function planStage(event: StorageObjectEvent, deps: CloudDeps, serv
   const record = (outcome: PlanOutcome) => deps.workStore(id).writeText(PLAN_OUTCOME, JSON.stringify(outcome) + "\n");
   let result;
   try {
-    result = await planRun(event, baseConfig(deps.env), deps.inputBucket, deps.env.PARACAP_SHARD_BYTES, served, deps.sources ?? BUILTIN_SOURCES);
+    result = await planRun(event, deploymentLayer(deps.env), deps.inputBucket, deps.env.PARACAP_SHARD_BYTES, served, deps.sources ?? BUILTIN_SOURCES);
   } catch (e) {
     if (e instanceof PlanError || e instanceof DumpError) {
       await record({ status: "failed", reason: e.message });

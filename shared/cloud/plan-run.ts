@@ -7,7 +7,7 @@
  * anything else, are ignored (and the result says why). The run's pipeline is the one of the served
  * pipelines its config needs (a pixel pivot: the pixel pipeline); the manifest's phase fingerprints are its.
  */
-import { resolveConfig, type ParacapConfig } from "../core/config.ts";
+import { resolveConfig, type ParacapConfig, type ParacapConfigInput } from "../core/config.ts";
 import { checkSemanticConfig } from "../semantic/semantic-score.ts";
 import { stableId } from "../core/hash.ts";
 import { DumpError } from "../dump/errors.ts";
@@ -45,7 +45,13 @@ export type ObjectVersion = z.infer<typeof ObjectVersion>;
 /** A planned run, and the object generations its shards read (object name → version). */
 export type PlanResult = { manifest: RunManifest; inputs: Record<string, ObjectVersion> } | { ignored: string };
 
-export async function planRun(event: StorageObjectEvent, baseConfig: ParacapConfig, input: InputBucket, shardBytes: number, served: ServedPipelines = BUILTIN_PIPELINES, sources: SourceRegistry = BUILTIN_SOURCES): Promise<PlanResult> {
+/**
+ * `deployment` is the deployment's config layer, not resolved: an upload's config is resolved on top
+ * of it, so an upload's preset fills what the deployment did not set (as a config file's preset does
+ * for `paracap run`) instead of losing to the default preset's values already filled in.
+ */
+export async function planRun(event: StorageObjectEvent, deployment: ParacapConfigInput, input: InputBucket, shardBytes: number, served: ServedPipelines = BUILTIN_PIPELINES, sources: SourceRegistry = BUILTIN_SOURCES): Promise<PlanResult> {
+  const baseConfig = resolveConfig(deployment);
   const name = event.name;
   const owner = event.metadata?.[PART_OF_MANIFEST];
   if (owner) return { ignored: `${name} is part of ${owner}; that manifest's upload starts the run` };
@@ -97,7 +103,7 @@ export async function planRun(event: StorageObjectEvent, baseConfig: ParacapConf
     if (!parsed.success) throw new PlanError(`${name}: not a valid paracap manifest: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
     let config: ParacapConfig;
     try {
-      config = resolveConfig(baseConfig, parsed.data.config ?? {});
+      config = resolveConfig(deployment, parsed.data.config ?? {});
       checkSemanticConfig(config);
     } catch (e) {
       throw new PlanError(`${name}: ${e instanceof Error ? e.message : String(e)}`);

@@ -10,7 +10,10 @@ import { gzipSync } from "node:zlib";
 import { Storage, type Bucket } from "@google-cloud/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGcsServer, type GcsServer } from "../../scripts/emulators/gcs-server.ts";
-import { resolveConfig } from "../../shared/core/config.ts";
+import { resolveConfig, type ParacapConfig } from "../../shared/core/config.ts";
+import { gcsRunStores, planStage, type CloudDeps } from "../../shared/cloud/cloud-stages.ts";
+import { readCloudEnv } from "../../shared/cloud/env.ts";
+import { RunManifest } from "../../shared/tasks/manifest.ts";
 import { Counters } from "../../shared/core/counters.ts";
 import { gcsInputBucket } from "../../shared/cloud/input-bucket.ts";
 import { PART_OF_MANIFEST, StorageObjectEvent } from "../../shared/cloud/messages.ts";
@@ -25,11 +28,12 @@ import { parquetWriteBuffer } from "hyparquet-writer";
 import { writeMultistream } from "../../shared/dump/multistream.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
 import { planLocalShards } from "../../shared/runner/local-shards.ts";
-import type { RunManifest } from "../../shared/tasks/manifest.ts";
 import { SAMPLE_CURRENT, SAMPLE_HISTORY } from "./helpers.ts";
 
 const SHARD_BYTES = 300_000;
-const base = resolveConfig({ partitions: 4 });
+/** the deployment's config layer (planRun resolves an upload's config on it) and its resolved config */
+const deployment = { partitions: 4 };
+const base = resolveConfig(deployment);
 let gcs: GcsServer;
 let bucket: Bucket;
 let dir: string;
@@ -37,7 +41,7 @@ const MS = "enwiki-20160113-pages-articles-multistream.xml.bz2";
 const MS_INDEX = "enwiki-20160113-pages-articles-multistream-index.txt.bz2";
 
 beforeAll(async () => {
-  gcs = await startGcsServer({ buckets: ["input"] });
+  gcs = await startGcsServer({ buckets: ["input", "work"] });
   bucket = new Storage({ apiEndpoint: gcs.url, projectId: "test" }).bucket("input");
   dir = mkdtempSync(join(tmpdir(), "paracap-plan-"));
   await writeMultistream(SAMPLE_CURRENT, join(dir, MS), { pagesPerStream: 20 });
@@ -58,7 +62,7 @@ async function event(name: string): Promise<StorageObjectEvent> {
   return StorageObjectEvent.parse(meta);
 }
 
-const plan = (ev: StorageObjectEvent, config = base) => planRun(ev, config, gcsInputBucket(bucket), SHARD_BYTES);
+const plan = (ev: StorageObjectEvent) => planRun(ev, deployment, gcsInputBucket(bucket), SHARD_BYTES);
 
 function manifestOf(r: PlanResult): RunManifest {
   if ("ignored" in r) throw new Error(`ignored: ${r.ignored}`);
@@ -152,6 +156,26 @@ describe("planRun", () => {
     // Same numbering as the local runner given the same files in the same order.
     const local = await planLocalShards([{ path: join(dir, MS), kind: "current" }, { path: SAMPLE_HISTORY, kind: "history" }], SHARD_BYTES);
     expect(ms.map((s) => s.id)).toEqual(local.slice(0, ms.length).map((s) => s.id));
+  });
+
+  it("an upload's preset sets what the deployment left to the default preset, as a config file's preset does for `paracap run`", async () => {
+    const manifest = JSON.stringify({ shards: [{ object: "preset/enwiki-sample.xml.bz2" }], config: { preset: "paper" } });
+    await put("preset/enwiki-sample.xml.bz2", readFileSync(SAMPLE_CURRENT), { [PART_OF_MANIFEST]: "paper.manifest.json" });
+    // the plan function as deployed: its config from the environment (cloud-stages.ts)
+    const planned = async (name: string, vars: Record<string, string>): Promise<ParacapConfig> => {
+      const env = readCloudEnv({ PARACAP_INPUT_BUCKET: "input", PARACAP_WORK_BUCKET: "work", PARACAP_OUTPUT_BUCKET: "work", ...vars });
+      const work = bucket.storage.bucket("work");
+      const deps: CloudDeps = { env, input: bucket, inputBucket: gcsInputBucket(bucket), ...gcsRunStores(work, work), publish: async () => {}, log: () => {} };
+      const id = await planStage(await put(name, manifest), deps);
+      return RunManifest.parse(JSON.parse((await work.file(`runs/${id}/manifest.json`).download())[0].toString())).config;
+    };
+    // what `paracap run --config` resolves from the same layers (its tiers cut to what a current dump feeds)
+    const paper = await planned("paper.manifest.json", { PARACAP_PARTITIONS: "4" });
+    expect(paper).toEqual({ ...resolveConfig({ preset: "paper" }, { partitions: 4, dump: { decoder: "auto" } }), tiers: ["gold", "silver"] });
+    expect([paper.captions.classifier, paper.images.skipAudio, paper.extraction.unknownTemplates]).toEqual(["paper", false, "delete"]);
+    // a setting the deployment makes itself stays, as the environment's does over a config file's preset
+    const classifier = await planned("paper-improved.manifest.json", { PARACAP_CLASSIFIER: "improved" });
+    expect([classifier.captions.classifier, classifier.images.skipAudio]).toEqual(["improved", false]);
   });
 
   it("a broken manifest is a PlanError (not retried forever)", async () => {
@@ -300,7 +324,7 @@ describe("planRun", () => {
     };
     const expected = cc.map(([c, u]) => `${u} ${c}`);
     for (const [name, data] of Object.entries(lists)) {
-      const r = await planRun(await put(name, data), base, gcsInputBucket(bucket), 20_000);
+      const r = await planRun(await put(name, data), deployment, gcsInputBucket(bucket), 20_000);
       if ("ignored" in r) throw new Error(`${name} ignored: ${r.ignored}`);
       const m = r.manifest;
       expect(new Set(m.shards.map((s) => s.source)), name).toEqual(new Set(["caption-tsv"]));
@@ -312,11 +336,11 @@ describe("planRun", () => {
     }
     // put in the bucket without `cloud upload`: the planner reads the head and refuses what a run would, in its words
     const paws = readFileSync(join(import.meta.dirname, "../../../shared/data/paraphrase/paws-wiki-labeled-final-dev.tsv"), "utf8").split("\n").slice(0, 50).join("\n");
-    const refused = await planRun(await put("paws.tsv", paws), base, gcsInputBucket(bucket), 20_000).then(() => null, (e: Error) => e);
+    const refused = await planRun(await put("paws.tsv", paws), deployment, gcsInputBucket(bucket), 20_000).then(() => null, (e: Error) => e);
     expect(refused?.name).toBe("PlanError");
     expect(refused!.message).toMatch(/paws\.tsv: not a caption list paracap can read: its first line has 4 fields/);
     // a gzipped list is one shard, its columns told from its decompressed head
-    const gz = await planRun(await put("cc12m.tsv.gz", gzipSync(lists["cc12m.tsv"]!)), base, gcsInputBucket(bucket), 20_000);
+    const gz = await planRun(await put("cc12m.tsv.gz", gzipSync(lists["cc12m.tsv"]!)), deployment, gcsInputBucket(bucket), 20_000);
     if ("ignored" in gz) throw new Error(gz.ignored);
     expect(shape(gz.manifest).map(({ start, end }) => [start, end])).toEqual([[null, null]]);
     const lines: string[] = [];

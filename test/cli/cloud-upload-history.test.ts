@@ -1,0 +1,49 @@
+/**
+ * `paracap cloud upload --history <dump>`: a full-history dump whose name does not say "history" is
+ * read as history in the cloud run, as `paracap run --history` reads it locally (the planner takes
+ * each input's kind from the uploaded manifest, else from the name).
+ */
+import { copyFileSync } from "node:fs";
+import { join } from "node:path";
+import { Storage } from "@google-cloud/storage";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGcsServer, type GcsServer } from "../../scripts/emulators/gcs-server.ts";
+import { UploadManifest } from "../../shared/cloud/messages.ts";
+import { removeTempDirs, runCli, tempDir } from "../runner/helpers.ts";
+
+const SAMPLE = new URL("../../shared/sample/", import.meta.url).pathname;
+let gcs: GcsServer;
+
+beforeAll(async () => {
+  gcs = await startGcsServer({ buckets: ["input"] });
+});
+
+afterAll(async () => {
+  await gcs?.close();
+  removeTempDirs();
+});
+
+describe("cloud upload --history", () => {
+  it("marks its dumps history in the run manifest, the positional ones by their names", async () => {
+    const dir = tempDir();
+    // the Anarchism history excerpt under a name that does not say "history"
+    const hist = join(dir, "enwiki-anarchism-revisions.xml.bz2");
+    copyFileSync(join(SAMPLE, "enwiki-Anarchism-history-sample.xml.bz2"), hist);
+    const current = join(dir, "enwiki-sample.xml.bz2");
+    copyFileSync(join(SAMPLE, "enwiki-2016-pages-articles1-sample.xml.bz2"), current);
+    const env = { PARACAP_INPUT_BUCKET: "input", STORAGE_EMULATOR_HOST: gcs.url, GOOGLE_CLOUD_PROJECT: "test" };
+    const up = await runCli(["cloud", "upload", current, "--history", hist, "--name", "both"], { env });
+    expect(up.code, up.stderr).toBe(0);
+    const [text] = await new Storage({ apiEndpoint: gcs.url, projectId: "test" }).bucket("input").file("both.manifest.json").download();
+    expect(UploadManifest.parse(JSON.parse(text.toString())).shards).toEqual([
+      { object: "enwiki-sample.xml.bz2", kind: "current" },
+      { object: "enwiki-anarchism-revisions.xml.bz2", kind: "history" },
+    ]);
+    // alone, it goes up through a manifest too: a lone upload's kind is its name's
+    const alone = await runCli(["cloud", "upload", "--history", hist], { env });
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(alone.stdout).toMatch(/^enwiki-anarchism-revisions-[0-9a-f]{8}\n$/);
+    const [one] = await new Storage({ apiEndpoint: gcs.url, projectId: "test" }).bucket("input").file("enwiki-anarchism-revisions.manifest.json").download();
+    expect(UploadManifest.parse(JSON.parse(one.toString())).shards).toEqual([{ object: "enwiki-anarchism-revisions.xml.bz2", kind: "history" }]);
+  });
+});
