@@ -2,7 +2,7 @@
 import { withInputSettings } from "../sources/input-settings.ts";
 import type { Bucket } from "@google-cloud/storage";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, open, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { parseCommandArgs } from "./parse-args.ts";
 import { PART_OF_MANIFEST, UploadConfig, type UploadManifest } from "../cloud/messages.ts";
@@ -231,6 +231,8 @@ function liveEmulator(dir: string, required: boolean) {
  */
 async function upload(bucket: Bucket, paths: string[], name: string | undefined, config: Record<string, unknown> | undefined, history: ReadonlySet<string> = new Set()): Promise<string> {
   const objects = new Map<string, string>();
+  /** inputs told by their first bytes, not their names: planned through a manifest */
+  const unnamed = new Set<string>();
   if (name !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name)) {
     throw new UserError(`--name must start with a letter or digit and hold only letters, digits, ".", "_" and "-" (at most 100), got ${JSON.stringify(name)}`);
   }
@@ -242,8 +244,12 @@ async function upload(bucket: Bucket, paths: string[], name: string | undefined,
   for (const path of paths) {
     if (!existsSync(path)) throw new UserError(`no such file: ${path}`);
     if (!statSync(path).isFile()) throw new UserError(`${path} is not a file: upload the input files themselves`);
-    const kind = uploadKind(basename(path), BUILTIN_SOURCES);
-    if (kind === null) throw new UserError(`${path} ${notAnInput(BUILTIN_SOURCES)}: not uploaded`);
+    const named = uploadKind(basename(path), BUILTIN_SOURCES);
+    // a name no source claims is told by its first bytes, as `paracap run` tells it; the planner reads it so in a manifest
+    const detected = named === null ? BUILTIN_SOURCES.detect(basename(path), await fileHead(path)) : null;
+    if (named === null && detected === null) throw new UserError(`${path} ${notAnInput(BUILTIN_SOURCES)}: not uploaded`);
+    if (named === null) unnamed.add(path);
+    const kind = named ?? { kind: "input" as const, source: detected! };
     if (kind.kind === "companion") throw new UserError(`${path} belongs to ${basename(kind.of)}: upload that; the files beside it go up with it`);
     if (kind.kind === "manifest") throw new UserError(`${path}: upload the inputs themselves; the run manifest is written by 'paracap cloud upload' (several inputs, --name, --config)`);
     const bad = await sniffDump(path);
@@ -261,7 +267,7 @@ async function upload(bucket: Bucket, paths: string[], name: string | undefined,
   };
 
   // a lone upload's kind is its name's: a dump given as history goes through a manifest, which says so
-  if (paths.length === 1 && config === undefined && history.size === 0) {
+  if (paths.length === 1 && config === undefined && history.size === 0 && unnamed.size === 0) {
     const [path] = paths as [string];
     for (const companion of companionsOf(path)) await put(companion);
     return planRunId(basename(path), await put(path));
@@ -291,4 +297,16 @@ function companionsOf(path: string): string[] {
     .map((f) => join(dir, f))
     .filter((f) => f !== path && uploadKind(basename(f), BUILTIN_SOURCES)?.kind === "companion" && (uploadKind(basename(f), BUILTIN_SOURCES) as { of: string }).of === basename(path))
     .sort();
+}
+
+/** The first bytes of a file, to tell its source by content (as local-shards.ts does for `paracap run`). */
+async function fileHead(path: string, bytes = 4096): Promise<Buffer> {
+  const fh = await open(path, "r");
+  try {
+    const buf = Buffer.alloc(bytes);
+    const { bytesRead } = await fh.read(buf, 0, bytes, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
 }

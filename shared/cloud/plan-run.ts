@@ -42,6 +42,9 @@ export const ObjectVersion = z.object({
 });
 export type ObjectVersion = z.infer<typeof ObjectVersion>;
 
+/** The first bytes of an object no source names by its name, to tell its source (as local-shards.ts reads a file's). */
+const HEAD_BYTES = 4096;
+
 /** A planned run, and the object generations its shards read (object name → version). */
 export type PlanResult = { manifest: RunManifest; inputs: Record<string, ObjectVersion> } | { ignored: string };
 
@@ -113,8 +116,10 @@ export async function planRun(event: StorageObjectEvent, deployment: ParacapConf
       if (!(await input.stat(s.object))) throw new PlanError(`${name}: shard object ${s.object} is not in the input bucket`);
       const stat = await pin(s.object);
       const role = sources.uploadRole(s.object);
-      // an object no source names by its name goes to the most general source, whose reader says what it expected
-      const source = role?.role === "input" ? role.source : sources.all().at(-1)!;
+      // an object no source names by its name is told by its first bytes, as `paracap run` tells a file
+      // (`cloud upload` sends such files through a manifest); else the most general source, whose reader says what it expected
+      const head = role?.role === "input" || !input.readRange ? null : await input.readRange(s.object, 0, Math.min(HEAD_BYTES, stat.size));
+      const source = role?.role === "input" ? role.source : ((head && sources.detect(s.object, head)) ?? sources.all().at(-1)!);
       const ranges = await rangesOf(source, s.object, stat.size);
       shards.push(...shardsOf(s.object, source.name, s.kind ?? kindOf(s.object), ranges === null || "wait" in ranges ? null : ranges, shards.length));
     }

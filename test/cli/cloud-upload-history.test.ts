@@ -46,4 +46,21 @@ describe("cloud upload --history", () => {
     const [one] = await new Storage({ apiEndpoint: gcs.url, projectId: "test" }).bucket("input").file("enwiki-anarchism-revisions.manifest.json").download();
     expect(UploadManifest.parse(JSON.parse(one.toString())).shards).toEqual([{ object: "enwiki-anarchism-revisions.xml.bz2", kind: "history" }]);
   });
+
+  it("a file whose name no source claims is told by its first bytes, as `paracap run` tells it, and goes up through a manifest; a file nothing reads is refused", async () => {
+    const dir = tempDir();
+    // a real dump excerpt whose name lacks ".xml"
+    const dump = join(dir, "enwiki-pages-shortened.bz2");
+    copyFileSync(join(SAMPLE, "enwiki-2016-pages-articles1-sample.xml.bz2"), dump);
+    const env = { PARACAP_INPUT_BUCKET: "input", STORAGE_EMULATOR_HOST: gcs.url, GOOGLE_CLOUD_PROJECT: "test" };
+    const up = await runCli(["cloud", "upload", dump], { env });
+    expect(up.code, up.stderr).toBe(0);
+    const [text] = await new Storage({ apiEndpoint: gcs.url, projectId: "test" }).bucket("input").file("enwiki-pages-shortened.bz2.manifest.json").download();
+    expect(UploadManifest.parse(JSON.parse(text.toString())).shards).toEqual([{ object: "enwiki-pages-shortened.bz2", kind: "current" }]);
+    const image = join(dir, "photo.png");
+    copyFileSync(new URL("../../../shared/data/images/imagehash/bigbuckbunny.png", import.meta.url).pathname, image);
+    const refused = await runCli(["cloud", "upload", image], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/photo\.png is none of the inputs the planner reads .*: not uploaded/);
+  });
 });

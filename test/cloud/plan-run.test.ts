@@ -3,7 +3,7 @@
  * the object resource the emulator (and Cloud Storage) sends, read back with getMetadata.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -156,6 +156,24 @@ describe("planRun", () => {
     // Same numbering as the local runner given the same files in the same order.
     const local = await planLocalShards([{ path: join(dir, MS), kind: "current" }, { path: SAMPLE_HISTORY, kind: "history" }], SHARD_BYTES);
     expect(ms.map((s) => s.id)).toEqual(local.slice(0, ms.length).map((s) => s.id));
+  });
+
+  it("a manifest's object that no source names by its name is told by its first bytes, as `paracap run` tells a file", async () => {
+    const list = readFileSync(join(import.meta.dirname, "../fixtures/data/conceptual-captions/gcc-validation-lines00001-00500.tsv"));
+    await put("lists/cc-captions.txt", list, { [PART_OF_MANIFEST]: "told.manifest.json" });
+    await put("dumps/sample-pages.bz2", readFileSync(SAMPLE_CURRENT), { [PART_OF_MANIFEST]: "told.manifest.json" });
+    const m = manifestOf(await plan(await put("told.manifest.json", JSON.stringify({ shards: [{ object: "lists/cc-captions.txt" }, { object: "dumps/sample-pages.bz2" }] }))));
+    expect(m.shards.map((s) => [s.uri, s.source])).toEqual([
+      ["lists/cc-captions.txt", "caption-tsv"],
+      ["dumps/sample-pages.bz2", "mediawiki"],
+    ]);
+    // the same files as `paracap run` plans them locally
+    const local = mkdtempSync(join(tmpdir(), "paracap-told-"));
+    writeFileSync(join(local, "cc-captions.txt"), list);
+    copyFileSync(SAMPLE_CURRENT, join(local, "sample-pages.bz2"));
+    const { sourceOfInput } = await import("../../shared/runner/local-shards.ts");
+    const { BUILTIN_SOURCES } = await import("../../shared/sources/registry.ts");
+    expect(["cc-captions.txt", "sample-pages.bz2"].map((f) => sourceOfInput(join(local, f), BUILTIN_SOURCES).name)).toEqual(["caption-tsv", "mediawiki"]);
   });
 
   it("an upload's preset sets what the deployment left to the default preset, as a config file's preset does for `paracap run`", async () => {
