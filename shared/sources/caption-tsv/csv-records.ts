@@ -68,17 +68,12 @@ export function recordAt(buf: Buffer, at: number, final: boolean): Parsed<{ fiel
   }
 }
 
-/**
- * recordAt's record ends (the same `next`, "more" and "unterminated" for any bytes) without its
- * fields: a quote opens a field only right after a comma or at the record's start, so a record's end
- * is its first line break outside such fields. Each search is one indexOf; the next quote of a buffer
- * is remembered, so a file with few quotes costs one search for line breaks per record.
- */
-export function recordEnds(): RecordParser<{ next: number }> {
+/** buf.indexOf of a quote, the last answer remembered: a file with few quotes costs one search per buffer, not per record. */
+function quoteFinder(): (buf: Buffer, at: number) => number {
   let cached: Buffer | null = null;
   let from = 0;
   let found = -1;
-  const quoteFrom = (buf: Buffer, at: number): number => {
+  return (buf, at) => {
     if (buf !== cached || at < from || (found >= 0 && at > found)) {
       cached = buf;
       from = at;
@@ -86,6 +81,14 @@ export function recordEnds(): RecordParser<{ next: number }> {
     }
     return found;
   };
+}
+
+/**
+ * recordAt's record ends (the same `next`, "more" and "unterminated" for any bytes) without its
+ * fields: a quote opens a field only right after a comma or at the record's start, so a record's end
+ * is its first line break outside such fields, found with indexOf.
+ */
+export function recordEnds(quoteFrom = quoteFinder()): RecordParser<{ next: number }> {
   return (buf, at, final) => {
     let pos = at;
     let quoted = buf[pos] === QUOTE;
@@ -115,6 +118,25 @@ export function recordEnds(): RecordParser<{ next: number }> {
       if (lf >= 0) return { next: lf + 1 };
       return final ? { next: buf.length } : "more";
     }
+  };
+}
+
+/**
+ * recordEnds, but the lines before the next quote (each a record of its own, all within
+ * `maxRecordBytes` of `at`) are one step: `run` holds their bytes, where a record starts after each
+ * line break. A file's quoted records cost a step each, the rest about one search per run.
+ */
+export function recordRuns(maxRecordBytes = MAX_LINE_BYTES): RecordParser<{ next: number; run?: Buffer }> {
+  const quoteFrom = quoteFinder();
+  const one = recordEnds(quoteFrom);
+  return (buf, at, final) => {
+    if (buf[at] !== QUOTE) {
+      const q = quoteFrom(buf, at);
+      const limit = Math.min(q < 0 ? buf.length : q, at + maxRecordBytes);
+      const lf = limit > at ? buf.lastIndexOf(LF, limit - 1) : -1;
+      if (lf >= at) return { next: lf + 1, run: buf.subarray(at, lf + 1) };
+    }
+    return one(buf, at, final);
   };
 }
 
@@ -161,8 +183,23 @@ export class RecordSplitter<R extends { next: number }> {
     private readonly maxRecordBytes = MAX_LINE_BYTES,
   ) {}
 
+  /** The file offset the bytes held start at, and how many are held (a record not finished yet). */
+  get offset(): number {
+    return this.pos;
+  }
+  get held(): number {
+    return this.pending.length;
+  }
+
+  /** The file's next bytes. */
   push(chunk: Buffer): void {
-    let pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    this.refill(this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]));
+  }
+
+  /** The file's bytes from `offset` on, those held and more (a ranged read from there spares joining them). */
+  refill(bytes: Buffer): void {
+    if (bytes.length < this.pending.length) throw new Error("a refill holds fewer bytes than are held");
+    let pending = bytes;
     let from = 0;
     if (this.skipping !== null) {
       const nl = pending.indexOf(LF);
@@ -244,17 +281,27 @@ export const csvScanBytes = (step: number): number => Math.min(8 << 20, Math.max
  */
 export async function csvCuts(read: RangeRead, size: number, step: number, chunkBytes = csvScanBytes(step), maxRecordBytes = MAX_LINE_BYTES): Promise<number[]> {
   const cuts: number[] = [];
-  let next = Math.max(1, step);
-  const splitter = new RecordSplitter(recordEnds(), (offset) => {
-    if (offset < next) return;
-    cuts.push(offset);
-    next = offset + Math.max(1, step);
+  const stride = Math.max(1, step);
+  let next = stride;
+  const splitter = new RecordSplitter(recordRuns(maxRecordBytes), (offset, r) => {
+    if (offset >= next) {
+      cuts.push(offset);
+      next = offset + stride;
+    }
+    if ("drop" in r || !r.run) return;
+    // the run's records: the first starting at or past each target
+    for (let lf = r.run.indexOf(LF, next - offset - 1); lf >= 0 && lf + 1 < r.run.length; lf = r.run.indexOf(LF, next - offset - 1)) {
+      cuts.push(offset + lf + 1);
+      next = offset + lf + 1 + stride;
+    }
   }, 0, maxRecordBytes);
-  for (let at = 0; at < size; ) {
-    const buf = await read(at, Math.min(size, at + chunkBytes));
-    if (buf.length === 0) break;
-    splitter.push(buf);
-    at += buf.length;
+  // each read from where the unfinished record starts: the bytes are not copied to join a record cut by a read
+  for (let end = 0; end < size; ) {
+    const to = Math.min(size, splitter.offset + splitter.held + chunkBytes);
+    const buf = await read(splitter.offset, to);
+    if (buf.length <= splitter.held) break; // the file is shorter than planned: its shards say so when they read it
+    splitter.refill(buf);
+    end = splitter.offset + splitter.held;
   }
   splitter.end();
   return cuts;

@@ -18,6 +18,13 @@ async function collect(buf: Buffer, chunk: number, max?: number, start = 0, end 
   return out;
 }
 
+/** The cuts the planner must make: the first record start (of the whole file's reading) at or past each step after the last cut. */
+function expectedCuts(records: CsvRecord[], step: number): number[] {
+  const cuts: number[] = [];
+  for (const { offset } of records) if (offset >= (cuts.at(-1) ?? 0) + step) cuts.push(offset);
+  return cuts;
+}
+
 /** The records of `buf` read as shards cut where csvCuts says (the planner reading `chunk` bytes at a time). */
 async function sharded(buf: Buffer, step: number, chunk: number, max?: number): Promise<{ cuts: number[]; records: CsvRecord[] }> {
   const cuts = await csvCuts(async (from, to) => buf.subarray(from, to), buf.length, step, chunk, max);
@@ -92,6 +99,24 @@ describe("CSV cuts (the planner's scan)", () => {
     }
   });
 
+  it("cuts where the whole file's reading has its record starts, for any bytes, bound, shard size and read size", async () => {
+    let seed = 11;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    for (let t = 0; t < 300; t++) {
+      // quotes and line breaks from frequent to rare: long runs of lines without a quote, lines over the bound
+      const alphabet = ['"', ",", "\n", ...Array(t % 5 === 0 ? 40 : t % 2 ? 8 : 2).fill("a"), ...Array(t % 3 ? 1 : 8).fill("\n")];
+      const buf = Buffer.from(Array.from({ length: 1 + rand(400) }, () => alphabet[rand(alphabet.length)]).join(""));
+      const max = 8 + rand(40);
+      const whole = await collect(buf, 1 << 20, max);
+      for (const step of [1, 7, 40]) {
+        for (const chunk of [3, 50, 1000]) {
+          const cuts = await csvCuts(async (from, to) => buf.subarray(from, to), buf.length, step, chunk, max);
+          expect(cuts, `${JSON.stringify(buf.toString())}, bound ${max}, step ${step}, reads of ${chunk}`).toEqual(expectedCuts(whole, step));
+        }
+      }
+    }
+  });
+
   // real captions as CSV: quoted line breaks, doubled quotes, commas, a quote inside an unquoted field, and quoted
   // fields holding a line that is itself a whole record (what defeats any guess made from a shard's own bytes)
   const rows = readFileSync(CC, "utf8").split("\n").slice(0, 300).map((l) => l.split("\t") as [string, string]);
@@ -112,6 +137,7 @@ describe("CSV cuts (the planner's scan)", () => {
       const { cuts, records } = await sharded(text, step, chunk);
       expect(cuts.length, `${step}-byte shards`).toBeGreaterThanOrEqual(3);
       for (const c of cuts) expect(starts.has(c), `cut at ${c}`).toBe(true);
+      expect(cuts).toEqual(expectedCuts(whole, step));
       expect(records, `${step}-byte shards`).toEqual(whole);
     }
   });
@@ -131,6 +157,7 @@ describe("CSV cuts (the planner's scan)", () => {
         const { cuts, records } = await sharded(bad, step, chunk, 600);
         expect(cuts.length).toBeGreaterThanOrEqual(3);
         for (const c of cuts) expect(starts.has(c), `cut at ${c}`).toBe(true);
+        expect(cuts).toEqual(expectedCuts(whole, step));
         expect(records).toEqual(whole);
       }
     }
