@@ -9,7 +9,7 @@
  * MB written from the same real lines, every tenth caption quoted with a line break in it.
  * Run: npx tsx scripts/bench/caption-lists.ts [repeats] [rounds]   (BENCH_CSV_MB=0: no scan measured)
  */
-import { closeSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { parquetWriteBuffer } from "hyparquet-writer";
 import { ParacapConfig } from "../../shared/core/config.ts";
@@ -111,4 +111,5 @@ if (csvMb > 0) {
   console.log(`\nCSV planning scan, ${(bytes / 1e6).toFixed(0)} MB (${shards} shards of ~${shardBytes >> 20} MiB), ranges of ${step >> 20} MiB, best of ${rounds}:`);
   console.log(`read only          ${(bytes / 1e6 / readOnly).toFixed(0).padStart(6)} MB/s  ${readOnly.toFixed(2)} s`);
   console.log(`read + scan (plan) ${(bytes / 1e6 / scan).toFixed(0).padStart(6)} MB/s  ${scan.toFixed(2)} s  ${(scan / readOnly).toFixed(2)}× the read`);
+  rmSync(path);
 }
