@@ -4,9 +4,12 @@
  * Conceptual Captions 3M's `caption<TAB>url` TSV (the baseline, read before the other layouts were).
  * The list: the 7,900 real lines of shared/data's CC excerpt (else the repo's 500-line fixture),
  * repeated to about 10 MB of TSV, written in each layout.
- * Run: npx tsx scripts/bench/caption-lists.ts [repeats] [rounds]
+ * Then the planner's scan of a big CSV (the record starts it cuts at: csv-records.ts csvCuts) against
+ * reading the same file's bytes in the same ranges and nothing else: a CSV of about BENCH_CSV_MB (500)
+ * MB written from the same real lines, every tenth caption quoted with a line break in it.
+ * Run: npx tsx scripts/bench/caption-lists.ts [repeats] [rounds]   (BENCH_CSV_MB=0: no scan measured)
  */
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { parquetWriteBuffer } from "hyparquet-writer";
 import { ParacapConfig } from "../../shared/core/config.ts";
@@ -14,6 +17,7 @@ import { Counters } from "../../shared/core/counters.ts";
 import { fileBytes } from "../../shared/io/file-bytes.ts";
 import { LOCAL_VIEW, shardsOf } from "../../shared/runner/local-shards.ts";
 import { captionTsvSource } from "../../shared/sources/caption-tsv/caption-tsv-source.ts";
+import { csvScanBytes } from "../../shared/sources/caption-tsv/csv-records.ts";
 import { firstExisting, sharedData, tempDir } from "./lib/common.ts";
 
 const SOURCE = sharedData("conceptual-captions/gcc-validation-part1-lines00001-07900.tsv") ?? firstExisting("test/fixtures/data/conceptual-captions/gcc-validation-lines00001-00500.tsv");
@@ -69,4 +73,43 @@ for (const [i, [name]] of layouts.entries()) {
   const perSecond = records / seconds;
   baseline ??= perSecond;
   console.log(`${name.padEnd(18)} ${mb.toFixed(1).padStart(6)} MB  ${(perSecond / 1e3).toFixed(0).padStart(6)} k records/s  ${(mb / seconds).toFixed(1).padStart(6)} MB/s  ${(perSecond / baseline).toFixed(2)}× the CC3M TSV`);
+}
+
+// the planner's scan of a big CSV, against reading its bytes in the same ranges
+const csvMb = Number(process.env.BENCH_CSV_MB ?? 500);
+if (csvMb > 0) {
+  const path = join(dir, "big.csv");
+  const fd = openSync(path, "w");
+  writeSync(fd, "image_url,caption\n");
+  let size = 0;
+  for (let r = 0; size < csvMb * 1e6; r++) {
+    const text = lines.map(([caption, url], i) => `${q(`${url}?r=${r}`)},${q(i % 10 === 3 ? `${caption}\n"http://x/y.jpg","a caption"` : caption)}\n`).join("");
+    writeSync(fd, text);
+    size += Buffer.byteLength(text);
+  }
+  closeSync(fd);
+  const bytes = statSync(path).size;
+  const shardBytes = 32 << 20;
+  const time = async (f: () => Promise<unknown>) => {
+    let best = Infinity;
+    for (let r = 0; r < rounds; r++) {
+      const t0 = process.hrtime.bigint();
+      await f();
+      best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e9);
+    }
+    return best;
+  };
+  const step = csvScanBytes(shardBytes);
+  const readOnly = await time(async () => {
+    for (let at = 0; at < bytes; at += step) await LOCAL_VIEW.readRange!(path, at, Math.min(bytes, at + step));
+  });
+  let shards = 0;
+  const scan = await time(async () => {
+    const ranges = await captionTsvSource.planRanges!({ name: path, size: bytes }, shardBytes, LOCAL_VIEW);
+    shards = ranges === null || "wait" in ranges ? 1 : ranges.length;
+  });
+  console.log(`\nCSV planning scan, ${(bytes / 1e6).toFixed(0)} MB (${shards} shards of ~${shardBytes >> 20} MiB), ranges of ${step >> 20} MiB, best of ${rounds}:`);
+  console.log(`read only          ${(bytes / 1e6 / readOnly).toFixed(0).padStart(6)} MB/s  ${readOnly.toFixed(2)} s`);
+  console.log(`read + scan (plan) ${(bytes / 1e6 / scan).toFixed(0).padStart(6)} MB/s  ${scan.toFixed(2)} s  ${(scan / readOnly).toFixed(2)}× the read`);
+  rmSync(path);
 }

@@ -6,6 +6,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { BUILTIN_SOURCES } from "../../shared/sources/registry.ts";
+import { planLocalShards } from "../../shared/runner/local-shards.ts";
+import { recordsOf } from "../../shared/sources/caption-tsv/csv-records.ts";
 import { reconcile } from "../pipeline/reconcile.ts";
 import { DATA, readOutputs, readPairs, readStats, removeTempDirs, run, tempDir } from "../runner/helpers.ts";
 
@@ -16,6 +18,8 @@ const CC = join(DATA, "conceptual-captions/gcc-validation-lines00001-00500.tsv")
 const CC_SHARED = join(DATA, "conceptual-captions/gcc-validation-lines00001-02000-shared-urls.tsv");
 /** The same 2,000 lines as zstd parquet in eight row groups (make-parquet.py in that folder). */
 const CC_SHARED_PARQUET = join(DATA, "conceptual-captions/gcc-validation-lines00001-02000-shared-urls.zstd.parquet");
+/** The 7,900 real validation lines of shared/data (PROVENANCE.md there). */
+const CC_PART1 = join(DATA, "../../../../shared/data/conceptual-captions/gcc-validation-part1-lines00001-07900.tsv");
 const realLines = readFileSync(CC, "utf8").split("\n").filter((l) => l.length > 0);
 const captions = realLines.map((l) => l.split("\t")[0]!);
 
@@ -143,6 +147,60 @@ describe("caption TSV source (Conceptual Captions)", () => {
     expect(countersA["tsv.lines"]).toBe(2000);
     expect(countersA["group.web.sets.sum"]).toBe(213);
     expect([a.tiers.silver!.pairs, a.tiers.gold!.pairs]).toEqual([25, 12]);
+    expect(reconcile(b, { gold: readPairs(split, "gold").length, silver: readPairs(split, "silver").length })).toEqual([]);
+  });
+
+  it("a CSV (quoted line breaks, doubled quotes, commas, quoted lines that look like records, a quote never closed) cut into shards at record starts: every dataset byte and counter of the file read as one shard", async () => {
+    // 2,000 real lines, URLs shared by captions opening with the same three words (as the derived fixture above)
+    const firstUrl = new Map<string, string>();
+    const rows = readFileSync(CC_PART1, "utf8").split("\n").filter(Boolean).slice(0, 2000).map((l) => {
+      const [caption, url] = l.split("\t") as [string, string];
+      const key = caption.split(" ").slice(0, 3).join(" ");
+      if (!firstUrl.has(key)) firstUrl.set(key, url);
+      return [caption, firstUrl.get(key)!] as const;
+    });
+    const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
+    const body = rows.map(([caption, url], i) => {
+      if (i % 13 === 1) return `${url},${q(`${caption}\n"http://x/y.jpg","a caption"`)}\n`;
+      if (i % 13 === 4) return `${q(url)},${q(`${caption}, then\nhttp://x/y.jpg,a caption`)}\n`;
+      if (i % 13 === 7) return `${url},${q(`"${caption}", she said`)}\r\n`;
+      if (i % 13 === 9) return `${url},the 5" ${caption.replace(/,/g, " ")}\n`; // a quote inside an unquoted field is a character
+      return `${url},${caption.includes(",") ? q(caption) : caption}\n`;
+    });
+    // a quote never closed, two lines (without quotes) from the end: that record is dropped, the lines after it read
+    body.push(`${rows[0]![1]},"${rows[0]![0]} never closed\n`, ...rows.slice(1, 3).map(([caption, url]) => `${url},${caption.replace(/[",]/g, " ")}\n`));
+    const file = join(tempDir(), "captions.csv");
+    writeFileSync(file, "image_url,caption\n" + body.join(""));
+    // shards of the bytes up to a line break inside a quoted field, the next line a record of its own to the eye
+    const bytes = readFileSync(file);
+    const trap = bytes.indexOf(", then\nhttp://x/y.jpg,a caption", 80_000) + ", then".length;
+    const whole = tempDir();
+    const split = tempDir();
+    await run(whole, [{ path: file, kind: "current" }], { tiers: ["gold", "silver"] });
+    await run(split, [{ path: file, kind: "current" }], { tiers: ["gold", "silver"] }, { shardBytes: trap });
+    const [a, b] = [readStats(whole), readStats(split)];
+    expect(a.shards.total).toBe(1);
+    expect(b.shards.total).toBeGreaterThanOrEqual(3);
+    // every cut is a record start of the file read whole; the first is past the record holding the trap, not in it
+    const starts = new Set(recordsOf(bytes, true).map((r) => r.offset));
+    const cuts = (await planLocalShards([{ path: file, kind: "current" }], trap)).slice(1).map((s) => s.start!);
+    for (const cut of cuts) expect(starts.has(cut), `cut at ${cut}`).toBe(true);
+    expect(starts.has(trap + 1)).toBe(false);
+    expect(cuts[0]).toBe(bytes.indexOf("\n", trap + 1) + 1);
+    const { ["report.md"]: _r1, ["report.html"]: _h1, ["README.md"]: _c1, ["stats.json"]: _s1, _SUCCESS: _u1, ...wholeOutputs } = readOutputs(whole);
+    const { ["report.md"]: _r2, ["report.html"]: _h2, ["README.md"]: _c2, ["stats.json"]: _s2, _SUCCESS: _u2, ...splitOutputs } = readOutputs(split);
+    expect(Object.keys(wholeOutputs).sort()).toEqual(["config.json", "gold.jsonl", "gold.parquet", "silver.jsonl", "silver.parquet"]);
+    expect(splitOutputs).toEqual(wholeOutputs);
+    const { ["extract.shards"]: shardsA, ...countersA } = a.counters;
+    const { ["extract.shards"]: shardsB, ...countersB } = b.counters;
+    expect([shardsA, shardsB]).toEqual([1, b.shards.total]);
+    expect(countersB).toEqual(countersA);
+    expect(b.tiers).toEqual(a.tiers);
+    expect(b.extraction_examples).toEqual(a.extraction_examples);
+    expect(countersA["tsv.lines"]).toBe(2003);
+    expect(countersA["tsv.header"]).toBe(1);
+    expect(countersA["tsv.skipped.unterminated_quote"]).toBe(1);
+    expect(a.tiers.silver!.pairs).toBeGreaterThan(0);
     expect(reconcile(b, { gold: readPairs(split, "gold").length, silver: readPairs(split, "silver").length })).toEqual([]);
   });
 });

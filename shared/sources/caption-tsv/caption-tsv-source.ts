@@ -5,7 +5,8 @@
  * decided once per file from its head (list-layout.ts), the same in every shard. TSV and JSONL split
  * at any byte (a shard owns the lines that start in its range: tsv-lines.ts); a parquet file of
  * several row groups between them (a shard owns the groups that start in its range: parquet-rows.ts);
- * a CSV (quoted fields may hold line breaks, so records are only found from the start) is one shard.
+ * a CSV at record starts the planner finds by reading it once (quoted fields may hold line breaks, so
+ * a shard could not find them itself: csv-records.ts), a shard reading exactly its range.
  */
 import { statSync } from "node:fs";
 import { basename } from "node:path";
@@ -18,7 +19,7 @@ import { drained, type ByteSource } from "../../io/byte-source.ts";
 import { fileBytes } from "../../io/file-bytes.ts";
 import { imageUrlKey } from "./image-url.ts";
 import { tsvLines, tsvShardBytes, type TsvRecord } from "./tsv-lines.ts";
-import { csvRecords } from "./csv-records.ts";
+import { csvCuts, csvRecords } from "./csv-records.ts";
 import { csvLine, lineParser, type ListLine } from "./line-parsers.ts";
 import { formatByName, formatOf, HEAD_BYTES, LayoutError, textLayout, type ListFormat } from "./list-layout.ts";
 import { asyncBufferOf, parquetList, parquetRows, rowGroupSpans, type RowGroupSpan } from "./parquet-rows.ts";
@@ -97,9 +98,9 @@ async function shardLines(shard: ShardSpec, stored: ByteSource): Promise<{ unit:
   }
   const layout = await layoutOr(bytes.label, () => textLayout(format, head!, whole));
   if (format === "csv") {
-    if (start > 0) throw new DumpError(bytes.label, start, "a CSV file is read as one shard (its quoted fields may hold line breaks)");
+    // the planner's cut (planRanges): a record start, from where the records are the whole file's
     return { unit: "byte", lines: (async function* () {
-      for await (const record of csvRecords(drained(bytes.read(0)))) yield csvLine(record, layout);
+      for await (const record of csvRecords(drained(bytes.read(start, shard.end ?? undefined)), undefined, start)) yield csvLine(record, layout);
     })() };
   }
   return { unit: "byte", lines: tsvLines(tsvShardBytes((from, to) => bytes.read(from, to), start, shard.end), start, shard.end ?? Infinity, lineParser(layout)) };
@@ -132,7 +133,7 @@ export const captionTsvSource: Source<CaptionLine> = {
   documentsNoun: "lines",
   claims: (fileName, head) => formatOf(fileName, head) !== null,
   uploadRole: (name) => (formatByName(name) ? { role: "input" } : null),
-  // TSV and JSONL lines split at any byte: a shard owns the lines that start in its range.
+  // TSV and JSONL lines split at any byte: a shard owns the lines that start in its range; parquet between row groups; CSV at record starts.
   async planRanges({ name, size }, targetBytes, view): Promise<ByteRange[] | null> {
     const head = await planningHead(view, name, size);
     const format = formatIn(name, head);
@@ -143,7 +144,16 @@ export const captionTsvSource: Source<CaptionLine> = {
       return rowGroupRanges(rowGroupSpans(list.metadata, size), size, targetBytes);
     }
     if (head) await refuseUnreadable(name, () => textLayout(format, head, head.length < HEAD_BYTES && !isGzipName(name)));
-    if (format === "csv" || isGzipName(name)) return null;
+    if (isGzipName(name)) return null;
+    if (format === "csv") {
+      // cut at record starts, found by reading the file once (in bounded ranges); a file of one shard's size is not read
+      if (!view.readRange || size <= targetBytes) return null;
+      const read = view.readRange;
+      const cuts = await csvCuts((from, to) => read(name, from, to), size, targetBytes);
+      if (cuts.length === 0) return null;
+      const starts = [0, ...cuts];
+      return starts.map((start, i) => ({ start, end: starts[i + 1] ?? null, fragment: start > 0 }));
+    }
     const ranges: ByteRange[] = [];
     const step = Math.max(1, targetBytes);
     for (let start = 0; start < size || ranges.length === 0; start += step) {
