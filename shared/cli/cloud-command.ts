@@ -254,7 +254,9 @@ async function upload(bucket: Bucket, paths: string[], name: string | undefined,
     if (kind.kind === "manifest") throw new UserError(`${path}: upload the inputs themselves; the run manifest is written by 'paracap cloud upload' (several inputs, --name, --config)`);
     const bad = await sniffDump(path);
     if (bad) throw new UserError(`${path} ${bad}: not uploaded`);
-    const planned = await kind.source.planRanges?.({ name: path, size: statSync(path).size }, 1 << 30, LOCAL_VIEW);
+    // planned as one shard (a shard the file's size): what the planner would refuse or wait for, without a CSV's cutting scan
+    const size = statSync(path).size;
+    const planned = await kind.source.planRanges?.({ name: path, size }, Math.max(size, 1), LOCAL_VIEW);
     if (planned && "wait" in planned) throw new UserError(`${path}: ${planned.wait.replace(/ to start the run$/, "")}: put it next to the file (the run would wait for it)`);
     const object = basename(path);
     if (objects.has(object)) throw new UserError(`two inputs named ${object}: objects are named by file name`);

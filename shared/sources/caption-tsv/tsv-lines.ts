@@ -81,7 +81,8 @@ export async function* tsvLines<T>(chunks: AsyncIterable<Buffer>, start = 0, end
         overlong = null;
       } else {
         if (pos + from >= end) return;
-        yield parse(pending.subarray(from, nl), pos + from);
+        // over the bound whether or not one chunk happened to hold its end (a shard's reads fall elsewhere than the whole file's)
+        yield nl - from > MAX_LINE_BYTES ? { offset: pos + from, drop: "line_too_long" } : parse(pending.subarray(from, nl), pos + from);
       }
       from = nl + 1;
     }
@@ -97,7 +98,7 @@ export async function* tsvLines<T>(chunks: AsyncIterable<Buffer>, start = 0, end
     }
   }
   if (overlong !== null) yield { offset: overlong, drop: "line_too_long" };
-  else if (!skipping && pending.length > 0 && pos < end) yield parse(pending, pos);
+  else if (!skipping && pending.length > 0 && pos < end) yield pending.length > MAX_LINE_BYTES ? { offset: pos, drop: "line_too_long" } : parse(pending, pos);
 }
 
 /** A line's text, less a CR ending it. */

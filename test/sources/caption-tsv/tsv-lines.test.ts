@@ -54,4 +54,16 @@ describe("caption TSV lines over the line bound", () => {
     expect(lines.at(-1)).toEqual({ offset: head.length, drop: "line_too_long" });
     expect(lines.filter((l) => "drop" in l)).toHaveLength(1);
   });
+
+  it("a line just over the bound is a drop however the chunks fall (one chunk holding all of it, or pieces)", async () => {
+    const over = Buffer.concat([Buffer.from("a caption just too long "), Buffer.alloc(MAX_LINE_BYTES, "w"), Buffer.from("\thttp://example.org/y.jpg\n")]);
+    const bytes = Buffer.concat([head, over, tail.subarray(0, tail.lastIndexOf(0x0a) + 1)]);
+    const expected = (await collect(tsvLines(chunked(bytes, 0, 64)))).map(label);
+    expect(expected.filter((l) => l.endsWith("line_too_long"))).toEqual([`${head.length}:line_too_long`]);
+    for (const chunk of [64 * 1024, over.length + 5, bytes.length]) expect((await collect(tsvLines(chunked(bytes, 0, chunk)))).map(label), `chunks of ${chunk}`).toEqual(expected);
+    // without a final line break too
+    const last = Buffer.concat([head, over.subarray(0, over.length - 1)]);
+    expect((await collect(tsvLines(chunked(last, 0, last.length)))).at(-1)).toEqual({ offset: head.length, drop: "line_too_long" });
+  });
 });
+
