@@ -108,7 +108,7 @@ export async function extractCommand(argv: string[]): Promise<number> {
     for await (const line of warcCaptionLines(file, counters, x.maxPageBytes, { templateImages: dropsTemplateImages(config) })) out.write(JSON.stringify(line) + "\n");
     const damaged = counters.get(warcCounter("records.damaged"));
     const examples = counters.samples.get(WARC_DAMAGE_SAMPLE);
-    process.stderr.write(`paracap extract: ${counters.get(warcCounter("documents"))} HTML page(s) of ${counters.get(warcCounter("records"))} WARC record(s) read${damaged > 0 ? `; ${damaged} damaged record(s) skipped: ${examples.join("; ")}` : ""}\n`);
+    process.stderr.write(`paracap extract: ${counters.get(warcCounter("documents"))} HTML page(s) of ${counters.get(warcCounter("records"))} ${counters.get(warcCounter("files.arc")) > 0 ? "ARC" : "WARC"} record(s) read${damaged > 0 ? `; ${damaged} damaged record(s) skipped: ${examples.join("; ")}` : ""}\n`);
     return 0;
   }
   const counters = new Counters();
