@@ -17,6 +17,10 @@ import { LOCAL_VIEW } from "../../shared/runner/local-shards.ts";
 import { BUILTIN_SOURCES } from "../../shared/sources/registry.ts";
 import { warcSource, type WarcPage } from "../../shared/sources/warc/warc-source.ts";
 import { PHOTO } from "../pixels/images.ts";
+import { pathsSource } from "../../shared/sources/warc/warc-paths-source.ts";
+import { inputFacts } from "../../shared/output/dataset-card.ts";
+import type { Stats } from "../../shared/output/stats.ts";
+import { serveCrawl } from "./warc-http-server.ts";
 import { PARTITIONS } from "../cloud/helpers.ts";
 import { readStats, removeTempDirs, runCli, tempDir } from "../runner/helpers.ts";
 import { warcResponses, writeArc, type ArcEntry } from "../web/warc/arc-helpers.ts";
@@ -74,6 +78,29 @@ describe("ARC crawls as input", () => {
     expect(BUILTIN_SOURCES.detect("notes.gz", gzipSync("filedesc is a word in these notes"))?.name).not.toBe("warc");
     expect(BUILTIN_SOURCES.uploadRole("crawls/IA-2008-00001.arc.gz")).toMatchObject({ source: { name: "warc" }, role: "input" });
     expect(BUILTIN_SOURCES.uploadRole("crawls/IA-2008-00001.arc")).toMatchObject({ source: { name: "warc" }, role: "input" });
+  });
+
+  it("an ARC in a crawl's paths list is read over HTTP (resumed after dropped connections) as the local file", async () => {
+    const path = arcOf("pywb-iana.warc.gz", "iana.arc.gz", { gzip: true });
+    const dir = join(path, "..");
+    writeFileSync(join(dir, "arc.paths"), "iana.arc.gz\n");
+    const server = await serveCrawl(dir, "drop", 100_000);
+    try {
+      const cfg = resolveConfig({ extraction: { warcBaseUrl: server.base } });
+      const counters = new Counters();
+      const shard = { id: "p", uri: join(dir, "arc.paths"), source: "warc-paths", kind: "current" as const, start: null, end: null, fragment: false };
+      const remote: WarcPage[] = [];
+      for await (const d of pathsSource({ http: { backoffMs: 5 }, notify: () => {} }).documents(shard, fileBytes(join(dir, "arc.paths")), cfg, counters)) remote.push(d);
+      const local = await docs(path);
+      expect(remote.map((d) => [d.id, d.uri])).toEqual(local.map((d) => [d.id, d.uri]));
+      expect(remote.length).toBe(16);
+      expect(counters.get("warc.http.retries")).toBeGreaterThan(0);
+      expect(counters.get("warc.files.arc")).toBe(1);
+    } finally {
+      await server.close();
+    }
+    // a run's dataset card knows an ARC input for a web crawl, even one nothing was read from
+    expect(inputFacts({ inputs: [{ uri: "/crawls/IA-2008-00001.arc.gz" }], extraction: {} } as unknown as Stats).web).toBe(true);
   });
 
   it("a file named otherwise is read as the ARC its first bytes say it is", async () => {
