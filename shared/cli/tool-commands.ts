@@ -28,7 +28,7 @@ import { WEB_CAPTION_TYPES } from "../web/html/extract-captions.ts";
 import { warcSource } from "../sources/warc/warc-source.ts";
 import { openSync, readSync, closeSync } from "node:fs";
 
-/** A WARC by name or by its first bytes (the WARC source's own test). */
+/** A WARC or ARC by name or by its first bytes (the WARC source's own test). */
 function isWarcFile(file: string): boolean {
   const fd = openSync(file, "r");
   try {
@@ -39,10 +39,10 @@ function isWarcFile(file: string): boolean {
   }
 }
 
-export const EXTRACT_USAGE = `paracap extract <file.xml[.bz2|.gz]|file.wikitext|file.warc[.gz]> [--all-namespaces] [--config <file>]
+export const EXTRACT_USAGE = `paracap extract <file.xml[.bz2|.gz]|file.wikitext|file.warc[.gz]|file.arc[.gz]> [--all-namespaces] [--config <file>]
   image references as JSONL, one line per reference and caption type:
   {"image","type":"caption"|"alt"|null,"text","page","source","revisionId"}
-  (a .wikitext/.wiki/.txt file is one page titled after the file name, revisionId 0); of a WARC:
+  (a .wikitext/.wiki/.txt file is one page titled after the file name, revisionId 0); of a WARC or ARC:
   {"image","type":${WEB_CAPTION_TYPES.map((t) => `"${t}"`).join("|")},"text","page","url","recordId"}
   --config <file>    JSON config file, as for run (with the PARACAP_* environment): its extraction
                      settings (fileAliases such as "Datei", maxPageBytes, colonFileLinks,
@@ -82,7 +82,7 @@ export async function extractCommand(argv: string[]): Promise<number> {
     options: { "all-namespaces": { type: "boolean", default: false }, config: { type: "string" }, help: { type: "boolean", short: "h", default: false } },
   });
   if (values.help) return usage(EXTRACT_USAGE);
-  if (positionals.length !== 1) throw new UserError("usage: paracap extract <file.xml[.bz2]|file.wikitext|file.warc[.gz]> [--config <file>]");
+  if (positionals.length !== 1) throw new UserError("usage: paracap extract <file.xml[.bz2]|file.wikitext|file.warc[.gz]|file.arc[.gz]> [--config <file>]");
   const file = positionals[0]!;
   if (!existsSync(file)) throw new UserError(`no such file: ${file}`);
   if (!statSync(file).isFile()) throw new UserError(`not a file: ${file}`);
@@ -108,7 +108,7 @@ export async function extractCommand(argv: string[]): Promise<number> {
     for await (const line of warcCaptionLines(file, counters, x.maxPageBytes, { templateImages: dropsTemplateImages(config) })) out.write(JSON.stringify(line) + "\n");
     const damaged = counters.get(warcCounter("records.damaged"));
     const examples = counters.samples.get(WARC_DAMAGE_SAMPLE);
-    process.stderr.write(`paracap extract: ${counters.get(warcCounter("documents"))} HTML page(s) of ${counters.get(warcCounter("records"))} WARC record(s) read${damaged > 0 ? `; ${damaged} damaged record(s) skipped: ${examples.join("; ")}` : ""}\n`);
+    process.stderr.write(`paracap extract: ${counters.get(warcCounter("documents"))} HTML page(s) of ${counters.get(warcCounter("records"))} ${counters.get(warcCounter("files.arc")) > 0 ? "ARC" : "WARC"} record(s) read${damaged > 0 ? `; ${damaged} damaged record(s) skipped: ${examples.join("; ")}` : ""}\n`);
     return 0;
   }
   const counters = new Counters();

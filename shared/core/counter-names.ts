@@ -149,10 +149,10 @@ export function tsvSkippedCounter(reason: string): string {
 }
 
 /**
- * Totals of the WARC reader (shared/web/warc): files and records read, records handed on as
- * documents, and the bytes it could not use.
+ * Totals of the WARC reader (shared/web/warc, ARC files included): files and records read, records
+ * handed on as documents, and the bytes it could not use.
  */
-export type WarcTotal = "files" | "records" | "records.html" | "records.revisit" | "records.lf_headers" | "records.split_across_members" | "records.damaged" | "resyncs" | "bytes.skipped" | "documents" | "image_refs" | "image_records" | "image_revisits" | "image_revisits.resolved" | "image_revisits.across_shards" | "image_revisits.unresolved" | "http.files" | "http.retries" | "http.range_ignored";
+export type WarcTotal = "files" | "files.arc" | "files.arc_no_version_block" | "records" | "records.html" | "records.revisit" | "records.lf_headers" | "records.split_across_members" | "records.damaged" | "resyncs" | "bytes.skipped" | "documents" | "image_refs" | "image_records" | "image_revisits" | "image_revisits.resolved" | "image_revisits.across_shards" | "image_revisits.unresolved" | "http.files" | "http.retries" | "http.range_ignored";
 
 export function warcCounter(total: WarcTotal): string {
   return `warc.${total}`;

@@ -1,6 +1,7 @@
 /**
- * Web crawls (WARC, `.warc` and per-record `.warc.gz`): a document is one HTML response (or
- * resource) record, named by its WARC-Record-ID and carrying its target URI and date; the extractor
+ * Web crawls (WARC, `.warc` and per-record `.warc.gz`; ARC, `.arc` and `.arc.gz`, read by
+ * arc-reader.ts into the same records): a document is one HTML response (or resource) record, named
+ * by its WARC-Record-ID (an ARC record by its file and offset) and carrying its target URI and date; the extractor
  * decodes its body, finds the captions of its images (shared/web/html) and keeps the captions the
  * web filters pass (shared/web/filters). A large `.warc.gz` splits at any byte: a shard owns the
  * gzip members that START in its range, found by scanning and verified by decoding.
@@ -34,7 +35,8 @@ import { readWarcWithRevisits } from "../../web/warc/warc-reader.ts";
 import { DumpError } from "../../dump/errors.ts";
 import { RevisitOriginals } from "./revisit-originals.ts";
 import { decodesToWarc, isGzipMagic } from "../../web/warc/gzip-member.ts";
-import { isWarcName, warcKind } from "../../web/warc/warc-kind.ts";
+import { isArcName, isWarcName, warcKind } from "../../web/warc/warc-kind.ts";
+import { isArcInput, readArc, startsAsArc } from "../../web/warc/arc-reader.ts";
 import { acceptHtml, recordCaptions } from "../../web/html/page-captions.ts";
 import type { WebCaption } from "../../web/html/extract-captions.ts";
 import { loadLanguageDetector, webCaptionKeeper, WEB_FILTER_TIER, webCaptionFilters, type LanguageDetector } from "../../web/filters/web-caption-filters.ts";
@@ -120,6 +122,15 @@ export interface WarcInput {
   end: number | null;
   /** the WARC reader's parser (warc-reader.ts): the sync fast path by default, "warcio" for the reference */
   parser?: "sync" | "warcio";
+  /** the file's format, when known (else by its name, then its first bytes: crawlFormat) */
+  format?: CrawlFormat;
+}
+
+export type CrawlFormat = "warc" | "arc";
+
+/** A WARC by name, else an ARC by name or first bytes, else a WARC (named otherwise, claimed by its first bytes). */
+export async function crawlFormat(input: Pick<WarcInput, "file" | "open">): Promise<CrawlFormat> {
+  return !isWarcName(input.file) && (await isArcInput(input.file, input.open)) ? "arc" : "warc";
 }
 
 /** The HTML pages of one WARC (or of one shard of it); WET and WAT files are counted and not read. */
@@ -133,7 +144,8 @@ export async function* warcDocuments(input: WarcInput, config: ParacapConfig, co
   const pixels = isPixelPivot(config.pivot);
   // pixel runs: image captures a later revisit may repeat
   const originals = pixels ? new RevisitOriginals() : null;
-  for await (const rec of readWarcWithRevisits({
+  const format = input.format ?? (await crawlFormat(input));
+  for await (const rec of (format === "arc" ? readArc : readWarcWithRevisits)({
     open: input.open,
     file: input.label,
     start: input.start,
@@ -180,33 +192,34 @@ export async function* warcDocuments(input: WarcInput, config: ParacapConfig, co
  */
 export async function* warcShardDocuments(input: WarcInput, config: ParacapConfig, counters: Counters): AsyncGenerator<WarcPage> {
   const damage = { records: 0, first: null as { offset: number; reason: string } | null };
+  const format = input.format ?? (await crawlFormat(input));
   const onDamage = (offset: number, reason: string) => {
     damage.records++;
     damage.first ??= { offset, reason };
     input.onDamage?.(offset, reason);
   };
-  yield* warcDocuments({ ...input, onDamage }, config, counters);
+  yield* warcDocuments({ ...input, onDamage, format }, config, counters);
   if (damage.first !== null) {
     const n = damage.records;
-    throw new DumpError(input.label, null, `${n} damaged WARC record${n === 1 ? "" : "s"} skipped (the first at file byte ${damage.first.offset}: ${damage.first.reason}): ${n === 1 ? "its" : "their"} pages are lost, the rest was read`);
+    throw new DumpError(input.label, null, `${n} damaged ${format.toUpperCase()} record${n === 1 ? "" : "s"} skipped (the first at file byte ${damage.first.offset}: ${damage.first.reason}): ${n === 1 ? "its" : "their"} pages are lost, the rest was read`);
   }
 }
 
 export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & ImageBytesSource = {
   name: "warc",
   carriesImages: true,
-  description: "web crawl WARC files (.warc, .warc.gz): image captions from HTML pages",
+  description: "web crawl WARC and ARC files (.warc, .warc.gz, .arc, .arc.gz): image captions from HTML pages",
   counterPrefix: "warc",
   webReferenceSources: ["img"],
   captionFilters: { tier: WEB_FILTER_TIER, filters: webCaptionFilters() },
   documentsCounter: warcCounter("documents"),
   documentsNoun: "HTML records",
   claims(fileName, head) {
-    if (isWarcName(fileName)) return true;
+    if (isWarcName(fileName) || isArcName(fileName)) return true;
     if (/^WARC\/1\.[01]\r?\n/.test(head.subarray(0, 16).toString("latin1"))) return true;
-    return isGzipMagic(head) && decodesToWarc(head);
+    return (isGzipMagic(head) && decodesToWarc(head)) || startsAsArc(head);
   },
-  uploadRole: (name) => (isWarcName(name) ? { role: "input" } : null),
+  uploadRole: (name) => (isWarcName(name) || isArcName(name) ? { role: "input" } : null),
   async planRanges({ size }, targetBytes): Promise<ByteRange[] | null> {
     if (size <= targetBytes) return null;
     const ranges: ByteRange[] = [];
@@ -285,7 +298,9 @@ export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & Imag
     if (read === undefined && !Object.keys(x).some((k) => k.startsWith(WARC_SKIPPED_PREFIX))) return [];
     const fmt = (v: number) => v.toLocaleString("en-US");
     const skipped = Object.entries(x).filter(([k]) => k.startsWith(WARC_SKIPPED_PREFIX)).map(([k, v]) => `${fmt(v)} ${k.slice(WARC_SKIPPED_PREFIX.length)}`);
-    const lines = [`- ${fmt(read ?? 0)} HTML records read from WARC files, ${fmt(x[warcCounter("image_refs")] ?? 0)} image uses with a kept caption${skipped.length ? `; skipped: ${skipped.join(", ")}` : ""}.`];
+    const arcs = x[warcCounter("files.arc")] ?? 0;
+    const files = arcs === 0 ? "WARC files" : arcs === (x[warcCounter("files")] ?? 0) ? "ARC files" : "WARC and ARC files";
+    const lines = [`- ${fmt(read ?? 0)} HTML records read from ${files}, ${fmt(x[warcCounter("image_refs")] ?? 0)} image uses with a kept caption${skipped.length ? `; skipped: ${skipped.join(", ")}` : ""}.`];
     const revisits = x[warcCounter("image_revisits")];
     if (revisits !== undefined) {
       const across = x[warcCounter("image_revisits.across_shards")];

@@ -215,7 +215,7 @@ async function* inflateStreamed(cur: ByteCursor): AsyncGenerator<Buffer> {
 }
 
 /** The first bytes `bytes` (a candidate member start) inflate to, null when they do not inflate. */
-function inflatedStart(bytes: Buffer): Buffer | null {
+export function inflatedStart(bytes: Buffer): Buffer | null {
   const inf = newInflate(1024);
   const out: Uint8Array[] = [];
   inf.onData = (c: Uint8Array) => void out.push(c);
@@ -256,8 +256,9 @@ export async function continuingMember(cur: ByteCursor): Promise<number | null> 
  * compressed data is not trusted until then), or to `limit` (a shard's end: a member from there on
  * is the next shard's; a file gzipped whole has none after its start, and each shard would scan
  * to the file's end). Returns the bytes skipped; the cursor is at the end of input when none is found.
+ * `verify`: what a member must decode to (an ARC record for an ARC, arc-reader.ts).
  */
-export async function seekGzipMember(cur: ByteCursor, limit = Infinity): Promise<number> {
+export async function seekGzipMember(cur: ByteCursor, limit = Infinity, verify: (bytes: Buffer) => boolean = decodesToWarc): Promise<number> {
   let skipped = 0;
   const drop = (n: number): boolean => {
     const within = Math.min(n, Math.max(0, limit - cur.position));
@@ -286,7 +287,7 @@ export async function seekGzipMember(cur: ByteCursor, limit = Infinity): Promise
     if (drop(at)) return skipped;
     if (isGzipMagic(cur.buffered)) {
       await cur.fill(VERIFY_BYTES);
-      if (decodesToWarc(cur.buffered.subarray(0, VERIFY_BYTES))) return skipped;
+      if (verify(cur.buffered.subarray(0, VERIFY_BYTES))) return skipped;
     }
     if (drop(1)) return skipped;
   }

@@ -11,7 +11,12 @@ export function warcKind(fileName: string): WarcKind {
   return m ? (m[1]!.toLowerCase() as WarcKind) : "warc";
 }
 
-/** A WARC-family file by name: `.warc`, `.warc.gz`, `.arc.gz` is not read. */
+/** A WARC-family file by name: `.warc`, `.warc.gz`, WET, WAT (an ARC is isArcName's). */
 export function isWarcName(fileName: string): boolean {
   return /\.warc(\.(wet|wat))?(\.gz)?$/i.test(fileName) || /\.(wet|wat)(\.gz)?$/i.test(fileName);
+}
+
+/** An ARC file by name (the Internet Archive's format before WARC): `.arc`, `.arc.gz`. */
+export function isArcName(fileName: string): boolean {
+  return /\.arc(\.gz)?$/i.test(fileName);
 }

@@ -328,6 +328,55 @@ export async function* readWarcWithRevisits(opts: WarcReadOptions): AsyncGenerat
   }
 }
 
+/** What names a response framed by another format (an ARC record, arc-reader.ts): its place and identity. */
+export interface FramedResponseMeta {
+  /** file offset of the record (of its gzip member), where its damage is reported */
+  offset: number;
+  recordId: string;
+  targetUri: string;
+  date: string | null;
+}
+
+/**
+ * One HTTP response framed by another format (an ARC record, arc-reader.ts), read as the WARC
+ * response record holding it: the same HTTP header parsing, skips, bounds, counters and damage
+ * reasons as a WARC capture's, so a crawl gives the same documents in either format. `content`: its
+ * `length` bytes held, or streamed (a record too large to hold, which may end short: `cutShort` says why).
+ * Yields the record if it is content; returns whether it was damaged (counted, reported at its offset).
+ */
+export async function* framedResponse(meta: FramedResponseMeta, length: number, content: Buffer | AsyncIterable<Buffer>, opts: WarcReadOptions, cutShort = "truncated"): AsyncGenerator<WarcContentRecord, boolean> {
+  const head = Buffer.from(`WARC/1.0\r\nWARC-Type: response\r\nContent-Length: ${length}\r\n\r\n`, "latin1");
+  const named = (rec: WarcContentRecord): WarcContentRecord => ({ ...rec, offset: meta.offset, recordId: meta.recordId, targetUri: cleanUri(meta.targetUri), date: meta.date });
+  let data: AsyncIterable<Buffer>;
+  if (Buffer.isBuffer(content)) {
+    const whole = Buffer.concat([head, content, RECORD_END]);
+    const parsed = opts.parser !== "warcio" && (opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES) >= 2 * PIECE ? parseMemberRecords(whole, PIECE) : null;
+    if (parsed !== null) {
+      for (const rec of parsedRecords(whole, parsed, meta.offset, opts)) yield named(rec as WarcContentRecord);
+      return false;
+    }
+    data = once(whole);
+  } else {
+    data = (async function* () {
+      yield head;
+      yield* content;
+      yield RECORD_END;
+    })();
+  }
+  try {
+    for await (const rec of records(data, 0, meta.offset, opts)) yield named(rec as WarcContentRecord);
+    return false;
+  } catch (err) {
+    if (err instanceof RecordDamage) {
+      damage(opts, meta.offset, err.reason === "truncated" ? cutShort : err.reason);
+      return true;
+    }
+    // a body over the bound, counted as skipped
+    if (err instanceof SkipAndResync) return false;
+    throw err;
+  }
+}
+
 /** Whether a byte is padding between records or members: whitespace or NUL. */
 const isPadByte = (c: number) => c === 10 || c === 13 || c === 32 || c === 9 || c === 0;
 
