@@ -22,6 +22,7 @@ import { basename } from "node:path";
 import { warcCounter, warcSkippedCounter, WARC_DAMAGE_SAMPLE } from "../../core/counter-names.ts";
 import { ByteCursor, ByteSourceError } from "./byte-cursor.ts";
 import { GzipMemberError, inflateMember, inflatedStart, isGzipMagic, seekGzipMember } from "./gzip-member.ts";
+import { InflatedFile } from "./inflated-file.ts";
 import { isArcName } from "./warc-kind.ts";
 import { DEFAULT_MAX_HEADER_BYTES, framedResponse, type WarcContentRecord, type WarcReadOptions } from "./warc-reader.ts";
 
@@ -103,9 +104,22 @@ interface ArcState {
   name: string;
   /** records held whole up to this length; a larger one is streamed (it is skipped as too large in any case) */
   hold: number;
-  /** reads `n` bytes of a plain file at an offset (fewer at its end): a length too large to hold is checked before it is trusted */
-  probe: ((offset: number, n: number) => Promise<Buffer>) | null;
   opts: WarcReadOptions;
+}
+
+/** Reads `n` bytes at an offset of a plain file or a member's inflated bytes (fewer at their end). */
+type Probe = (offset: number, n: number) => Promise<Buffer>;
+
+function probeOf(open: (start: number) => AsyncIterable<Buffer>): Probe {
+  return async (offset, n) => {
+    const at = new ByteCursor(open(offset), offset);
+    try {
+      await at.fill(n);
+      return Buffer.from(at.buffered.subarray(0, n));
+    } finally {
+      await at.close();
+    }
+  };
 }
 
 const isPad = (c: number) => c === 10 || c === 13 || c === 32 || c === 9 || c === 0;
@@ -233,9 +247,9 @@ async function* content(h: ArcHeader, meta: { offset: number; recordId: string }
 /**
  * The records of ARC bytes at the cursor: a plain file (`member` null: records are reported at
  * their own offsets, up to the shard's `end`) or a gzip member's inflated bytes (reported at the
- * member's offset).
+ * member's offset). `probe` reads the same bytes ahead: a length too large to hold is checked before it is trusted.
  */
-async function* arcRecords(cur: ByteCursor, member: number | null, end: number, state: ArcState): AsyncGenerator<WarcContentRecord> {
+async function* arcRecords(cur: ByteCursor, member: number | null, end: number, state: ArcState, probe: Probe): AsyncGenerator<WarcContentRecord> {
   const opts = state.opts;
   for (;;) {
     while ((cur.buffered.length > 0 || (await cur.more())) && isPad(cur.buffered[0]!)) {
@@ -260,14 +274,16 @@ async function* arcRecords(cur: ByteCursor, member: number | null, end: number, 
     state.started = true;
     const meta = { offset, recordId: `${state.name}@${offset}${member !== null && at > 0 ? `+${at}` : ""}` };
     const total = line.length + h.length;
-    if (h.length > state.hold && member === null && state.probe) {
-      // larger than any page kept, in a plain file: trusted when a record ends where it claims (a false
-      // 2 GB claim would swallow the file), else reading goes on at the next record after its header line
-      const after = await state.probe(at + total - 1, 1 + NEXT_LINE);
+    if (h.length > state.hold) {
+      // larger than any page kept: trusted when a record ends where it claims (a false 2 GB claim would
+      // swallow the file, or a member of many records: a file gzipped whole), else reading goes on at
+      // the next record after its header line
+      const after = await probe(at + total - 1, 1 + NEXT_LINE);
       if (after.length === 0 || !isRecordEnd(after, 1, state.version)) {
         cur.skip(line.length - 1);
         const skipped = await seekRecord(cur, state);
-        damage(opts, offset, after.length === 0 && cur.done ? "truncated" : "length_too_large");
+        // (a member's end is no cut: its gzip trailer was read)
+        damage(opts, offset, after.length === 0 && cur.done && member === null ? "truncated" : "length_too_large");
         opts.counters.inc(warcCounter("resyncs"));
         skippedBytes(opts, line.length - 1 + skipped);
         continue;
@@ -326,7 +342,7 @@ async function* readPlain(state: ArcState): AsyncGenerator<WarcContentRecord> {
   const cur = new ByteCursor(opts.open(from), from);
   try {
     if (start > 0) skippedBytes(opts, Math.max(0, (await seekRecord(cur, state)) - 1));
-    yield* arcRecords(cur, null, opts.end ?? Infinity, state);
+    yield* arcRecords(cur, null, opts.end ?? Infinity, state, probeOf(opts.open));
   } finally {
     await cur.close();
   }
@@ -336,6 +352,16 @@ async function* readPlain(state: ArcState): AsyncGenerator<WarcContentRecord> {
 function fromInflated(err: unknown): unknown {
   while (err instanceof ByteSourceError && (err.cause instanceof ByteSourceError || err.cause instanceof GzipMemberError)) err = err.cause;
   return err;
+}
+
+/** The inflated bytes of the member at file offset `at`, read again. */
+async function* inflateOne(open: WarcReadOptions["open"], at: number): AsyncGenerator<Buffer> {
+  const cur = new ByteCursor(open(at), at);
+  try {
+    yield* inflateMember(cur);
+  } finally {
+    await cur.close();
+  }
 }
 
 /** A per-record `.arc.gz` (or any gzipped ARC: a member is read as plain ARC bytes), the members that start in the shard. */
@@ -365,9 +391,12 @@ async function* readMembers(state: ArcState): AsyncGenerator<WarcContentRecord> 
         skippedBytes(opts, 1 + (await seekGzipMember(cur, end, decodesToArc)));
         continue;
       }
-      const inflated = new ByteCursor(inflateMember(cur), 0);
+      // the member read as a plain file of its inflated bytes, so a length claimed past the body bound is
+      // checked ahead before it is trusted (bounded: the bytes behind the reader are inflated again)
+      const file = new InflatedFile(inflateMember(cur), () => inflateOne(opts.open, at));
+      const inflated = new ByteCursor(file.open(0), 0);
       try {
-        yield* arcRecords(inflated, at, Infinity, state);
+        yield* arcRecords(inflated, at, Infinity, state, probeOf((s) => file.open(s)));
         continue;
       } catch (caught) {
         const err = fromInflated(caught);
@@ -376,6 +405,7 @@ async function* readMembers(state: ArcState): AsyncGenerator<WarcContentRecord> 
         damage(opts, at, "gzip");
       } finally {
         await inflated.close();
+        await file.close();
       }
       await cur.close();
       opts.counters.inc(warcCounter("resyncs"));
@@ -412,16 +442,7 @@ export async function* readArc(opts: WarcReadOptions): AsyncGenerator<WarcConten
     opts.counters.inc(warcCounter("files"));
     opts.counters.inc(warcCounter("files.arc"));
   }
-  const probe = async (offset: number, n: number) => {
-    const at = new ByteCursor(opts.open(offset), offset);
-    try {
-      await at.fill(n);
-      return Buffer.from(at.buffered.subarray(0, n));
-    } finally {
-      await at.close();
-    }
-  };
-  const state: ArcState = { version: 1, started: (opts.start ?? 0) > 0, name: basename(opts.file), hold: opts.maxBodyBytes + (opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES), probe: gzip ? null : probe, opts };
+  const state: ArcState = { version: 1, started: (opts.start ?? 0) > 0, name: basename(opts.file), hold: opts.maxBodyBytes + (opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES), opts };
   try {
     yield* gzip ? readMembers(state) : readPlain(state);
   } catch (e) {
