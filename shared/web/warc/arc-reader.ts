@@ -20,6 +20,7 @@
  */
 import { basename } from "node:path";
 import { warcCounter, warcSkippedCounter, WARC_DAMAGE_SAMPLE } from "../../core/counter-names.ts";
+import { Counters } from "../../core/counters.ts";
 import { ByteCursor, ByteSourceError } from "./byte-cursor.ts";
 import { GzipMemberError, inflateMember, inflatedStart, isGzipMagic, seekGzipMember } from "./gzip-member.ts";
 import { InflatedFile } from "./inflated-file.ts";
@@ -107,18 +108,26 @@ interface ArcState {
   opts: WarcReadOptions;
 }
 
-/** Reads `n` bytes at an offset of a plain file or a member's inflated bytes (fewer at their end). */
-type Probe = (offset: number, n: number) => Promise<Buffer>;
+/**
+ * How a length claimed past the body bound is checked before it is trusted (a false 2 GB claim would
+ * swallow the file, or a member of many records: a file gzipped whole): in a plain file, by reading
+ * `n` bytes at its claimed end (`probe`, a ranged read); in a member's inflated bytes, by reading
+ * through to it and, when no record ends there, reading them again from after its header line
+ * (`reopen`: reading ahead would inflate a true record twice).
+ */
+type ClaimCheck = { probe: (offset: number, n: number) => Promise<Buffer> } | { reopen: (at: number) => AsyncIterable<Buffer> };
 
-function probeOf(open: (start: number) => AsyncIterable<Buffer>): Probe {
-  return async (offset, n) => {
-    const at = new ByteCursor(open(offset), offset);
-    try {
-      await at.fill(n);
-      return Buffer.from(at.buffered.subarray(0, n));
-    } finally {
-      await at.close();
-    }
+function probeOf(open: (start: number) => AsyncIterable<Buffer>): ClaimCheck {
+  return {
+    probe: async (offset, n) => {
+      const at = new ByteCursor(open(offset), offset);
+      try {
+        await at.fill(n);
+        return Buffer.from(at.buffered.subarray(0, n));
+      } finally {
+        await at.close();
+      }
+    },
   };
 }
 
@@ -247,89 +256,120 @@ async function* content(h: ArcHeader, meta: { offset: number; recordId: string }
 /**
  * The records of ARC bytes at the cursor: a plain file (`member` null: records are reported at
  * their own offsets, up to the shard's `end`) or a gzip member's inflated bytes (reported at the
- * member's offset). `probe` reads the same bytes ahead: a length too large to hold is checked before it is trusted.
+ * member's offset). `check` checks a length too large to hold before it is trusted.
  */
-async function* arcRecords(cur: ByteCursor, member: number | null, end: number, state: ArcState, probe: Probe): AsyncGenerator<WarcContentRecord> {
+async function* arcRecords(first: ByteCursor, member: number | null, end: number, state: ArcState, check: ClaimCheck): AsyncGenerator<WarcContentRecord> {
   const opts = state.opts;
-  for (;;) {
-    while ((cur.buffered.length > 0 || (await cur.more())) && isPad(cur.buffered[0]!)) {
-      let n = 0;
-      while (n < cur.buffered.length && isPad(cur.buffered[n]!)) n++;
-      cur.skip(n);
-    }
-    if (cur.done || (member === null && cur.position >= end)) return;
-    const at = cur.position;
-    const offset = member ?? at;
-    const line = await lineAt(cur, 0);
-    const h = line && parseArcLine(lineText(line), state.version);
-    if (!h || h === "bad_length") {
-      // a line cut by the input's end is a cut record; any other is garbage, or a record whose length is no number
-      damage(opts, offset, h ?? (line === null && cur.buffered.length < MAX_LINE ? "truncated" : "not_an_arc_record"));
-      opts.counters.inc(warcCounter("resyncs"));
-      cur.skip(1);
-      skippedBytes(opts, 1 + (await seekRecord(cur, state)));
-      continue;
-    }
-    if (!state.started && !h.url.startsWith("filedesc:")) opts.counters.inc(warcCounter("files.arc_no_version_block"));
-    state.started = true;
-    const meta = { offset, recordId: `${state.name}@${offset}${member !== null && at > 0 ? `+${at}` : ""}` };
-    const total = line.length + h.length;
-    if (h.length > state.hold) {
-      // larger than any page kept: trusted when a record ends where it claims (a false 2 GB claim would
-      // swallow the file, or a member of many records: a file gzipped whole), else reading goes on at
-      // the next record after its header line
-      const after = await probe(at + total - 1, 1 + NEXT_LINE);
-      if (after.length === 0 || !isRecordEnd(after, 1, state.version)) {
-        cur.skip(line.length - 1);
+  // (the first cursor is its caller's to close; one opened again here is closed here)
+  let cur = first;
+  try {
+    for (;;) {
+      while ((cur.buffered.length > 0 || (await cur.more())) && isPad(cur.buffered[0]!)) {
+        let n = 0;
+        while (n < cur.buffered.length && isPad(cur.buffered[n]!)) n++;
+        cur.skip(n);
+      }
+      if (cur.done || (member === null && cur.position >= end)) return;
+      const at = cur.position;
+      const offset = member ?? at;
+      const line = await lineAt(cur, 0);
+      const h = line && parseArcLine(lineText(line), state.version);
+      if (!h || h === "bad_length") {
+        // a line cut by the input's end is a cut record; any other is garbage, or a record whose length is no number
+        damage(opts, offset, h ?? (line === null && cur.buffered.length < MAX_LINE ? "truncated" : "not_an_arc_record"));
+        opts.counters.inc(warcCounter("resyncs"));
+        cur.skip(1);
+        skippedBytes(opts, 1 + (await seekRecord(cur, state)));
+        continue;
+      }
+      if (!state.started && !h.url.startsWith("filedesc:")) opts.counters.inc(warcCounter("files.arc_no_version_block"));
+      state.started = true;
+      const meta = { offset, recordId: `${state.name}@${offset}${member !== null && at > 0 ? `+${at}` : ""}` };
+      const total = line.length + h.length;
+      if (h.length > state.hold && "reopen" in check) {
+        // larger than any page kept, in a member: read through to its claim, counted aside until a record ends there
+        const damages: [number, string][] = [];
+        const aside = { ...opts, counters: new Counters(), onDamage: (where: number, reason: string) => void damages.push([where, reason]) };
+        cur.skip(line.length);
+        const body = take(cur, h.length);
+        try {
+          // (never content: its body is over the bound)
+          for await (const _ of content(h, meta, body.chunks, { ...state, opts: aside })) void _;
+        } finally {
+          await body.chunks.return(undefined);
+        }
+        const got = body.taken() + (await skipBytes(cur, h.length - body.taken()));
+        if (got === h.length && (await endsRecord(cur, 0, state.version))) {
+          opts.counters.merge(aside.counters);
+          for (const [where, reason] of damages) opts.onDamage?.(where, reason);
+          continue;
+        }
+        // a false claim: reading goes on at the next record after its header line, as in a plain file
+        const from = at + line.length - 1;
+        if (cur !== first) await cur.close();
+        cur = new ByteCursor(check.reopen(from), from);
         const skipped = await seekRecord(cur, state);
-        // (a member's end is no cut: its gzip trailer was read)
-        damage(opts, offset, after.length === 0 && cur.done && member === null ? "truncated" : "length_too_large");
+        damage(opts, offset, "length_too_large");
         opts.counters.inc(warcCounter("resyncs"));
         skippedBytes(opts, line.length - 1 + skipped);
         continue;
       }
-    }
-    if (h.length > state.hold) {
-      // larger than any page kept: streamed through (it is skipped as too large), its length trusted
-      cur.skip(line.length);
-      const body = take(cur, h.length);
-      let damaged: boolean;
-      try {
-        // (cut short in a member, which bounds it: its length is false)
-        damaged = yield* content(h, meta, body.chunks, state, member === null ? "truncated" : "length_too_large");
-      } finally {
-        await body.chunks.return(undefined);
+      if (h.length > state.hold && "probe" in check) {
+        // larger than any page kept, in a plain file: trusted when a record ends where it claims, else
+        // reading goes on at the next record after its header line
+        const after = await check.probe(at + total - 1, 1 + NEXT_LINE);
+        if (after.length === 0 || !isRecordEnd(after, 1, state.version)) {
+          cur.skip(line.length - 1);
+          const skipped = await seekRecord(cur, state);
+          damage(opts, offset, after.length === 0 && cur.done ? "truncated" : "length_too_large");
+          opts.counters.inc(warcCounter("resyncs"));
+          skippedBytes(opts, line.length - 1 + skipped);
+          continue;
+        }
       }
-      const got = body.taken() + (await skipBytes(cur, h.length - body.taken()));
-      if (got < h.length) {
-        if (!damaged) damage(opts, offset, member === null ? "truncated" : "length_too_large");
-        return;
-      }
-      continue;
-    }
-    const whole = await cur.fill(total);
-    if (!whole || !(await endsRecord(cur, total, state.version))) {
-      // a length too large runs over the next record: reading goes on there
-      const next = await recordWithin(cur, line.length - 1, Math.min(total, cur.buffered.length), state);
-      if (next !== null) {
-        damage(opts, offset, "length_too_large");
-        opts.counters.inc(warcCounter("resyncs"));
-        skippedBytes(opts, next);
-        cur.skip(next);
+      if (h.length > state.hold) {
+        // larger than any page kept, in a plain file, its claim checked: streamed through (it is skipped as too large)
+        cur.skip(line.length);
+        const body = take(cur, h.length);
+        let damaged: boolean;
+        try {
+          damaged = yield* content(h, meta, body.chunks, state);
+        } finally {
+          await body.chunks.return(undefined);
+        }
+        const got = body.taken() + (await skipBytes(cur, h.length - body.taken()));
+        if (got < h.length) {
+          if (!damaged) damage(opts, offset, "truncated");
+          return;
+        }
         continue;
       }
-      if (!whole) {
-        // the input ends inside the record (in a member, which bounds it: its length is false)
-        damage(opts, offset, member === null ? "truncated" : "length_too_large");
-        skippedBytes(opts, cur.buffered.length);
-        cur.skip(cur.buffered.length);
-        return;
+      const whole = await cur.fill(total);
+      if (!whole || !(await endsRecord(cur, total, state.version))) {
+        // a length too large runs over the next record: reading goes on there
+        const next = await recordWithin(cur, line.length - 1, Math.min(total, cur.buffered.length), state);
+        if (next !== null) {
+          damage(opts, offset, "length_too_large");
+          opts.counters.inc(warcCounter("resyncs"));
+          skippedBytes(opts, next);
+          cur.skip(next);
+          continue;
+        }
+        if (!whole) {
+          // the input ends inside the record (in a member, which bounds it: its length is false)
+          damage(opts, offset, member === null ? "truncated" : "length_too_large");
+          skippedBytes(opts, cur.buffered.length);
+          cur.skip(cur.buffered.length);
+          return;
+        }
+        // else a length too small, or garbage after the record: the record is read as its length says, and what follows is the next line's damage
       }
-      // else a length too small, or garbage after the record: the record is read as its length says, and what follows is the next line's damage
+      const body = cur.buffered.subarray(line.length, total);
+      cur.skip(total);
+      yield* content(h, meta, body, state);
     }
-    const body = cur.buffered.subarray(line.length, total);
-    cur.skip(total);
-    yield* content(h, meta, body, state);
+  } finally {
+    if (cur !== first) await cur.close();
   }
 }
 
@@ -391,12 +431,12 @@ async function* readMembers(state: ArcState): AsyncGenerator<WarcContentRecord> 
         skippedBytes(opts, 1 + (await seekGzipMember(cur, end, decodesToArc)));
         continue;
       }
-      // the member read as a plain file of its inflated bytes, so a length claimed past the body bound is
-      // checked ahead before it is trusted (bounded: the bytes behind the reader are inflated again)
+      // the member read as a plain file of its inflated bytes: after a length claimed past the body bound
+      // that lies, reading goes back to its header line (bounded: bytes behind the window are inflated again)
       const file = new InflatedFile(inflateMember(cur), () => inflateOne(opts.open, at));
       const inflated = new ByteCursor(file.open(0), 0);
       try {
-        yield* arcRecords(inflated, at, Infinity, state, probeOf((s) => file.open(s)));
+        yield* arcRecords(inflated, at, Infinity, state, { reopen: (s) => file.open(s) });
         continue;
       } catch (caught) {
         const err = fromInflated(caught);

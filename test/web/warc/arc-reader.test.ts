@@ -146,6 +146,26 @@ describe("ARC files", () => {
       }
     });
 
+    it("gzipped: a record of 9 MB over the body bound that tells the truth is inflated once (more than the 8 MiB held behind the reader)", async () => {
+      // a real page's HTTP response, its body repeated to 9 MB
+      const e = entries[0]!;
+      const split = e.content.indexOf("\r\n\r\n") + 4;
+      const big = { ...e, content: Buffer.concat([e.content.subarray(0, split), ...Array.from({ length: Math.ceil(9e6 / (e.content.length - split)) }, () => e.content.subarray(split))]) };
+      const plain = Buffer.concat([versionBlock("x.arc", 1), arcRecord(entries[1]!), arcRecord(big), arcRecord(entries[2]!)]);
+      for (const bytes of [gzipSync(plain, { level: 1 }), Buffer.concat([versionBlock("x.arc", 1), arcRecord(entries[1]!), arcRecord(big), arcRecord(entries[2]!)].map((b) => gzipSync(b, { level: 1 })))]) {
+        const opened: number[] = [];
+        const counters = new Counters();
+        const records: WarcContentRecord[] = [];
+        const open = (s: number) => (opened.push(s), chunked(bytes, s, 64 * 1024));
+        for await (const r of readArc({ open, file: "crawl.arc", counters, maxBodyBytes: 1 << 20 })) records.push(r);
+        expect(uris(records)).toEqual([all[1], all[2]]);
+        expect(counters.get("warc.skipped.body_too_large")).toBe(1);
+        expect(damaged(counters)).toEqual([]);
+        // the file's head, then its members in one read: none read again
+        expect(opened).toEqual([0, 0]);
+      }
+    });
+
     for (const gzip of [false, true]) {
       const kind = gzip ? "per-record gzip" : "plain";
 
