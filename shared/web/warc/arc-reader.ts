@@ -20,8 +20,10 @@
  */
 import { basename } from "node:path";
 import { warcCounter, warcSkippedCounter, WARC_DAMAGE_SAMPLE } from "../../core/counter-names.ts";
+import { Counters } from "../../core/counters.ts";
 import { ByteCursor, ByteSourceError } from "./byte-cursor.ts";
 import { GzipMemberError, inflateMember, inflatedStart, isGzipMagic, seekGzipMember } from "./gzip-member.ts";
+import { InflatedFile } from "./inflated-file.ts";
 import { isArcName } from "./warc-kind.ts";
 import { DEFAULT_MAX_HEADER_BYTES, framedResponse, type WarcContentRecord, type WarcReadOptions } from "./warc-reader.ts";
 
@@ -103,9 +105,30 @@ interface ArcState {
   name: string;
   /** records held whole up to this length; a larger one is streamed (it is skipped as too large in any case) */
   hold: number;
-  /** reads `n` bytes of a plain file at an offset (fewer at its end): a length too large to hold is checked before it is trusted */
-  probe: ((offset: number, n: number) => Promise<Buffer>) | null;
   opts: WarcReadOptions;
+}
+
+/**
+ * How a length claimed past the body bound is checked before it is trusted (a false 2 GB claim would
+ * swallow the file, or a member of many records: a file gzipped whole): in a plain file, by reading
+ * `n` bytes at its claimed end (`probe`, a ranged read); in a member's inflated bytes, by reading
+ * through to it and, when no record ends there, reading them again from after its header line
+ * (`reopen`: reading ahead would inflate a true record twice).
+ */
+type ClaimCheck = { probe: (offset: number, n: number) => Promise<Buffer> } | { reopen: (at: number) => AsyncIterable<Buffer> };
+
+function probeOf(open: (start: number) => AsyncIterable<Buffer>): ClaimCheck {
+  return {
+    probe: async (offset, n) => {
+      const at = new ByteCursor(open(offset), offset);
+      try {
+        await at.fill(n);
+        return Buffer.from(at.buffered.subarray(0, n));
+      } finally {
+        await at.close();
+      }
+    },
+  };
 }
 
 const isPad = (c: number) => c === 10 || c === 13 || c === 32 || c === 9 || c === 0;
@@ -233,87 +256,120 @@ async function* content(h: ArcHeader, meta: { offset: number; recordId: string }
 /**
  * The records of ARC bytes at the cursor: a plain file (`member` null: records are reported at
  * their own offsets, up to the shard's `end`) or a gzip member's inflated bytes (reported at the
- * member's offset).
+ * member's offset). `check` checks a length too large to hold before it is trusted.
  */
-async function* arcRecords(cur: ByteCursor, member: number | null, end: number, state: ArcState): AsyncGenerator<WarcContentRecord> {
+async function* arcRecords(first: ByteCursor, member: number | null, end: number, state: ArcState, check: ClaimCheck): AsyncGenerator<WarcContentRecord> {
   const opts = state.opts;
-  for (;;) {
-    while ((cur.buffered.length > 0 || (await cur.more())) && isPad(cur.buffered[0]!)) {
-      let n = 0;
-      while (n < cur.buffered.length && isPad(cur.buffered[n]!)) n++;
-      cur.skip(n);
-    }
-    if (cur.done || (member === null && cur.position >= end)) return;
-    const at = cur.position;
-    const offset = member ?? at;
-    const line = await lineAt(cur, 0);
-    const h = line && parseArcLine(lineText(line), state.version);
-    if (!h || h === "bad_length") {
-      // a line cut by the input's end is a cut record; any other is garbage, or a record whose length is no number
-      damage(opts, offset, h ?? (line === null && cur.buffered.length < MAX_LINE ? "truncated" : "not_an_arc_record"));
-      opts.counters.inc(warcCounter("resyncs"));
-      cur.skip(1);
-      skippedBytes(opts, 1 + (await seekRecord(cur, state)));
-      continue;
-    }
-    if (!state.started && !h.url.startsWith("filedesc:")) opts.counters.inc(warcCounter("files.arc_no_version_block"));
-    state.started = true;
-    const meta = { offset, recordId: `${state.name}@${offset}${member !== null && at > 0 ? `+${at}` : ""}` };
-    const total = line.length + h.length;
-    if (h.length > state.hold && member === null && state.probe) {
-      // larger than any page kept, in a plain file: trusted when a record ends where it claims (a false
-      // 2 GB claim would swallow the file), else reading goes on at the next record after its header line
-      const after = await state.probe(at + total - 1, 1 + NEXT_LINE);
-      if (after.length === 0 || !isRecordEnd(after, 1, state.version)) {
-        cur.skip(line.length - 1);
+  // (the first cursor is its caller's to close; one opened again here is closed here)
+  let cur = first;
+  try {
+    for (;;) {
+      while ((cur.buffered.length > 0 || (await cur.more())) && isPad(cur.buffered[0]!)) {
+        let n = 0;
+        while (n < cur.buffered.length && isPad(cur.buffered[n]!)) n++;
+        cur.skip(n);
+      }
+      if (cur.done || (member === null && cur.position >= end)) return;
+      const at = cur.position;
+      const offset = member ?? at;
+      const line = await lineAt(cur, 0);
+      const h = line && parseArcLine(lineText(line), state.version);
+      if (!h || h === "bad_length") {
+        // a line cut by the input's end is a cut record; any other is garbage, or a record whose length is no number
+        damage(opts, offset, h ?? (line === null && cur.buffered.length < MAX_LINE ? "truncated" : "not_an_arc_record"));
+        opts.counters.inc(warcCounter("resyncs"));
+        cur.skip(1);
+        skippedBytes(opts, 1 + (await seekRecord(cur, state)));
+        continue;
+      }
+      if (!state.started && !h.url.startsWith("filedesc:")) opts.counters.inc(warcCounter("files.arc_no_version_block"));
+      state.started = true;
+      const meta = { offset, recordId: `${state.name}@${offset}${member !== null && at > 0 ? `+${at}` : ""}` };
+      const total = line.length + h.length;
+      if (h.length > state.hold && "reopen" in check) {
+        // larger than any page kept, in a member: read through to its claim, counted aside until a record ends there
+        const damages: [number, string][] = [];
+        const aside = { ...opts, counters: new Counters(), onDamage: (where: number, reason: string) => void damages.push([where, reason]) };
+        cur.skip(line.length);
+        const body = take(cur, h.length);
+        try {
+          // (never content: its body is over the bound)
+          for await (const _ of content(h, meta, body.chunks, { ...state, opts: aside })) void _;
+        } finally {
+          await body.chunks.return(undefined);
+        }
+        const got = body.taken() + (await skipBytes(cur, h.length - body.taken()));
+        if (got === h.length && (await endsRecord(cur, 0, state.version))) {
+          opts.counters.merge(aside.counters);
+          for (const [where, reason] of damages) opts.onDamage?.(where, reason);
+          continue;
+        }
+        // a false claim: reading goes on at the next record after its header line, as in a plain file
+        const from = at + line.length - 1;
+        if (cur !== first) await cur.close();
+        cur = new ByteCursor(check.reopen(from), from);
         const skipped = await seekRecord(cur, state);
-        damage(opts, offset, after.length === 0 && cur.done ? "truncated" : "length_too_large");
+        damage(opts, offset, "length_too_large");
         opts.counters.inc(warcCounter("resyncs"));
         skippedBytes(opts, line.length - 1 + skipped);
         continue;
       }
-    }
-    if (h.length > state.hold) {
-      // larger than any page kept: streamed through (it is skipped as too large), its length trusted
-      cur.skip(line.length);
-      const body = take(cur, h.length);
-      let damaged: boolean;
-      try {
-        // (cut short in a member, which bounds it: its length is false)
-        damaged = yield* content(h, meta, body.chunks, state, member === null ? "truncated" : "length_too_large");
-      } finally {
-        await body.chunks.return(undefined);
+      if (h.length > state.hold && "probe" in check) {
+        // larger than any page kept, in a plain file: trusted when a record ends where it claims, else
+        // reading goes on at the next record after its header line
+        const after = await check.probe(at + total - 1, 1 + NEXT_LINE);
+        if (after.length === 0 || !isRecordEnd(after, 1, state.version)) {
+          cur.skip(line.length - 1);
+          const skipped = await seekRecord(cur, state);
+          damage(opts, offset, after.length === 0 && cur.done ? "truncated" : "length_too_large");
+          opts.counters.inc(warcCounter("resyncs"));
+          skippedBytes(opts, line.length - 1 + skipped);
+          continue;
+        }
       }
-      const got = body.taken() + (await skipBytes(cur, h.length - body.taken()));
-      if (got < h.length) {
-        if (!damaged) damage(opts, offset, member === null ? "truncated" : "length_too_large");
-        return;
-      }
-      continue;
-    }
-    const whole = await cur.fill(total);
-    if (!whole || !(await endsRecord(cur, total, state.version))) {
-      // a length too large runs over the next record: reading goes on there
-      const next = await recordWithin(cur, line.length - 1, Math.min(total, cur.buffered.length), state);
-      if (next !== null) {
-        damage(opts, offset, "length_too_large");
-        opts.counters.inc(warcCounter("resyncs"));
-        skippedBytes(opts, next);
-        cur.skip(next);
+      if (h.length > state.hold) {
+        // larger than any page kept, in a plain file, its claim checked: streamed through (it is skipped as too large)
+        cur.skip(line.length);
+        const body = take(cur, h.length);
+        let damaged: boolean;
+        try {
+          damaged = yield* content(h, meta, body.chunks, state);
+        } finally {
+          await body.chunks.return(undefined);
+        }
+        const got = body.taken() + (await skipBytes(cur, h.length - body.taken()));
+        if (got < h.length) {
+          if (!damaged) damage(opts, offset, "truncated");
+          return;
+        }
         continue;
       }
-      if (!whole) {
-        // the input ends inside the record (in a member, which bounds it: its length is false)
-        damage(opts, offset, member === null ? "truncated" : "length_too_large");
-        skippedBytes(opts, cur.buffered.length);
-        cur.skip(cur.buffered.length);
-        return;
+      const whole = await cur.fill(total);
+      if (!whole || !(await endsRecord(cur, total, state.version))) {
+        // a length too large runs over the next record: reading goes on there
+        const next = await recordWithin(cur, line.length - 1, Math.min(total, cur.buffered.length), state);
+        if (next !== null) {
+          damage(opts, offset, "length_too_large");
+          opts.counters.inc(warcCounter("resyncs"));
+          skippedBytes(opts, next);
+          cur.skip(next);
+          continue;
+        }
+        if (!whole) {
+          // the input ends inside the record (in a member, which bounds it: its length is false)
+          damage(opts, offset, member === null ? "truncated" : "length_too_large");
+          skippedBytes(opts, cur.buffered.length);
+          cur.skip(cur.buffered.length);
+          return;
+        }
+        // else a length too small, or garbage after the record: the record is read as its length says, and what follows is the next line's damage
       }
-      // else a length too small, or garbage after the record: the record is read as its length says, and what follows is the next line's damage
+      const body = cur.buffered.subarray(line.length, total);
+      cur.skip(total);
+      yield* content(h, meta, body, state);
     }
-    const body = cur.buffered.subarray(line.length, total);
-    cur.skip(total);
-    yield* content(h, meta, body, state);
+  } finally {
+    if (cur !== first) await cur.close();
   }
 }
 
@@ -326,7 +382,7 @@ async function* readPlain(state: ArcState): AsyncGenerator<WarcContentRecord> {
   const cur = new ByteCursor(opts.open(from), from);
   try {
     if (start > 0) skippedBytes(opts, Math.max(0, (await seekRecord(cur, state)) - 1));
-    yield* arcRecords(cur, null, opts.end ?? Infinity, state);
+    yield* arcRecords(cur, null, opts.end ?? Infinity, state, probeOf(opts.open));
   } finally {
     await cur.close();
   }
@@ -336,6 +392,16 @@ async function* readPlain(state: ArcState): AsyncGenerator<WarcContentRecord> {
 function fromInflated(err: unknown): unknown {
   while (err instanceof ByteSourceError && (err.cause instanceof ByteSourceError || err.cause instanceof GzipMemberError)) err = err.cause;
   return err;
+}
+
+/** The inflated bytes of the member at file offset `at`, read again. */
+async function* inflateOne(open: WarcReadOptions["open"], at: number): AsyncGenerator<Buffer> {
+  const cur = new ByteCursor(open(at), at);
+  try {
+    yield* inflateMember(cur);
+  } finally {
+    await cur.close();
+  }
 }
 
 /** A per-record `.arc.gz` (or any gzipped ARC: a member is read as plain ARC bytes), the members that start in the shard. */
@@ -365,9 +431,12 @@ async function* readMembers(state: ArcState): AsyncGenerator<WarcContentRecord> 
         skippedBytes(opts, 1 + (await seekGzipMember(cur, end, decodesToArc)));
         continue;
       }
-      const inflated = new ByteCursor(inflateMember(cur), 0);
+      // the member read as a plain file of its inflated bytes: after a length claimed past the body bound
+      // that lies, reading goes back to its header line (bounded: bytes behind the window are inflated again)
+      const file = new InflatedFile(inflateMember(cur), () => inflateOne(opts.open, at));
+      const inflated = new ByteCursor(file.open(0), 0);
       try {
-        yield* arcRecords(inflated, at, Infinity, state);
+        yield* arcRecords(inflated, at, Infinity, state, { reopen: (s) => file.open(s) });
         continue;
       } catch (caught) {
         const err = fromInflated(caught);
@@ -376,6 +445,7 @@ async function* readMembers(state: ArcState): AsyncGenerator<WarcContentRecord> 
         damage(opts, at, "gzip");
       } finally {
         await inflated.close();
+        await file.close();
       }
       await cur.close();
       opts.counters.inc(warcCounter("resyncs"));
@@ -412,16 +482,7 @@ export async function* readArc(opts: WarcReadOptions): AsyncGenerator<WarcConten
     opts.counters.inc(warcCounter("files"));
     opts.counters.inc(warcCounter("files.arc"));
   }
-  const probe = async (offset: number, n: number) => {
-    const at = new ByteCursor(opts.open(offset), offset);
-    try {
-      await at.fill(n);
-      return Buffer.from(at.buffered.subarray(0, n));
-    } finally {
-      await at.close();
-    }
-  };
-  const state: ArcState = { version: 1, started: (opts.start ?? 0) > 0, name: basename(opts.file), hold: opts.maxBodyBytes + (opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES), probe: gzip ? null : probe, opts };
+  const state: ArcState = { version: 1, started: (opts.start ?? 0) > 0, name: basename(opts.file), hold: opts.maxBodyBytes + (opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES), opts };
   try {
     yield* gzip ? readMembers(state) : readPlain(state);
   } catch (e) {
