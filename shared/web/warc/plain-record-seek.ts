@@ -19,6 +19,12 @@ export type ProbeBytes = (offset: number, n: number) => Promise<Buffer>;
 
 /** The candidate's content end relative to its first byte, or null when its header block is not a WARC record's. */
 function contentEnd(b: Buffer): number | null {
+  const frame = recordFrame(b);
+  return frame && frame.contentStart + frame.length;
+}
+
+/** Where the candidate's content starts (relative to its first byte) and its claimed length, or null when its header block is not a WARC record's. */
+function recordFrame(b: Buffer): { contentStart: number; length: number } | null {
   const blank = b.indexOf("\r\n\r\n");
   const lfBlank = b.indexOf("\n\n");
   const end = blank >= 0 && (lfBlank < 0 || blank < lfBlank) ? blank + 4 : lfBlank >= 0 ? lfBlank + 2 : -1;
@@ -26,7 +32,7 @@ function contentEnd(b: Buffer): number | null {
   const head = b.toString("latin1", 0, end);
   const length = /(?:^|\n)content-length[ \t]*:[ \t]*(\d{1,15})[ \t]*\r?\n/i.exec(head);
   if (!length || !/(?:^|\n)warc-(?:type|record-id)[ \t]*:/i.test(head)) return null;
-  return end + Number(length[1]);
+  return { contentStart: end, length: Number(length[1]) };
 }
 
 /** Whether the bytes after a record's content are its end: blank lines, then a record or the file's end. */
@@ -146,4 +152,59 @@ async function reachesPast(probe: ProbeBytes, at: number, limit: number): Promis
     at += end + i;
   }
   return false;
+}
+
+/**
+ * Where a record whose claimed length runs past the file's end (at `record`) ran over the records
+ * after it: the first record start in its content that checks out and from which the records, each's
+ * claimed length followed by blank lines and the next, end at the file's end (or go on for MAX_CHAIN
+ * records); null when there is none: the file was cut in that record, or its record line is quoted
+ * in the last record's payload (the rest of that payload holds no records ending the file).
+ */
+export async function overrunRecord(open: (start: number) => AsyncIterable<Buffer>, probe: ProbeBytes, record: number): Promise<number | null> {
+  const frame = recordFrame(await probe(record, MAX_CANDIDATE_HEADER));
+  if (!frame) return null;
+  const cur = new ByteCursor(open(record + frame.contentStart), record + frame.contentStart);
+  try {
+    for (let lineStart = true; ; lineStart = false) {
+      await seekPlainRecord(cur, lineStart, probe);
+      if (!(await cur.fill(1))) return null;
+      if (await endsFile(probe, cur.position)) return cur.position;
+      cur.skip(1);
+    }
+  } finally {
+    await cur.close();
+  }
+}
+
+/** Whether the records from `at` on end at the file's end (the last followed by blank lines only), or go on for MAX_CHAIN records. */
+async function endsFile(probe: ProbeBytes, at: number): Promise<boolean> {
+  for (let n = 0; n < MAX_CHAIN; n++) {
+    const end = contentEnd(await probe(at, MAX_CANDIDATE_HEADER));
+    if (end === null) return false;
+    // from the content's last byte: none means the record runs past the end
+    const after = await probe(at + end - 1, 65);
+    if (after.length === 0) return false;
+    let i = 1;
+    while (i < after.length && (after[i] === 13 || after[i] === 10)) i++;
+    if (i === after.length) return after.length < 65;
+    if (!after.toString("latin1", i).startsWith("WARC/1.")) return false;
+    at += end - 1 + i;
+  }
+  return true;
+}
+
+/**
+ * Where the next record starts by the claimed length of the record at `at` (past its blank lines),
+ * or null when its header block is not a WARC record's: a record a resync finds there follows a
+ * record's end, so it is no record line quoted in a payload.
+ */
+export async function claimedNext(probe: ProbeBytes, at: number): Promise<number | null> {
+  const frame = recordFrame(await probe(at, MAX_CANDIDATE_HEADER));
+  if (!frame) return null;
+  const end = at + frame.contentStart + frame.length;
+  const after = await probe(end, 64);
+  let i = 0;
+  while (i < after.length && (after[i] === 13 || after[i] === 10 || after[i] === 32 || after[i] === 9)) i++;
+  return end + i;
 }

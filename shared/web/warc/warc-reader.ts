@@ -20,7 +20,7 @@ import { WARC_DAMAGE_SAMPLE, warcCounter, warcSkippedCounter } from "../../core/
 import { ByteCursor, ByteSourceError } from "./byte-cursor.ts";
 import { GzipMemberError, continuingMember, inflateHeldMember, inflateMember, inflateWholeMember, isGzipMagic, seekGzipMember } from "./gzip-member.ts";
 import { InflatedFile } from "./inflated-file.ts";
-import { seekPlainRecord, swallowedRecord, type ProbeBytes } from "./plain-record-seek.ts";
+import { claimedNext, overrunRecord, seekPlainRecord, swallowedRecord, type ProbeBytes } from "./plain-record-seek.ts";
 import { forEachMap, httpStatus, parseMemberRecords, type ParsedRecord } from "./member-records.ts";
 
 /** warcio (~70 ms of CPU to load) loads at the first WARC read: a Wikipedia run never reads one. */
@@ -546,8 +546,10 @@ async function* readPlainBytes(open: WarcReadOptions["open"], start: number, end
     }
   };
   let cur = new ByteCursor(open(start), start);
-  // where the last resync (or the shard's start) found a record, and the last bytes of the file read
+  // where the last resync (or the shard's start) found a record, the record it resynced past (null
+  // at the shard's start), and the last bytes of the file read
   let seekedTo: number | null = null;
+  let resyncedPast: number | null = null;
   let tail: Buffer = Buffer.alloc(0);
   try {
     if (start > 0) {
@@ -576,12 +578,18 @@ async function* readPlainBytes(open: WarcReadOptions["open"], start: number, end
         // (a record left unfinished: no member after this one goes on with it)
         if (member) member.frame.inRecord = false;
         opts.counters.inc(warcCounter("resyncs"));
-        if (err instanceof ResumeAt) {
-          damage(opts, member?.offset ?? err.record, "content_length_too_large");
-          cur = new ByteCursor(open(err.at), err.at);
+        // a record a resync found where the record it passed claims to end follows a record's end: no quote
+        const resynced = pos.offset === seekedTo && (resyncedPast === null || (await claimedNext(probe, resyncedPast)) !== seekedTo);
+        const quoted = isQuotedAtEnd(err, resynced, tail);
+        // a claim past the end that ran over whole records lied (the file was not cut there)
+        const overrun = !quoted && isTruncated(err) ? await overrunRecord(open, probe, pos.offset) : null;
+        const resume = err instanceof ResumeAt ? err : overrun !== null ? new ResumeAt(overrun, pos.offset) : null;
+        if (resume) {
+          damage(opts, member?.offset ?? resume.record, "content_length_too_large");
+          cur = new ByteCursor(open(resume.at), resume.at);
           continue;
         }
-        if (isQuotedAtEnd(err, pos.offset === seekedTo, tail)) {
+        if (quoted) {
           // a record line quoted in the last record's payload, its claimed length past the end: no record
           if (pos.counted) opts.counters.inc(RECORDS, -1);
         } else if (!(err instanceof SkipAndResync)) {
@@ -590,6 +598,7 @@ async function* readPlainBytes(open: WarcReadOptions["open"], start: number, end
         cur = new ByteCursor(open(pos.offset + 1), pos.offset + 1);
         opts.counters.inc(warcCounter("bytes.skipped"), 1 + (await seekPlainRecord(cur, false, probe)));
         seekedTo = cur.position;
+        resyncedPast = pos.offset;
       }
     }
   } finally {
@@ -600,13 +609,19 @@ async function* readPlainBytes(open: WarcReadOptions["open"], start: number, end
 const RECORD_END = Buffer.from("\r\n\r\n");
 
 /**
- * Whether a record the reader found by a resync (`resynced`) and cut by the file's end is a quote: a
- * resync may take a `WARC/1.x` line in a payload whose claimed length runs past the end for a cut
- * record (seekPlainRecord cannot tell them apart), but a file whose last bytes end a record (CRLF
- * CRLF) was not cut, so the record line was inside the file's last record.
+ * Whether a record the reader found by a resync (`resynced`: not where the record it passed claims
+ * to end) and cut by the file's end is a quote: a resync may take a `WARC/1.x` line in a payload whose
+ * claimed length runs past the end for a cut record (seekPlainRecord cannot tell them apart), but a
+ * file whose last bytes end a record (CRLF CRLF) was not cut, so the record line was inside a record:
+ * the file's last, or one before records its claim runs over (a liar there is not told from it).
  */
 function isQuotedAtEnd(err: unknown, resynced: boolean, tail: Buffer): boolean {
-  return resynced && err instanceof RecordDamage && err.reason === "truncated" && tail.equals(RECORD_END);
+  return resynced && isTruncated(err) && tail.equals(RECORD_END);
+}
+
+/** A record whose content ends before its claimed length: cut by the file's (or its member's) end, or its Content-Length too large. */
+function isTruncated(err: unknown): boolean {
+  return err instanceof RecordDamage && err.reason === "truncated";
 }
 
 /**

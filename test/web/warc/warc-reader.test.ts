@@ -148,9 +148,12 @@ describe("hostile records: bounded, counted, and the next record is still read",
     const liar = warcRecord("response", httpResponse("<p>short</p>"), { uri: "http://example.org/liar", length: 2 * 1024 ** 3 });
     const plain = await readAll(Buffer.concat([page(1), liar, page(2)]));
     expect(plain.records.map((r) => r.targetUri)).toEqual(["http://example.org/1", "http://example.org/2"]);
-    // the claim runs past the end of the file: a truncated record, and a resync finds the next one
-    expect(plain.counters.get(warcSkippedCounter("damaged.truncated"))).toBe(1);
+    // the claim runs past the end of the file over the next record: the reader resumes there
+    expect(plain.counters.get(warcSkippedCounter("damaged.content_length_too_large"))).toBe(1);
     expect(plain.counters.get(warcCounter("resyncs"))).toBe(1);
+    // with no record after it, it may have been cut by the file's end: truncated
+    const last = await readAll(Buffer.concat([page(1), liar]));
+    expect(last.counters.get(warcSkippedCounter("damaged.truncated"))).toBe(1);
     const gz = await readAll(gzipRecords([page(1), liar, page(2)]));
     expect(gz.records.map((r) => r.targetUri)).toEqual(["http://example.org/1", "http://example.org/2"]);
     // in a gzip member the claim ends with the member, and the rest of the member is searched for a record (as in a plain file)
@@ -337,6 +340,32 @@ describe("framing as crawlers really write it: blank bytes, cut records, no reco
     expect([...counters.samples.get("warc.damaged_records")]).toEqual([`buffer@${records[1]!.length + archived.indexOf("<!-- the end") + 30}: content_length_too_small`]);
   });
 
+  it("a plain record whose Content-Length runs past the file's end over the records after it (reached in turn or by a resync): content_length_too_large at that record, as the file gzipped whole reads it", async () => {
+    // dolma's first 4 responses, the third claiming 2 TB
+    const responses = records.filter((_, k) => types[k] === "response").slice(0, 4);
+    const rs = responses.map((r, k) => (k === 2 ? Buffer.from(r.toString("latin1").replace(/Content-Length: \d+/, "Content-Length: 2000000000000"), "latin1") : r));
+    const liarAt = rs[0]!.length + rs[1]!.length;
+    const id = (r: Buffer) => /WARC-Record-ID: (\S+)/.exec(r.toString("latin1"))![1];
+    const seen = (c: Awaited<ReturnType<typeof readAll>>["counters"]) => ({ ...counts(c), bodyTooLarge: c.get(warcSkippedCounter("body_too_large")), reasons: [...c.samples.get("warc.damaged_records")] });
+    // 20 kB: the first two are over the bound, so a resync finds the liar; 8 MiB: it is read in turn
+    for (const [maxBodyBytes, over] of [[20_000, 2], [8 << 20, 0]] as const) {
+      const plain = await readAll(Buffer.concat(rs), { maxBodyBytes });
+      expect({ maxBodyBytes, ...seen(plain.counters) }).toEqual({ maxBodyBytes, records: 4, requests: 0, damaged: 1, bodyTooLarge: over, reasons: [`buffer@${liarAt}: content_length_too_large`] });
+      expect(plain.records.map((r) => r.recordId)).toEqual(responses.slice(over).filter((_, k) => k !== 2 - over).map(id));
+      const whole = await readAll(gzipSync(Buffer.concat(rs)), { maxBodyBytes });
+      expect({ maxBodyBytes, ...seen(whole.counters) }).toEqual({ maxBodyBytes, ...seen(plain.counters), reasons: ["buffer@0: content_length_too_large"] });
+      expect(whole.records.map((r) => r.recordId)).toEqual(plain.records.map((r) => r.recordId));
+    }
+    // the liar last (the file ends with its blank line): a record (its claim runs on from a record's
+    // end, so no quote), truncated as when the file was cut in it
+    for (const [maxBodyBytes, over] of [[20_000, 2], [8 << 20, 0]] as const) {
+      const plain = await readAll(Buffer.concat(rs.slice(0, 3)), { maxBodyBytes });
+      expect({ maxBodyBytes, ...seen(plain.counters) }).toEqual({ maxBodyBytes, records: 3, requests: 0, damaged: 1, bodyTooLarge: over, reasons: [`buffer@${liarAt}: truncated`] });
+      const whole = await readAll(gzipSync(Buffer.concat(rs.slice(0, 3))), { maxBodyBytes });
+      expect({ maxBodyBytes, ...seen(whole.counters) }).toEqual({ maxBodyBytes, ...seen(plain.counters), reasons: ["buffer@0: truncated"] });
+    }
+  });
+
   it("a record cut into gzip members anywhere (in its WARC headers, its HTTP headers, its body; two or three members) is read as written whole", async () => {
     const reference = await readAll(gzipRecords(records));
     const view = (rs: Awaited<ReturnType<typeof readAll>>["records"]) => rs.map((r) => ({ uri: r.targetUri, id: r.recordId, status: r.status, headers: [...r.headers], body: r.body.toString("base64") }));
@@ -424,7 +453,8 @@ describe("framing as crawlers really write it: blank bytes, cut records, no reco
       const whole = await readAll(gzipSync(Buffer.concat(rs)));
       expect(counts(whole.counters)).toEqual({ records: 12 * 48, requests: 12 * 22, damaged: 1 });
       expect(counts(whole.counters)).toEqual(counts(plain.counters));
-      expect(reasons(whole.counters)).toEqual(["truncated"]);
+      expect(reasons(whole.counters)).toEqual(["content_length_too_large"]);
+      expect(reasons(plain.counters)).toEqual(reasons(whole.counters));
       expect(whole.records).toHaveLength(12 * 24);
     });
   });
