@@ -22,7 +22,7 @@ import { basename } from "node:path";
 import { warcCounter, warcSkippedCounter, WARC_DAMAGE_SAMPLE } from "../../core/counter-names.ts";
 import { Counters } from "../../core/counters.ts";
 import { ByteCursor, ByteSourceError } from "./byte-cursor.ts";
-import { GzipMemberError, inflateMember, inflatedStart, isGzipMagic, seekGzipMember } from "./gzip-member.ts";
+import { fromInflated, GzipMemberError, inflateMember, inflatedStart, isGzipMagic, seekGzipMember } from "./gzip-member.ts";
 import { InflatedFile } from "./inflated-file.ts";
 import { isArcName } from "./warc-kind.ts";
 import { DEFAULT_MAX_HEADER_BYTES, framedResponse, type WarcContentRecord, type WarcReadOptions } from "./warc-reader.ts";
@@ -388,11 +388,6 @@ async function* readPlain(state: ArcState): AsyncGenerator<WarcContentRecord> {
   }
 }
 
-/** A failure of a member's inflated bytes as its inflation threw it (the cursor over them wraps it as a failed read). */
-function fromInflated(err: unknown): unknown {
-  while (err instanceof ByteSourceError && (err.cause instanceof ByteSourceError || err.cause instanceof GzipMemberError)) err = err.cause;
-  return err;
-}
 
 /** The inflated bytes of the member at file offset `at`, read again. */
 async function* inflateOne(open: WarcReadOptions["open"], at: number): AsyncGenerator<Buffer> {

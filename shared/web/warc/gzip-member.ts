@@ -292,3 +292,9 @@ export async function seekGzipMember(cur: ByteCursor, limit = Infinity, verify: 
     if (drop(1)) return skipped;
   }
 }
+
+/** An error of a member's inflated bytes as its inflation threw it (a cursor over them wraps it as a failed read). */
+export function fromInflated(err: unknown): unknown {
+  while (err instanceof ByteSourceError && (err.cause instanceof ByteSourceError || err.cause instanceof GzipMemberError)) err = err.cause;
+  return err;
+}

@@ -18,7 +18,7 @@ import type { WARCRecord } from "warcio";
 import type { Counters } from "../../core/counters.ts";
 import { WARC_DAMAGE_SAMPLE, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import { ByteCursor, ByteSourceError } from "./byte-cursor.ts";
-import { GzipMemberError, continuingMember, inflateHeldMember, inflateMember, inflateWholeMember, isGzipMagic, seekGzipMember } from "./gzip-member.ts";
+import { GzipMemberError, continuingMember, fromInflated, inflateHeldMember, inflateMember, inflateWholeMember, isGzipMagic, seekGzipMember } from "./gzip-member.ts";
 import { InflatedFile } from "./inflated-file.ts";
 import { claimedNext, overrunRecord, seekPlainRecord, swallowedRecord, type ProbeBytes } from "./plain-record-seek.ts";
 import { forEachMap, httpStatus, parseMemberRecords, type ParsedRecord } from "./member-records.ts";
@@ -479,11 +479,6 @@ async function* readMembers(opts: WarcReadOptions): AsyncGenerator<WarcContentRe
   }
 }
 
-/** An error of a member's inflated bytes as its inflation threw it (a cursor over them wraps it as a failed read). */
-function fromInflated(err: unknown): unknown {
-  while (err instanceof ByteSourceError && (err.cause instanceof ByteSourceError || err.cause instanceof GzipMemberError)) err = err.cause;
-  return err;
-}
 
 /** The inflated bytes of the members from file offset `at` on, as read before (members one after another, padding between them skipped). */
 async function* inflateFrom(open: WarcReadOptions["open"], at: number): AsyncGenerator<Buffer> {
