@@ -132,20 +132,12 @@ describe("caption TSV source (Conceptual Captions)", () => {
     await run(split, [{ path: CC_SHARED_PARQUET, kind: "current" }], { tiers: ["gold", "silver"] }, { shardBytes: 30_000 });
     const [a, b] = [readStats(whole), readStats(split)];
     expect([a.shards.total, b.shards.total]).toEqual([1, 4]);
-    // the report, the dataset card and _SUCCESS's plan fingerprint say how many shards; every dataset is the same bytes
-    const { ["report.md"]: _r1, ["report.html"]: _h1, ["README.md"]: _c1, ["stats.json"]: _s1, _SUCCESS: _u1, ...wholeOutputs } = readOutputs(whole);
-    const { ["report.md"]: _r2, ["report.html"]: _h2, ["README.md"]: _c2, ["stats.json"]: _s2, _SUCCESS: _u2, ...splitOutputs } = readOutputs(split);
-    expect(Object.keys(wholeOutputs).sort()).toEqual(["config.json", "gold.jsonl", "gold.parquet", "silver.jsonl", "silver.parquet"]);
-    expect(splitOutputs).toEqual(wholeOutputs);
-    const { ["extract.shards"]: shardsA, ...countersA } = a.counters;
-    const { ["extract.shards"]: shardsB, ...countersB } = b.counters;
-    expect([shardsA, shardsB]).toEqual([1, 4]);
-    expect(countersB).toEqual(countersA);
+    expectSameAsWhole(whole, split, 4);
     expect(b.tiers).toEqual(a.tiers);
     expect(b.extraction_examples).toEqual(a.extraction_examples);
     // the rows are the TSV's lines: the same sets and pairs as the TSV run above
-    expect(countersA["tsv.lines"]).toBe(2000);
-    expect(countersA["group.web.sets.sum"]).toBe(213);
+    expect(a.counters["tsv.lines"]).toBe(2000);
+    expect(a.counters["group.web.sets.sum"]).toBe(213);
     expect([a.tiers.silver!.pairs, a.tiers.gold!.pairs]).toEqual([25, 12]);
     expect(reconcile(b, { gold: readPairs(split, "gold").length, silver: readPairs(split, "silver").length })).toEqual([]);
   });
@@ -187,20 +179,29 @@ describe("caption TSV source (Conceptual Captions)", () => {
     for (const cut of cuts) expect(starts.has(cut), `cut at ${cut}`).toBe(true);
     expect(starts.has(trap + 1)).toBe(false);
     expect(cuts[0]).toBe(bytes.indexOf("\n", trap + 1) + 1);
-    const { ["report.md"]: _r1, ["report.html"]: _h1, ["README.md"]: _c1, ["stats.json"]: _s1, _SUCCESS: _u1, ...wholeOutputs } = readOutputs(whole);
-    const { ["report.md"]: _r2, ["report.html"]: _h2, ["README.md"]: _c2, ["stats.json"]: _s2, _SUCCESS: _u2, ...splitOutputs } = readOutputs(split);
-    expect(Object.keys(wholeOutputs).sort()).toEqual(["config.json", "gold.jsonl", "gold.parquet", "silver.jsonl", "silver.parquet"]);
-    expect(splitOutputs).toEqual(wholeOutputs);
-    const { ["extract.shards"]: shardsA, ...countersA } = a.counters;
-    const { ["extract.shards"]: shardsB, ...countersB } = b.counters;
-    expect([shardsA, shardsB]).toEqual([1, b.shards.total]);
-    expect(countersB).toEqual(countersA);
+    expectSameAsWhole(whole, split, b.shards.total);
     expect(b.tiers).toEqual(a.tiers);
     expect(b.extraction_examples).toEqual(a.extraction_examples);
-    expect(countersA["tsv.lines"]).toBe(2003);
-    expect(countersA["tsv.header"]).toBe(1);
-    expect(countersA["tsv.skipped.unterminated_quote"]).toBe(1);
+    expect(a.counters["tsv.lines"]).toBe(2003);
+    expect(a.counters["tsv.header"]).toBe(1);
+    expect(a.counters["tsv.skipped.unterminated_quote"]).toBe(1);
     expect(a.tiers.silver!.pairs).toBeGreaterThan(0);
     expect(reconcile(b, { gold: readPairs(split, "gold").length, silver: readPairs(split, "silver").length })).toEqual([]);
   });
 });
+
+/**
+ * A run read in `shards` shards (`split`) against the same input read whole: the report, the dataset
+ * card and _SUCCESS's plan fingerprint say how many shards; every dataset is the same bytes, every
+ * counter but the shard count the same.
+ */
+function expectSameAsWhole(whole: string, split: string, shards: number): void {
+  const { ["report.md"]: _r1, ["report.html"]: _h1, ["README.md"]: _c1, ["stats.json"]: _s1, _SUCCESS: _u1, ...wholeOutputs } = readOutputs(whole);
+  const { ["report.md"]: _r2, ["report.html"]: _h2, ["README.md"]: _c2, ["stats.json"]: _s2, _SUCCESS: _u2, ...splitOutputs } = readOutputs(split);
+  expect(Object.keys(wholeOutputs).sort()).toEqual(["config.json", "gold.jsonl", "gold.parquet", "silver.jsonl", "silver.parquet"]);
+  expect(splitOutputs).toEqual(wholeOutputs);
+  const { ["extract.shards"]: shardsA, ...countersA } = readStats(whole).counters;
+  const { ["extract.shards"]: shardsB, ...countersB } = readStats(split).counters;
+  expect([shardsA, shardsB]).toEqual([1, shards]);
+  expect(countersB).toEqual(countersA);
+}

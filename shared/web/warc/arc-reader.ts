@@ -24,6 +24,7 @@ import { Counters } from "../../core/counters.ts";
 import { ByteCursor, ByteSourceError } from "./byte-cursor.ts";
 import { fromInflated, GzipMemberError, inflateMember, inflatedStart, isGzipMagic, seekGzipMember } from "./gzip-member.ts";
 import { InflatedFile } from "./inflated-file.ts";
+import { probeBytes } from "./plain-record-seek.ts";
 import { isArcName } from "./warc-kind.ts";
 import { DEFAULT_MAX_HEADER_BYTES, framedResponse, type WarcContentRecord, type WarcReadOptions } from "./warc-reader.ts";
 
@@ -118,17 +119,7 @@ interface ArcState {
 type ClaimCheck = { probe: (offset: number, n: number) => Promise<Buffer> } | { reopen: (at: number) => AsyncIterable<Buffer> };
 
 function probeOf(open: (start: number) => AsyncIterable<Buffer>): ClaimCheck {
-  return {
-    probe: async (offset, n) => {
-      const at = new ByteCursor(open(offset), offset);
-      try {
-        await at.fill(n);
-        return Buffer.from(at.buffered.subarray(0, n));
-      } finally {
-        await at.close();
-      }
-    },
-  };
+  return { probe: probeBytes(open) };
 }
 
 const isPad = (c: number) => c === 10 || c === 13 || c === 32 || c === 9 || c === 0;

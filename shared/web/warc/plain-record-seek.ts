@@ -17,6 +17,19 @@ const AFTER = 4 + 7;
 /** Reads `n` bytes of the file at `offset` (fewer at its end). */
 export type ProbeBytes = (offset: number, n: number) => Promise<Buffer>;
 
+/** A ProbeBytes over `open` (the bytes from an offset): each probe a cursor of its own, closed after it. */
+export function probeBytes(open: (start: number) => AsyncIterable<Buffer>): ProbeBytes {
+  return async (offset, n) => {
+    const at = new ByteCursor(open(offset), offset);
+    try {
+      await at.fill(n);
+      return Buffer.from(at.buffered.subarray(0, n));
+    } finally {
+      await at.close();
+    }
+  };
+}
+
 /** The candidate's content end relative to its first byte, or null when its header block is not a WARC record's. */
 function contentEnd(b: Buffer): number | null {
   const frame = recordFrame(b);

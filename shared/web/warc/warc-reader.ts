@@ -20,7 +20,7 @@ import { WARC_DAMAGE_SAMPLE, warcCounter, warcSkippedCounter } from "../../core/
 import { ByteCursor, ByteSourceError } from "./byte-cursor.ts";
 import { GzipMemberError, continuingMember, fromInflated, inflateHeldMember, inflateMember, inflateWholeMember, isGzipMagic, seekGzipMember } from "./gzip-member.ts";
 import { InflatedFile } from "./inflated-file.ts";
-import { claimedNext, overrunRecord, seekPlainRecord, swallowedRecord, type ProbeBytes } from "./plain-record-seek.ts";
+import { claimedNext, overrunRecord, probeBytes, seekPlainRecord, swallowedRecord, type ProbeBytes } from "./plain-record-seek.ts";
 import { forEachMap, httpStatus, parseMemberRecords, type ParsedRecord } from "./member-records.ts";
 
 /** warcio (~70 ms of CPU to load) loads at the first WARC read: a Wikipedia run never reads one. */
@@ -531,15 +531,7 @@ interface MemberOf {
  * `WARC/1.x` line that checks out (seekPlainRecord), in either.
  */
 async function* readPlainBytes(open: WarcReadOptions["open"], start: number, end: number, opts: WarcReadOptions, member: MemberOf | null): AsyncGenerator<WarcContentRecord | WarcRevisitRecord> {
-  const probe: ProbeBytes = async (offset, n) => {
-    const at = new ByteCursor(open(offset), offset);
-    try {
-      await at.fill(n);
-      return Buffer.from(at.buffered.subarray(0, n));
-    } finally {
-      await at.close();
-    }
-  };
+  const probe = probeBytes(open);
   let cur = new ByteCursor(open(start), start);
   // where the last resync (or the shard's start) found a record, the record it resynced past (null
   // at the shard's start), and the last bytes of the file read
