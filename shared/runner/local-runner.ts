@@ -39,7 +39,7 @@ import { WORD_VECTORS_RESOURCE, wordVectorsProvider } from "../semantic/vector-s
 import { endOfRunPreloader, PRELOAD_AFTER_DECODED_BYTES } from "./end-of-run-preload.ts";
 import { startChartThread, stopChartThread } from "../output/chart-thread.ts";
 import { chartsStoredFor, rememberChartsStored } from "../output/charts.ts";
-import { changedInputs, inputStamps } from "./input-stamps.ts";
+import { changedInputs, inputStamps, plannedStamps } from "./input-stamps.ts";
 import { spelledAsBefore } from "./input-spelling.ts";
 
 export interface LocalRunOptions {
@@ -91,7 +91,8 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
   if (mismatch) throw new Error(mismatch);
   const inputs = opts.fresh ? opts.inputs : spelledAsBefore(opts.inputs, await earlierInputs(opts.outDir));
   const shards = await planLocalShards(inputs, opts.shardBytes, sources, opts.config);
-  const manifest = createManifest("local", opts.config, shards, pipeline.phases, inputStamps(inputs.map((i) => i.path)));
+  const stamps = inputStamps(inputs.map((i) => i.path));
+  const manifest = createManifest("local", opts.config, shards, pipeline.phases, stamps, plannedStamps(stamps));
   // A finished run is told without a single write (its folder may be read-only by now).
   if (!opts.fresh) {
     const done = await completedRun(opts.outDir, manifest);
@@ -151,6 +152,10 @@ async function completedRun(outDir: string, manifest: RunManifest): Promise<Stat
   const success = parseJsonOrNull((await output.readText(OUTPUT_FILES.success)) ?? "") as { fingerprint?: unknown; complete?: unknown; retry?: unknown } | null;
   // finished: complete, or incomplete only through damage in the input itself (nothing a rerun could read)
   if (success?.fingerprint !== fingerprint || (success.complete !== true && success.retry !== false)) return null;
+  // the fingerprint has each input's size and time; bytes sampled since (a same-size rewrite with the old time) are in the manifest
+  const previous = await new LocalStore(join(outDir, ".work")).readText(layout.manifest()).catch(() => null);
+  const old = previous === null ? null : RunManifest.safeParse(parseJsonOrNull(previous));
+  if (old?.success && changedInputs(old.data.inputStamps, manifest.inputStamps ?? {}).length > 0) return null;
   const stats = Stats.safeParse(parseJsonOrNull((await output.readText(OUTPUT_FILES.stats)) ?? ""));
   if (!stats.success) return null;
   // every output there (one deleted is written again), the report made with this run's report settings (not in the fingerprint)
@@ -182,7 +187,7 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
       const changed = old.success ? changedInputs(old.data.inputStamps, manifest.inputStamps!) : [];
       if (changed.length > 0) {
         throw new ResumeConflictError(
-          `the input ${changed.join(", ")} changed (size or modification time) since the run in ${opts.outDir} read it; ` +
+          `the input ${changed.join(", ")} changed (size, modification time or content) since the run in ${opts.outDir} read it; ` +
             `rerun with --fresh to start over on it, or choose another --out directory`,
         );
       }

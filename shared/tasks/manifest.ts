@@ -19,15 +19,20 @@ export const RunManifest = z.object({
   fingerprint: z.string(),
   /** per phase: its config keys and everything before it (phase-fingerprints.ts); its markers carry it */
   phaseFingerprints: z.record(z.string(), z.string()),
-  /** local runs: each input's size and modification time (runner/input-stamps.ts), part of both fingerprints */
+  /** local runs: each input's size, modification time and sampled bytes (runner/input-stamps.ts); the first two join both fingerprints */
   inputStamps: z.record(z.string(), z.string()).optional(),
 });
 export type RunManifest = z.infer<typeof RunManifest>;
 
-export function createManifest(runId: string, config: ParacapConfig, shards: ShardSpec[], phases: readonly FingerprintedPhase[], inputs?: Record<string, string>): RunManifest {
+/**
+ * @param inputs the inputs' stamps, kept in the manifest
+ * @param planInputs what of them joins the fingerprints (default: all of it): the local runner leaves out
+ *   what a stamp gained after runs were made, so a run an earlier version killed still resumes
+ */
+export function createManifest(runId: string, config: ParacapConfig, shards: ShardSpec[], phases: readonly FingerprintedPhase[], inputs?: Record<string, string>, planInputs = inputs): RunManifest {
   const { report: _report, ...planConfig } = config;
   // the inputs as they were join the shard plan: a changed input is a different plan
-  const plan = inputs === undefined ? shards : { shards, inputs };
+  const plan = planInputs === undefined ? shards : { shards, inputs: planInputs };
   const fingerprint = stableId(JSON.stringify(planConfig), JSON.stringify(plan), phases.map((p) => p.name).join(","));
   return { version: 1, runId, config, shards, fingerprint, phaseFingerprints: phaseFingerprints(config, plan, phases), ...(inputs === undefined ? {} : { inputStamps: inputs }) };
 }

@@ -1,13 +1,13 @@
 /**
- * A rerun over an input changed in place is not a resume: a file's new size or modification time,
- * or a folder's changed file, stops the rerun with the input named (runner/input-stamps.ts); the same
+ * A rerun over an input changed in place is not a resume: a file's new size, modification time or
+ * sampled bytes, or a folder's changed file, stops the rerun with the input named (runner/input-stamps.ts); the same
  * input finds the finished run.
  */
-import { copyFileSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { changedInputs, inputStamps } from "../../shared/runner/input-stamps.ts";
-import { removeTempDirs, run, SAMPLE_CURRENT, tempDir } from "./helpers.ts";
+import { removeTempDirs, run, SAMPLE_CURRENT, SAMPLE_HISTORY, tempDir } from "./helpers.ts";
 
 afterAll(removeTempDirs);
 
@@ -22,9 +22,46 @@ describe("input stamps", () => {
     await run(out, [{ path: dump, kind: "current" }], FAST, { workers: 1 });
     expect((await run(out, [{ path: dump, kind: "current" }], FAST, { workers: 1 })).alreadyComplete).toBe(true);
     utimesSync(dump, new Date(), new Date(Date.now() + 60_000));
-    await expect(run(out, [{ path: dump, kind: "current" }], FAST, { workers: 1 })).rejects.toThrow(`the input ${dump} changed (size or modification time) since the run in ${out} read it`);
+    await expect(run(out, [{ path: dump, kind: "current" }], FAST, { workers: 1 })).rejects.toThrow(`the input ${dump} changed (size, modification time or content) since the run in ${out} read it`);
     const fresh = await run(out, [{ path: dump, kind: "current" }], FAST, { workers: 1, fresh: true });
     expect(fresh.alreadyComplete).toBeUndefined();
+  });
+
+  it("a rewrite keeping size and modification time (cp -p of another version) stops the rerun; a stamp from before content samples compares by size and time", async () => {
+    const dir = tempDir();
+    const dump = join(dir, "dump.xml.bz2");
+    copyFileSync(SAMPLE_CURRENT, dump);
+    const out = join(dir, "out");
+    await run(out, [{ path: dump, kind: "current" }], FAST, { workers: 1 });
+    const before = inputStamps([dump]);
+    const { size, atime, mtime } = statSync(dump);
+    // another version of the same size put in place with the old times: the history sample's
+    // stream first, then the dump's bytes (as many as fit)
+    writeFileSync(dump, Buffer.concat([readFileSync(SAMPLE_HISTORY), readFileSync(SAMPLE_CURRENT)]).subarray(0, size));
+    utimesSync(dump, atime, mtime);
+    expect(statSync(dump).size).toBe(size);
+    const after = inputStamps([dump]);
+    expect(changedInputs(before, after)).toEqual([dump]);
+    await expect(run(out, [{ path: dump, kind: "current" }], FAST, { workers: 1 })).rejects.toThrow(`the input ${dump} changed (size, modification time or content) since the run in ${out} read it`);
+    // a manifest written before stamps sampled bytes holds `size:mtime`: equal size and time are the same input
+    const legacy = { [dump]: `${size}:${Math.trunc(statSync(dump).mtimeMs)}` };
+    expect(changedInputs(legacy, after)).toEqual([]);
+    utimesSync(dump, atime, new Date(mtime.getTime() + 60_000));
+    expect(changedInputs(legacy, inputStamps([dump]))).toEqual([dump]);
+  });
+
+  it("a run whose manifest an earlier version wrote (stamps of size and time) is found finished", async () => {
+    const dir = tempDir();
+    const dump = join(dir, "dump.xml.bz2");
+    copyFileSync(SAMPLE_CURRENT, dump);
+    const out = join(dir, "out");
+    await run(out, [{ path: dump, kind: "current" }], FAST, { workers: 1 });
+    const manifestPath = join(out, ".work", "manifest.json");
+    const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as { inputStamps: Record<string, string> };
+    expect(manifest.inputStamps[dump]).toMatch(/^\d+:\d+:[0-9a-f]{16}$/);
+    manifest.inputStamps[dump] = manifest.inputStamps[dump]!.replace(/:[0-9a-f]{16}$/, "");
+    writeFileSync(manifestPath, JSON.stringify(manifest));
+    expect((await run(out, [{ path: dump, kind: "current" }], FAST, { workers: 1 })).alreadyComplete).toBe(true);
   });
 
   it("a folder's stamp follows a file replaced, added or removed anywhere in it", () => {
