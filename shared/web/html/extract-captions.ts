@@ -14,7 +14,7 @@
 import { Parser, type QuoteType, type Tokenizer } from "htmlparser2";
 import { FastTokenizer } from "./fast-tokenizer.ts";
 import { declaredSizeDrop, withoutRepeated } from "./template-images.ts";
-import { hidesText, MAY_HIDE } from "./hidden-text.ts";
+import { hidesText, isCredit, MAY_HIDE } from "./hidden-text.ts";
 import { imageKey, imageUrlCandidates, largestSrcsetCandidate } from "./image-url.ts";
 import { inertSpan, knownTagName, RAW_TEXT, startTagClose } from "./inert-span.ts";
 
@@ -53,6 +53,8 @@ export interface ExtractOptions {
   skipInert?: boolean;
   /** drop the page template's images (template-images.ts: shown twice on the page, declared outside the thesis' size bounds); default true, false for the paper's preset */
   templateImages?: boolean;
+  /** keep photo credits (hidden-text.ts `isCredit`) out of captions read outside them; default true, false for the paper's preset */
+  credits?: boolean;
 }
 
 const TEXT_CAP = 4096;
@@ -338,6 +340,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   const maxImages = opts.maxImages ?? 5000;
   const maxDepth = opts.maxDepth ?? 512;
   const templateImages = opts.templateImages !== false;
+  const credits = opts.credits !== false;
   let depth = 0;
   let tooDeep = false;
   const dropped = new Map<string, number>();
@@ -504,7 +507,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
         }
         if (OPAQUE.has(name)) opaque++;
         if (name === "noscript") noscripts++;
-        if (hiddenAt === 0 && hidesText(name, a)) hiddenAt = depth;
+        if (hiddenAt === 0 && (hidesText(name, a) || (credits && isCredit(a)))) hiddenAt = depth;
         if (name === "base" && !baseSeen && a["href"]) {
           baseSeen = true;
           try {

@@ -23,7 +23,33 @@ const HIDING_STYLE = /(?:^|[;\s])(?:display\s*:\s*none|visibility\s*:\s*hidden)\
  * A test on a start tag's raw attribute text that every hiding tag passes (its attributes are then
  * read; a tag that fails it cannot hide text, and its attributes need not be parsed).
  */
-export const MAY_HIDE = /hidden|display|visibility|sr-only|d-none|invisible|screen-reader|show-for-sr|hide/i;
+export const MAY_HIDE = /hidden|display|visibility|sr-only|d-none|invisible|screen-reader|show-for-sr|hide|credit|copyright|attribution/i;
+
+/**
+ * A class name that marks a photo credit (`credit`, `photo-credit`, `media-credit`, `c-figure__copyright`,
+ * `imageCredit`, `attribution`): news sites and CMSs set the credit apart so that a stylesheet can show it
+ * on its own line. "Photo: Jane Doe/Reuters" names who took the picture, not what it shows.
+ */
+const CREDIT_CLASS = /(?:^|[-_])(?:credits?|copyright|attribution)(?:$|[-_])/;
+const CREDIT_CAMEL = /^[a-z]+(?:Credits?|Copyright|Attribution)$/;
+/** `credit-card` (a shop's payment logos) and the like are no credit */
+const NOT_CREDIT = /credit-?cards?/;
+
+/** Whether the element is a photo credit (by its class), whose text is kept from the captions of images outside it. */
+export function isCredit(attributes: Readonly<Record<string, string>>): boolean {
+  const cls = attributes["class"];
+  if (cls === undefined || cls === "") return false;
+  for (const c of cls.split(/\s+/)) {
+    const lower = c.toLowerCase();
+    if ((CREDIT_CLASS.test(lower) || CREDIT_CAMEL.test(c)) && !NOT_CREDIT.test(lower)) return true;
+  }
+  return false;
+}
+
+/** Whether a run keeps photo credits out of web captions: `extraction.dropCredits` when set, else every preset but the paper's (the thesis takes a figcaption whole). */
+export function dropsCredits(config: { preset: string; extraction: { dropCredits?: boolean | undefined } }): boolean {
+  return config.extraction.dropCredits ?? config.preset !== "paper";
+}
 
 /** Whether the element's text is kept from the captions of images outside it. */
 export function hidesText(name: string, attributes: Readonly<Record<string, string>>): boolean {

@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import { extractCaptions } from "../../../shared/web/html/extract-captions.ts";
 import { imageKey, largestSrcsetCandidate } from "../../../shared/web/html/image-url.ts";
 import { extractImageRefs } from "../../../shared/wikitext/extract-images.ts";
+import { dropsCredits } from "../../../shared/web/html/hidden-text.ts";
+import { resolveConfig } from "../../../shared/core/config.ts";
 
 const PAGE = "https://example.org/dir/page.html";
 const caps = (html: string) => extractCaptions(html, PAGE).captions.map((c) => [c.type, c.text, c.image]);
@@ -117,6 +119,34 @@ describe("caption types", () => {
     expect(caps(table)).toEqual([["table", "Districts of Lyon†", "https://example.org/dir/m.png"]]);
     // the same page read without skipping any span gives the same
     for (const html of [post, card, slide, table]) expect(extractCaptions(html, PAGE, { skipInert: false }).captions).toEqual(extractCaptions(html, PAGE).captions);
+  });
+
+  it("a photo credit marked as one (news sites' <span class=credit>, WordPress' media-credit) reaches no caption outside it; kept under preset paper (credits: false)", () => {
+    const news = '<figure class="article-image"><picture><source media="(min-width: 800px)" srcset="https://cdn.example.com/img/1600/x.jpg 1600w"><img src="https://cdn.example.com/img/400/x.jpg" alt="Protesters gather"></picture><figcaption><span class="caption-text">Protesters gather outside parliament on Tuesday.</span> <span class="credit">Photo: Jane Doe/Reuters</span></figcaption></figure>';
+    expect(caps(news)).toEqual([["alt", "Protesters gather", "https://cdn.example.com/img/400/x.jpg"], ["figcaption", "Protesters gather outside parliament on Tuesday.", "https://cdn.example.com/img/400/x.jpg"]]);
+    // two spans a stylesheet sets on two lines: without the credit, no "store.Jane" is glued either
+    const times = '<figure><div><picture><img src="https://static01.example.com/images/a.jpg" alt="A man walks"></picture></div><figcaption><span class="css-1">A man walks past the shuttered store.</span><span class="css-2 e13ogyst0"><span class="visually-hidden">Credit...</span><span class="photo-credit">Jane Doe for The Times</span></span></figcaption></figure>';
+    expect(caps(times).filter((c) => c[0] === "figcaption")).toEqual([["figcaption", "A man walks past the shuttered store.", "https://static01.example.com/images/a.jpg"]]);
+    // WordPress' classic caption with the Media Credit plugin (a nearby caption), a Drupal figure, camelCase and BEM names
+    const wp = '<div id="attachment_7" class="wp-caption alignnone"><img src="/wp-content/uploads/2020/05/dock.jpg" alt=""><span class="media-credit-container"><span class="media-credit">John Roe</span></span><p class="wp-caption-text">The old dock at low tide</p></div>';
+    expect(caps(wp)).toEqual([["nearby", "The old dock at low tide", "https://example.org/wp-content/uploads/2020/05/dock.jpg"]]);
+    const bem = '<figure><img src="/m.jpg"><figcaption><p>Market day in the square</p><small class="c-figure__copyright">© City Archive</small><em class="imageCredit">AP</em> <span class="attribution">CC BY-SA 4.0</span></figcaption></figure>';
+    expect(caps(bem)).toEqual([["figcaption", "Market day in the square", "https://example.org/m.jpg"]]);
+    // words that only look like one: a shop's credit-card logos, a credits page's text inside no credit class
+    expect(caps('<figure><img src="/visa.png"><figcaption>We take <span class="credit-card-logos">Visa and Mastercard</span></figcaption></figure>')).toEqual([["figcaption", "We take Visa and Mastercard", "https://example.org/visa.png"]]);
+    // an image inside the credit (a photographer's avatar) keeps its text
+    expect(caps('<div class="photo-credit"><img src="/jd.jpg"> Jane Doe</div>')).toEqual([["nearby", "Jane Doe", "https://example.org/jd.jpg"]]);
+    // the paper's rule: the whole figcaption
+    expect(extractCaptions(news, PAGE, { credits: false }).captions.find((c) => c.type === "figcaption")?.text).toBe("Protesters gather outside parliament on Tuesday. Photo: Jane Doe/Reuters");
+    for (const html of [news, times, wp, bem]) expect(extractCaptions(html, PAGE, { skipInert: false }).captions).toEqual(extractCaptions(html, PAGE).captions);
+  });
+
+  it("credits are dropped by default, kept under preset paper; extraction.dropCredits decides when set (absent unless set)", () => {
+    expect(dropsCredits(resolveConfig({}))).toBe(true);
+    expect(dropsCredits(resolveConfig({ preset: "paper" }))).toBe(false);
+    expect(dropsCredits(resolveConfig({ preset: "paper", extraction: { dropCredits: true } }))).toBe(true);
+    expect(dropsCredits(resolveConfig({ extraction: { dropCredits: false } }))).toBe(false);
+    expect("dropCredits" in resolveConfig({}).extraction).toBe(false);
   });
 
   it("a <noscript> image right after a placeholder without an address stands in for it (Next.js next/image up to 12); elsewhere it repeats one", () => {

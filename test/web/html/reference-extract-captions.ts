@@ -12,7 +12,8 @@
  * around several), INVISIBLE (controls, soft hyphens and zero-width characters leave all text), AMP
  * (an <amp-img> is an image), HIDDEN TEXT (the text of hidden elements, nav and button reaches only the
  * captions read inside them: hidden-text.ts), NOSCRIPT FALLBACK (a <noscript> image right after a
- * placeholder without a usable URL, in the same block, stands in for it).
+ * placeholder without a usable URL, in the same block, stands in for it), CREDITS (a photo credit's
+ * text, by its class, reaches no caption outside it as hidden text does, unless `credits: false`).
  *
  * Image captions of one HTML page, read in one streaming pass with htmlparser2. Each image use can
  * carry captions of five types, kept apart because they say different things (and pairs are built
@@ -29,7 +30,7 @@
 import { Parser } from "htmlparser2";
 import { declaredSizeDrop, withoutRepeated } from "../../../shared/web/html/template-images.ts";
 import { imageKey, imageUrlCandidates, largestSrcsetCandidate } from "../../../shared/web/html/image-url.ts";
-import { hidesText } from "../../../shared/web/html/hidden-text.ts";
+import { hidesText, isCredit } from "../../../shared/web/html/hidden-text.ts";
 
 import type { ExtractOptions, PageCaptions, WebCaption, WebCaptionType } from "../../../shared/web/html/extract-captions.ts";
 const TEXT_CAP = 4096;
@@ -113,6 +114,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
   const maxImages = opts.maxImages ?? 5000;
   const maxDepth = opts.maxDepth ?? 512;
   const templateImages = opts.templateImages !== false; // TEMPLATE IMAGES
+  const credits = opts.credits !== false; // CREDITS
   let depth = 0;
   let tooDeep = false;
   const dropped = new Map<string, number>();
@@ -218,7 +220,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
         }
         if (OPAQUE.has(name)) opaque++;
         if (name === "noscript") noscripts++; // NOSCRIPT FALLBACK
-        if (hiddenAt === 0 && hidesText(name, a)) hiddenAt = depth; // HIDDEN TEXT
+        if (hiddenAt === 0 && (hidesText(name, a) || (credits && isCredit(a)))) hiddenAt = depth; // HIDDEN TEXT, CREDITS
         if (name === "base" && !baseSeen && a["href"]) {
           baseSeen = true;
           try {
