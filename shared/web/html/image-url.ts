@@ -35,6 +35,15 @@ const LAZY_ATTRIBUTES = ["data-src", "data-original", "data-lazy-src", "data-url
 const PLACEHOLDER_FILE = /\/(?:ajax-loader|loader|loading|spinner|placeholder|lazy-?placeholder|lazyload|blank|spacer|grey|gray|transparent|empty|dummy)(?:[-_]?\d+(?:x\d+)?)?\.(?:gif|png|svg|jpe?g|webp)$/i;
 
 /**
+ * An address a script was to fill in and never did: a JavaScript value written out (`src="null"`,
+ * `"undefined"`, `"[object Object]"`) or a template left unrendered (`{{ post.image }}`, `${src}`,
+ * `<%= url %>`, raw or percent-encoded). A browser requests `./null` and gets no picture; as a key it
+ * would join every such page of a site into one image.
+ */
+const UNFILLED_VALUE = /^(?:null|undefined|false|true|nan|none|\[object object\])$/i;
+const UNRENDERED_TEMPLATE = /\{\{|\}\}|\$\{|<%|%7b%7b|%7d%7d|%24%7b|%3c%25/i;
+
+/**
  * Query parameters that choose a size, crop or format of one picture on common image CDNs. Some
  * names are generic (`q`, `size`, `format`, `w`): a `/render?q=cat` and `/render?q=dog` are two
  * images, so those are dropped only when their value is a size, a quality or a format (`q=75`,
@@ -109,6 +118,7 @@ export function imageKey(raw: string, base: string | URL): ImageKeyVerdict {
   if (/^data:/i.test(s)) return { drop: "data_uri" };
   // "#" (or "#x") names the page itself, not a picture
   if (s.startsWith("#")) return { drop: "invalid_url" };
+  if (UNFILLED_VALUE.test(s) || UNRENDERED_TEMPLATE.test(s)) return { drop: "placeholder" };
   let url: URL;
   try {
     url = new URL(s, base);

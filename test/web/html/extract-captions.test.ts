@@ -196,6 +196,20 @@ describe("image URLs", () => {
     expect(r.dropped.get("data_uri")).toBe(1);
   });
 
+  it("an address a script never filled in (src=\"null\", \"undefined\", an unrendered {{template}}) is no picture: the real one is looked for elsewhere", () => {
+    // homes.cs.washington.edu/~axz/ in the dolma crawl: <img … src="null" alt="img alt">, which resolved to /~axz/null
+    const r = extractCaptions('<img class="img-responsive center-block" property="image" src="null" alt="img alt" / style="border: 1px #737373 solid;">', "https://homes.cs.washington.edu/~axz/");
+    expect(r.captions).toEqual([]);
+    expect(Object.fromEntries(r.dropped)).toEqual({ placeholder: 1 });
+    for (const src of ["undefined", "NULL", " null ", "false", "[object Object]", "{{ post.image }}", "{{image}}", "${img.src}", "<%= photo_url %>", "%7B%7Bimage%7D%7D", "/img/{{id}}.jpg"]) {
+      expect(extractCaptions(`<img src="${src.replace(/"/g, "&quot;")}" alt="x">`, PAGE).dropped.get("placeholder"), src).toBe(1);
+    }
+    // a lazy loader's real address behind it is taken; a file named so in a path is a picture
+    expect(caps('<img src="null" data-src="/real.jpg" alt="r">')).toEqual([["alt", "r", "https://example.org/real.jpg"]]);
+    expect(caps('<img src="/img/null.jpg" alt="n">')).toEqual([["alt", "n", "https://example.org/img/null.jpg"]]);
+    expect(caps('<img src="undefined.png" alt="u">')).toEqual([["alt", "u", "https://example.org/dir/undefined.png"]]);
+  });
+
   it("tracking pixels: 1x1 images and known beacons", () => {
     const r = extractCaptions('<img src="/t.gif" width="1" height="1" alt="x"><img src="https://www.google-analytics.com/collect?v=1" alt="y"><img src="https://pixel.wp.com/g.gif?x=1" alt="z"><img src="https://www.facebook.com/tr?id=1&ev=PageView" alt="fb"><img src="/img/spacer.gif" alt="s">', PAGE);
     expect(r.images).toBe(0);
