@@ -246,6 +246,30 @@ describe("image URLs", () => {
     expect(key("https://example.com/img.php?v=3")).toBe("https://example.com/img.php?v=3");
   });
 
+  it("one picture at the sizes WordPress, Blogger and Medium serve is one key (a blog's front page shows the thumbnail, the post the large one)", () => {
+    const key = (u: string) => (imageKey(u, PAGE) as { key: string }).key;
+    // WordPress' generated sizes (-300x200, -1024x683) and its big-image copy (-scaled) of one upload
+    const boat = "https://blog.example.com/wp-content/uploads/2019/04/boat.jpg";
+    for (const u of ["boat-300x200.jpg", "boat-1024x683.jpg", "boat-150x150.jpg", "boat-scaled.jpg", "boat-2048x1365.jpg"]) expect(key(`https://blog.example.com/wp-content/uploads/2019/04/${u}`)).toBe(boat);
+    expect(key("https://i0.wp.com/blog.example.com/wp-content/uploads/2019/04/boat-768x512.jpg?resize=768%2C512&ssl=1")).toBe(boat);
+    // a size in a name outside the uploads folder, or not at the end of the name, is the name's
+    expect(key("https://example.com/banners/ad-728x90.png")).toBe("https://example.com/banners/ad-728x90.png");
+    expect(key("https://blog.example.com/wp-content/uploads/2019/04/1920x1080-wallpaper.jpg")).toBe("https://blog.example.com/wp-content/uploads/2019/04/1920x1080-wallpaper.jpg");
+    // Blogger: the size segment of bp.blogspot.com and blogger.googleusercontent.com, and the =s… suffix of googleusercontent
+    const sunset = "https://blogger.googleusercontent.com/img/b/R29vZ2xl/AVvXsEh/photo.jpg";
+    for (const size of ["s1600", "s320", "w400-h300", "w640-h480-rw", "s72-c", "d"]) expect(key(`https://blogger.googleusercontent.com/img/b/R29vZ2xl/AVvXsEh/${size}/photo.jpg`)).toBe(sunset);
+    expect(key("https://1.bp.blogspot.com/-abc/XYZ/AAAAAAAAA/BBB/s1600/lake.jpg")).toBe(key("https://1.bp.blogspot.com/-abc/XYZ/AAAAAAAAA/BBB/s320/lake.jpg"));
+    expect(key("https://blogger.googleusercontent.com/img/a/AVvXsEgQ=w400-h225")).toBe(key("https://blogger.googleusercontent.com/img/a/AVvXsEgQ=s1600"));
+    expect(key("https://lh3.googleusercontent.com/abcDEF123=w1200-h630-p-k-no-nu")).toBe("https://lh3.googleusercontent.com/abcDEF123");
+    // a folder named like a size on another host is the path's
+    expect(key("https://example.com/img/s320/photo.jpg")).toBe("https://example.com/img/s320/photo.jpg");
+    // Medium: the resize and format segments of miro.medium.com and the older /max/N of cdn-images
+    const medium = key("https://miro.medium.com/1*abc.jpeg");
+    // the URL stays the address the page gives (what `paracap extract` prints), only the key drops the size
+    expect(imageKey("https://blog.example.com/wp-content/uploads/2019/04/boat-300x200.jpg?w=300", PAGE)).toEqual({ key: boat, url: "https://blog.example.com/wp-content/uploads/2019/04/boat-300x200.jpg?w=300" });
+    for (const u of ["https://miro.medium.com/v2/resize:fit:1400/format:webp/1*abc.jpeg", "https://miro.medium.com/v2/resize:fill:88:88/1*abc.jpeg", "https://miro.medium.com/max/700/1*abc.jpeg", "https://cdn-images-1.medium.com/max/800/1*abc.jpeg", "https://miro.medium.com/v2/1*abc.jpeg"]) expect(key(u), u).toBe(medium);
+  });
+
   it("Wikimedia upload URLs, thumbnails included, give exactly the File: key the Wikipedia source emits", () => {
     const [wiki] = extractImageRefs("[[File:Foo_bar.jpg|thumb|A caption]]");
     const key = (u: string) => (imageKey(u, PAGE) as { key: string }).key;
