@@ -56,6 +56,9 @@ export const ParacapConfig = z.object({
     templateImages: z.boolean().optional()
       .describe("web pages: drop the page template's images (shown twice on one page, or declared under 3,000 pixels or over 3:1) as not captioned by their context; default: true, false under preset paper"),
     // absent unless set (as templateImages): its default follows the preset
+    classCaptions: z.boolean().optional()
+      .describe("web pages: figures a CMS marks by class instead of <figure> (MediaWiki's thumbinner/thumbcaption and gallerytext, WordPress' classic wp-caption/wp-caption-text) give figcaption captions; default: true, false under preset paper (figure and figcaption tags only)"),
+    // absent unless set (as templateImages): its default follows the preset
     dropCredits: z.boolean().optional()
       .describe("web pages: a photo credit marked by its class (<span class=\"credit\">Photo: Jane Doe/Reuters</span>) is no part of a figcaption, table or nearby caption; default: true, false under preset paper (the thesis takes a figcaption whole)"),
   }).prefault({}),

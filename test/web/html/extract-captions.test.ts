@@ -4,6 +4,7 @@ import { extractCaptions } from "../../../shared/web/html/extract-captions.ts";
 import { imageKey, largestSrcsetCandidate } from "../../../shared/web/html/image-url.ts";
 import { extractImageRefs } from "../../../shared/wikitext/extract-images.ts";
 import { dropsCredits } from "../../../shared/web/html/hidden-text.ts";
+import { readsClassCaptions } from "../../../shared/web/html/class-captions.ts";
 import { resolveConfig } from "../../../shared/core/config.ts";
 
 const PAGE = "https://example.org/dir/page.html";
@@ -43,6 +44,28 @@ describe("caption types", () => {
       ["figcaption", "Scenes from the harbour", "https://example.org/h1.jpg"],
       ["figcaption", "Nets drying", "https://example.org/h2.jpg"],
     ]);
+  });
+
+  it("captions marked by class where a CMS writes no <figure>: MediaWiki's thumbcaption and gallerytext, WordPress' classic wp-caption-text are figcaptions (nearby under preset paper)", () => {
+    // a Wikipedia mirror's thumbnail as MediaWiki wrote it before 1.40: its caption meets the dump's for the same File: key
+    const thumb = '<p>The harbour.</p><div class="thumb tright"><div class="thumbinner" style="width:222px;"><a href="/wiki/File:Boat.jpg" class="image"><img alt="" src="//upload.wikimedia.org/wikipedia/commons/thumb/a/ab/Boat.jpg/220px-Boat.jpg" width="220" height="147" class="thumbimage"></a><div class="thumbcaption"><div class="magnify"><a href="/wiki/File:Boat.jpg" class="internal" title="Enlarge"></a></div>A fishing boat off the <a href="/wiki/Coast">coast</a></div></div></div>';
+    expect(caps(thumb)).toEqual([["figcaption", "A fishing boat off the coast", "File:Boat.jpg"]]);
+    const gallery = '<ul class="gallery mw-gallery-traditional"><li class="gallerybox" style="width: 155px"><div class="thumb" style="width: 150px;"><a href="/wiki/File:Net.jpg" class="image"><img alt="" src="//upload.wikimedia.org/wikipedia/commons/thumb/1/1c/Net.jpg/120px-Net.jpg" width="120" height="90"></a></div><div class="gallerytext"><p>Nets drying<br>in the sun</p></div></li><li class="gallerybox"><div class="thumb"><img src="//upload.wikimedia.org/wikipedia/commons/thumb/2/2c/Pier.jpg/120px-Pier.jpg" width="120" height="90"></div><div class="gallerytext"></div></li></ul>';
+    expect(caps(gallery)).toEqual([["figcaption", "Nets drying in the sun", "File:Net.jpg"]]);
+    const wp = '<div id="attachment_12" style="width: 310px" class="wp-caption aligncenter"><a href="/big.jpg"><img aria-describedby="caption-attachment-12" class="size-medium wp-image-12" src="/wp-content/uploads/2019/04/boat-300x200.jpg" alt="Boats" width="300" height="200"></a><p id="caption-attachment-12" class="wp-caption-text">Fishing boats in the harbour at dawn</p></div><p>The article goes on.</p>';
+    expect(caps(wp)).toEqual([["alt", "Boats", "https://example.org/wp-content/uploads/2019/04/boat.jpg"], ["figcaption", "Fishing boats in the harbour at dawn", "https://example.org/wp-content/uploads/2019/04/boat.jpg"]]);
+    // a caption class outside its container, or a container without one, is no figure: the nearby rule reads it
+    expect(caps('<div class="post"><img src="/x.jpg"><p class="wp-caption-text">Loose caption</p></div>')).toEqual([["nearby", "Loose caption", "https://example.org/x.jpg"]]);
+    expect(caps('<div class="wp-caption"><img src="/y.jpg"><p>Just a paragraph</p></div>')).toEqual([["nearby", "Just a paragraph", "https://example.org/y.jpg"]]);
+    // unclosed markup: the container closes where the parser closes it
+    expect(caps('<div class="thumbinner"><img src="/z.jpg"><div class="thumbcaption">Cut short')).toEqual([["figcaption", "Cut short", "https://example.org/z.jpg"]]);
+    // the paper's rule: figure and figcaption tags only
+    expect(extractCaptions(thumb, PAGE, { classCaptions: false }).captions.map((c) => [c.type, c.text])).toEqual([["nearby", "A fishing boat off the coast"]]);
+    for (const html of [thumb, gallery, wp]) expect(extractCaptions(html, PAGE, { skipInert: false }).captions).toEqual(extractCaptions(html, PAGE).captions);
+    expect(readsClassCaptions(resolveConfig({}))).toBe(true);
+    expect(readsClassCaptions(resolveConfig({ preset: "paper" }))).toBe(false);
+    expect(readsClassCaptions(resolveConfig({ preset: "paper", extraction: { classCaptions: true } }))).toBe(true);
+    expect("classCaptions" in resolveConfig({}).extraction).toBe(false);
   });
 
   it("a one-column table: the cell under the image cell is its caption; two columns are not", () => {
@@ -127,9 +150,9 @@ describe("caption types", () => {
     // two spans a stylesheet sets on two lines: without the credit, no "store.Jane" is glued either
     const times = '<figure><div><picture><img src="https://static01.example.com/images/a.jpg" alt="A man walks"></picture></div><figcaption><span class="css-1">A man walks past the shuttered store.</span><span class="css-2 e13ogyst0"><span class="visually-hidden">Credit...</span><span class="photo-credit">Jane Doe for The Times</span></span></figcaption></figure>';
     expect(caps(times).filter((c) => c[0] === "figcaption")).toEqual([["figcaption", "A man walks past the shuttered store.", "https://static01.example.com/images/a.jpg"]]);
-    // WordPress' classic caption with the Media Credit plugin (a nearby caption), a Drupal figure, camelCase and BEM names
+    // WordPress' classic caption with the Media Credit plugin, camelCase and BEM names
     const wp = '<div id="attachment_7" class="wp-caption alignnone"><img src="/wp-content/uploads/2020/05/dock.jpg" alt=""><span class="media-credit-container"><span class="media-credit">John Roe</span></span><p class="wp-caption-text">The old dock at low tide</p></div>';
-    expect(caps(wp)).toEqual([["nearby", "The old dock at low tide", "https://example.org/wp-content/uploads/2020/05/dock.jpg"]]);
+    expect(caps(wp)).toEqual([["figcaption", "The old dock at low tide", "https://example.org/wp-content/uploads/2020/05/dock.jpg"]]);
     const bem = '<figure><img src="/m.jpg"><figcaption><p>Market day in the square</p><small class="c-figure__copyright">© City Archive</small><em class="imageCredit">AP</em> <span class="attribution">CC BY-SA 4.0</span></figcaption></figure>';
     expect(caps(bem)).toEqual([["figcaption", "Market day in the square", "https://example.org/m.jpg"]]);
     // words that only look like one: a shop's credit-card logos, a credits page's text inside no credit class
