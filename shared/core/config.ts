@@ -60,7 +60,7 @@ export const ParacapConfig = z.object({
       .describe("web pages: figures a CMS marks by class instead of <figure> (MediaWiki's thumbinner/thumbcaption and gallerytext, WordPress' classic wp-caption/wp-caption-text) give figcaption captions; default: true, false under preset paper (figure and figcaption tags only)"),
     // absent unless set (as templateImages): its default follows the preset
     dropCredits: z.boolean().optional()
-      .describe("web pages: a photo credit marked by its class (<span class=\"credit\">Photo: Jane Doe/Reuters</span>) is no part of a figcaption, table or nearby caption; default: true, false under preset paper (the thesis takes a figcaption whole)"),
+      .describe("web pages: a photo credit marked by its class (<span class=\"credit\">Photo: Jane Doe/Reuters</span>) is no part of a figcaption, table or nearby caption, nor is one written at a caption's end (… Photograph: Jane Doe/AP); default: true, false under preset paper (the thesis takes a figcaption whole)"),
   }).prefault({}),
   captions: z.object({
     minWords: MinWords.default(6).describe("paper: 6; thesis: 10"),

@@ -14,7 +14,7 @@
 import { Parser, type QuoteType, type Tokenizer } from "htmlparser2";
 import { FastTokenizer } from "./fast-tokenizer.ts";
 import { declaredSizeDrop, withoutRepeated } from "./template-images.ts";
-import { hidesText, isCredit, MAY_HIDE } from "./hidden-text.ts";
+import { hidesText, isCredit, MAY_HIDE, withoutCreditText } from "./hidden-text.ts";
 import { classFigureRole, MAY_BE_CLASS_FIGURE } from "./class-captions.ts";
 import { imageKey, imageUrlCandidates, largestSrcsetCandidate } from "./image-url.ts";
 import { inertSpan, knownTagName, RAW_TEXT, startTagClose } from "./inert-span.ts";
@@ -641,9 +641,11 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
     };
     add("alt", u.alt);
     add("title", u.title);
-    add("figcaption", u.figcaption);
-    add("table", u.table);
-    if (!u.figcaption && !u.table) add("nearby", u.nearby);
+    // (a credit written at a caption's end names who took the picture, not what it shows)
+    const read = (text: string | undefined) => (credits && text ? withoutCreditText(text) : text);
+    add("figcaption", read(u.figcaption));
+    add("table", read(u.table));
+    if (!u.figcaption && !u.table) add("nearby", read(u.nearby));
   }
   return { captions, images: shown.kept.length, dropped, skippedChars };
 }

@@ -46,6 +46,21 @@ export function isCredit(attributes: Readonly<Record<string, string>>): boolean 
   return false;
 }
 
+/** Words that open a credit written into a caption's text: "Photograph: …", "Photo by …", "Credit: …", "Image: …". */
+const CREDIT_WORD = String.raw`(?:photo(?:graph)?s?|image|picture|illustration|credits?|foto)`;
+/** A credit at the end, after a sentence's end or a separator: "… water. Photograph: Jane Doe/AP", "… sun | Photo by Jane Doe", "… dawn. © City Archive". */
+const TRAILING_CREDIT = new RegExp(String.raw`(?:(?<=[.!?…”"’)\]])\s+|\s+[|–—]\s+)(?:${CREDIT_WORD}\s*:|${CREDIT_WORD}\s+by\b|©)[^!?]{1,100}$`, "iu");
+/** A caption that is a credit alone: "Photo by Someone on Unsplash", "Credit: …", "© …". */
+const WHOLE_CREDIT = new RegExp(String.raw`^(?:photo(?:graph)?s?\s+by\b|credits?\s*:|©)[^!?]{1,100}$`, "iu");
+/** A credit in brackets at the end: "(AP Photo/David J. Phillip)", "(Photo: Jane Doe/Reuters)", "(Image courtesy of NASA)". */
+const BRACKETED_CREDIT = new RegExp(String.raw`\s*[(\[](?:[^()\[\]]{0,40}\b${CREDIT_WORD}\b\s*(?:[:/]|by\b|courtesy\b)|©|credits?\s*:)[^()\[\]]{0,100}[)\]]\.?$`, "iu");
+
+/** A caption's text without a photo credit written at its end (what is left may be empty: a caption that was only a credit). */
+export function withoutCreditText(text: string): string {
+  if (WHOLE_CREDIT.test(text)) return "";
+  return text.replace(BRACKETED_CREDIT, "").replace(TRAILING_CREDIT, "").trim();
+}
+
 /** Whether a run keeps photo credits out of web captions: `extraction.dropCredits` when set, else every preset but the paper's (the thesis takes a figcaption whole). */
 export function dropsCredits(config: { preset: string; extraction: { dropCredits?: boolean | undefined } }): boolean {
   return config.extraction.dropCredits ?? config.preset !== "paper";

@@ -164,6 +164,24 @@ describe("caption types", () => {
     for (const html of [news, times, wp, bem]) expect(extractCaptions(html, PAGE, { skipInert: false }).captions).toEqual(extractCaptions(html, PAGE).captions);
   });
 
+  it("a credit written into the caption's text (The Guardian's \"Photograph: …\", AP's \"(AP Photo/…)\", Unsplash's \"Photo by …\") leaves it at its end", () => {
+    const fig = (t: string, opts = {}) => extractCaptions(`<figure><img src="/p.jpg"><figcaption>${t}</figcaption></figure>`, PAGE, opts).captions.map((c) => c.text);
+    expect(fig('<span class="dcr-icon"><svg><path d="x"/></svg></span>A child plays in the water. Photograph: Jane Doe/AP')).toEqual(["A child plays in the water."]);
+    expect(fig("Protesters gather outside parliament. (Photo: Jane Doe/Reuters)")).toEqual(["Protesters gather outside parliament."]);
+    expect(fig("Residents wade through floodwater in Houston (AP Photo/David J. Phillip)")).toEqual(["Residents wade through floodwater in Houston"]);
+    expect(fig("The harbour at dawn. © City Archive 1921")).toEqual(["The harbour at dawn."]);
+    expect(fig("Market day in the square. Credit: John Roe for The Times")).toEqual(["Market day in the square."]);
+    expect(fig("Nets drying in the sun | Photo by Jane Doe")).toEqual(["Nets drying in the sun"]);
+    expect(fig("The new bridge at night. Image: Getty Images")).toEqual(["The new bridge at night."]);
+    // a caption that is only a credit is no caption
+    expect(fig('Photo by <a href="https://unsplash.com/@x">Someone</a> on <a href="https://unsplash.com">Unsplash</a>')).toEqual([]);
+    // words that only look like one stay: a photo by the lake, a credit mid-sentence, a source of a river
+    for (const t of ["A photo by the lake at dusk", "The source of the river Thames", "Photographers at work: the press pit at the final", "Her photo: a study in light and shadow, 1931"]) expect(fig(t)).toEqual([t]);
+    // nearby and table captions too; the paper's rule keeps it
+    expect(caps('<div><img src="/n.jpg"><p>Boats in the harbour. Photograph: Jane Doe</p></div>')).toEqual([["nearby", "Boats in the harbour.", "https://example.org/n.jpg"]]);
+    expect(fig("A child plays in the water. Photograph: Jane Doe/AP", { credits: false })).toEqual(["A child plays in the water. Photograph: Jane Doe/AP"]);
+  });
+
   it("credits are dropped by default, kept under preset paper; extraction.dropCredits decides when set (absent unless set)", () => {
     expect(dropsCredits(resolveConfig({}))).toBe(true);
     expect(dropsCredits(resolveConfig({ preset: "paper" }))).toBe(false);

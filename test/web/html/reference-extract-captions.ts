@@ -31,7 +31,7 @@
 import { Parser } from "htmlparser2";
 import { declaredSizeDrop, withoutRepeated } from "../../../shared/web/html/template-images.ts";
 import { imageKey, imageUrlCandidates, largestSrcsetCandidate } from "../../../shared/web/html/image-url.ts";
-import { hidesText, isCredit } from "../../../shared/web/html/hidden-text.ts";
+import { hidesText, isCredit, withoutCreditText } from "../../../shared/web/html/hidden-text.ts";
 import { classFigureRole } from "../../../shared/web/html/class-captions.ts";
 
 import type { ExtractOptions, PageCaptions, WebCaption, WebCaptionType } from "../../../shared/web/html/extract-captions.ts";
@@ -334,9 +334,11 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
     };
     add("alt", u.alt);
     add("title", u.title);
-    add("figcaption", u.figcaption);
-    add("table", u.table);
-    if (!u.figcaption && !u.table) add("nearby", u.nearby);
+    // (CREDITS: a credit written at a caption's end names who took the picture, not what it shows)
+    const read = (text: string | undefined) => (credits && text ? withoutCreditText(text) : text);
+    add("figcaption", read(u.figcaption));
+    add("table", read(u.table));
+    if (!u.figcaption && !u.table) add("nearby", read(u.nearby));
   }
   return { captions, images: shown.kept.length, dropped };
 }
