@@ -48,8 +48,10 @@ export function isCredit(attributes: Readonly<Record<string, string>>): boolean 
 
 /** Words that open a credit written into a caption's text: "Photograph: …", "Photo by …", "Credit: …", "Image: …". */
 const CREDIT_WORD = String.raw`(?:photo(?:graph)?s?|image|picture|illustration|credits?|foto)`;
+/** "Image: …", "Illustration: …" label a picture as often as they credit one: a credit only when it names an agency or a source ("Image: Getty Images", "Illustration: Jane Doe/NASA"). */
+const LABEL_CREDIT = String.raw`(?:image|picture|illustration)\s*:(?=[^!?]*(?:/|©|\b(?:getty|reuters|ap|afp|epa|shutterstock|istock|alamy|courtesy|wikimedia|unsplash|nasa)\b))`;
 /** A credit at the end, after a sentence's end or a separator: "… water. Photograph: Jane Doe/AP", "… sun | Photo by Jane Doe", "… dawn. © City Archive". */
-const TRAILING_CREDIT = new RegExp(String.raw`(?:(?<=[.!?…”"’)\]])\s+|\s+[|–—]\s+)(?:${CREDIT_WORD}\s*:|${CREDIT_WORD}\s+by\b|©)[^!?]{1,100}$`, "iu");
+const TRAILING_CREDIT = new RegExp(String.raw`(?:(?<=[.!?…”"’)\]])\s+|\s+[|–—]\s+)(?:(?:photo(?:graph)?s?|credits?|foto)\s*:|${CREDIT_WORD}\s+by\b|©|${LABEL_CREDIT})[^!?]{1,100}$`, "iu");
 /** A caption that is a credit alone: "Photo by Someone on Unsplash", "Credit: …", "© …". */
 const WHOLE_CREDIT = new RegExp(String.raw`^(?:photo(?:graph)?s?\s+by\b|credits?\s*:|©)[^!?]{1,100}$`, "iu");
 /** A credit in brackets at the end: "(AP Photo/David J. Phillip)", "(Photo: Jane Doe/Reuters)", "(Image courtesy of NASA)". */

@@ -176,7 +176,7 @@ describe("caption types", () => {
     // a caption that is only a credit is no caption
     expect(fig('Photo by <a href="https://unsplash.com/@x">Someone</a> on <a href="https://unsplash.com">Unsplash</a>')).toEqual([]);
     // words that only look like one stay: a photo by the lake, a credit mid-sentence, a source of a river
-    for (const t of ["A photo by the lake at dusk", "The source of the river Thames", "Photographers at work: the press pit at the final", "Her photo: a study in light and shadow, 1931"]) expect(fig(t)).toEqual([t]);
+    for (const t of ["A photo by the lake at dusk", "The source of the river Thames", "Photographers at work: the press pit at the final", "Her photo: a study in light and shadow, 1931", "Figure 3. Image: a cross-section of the hull", "Plate 2. Illustration: the harbour in 1850"]) expect(fig(t)).toEqual([t]);
     // nearby and table captions too; the paper's rule keeps it
     expect(caps('<div><img src="/n.jpg"><p>Boats in the harbour. Photograph: Jane Doe</p></div>')).toEqual([["nearby", "Boats in the harbour.", "https://example.org/n.jpg"]]);
     expect(fig("A child plays in the water. Photograph: Jane Doe/AP", { credits: false })).toEqual(["A child plays in the water. Photograph: Jane Doe/AP"]);
