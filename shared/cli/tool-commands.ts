@@ -3,6 +3,8 @@ import { unreadableReason } from "../caption/caption-guard.ts";
 import { applyInputSettings } from "../sources/input-settings.ts";
 import { BUILTIN_SOURCES } from "../sources/registry.ts";
 import { dropsTemplateImages } from "../web/html/template-images.ts";
+import { dropsCredits } from "../web/html/hidden-text.ts";
+import { readsClassCaptions } from "../web/html/class-captions.ts";
 import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
@@ -105,7 +107,7 @@ export async function extractCommand(argv: string[]): Promise<number> {
   }
   if (isWarcFile(file)) {
     const counters = new Counters();
-    for await (const line of warcCaptionLines(file, counters, x.maxPageBytes, { templateImages: dropsTemplateImages(config) })) out.write(JSON.stringify(line) + "\n");
+    for await (const line of warcCaptionLines(file, counters, x.maxPageBytes, { templateImages: dropsTemplateImages(config), credits: dropsCredits(config), classCaptions: readsClassCaptions(config) })) out.write(JSON.stringify(line) + "\n");
     const damaged = counters.get(warcCounter("records.damaged"));
     const examples = counters.samples.get(WARC_DAMAGE_SAMPLE);
     process.stderr.write(`paracap extract: ${counters.get(warcCounter("documents"))} HTML page(s) of ${counters.get(warcCounter("records"))} ${counters.get(warcCounter("files.arc")) > 0 ? "ARC" : "WARC"} record(s) read${damaged > 0 ? `; ${damaged} damaged record(s) skipped: ${examples.join("; ")}` : ""}\n`);

@@ -55,6 +55,12 @@ export const ParacapConfig = z.object({
     // absent unless set (as warcHttp): its default follows the preset
     templateImages: z.boolean().optional()
       .describe("web pages: drop the page template's images (shown twice on one page, or declared under 3,000 pixels or over 3:1) as not captioned by their context; default: true, false under preset paper"),
+    // absent unless set (as templateImages): its default follows the preset
+    classCaptions: z.boolean().optional()
+      .describe("web pages: figures a CMS marks by class instead of <figure> (MediaWiki's thumbinner/thumbcaption and gallerytext, WordPress' classic wp-caption/wp-caption-text) give figcaption captions; default: true, false under preset paper (figure and figcaption tags only)"),
+    // absent unless set (as templateImages): its default follows the preset
+    dropCredits: z.boolean().optional()
+      .describe("web pages: a photo credit marked by its class (<span class=\"credit\">Photo: Jane Doe/Reuters</span>) is no part of a figcaption, table or nearby caption, nor is one written at a caption's end (… Photograph: Jane Doe/AP); default: true, false under preset paper (the thesis takes a figcaption whole)"),
   }).prefault({}),
   captions: z.object({
     minWords: MinWords.default(6).describe("paper: 6; thesis: 10"),

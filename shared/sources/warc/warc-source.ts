@@ -25,6 +25,8 @@
  * Other runs read exactly what they read before.
  */
 import { dropsTemplateImages } from "../../web/html/template-images.ts";
+import { dropsCredits } from "../../web/html/hidden-text.ts";
+import { readsClassCaptions } from "../../web/html/class-captions.ts";
 import { basename } from "node:path";
 import type { ParacapConfig } from "../../core/config.ts";
 import type { Counters } from "../../core/counters.ts";
@@ -243,7 +245,7 @@ export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & Imag
       // an image response (pixel runs) holds pixels, not captions
       if (isImageRecord(doc.headers)) return { ...base, refs: null, skipped: "image_record" };
       // the page template's images (an avatar beside every post, an icon) are not content: dropped, counted (template-images.ts)
-      const found = recordCaptions({ headers: new Map(Object.entries(doc.headers)), body: doc.body, targetUri: doc.uri }, config.extraction.maxPageBytes, { templateImages: dropsTemplateImages(config) });
+      const found = recordCaptions({ headers: new Map(Object.entries(doc.headers)), body: doc.body, targetUri: doc.uri }, config.extraction.maxPageBytes, { templateImages: dropsTemplateImages(config), credits: dropsCredits(config), classCaptions: readsClassCaptions(config) });
       if ("drop" in found) return { ...base, refs: null, skipped: found.drop };
       for (const [reason, n] of found.dropped) counters.inc(warcSkippedCounter(`image.${reason}`), n);
       const byUse = new Map<number, { image: string } & Partial<Record<WebCaption["type"], WebCaption>>>();

@@ -14,7 +14,8 @@
 import { Parser, type QuoteType, type Tokenizer } from "htmlparser2";
 import { FastTokenizer } from "./fast-tokenizer.ts";
 import { declaredSizeDrop, withoutRepeated } from "./template-images.ts";
-import { hidesText, MAY_HIDE } from "./hidden-text.ts";
+import { hidesText, isCredit, MAY_HIDE, withoutCreditText } from "./hidden-text.ts";
+import { classFigureRole, MAY_BE_CLASS_FIGURE } from "./class-captions.ts";
 import { imageKey, imageUrlCandidates, largestSrcsetCandidate } from "./image-url.ts";
 import { inertSpan, knownTagName, RAW_TEXT, startTagClose } from "./inert-span.ts";
 
@@ -53,6 +54,10 @@ export interface ExtractOptions {
   skipInert?: boolean;
   /** drop the page template's images (template-images.ts: shown twice on the page, declared outside the thesis' size bounds); default true, false for the paper's preset */
   templateImages?: boolean;
+  /** keep photo credits (hidden-text.ts `isCredit`) out of captions read outside them; default true, false for the paper's preset */
+  credits?: boolean;
+  /** read figures a CMS marks by class (class-captions.ts: MediaWiki's thumbcaption, WordPress' wp-caption-text) as figure and figcaption; default true, false for the paper's preset */
+  classCaptions?: boolean;
 }
 
 const TEXT_CAP = 4096;
@@ -260,8 +265,9 @@ class SkippingParser extends Parser {
     if (!tokenizer || tokenizer.index !== endIndex) return;
     const close = startTagClose(this.html, endIndex);
     if (close <= endIndex) return;
-    // attributes that may hide the element's text are read (hidden-text.ts)
-    if (MAY_HIDE.test(this.html.slice(endIndex, close))) this.wantAttributes = true;
+    // attributes that may hide the element's text (hidden-text.ts) or make it a figure (class-captions.ts) are read
+    const attributes = this.html.slice(endIndex, close);
+    if (MAY_HIDE.test(attributes) || MAY_BE_CLASS_FIGURE.test(attributes)) this.wantAttributes = true;
     else tokenizer.index = close - 1;
   }
   override onattribname(start: number, endIndex: number): void {
@@ -338,6 +344,8 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   const maxImages = opts.maxImages ?? 5000;
   const maxDepth = opts.maxDepth ?? 512;
   const templateImages = opts.templateImages !== false;
+  const credits = opts.credits !== false;
+  const classCaptions = opts.classCaptions !== false;
   let depth = 0;
   let tooDeep = false;
   const dropped = new Map<string, number>();
@@ -368,6 +376,8 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   /** whether text here reaches a caption read from an element at `depth`: not when an element hiding it opened inside that one */
   const seenFrom = (depth: number) => hiddenAt === 0 || depth >= hiddenAt;
   let noscripts = 0;
+  /** open elements that a class made a figure or a figure's caption (class-captions.ts), by depth */
+  const classRoles: { depth: number; role: "figure" | "caption" }[] = [];
   /** an image just dropped for want of a usable URL (a lazy loader's placeholder): a <noscript> copy right after it stands in for it */
   let lazyGap: { block: Block; reason: string } | null = null;
 
@@ -442,7 +452,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
     // long to be a caption (so are those of the blocks around it), has no use for it; nor has any block
     // once no image can follow and no open block holds one waiting for its text
     if (opaque === 0) {
-      if (inFigcaption > 0) return next;
+      if (inFigcaption > 0 || classRoles.length > 0) return next;
       const top = blocks[blocks.length - 1]!.text;
       if (!(top.saturated || top.longerThan(maxCaption) || (next > lastImage && waiting === 0))) return next;
     }
@@ -456,6 +466,15 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
     if (table) table.skipped = true;
     skippedChars += span.end - next;
     return span.end;
+  };
+
+  const closeFigure = () => {
+    const f = figures.pop()!;
+    const text = f.caption?.text() ?? "";
+    if (text !== "" && (text.length > maxCaption || f.caption!.overflow)) drop("figcaption_too_long");
+    else if (text !== "") for (const use of f.images) use.figcaption ??= text;
+    // a figure inside a figure (a gallery of figures) is also the outer one's: its caption is theirs where they have none
+    figures[figures.length - 1]?.images.push(...f.images);
   };
 
   const closeTable = (t: Table) => {
@@ -504,7 +523,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
         }
         if (OPAQUE.has(name)) opaque++;
         if (name === "noscript") noscripts++;
-        if (hiddenAt === 0 && hidesText(name, a)) hiddenAt = depth;
+        if (hiddenAt === 0 && (hidesText(name, a) || (credits && isCredit(a)))) hiddenAt = depth;
         if (name === "base" && !baseSeen && a["href"]) {
           baseSeen = true;
           try {
@@ -515,9 +534,13 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
         }
         if (BREAKS.has(name) && opaque === 0) wordBreak(name);
         if (BLOCKS.has(name)) blocks.push({ tag: name, depth, text: new TextBuf(), images: [], inside: 0 });
-        if (name === "figure") figures.push({ images: [], caption: null, captionDepth: 0 });
-        else if (name === "figcaption" && figures.length > 0) {
+        const classRole = classCaptions ? classFigureRole(name, a) : null;
+        if (name === "figure" || classRole === "figure") {
+          figures.push({ images: [], caption: null, captionDepth: 0 });
+          if (classRole !== null) classRoles.push({ depth, role: classRole });
+        } else if ((name === "figcaption" || classRole === "caption") && figures.length > 0) {
           inFigcaption++;
+          if (classRole !== null) classRoles.push({ depth, role: classRole });
           const f = figures[figures.length - 1]!;
           if (f.caption === null) {
             f.caption = new TextBuf();
@@ -582,14 +605,10 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
           // the parent's text includes this block's, as a reader sees it
           if (b.text.length > 0 && seenFrom(parent.depth)) parent.text.addBlock(b.text);
         }
-        if (name === "figure" && figures.length > 0) {
-          const f = figures.pop()!;
-          const text = f.caption?.text() ?? "";
-          if (text !== "" && (text.length > maxCaption || f.caption!.overflow)) drop("figcaption_too_long");
-          else if (text !== "") for (const use of f.images) use.figcaption ??= text;
-          // a figure inside a figure (a gallery of figures) is also the outer one's: its caption is theirs where they have none
-          figures[figures.length - 1]?.images.push(...f.images);
-        } else if (name === "figcaption" && inFigcaption > 0) inFigcaption--;
+        // (an element a class made a figure or caption closes as one)
+        const classRole = classRoles.length > 0 && classRoles[classRoles.length - 1]!.depth === depth + 1 ? classRoles.pop()!.role : null;
+        if ((name === "figure" || classRole === "figure") && figures.length > 0) closeFigure();
+        else if ((name === "figcaption" || classRole === "caption") && inFigcaption > 0) inFigcaption--;
         else if (name === "table" && tables.length > 0) closeTable(tables.pop()!);
         else if ((name === "td" || name === "th") && inCell > 0) inCell--;
         else if (name === "picture") pictures.pop();
@@ -622,9 +641,11 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
     };
     add("alt", u.alt);
     add("title", u.title);
-    add("figcaption", u.figcaption);
-    add("table", u.table);
-    if (!u.figcaption && !u.table) add("nearby", u.nearby);
+    // (a credit written at a caption's end names who took the picture, not what it shows)
+    const read = (text: string | undefined) => (credits && text ? withoutCreditText(text) : text);
+    add("figcaption", read(u.figcaption));
+    add("table", read(u.table));
+    if (!u.figcaption && !u.table) add("nearby", read(u.nearby));
   }
   return { captions, images: shown.kept.length, dropped, skippedChars };
 }

@@ -35,6 +35,15 @@ const LAZY_ATTRIBUTES = ["data-src", "data-original", "data-lazy-src", "data-url
 const PLACEHOLDER_FILE = /\/(?:ajax-loader|loader|loading|spinner|placeholder|lazy-?placeholder|lazyload|blank|spacer|grey|gray|transparent|empty|dummy)(?:[-_]?\d+(?:x\d+)?)?\.(?:gif|png|svg|jpe?g|webp)$/i;
 
 /**
+ * An address a script was to fill in and never did: a JavaScript value written out (`src="null"`,
+ * `"undefined"`, `"[object Object]"`) or a template left unrendered (`{{ post.image }}`, `${src}`,
+ * `<%= url %>`, raw or percent-encoded). A browser requests `./null` and gets no picture; as a key it
+ * would join every such page of a site into one image.
+ */
+const UNFILLED_VALUE = /^(?:null|undefined|false|true|nan|none|\[object object\])$/i;
+const UNRENDERED_TEMPLATE = /\{\{|\}\}|\$\{|<%|%7b%7b|%7d%7d|%24%7b|%3c%25/i;
+
+/**
  * Query parameters that choose a size, crop or format of one picture on common image CDNs. Some
  * names are generic (`q`, `size`, `format`, `w`): a `/render?q=cat` and `/render?q=dog` are two
  * images, so those are dropped only when their value is a size, a quality or a format (`q=75`,
@@ -78,6 +87,38 @@ const SHOPIFY_SIZE = /_(?:\d+x\d*|x\d+|%7Bwidth%7Dx|pico|icon|thumb|small|compac
 const SHOPIFY_PARAMS = new Set(["v", "crop"]);
 const isShopify = (url: URL) => (url.hostname === "cdn.shopify.com" && url.pathname.startsWith("/s/files/")) || url.pathname.startsWith("/cdn/shop/");
 
+/** WordPress' generated sizes of an upload and its big-image copy (`boat-300x200.jpg`, `boat-scaled.jpg`): sizes of `boat.jpg`. */
+const WORDPRESS_SIZE = /(?:-(?:\d{1,5}x\d{1,5}|scaled))+(?=\.[a-z0-9]+$)/i;
+const isWordPressUpload = (url: URL) => url.pathname.includes("/wp-content/uploads/");
+
+/**
+ * Blogger's and Google Photos' sizes of one picture: a size folder before the file name on
+ * bp.blogspot.com and blogger.googleusercontent.com (`/s1600/`, `/w400-h300/`, `/s72-c/`, `/d/`), a
+ * `=s1600` / `=w400-h300-c` suffix on googleusercontent.com.
+ */
+const GOOGLE_IMAGE_HOST = /^(?:\d+\.bp\.blogspot\.com|blogger\.googleusercontent\.com|lh\d\.googleusercontent\.com|lh\d\.ggpht\.com)$/;
+const GOOGLE_SIZE_FOLDER = /\/(?:[swh]\d{1,5}(?:-[a-z0-9]+)*|d)(?=\/[^/]+$)/i;
+const GOOGLE_SIZE_SUFFIX = /=(?:[swh]\d{1,5}|d)(?:-[a-z0-9]+)*$/i;
+
+/** Medium's image CDN: `/v2/resize:fit:1400/format:webp/1*abc.jpeg`, `/max/700/1*abc.jpeg` on miro or cdn-images-N are `1*abc.jpeg`. */
+const MEDIUM_HOST = /^(?:miro\.medium\.com|cdn-images-\d\.medium\.com)$/;
+const MEDIUM_IMAGE_ID = /\/(\d\*[\w-]+(?:\.[a-z0-9]+)?)$/i;
+
+/** One picture's key whatever size a blog platform's address asks for (WordPress, Blogger, Medium), or the URL as it is. */
+function platformOriginal(url: URL): void {
+  if (isWordPressUpload(url) && WORDPRESS_SIZE.test(url.pathname)) url.pathname = url.pathname.replace(WORDPRESS_SIZE, "");
+  else if (GOOGLE_IMAGE_HOST.test(url.hostname)) {
+    if (GOOGLE_SIZE_SUFFIX.test(url.pathname)) url.pathname = url.pathname.replace(GOOGLE_SIZE_SUFFIX, "");
+    else if (GOOGLE_SIZE_FOLDER.test(url.pathname)) url.pathname = url.pathname.replace(GOOGLE_SIZE_FOLDER, "");
+  } else if (MEDIUM_HOST.test(url.hostname)) {
+    const id = MEDIUM_IMAGE_ID.exec(url.pathname);
+    if (id) {
+      url.hostname = "miro.medium.com";
+      url.pathname = `/${id[1]}`;
+    }
+  }
+}
+
 /** Hosts and paths of web beacons (analytics pixels that are images only by their tag). */
 const BEACON_HOST = /(^|\.)(google-analytics\.com|doubleclick\.net|scorecardresearch\.com|quantserve\.com|bat\.bing\.com|pixel\.wp\.com|stats\.wp\.com|pixel\.quantserve\.com|sb\.scorecardresearch\.com)$|^(pixel|pixels|beacon|analytics|tracking?|tr)\./i;
 const BEACON_PATH = /\/(pixel|beacon|tracking?|spacer|blank|clear|transparent|1x1|pixel_?1x1)\.(gif|png)$|\/b\/ss\/|^\/tr\/?$/i;
@@ -109,6 +150,7 @@ export function imageKey(raw: string, base: string | URL): ImageKeyVerdict {
   if (/^data:/i.test(s)) return { drop: "data_uri" };
   // "#" (or "#x") names the page itself, not a picture
   if (s.startsWith("#")) return { drop: "invalid_url" };
+  if (UNFILLED_VALUE.test(s) || UNRENDERED_TEMPLATE.test(s)) return { drop: "placeholder" };
   let url: URL;
   try {
     url = new URL(s, base);
@@ -126,6 +168,9 @@ export function imageKey(raw: string, base: string | URL): ImageKeyVerdict {
   if (proxied !== null) url = proxied;
   const wiki = wikimediaFileKey(url);
   if (wiki) return { key: wiki, url: url.href };
+  // (the address as the page gives it, a proxy's aside; the key drops what only sizes it)
+  const resolved = url.href;
+  platformOriginal(url);
   const shopify = isShopify(url);
   if (shopify && SHOPIFY_SIZE.test(url.pathname)) url.pathname = url.pathname.replace(SHOPIFY_SIZE, "");
   if (url.search) {
@@ -133,8 +178,7 @@ export function imageKey(raw: string, base: string | URL): ImageKeyVerdict {
     const kept = [...url.searchParams].filter(([name, value]) => !isResizeParam(name, value) && !(gravatar && GRAVATAR_PARAMS.has(name.toLowerCase())) && !(shopify && SHOPIFY_PARAMS.has(name.toLowerCase())));
     if (kept.length < [...url.searchParams].length) url.search = new URLSearchParams(kept).toString();
   }
-  const href = url.href;
-  return { key: href, url: href };
+  return { key: url.href, url: resolved };
 }
 
 /**

@@ -3,7 +3,8 @@
  * (gzip, deflate, br) undone with a bound on the decoded size (a gzip bomb is a counted skip, never
  * a gigabyte in memory), and the charset found the way a browser finds it: a byte order mark, the
  * Content-Type header, a `<meta charset>` (or http-equiv) near the top, else UTF-8 if the bytes are
- * valid UTF-8, else windows-1252. Node's TextDecoder (full ICU) decodes the legacy encodings.
+ * valid UTF-8, else windows-1252. Node's TextDecoder (full ICU) decodes the legacy encodings but
+ * windows-1252, which is decoded here (see decodeWindows1252).
  */
 import { isAscii, isUtf8, transcode } from "node:buffer";
 import { brotliDecompressSync, constants, gunzipSync, inflateRawSync, inflateSync } from "node:zlib";
@@ -157,6 +158,20 @@ function decoderFor(label: string): Decoder | null {
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
+ * What windows-1252 (WHATWG's, and so every page labelled iso-8859-1, latin1 or ascii) makes of bytes
+ * 0x80–0x9F: curly quotes, dashes, €, ™; five bytes stay C1 controls. Node's own TextDecoder reads
+ * them as Latin-1's C1 controls since 20.18.3 and 22.13.0 (nodejs/node#60888), so "Tom’s" came out
+ * as "Tom\u0092s": windows-1252 is decoded here, whatever the runtime's decoder does.
+ */
+const WINDOWS_1252_HIGH = "\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178";
+
+function decodeWindows1252(bytes: Buffer): string {
+  const latin1 = bytes.toString("latin1");
+  // eslint-disable-next-line no-control-regex
+  return latin1.replace(/[\u0080-\u009f]/g, (c) => WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80]!);
+}
+
+/**
  * What TextDecoder("utf-8") makes of `b` when it is valid UTF-8, or null when it is not: ASCII is
  * copied as Latin-1 and other valid UTF-8 converted by ICU (both several times faster than the
  * decoder, and for valid input the text is the same: a valid encoding has one reading). The
@@ -172,8 +187,8 @@ function validUtf8Text(b: Buffer): string | null {
 /** `decoder.decode(bytes)`, by the fast path when the decoder is UTF-8 (or Latin-1 on ASCII bytes) and the bytes let it. */
 function decodeWith(d: Decoder, bytes: Buffer): string {
   if (d.encoding === "utf-8") return validUtf8Text(bytes) ?? d.decode(bytes);
-  // windows-1252 (iso-8859-1, ascii, …) maps every ASCII byte to itself
-  if (d.encoding === "windows-1252" && isAscii(bytes)) return bytes.toString("latin1");
+  // windows-1252 (iso-8859-1, ascii, …): read by its own table (every ASCII byte is itself)
+  if (d.encoding === "windows-1252") return isAscii(bytes) ? bytes.toString("latin1") : decodeWindows1252(bytes);
   return d.decode(bytes);
 }
 
@@ -224,7 +239,7 @@ export function decodeText(bytes: Buffer, contentType: string | undefined): { te
     // (not valid UTF-8: the strict decoder throws, as it always did here)
     return { text: strictUtf8.decode(bytes), charset: "utf-8" };
   } catch {
-    return { text: decoderFor("windows-1252")!.decode(bytes), charset: "windows-1252" };
+    return { text: decodeWindows1252(bytes), charset: "windows-1252" };
   }
 }
 

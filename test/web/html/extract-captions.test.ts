@@ -3,6 +3,9 @@ import { describe, expect, it } from "vitest";
 import { extractCaptions } from "../../../shared/web/html/extract-captions.ts";
 import { imageKey, largestSrcsetCandidate } from "../../../shared/web/html/image-url.ts";
 import { extractImageRefs } from "../../../shared/wikitext/extract-images.ts";
+import { dropsCredits } from "../../../shared/web/html/hidden-text.ts";
+import { readsClassCaptions } from "../../../shared/web/html/class-captions.ts";
+import { resolveConfig } from "../../../shared/core/config.ts";
 
 const PAGE = "https://example.org/dir/page.html";
 const caps = (html: string) => extractCaptions(html, PAGE).captions.map((c) => [c.type, c.text, c.image]);
@@ -41,6 +44,28 @@ describe("caption types", () => {
       ["figcaption", "Scenes from the harbour", "https://example.org/h1.jpg"],
       ["figcaption", "Nets drying", "https://example.org/h2.jpg"],
     ]);
+  });
+
+  it("captions marked by class where a CMS writes no <figure>: MediaWiki's thumbcaption and gallerytext, WordPress' classic wp-caption-text are figcaptions (nearby under preset paper)", () => {
+    // a Wikipedia mirror's thumbnail as MediaWiki wrote it before 1.40: its caption meets the dump's for the same File: key
+    const thumb = '<p>The harbour.</p><div class="thumb tright"><div class="thumbinner" style="width:222px;"><a href="/wiki/File:Boat.jpg" class="image"><img alt="" src="//upload.wikimedia.org/wikipedia/commons/thumb/a/ab/Boat.jpg/220px-Boat.jpg" width="220" height="147" class="thumbimage"></a><div class="thumbcaption"><div class="magnify"><a href="/wiki/File:Boat.jpg" class="internal" title="Enlarge"></a></div>A fishing boat off the <a href="/wiki/Coast">coast</a></div></div></div>';
+    expect(caps(thumb)).toEqual([["figcaption", "A fishing boat off the coast", "File:Boat.jpg"]]);
+    const gallery = '<ul class="gallery mw-gallery-traditional"><li class="gallerybox" style="width: 155px"><div class="thumb" style="width: 150px;"><a href="/wiki/File:Net.jpg" class="image"><img alt="" src="//upload.wikimedia.org/wikipedia/commons/thumb/1/1c/Net.jpg/120px-Net.jpg" width="120" height="90"></a></div><div class="gallerytext"><p>Nets drying<br>in the sun</p></div></li><li class="gallerybox"><div class="thumb"><img src="//upload.wikimedia.org/wikipedia/commons/thumb/2/2c/Pier.jpg/120px-Pier.jpg" width="120" height="90"></div><div class="gallerytext"></div></li></ul>';
+    expect(caps(gallery)).toEqual([["figcaption", "Nets drying in the sun", "File:Net.jpg"]]);
+    const wp = '<div id="attachment_12" style="width: 310px" class="wp-caption aligncenter"><a href="/big.jpg"><img aria-describedby="caption-attachment-12" class="size-medium wp-image-12" src="/wp-content/uploads/2019/04/boat-300x200.jpg" alt="Boats" width="300" height="200"></a><p id="caption-attachment-12" class="wp-caption-text">Fishing boats in the harbour at dawn</p></div><p>The article goes on.</p>';
+    expect(caps(wp)).toEqual([["alt", "Boats", "https://example.org/wp-content/uploads/2019/04/boat.jpg"], ["figcaption", "Fishing boats in the harbour at dawn", "https://example.org/wp-content/uploads/2019/04/boat.jpg"]]);
+    // a caption class outside its container, or a container without one, is no figure: the nearby rule reads it
+    expect(caps('<div class="post"><img src="/x.jpg"><p class="wp-caption-text">Loose caption</p></div>')).toEqual([["nearby", "Loose caption", "https://example.org/x.jpg"]]);
+    expect(caps('<div class="wp-caption"><img src="/y.jpg"><p>Just a paragraph</p></div>')).toEqual([["nearby", "Just a paragraph", "https://example.org/y.jpg"]]);
+    // unclosed markup: the container closes where the parser closes it
+    expect(caps('<div class="thumbinner"><img src="/z.jpg"><div class="thumbcaption">Cut short')).toEqual([["figcaption", "Cut short", "https://example.org/z.jpg"]]);
+    // the paper's rule: figure and figcaption tags only
+    expect(extractCaptions(thumb, PAGE, { classCaptions: false }).captions.map((c) => [c.type, c.text])).toEqual([["nearby", "A fishing boat off the coast"]]);
+    for (const html of [thumb, gallery, wp]) expect(extractCaptions(html, PAGE, { skipInert: false }).captions).toEqual(extractCaptions(html, PAGE).captions);
+    expect(readsClassCaptions(resolveConfig({}))).toBe(true);
+    expect(readsClassCaptions(resolveConfig({ preset: "paper" }))).toBe(false);
+    expect(readsClassCaptions(resolveConfig({ preset: "paper", extraction: { classCaptions: true } }))).toBe(true);
+    expect("classCaptions" in resolveConfig({}).extraction).toBe(false);
   });
 
   it("a one-column table: the cell under the image cell is its caption; two columns are not", () => {
@@ -119,6 +144,52 @@ describe("caption types", () => {
     for (const html of [post, card, slide, table]) expect(extractCaptions(html, PAGE, { skipInert: false }).captions).toEqual(extractCaptions(html, PAGE).captions);
   });
 
+  it("a photo credit marked as one (news sites' <span class=credit>, WordPress' media-credit) reaches no caption outside it; kept under preset paper (credits: false)", () => {
+    const news = '<figure class="article-image"><picture><source media="(min-width: 800px)" srcset="https://cdn.example.com/img/1600/x.jpg 1600w"><img src="https://cdn.example.com/img/400/x.jpg" alt="Protesters gather"></picture><figcaption><span class="caption-text">Protesters gather outside parliament on Tuesday.</span> <span class="credit">Photo: Jane Doe/Reuters</span></figcaption></figure>';
+    expect(caps(news)).toEqual([["alt", "Protesters gather", "https://cdn.example.com/img/400/x.jpg"], ["figcaption", "Protesters gather outside parliament on Tuesday.", "https://cdn.example.com/img/400/x.jpg"]]);
+    // two spans a stylesheet sets on two lines: without the credit, no "store.Jane" is glued either
+    const times = '<figure><div><picture><img src="https://static01.example.com/images/a.jpg" alt="A man walks"></picture></div><figcaption><span class="css-1">A man walks past the shuttered store.</span><span class="css-2 e13ogyst0"><span class="visually-hidden">Credit...</span><span class="photo-credit">Jane Doe for The Times</span></span></figcaption></figure>';
+    expect(caps(times).filter((c) => c[0] === "figcaption")).toEqual([["figcaption", "A man walks past the shuttered store.", "https://static01.example.com/images/a.jpg"]]);
+    // WordPress' classic caption with the Media Credit plugin, camelCase and BEM names
+    const wp = '<div id="attachment_7" class="wp-caption alignnone"><img src="/wp-content/uploads/2020/05/dock.jpg" alt=""><span class="media-credit-container"><span class="media-credit">John Roe</span></span><p class="wp-caption-text">The old dock at low tide</p></div>';
+    expect(caps(wp)).toEqual([["figcaption", "The old dock at low tide", "https://example.org/wp-content/uploads/2020/05/dock.jpg"]]);
+    const bem = '<figure><img src="/m.jpg"><figcaption><p>Market day in the square</p><small class="c-figure__copyright">© City Archive</small><em class="imageCredit">AP</em> <span class="attribution">CC BY-SA 4.0</span></figcaption></figure>';
+    expect(caps(bem)).toEqual([["figcaption", "Market day in the square", "https://example.org/m.jpg"]]);
+    // words that only look like one: a shop's credit-card logos, a credits page's text inside no credit class
+    expect(caps('<figure><img src="/visa.png"><figcaption>We take <span class="credit-card-logos">Visa and Mastercard</span></figcaption></figure>')).toEqual([["figcaption", "We take Visa and Mastercard", "https://example.org/visa.png"]]);
+    // an image inside the credit (a photographer's avatar) keeps its text
+    expect(caps('<div class="photo-credit"><img src="/jd.jpg"> Jane Doe</div>')).toEqual([["nearby", "Jane Doe", "https://example.org/jd.jpg"]]);
+    // the paper's rule: the whole figcaption
+    expect(extractCaptions(news, PAGE, { credits: false }).captions.find((c) => c.type === "figcaption")?.text).toBe("Protesters gather outside parliament on Tuesday. Photo: Jane Doe/Reuters");
+    for (const html of [news, times, wp, bem]) expect(extractCaptions(html, PAGE, { skipInert: false }).captions).toEqual(extractCaptions(html, PAGE).captions);
+  });
+
+  it("a credit written into the caption's text (The Guardian's \"Photograph: …\", AP's \"(AP Photo/…)\", Unsplash's \"Photo by …\") leaves it at its end", () => {
+    const fig = (t: string, opts = {}) => extractCaptions(`<figure><img src="/p.jpg"><figcaption>${t}</figcaption></figure>`, PAGE, opts).captions.map((c) => c.text);
+    expect(fig('<span class="dcr-icon"><svg><path d="x"/></svg></span>A child plays in the water. Photograph: Jane Doe/AP')).toEqual(["A child plays in the water."]);
+    expect(fig("Protesters gather outside parliament. (Photo: Jane Doe/Reuters)")).toEqual(["Protesters gather outside parliament."]);
+    expect(fig("Residents wade through floodwater in Houston (AP Photo/David J. Phillip)")).toEqual(["Residents wade through floodwater in Houston"]);
+    expect(fig("The harbour at dawn. © City Archive 1921")).toEqual(["The harbour at dawn."]);
+    expect(fig("Market day in the square. Credit: John Roe for The Times")).toEqual(["Market day in the square."]);
+    expect(fig("Nets drying in the sun | Photo by Jane Doe")).toEqual(["Nets drying in the sun"]);
+    expect(fig("The new bridge at night. Image: Getty Images")).toEqual(["The new bridge at night."]);
+    // a caption that is only a credit is no caption
+    expect(fig('Photo by <a href="https://unsplash.com/@x">Someone</a> on <a href="https://unsplash.com">Unsplash</a>')).toEqual([]);
+    // words that only look like one stay: a photo by the lake, a credit mid-sentence, a source of a river
+    for (const t of ["A photo by the lake at dusk", "The source of the river Thames", "Photographers at work: the press pit at the final", "Her photo: a study in light and shadow, 1931", "Figure 3. Image: a cross-section of the hull", "Plate 2. Illustration: the harbour in 1850"]) expect(fig(t)).toEqual([t]);
+    // nearby and table captions too; the paper's rule keeps it
+    expect(caps('<div><img src="/n.jpg"><p>Boats in the harbour. Photograph: Jane Doe</p></div>')).toEqual([["nearby", "Boats in the harbour.", "https://example.org/n.jpg"]]);
+    expect(fig("A child plays in the water. Photograph: Jane Doe/AP", { credits: false })).toEqual(["A child plays in the water. Photograph: Jane Doe/AP"]);
+  });
+
+  it("credits are dropped by default, kept under preset paper; extraction.dropCredits decides when set (absent unless set)", () => {
+    expect(dropsCredits(resolveConfig({}))).toBe(true);
+    expect(dropsCredits(resolveConfig({ preset: "paper" }))).toBe(false);
+    expect(dropsCredits(resolveConfig({ preset: "paper", extraction: { dropCredits: true } }))).toBe(true);
+    expect(dropsCredits(resolveConfig({ extraction: { dropCredits: false } }))).toBe(false);
+    expect("dropCredits" in resolveConfig({}).extraction).toBe(false);
+  });
+
   it("a <noscript> image right after a placeholder without an address stands in for it (Next.js next/image up to 12); elsewhere it repeats one", () => {
     const next = '<figure><span style="box-sizing:border-box;display:block"><img alt="Sea lions on the pier" src="data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP" decoding="async"><noscript><img alt="Sea lions on the pier" srcset="/_next/image?url=%2Fpier.jpg&amp;w=1080&amp;q=75 1x, /_next/image?url=%2Fpier.jpg&amp;w=3840&amp;q=75 2x" src="/_next/image?url=%2Fpier.jpg&amp;w=3840&amp;q=75" decoding="async"></noscript></span><figcaption>Pier 39 at noon</figcaption></figure>';
     const r = extractCaptions(next, PAGE);
@@ -166,6 +237,20 @@ describe("image URLs", () => {
     expect(r.dropped.get("data_uri")).toBe(1);
   });
 
+  it("an address a script never filled in (src=\"null\", \"undefined\", an unrendered {{template}}) is no picture: the real one is looked for elsewhere", () => {
+    // homes.cs.washington.edu/~axz/ in the dolma crawl: <img … src="null" alt="img alt">, which resolved to /~axz/null
+    const r = extractCaptions('<img class="img-responsive center-block" property="image" src="null" alt="img alt" / style="border: 1px #737373 solid;">', "https://homes.cs.washington.edu/~axz/");
+    expect(r.captions).toEqual([]);
+    expect(Object.fromEntries(r.dropped)).toEqual({ placeholder: 1 });
+    for (const src of ["undefined", "NULL", " null ", "false", "[object Object]", "{{ post.image }}", "{{image}}", "${img.src}", "<%= photo_url %>", "%7B%7Bimage%7D%7D", "/img/{{id}}.jpg"]) {
+      expect(extractCaptions(`<img src="${src.replace(/"/g, "&quot;")}" alt="x">`, PAGE).dropped.get("placeholder"), src).toBe(1);
+    }
+    // a lazy loader's real address behind it is taken; a file named so in a path is a picture
+    expect(caps('<img src="null" data-src="/real.jpg" alt="r">')).toEqual([["alt", "r", "https://example.org/real.jpg"]]);
+    expect(caps('<img src="/img/null.jpg" alt="n">')).toEqual([["alt", "n", "https://example.org/img/null.jpg"]]);
+    expect(caps('<img src="undefined.png" alt="u">')).toEqual([["alt", "u", "https://example.org/dir/undefined.png"]]);
+  });
+
   it("tracking pixels: 1x1 images and known beacons", () => {
     const r = extractCaptions('<img src="/t.gif" width="1" height="1" alt="x"><img src="https://www.google-analytics.com/collect?v=1" alt="y"><img src="https://pixel.wp.com/g.gif?x=1" alt="z"><img src="https://www.facebook.com/tr?id=1&ev=PageView" alt="fb"><img src="/img/spacer.gif" alt="s">', PAGE);
     expect(r.images).toBe(0);
@@ -200,6 +285,30 @@ describe("image URLs", () => {
     expect(key("https://shop.example.com/cdn/shop/products/linen-shirt.jpg?v=1612345678&width=800&crop=center")).toBe("https://shop.example.com/cdn/shop/products/linen-shirt.jpg");
     expect(key("https://cdn.shopify.com/s/files/1/0123/4567/products/small_batch_1.jpg?v=2")).toBe("https://cdn.shopify.com/s/files/1/0123/4567/products/small_batch_1.jpg");
     expect(key("https://example.com/img.php?v=3")).toBe("https://example.com/img.php?v=3");
+  });
+
+  it("one picture at the sizes WordPress, Blogger and Medium serve is one key (a blog's front page shows the thumbnail, the post the large one)", () => {
+    const key = (u: string) => (imageKey(u, PAGE) as { key: string }).key;
+    // WordPress' generated sizes (-300x200, -1024x683) and its big-image copy (-scaled) of one upload
+    const boat = "https://blog.example.com/wp-content/uploads/2019/04/boat.jpg";
+    for (const u of ["boat-300x200.jpg", "boat-1024x683.jpg", "boat-150x150.jpg", "boat-scaled.jpg", "boat-2048x1365.jpg"]) expect(key(`https://blog.example.com/wp-content/uploads/2019/04/${u}`)).toBe(boat);
+    expect(key("https://i0.wp.com/blog.example.com/wp-content/uploads/2019/04/boat-768x512.jpg?resize=768%2C512&ssl=1")).toBe(boat);
+    // a size in a name outside the uploads folder, or not at the end of the name, is the name's
+    expect(key("https://example.com/banners/ad-728x90.png")).toBe("https://example.com/banners/ad-728x90.png");
+    expect(key("https://blog.example.com/wp-content/uploads/2019/04/1920x1080-wallpaper.jpg")).toBe("https://blog.example.com/wp-content/uploads/2019/04/1920x1080-wallpaper.jpg");
+    // Blogger: the size segment of bp.blogspot.com and blogger.googleusercontent.com, and the =s… suffix of googleusercontent
+    const sunset = "https://blogger.googleusercontent.com/img/b/R29vZ2xl/AVvXsEh/photo.jpg";
+    for (const size of ["s1600", "s320", "w400-h300", "w640-h480-rw", "s72-c", "d"]) expect(key(`https://blogger.googleusercontent.com/img/b/R29vZ2xl/AVvXsEh/${size}/photo.jpg`)).toBe(sunset);
+    expect(key("https://1.bp.blogspot.com/-abc/XYZ/AAAAAAAAA/BBB/s1600/lake.jpg")).toBe(key("https://1.bp.blogspot.com/-abc/XYZ/AAAAAAAAA/BBB/s320/lake.jpg"));
+    expect(key("https://blogger.googleusercontent.com/img/a/AVvXsEgQ=w400-h225")).toBe(key("https://blogger.googleusercontent.com/img/a/AVvXsEgQ=s1600"));
+    expect(key("https://lh3.googleusercontent.com/abcDEF123=w1200-h630-p-k-no-nu")).toBe("https://lh3.googleusercontent.com/abcDEF123");
+    // a folder named like a size on another host is the path's
+    expect(key("https://example.com/img/s320/photo.jpg")).toBe("https://example.com/img/s320/photo.jpg");
+    // Medium: the resize and format segments of miro.medium.com and the older /max/N of cdn-images
+    const medium = key("https://miro.medium.com/1*abc.jpeg");
+    // the URL stays the address the page gives (what `paracap extract` prints), only the key drops the size
+    expect(imageKey("https://blog.example.com/wp-content/uploads/2019/04/boat-300x200.jpg?w=300", PAGE)).toEqual({ key: boat, url: "https://blog.example.com/wp-content/uploads/2019/04/boat-300x200.jpg?w=300" });
+    for (const u of ["https://miro.medium.com/v2/resize:fit:1400/format:webp/1*abc.jpeg", "https://miro.medium.com/v2/resize:fill:88:88/1*abc.jpeg", "https://miro.medium.com/max/700/1*abc.jpeg", "https://cdn-images-1.medium.com/max/800/1*abc.jpeg", "https://miro.medium.com/v2/1*abc.jpeg"]) expect(key(u), u).toBe(medium);
   });
 
   it("Wikimedia upload URLs, thumbnails included, give exactly the File: key the Wikipedia source emits", () => {

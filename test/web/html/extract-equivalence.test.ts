@@ -26,7 +26,7 @@ function same(html: string, url = PAGE, opts?: ExtractOptions): PageCaptions {
   return fast;
 }
 
-const BOUNDS: ExtractOptions[] = [{}, { maxCaptionChars: 40 }, { maxDepth: 9 }, { maxImages: 3 }, { templateImages: false }];
+const BOUNDS: ExtractOptions[] = [{}, { maxCaptionChars: 40 }, { maxDepth: 9 }, { maxImages: 3 }, { templateImages: false }, { credits: false }, { classCaptions: false }];
 
 async function realPages(): Promise<{ html: string; url: string }[]> {
   const files = [

@@ -12,7 +12,9 @@
  * around several), INVISIBLE (controls, soft hyphens and zero-width characters leave all text), AMP
  * (an <amp-img> is an image), HIDDEN TEXT (the text of hidden elements, nav and button reaches only the
  * captions read inside them: hidden-text.ts), NOSCRIPT FALLBACK (a <noscript> image right after a
- * placeholder without a usable URL, in the same block, stands in for it).
+ * placeholder without a usable URL, in the same block, stands in for it), CREDITS (a photo credit's
+ * text, by its class, reaches no caption outside it as hidden text does, unless `credits: false`),
+ * CLASS CAPTIONS (MediaWiki's and WordPress' figures marked by class are figures: class-captions.ts).
  *
  * Image captions of one HTML page, read in one streaming pass with htmlparser2. Each image use can
  * carry captions of five types, kept apart because they say different things (and pairs are built
@@ -29,7 +31,8 @@
 import { Parser } from "htmlparser2";
 import { declaredSizeDrop, withoutRepeated } from "../../../shared/web/html/template-images.ts";
 import { imageKey, imageUrlCandidates, largestSrcsetCandidate } from "../../../shared/web/html/image-url.ts";
-import { hidesText } from "../../../shared/web/html/hidden-text.ts";
+import { hidesText, isCredit, withoutCreditText } from "../../../shared/web/html/hidden-text.ts";
+import { classFigureRole } from "../../../shared/web/html/class-captions.ts";
 
 import type { ExtractOptions, PageCaptions, WebCaption, WebCaptionType } from "../../../shared/web/html/extract-captions.ts";
 const TEXT_CAP = 4096;
@@ -113,6 +116,9 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
   const maxImages = opts.maxImages ?? 5000;
   const maxDepth = opts.maxDepth ?? 512;
   const templateImages = opts.templateImages !== false; // TEMPLATE IMAGES
+  const credits = opts.credits !== false; // CREDITS
+  const classCaptions = opts.classCaptions !== false; // CLASS CAPTIONS
+  const classRoles: { depth: number; role: "figure" | "caption" }[] = []; // CLASS CAPTIONS
   let depth = 0;
   let tooDeep = false;
   const dropped = new Map<string, number>();
@@ -218,7 +224,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
         }
         if (OPAQUE.has(name)) opaque++;
         if (name === "noscript") noscripts++; // NOSCRIPT FALLBACK
-        if (hiddenAt === 0 && hidesText(name, a)) hiddenAt = depth; // HIDDEN TEXT
+        if (hiddenAt === 0 && (hidesText(name, a) || (credits && isCredit(a)))) hiddenAt = depth; // HIDDEN TEXT, CREDITS
         if (name === "base" && !baseSeen && a["href"]) {
           baseSeen = true;
           try {
@@ -229,8 +235,12 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
         }
         if ((BLOCKS.has(name) || BREAK_TAGS.includes(name)) && opaque === 0) wordBreak(name); // WORD BREAKS
         if (BLOCKS.has(name)) blocks.push({ tag: name, depth, text: new TextBuf(), images: [], inside: 0 });
-        if (name === "figure") figures.push({ images: [], caption: null, captionDepth: 0 });
-        else if (name === "figcaption" && figures.length > 0) {
+        const classRole = classCaptions ? classFigureRole(name, a) : null; // CLASS CAPTIONS
+        if (name === "figure" || classRole === "figure") {
+          figures.push({ images: [], caption: null, captionDepth: 0 });
+          if (classRole !== null) classRoles.push({ depth, role: classRole });
+        } else if ((name === "figcaption" || classRole === "caption") && figures.length > 0) {
+          if (classRole !== null) classRoles.push({ depth, role: classRole });
           inFigcaption++;
           const f = figures[figures.length - 1]!;
           if (f.caption === null) {
@@ -288,14 +298,15 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
           // the parent's text includes this block's, as a reader sees it
           if (b.text.length > 0 && seenFrom(parent.depth)) parent.text.add(` ${b.text.parts.join("")} `); // HIDDEN TEXT
         }
-        if (name === "figure" && figures.length > 0) {
+        const classRole = classRoles.length > 0 && classRoles[classRoles.length - 1]!.depth === depth + 1 ? classRoles.pop()!.role : null; // CLASS CAPTIONS
+        if ((name === "figure" || classRole === "figure") && figures.length > 0) {
           const f = figures.pop()!;
           const text = f.caption?.text() ?? "";
           if (text !== "" && (text.length > maxCaption || f.caption!.overflow)) drop("figcaption_too_long");
           else if (text !== "") for (const use of f.images) use.figcaption ??= text;
           // a figure inside a figure (a gallery of figures) is also the outer one's: its caption is theirs where they have none // NESTED FIGURES: as in the extractor
           figures[figures.length - 1]?.images.push(...f.images);
-        } else if (name === "figcaption" && inFigcaption > 0) inFigcaption--;
+        } else if ((name === "figcaption" || classRole === "caption") && inFigcaption > 0) inFigcaption--;
         else if (name === "table" && tables.length > 0) closeTable(tables.pop()!);
         else if ((name === "td" || name === "th") && inCell > 0) inCell--;
         else if (name === "picture") pictures.pop();
@@ -323,9 +334,11 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
     };
     add("alt", u.alt);
     add("title", u.title);
-    add("figcaption", u.figcaption);
-    add("table", u.table);
-    if (!u.figcaption && !u.table) add("nearby", u.nearby);
+    // (CREDITS: a credit written at a caption's end names who took the picture, not what it shows)
+    const read = (text: string | undefined) => (credits && text ? withoutCreditText(text) : text);
+    add("figcaption", read(u.figcaption));
+    add("table", read(u.table));
+    if (!u.figcaption && !u.table) add("nearby", read(u.nearby));
   }
   return { captions, images: shown.kept.length, dropped };
 }

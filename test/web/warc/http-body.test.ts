@@ -16,13 +16,21 @@ function referenceDecodeText(bytes: Buffer, contentType: string | undefined): { 
     } catch {
       d = null;
     }
-    if (d && !d.encoding.startsWith("utf-16")) return { text: d.decode(bytes), charset: d.encoding };
+    if (d && !d.encoding.startsWith("utf-16")) return { text: d.encoding === "windows-1252" ? windows1252(bytes) : d.decode(bytes), charset: d.encoding };
   }
   try {
     return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes), charset: "utf-8" };
   } catch {
-    return { text: new TextDecoder("windows-1252").decode(bytes), charset: "windows-1252" };
+    return { text: windows1252(bytes), charset: "windows-1252" };
   }
+}
+
+/** windows-1252 by the WHATWG index (Node's TextDecoder reads 0x80–0x9F as Latin-1 since 20.18.3). */
+function windows1252(bytes: Uint8Array): string {
+  const high = [0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178];
+  let s = "";
+  for (const b of bytes) s += String.fromCodePoint(b >= 0x80 && b <= 0x9f ? high[b - 0x80]! : b);
+  return s;
 }
 
 describe("HTTP bodies", () => {
@@ -74,6 +82,21 @@ describe("HTTP bodies", () => {
     expect(decodeText(Buffer.from("<p>x</p>"), "text/html; charset=no-such-charset").charset).toBe("utf-8");
   });
 
+  it("windows-1252 (and iso-8859-1, ascii, no charset and not UTF-8) reads 0x80–0x9F as a browser does: curly quotes, dashes, €, not C1 controls", () => {
+    // Node's TextDecoder("windows-1252") decodes these bytes as Latin-1 since 20.18.3 and 22.13.0 (nodejs/node#60888)
+    const page = Buffer.from("<p>\x93Caf\xe9\x94 \x96 Tom\x92s \x80 5 \x85 \x99 \x9f</p>", "latin1");
+    const shown = "<p>\u201cCafé\u201d \u2013 Tom\u2019s \u20ac 5 \u2026 \u2122 \u0178</p>";
+    for (const type of ["text/html; charset=windows-1252", "text/html; charset=ISO-8859-1", "text/html; charset=us-ascii", "text/html"]) {
+      expect(decodeText(page, type)).toEqual({ text: shown, charset: "windows-1252" });
+    }
+    expect(decodeText(Buffer.concat([Buffer.from('<meta charset="latin1">'), page]), "text/html").text).toBe(`<meta charset="latin1">${shown}`);
+    // the five bytes the standard leaves as C1 controls stay so; every other byte is Latin-1
+    const all = decodeText(Buffer.from(Array.from({ length: 256 }, (_, i) => i)), "text/html; charset=windows-1252").text;
+    expect([0x81, 0x8d, 0x8f, 0x90, 0x9d].map((b) => all.charCodeAt(b))).toEqual([0x81, 0x8d, 0x8f, 0x90, 0x9d]);
+    expect([...all].filter((c, i) => (i < 0x80 || i > 0x9f) && c.charCodeAt(0) !== i)).toEqual([]);
+    expect([...all].filter((c, i) => i >= 0x80 && i <= 0x9f && c.charCodeAt(0) >= 0x80 && c.charCodeAt(0) <= 0x9f)).toHaveLength(5);
+  });
+
   it("charset evidence a browser uses that a 4 KiB regex misses, and evidence that is none", () => {
     const cp1251 = Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]);
     // a <meta charset> after a large inline script, still in the head
@@ -113,7 +136,7 @@ describe("HTTP bodies", () => {
     }
   });
 
-  it("decodes every real page, and crafted bytes at the edges of UTF-8, exactly as TextDecoder alone does", async () => {
+  it("decodes every real page, and crafted bytes at the edges of UTF-8, exactly as TextDecoder alone does (windows-1252 by its table)", async () => {
     const bodies: { bytes: Buffer; type: string | undefined }[] = [];
     for (const f of ["dolma-sample-0000.warc.gz", "pywb-iana.warc.gz", "commoncrawl-whirlwind.warc.gz"]) {
       for (const r of (await readAll(`${DATA}${f}`)).records) {
