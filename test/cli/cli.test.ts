@@ -201,7 +201,7 @@ describe.concurrent("paracap run and general usage", () => {
     expectUserError(await cli(["run", "--tiers", "platinum"]), /^paracap run: unknown tier "platinum" \(tiers: gold, silver, bronze\)\n$/);
     expectUserError(await cli(["run", "--workers", "0"]), /^paracap run: --workers needs a positive whole number, got "0"\n$/);
     expectUserError(await runCli(["run", "--workers", "2"], { env: { PARACAP_THREADS: "many" } }), /^paracap run: PARACAP_THREADS must be auto or always, got "many"\n$/);
-    expectUserError(await cli(["run", "--config", "/nonexistent/paracap.json"]), /^paracap run: cannot read config file \/nonexistent\/paracap\.json\n$/);
+    expectUserError(await cli(["run", "--config", "/nonexistent/paracap.json"]), /^paracap run: cannot read config file \/nonexistent\/paracap\.json: no such file\n$/);
     expectUserError(await cli(["run", "--tiers", "bronze", "--input", SAMPLE_HISTORY.replace("history", "hist0ry")]),
       /^paracap run: no input feeds the requested tiers \(bronze\)/);
   });
