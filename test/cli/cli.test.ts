@@ -246,6 +246,10 @@ describe.concurrent("paracap run and general usage", () => {
   it("rejects an unknown command", async () => {
     const r = await cli(["mine"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^paracap: unknown command "mine"/);
+    expect(r.stderr).toMatch(/^paracap: unknown command "mine"\n/);
+    // a mistyped command is named with the closest one, as a mistyped option is
+    const typo = await cli(["anotate", "out/"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/^paracap: unknown command "anotate" \(did you mean "annotate"\?\)\n/);
   });
 });
