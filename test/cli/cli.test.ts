@@ -199,6 +199,8 @@ describe.concurrent("paracap run and general usage", () => {
   it("reports bad options and values as user errors", async () => {
     expectUserError(await cli(["run", "--bogus"]), /^paracap run: unknown option --bogus; 'paracap run --help' lists the options\n$/);
     expectUserError(await cli(["run", "--tiers", "platinum"]), /^paracap run: unknown tier "platinum" \(tiers: gold, silver, bronze\)\n$/);
+    expectUserError(await cli(["run", "--tiers", "gold,sliver"]), /^paracap run: unknown tier "sliver" \(did you mean "silver"\? tiers: gold, silver, bronze\)\n$/);
+    expectUserError(await cli(["run", "--tiers", "gold,"]), /^paracap run: --tiers "gold," names an empty tier \(a stray comma\?\); tiers: gold, silver, bronze\n$/);
     expectUserError(await cli(["run", "--workers", "0"]), /^paracap run: --workers needs a positive whole number, got "0"\n$/);
     expectUserError(await runCli(["run", "--workers", "2"], { env: { PARACAP_THREADS: "many" } }), /^paracap run: PARACAP_THREADS must be auto or always, got "many"\n$/);
     expectUserError(await cli(["run", "--config", "/nonexistent/paracap.json"]), /^paracap run: cannot read config file \/nonexistent\/paracap\.json: no such file\n$/);
