@@ -44,7 +44,7 @@ export const AgreementReport = z.object({
         z.object({
           metric: z.string(),
           /** which rating the paper correlates this measure with */
-          axis: z.enum(["syntactic", "semantic", "delta"]),
+          axis: z.enum(["syntactic", "semantic", "delta", "none"]),
           n: z.number().int(),
           syntactic: z.object({ pearson: Num, spearman: Num }),
           semantic: z.object({ pearson: Num, spearman: Num }),

@@ -28,8 +28,17 @@ const LEVELS: Record<Variable, AlphaMetric[]> = {
   semantic: ["ordinal", "interval"],
 };
 
-/** the syntactic measures of the paper's Table 6 (top); every other metric is read as semantic */
+/** the syntactic measures of the paper's Table 6 (top); every other similarity is read as semantic */
 export const SYNTACTIC_MEASURES = ["rouge1F", "rougeLF", "bleu4", SYNTACTIC_AXIS, "levenshtein", "wordNgramOverlap", "lcpNgramOverlap", "bleuCordeiro", "sumo"];
+/** metrics a scorer reports beside its similarities that measure no similarity (a share of words without a vector) */
+const NOT_SIMILARITIES = ["vectorOov"];
+
+/** The rating the paper's Table 6 correlates a metric with ("none": not a similarity, so never starred). */
+export function tableSixAxis(metric: string): "syntactic" | "semantic" | "delta" | "none" {
+  if (SYNTACTIC_MEASURES.includes(metric)) return "syntactic";
+  if (metric === DELTA_METRIC) return "delta";
+  return NOT_SIMILARITIES.includes(metric) ? "none" : "semantic";
+}
 
 function valueOf(l: LabelRecord, v: Variable): string | number {
   switch (v) {
@@ -134,8 +143,7 @@ async function correlate(dataset: string, byPair: Map<string, Map<string, LabelR
       const y = hs.map((h) => h[key]);
       return { pearson: num(pearson(x, y)), spearman: num(spearman(x, y)) };
     };
-    const axis: "syntactic" | "semantic" | "delta" = SYNTACTIC_MEASURES.includes(metric) ? "syntactic" : metric === DELTA_METRIC ? "delta" : "semantic";
-    return { metric, axis, n: hs.length, syntactic: against("syntactic"), semantic: against("semantic"), paraphrase: against("paraphrase") };
+    return { metric, axis: tableSixAxis(metric), n: hs.length, syntactic: against("syntactic"), semantic: against("semantic"), paraphrase: against("paraphrase") };
   });
   return { dataset, matched: human.length, missing: byPair.size - human.length, rating: "mean over annotators", rows };
 }

@@ -47,7 +47,7 @@ export async function compareCommand(argv: string[]): Promise<number> {
   // read every file first: a missing file or an unknown format fails before minutes of scoring
   for (const file of positionals) {
     const bytes = await readFile(file).catch((e: NodeJS.ErrnoException) => {
-      throw new UserError(e.code === "ENOENT" ? `no such file: ${file}` : `cannot read ${file}: ${e.code ?? e.message}`);
+      throw new UserError(e.code === "ENOENT" ? `no such file: ${file}` : e.code === "EISDIR" ? `${file} is a folder: name the corpus files in it` : `cannot read ${file}: ${e.code ?? e.message}`);
     });
     try {
       const corpus = readCorpus(bytes);

@@ -7,8 +7,9 @@ import { UserError } from "../core/errors.ts";
  * missing file, bad JSON or anything but an object is a UserError naming the file.
  */
 export async function readConfigFile(path: string): Promise<Record<string, unknown>> {
-  const text = await readFile(path, "utf8").catch(() => {
-    throw new UserError(`cannot read config file ${path}`);
+  const text = await readFile(path, "utf8").catch((e: NodeJS.ErrnoException) => {
+    const why = e.code === "ENOENT" ? "no such file" : e.code === "EISDIR" ? "it is a folder, not a JSON file" : (e.code ?? e.message);
+    throw new UserError(`cannot read config file ${path}: ${why}`);
   });
   let json: unknown;
   try {

@@ -5,6 +5,7 @@
  */
 import { RUN_USAGE } from "./run-usage.ts";
 import type { CliLaunch } from "./cli-launch.ts";
+import { closest } from "../core/closest-name.ts";
 
 const USAGE = `paracap — paraphrase corpora from image captions
 
@@ -54,7 +55,8 @@ export async function main(argv: string[], launch: CliLaunch = {}): Promise<numb
   }
   const load = COMMANDS[name];
   if (!load) {
-    process.stderr.write(`paracap: unknown command "${name}"\n\n${USAGE}\n`);
+    const near = closest(name, Object.keys(COMMANDS));
+    process.stderr.write(`paracap: unknown command "${name}"${near ? ` (did you mean "${near}"?)` : ""}\n\n${USAGE}\n`);
     return 2;
   }
   // a reader that stops early (`paracap minhash … | head`) closes stdout: the command's work is done

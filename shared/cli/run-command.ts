@@ -4,6 +4,7 @@ import { CARD_MARKER } from "../output/dataset-card.ts";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { resolveConfig, TierName } from "../core/config.ts";
+import { closest } from "../core/closest-name.ts";
 import { configFromEnv } from "../core/env-layer.ts";
 import { REPO_ROOT } from "../core/repo-root.ts";
 import { looksLikeHistoryByContent } from "../dump/history-sniff.ts";
@@ -104,7 +105,13 @@ export async function runCommand(argv: string[], launch: CliLaunch = {}): Promis
   }
   if (values.tiers) {
     const tiers = values.tiers.split(",").map((s) => s.trim());
-    for (const t of tiers) if (!TierName.safeParse(t).success) throw new UserError(`unknown tier "${t}" (tiers: gold, silver, bronze)`);
+    const names = TierName.options;
+    if (tiers.includes("")) throw new UserError(`--tiers "${values.tiers}" names an empty tier (a stray comma?); tiers: ${names.join(", ")}`);
+    for (const t of tiers) {
+      if (TierName.safeParse(t).success) continue;
+      const near = closest(t, names);
+      throw new UserError(`unknown tier "${t}" (${near ? `did you mean "${near}"? ` : ""}tiers: ${names.join(", ")})`);
+    }
     flags.tiers = tiers;
   }
   if (values.partitions) flags.partitions = positiveInt(values.partitions, "--partitions");

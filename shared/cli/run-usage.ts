@@ -20,7 +20,7 @@ export const RUN_USAGE = `paracap run [--input <dump>…] [--history <dump>…] 
   --out <dir>        output directory (default: out)
   --tiers <list>     comma-separated tiers (default: gold,silver,bronze)
   --config <file>    JSON config file (see config.json written next to the outputs)
-  --partitions <n>   shuffle partitions
+  --partitions <n>   shuffle partitions (default 16)
   --workers <n>      worker threads (default: all cores)
   --model <dir>      transformer model directory (or, online, a hub id such as
                      Xenova/all-MiniLM-L6-v2): adds the embedding and bertscore metrics

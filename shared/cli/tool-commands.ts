@@ -195,7 +195,7 @@ export async function scoreCommand(argv: string[]): Promise<number> {
   const parse = (line: string, n: number) => {
     const r = readPairLine(line, n, config.captions.maxChars);
     if ("pair" in r) return r;
-    if (!values["skip-bad"]) throw new UserError(r.message);
+    if (!values["skip-bad"]) throw new UserError(r.skipped === "not_a_pair" ? `${r.message} (--skip-bad answers such a line and goes on)` : r.message);
     const seen = skipped.get(r.skipped);
     if (seen) seen.count++;
     else skipped.set(r.skipped, { count: 1, first: n });

@@ -82,6 +82,13 @@ function licenceText(facts: InputFacts): string {
   return `Licences of the captions: ${parts.join("; ")}. Each pair names the pages its captions come from (\`a_page\`, \`b_page\`) for attribution; \`license: other\` until stated.`;
 }
 
+/** The card's opening: where one image's uses were found, by the kinds of input the run read. */
+function usesText(facts: InputFacts): string {
+  if (facts.wikipediaOnly) return "When one image is used on several Wikipedia pages (or in several revisions of a page)";
+  const where = [facts.wikipedia ? "Wikipedia pages or their revisions" : null, facts.web ? "web pages" : null, facts.captionLists ? "lines of a caption list" : null].filter((s): s is string => s !== null);
+  return `When one image is used in several places (${where.join(", ")})`;
+}
+
 /** What the run did, with the thresholds it used (the config's, not the defaults'). */
 function stepsText(facts: InputFacts, config: ParacapConfig | null | undefined): string {
   const from = [facts.wikipedia ? "the wikitext (captions and alt texts)" : null, facts.web ? "web pages (alt, title, figcaption, table and nearby text)" : null, facts.captionLists ? "caption lists" : null].filter((s): s is string => s !== null);
@@ -127,7 +134,7 @@ export function renderDatasetCard(input: CardInput): string {
 
   const b: string[] = [];
   b.push(CARD_MARKER, "", "# Paraphrases from image captions", "");
-  b.push("When one image is used on several Wikipedia pages (or in several revisions of a page), each use tends to get its own caption; " +
+  b.push(`${usesText(facts)}, each use tends to get its own caption; ` +
     "captions of the same image are paraphrase candidates. This dataset holds such caption pairs, filtered and scored as in " +
     "*Paraphrase Acquisition from Image Captions* (Gohsen et al., EACL 2023), produced by paracap.", "");
   b.push("| config | input | pairs | file |", "|---|---|---:|---|");

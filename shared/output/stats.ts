@@ -4,7 +4,8 @@
  */
 import { z } from "zod";
 import type { ParacapConfig } from "../core/config.ts";
-import { filterCounter, filterReasonsPrefix, funnelCounter, groupCappedPairsCounter, PAIRS_CAPPED_REASON, WEB_SET_COUNTERS, INVALID_FILE_NAME_COUNTER, isPivotUnreadableSamples } from "../core/counter-names.ts";
+import { filterCounter, filterReasonsPrefix, funnelCounter, groupCappedPairsCounter, PAIRS_CAPPED_REASON, pivotCounter, WEB_SET_COUNTERS, INVALID_FILE_NAME_COUNTER, isPivotUnreadableSamples } from "../core/counter-names.ts";
+import { TEXT_PIVOT_NAMES } from "../core/plugin-names.ts";
 import type { Counters } from "../core/counters.ts";
 import type { FilterInfo } from "../core/filter.ts";
 import { FUNNEL_COLUMNS, funnelRows } from "../pipeline/funnel.ts";
@@ -136,6 +137,8 @@ function tierFunnel(config: ParacapConfig, counters: Counters, tier: string, fin
   const rows = funnelRows(config, spec, { setSizeMax: runSetSizeMax(config, counters), phaseFilters });
   // pairs over the per-image cap were never made: the first pair row counts them as its drops
   const capped = counters.get(groupCappedPairsCounter(tier));
+  // so are a text pivot's meetings it did not pair (the group rows' candidates count every meeting)
+  const notPaired = textPivotNotPaired(config, counters, tier);
   const firstPairRow = rows.findIndex((r) => r.unit === "pairs");
   return rows.map((row, step) => {
     const isPairRow = row.unit === "pairs";
@@ -158,13 +161,13 @@ function tierFunnel(config: ParacapConfig, counters: Counters, tier: string, fin
       mean_refs_per_image: images && references !== null ? round(references / images, 2) : null,
       captions: isPairRow ? (isLast ? final.captions : null) : col("captions"),
       candidates: isLast ? final.pairs : col("candidates"),
-      filter: row.unit === null ? null : withCapped(step === firstPairRow ? capped : 0, {
+      filter: row.unit === null ? null : withNotPaired(step === firstPairRow ? notPaired : null, withCapped(step === firstPairRow ? capped : 0, {
         in: filterIn,
         kept: counters.get(filterCounter(tier, row.id, "kept")),
         dropped: counters.get(filterCounter(tier, row.id, "dropped")),
         reasons: counters.withPrefix(filterReasonsPrefix(tier, row.id)),
         ...examplesOf(counters, tier, row.id),
-      }, counters.samples.get(groupCappedPairsCounter(tier))),
+      }, counters.samples.get(groupCappedPairsCounter(tier)))),
     };
   });
 }
@@ -181,6 +184,30 @@ function withCapped(capped: number, f: RowFilter, examples: string[]): RowFilter
     reasons: { ...f.reasons, [PAIRS_CAPPED_REASON]: capped },
     ...(examples.length > 0 ? { examples: { ...f.examples, [PAIRS_CAPPED_REASON]: examples } } : {}),
   };
+}
+
+/**
+ * A text pivot's meetings in its groups that it did not make into pairs (group-stage.ts
+ * textPivotPairs: `pivot.<name>.<tier>.pair.<reason>`, and `pairs_capped` of groups over the bucket
+ * cap), by reason `pivot_<reason>`; null for image pivots or when none.
+ */
+function textPivotNotPaired(config: ParacapConfig, counters: Counters, tier: string): { reasons: Record<string, number>; examples: Record<string, string[]> } | null {
+  if (!(TEXT_PIVOT_NAMES as readonly string[]).includes(config.pivot)) return null;
+  const reasons: Record<string, number> = {};
+  for (const [reason, n] of Object.entries(counters.withPrefix(pivotCounter(config.pivot, `${tier}.pair.`)))) if (n > 0) reasons[`pivot_${reason}`] = n;
+  const capped = counters.get(pivotCounter(config.pivot, `${tier}.pairs_capped`));
+  if (capped > 0) reasons["pivot_group_capped"] = capped;
+  if (Object.keys(reasons).length === 0) return null;
+  const cappedExamples = counters.samples.get(pivotCounter(config.pivot, `${tier}.groups_capped`));
+  return { reasons, examples: capped > 0 && cappedExamples.length > 0 ? { pivot_group_capped: cappedExamples } : {} };
+}
+
+/** A row's filter with a text pivot's meetings it did not pair added as dropped (never made); unchanged when none. */
+function withNotPaired(notPaired: ReturnType<typeof textPivotNotPaired>, f: RowFilter): RowFilter {
+  if (notPaired === null) return f;
+  const n = Object.values(notPaired.reasons).reduce((a, b) => a + b, 0);
+  const examples = { ...f.examples, ...notPaired.examples };
+  return { ...f, in: f.in + n, dropped: f.dropped + n, reasons: { ...f.reasons, ...notPaired.reasons }, ...(Object.keys(examples).length > 0 ? { examples } : {}) };
 }
 
 function examplesOf(counters: Counters, tier: string, filterId: string): { examples?: Record<string, string[]> } {

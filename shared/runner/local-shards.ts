@@ -70,7 +70,7 @@ export function sourceOfInput(path: string, sources: SourceRegistry): AnySource 
   const st = statSync(path);
   if (st.isDirectory()) {
     const reader = sources.all().find((s) => s.claimsDirectory?.(path));
-    if (!reader) throw new InputError(`input is not a file: ${path}`);
+    if (!reader) throw new InputError(`input is a folder no source reads whole: ${path} (name the files in it, e.g. --input ${path}/*; a folder of images goes to --images)`);
     return reader;
   }
   if (!st.isFile()) throw new InputError(`input is not a file: ${path}`);

@@ -10,7 +10,7 @@ import { writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { computeAgreement, datasetOfLabels } from "../../shared/annotate/agreement.ts";
+import { computeAgreement, datasetOfLabels, tableSixAxis } from "../../shared/annotate/agreement.ts";
 import { AgreementReport } from "../../shared/annotate/agreement-report.ts";
 import { agreementHtmlSection, agreementSections, agreementText } from "../../shared/annotate/agreement-render.ts";
 import { pearson, spearman } from "../../shared/annotate/agreement-stats.ts";
@@ -90,6 +90,8 @@ describe("paracap agreement", () => {
     expect([c.matched, c.missing]).toEqual([12, 0]);
     expect(c.rows.slice(0, 4).map((x) => [x.metric, x.axis])).toEqual([["rouge1F", "syntactic"], ["rougeLF", "syntactic"], ["bleu4", "syntactic"], ["syntactic", "syntactic"]]);
     expect(c.rows.find((x) => x.metric === "bagOfWordsCosine")!.axis).toBe("semantic");
+    // a share of words without a vector measures no similarity: correlated, never starred as Table 6's
+    expect(["vectorCosine", "wordMoverSimilarity", "semantic", "vectorOov", "deltaSemSyn", "sumo"].map(tableSixAxis)).toEqual(["semantic", "semantic", "semantic", "none", "delta", "syntactic"]);
     // the mean rating per unit, from the table above; pairs are matched by id, so order by id as the report does
     const mean = pairs.map((p, u) => {
       const vs = Object.values(OBSERVERS).map((o) => o[u]).filter((x): x is number => x !== null);

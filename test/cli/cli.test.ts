@@ -133,10 +133,10 @@ describe.concurrent("paracap score", () => {
 
   it("stops at a line that is not caption<TAB>caption with a clear error, after the lines before it", async () => {
     const r = await cli(["score"], `${C.apolloLink}\t${C.apolloInfobox}\n${C.apolloLink} ${C.apolloInfobox}\n${C.newt}\t${C.newt}\n`);
-    expectUserError(r, /^paracap score: stdin line 2: expected caption1<TAB>caption2, found no tab\n$/);
+    expectUserError(r, /^paracap score: stdin line 2: expected caption1<TAB>caption2, found no tab \(--skip-bad answers such a line and goes on\)\n$/);
     expect(jsonl(r.stdout)).toHaveLength(1);
     const three = await cli(["score"], `a\tb\tc\n`);
-    expectUserError(three, /^paracap score: stdin line 1: expected caption1<TAB>caption2, found 2 tabs\n$/);
+    expectUserError(three, /^paracap score: stdin line 1: expected caption1<TAB>caption2, found 2 tabs \(--skip-bad answers such a line and goes on\)\n$/);
     // a caption over captions.maxChars (400 kB: minutes of scoring) is refused at once, as a run would drop it
     const huge = await cli(["score"], `${C.newt}\t${C.newt}\n${"word ".repeat(80_000)}\t${C.newt}\n`);
     expectUserError(huge, /^paracap score: stdin line 2: a caption of 400000 characters, over captions.maxChars \(5000; a --config file may raise it\)\n$/);
@@ -199,9 +199,11 @@ describe.concurrent("paracap run and general usage", () => {
   it("reports bad options and values as user errors", async () => {
     expectUserError(await cli(["run", "--bogus"]), /^paracap run: unknown option --bogus; 'paracap run --help' lists the options\n$/);
     expectUserError(await cli(["run", "--tiers", "platinum"]), /^paracap run: unknown tier "platinum" \(tiers: gold, silver, bronze\)\n$/);
+    expectUserError(await cli(["run", "--tiers", "gold,sliver"]), /^paracap run: unknown tier "sliver" \(did you mean "silver"\? tiers: gold, silver, bronze\)\n$/);
+    expectUserError(await cli(["run", "--tiers", "gold,"]), /^paracap run: --tiers "gold," names an empty tier \(a stray comma\?\); tiers: gold, silver, bronze\n$/);
     expectUserError(await cli(["run", "--workers", "0"]), /^paracap run: --workers needs a positive whole number, got "0"\n$/);
     expectUserError(await runCli(["run", "--workers", "2"], { env: { PARACAP_THREADS: "many" } }), /^paracap run: PARACAP_THREADS must be auto or always, got "many"\n$/);
-    expectUserError(await cli(["run", "--config", "/nonexistent/paracap.json"]), /^paracap run: cannot read config file \/nonexistent\/paracap\.json\n$/);
+    expectUserError(await cli(["run", "--config", "/nonexistent/paracap.json"]), /^paracap run: cannot read config file \/nonexistent\/paracap\.json: no such file\n$/);
     expectUserError(await cli(["run", "--tiers", "bronze", "--input", SAMPLE_HISTORY.replace("history", "hist0ry")]),
       /^paracap run: no input feeds the requested tiers \(bronze\)/);
   });
@@ -246,6 +248,10 @@ describe.concurrent("paracap run and general usage", () => {
   it("rejects an unknown command", async () => {
     const r = await cli(["mine"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^paracap: unknown command "mine"/);
+    expect(r.stderr).toMatch(/^paracap: unknown command "mine"\n/);
+    // a mistyped command is named with the closest one, as a mistyped option is
+    const typo = await cli(["anotate", "out/"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/^paracap: unknown command "anotate" \(did you mean "annotate"\?\)\n/);
   });
 });

@@ -133,6 +133,10 @@ describe("paracap compare", () => {
     const missing = await cli(["compare", join(FIX, "nope.tsv")]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/no such file/);
+    // a folder (the paraphrase corpora's) is named as one, with what to give instead, not as EISDIR
+    const folder = await cli(["compare", FIX]);
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toBe(`paracap compare: ${FIX} is a folder: name the corpus files in it\n`);
     const unknown = await cli(["compare", join(FIX, "PROVENANCE.md")]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown corpus format/);

@@ -14,7 +14,8 @@ describe("readConfigFile", () => {
     const file = (name: string, text: string) => (writeFileSync(join(dir, name), text), join(dir, name));
     expect(await readConfigFile(file("ok.json", '{"partitions": 4, "tiers": ["gold"]}'))).toEqual({ partitions: 4, tiers: ["gold"] });
     const cases: [string, RegExp][] = [
-      [join(dir, "missing.json"), /^cannot read config file .*missing\.json$/],
+      [join(dir, "missing.json"), /^cannot read config file .*missing\.json: no such file$/],
+      [dir, /^cannot read config file .*: it is a folder, not a JSON file$/],
       [file("bad.json", '{"partitions": 4,'), /^config file .*bad\.json is not valid JSON$/],
       [file("list.json", '[{"partitions": 4}]'), /^config file .*list\.json is not a JSON object$/],
       [file("null.json", "null"), /^config file .*null\.json is not a JSON object$/],

@@ -217,6 +217,7 @@ describe("writePublication", () => {
         expect(body).toMatch(new RegExp(`\\| ${tier} \\| ${t.input} revisions \\| ${t.pairs.toLocaleString("en-US")} \\|`));
       }
       expect(body).toContain("Paraphrase Acquisition from Image Captions");
+      expect(body).toContain("When one image is used on several Wikipedia pages (or in several revisions of a page), each use tends to get its own caption;");
       expect(body).toContain("Gohsen, Marcel and Hagen, Matthias and Potthast, Martin and Stein, Benno");
       expect(body).toContain("Preset `improved`");
       expect(body).not.toContain("/work/"); // inputs by file name, no local paths
@@ -235,6 +236,8 @@ describe("writePublication", () => {
     expect(body).toMatch(/Licences of the captions: captions from Wikipedia are licensed under \[CC BY-SA 4\.0\].*; captions from web pages .* belong to each page's owner/);
     expect(body).toContain("keep images referenced 2 to 20 times (history: up to 180 uses); keep captions of 4 to 200 words");
     expect(body).toContain("extract image references with their captions from the wikitext (captions and alt texts), web pages (alt, title, figcaption, table and nearby text)");
+    // the opening names where this run's captions come from, not Wikipedia alone
+    expect(body).toContain("When one image is used in several places (Wikipedia pages or their revisions, web pages), each use tends to get its own caption;");
     const stats = JSON.parse(readFileSync(join(dir, "stats.json"), "utf8")) as Stats;
     // the crawl feeds gold and silver: its caption filters open their funnels, not bronze's
     expect(stats.tiers.gold!.funnel[0]!.id).toBe("web_length_v1");

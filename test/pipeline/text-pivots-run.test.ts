@@ -91,6 +91,26 @@ describe("text pivots over real captions", () => {
     expect(r.html).toContain('data-chart="minhash-run"');
     expect(runs.get("canonical")!.html).not.toContain('<section id="minhash">');
   });
+
+  it("the funnel accounts for every candidate: the meetings the pivot did not pair are drops of the first pair row", () => {
+    for (const pivot of ["canonical", "minhash"]) {
+      const r = runs.get(pivot)!;
+      const funnel = r.stats.tiers.silver!.funnel;
+      const first = funnel.findIndex((row) => row.unit === "pairs");
+      const before = funnel[first - 1]!;
+      const row = funnel[first]!;
+      const notMade = Object.entries(r.stats.counters).filter(([k]) => k.startsWith(`pivot.${pivot}.silver.pair.`) || k === `pivot.${pivot}.silver.pairs_capped`).reduce((n, [, v]) => n + v, 0);
+      if (pivot === "minhash") expect(notMade, pivot).toBeGreaterThan(0);
+      // the group rows' candidates are every meeting; the first pair row takes them all in
+      expect(row.filter!.in, pivot).toBe(before.candidates);
+      expect(row.filter!.in, pivot).toBe(row.filter!.kept + row.filter!.dropped);
+      expect(row.candidates, pivot).toBe(row.filter!.kept);
+      expect(Object.values(row.filter!.reasons).reduce((a, b) => a + b, 0), pivot).toBe(row.filter!.dropped);
+    }
+    const mh = runs.get("minhash")!.stats.tiers.silver!.funnel.find((row) => row.unit === "pairs")!;
+    expect(mh.filter!.reasons["pivot_met_under_earlier_key"]).toBe(runs.get("minhash")!.stats.counters["pivot.minhash.silver.pair.met_under_earlier_key"]);
+    expect(runs.get("minhash")!.report).toMatch(/pivot met under earlier key [\d,]+/);
+  });
 });
 
 describe("captions a text pivot cannot key", () => {

@@ -155,6 +155,7 @@ describe("unusable inputs", () => {
   it("a directory as input exits with code 2 and one line", () => {
     const r = spawnSync(process.execPath, [BIN, "run", "--quiet", "--history", dir, "--out", join(dir, "out-dir")], { cwd: REPO, encoding: "utf8" });
     expect(r.status).toBe(2);
-    expect(r.stderr).toBe(`paracap run: input is not a file: ${dir}\n`);
+    // one line that says what to give instead
+    expect(r.stderr).toBe(`paracap run: input is a folder no source reads whole: ${dir} (name the files in it, e.g. --input ${dir}/*; a folder of images goes to --images)\n`);
   });
 });

@@ -38,7 +38,7 @@ describe.concurrent("paracap score --model", () => {
   it("--scorers picks scorers; a bad line still gets the lines before it scored", async () => {
     const r = await cli(["score", "--model", MODEL, "--scorers", "embedding"], "the cat\tthe cat\nno tab here\n");
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("paracap score: stdin line 2: expected caption1<TAB>caption2, found no tab\n");
+    expect(r.stderr).toBe("paracap score: stdin line 2: expected caption1<TAB>caption2, found no tab (--skip-bad answers such a line and goes on)\n");
     expect(jsonl(r.stdout)).toEqual([{ embeddingCosine: expect.closeTo(1, 6) }]);
   });
 

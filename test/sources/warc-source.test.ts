@@ -132,6 +132,8 @@ describe("the WARC source", () => {
     expect(stats.counters["extract.current.references.img"]).toBeGreaterThan(0);
     expect(stats.extraction["warc.documents"]).toBe(23);
     expect(readFileSync(join(out, "report.md"), "utf8")).toMatch(/- 23 HTML records read from WARC files/);
+    // image uses are counted before the web caption filters: the line does not call their captions kept
+    expect(readFileSync(join(out, "report.md"), "utf8")).toContain(`23 HTML records read from WARC files, ${stats.counters["warc.image_refs"]!.toLocaleString("en-US")} image uses found (their captions before the web caption filters)`);
     const cli = await runCli(["extract", `${WARC}commoncrawl-whirlwind.warc.gz`]);
     expect(cli.code).toBe(0);
     const lines = cli.stdout.trim().split("\n").map((l) => JSON.parse(l) as { image: string; type: string; text: string });

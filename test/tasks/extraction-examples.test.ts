@@ -62,6 +62,7 @@ describe("examples of damaged input", () => {
     expect(r.stderr).toContain(`${cut}: 1 damaged WARC record skipped (the first at file byte 0: truncated)`);
     const wet = await runCli(["run", "--input", `${WARC}commoncrawl-whirlwind.warc.wet.gz`, "--out", join(tempDir(), "out"), "--quiet"]);
     expect(wet.code).toBe(2);
-    expect(wet.stderr).toBe("paracap run: no HTML records read from the input (skipped: 1 wet_file)\n");
+    // one line that says what to give instead
+    expect(wet.stderr).toBe(`paracap run: no HTML records read from the input (skipped: 1 wet_file): ${WARC}commoncrawl-whirlwind.warc.wet.gz: a WET file holds the pages' extracted text, not their HTML: give the crawl's WARC (.warc.gz) instead\n`);
   });
 });

@@ -139,8 +139,10 @@ export async function crawlFormat(input: Pick<WarcInput, "file" | "open">): Prom
 export async function* warcDocuments(input: WarcInput, config: ParacapConfig, counters: Counters): AsyncGenerator<WarcPage> {
   const kind = warcKind(input.file);
   if (kind !== "warc") {
-    // WET (plain text) and WAT (metadata) hold no HTML: recognised, counted, not read
+    // WET (plain text) and WAT (metadata) hold no HTML: recognised, counted, not read; the example
+    // tells a run that read nothing else what to give instead
     counters.inc(warcSkippedCounter(`${kind}_file`));
+    counters.samples.add(warcSkippedCounter(`${kind}_file`), `${input.label}: a ${kind.toUpperCase()} file holds the pages' ${kind === "wet" ? "extracted text" : "metadata"}, not their HTML: give the crawl's WARC (.warc.gz) instead`);
     return;
   }
   const pixels = isPixelPivot(config.pivot);
@@ -302,7 +304,7 @@ export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & Imag
     const skipped = Object.entries(x).filter(([k]) => k.startsWith(WARC_SKIPPED_PREFIX)).map(([k, v]) => `${fmt(v)} ${k.slice(WARC_SKIPPED_PREFIX.length)}`);
     const arcs = x[warcCounter("files.arc")] ?? 0;
     const files = arcs === 0 ? "WARC files" : arcs === (x[warcCounter("files")] ?? 0) ? "ARC files" : "WARC and ARC files";
-    const lines = [`- ${fmt(read ?? 0)} HTML records read from ${files}, ${fmt(x[warcCounter("image_refs")] ?? 0)} image uses with a kept caption${skipped.length ? `; skipped: ${skipped.join(", ")}` : ""}.`];
+    const lines = [`- ${fmt(read ?? 0)} HTML records read from ${files}, ${fmt(x[warcCounter("image_refs")] ?? 0)} image uses found (their captions before the web caption filters)${skipped.length ? `; skipped: ${skipped.join(", ")}` : ""}.`];
     const revisits = x[warcCounter("image_revisits")];
     if (revisits !== undefined) {
       const across = x[warcCounter("image_revisits.across_shards")];

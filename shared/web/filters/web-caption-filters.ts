@@ -29,7 +29,7 @@ export const boilerplateFilter: SyncFilter<WebCaption> = defineFilter<WebCaption
   version: 1,
   paperStep: null,
   unit: "caption",
-  description: "web caption is boilerplate (file name, image/logo/icon, 'photo of', hashtags or keyword list, all capitals)",
+  description: "web caption is not boilerplate (file name, image/logo/icon, 'photo of', hashtags or keyword list, all capitals)",
   keep(c) {
     const t = c.text.trim();
     if (IMAGE_EXT.test(t) || (/^[\w.-]+$/.test(t) && /[_]/.test(t)) || /^(img|dsc|image|photo|pic)[_-]?\d+/i.test(t)) return { drop: "file_name" };
