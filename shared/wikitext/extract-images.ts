@@ -31,7 +31,7 @@ import { classifyImageOption, localizedOptions } from "./image-options.ts";
 import { isInlineTemplate, isSilentTemplate, normalizeTemplateName } from "./inline-templates.ts";
 import { CloserFinder, OPAQUE_TAGS, TAG_AT } from "./markup-tags.ts";
 import { ByteCloserFinder, TAG_AT_BYTES, isWhitespaceAt } from "./byte-text.ts";
-import { CAPTION_KEYS_OF, GALLERY_TEMPLATES, IMAGE_WORD_LIST, isPositionalImageTemplate, pickGalleryTemplateImages, pickPositionalTemplateImages, pickTemplateImages, type TemplateParam } from "./template-images.ts";
+import { CAPTION_KEYS_OF, FRAME_TEMPLATES, GALLERY_TEMPLATES, IMAGE_WORD_LIST, isPositionalImageTemplate, pickGalleryTemplateImages, pickPositionalTemplateImages, pickTemplateImages, type TemplateParam } from "./template-images.ts";
 import { INVALID_FILE_NAME_COUNTER, unrenderedTemplateCounter } from "../core/counter-names.ts";
 import { commonBlocks, commonPrefix, commonSuffix } from "./byte-diff.ts";
 
@@ -50,6 +50,8 @@ export interface ExtractImagesOptions {
   colonFileLinks?: "text" | "reference";
   /** unknown templates in captions: "mark" (default, see CaptionContext) or "delete" */
   unknownTemplates?: "mark" | "delete";
+  /** preset paper: conventions learnt after the paper's rules were pinned are not read (CaptionContext.paperRules) */
+  paperRules?: boolean;
 }
 
 export const DEFAULT_MAX_PAGE_BYTES = 8 * 1024 * 1024;
@@ -1077,8 +1079,10 @@ class WikitextScanner {
         const b = k + 1 < pipeEnd ? this.pipes[k + 1]! : contentEnd;
         params.push(this.param(a, b));
       }
-      inert = !GALLERY_TEMPLATES.has(name) && !isPositionalImageTemplate(name) && !params.some((p) => p.key !== null && IMAGE_HINT.test(p.key));
+      const frame = FRAME_TEMPLATES.has(name) && this.ctx.paperRules !== true;
+      inert = !frame && !GALLERY_TEMPLATES.has(name) && !isPositionalImageTemplate(name) && !params.some((p) => p.key !== null && IMAGE_HINT.test(p.key));
       produced = this.templateImages(name, params, cutBase);
+      if (frame) produced = this.frameCaption(params, start, cutBase) || produced;
       if (inert && this.busy !== null) {
         // what decides a parameter's name: its text up to its first "=" (a change adds no "=")
         for (let k = pipeBase; k < pipeEnd; k++) {
@@ -1097,7 +1101,7 @@ class WikitextScanner {
     truncate(this.pipes, pipeBase);
     // A template an enclosing caption shows no words of is cut out; an inline or (when marking) unknown
     // one stays for the caption cleaner, which renders or marks it.
-    if (produced || (!isInlineTemplate(name) && (this.deleteUnknownTemplates || isSilentTemplate(name)))) this.cut(cutBase, start, contentEnd + 2, CUT_NO_REF);
+    if (produced || (!isInlineTemplate(name, this.ctx.paperRules) && (this.deleteUnknownTemplates || isSilentTemplate(name)))) this.cut(cutBase, start, contentEnd + 2, CUT_NO_REF);
     return inert;
   }
 
@@ -1133,6 +1137,31 @@ class WikitextScanner {
     return { key: null, start: a, end: b };
   }
 
+  /**
+   * `{{Image frame|content=…|caption=…}}` (FRAME_TEMPLATES): when its content shows exactly one image
+   * (a file link, a template's image) and that image has no caption of its own, the frame's caption is
+   * its caption. True when it gave one.
+   */
+  private frameCaption(params: ParamSpan[], start: number, cutBase: number): boolean {
+    const named = (name: string) => params.findLast((p) => p.key !== null && p.key.replace(/<!--[\s\S]*?-->/g, "").trim().toLowerCase() === name);
+    const content = named("content");
+    const captionParam = named("caption");
+    if (content === undefined || captionParam === undefined) return false;
+    // the references made inside this template are the last ones, every one past its start
+    let inside: PlacedRef | null = null;
+    for (let k = this.refs.length - 1; k >= 0 && this.refs[k]!.pos > start; k--) {
+      const r = this.refs[k]!;
+      if (r.pos < content.start || r.pos >= content.end) continue;
+      if (inside !== null) return false; // two images: whose the caption is, is not known
+      inside = r;
+    }
+    if (inside === null || inside.ref.caption !== null) return false;
+    const caption = cleanCaptionWith(this.textWithoutCuts(captionParam.start, captionParam.end, this.cutIndexAt(captionParam.start, cutBase)), this.ctx);
+    if (caption === null) return false;
+    inside.ref = { ...inside.ref, caption };
+    return true;
+  }
+
   /** Adds the images of a template call; true if it had any. */
   private templateImages(name: string, params: ParamSpan[], cutBase: number): boolean {
     // Most templates (citations, navboxes) have no image parameter: decide that on the raw keys first.
@@ -1166,7 +1195,7 @@ class WikitextScanner {
       ? pickGalleryTemplateImages(params, isFile)
       : positional
         ? pickPositionalTemplateImages(name, params, isFile)
-        : pickTemplateImages(params, isFile, CAPTION_KEYS_OF.get(name));
+        : pickTemplateImages(params, isFile, CAPTION_KEYS_OF.get(name), this.ctx.paperRules === true);
     const text = (i: number | null): string | null => {
       if (i === null) return null;
       const p = params[i]!;
@@ -1289,6 +1318,7 @@ function tracingContext(opts: ExtractImagesOptions, trace: ScanTrace): LineConte
     extraWords: new Set((opts.extraOptionWords ?? []).map((w) => w.trim().toLowerCase())),
     localized: localizedOptions(opts.language),
     unknownTemplates: opts.unknownTemplates ?? "mark",
+    paperRules: opts.paperRules === true,
     onUnrendered: (name) => {
       trace.evName.push(unrenderedTemplateCounter(name));
       trace.evSample.push(null);
@@ -1307,6 +1337,7 @@ function lineContext(opts: ExtractImagesOptions): LineContext {
     extraWords: new Set((opts.extraOptionWords ?? []).map((w) => w.trim().toLowerCase())),
     localized: localizedOptions(opts.language),
     unknownTemplates: opts.unknownTemplates ?? "mark",
+    paperRules: opts.paperRules === true,
     onUnrendered: counters ? (name) => counters.inc(unrenderedTemplateCounter(name)) : undefined,
     onInvalidFileName: counters
       ? (name) => {

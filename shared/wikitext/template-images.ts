@@ -32,6 +32,12 @@ export interface TemplateImagePick {
   alt: number | null;
 }
 
+/**
+ * {{Chembox}}'s image slots, `ImageFile`, `ImageFile1`, `ImageFileL1`, `ImageFileR1` (spacing-free,
+ * lower-case), whose partners are `ImageCaptionL1` and `ImageAltL1`; not read under paper rules.
+ */
+const CHEMBOX_FILE = /^imagefile([lr]?\d*)$/;
+
 /** Word stem without a trailing index: `image2` → `image`, `photo1a` → `photo`. */
 const stem = (w: string) => w.replace(/\d+[a-z]?$/, "");
 
@@ -40,15 +46,18 @@ const stem = (w: string) => w.replace(/\d+[a-z]?$/, "");
  * `image skyline`, `ship image`, `static image name`, `logo`, `photo1a`) and none is a setting word
  * (`image size`, `image caption`, `logo alt`).
  */
-export function isImageKey(key: string): boolean {
+export function isImageKey(key: string, paperRules = false): boolean {
+  if (!paperRules && CHEMBOX_FILE.test(key)) return true;
   const stems = key.split(" ").map(stem);
   return stems.some((w) => IMAGE_WORDS.has(w)) && !stems.some((w) => MODIFIER_WORDS.has(w));
 }
 
 /** Spacing-free spellings of the caption (or alt) partner of an image key, most specific first. */
-function partnerKeys(key: string, partner: "caption" | "alt"): string[] {
+function partnerKeys(key: string, partner: "caption" | "alt", paperRules: boolean): string[] {
   const k = key.replace(/ /g, "");
   const out = [k + partner, `${k} ${partner}`.replace(/ /g, "")];
+  const chembox = paperRules ? null : CHEMBOX_FILE.exec(key);
+  if (chembox) out.unshift(`image${partner}${chembox[1]}`); // ImageFileL1 → ImageCaptionL1, before `caption1`
   const indexed = /^(.*?)(\d+)([a-z]?)$/.exec(k);
   if (indexed) {
     const [, base, num, suffix] = indexed;
@@ -72,7 +81,7 @@ const GENERIC = { caption: ["caption", "imagecaption"], alt: ["alt", "imagealt"]
  * alt parameters. `isFile(i)` says whether parameter i's value really is a file (bare names must
  * have a media extension; a nested [[File:…]] counts too).
  */
-export function pickTemplateImages(params: readonly TemplateParam[], isFile: (i: number) => boolean, captionKeys: readonly string[] = []): TemplateImagePick[] {
+export function pickTemplateImages(params: readonly TemplateParam[], isFile: (i: number) => boolean, captionKeys: readonly string[] = [], paperRules = false): TemplateImagePick[] {
   const byKey = new Map<string, number>();
   params.forEach((p, i) => {
     if (p.key !== null) byKey.set(p.key.replace(/ /g, ""), i); // later duplicates win, as in MediaWiki
@@ -87,10 +96,10 @@ export function pickTemplateImages(params: readonly TemplateParam[], isFile: (i:
     return null;
   };
   params.forEach((p, i) => {
-    if (p.key === null || !isImageKey(p.key) || byKey.get(p.key.replace(/ /g, "")) !== i || !isFile(i)) return;
-    const caption = find(partnerKeys(p.key, "caption"));
+    if (p.key === null || !isImageKey(p.key, paperRules) || byKey.get(p.key.replace(/ /g, "")) !== i || !isFile(i)) return;
+    const caption = find(partnerKeys(p.key, "caption", paperRules));
     if (caption !== null) used.add(caption);
-    const alt = find(partnerKeys(p.key, "alt"));
+    const alt = find(partnerKeys(p.key, "alt", paperRules));
     if (alt !== null) used.add(alt);
     picks.push({ image: i, caption, alt });
   });
@@ -175,3 +184,10 @@ export const CAPTION_KEYS_OF: ReadonlyMap<string, readonly string[]> = new Map([
 
 /** Template names whose positional arguments are gallery entries. */
 export const GALLERY_TEMPLATES: ReadonlySet<string> = new Set(["gallery", "image gallery"]);
+
+/**
+ * `{{Image frame|content=…|caption=…}}`: a frame around any content (a file link, a labelled map's
+ * {{Image label begin|image=…}}); its caption is the one image's the content shows. Not read under
+ * paper rules.
+ */
+export const FRAME_TEMPLATES: ReadonlySet<string> = new Set(["image frame"]);
