@@ -172,6 +172,9 @@ for (const p of SHIP_PREFIXES) TABLE.set(p.toLowerCase(), shipPrefixed(p));
 /** `{{e|-20}}` → "×10−20": the exponent inline, as `<sup>` reads (a hyphen or dash is a minus sign, as the template shows it). */
 const timesTen: Renderer = (a) => `×10${(a.positional[0] ?? "").replace(/^[-–]/, "−")}`;
 
+/** `{{lit|a|b}}` → lit. 'a' or 'b' (quotes as entities: italics around it keep them). */
+const literally: Renderer = (a) => `lit. ${a.positional.filter(Boolean).map((t) => `${APOSTROPHE}${t}${APOSTROPHE}`).join(" or ")}`;
+
 /**
  * Templates rendered by default and not under preset paper (`paperRules`), whose captions stay as they
  * were before these were known (found by the generalization hunt of 2026-11-27): there they are unknown.
@@ -180,6 +183,11 @@ const IMPROVED_ONLY = new Map<string, Renderer>([
   // {{langx|de|Kölner Dom}} replaced the {{lang-de|…}} family in 2024: its text, as lang-xx gives
   ["langx", (a) => a.positional[1] ?? ""],
   ["e", timesTen],
+  // {{audio|De-Köln.ogg|pronounced}}: a speaker icon and its text (none: the icon alone)
+  ["audio", (a) => a.positional[1] ?? ""],
+  // {{lit|the colony}} → lit. 'the colony' (several: 'a' or 'b')
+  ["lit", literally], ["literally", literally], ["literal translation", literally],
+  ["×", literal("×")],
 ]);
 
 /**

@@ -33,10 +33,15 @@ export interface TemplateImagePick {
 }
 
 /**
- * {{Chembox}}'s image slots, `ImageFile`, `ImageFile1`, `ImageFileL1`, `ImageFileR1` (spacing-free,
- * lower-case), whose partners are `ImageCaptionL1` and `ImageAltL1`; not read under paper rules.
+ * Image slots no image word names, with their partners' spelling (keys spacing-free, lower-case); not
+ * read under paper rules. {{Chembox}}: `ImageFile`, `ImageFile1`, `ImageFileL1`, `ImageFileR1` with
+ * `ImageCaptionL1`, `ImageAltL1`; {{Infobox military unit}}: `identification_symbol_2` with
+ * `identification_symbol_2_label` (its caption) and `identification_symbol_2_alt`.
  */
-const CHEMBOX_FILE = /^imagefile([lr]?\d*)$/;
+const NAMED_SLOTS: readonly { key: RegExp; partner: (suffix: string, partner: "caption" | "alt") => string }[] = [
+  { key: /^imagefile([lr]?\d*)$/, partner: (n, p) => `image${p}${n}` },
+  { key: /^identificationsymbol(\d*)$/, partner: (n, p) => `identificationsymbol${n}${p === "caption" ? "label" : p}` },
+];
 
 /** Word stem without a trailing index: `image2` → `image`, `photo1a` → `photo`. */
 const stem = (w: string) => w.replace(/\d+[a-z]?$/, "");
@@ -47,7 +52,7 @@ const stem = (w: string) => w.replace(/\d+[a-z]?$/, "");
  * (`image size`, `image caption`, `logo alt`).
  */
 export function isImageKey(key: string, paperRules = false): boolean {
-  if (!paperRules && CHEMBOX_FILE.test(key)) return true;
+  if (!paperRules && NAMED_SLOTS.some((slot) => slot.key.test(key.replace(/ /g, "")))) return true;
   const stems = key.split(" ").map(stem);
   return stems.some((w) => IMAGE_WORDS.has(w)) && !stems.some((w) => MODIFIER_WORDS.has(w));
 }
@@ -56,8 +61,10 @@ export function isImageKey(key: string, paperRules = false): boolean {
 function partnerKeys(key: string, partner: "caption" | "alt", paperRules: boolean): string[] {
   const k = key.replace(/ /g, "");
   const out = [k + partner, `${k} ${partner}`.replace(/ /g, "")];
-  const chembox = paperRules ? null : CHEMBOX_FILE.exec(key);
-  if (chembox) out.unshift(`image${partner}${chembox[1]}`); // ImageFileL1 → ImageCaptionL1, before `caption1`
+  for (const slot of paperRules ? [] : NAMED_SLOTS) {
+    const m = slot.key.exec(k);
+    if (m) out.unshift(slot.partner(m[1]!, partner)); // ImageFileL1 → ImageCaptionL1, before `caption1`
+  }
   const indexed = /^(.*?)(\d+)([a-z]?)$/.exec(k);
   if (indexed) {
     const [, base, num, suffix] = indexed;
@@ -72,6 +79,13 @@ function partnerKeys(key: string, partner: "caption" | "alt", paperRules: boolea
   }
   return out;
 }
+
+/**
+ * Spacing-free keys of an infobox's main image, whose the generic caption is even after a logo: `image`,
+ * and (not under paper rules) its old spellings, {{Infobox university}}'s `image_name`, `image_file`.
+ */
+const PAPER_MAIN_KEYS: ReadonlySet<string> = new Set(["image"]);
+const MAIN_KEYS: ReadonlySet<string> = new Set(["image", "imagename", "imagefile"]);
 
 /** Generic partners that go to the first image without a specific one. */
 const GENERIC = { caption: ["caption", "imagecaption"], alt: ["alt", "imagealt"] };
@@ -105,7 +119,8 @@ export function pickTemplateImages(params: readonly TemplateParam[], isFile: (i:
   });
   for (const kind of ["caption", "alt"] as const) {
     // the generic caption is the main image's (`image`), when there is one, not a logo's or a flag's before it
-    const main = picks.find((p) => p[kind] === null && params[p.image]!.key?.replace(/ /g, "") === "image");
+    const mainKeys = paperRules ? PAPER_MAIN_KEYS : MAIN_KEYS;
+    const main = picks.find((p) => p[kind] === null && mainKeys.has(params[p.image]!.key?.replace(/ /g, "") ?? ""));
     const free = main ?? picks.find((p) => p[kind] === null);
     if (!free) continue;
     const i = find(kind === "caption" ? [...GENERIC.caption, ...captionKeys] : GENERIC[kind]);

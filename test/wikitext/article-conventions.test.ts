@@ -69,11 +69,80 @@ describe("{{Chembox}}: ImageFile, ImageFile1, ImageFileL1/R1 with their ImageCap
   });
 });
 
+describe("an infobox image shown through a template or named without an image word", () => {
+  it("`image = {{CSS image crop|Image=…}}`: the crop is the infobox's image, with the infobox's caption and alt", () => {
+    const t = `{{Infobox officeholder
+| name = Abraham Lincoln
+| image = {{CSS image crop|Image = Abraham Lincoln O-77 matte collodion print.jpg|bSize = 300|cWidth = 220|cHeight = 280|oTop = 10|oLeft = 40}}
+| alt = Head and shoulders portrait
+| caption = Lincoln in November 1863
+| order = 16th
+}}`;
+    expect(bothPaths(t)).toEqual([["File:Abraham Lincoln O-77 matte collodion print.jpg", "Lincoln in November 1863", "Head and shoulders portrait"]]);
+    expect(pairs(t, PAPER)).toEqual([["File:Abraham Lincoln O-77 matte collodion print.jpg", null, null]]);
+    // a montage is several images: the one caption is given to none
+    expect(bothPaths("{{Infobox settlement|image_skyline = {{Photomontage|photo1a = A.jpg|photo2a = B.jpg|size=250}}|image_caption = Clockwise from top: A, B}}")).toEqual([
+      ["File:A.jpg", null, null],
+      ["File:B.jpg", null, null],
+    ]);
+  });
+
+  it("{{Infobox university}}'s image_name is its main image: the generic caption and alt are its, not a logo's before it", () => {
+    const t = `{{Infobox university
+| name = University of Example
+| logo = University of Example logo.svg
+| image_name = University of Example seal.svg
+| image_size = 150px
+| alt = A blue seal with a lamp
+| caption = Seal of the University of Example
+}}`;
+    expect(bothPaths(t)).toEqual([
+      ["File:University of Example logo.svg", null, null],
+      ["File:University of Example seal.svg", "Seal of the University of Example", "A blue seal with a lamp"],
+    ]);
+    expect(pairs(t, PAPER)).toEqual([
+      ["File:University of Example logo.svg", "Seal of the University of Example", "A blue seal with a lamp"],
+      ["File:University of Example seal.svg", null, null],
+    ]);
+  });
+
+  it("{{Infobox military unit}}: identification_symbol_N with its _label", () => {
+    const t = `{{Infobox military unit
+| unit_name = 1st Infantry Division
+| image = 1st Infantry Division SSI.svg
+| caption = Shoulder sleeve insignia
+| identification_symbol = [[File:1st Infantry Division DUI.png|100px]]
+| identification_symbol_label = [[Distinctive unit insignia]]
+| identification_symbol_2 = 1st ID flag.svg
+| identification_symbol_2_label = Flag
+}}`;
+    expect(bothPaths(t)).toEqual([
+      ["File:1st Infantry Division SSI.svg", "Shoulder sleeve insignia", null],
+      ["File:1st Infantry Division DUI.png", "Distinctive unit insignia", null],
+      ["File:1st ID flag.svg", "Flag", null],
+    ]);
+    expect(pairs(t, PAPER)).toEqual([
+      ["File:1st Infantry Division SSI.svg", "Shoulder sleeve insignia", null],
+      ["File:1st Infantry Division DUI.png", null, null],
+    ]);
+    // a symbol slot alone (no image word in the infobox) is read too
+    expect(bothPaths("{{Infobox military unit|identification_symbol = Patch.svg|identification_symbol_label = Patch}}")).toEqual([["File:Patch.svg", "Patch", null]]);
+  });
+});
+
 describe("caption templates of current articles", () => {
   it("{{langx}} (which replaced {{lang-xx}} in 2024) shows its text as {{lang-xx}} does", () => {
     const t = "[[File:Koeln.jpg|thumb|The cathedral ({{langx|de|Kölner Dom}}) and {{lang-de|Rhein}}]]";
     expect(bothPaths(t)).toEqual([["File:Koeln.jpg", "The cathedral (Kölner Dom) and Rhein", null]]);
     expect(pairs(t, PAPER)).toEqual([["File:Koeln.jpg", "The cathedral () and Rhein", null]]);
+  });
+
+  it("{{audio|file|text}} shows its text; {{lit}} shows lit. 'text'; {{×}} is ×", () => {
+    const t = "[[File:Cologne.jpg|thumb|Köln ({{audio|De-Köln.ogg|pronounced}}), {{lit|the colony}}, 2{{×}}3 km]]";
+    expect(bothPaths(t)[0]![1]).toBe("Köln (pronounced), lit. 'the colony', 2×3 km");
+    expect(pairs(t, PAPER)[0]![1]).toBe("Köln (), , 23 km");
+    // no text: the speaker icon alone; italics around {{lit}} keep its quotes
+    expect(bothPaths("[[File:A.jpg|thumb|''Aachen'' {{audio|A.ogg}} ''{{literally|water}}'']]")[0]![1]).toBe("Aachen lit. 'water'");
   });
 
   it("{{e}} (enwiki 2016, Alkali metal): ×10 and the exponent, as <sup> reads", () => {
@@ -92,5 +161,22 @@ describe("a run's extractor", () => {
     };
     expect(caption({})).toEqual(["The cathedral (Kölner Dom)"]);
     expect(caption({ preset: "paper" })).toEqual(["The cathedral ()"]);
+  });
+});
+
+describe("hostile nesting: each template looks at a bounded number of the references made inside it (MAX_REFS_LOOKED_AT)", () => {
+  const depth = 20_000;
+  it("image frames nested in each other's caption", () => {
+    const t = "{{Image frame|content=[[File:A.jpg|100px]]|caption=".repeat(depth) + "Inner" + "}}".repeat(depth);
+    const refs = extractImageRefs(t);
+    expect(refs).toHaveLength(depth);
+    // the innermost frame's image has the innermost caption; the others, a caption of frames: none
+    expect(refs[depth - 1]!.caption).toBe("Inner");
+  });
+  it("infoboxes nested in each other's image, each with a logo", () => {
+    const t = "{{Infobox x|logo=[[File:L.svg|40px]]|caption=C|image=".repeat(depth) + "B.jpg" + "}}".repeat(depth);
+    const refs = extractImageRefs(t);
+    expect(refs).toHaveLength(depth + 1);
+    expect(refs.filter((r) => r.image === "File:B.jpg")).toHaveLength(1);
   });
 });
