@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../shared/core/config.ts";
 import { Counters } from "../../shared/core/counters.ts";
-import { lazyRevision } from "../../shared/dump/revision-text.ts";
+import { decodeCharBytes, lazyRevision, rawText } from "../../shared/dump/revision-text.ts";
+import { createWikitextExtractor } from "../../shared/sources/mediawiki/revision-reuse.ts";
 import { wikitextExtractor } from "../../shared/sources/mediawiki/wikitext-extractor.ts";
 import { extractImageRefs, extractImageRefsFromBytes, type ExtractImagesOptions } from "../../shared/wikitext/extract-images.ts";
 
@@ -178,5 +179,29 @@ describe("hostile nesting: each template looks at a bounded number of the refere
     const refs = extractImageRefs(t);
     expect(refs).toHaveLength(depth + 1);
     expect(refs.filter((r) => r.image === "File:B.jpg")).toHaveLength(1);
+  });
+});
+
+describe("a history's revisions (reused scans) give what a scan from scratch gives", () => {
+  it("edits inside and around a frame, a nested crop and a symbol slot", () => {
+    const uk = readFileSync(join(FIXTURES, "United-Kingdom.txt"), "utf8");
+    const crop = "{{Infobox officeholder|image = {{CSS image crop|Image = L.jpg|bSize = 300}}|caption = Lincoln in 1863}}\n";
+    const texts = [
+      crop + uk,
+      crop + uk.replace("The four [[countries of the United Kingdom]]", "The four [[countries of the United Kingdom|countries]]"),
+      crop + uk.replace("|caption= The four", "|caption = The four").replace("Image label begin|image=United Kingdom countries.svg", "Image label begin|image=UK countries.svg"),
+      crop.replace("Lincoln in 1863", "Lincoln, 1863") + uk,
+      crop.replace("{{CSS image crop|Image = L.jpg|bSize = 300}}", "{{CSS image crop|Image = L.jpg|bSize = 300}} {{CSS image crop|Image = M.jpg}}") + uk,
+      "{{Infobox military unit|identification_symbol = P.svg|identification_symbol_label = Patch}}\n" + uk,
+      "{{Infobox military unit|identification_symbol = P.svg|identification_symbol_label = Shoulder patch}}\n" + uk,
+    ];
+    const x = createWikitextExtractor({});
+    texts.forEach((t, i) => {
+      const raw = Buffer.from(t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"), "utf8");
+      const rev = lazyRevision("Page", 0, 1, i + 1, null, false, raw);
+      const expected = extractImageRefs(decodeCharBytes(rawText(rev)!));
+      expect(x.extract(rev).refs, `revision ${i + 1}`).toEqual(expected);
+    });
+    expect(x.stats.reused + x.stats.incremental).toBeGreaterThan(0);
   });
 });
