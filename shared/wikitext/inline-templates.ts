@@ -175,6 +175,9 @@ const timesTen: Renderer = (a) => `×10${(a.positional[0] ?? "").replace(/^[-–
 /** `{{lit|a|b}}` → lit. 'a' or 'b' (quotes as entities: italics around it keep them). */
 const literally: Renderer = (a) => `lit. ${a.positional.filter(Boolean).map((t) => `${APOSTROPHE}${t}${APOSTROPHE}`).join(" or ")}`;
 
+/** A space template: its words with spaces between and around them, or a space. */
+const spaced: Renderer = (a) => ` ${a.positional.join(" ")} `;
+
 /**
  * Templates rendered by default and not under preset paper (`paperRules`), whose captions stay as they
  * were before these were known (found by the generalization hunt of 2026-11-27): there they are unknown.
@@ -183,11 +186,13 @@ const IMPROVED_ONLY = new Map<string, Renderer>([
   // {{langx|de|Kölner Dom}} replaced the {{lang-de|…}} family in 2024: its text, as lang-xx gives
   ["langx", (a) => a.positional[1] ?? ""],
   ["e", timesTen],
-  // {{audio|De-Köln.ogg|pronounced}}: a speaker icon and its text (none: the icon alone)
+  // {{audio|De-Köln.ogg|pronounced}}: a speaker icon and its text (none: nothing, as when it was silent)
   ["audio", (a) => a.positional[1] ?? ""],
   // {{lit|the colony}} → lit. 'the colony' (several: 'a' or 'b')
   ["lit", literally], ["literally", literally], ["literal translation", literally],
   ["×", literal("×")],
+  // thin spaces between words (`{{thin space|J.|R.|R.}}` → "J. R. R."), or one alone
+  ["hair space", spaced], ["thin space", spaced], ["thinspace", spaced], ["narrow no-break space", spaced], ["figure space", spaced],
 ]);
 
 /**

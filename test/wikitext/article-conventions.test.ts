@@ -142,8 +142,14 @@ describe("caption templates of current articles", () => {
     const t = "[[File:Cologne.jpg|thumb|Köln ({{audio|De-Köln.ogg|pronounced}}), {{lit|the colony}}, 2{{×}}3 km]]";
     expect(bothPaths(t)[0]![1]).toBe("Köln (pronounced), lit. 'the colony', 2×3 km");
     expect(pairs(t, PAPER)[0]![1]).toBe("Köln (), , 23 km");
-    // no text: the speaker icon alone; italics around {{lit}} keep its quotes
+    // no text: nothing, as before (what the template shows then is not checked); italics around {{lit}} keep its quotes
     expect(bothPaths("[[File:A.jpg|thumb|''Aachen'' {{audio|A.ogg}} ''{{literally|water}}'']]")[0]![1]).toBe("Aachen lit. 'water'");
+  });
+
+  it("the space templates ({{hair space}}, {{thin space|J.|R.|R.}}) are spaces between their words", () => {
+    const t = "[[File:T.jpg|thumb|{{thin space|J.|R.|R.}} Tolkien at 10{{hair space}}Downing Street{{narrow no-break space}}]]";
+    expect(bothPaths(t)[0]![1]).toBe("J. R. R. Tolkien at 10 Downing Street");
+    expect(pairs(t, PAPER)[0]![1]).toBe("Tolkien at 10Downing Street");
   });
 
   it("{{e}} (enwiki 2016, Alkali metal): ×10 and the exponent, as <sup> reads", () => {
