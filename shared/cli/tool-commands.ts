@@ -94,7 +94,7 @@ export async function extractCommand(argv: string[]): Promise<number> {
   // a non-English dump's own file namespace and image options, from its <siteinfo> (as run does)
   const detected = await applyInputSettings(BUILTIN_SOURCES, [file], x);
   for (const line of detected) process.stderr.write(`paracap extract: ${line}\n`);
-  const refOptions = { fileAliases: x.fileAliases, maxPageBytes: x.maxPageBytes, colonFileLinks: x.colonFileLinks, unknownTemplates: x.unknownTemplates, ...(x.language ? { language: x.language } : {}) };
+  const refOptions = { fileAliases: x.fileAliases, maxPageBytes: x.maxPageBytes, colonFileLinks: x.colonFileLinks, unknownTemplates: x.unknownTemplates, paperRules: config.preset === "paper", ...(x.language ? { language: x.language } : {}) };
   const out = process.stdout;
   const emit = (rev: PageRevision) => {
     const lines = extractImageRefs(rev.text, refOptions).flatMap((r) => referenceLines(r, rev.title));

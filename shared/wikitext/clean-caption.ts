@@ -28,6 +28,11 @@ export interface CaptionContext {
   readonly unknownTemplates?: "mark" | "delete";
   /** called with the normalised name of each template marked UNRENDERED */
   readonly onUnrendered?: (name: string) => void;
+  /**
+   * preset paper: the conventions paracap learnt after the paper's rules were pinned (inline-templates.ts
+   * IMPROVED_ONLY, template-images.ts) are not read, so its references stay as they were
+   */
+  readonly paperRules?: boolean;
 }
 
 /** Comments and tags out: dropped-content tags lose their content, others only their markup. */
@@ -135,7 +140,7 @@ function renderTemplate(f: Frame, ctx: CaptionContext): string {
     while (positional.length < i) positional.push("");
     positional[i] = value;
   }
-  const text = renderInlineTemplate(name, { positional, named, raw: parts[0]!.trim() });
+  const text = renderInlineTemplate(name, { positional, named, raw: parts[0]!.trim() }, ctx.paperRules === true);
   if (text !== null) return text;
   if (ctx.unknownTemplates === "delete" || isSilentTemplate(name)) return "";
   ctx.onUnrendered?.(name);

@@ -31,7 +31,7 @@ import { classifyImageOption, localizedOptions } from "./image-options.ts";
 import { isInlineTemplate, isSilentTemplate, normalizeTemplateName } from "./inline-templates.ts";
 import { CloserFinder, OPAQUE_TAGS, TAG_AT } from "./markup-tags.ts";
 import { ByteCloserFinder, TAG_AT_BYTES, isWhitespaceAt } from "./byte-text.ts";
-import { CAPTION_KEYS_OF, GALLERY_TEMPLATES, IMAGE_WORD_LIST, isPositionalImageTemplate, pickGalleryTemplateImages, pickPositionalTemplateImages, pickTemplateImages, type TemplateParam } from "./template-images.ts";
+import { CAPTION_KEYS_OF, FRAME_TEMPLATES, GALLERY_TEMPLATES, IMAGE_WORD_LIST, isPositionalImageTemplate, pickGalleryTemplateImages, pickPositionalTemplateImages, pickTemplateImages, type TemplateParam } from "./template-images.ts";
 import { INVALID_FILE_NAME_COUNTER, unrenderedTemplateCounter } from "../core/counter-names.ts";
 import { commonBlocks, commonPrefix, commonSuffix } from "./byte-diff.ts";
 
@@ -50,6 +50,8 @@ export interface ExtractImagesOptions {
   colonFileLinks?: "text" | "reference";
   /** unknown templates in captions: "mark" (default, see CaptionContext) or "delete" */
   unknownTemplates?: "mark" | "delete";
+  /** preset paper: conventions learnt after the paper's rules were pinned are not read (CaptionContext.paperRules) */
+  paperRules?: boolean;
 }
 
 export const DEFAULT_MAX_PAGE_BYTES = 8 * 1024 * 1024;
@@ -75,8 +77,14 @@ MARKUP_BYTE.set(MARKUP_CHAR);
 const LINK = 1;
 const TEMPLATE = 2;
 const CUT_NO_REF = -1;
+/**
+ * How many of the references made inside a template are looked at to find the one image its parameter
+ * shows ({{Image frame}}'s content, `image = {{CSS image crop|…}}`): a template with more is a gallery,
+ * not one image, and a bound keeps templates nested in templates linear.
+ */
+const MAX_REFS_LOOKED_AT = 256;
 /** Cheap pre-filter for parameter names that may name an image (exact test: isImageKey). */
-const IMAGE_HINT = new RegExp(IMAGE_WORD_LIST.join("|"), "i");
+const IMAGE_HINT = new RegExp([...IMAGE_WORD_LIST, "symbol"].join("|"), "i");
 /** A template value that ends like a media file name. */
 const MEDIA_VALUE = new RegExp(`\\.(?:${[...MEDIA_EXTENSIONS].join("|")})\\s*$`, "i");
 
@@ -1077,8 +1085,10 @@ class WikitextScanner {
         const b = k + 1 < pipeEnd ? this.pipes[k + 1]! : contentEnd;
         params.push(this.param(a, b));
       }
-      inert = !GALLERY_TEMPLATES.has(name) && !isPositionalImageTemplate(name) && !params.some((p) => p.key !== null && IMAGE_HINT.test(p.key));
-      produced = this.templateImages(name, params, cutBase);
+      const frame = FRAME_TEMPLATES.has(name) && this.ctx.paperRules !== true;
+      inert = !frame && !GALLERY_TEMPLATES.has(name) && !isPositionalImageTemplate(name) && !params.some((p) => p.key !== null && IMAGE_HINT.test(p.key));
+      produced = this.templateImages(name, params, cutBase, start);
+      if (frame) produced = this.frameCaption(params, start, cutBase) || produced;
       if (inert && this.busy !== null) {
         // what decides a parameter's name: its text up to its first "=" (a change adds no "=")
         for (let k = pipeBase; k < pipeEnd; k++) {
@@ -1097,7 +1107,7 @@ class WikitextScanner {
     truncate(this.pipes, pipeBase);
     // A template an enclosing caption shows no words of is cut out; an inline or (when marking) unknown
     // one stays for the caption cleaner, which renders or marks it.
-    if (produced || (!isInlineTemplate(name) && (this.deleteUnknownTemplates || isSilentTemplate(name)))) this.cut(cutBase, start, contentEnd + 2, CUT_NO_REF);
+    if (produced || (!isInlineTemplate(name, this.ctx.paperRules) && (this.deleteUnknownTemplates || isSilentTemplate(name)))) this.cut(cutBase, start, contentEnd + 2, CUT_NO_REF);
     return inert;
   }
 
@@ -1133,8 +1143,69 @@ class WikitextScanner {
     return { key: null, start: a, end: b };
   }
 
+  /**
+   * `{{Image frame|content=…|caption=…}}` (FRAME_TEMPLATES): when its content shows exactly one image
+   * (a file link, a template's image) and that image has no caption of its own, the frame's caption is
+   * its caption. True when it gave one.
+   */
+  private frameCaption(params: ParamSpan[], start: number, cutBase: number): boolean {
+    const named = (name: string) => params.findLast((p) => p.key !== null && p.key.replace(/<!--[\s\S]*?-->/g, "").trim().toLowerCase() === name);
+    const content = named("content");
+    const captionParam = named("caption");
+    if (content === undefined || captionParam === undefined) return false;
+    const k = this.onlyRefIn(start, content.start, content.end);
+    const inside = k >= 0 ? this.refs[k]! : null;
+    if (inside === null || inside.ref.caption !== null) return false;
+    const caption = cleanCaptionWith(this.textWithoutCuts(captionParam.start, captionParam.end, this.cutIndexAt(captionParam.start, cutBase)), this.ctx);
+    if (caption === null) return false;
+    inside.ref = { ...inside.ref, caption };
+    return true;
+  }
+
+  /**
+   * The index of the one reference made inside [a, b) of the template that opened at `start` (the
+   * references made while it was open are the last ones, each past its start); -1 for none, -2 for several.
+   * At most MAX_REFS_LOOKED_AT are looked at (-2 past them), so frames nested in frames stay linear.
+   */
+  private onlyRefIn(start: number, a: number, b: number): number {
+    let found = -1;
+    const stop = Math.max(0, this.refs.length - MAX_REFS_LOOKED_AT);
+    for (let k = this.refs.length - 1; k >= stop && this.refs[k]!.pos > start; k--) {
+      const pos = this.refs[k]!.pos;
+      if (pos < a || pos >= b) continue;
+      if (found >= 0) return -2;
+      found = k;
+    }
+    return stop > 0 && this.refs[stop - 1]!.pos > start ? -2 : found;
+  }
+
+  /**
+   * For each parameter of the template that opened at `start` that holds references made while it was
+   * open (the last ones, each past its start): the index of its one reference, or -2 for several. One
+   * pass over them (params are in text order), so asking for every parameter stays linear.
+   */
+  private refsByParam(params: readonly ParamSpan[], start: number): Map<number, number> {
+    const out = new Map<number, number>();
+    const stop = Math.max(0, this.refs.length - MAX_REFS_LOOKED_AT);
+    if (stop > 0 && this.refs[stop - 1]!.pos > start) return out; // more than that made inside: none is told apart
+    for (let k = this.refs.length - 1; k >= stop && this.refs[k]!.pos > start; k--) {
+      const pos = this.refs[k]!.pos;
+      let lo = 0;
+      let hi = params.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (params[mid]!.start <= pos) lo = mid;
+        else hi = mid - 1;
+      }
+      const p = params[lo];
+      if (p === undefined || pos < p.start || pos >= p.end) continue;
+      out.set(lo, out.has(lo) ? -2 : k);
+    }
+    return out;
+  }
+
   /** Adds the images of a template call; true if it had any. */
-  private templateImages(name: string, params: ParamSpan[], cutBase: number): boolean {
+  private templateImages(name: string, params: ParamSpan[], cutBase: number, start: number): boolean {
     // Most templates (citations, navboxes) have no image parameter: decide that on the raw keys first.
     const gallery = GALLERY_TEMPLATES.has(name);
     const positional = isPositionalImageTemplate(name);
@@ -1150,9 +1221,21 @@ class WikitextScanner {
       const outside = this.t.text(p.start, this.cutStart[j]!) + this.t.text(this.cutEnd[j]!, p.end);
       return outside.replace(/<!--[\s\S]*?(?:-->|$)/g, "").trim() === "" ? this.cutRef[j]! : -1;
     };
+    // A value that is exactly one image of a nested template (`image = {{CSS image crop|Image=…}}`): that
+    // image's reference (not under paper rules); a montage of several is no one image.
+    let refsByParam: Map<number, number> | null = null;
+    const nestedTemplateImage = (i: number): number => {
+      if (this.ctx.paperRules === true) return -1;
+      const p = params[i]!;
+      if (this.textWithoutCuts(p.start, p.end, this.cutIndexAt(p.start, cutBase)).replace(/<!--[\s\S]*?(?:-->|$)/g, "").trim() !== "") return -1;
+      refsByParam ??= this.refsByParam(params, start);
+      const k = refsByParam.get(i) ?? -1;
+      return k >= 0 && this.refs[k]!.ref.source === "template" ? k : -1;
+    };
     const isFile = (i: number): boolean => {
       if (!fileKey.has(i)) {
-        const r = nestedLink(i);
+        let r = nestedLink(i);
+        if (r < 0 && params[i]!.key !== null) r = nestedTemplateImage(i);
         if (r >= 0) {
           linkRef.set(i, r);
           fileKey.set(i, this.refs[r]!.ref.image);
@@ -1166,7 +1249,7 @@ class WikitextScanner {
       ? pickGalleryTemplateImages(params, isFile)
       : positional
         ? pickPositionalTemplateImages(name, params, isFile)
-        : pickTemplateImages(params, isFile, CAPTION_KEYS_OF.get(name));
+        : pickTemplateImages(params, isFile, CAPTION_KEYS_OF.get(name), this.ctx.paperRules === true);
     const text = (i: number | null): string | null => {
       if (i === null) return null;
       const p = params[i]!;
@@ -1289,6 +1372,7 @@ function tracingContext(opts: ExtractImagesOptions, trace: ScanTrace): LineConte
     extraWords: new Set((opts.extraOptionWords ?? []).map((w) => w.trim().toLowerCase())),
     localized: localizedOptions(opts.language),
     unknownTemplates: opts.unknownTemplates ?? "mark",
+    paperRules: opts.paperRules === true,
     onUnrendered: (name) => {
       trace.evName.push(unrenderedTemplateCounter(name));
       trace.evSample.push(null);
@@ -1307,6 +1391,7 @@ function lineContext(opts: ExtractImagesOptions): LineContext {
     extraWords: new Set((opts.extraOptionWords ?? []).map((w) => w.trim().toLowerCase())),
     localized: localizedOptions(opts.language),
     unknownTemplates: opts.unknownTemplates ?? "mark",
+    paperRules: opts.paperRules === true,
     onUnrendered: counters ? (name) => counters.inc(unrenderedTemplateCounter(name)) : undefined,
     onInvalidFileName: counters
       ? (name) => {

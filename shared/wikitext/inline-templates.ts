@@ -169,6 +169,32 @@ const TABLE = new Map<string, Renderer>([
 ]);
 for (const p of SHIP_PREFIXES) TABLE.set(p.toLowerCase(), shipPrefixed(p));
 
+/** `{{e|-20}}` → "×10−20": the exponent inline, as `<sup>` reads (a hyphen or dash is a minus sign, as the template shows it). */
+const timesTen: Renderer = (a) => `×10${(a.positional[0] ?? "").replace(/^[-–]/, "−")}`;
+
+/** `{{lit|a|b}}` → lit. 'a' or 'b' (quotes as entities: italics around it keep them). */
+const literally: Renderer = (a) => `lit. ${a.positional.filter(Boolean).map((t) => `${APOSTROPHE}${t}${APOSTROPHE}`).join(" or ")}`;
+
+/** A space template: its words with spaces between and around them, or a space. */
+const spaced: Renderer = (a) => ` ${a.positional.join(" ")} `;
+
+/**
+ * Templates rendered by default and not under preset paper (`paperRules`), whose captions stay as they
+ * were before these were known (found by the generalization hunt of 2026-11-27): there they are unknown.
+ */
+const IMPROVED_ONLY = new Map<string, Renderer>([
+  // {{langx|de|Kölner Dom}} replaced the {{lang-de|…}} family in 2024: its text, as lang-xx gives
+  ["langx", (a) => a.positional[1] ?? ""],
+  ["e", timesTen],
+  // {{audio|De-Köln.ogg|pronounced}}: a speaker icon and its text (none: nothing, as when it was silent)
+  ["audio", (a) => a.positional[1] ?? ""],
+  // {{lit|the colony}} → lit. 'the colony' (several: 'a' or 'b')
+  ["lit", literally], ["literally", literally], ["literal translation", literally],
+  ["×", literal("×")],
+  // thin spaces between words (`{{thin space|J.|R.|R.}}` → "J. R. R."), or one alone
+  ["hair space", spaced], ["thin space", spaced], ["thinspace", spaced], ["narrow no-break space", spaced], ["figure space", spaced],
+]);
+
 /**
  * Templates that show no caption words: footnotes and citations, cleanup and dispute tags (superscript
  * notes), icons and colour boxes, anchors and layout. Deleting them loses nothing a reader would read.
@@ -189,8 +215,8 @@ const SILENT = new Set([
  * Plain-text rendering of an inline template, or null when the template is not in the table (the
  * caller deletes or marks it). `name` must be normalised: lower-case, `_` → space, trimmed, no "Template:".
  */
-export function renderInlineTemplate(name: string, args: TemplateArgs): string | null {
-  const r = TABLE.get(name) ?? (name.startsWith("lang-") ? first : undefined);
+export function renderInlineTemplate(name: string, args: TemplateArgs, paperRules = false): string | null {
+  const r = TABLE.get(name) ?? (name.startsWith("lang-") ? first : undefined) ?? (paperRules ? undefined : IMPROVED_ONLY.get(name));
   if (r) return r(args, name);
   // Magic words with an argument after a colon: {{formatnum:1234}}, {{uc:foo}}, {{lc:Foo}}.
   const colon = name.indexOf(":");
@@ -223,8 +249,8 @@ export function isSilentTemplate(name: string): boolean {
 export const UNRENDERED = "\ufffc";
 
 /** True when captions keep text from this template (so the extractor must not cut it out). */
-export function isInlineTemplate(name: string): boolean {
-  return TABLE.has(name) || name.startsWith("lang-");
+export function isInlineTemplate(name: string, paperRules = false): boolean {
+  return TABLE.has(name) || name.startsWith("lang-") || (!paperRules && IMPROVED_ONLY.has(name));
 }
 
 /** Template name normalisation shared by the extractor and the caption cleaner. */

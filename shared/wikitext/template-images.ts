@@ -32,6 +32,17 @@ export interface TemplateImagePick {
   alt: number | null;
 }
 
+/**
+ * Image slots no image word names, with their partners' spelling (keys spacing-free, lower-case); not
+ * read under paper rules. {{Chembox}}: `ImageFile`, `ImageFile1`, `ImageFileL1`, `ImageFileR1` with
+ * `ImageCaptionL1`, `ImageAltL1`; {{Infobox military unit}}: `identification_symbol_2` with
+ * `identification_symbol_2_label` (its caption) and `identification_symbol_2_alt`.
+ */
+const NAMED_SLOTS: readonly { key: RegExp; partner: (suffix: string, partner: "caption" | "alt") => string }[] = [
+  { key: /^imagefile([lr]?\d*)$/, partner: (n, p) => `image${p}${n}` },
+  { key: /^identificationsymbol(\d*)$/, partner: (n, p) => `identificationsymbol${n}${p === "caption" ? "label" : p}` },
+];
+
 /** Word stem without a trailing index: `image2` → `image`, `photo1a` → `photo`. */
 const stem = (w: string) => w.replace(/\d+[a-z]?$/, "");
 
@@ -40,15 +51,20 @@ const stem = (w: string) => w.replace(/\d+[a-z]?$/, "");
  * `image skyline`, `ship image`, `static image name`, `logo`, `photo1a`) and none is a setting word
  * (`image size`, `image caption`, `logo alt`).
  */
-export function isImageKey(key: string): boolean {
+export function isImageKey(key: string, paperRules = false): boolean {
+  if (!paperRules && NAMED_SLOTS.some((slot) => slot.key.test(key.replace(/ /g, "")))) return true;
   const stems = key.split(" ").map(stem);
   return stems.some((w) => IMAGE_WORDS.has(w)) && !stems.some((w) => MODIFIER_WORDS.has(w));
 }
 
 /** Spacing-free spellings of the caption (or alt) partner of an image key, most specific first. */
-function partnerKeys(key: string, partner: "caption" | "alt"): string[] {
+function partnerKeys(key: string, partner: "caption" | "alt", paperRules: boolean): string[] {
   const k = key.replace(/ /g, "");
   const out = [k + partner, `${k} ${partner}`.replace(/ /g, "")];
+  for (const slot of paperRules ? [] : NAMED_SLOTS) {
+    const m = slot.key.exec(k);
+    if (m) out.unshift(slot.partner(m[1]!, partner)); // ImageFileL1 → ImageCaptionL1, before `caption1`
+  }
   const indexed = /^(.*?)(\d+)([a-z]?)$/.exec(k);
   if (indexed) {
     const [, base, num, suffix] = indexed;
@@ -64,6 +80,13 @@ function partnerKeys(key: string, partner: "caption" | "alt"): string[] {
   return out;
 }
 
+/**
+ * Spacing-free keys of an infobox's main image, whose the generic caption is even after a logo: `image`,
+ * and (not under paper rules) its old spellings, {{Infobox university}}'s `image_name`, `image_file`.
+ */
+const PAPER_MAIN_KEYS: ReadonlySet<string> = new Set(["image"]);
+const MAIN_KEYS: ReadonlySet<string> = new Set(["image", "imagename", "imagefile"]);
+
 /** Generic partners that go to the first image without a specific one. */
 const GENERIC = { caption: ["caption", "imagecaption"], alt: ["alt", "imagealt"] };
 
@@ -72,7 +95,7 @@ const GENERIC = { caption: ["caption", "imagecaption"], alt: ["alt", "imagealt"]
  * alt parameters. `isFile(i)` says whether parameter i's value really is a file (bare names must
  * have a media extension; a nested [[File:…]] counts too).
  */
-export function pickTemplateImages(params: readonly TemplateParam[], isFile: (i: number) => boolean, captionKeys: readonly string[] = []): TemplateImagePick[] {
+export function pickTemplateImages(params: readonly TemplateParam[], isFile: (i: number) => boolean, captionKeys: readonly string[] = [], paperRules = false): TemplateImagePick[] {
   const byKey = new Map<string, number>();
   params.forEach((p, i) => {
     if (p.key !== null) byKey.set(p.key.replace(/ /g, ""), i); // later duplicates win, as in MediaWiki
@@ -87,16 +110,17 @@ export function pickTemplateImages(params: readonly TemplateParam[], isFile: (i:
     return null;
   };
   params.forEach((p, i) => {
-    if (p.key === null || !isImageKey(p.key) || byKey.get(p.key.replace(/ /g, "")) !== i || !isFile(i)) return;
-    const caption = find(partnerKeys(p.key, "caption"));
+    if (p.key === null || !isImageKey(p.key, paperRules) || byKey.get(p.key.replace(/ /g, "")) !== i || !isFile(i)) return;
+    const caption = find(partnerKeys(p.key, "caption", paperRules));
     if (caption !== null) used.add(caption);
-    const alt = find(partnerKeys(p.key, "alt"));
+    const alt = find(partnerKeys(p.key, "alt", paperRules));
     if (alt !== null) used.add(alt);
     picks.push({ image: i, caption, alt });
   });
   for (const kind of ["caption", "alt"] as const) {
     // the generic caption is the main image's (`image`), when there is one, not a logo's or a flag's before it
-    const main = picks.find((p) => p[kind] === null && params[p.image]!.key?.replace(/ /g, "") === "image");
+    const mainKeys = paperRules ? PAPER_MAIN_KEYS : MAIN_KEYS;
+    const main = picks.find((p) => p[kind] === null && mainKeys.has(params[p.image]!.key?.replace(/ /g, "") ?? ""));
     const free = main ?? picks.find((p) => p[kind] === null);
     if (!free) continue;
     const i = find(kind === "caption" ? [...GENERIC.caption, ...captionKeys] : GENERIC[kind]);
@@ -175,3 +199,10 @@ export const CAPTION_KEYS_OF: ReadonlyMap<string, readonly string[]> = new Map([
 
 /** Template names whose positional arguments are gallery entries. */
 export const GALLERY_TEMPLATES: ReadonlySet<string> = new Set(["gallery", "image gallery"]);
+
+/**
+ * `{{Image frame|content=…|caption=…}}`: a frame around any content (a file link, a labelled map's
+ * {{Image label begin|image=…}}); its caption is the one image's the content shows. Not read under
+ * paper rules.
+ */
+export const FRAME_TEMPLATES: ReadonlySet<string> = new Set(["image frame"]);

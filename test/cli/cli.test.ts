@@ -38,7 +38,9 @@ describe.concurrent("paracap extract", () => {
     // (with the two images of its {{double image}} of the City and Canary Wharf, each with its caption)
     expect(lines).toHaveLength(74);
     const count = (t: unknown) => lines.filter((l) => l.type === t).length;
-    expect([count("caption"), count("alt"), count(null)]).toEqual([63, 6, 5]);
+    // (the labelled map in {{Image frame|content={{Image label begin|image=…}}…|caption=The four [[countries of the United Kingdom]]}} has the frame's caption)
+    expect([count("caption"), count("alt"), count(null)]).toEqual([64, 6, 4]);
+    expect(lines.find((l) => l.image === "File:United Kingdom countries.svg")?.text).toBe("The four countries of the United Kingdom");
     expect(lines.find((l) => l.image === "File:The City London.jpg")?.text).toBe("The City of London is one of the world's largest financial centres");
 
     const wikitext = readFileSync(join(FIXTURES, "United-Kingdom.txt"), "utf8");

@@ -66,7 +66,7 @@ export function wikitextExtractor(config: ParacapConfig, counters: Counters): (r
   const x = config.extraction;
   const recent = new RecentTexts();
   // the byte path, and no work twice across revisions (revision-reuse.ts)
-  const wikitext = createWikitextExtractor({ fileAliases: x.fileAliases, maxPageBytes: x.maxPageBytes, colonFileLinks: x.colonFileLinks, unknownTemplates: x.unknownTemplates, ...(x.language ? { language: x.language } : {}) });
+  const wikitext = createWikitextExtractor({ fileAliases: x.fileAliases, maxPageBytes: x.maxPageBytes, colonFileLinks: x.colonFileLinks, unknownTemplates: x.unknownTemplates, paperRules: config.preset === "paper", ...(x.language ? { language: x.language } : {}) });
   return (rev) => {
     const key = rawText(rev) ?? rev.text;
     let outcome = recent.find(rev.pageId, key);
