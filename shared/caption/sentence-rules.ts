@@ -9,6 +9,8 @@ import { PAST_ONLY } from "./verb-forms.ts";
 export interface TaggedWord {
   readonly word: string;
   readonly tag: string;
+  /** another tag the lexicon allows (lexical-alternatives.ts), taken by the improved rules where the syntax calls for it */
+  readonly alt?: string;
 }
 
 /** Which classifier decides `isSentence`. */
@@ -163,6 +165,55 @@ function verbKind(tokens: readonly TaggedWord[], i: number, first: number): Verb
   return "none";
 }
 
+// What can follow a finite verb read from a plural noun: its object's determiner or pronoun ("rides a
+// horse"); a preposition or particle ("stares directly at …") only after a subject noun phrase that opens
+// with a determiner and stands first (caption start or after a comma): otherwise the noun is as often a
+// compound's head ("Military uniforms of …", "boats on the ocean waves near …", "featuring the painting
+// veils by …"). Never "of", a bare noun, an adjective or the caption's end ("the books stack").
+const OPENS_OBJECT = new Set(["DT", "PDT", "PRP", "PRP$"]);
+const OPENS_ADJUNCT = new Set(["IN", "TO", "RP"]);
+const NOUN_PHRASE_INSIDE = /^(NN|NNP|JJ|JJR|JJS|CD|HYPH|POS)$/;
+
+/** Does the noun phrase ending at token `last` open with a determiner ("a person", "the old man") at the caption's start or after a comma? */
+function determinedSubjectPhrase(tokens: readonly TaggedWord[], last: number): boolean {
+  let j = last;
+  while (j >= 0 && NOUN_PHRASE_INSIDE.test(tokens[j]!.tag)) j--;
+  if (j < 0 || (tokens[j]!.tag !== "DT" && tokens[j]!.tag !== "PRP$")) return false;
+  const before = previousNonPunctuation(tokens, j);
+  return before === undefined || before.tag === ",";
+}
+
+function previousNonPunctuation(tokens: readonly TaggedWord[], i: number): TaggedWord | undefined {
+  for (let j = i - 1; j >= 0; j--) if (/[\p{L}\p{N}]/u.test(tokens[j]!.word) || tokens[j]!.tag === ",") return tokens[j];
+  return undefined;
+}
+
+/**
+ * The segment with the lexicon's alternative tags taken where the model's tag leaves no clause and the
+ * alternative's fits: a caption-initial capitalised plural common noun the model called a proper noun
+ * ("Children play …") is a plural subject; a plural noun that is also a verb's -s form, right after a
+ * singular noun and before an object or preposition ("A man rides a horse", "a person stares directly
+ * at …"), is that noun's verb.
+ */
+function withLexicalAlternatives(tokens: readonly TaggedWord[], first: number): TaggedWord[] {
+  const out = tokens.slice();
+  const initial = out[first];
+  if (initial?.alt === "NNS" && (initial.tag === "NNP" || initial.tag === "NNPS")) out[first] = { ...initial, tag: "NNS" };
+  for (let i = first + 1; i < out.length; i++) {
+    const t = out[i]!;
+    if (t.alt !== "VBZ" || t.tag !== "NNS") continue;
+    const prev = out[i - 1]!;
+    if (prev.tag !== "NN" && prev.tag !== "NNP") continue;
+    const next = nextContent(out, i);
+    if (next === undefined) continue;
+    const adjunct = OPENS_ADJUNCT.has(next.tag) && next.word.toLowerCase() !== "of" && determinedSubjectPhrase(out, i - 1);
+    // a determiner opens an object only with a word after it ("pairs A, B": a letter, not "a")
+    const object = OPENS_OBJECT.has(next.tag) && (next.tag === "PRP" || HAS_WORD_CHAR.test(out[out.indexOf(next) + 1]?.word ?? ""));
+    if (object || adjunct) out[i] = { ...t, tag: "VBZ" };
+  }
+  return out;
+}
+
 /**
  * Improved rule for one sentence segment: it is a sentence when some finite verb heads a main clause,
  * i.e. it has a subject before it (or is a caption-initial imperative/question) and is not the verb of
@@ -170,9 +221,10 @@ function verbKind(tokens: readonly TaggedWord[], i: number, first: number): Verb
  * Prepositions are not clause boundaries: "The bridge over the river was built in 1890." is a sentence.
  */
 export function improvedSegmentIsSentence(segment: readonly TaggedWord[]): boolean {
-  const tokens = dropParenthesised(segment);
+  const bare = dropParenthesised(segment);
   let first = 0;
-  while (first < tokens.length && !/[\p{L}\p{N}]/u.test(tokens[first]!.word)) first++;
+  while (first < bare.length && !/[\p{L}\p{N}]/u.test(bare[first]!.word)) first++;
+  const tokens = withLexicalAlternatives(bare, first);
   let pendingSubordinate = 0;
   let sawNominal = false;
   // Nouns governed by a preposition are not subjects ("outside with a clay colored …") until a comma or
