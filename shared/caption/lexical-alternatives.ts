@@ -9,6 +9,8 @@ import { isThirdPersonSingular } from "./verb-forms.ts";
 /**
  * The alternative tag of a token, or undefined:
  * - "VBZ" for a plural noun that is also the regular -s form of a verb ("A man rides a horse": "rides" NNS);
+ * - "VBP" for a singular noun that is also a verb's base form ("police officers exit the residence":
+ *   "exit" NN), but not an -ing noun ("reading", "painting": a gerund or participle, never finite);
  * - "NNS" for a capitalised word tagged as a proper noun whose lower-case form is a plural common noun
  *   ("Children play football": "Children" NNP at the caption's start).
  */
@@ -18,6 +20,11 @@ export function lexicalAlternative(word: string, tag: string, lemma: string | nu
     const base = (lemma ?? "").toLowerCase();
     if (base === "" || !isThirdPersonSingular(lower, base)) return undefined;
     return lexicon.entry(base)?.pos.has("VERB") ? "VBZ" : undefined;
+  }
+  if (tag === "NN") {
+    if (lower.endsWith("ing")) return undefined;
+    const entry = lexicon.entry(lower);
+    return entry !== undefined && entry.baseForm && entry.pos.has("VERB") ? "VBP" : undefined;
   }
   if ((tag === "NNP" || tag === "NNPS") && /^\p{Lu}\p{Ll}+$/u.test(word)) {
     const entry = lexicon.entry(lower);

@@ -165,35 +165,65 @@ function verbKind(tokens: readonly TaggedWord[], i: number, first: number): Verb
   return "none";
 }
 
-// What can follow a finite verb read from a plural noun: its object's determiner or pronoun ("rides a
-// horse"); a preposition or particle ("stares directly at …") only after a subject noun phrase that opens
-// with a determiner and stands first (caption start or after a comma): otherwise the noun is as often a
+// What can follow a finite verb read from a noun (a second reading the lexicon allows): its object's
+// determiner or pronoun ("rides a horse"); a preposition or particle ("stares directly at …"), or a bare
+// noun and a preposition ("fishes river on …"), only after a subject noun phrase that opens with a
+// determiner and stands first (caption start or after a comma): otherwise the noun is as often a
 // compound's head ("Military uniforms of …", "boats on the ocean waves near …", "featuring the painting
-// veils by …"). Never "of", a bare noun, an adjective or the caption's end ("the books stack").
+// veils by …"). Never "of", an adjective or the caption's end ("the books stack").
 const OPENS_OBJECT = new Set(["DT", "PDT", "PRP", "PRP$"]);
 const OPENS_ADJUNCT = new Set(["IN", "TO", "RP"]);
-const NOUN_PHRASE_INSIDE = /^(NN|NNP|JJ|JJR|JJS|CD|HYPH|POS)$/;
+const NOUN_PHRASE_INSIDE = /^(NN|NNS|NNP|NNPS|JJ|JJR|JJS|CD|HYPH|POS)$/;
 
-/** Does the noun phrase ending at token `last` open with a determiner ("a person", "the old man") at the caption's start or after a comma? */
-function determinedSubjectPhrase(tokens: readonly TaggedWord[], last: number): boolean {
+/**
+ * Does the noun phrase ending at token `last` stand first in the caption (at its start or after a comma
+ * or colon), i.e. is it no object of a preposition or verb? With `determined`, must it open with a
+ * determiner or possessive ("a person", "the old man")?
+ */
+function standsFirst(tokens: readonly TaggedWord[], last: number, determined: boolean): boolean {
   let j = last;
   while (j >= 0 && NOUN_PHRASE_INSIDE.test(tokens[j]!.tag)) j--;
-  if (j < 0 || (tokens[j]!.tag !== "DT" && tokens[j]!.tag !== "PRP$")) return false;
-  const before = previousNonPunctuation(tokens, j);
-  return before === undefined || before.tag === ",";
+  const opensWithDeterminer = j >= 0 && (tokens[j]!.tag === "DT" || tokens[j]!.tag === "PRP$");
+  if (determined && !opensWithDeterminer) return false;
+  const before = previousNonPunctuation(tokens, opensWithDeterminer ? j : j + 1);
+  return before === undefined || before.tag === "," || before.tag === ":";
 }
 
 function previousNonPunctuation(tokens: readonly TaggedWord[], i: number): TaggedWord | undefined {
-  for (let j = i - 1; j >= 0; j--) if (/[\p{L}\p{N}]/u.test(tokens[j]!.word) || tokens[j]!.tag === ",") return tokens[j];
+  for (let j = i - 1; j >= 0; j--) if (HAS_WORD_CHAR.test(tokens[j]!.word) || tokens[j]!.tag === "," || tokens[j]!.tag === ":") return tokens[j];
   return undefined;
+}
+
+/** Does an object noun phrase open at token j: a pronoun, or a determiner with a word after it ("pairs A, B": a letter, not "a")? */
+function opensObject(tokens: readonly TaggedWord[], j: number): boolean {
+  const t = tokens[j];
+  return t !== undefined && OPENS_OBJECT.has(t.tag) && (t.tag === "PRP" || HAS_WORD_CHAR.test(tokens[j + 1]?.word ?? ""));
+}
+
+/** Does an adjunct follow at token j ("at …", "river on …")? */
+function opensAdjunct(tokens: readonly TaggedWord[], j: number): boolean {
+  const t = tokens[j];
+  if (t === undefined) return false;
+  if (OPENS_ADJUNCT.has(t.tag)) return t.word.toLowerCase() !== "of";
+  return t.tag === "NN" && tokens[j + 1]?.tag === "IN" && tokens[j + 1]!.word.toLowerCase() !== "of";
+}
+
+function nextContentIndex(tokens: readonly TaggedWord[], i: number): number {
+  let j = i + 1;
+  while (j < tokens.length && (tokens[j]!.tag === "RB" || tokens[j]!.tag === "RP")) j++;
+  return j;
 }
 
 /**
  * The segment with the lexicon's alternative tags taken where the model's tag leaves no clause and the
- * alternative's fits: a caption-initial capitalised plural common noun the model called a proper noun
- * ("Children play …") is a plural subject; a plural noun that is also a verb's -s form, right after a
- * singular noun and before an object or preposition ("A man rides a horse", "a person stares directly
- * at …"), is that noun's verb.
+ * alternative fits the syntax around it:
+ * - a caption-initial capitalised plural common noun the model called a proper noun ("Volunteers
+ *   assist …") is a plural subject, which agrees with a following plural verb;
+ * - a plural noun that is also a verb's -s form, right after a singular noun and before an object
+ *   ("a young surfer rides a wave") or, after a determiner-led subject standing first, an adjunct
+ *   ("a man travels in a boat"), is that noun's verb;
+ * - a noun that is also a verb's base form, right after a plural noun heading a subject that stands
+ *   first, and before an object ("police officers exit the residence"), is their verb.
  */
 function withLexicalAlternatives(tokens: readonly TaggedWord[], first: number): TaggedWord[] {
   const out = tokens.slice();
@@ -201,15 +231,13 @@ function withLexicalAlternatives(tokens: readonly TaggedWord[], first: number): 
   if (initial?.alt === "NNS" && (initial.tag === "NNP" || initial.tag === "NNPS")) out[first] = { ...initial, tag: "NNS" };
   for (let i = first + 1; i < out.length; i++) {
     const t = out[i]!;
-    if (t.alt !== "VBZ" || t.tag !== "NNS") continue;
-    const prev = out[i - 1]!;
-    if (prev.tag !== "NN" && prev.tag !== "NNP") continue;
-    const next = nextContent(out, i);
-    if (next === undefined) continue;
-    const adjunct = OPENS_ADJUNCT.has(next.tag) && next.word.toLowerCase() !== "of" && determinedSubjectPhrase(out, i - 1);
-    // a determiner opens an object only with a word after it ("pairs A, B": a letter, not "a")
-    const object = OPENS_OBJECT.has(next.tag) && (next.tag === "PRP" || HAS_WORD_CHAR.test(out[out.indexOf(next) + 1]?.word ?? ""));
-    if (object || adjunct) out[i] = { ...t, tag: "VBZ" };
+    const prev = out[i - 1]!.tag;
+    const next = nextContentIndex(out, i);
+    if (t.alt === "VBZ" && t.tag === "NNS" && (prev === "NN" || prev === "NNP")) {
+      if (opensObject(out, next) || opensAdjunct(out, next) && standsFirst(out, i - 1, true)) out[i] = { ...t, tag: "VBZ" };
+    } else if (t.alt === "VBP" && t.tag === "NN" && (prev === "NNS" || prev === "NNPS")) {
+      if (opensObject(out, next) && standsFirst(out, i - 1, false)) out[i] = { ...t, tag: "VBP" };
+    }
   }
   return out;
 }
