@@ -223,7 +223,8 @@ function nextContentIndex(tokens: readonly TaggedWord[], i: number): number {
  *   ("a young surfer rides a wave") or, after a determiner-led subject standing first, an adjunct
  *   ("a man travels in a boat"), is that noun's verb;
  * - a noun that is also a verb's base form, right after a plural noun heading a subject that stands
- *   first, and before an object ("police officers exit the residence"), is their verb.
+ *   first, and before an object ("police officers exit the residence") or a bare noun and a preposition
+ *   ("cowboys drive cattle down the road"), is their verb.
  */
 function withLexicalAlternatives(tokens: readonly TaggedWord[], first: number): TaggedWord[] {
   const out = tokens.slice();
@@ -236,7 +237,8 @@ function withLexicalAlternatives(tokens: readonly TaggedWord[], first: number): 
     if (t.alt === "VBZ" && t.tag === "NNS" && (prev === "NN" || prev === "NNP")) {
       if (opensObject(out, next) || opensAdjunct(out, next) && standsFirst(out, i - 1, true)) out[i] = { ...t, tag: "VBZ" };
     } else if (t.alt === "VBP" && t.tag === "NN" && (prev === "NNS" || prev === "NNPS")) {
-      if (opensObject(out, next) && standsFirst(out, i - 1, false)) out[i] = { ...t, tag: "VBP" };
+      const bareObject = out[next]?.tag === "NN" && opensAdjunct(out, next); // "drive cattle down the road"
+      if ((opensObject(out, next) || bareObject) && standsFirst(out, i - 1, false)) out[i] = { ...t, tag: "VBP" };
     }
   }
   return out;
