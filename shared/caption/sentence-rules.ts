@@ -9,6 +9,8 @@ import { PAST_ONLY } from "./verb-forms.ts";
 export interface TaggedWord {
   readonly word: string;
   readonly tag: string;
+  /** another tag the lexicon allows (lexical-alternatives.ts), taken by the improved rules where the syntax calls for it */
+  readonly alt?: string;
 }
 
 /** Which classifier decides `isSentence`. */
@@ -163,6 +165,85 @@ function verbKind(tokens: readonly TaggedWord[], i: number, first: number): Verb
   return "none";
 }
 
+// What can follow a finite verb read from a noun (a second reading the lexicon allows): its object's
+// determiner or pronoun ("rides a horse"); a preposition or particle ("stares directly at …"), or a bare
+// noun and a preposition ("fishes river on …"), only after a subject noun phrase that opens with a
+// determiner and stands first (caption start or after a comma): otherwise the noun is as often a
+// compound's head ("Military uniforms of …", "boats on the ocean waves near …", "featuring the painting
+// veils by …"). Never "of", an adjective or the caption's end ("the books stack").
+const OPENS_OBJECT = new Set(["DT", "PDT", "PRP", "PRP$"]);
+const OPENS_ADJUNCT = new Set(["IN", "TO", "RP"]);
+const NOUN_PHRASE_INSIDE = /^(NN|NNS|NNP|NNPS|JJ|JJR|JJS|CD|HYPH|POS)$/;
+
+/**
+ * Does the noun phrase ending at token `last` stand first in the caption (at its start or after a comma
+ * or colon), i.e. is it no object of a preposition or verb? With `determined`, must it open with a
+ * determiner or possessive ("a person", "the old man")?
+ */
+function standsFirst(tokens: readonly TaggedWord[], last: number, determined: boolean): boolean {
+  let j = last;
+  while (j >= 0 && NOUN_PHRASE_INSIDE.test(tokens[j]!.tag)) j--;
+  const opensWithDeterminer = j >= 0 && (tokens[j]!.tag === "DT" || tokens[j]!.tag === "PRP$");
+  if (determined && !opensWithDeterminer) return false;
+  const before = previousNonPunctuation(tokens, opensWithDeterminer ? j : j + 1);
+  return before === undefined || before.tag === "," || before.tag === ":";
+}
+
+function previousNonPunctuation(tokens: readonly TaggedWord[], i: number): TaggedWord | undefined {
+  for (let j = i - 1; j >= 0; j--) if (HAS_WORD_CHAR.test(tokens[j]!.word) || tokens[j]!.tag === "," || tokens[j]!.tag === ":") return tokens[j];
+  return undefined;
+}
+
+/** Does an object noun phrase open at token j: a pronoun, or a determiner with a word after it ("pairs A, B": a letter, not "a")? */
+function opensObject(tokens: readonly TaggedWord[], j: number): boolean {
+  const t = tokens[j];
+  return t !== undefined && OPENS_OBJECT.has(t.tag) && (t.tag === "PRP" || HAS_WORD_CHAR.test(tokens[j + 1]?.word ?? ""));
+}
+
+/** Does an adjunct follow at token j ("at …", "river on …")? */
+function opensAdjunct(tokens: readonly TaggedWord[], j: number): boolean {
+  const t = tokens[j];
+  if (t === undefined) return false;
+  if (OPENS_ADJUNCT.has(t.tag)) return t.word.toLowerCase() !== "of";
+  return t.tag === "NN" && tokens[j + 1]?.tag === "IN" && tokens[j + 1]!.word.toLowerCase() !== "of";
+}
+
+function nextContentIndex(tokens: readonly TaggedWord[], i: number): number {
+  let j = i + 1;
+  while (j < tokens.length && (tokens[j]!.tag === "RB" || tokens[j]!.tag === "RP")) j++;
+  return j;
+}
+
+/**
+ * The segment with the lexicon's alternative tags taken where the model's tag leaves no clause and the
+ * alternative fits the syntax around it:
+ * - a caption-initial capitalised plural common noun the model called a proper noun ("Volunteers
+ *   assist …") is a plural subject, which agrees with a following plural verb;
+ * - a plural noun that is also a verb's -s form, right after a singular noun and before an object
+ *   ("a young surfer rides a wave") or, after a determiner-led subject standing first, an adjunct
+ *   ("a man travels in a boat"), is that noun's verb;
+ * - a noun that is also a verb's base form, right after a plural noun heading a subject that stands
+ *   first, and before an object ("police officers exit the residence") or a bare noun and a preposition
+ *   ("cowboys drive cattle down the road"), is their verb.
+ */
+function withLexicalAlternatives(tokens: readonly TaggedWord[], first: number): TaggedWord[] {
+  const out = tokens.slice();
+  const initial = out[first];
+  if (initial?.alt === "NNS" && (initial.tag === "NNP" || initial.tag === "NNPS")) out[first] = { ...initial, tag: "NNS" };
+  for (let i = first + 1; i < out.length; i++) {
+    const t = out[i]!;
+    const prev = out[i - 1]!.tag;
+    const next = nextContentIndex(out, i);
+    if (t.alt === "VBZ" && t.tag === "NNS" && (prev === "NN" || prev === "NNP")) {
+      if (opensObject(out, next) || opensAdjunct(out, next) && standsFirst(out, i - 1, true)) out[i] = { ...t, tag: "VBZ" };
+    } else if (t.alt === "VBP" && t.tag === "NN" && (prev === "NNS" || prev === "NNPS")) {
+      const bareObject = out[next]?.tag === "NN" && opensAdjunct(out, next); // "drive cattle down the road"
+      if ((opensObject(out, next) || bareObject) && standsFirst(out, i - 1, false)) out[i] = { ...t, tag: "VBP" };
+    }
+  }
+  return out;
+}
+
 /**
  * Improved rule for one sentence segment: it is a sentence when some finite verb heads a main clause,
  * i.e. it has a subject before it (or is a caption-initial imperative/question) and is not the verb of
@@ -170,9 +251,10 @@ function verbKind(tokens: readonly TaggedWord[], i: number, first: number): Verb
  * Prepositions are not clause boundaries: "The bridge over the river was built in 1890." is a sentence.
  */
 export function improvedSegmentIsSentence(segment: readonly TaggedWord[]): boolean {
-  const tokens = dropParenthesised(segment);
+  const bare = dropParenthesised(segment);
   let first = 0;
-  while (first < tokens.length && !/[\p{L}\p{N}]/u.test(tokens[first]!.word)) first++;
+  while (first < bare.length && !/[\p{L}\p{N}]/u.test(bare[first]!.word)) first++;
+  const tokens = withLexicalAlternatives(bare, first);
   let pendingSubordinate = 0;
   let sawNominal = false;
   // Nouns governed by a preposition are not subjects ("outside with a clay colored …") until a comma or

@@ -33,3 +33,12 @@ export const PASSIVE_OR_PERFECT_AUX: ReadonlySet<string> = new Set([
   "be", "is", "are", "am", "was", "were", "been", "being", "'s", "'re", "'m", "’s", "’re", "’m",
   "have", "has", "had", "having", "'ve", "’ve", "get", "gets", "got", "getting",
 ]);
+
+/**
+ * Is `form` the regular third-person singular present of the verb `lemma` ("rides"/"ride",
+ * "fishes"/"fish", "carries"/"carry")? Irregular ones ("has", "does", "is") are tagged by word.
+ */
+export function isThirdPersonSingular(form: string, lemma: string): boolean {
+  if (form === `${lemma}s` || form === `${lemma}es`) return true;
+  return /[^aeiou]y$/.test(lemma) && form === `${lemma.slice(0, -1)}ies`;
+}

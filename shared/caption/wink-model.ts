@@ -42,14 +42,21 @@ interface Feature {
   maxIndex?: number;
 }
 
-/** The package's model, but for core(). Falls back to the package's model object whole if its files are not where expected. */
-export function englishLiteModel(): Model {
+/**
+ * The package's model, but for core(). Falls back to the package's model object whole if its files are
+ * not where expected. `onCore` is handed the core model object wink-nlp loads (lexicon.ts reads it).
+ */
+export function englishLiteModel(onCore?: (core: object) => void): Model {
   try {
     const jsonPath = require.resolve("wink-eng-lite-web-model/dist/languages/cur/models/eng-core-web-model.json");
     const packageCore = () => (require("wink-eng-lite-web-model/dist/load-core-model.js") as () => unknown)();
     // the package's model.js, built from the same modules (Object.create(null), this key order)
     const model = Object.create(null) as Record<string, unknown>;
-    model.core = () => coreModel(jsonPath) ?? packageCore();
+    model.core = () => {
+      const core = coreModel(jsonPath) ?? packageCore();
+      onCore?.(core as object);
+      return core;
+    };
     model.sbd = require("wink-eng-lite-web-model/dist/load-sbd-model.js");
     model.pos = require("wink-eng-lite-web-model/dist/load-pos-model.js");
     model.ner = require("wink-eng-lite-web-model/dist/load-ner-model.js");
@@ -65,7 +72,13 @@ export function englishLiteModel(): Model {
     model.addons = addons;
     return model as unknown as Model;
   } catch {
-    return require("wink-eng-lite-web-model") as Model;
+    const whole = require("wink-eng-lite-web-model") as Model & { core(): object };
+    if (!onCore) return whole;
+    return { ...whole, core: () => {
+      const core = whole.core();
+      onCore(core);
+      return core;
+    } } as Model;
   }
 }
 

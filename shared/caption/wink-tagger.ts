@@ -7,6 +7,8 @@
  */
 import { createRequire } from "node:module";
 import type winkNLP from "wink-nlp";
+import { lexicalAlternative } from "./lexical-alternatives.ts";
+import { createLexicon, type Lexicon } from "./lexicon.ts";
 import { pennTags } from "./penn-tags.ts";
 import { englishLiteModel } from "./wink-model.ts";
 
@@ -20,6 +22,8 @@ export interface CaptionToken {
   readonly tag: string;
   /** whitespace precedes this token in the text (false joins "15", "-", "inch") */
   readonly spaceBefore: boolean;
+  /** another tag the lexicon allows where the model's may be wrong (lexical-alternatives.ts); only the improved rules read it */
+  readonly alt?: string;
 }
 
 /** A tagged caption: all tokens, and the sentence segments as [first, last] token indices (inclusive). */
@@ -32,23 +36,26 @@ export interface CaptionTagger {
   tag(text: string): TaggedCaption;
 }
 
-let shared: ReturnType<typeof winkNLP> | null = null;
+let shared: { nlp: ReturnType<typeof winkNLP>; lexicon: Lexicon } | null = null;
 
-/** wink-nlp with only the pipes the tagger needs (sentence boundaries and POS), loaded on first use. */
-function loadNlp(): ReturnType<typeof winkNLP> {
+/** wink-nlp with only the pipes the tagger needs (sentence boundaries and POS), and its lexicon, loaded on first use. */
+function loadNlp(): { nlp: ReturnType<typeof winkNLP>; lexicon: Lexicon } {
   if (shared) return shared;
   const createNlp = require("wink-nlp") as typeof winkNLP;
-  shared = createNlp(englishLiteModel(), ["sbd", "pos"]); // the package's model, read faster (wink-model.ts)
+  let core: object | undefined;
+  // the package's model, read faster (wink-model.ts); its core model object also holds the lexicon
+  const nlp = createNlp(englishLiteModel((c) => (core = c)), ["sbd", "pos"]);
+  shared = { nlp, lexicon: createLexicon(core) };
   return shared;
 }
 
 /** The process's one wink-nlp instance (sentence boundaries, POS, lemmas), for other per-caption steps (deja/canonical-form.ts): never a second model load. */
 export function sharedWinkNlp(): ReturnType<typeof winkNLP> {
-  return loadNlp();
+  return loadNlp().nlp;
 }
 
 export function createWinkTagger(): CaptionTagger {
-  const nlp = loadNlp();
+  const { nlp, lexicon } = loadNlp();
   const its = nlp.its;
   return {
     tag(text) {
@@ -60,7 +67,11 @@ export function createWinkTagger(): CaptionTagger {
       const lemmas = toks.out(its.lemma as never) as unknown as Array<string | null>; // its.lemma is typed for the full model add-ons
       const spaces = toks.out(its.precedingSpaces as never) as unknown as string[]; // ditto
       const tags = pennTags(values.map((value, i) => ({ value, upos: upos[i]!, lemma: lemmas[i] ?? null })));
-      const tokens = values.map((word, i) => ({ word, tag: tags[i]!, spaceBefore: spaces[i] !== "" }));
+      const tokens = values.map((word, i): CaptionToken => {
+        const tag = tags[i]!;
+        const alt = lexicalAlternative(word, tag, lemmas[i] ?? null, lexicon);
+        return alt === undefined ? { word, tag, spaceBefore: spaces[i] !== "" } : { word, tag, spaceBefore: spaces[i] !== "", alt };
+      });
       const sentences = doc.sentences().out(its.span) as unknown as [number, number][];
       return { tokens, sentences };
     },
