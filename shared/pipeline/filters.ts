@@ -180,7 +180,8 @@ export function captionFilters(config: ParacapConfig, tier: TierSpec): Filter<Ca
     tier.captionRule === "sentence"
       ? defineFilter({
         name: `is_sentence_${c.classifier}`,
-        version: 1,
+        // v2: the improved rules take the tagger's lexical second readings (caption/lexical-alternatives.ts)
+        version: c.classifier === "improved" ? 2 : 1,
         paperStep: 5,
         unit: "caption",
         description: `caption is a sentence (${c.classifier} classifier)`,

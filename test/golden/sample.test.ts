@@ -66,7 +66,7 @@ const CURRENT_TAIL: Row[] = [
 const EXPECTED_FUNNEL: Record<string, Row[]> = {
   gold: [
     ...CURRENT_HEAD,
-    ["is_sentence_improved_v1", 1, 1, 0, 2, 2, 1, 8, 2, 6, { not_a_sentence: 6 }],
+    ["is_sentence_improved_v2", 1, 1, 0, 2, 2, 1, 8, 2, 6, { not_a_sentence: 6 }],
     ["image_captioned_refs_v1", 1, 1, 0, 2, 2, 1, 2, 2, 0, {}],
     ...CURRENT_TAIL,
   ],

@@ -36,7 +36,7 @@ describe("funnel rows", () => {
       [4, "max_words_v1", "captions"],
       [4, "not_profane_v1", "captions"],
       [4, "english_v1", "captions"],
-      [5, "is_sentence_improved_v1", "captions"],
+      [5, "is_sentence_improved_v2", "captions"],
       [6, "image_captioned_refs_v1", "references"],
       [7, "unique_v1", "pairs"],
       [8, "divergent_v1", "pairs"],

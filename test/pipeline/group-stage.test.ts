@@ -61,7 +61,7 @@ describe("group stage", () => {
     ];
     const { pairs, counters } = await group(refs, ["gold", "silver"]);
     expect(pairs.map((p) => p.tier)).toEqual(["silver"]);
-    expect(counters.get("filter.gold.is_sentence_improved_v1.dropped.not_a_sentence")).toBe(2);
+    expect(counters.get("filter.gold.is_sentence_improved_v2.dropped.not_a_sentence")).toBe(2);
     expect(counters.get("filter.gold.image_captioned_refs_v1.in")).toBe(0); // the image left the gold funnel at the sentence row
     expect(counters.get("filter.silver.has_verb_v1.kept")).toBe(2);
   });
