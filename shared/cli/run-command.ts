@@ -18,6 +18,7 @@ import { applyModelFlag, checkModel } from "../semantic/model-flag.ts";
 import { checkSemanticConfig } from "../semantic/semantic-score.ts";
 import { parseRunArgs } from "./run-options.ts";
 import { readConfigFile } from "./config-file.ts";
+import { interruptedLine } from "./interrupted.ts";
 import { UserError } from "../core/errors.ts";
 import { fedTiers } from "../pipeline/tiers.ts";
 import { isPixelPivot } from "../core/plugin-names.ts";
@@ -186,9 +187,10 @@ export async function runCommand(argv: string[], launch: CliLaunch = {}): Promis
   const heapFlags = launch.script === undefined || !large ? [] : nodeFlagsFor(["run", ...argv], process.execArgv, process.env);
   if (heapFlags.length > 0) return relaunch(heapFlags, launch.script!, ["run", ...argv]);
 
-  // Interrupted: finished shards and tasks are kept, so the same command picks up where this stopped.
+  // Interrupted: finished shards and tasks are kept, so the same command picks up where this stopped
+  // (or, before the run wrote anything, the line says so: interrupted.ts).
   const onInterrupt = () => {
-    process.stderr.write(`\nparacap: interrupted; run the same command again to resume (finished work in ${values.out}/.work is kept)\n`);
+    process.stderr.write(interruptedLine(values.out!));
     process.exit(130);
   };
   process.once("SIGINT", onInterrupt);
@@ -211,6 +213,9 @@ export async function runCommand(argv: string[], launch: CliLaunch = {}): Promis
     ...(images.length > 0 ? { sources: sourceRegistry([imageInputsSource(images, await captionListsOf(inputs.filter((i) => !images.includes(i.path)).map((i) => i.path)))]) } : {}),
   });
   process.off("SIGINT", onInterrupt);
+  // the outputs are written (the summary below says so): a Ctrl-C now only stops the process, and is
+  // still handled, so a launcher does not take it for one before the run wrote anything (node-flags.ts)
+  process.once("SIGINT", () => process.exit(130));
   const s = result.stats;
   const lines = result.alreadyComplete
     ? [`paracap: the run in ${values.out}/ is already complete (same input and configuration): nothing to redo, nothing written (--fresh starts over)`]
