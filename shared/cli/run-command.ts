@@ -47,6 +47,15 @@ function carriesImages(path: string): boolean {
   }
 }
 
+/** Whether a local input is a MediaWiki dump (one that cannot be read counts as one: the run said what it is). */
+function isDump(path: string): boolean {
+  try {
+    return sourceOfInput(path, BUILTIN_SOURCES).name === "mediawiki";
+  } catch {
+    return true;
+  }
+}
+
 /** The pivot `--images` sets when the config names none (README "Image identity": phash survives recompression and scaling). */
 const DEFAULT_PIXEL_PIVOT = "phash";
 
@@ -222,7 +231,11 @@ export async function runCommand(argv: string[], launch: CliLaunch = {}): Promis
     : [`paracap: wrote ${values.out}/ in ${result.elapsedSeconds.toFixed(1)} s`];
   for (const d of detected) lines.push(`  ${d}`);
   if (skipped.length > 0) {
-    const need = skipped.includes("bronze") ? "a full-history dump (--history)" : "a current-revision dump (--input)";
+    // a dump's run is told of dumps; any other of the input it could add (re-crawls feed bronze as a history does)
+    const dumps = inputs.every((i) => isDump(i.path));
+    const need = skipped.includes("bronze")
+      ? (dumps ? "a full-history dump (--history)" : "a history input (--history: re-crawls of the same pages, or a full-history dump)")
+      : (dumps ? "a current-revision dump (--input)" : "a current input (--input: a crawl, a caption list, or a current-revision dump)");
     lines.push(`  skipped tier${skipped.length === 1 ? "" : "s"} ${skipped.join(", ")}: ${skipped.length === 1 ? "it needs" : "they need"} ${need}`);
   }
   if (capped) lines.push(`  --workers ${values.workers} capped at the ${cores} cores of this machine`);

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { reconcile } from "../pipeline/reconcile.ts";
-import { DATA, readStats, removeTempDirs, run, SAMPLE_CURRENT, tempDir } from "../runner/helpers.ts";
+import { DATA, readStats, removeTempDirs, run, runCli, SAMPLE_CURRENT, tempDir } from "../runner/helpers.ts";
 
 afterAll(removeTempDirs);
 
@@ -69,5 +69,13 @@ describe("documents are named by their source", () => {
     expect(card).toContain("126,400 keyed copies");
     const report = read(out, "report.md");
     expect(report).toContain("- current input: 7,900 caption lines → 7,900 image references, 126,400 copies under the minhash pivot's keys");
+  });
+
+  it("the run's summary asks a caption list's or a crawl's run for a history input, a dump's for a full-history dump", async () => {
+    const cc = await runCli(["run", "--input", CC, "--quiet", "--out", join(tempDir(), "out")]);
+    expect(cc.code).toBe(0);
+    expect(cc.stderr).toContain("  skipped tier bronze: it needs a history input (--history: re-crawls of the same pages, or a full-history dump)\n");
+    const dump = await runCli(["run", "--input", SAMPLE_CURRENT, "--quiet", "--out", join(tempDir(), "out")]);
+    expect(dump.stderr).toContain("  skipped tier bronze: it needs a full-history dump (--history)\n");
   });
 });
