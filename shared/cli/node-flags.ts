@@ -21,6 +21,7 @@
 import { spawn } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { interruptedLine } from "./interrupted.ts";
 import { parseRunArgs } from "./run-options.ts";
 
 /** Set in the environment of the child that runs with the flags, so it does not start itself again. */
@@ -171,6 +172,9 @@ export function relaunch(flags: string[], script: string, argv: readonly string[
     started.once("exit", (code, signal) => {
       for (const s of FORWARDED) process.off(s, forward);
       if (signal !== null) {
+        // the child reports a Ctrl-C itself (exit code 130) once its handler is on, and it is on before
+        // the run writes anything: ended by SIGINT, it was stopped in its first moments, silently
+        if (signal === "SIGINT") process.stderr.write(interruptedLine(null));
         process.kill(process.pid, signal);
         return; // ended by the signal (its default action, the handlers being gone)
       }

@@ -18,6 +18,7 @@ import { applyModelFlag, checkModel } from "../semantic/model-flag.ts";
 import { checkSemanticConfig } from "../semantic/semantic-score.ts";
 import { parseRunArgs } from "./run-options.ts";
 import { readConfigFile } from "./config-file.ts";
+import { interruptedLine } from "./interrupted.ts";
 import { UserError } from "../core/errors.ts";
 import { fedTiers } from "../pipeline/tiers.ts";
 import { isPixelPivot } from "../core/plugin-names.ts";
@@ -41,6 +42,15 @@ function readTextOrNull(path: string): string | null {
 function carriesImages(path: string): boolean {
   try {
     return sourceOfInput(path, BUILTIN_SOURCES).carriesImages === true;
+  } catch {
+    return true;
+  }
+}
+
+/** Whether a local input is a MediaWiki dump (one that cannot be read counts as one: the run said what it is). */
+function isDump(path: string): boolean {
+  try {
+    return sourceOfInput(path, BUILTIN_SOURCES).name === "mediawiki";
   } catch {
     return true;
   }
@@ -186,9 +196,10 @@ export async function runCommand(argv: string[], launch: CliLaunch = {}): Promis
   const heapFlags = launch.script === undefined || !large ? [] : nodeFlagsFor(["run", ...argv], process.execArgv, process.env);
   if (heapFlags.length > 0) return relaunch(heapFlags, launch.script!, ["run", ...argv]);
 
-  // Interrupted: finished shards and tasks are kept, so the same command picks up where this stopped.
+  // Interrupted: finished shards and tasks are kept, so the same command picks up where this stopped
+  // (or, before the run wrote anything, the line says so: interrupted.ts).
   const onInterrupt = () => {
-    process.stderr.write(`\nparacap: interrupted; run the same command again to resume (finished work in ${values.out}/.work is kept)\n`);
+    process.stderr.write(interruptedLine(values.out!));
     process.exit(130);
   };
   process.once("SIGINT", onInterrupt);
@@ -211,13 +222,20 @@ export async function runCommand(argv: string[], launch: CliLaunch = {}): Promis
     ...(images.length > 0 ? { sources: sourceRegistry([imageInputsSource(images, await captionListsOf(inputs.filter((i) => !images.includes(i.path)).map((i) => i.path)))]) } : {}),
   });
   process.off("SIGINT", onInterrupt);
+  // the outputs are written (the summary below says so): a Ctrl-C now only stops the process, and is
+  // still handled, so a launcher does not take it for one before the run wrote anything (node-flags.ts)
+  process.once("SIGINT", () => process.exit(130));
   const s = result.stats;
   const lines = result.alreadyComplete
     ? [`paracap: the run in ${values.out}/ is already complete (same input and configuration): nothing to redo, nothing written (--fresh starts over)`]
     : [`paracap: wrote ${values.out}/ in ${result.elapsedSeconds.toFixed(1)} s`];
   for (const d of detected) lines.push(`  ${d}`);
   if (skipped.length > 0) {
-    const need = skipped.includes("bronze") ? "a full-history dump (--history)" : "a current-revision dump (--input)";
+    // a dump's run is told of dumps; any other of the input it could add (re-crawls feed bronze as a history does)
+    const dumps = inputs.every((i) => isDump(i.path));
+    const need = skipped.includes("bronze")
+      ? (dumps ? "a full-history dump (--history)" : "a history input (--history: re-crawls of the same pages, or a full-history dump)")
+      : (dumps ? "a current-revision dump (--input)" : "a current input (--input: a crawl, a caption list, or a current-revision dump)");
     lines.push(`  skipped tier${skipped.length === 1 ? "" : "s"} ${skipped.join(", ")}: ${skipped.length === 1 ? "it needs" : "they need"} ${need}`);
   }
   if (capped) lines.push(`  --workers ${values.workers} capped at the ${cores} cores of this machine`);

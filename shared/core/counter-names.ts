@@ -168,11 +168,31 @@ export function warcSkippedCounter(reason: string): string {
 /** A sample name: file offsets of damaged WARC records. */
 export const WARC_DAMAGE_SAMPLE = "warc.damaged_records";
 
-/** Per input kind totals of the extract stage. */
-export type ExtractTotal = "revisions" | "references" | "shuffle_records";
+/** Per input kind totals of the extract stage (its documents are counted per noun: extractDocumentsCounter). */
+export type ExtractTotal = "references" | "shuffle_records";
 
 export function extractCounter(kind: InputKind, total: ExtractTotal): string {
   return `extract.${kind}.${total}`;
+}
+
+/** What a source's documents are called (Source.document): "revision" / "revisions", "caption line" / "caption lines". */
+export interface DocumentNoun {
+  one: string;
+  other: string;
+}
+
+/**
+ * The documents of one kind of input a source read, counted under its noun: `extract.<kind>.revisions`
+ * (a dump's, the name it always had), `extract.<kind>.caption_lines`, `extract.<kind>.pages`; sources
+ * whose documents share a noun share the counter.
+ */
+export function extractDocumentsCounter(kind: InputKind, noun: DocumentNoun): string {
+  return `extract.${kind}.${noun.other.replace(/ /g, "_")}`;
+}
+
+/** The references a text pivot read (`pivot.<name>.<kind>.references`): the extract stage counts its copies, one per key. */
+export function pivotReferencesCounter(pivot: string, kind: string): string {
+  return pivotCounter(pivot, `${kind}.references`);
 }
 
 /** Prefix of the references found per reference source (`extract.<kind>.references.<source>`). */

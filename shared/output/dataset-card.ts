@@ -8,7 +8,8 @@
  * double-quoted scalar), so no input-derived text can change the structure.
  */
 import type { ParacapConfig } from "../core/config.ts";
-import { dumpCounter, tsvCounter, warcCounter } from "../core/counter-names.ts";
+import { dumpCounter, pivotReferencesCounter, tsvCounter, warcCounter } from "../core/counter-names.ts";
+import { tierInput } from "./documents-read.ts";
 import { baseName } from "./html-report.ts";
 import { mdCode, mdText } from "./markdown-escape.ts";
 import type { Stats } from "./stats.ts";
@@ -138,20 +139,29 @@ export function renderDatasetCard(input: CardInput): string {
     "captions of the same image are paraphrase candidates. This dataset holds such caption pairs, filtered and scored as in " +
     "*Paraphrase Acquisition from Image Captions* (Gohsen et al., EACL 2023), produced by paracap.", "");
   b.push("| config | input | pairs | file |", "|---|---|---:|---|");
-  for (const t of tiers) b.push(`| ${t.tier} | ${stats.tiers[t.tier]?.input ?? "—"} revisions | ${fmt(stats.tiers[t.tier]?.pairs)} | \`${t.parquet}\` |`);
+  for (const t of tiers) {
+    const kind = stats.tiers[t.tier]?.input;
+    b.push(`| ${t.tier} | ${kind === undefined ? "—" : tierInput(stats.extraction, kind)} | ${fmt(stats.tiers[t.tier]?.pairs)} | \`${t.parquet}\` |`);
+  }
   b.push("", "```python", "from datasets import load_dataset", `ds = load_dataset("<this repo>", ${q(tiers[0]?.tier ?? "gold")})`, "```", "");
 
   b.push("## Funnel", "");
   b.push("From every image reference read to the final pairs (full tables with every filter's drop reasons: `report.html`, `stats.json`).", "");
   b.push("| config | references read | images ≥ 2 references | captions kept | candidate pairs | pairs |", "|---|---:|---:|---:|---:|---:|");
+  // a text pivot's funnel counts its copies of each reference, one per key: the card says the references read
+  const copies: string[] = [];
   for (const t of tiers) {
     const rows = stats.tiers[t.tier]?.funnel ?? [];
     // (a crawl's caption filters come first: the references are counted on the row of all of them)
     const first = rows.find((r) => r.id === "all") ?? rows[0];
     const lastRef = [...rows].reverse().find((r) => r.unit === "references" || r.unit === "captions");
     const firstPair = rows.find((r) => r.unit === "pairs");
-    b.push(`| ${t.tier} | ${fmt(first?.references)} | ${fmt(first?.images_ge2)} | ${fmt(lastRef?.captions)} | ${fmt(firstPair?.filter?.in ?? null)} | ${fmt(stats.tiers[t.tier]?.pairs)} |`);
+    const kind = stats.tiers[t.tier]?.input;
+    const keyed = stats.pivot && kind !== undefined ? stats.counters[pivotReferencesCounter(stats.pivot.name, kind)] : undefined;
+    if (keyed !== undefined) copies.push(`${t.tier} ${fmt(first?.references)} keyed copies`);
+    b.push(`| ${t.tier} | ${fmt(keyed ?? first?.references)} | ${fmt(first?.images_ge2)} | ${fmt(lastRef?.captions)} | ${fmt(firstPair?.filter?.in ?? null)} | ${fmt(stats.tiers[t.tier]?.pairs)} |`);
   }
+  if (copies.length > 0) b.push("", `Under the text pivot \`${stats.pivot!.name}\` each reference read is copied once per key of its captions, and the funnel counts the copies (${copies.join(", ")}); the next columns count its keys as images.`);
   const para = tiers.filter((t) => t.paraphrase);
   if (para.length > 0) b.push("", `Judged paraphrase (\`paraphrase\` column): ${para.map((t) => `${t.tier} ${fmt(t.paraphrase!.yes)} of ${fmt(t.paraphrase!.yes + t.paraphrase!.no)}`).join(", ")}.`);
   b.push("", stats.complete ? "The run was complete: every input read to its end." : "**The run was incomplete**: some input was damaged or missing (see `stats.json`); the datasets lack those pages.", "");

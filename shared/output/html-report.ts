@@ -11,6 +11,7 @@ import { htmlText as h } from "./html-escape.ts";
 import { referenceMismatch, type ReferenceMap } from "../compare/reference-maps.ts";
 import type { SemanticScoring } from "../semantic/semantic-score.ts";
 import { pivotLine, runTime, type FunnelRow, type Stats } from "./stats.ts";
+import { tierInput } from "./documents-read.ts";
 import type { PublishedPair } from "./tier-dataset.ts";
 import { DELTA_METRIC, SAMPLES_PER_CELL, SYNTACTIC_AXIS, type TierSummary } from "./tier-summary.ts";
 
@@ -179,7 +180,7 @@ function overview(input: HtmlReportInput): string {
     const last = t.funnel[t.funnel.length - 1];
     const p = byTier.get(tier)?.paraphrase;
     const files = input.files.filter((f) => f.startsWith(`${tier}.`));
-    out.push(`<tr><td><span class="dot" style="background:${tierDot(tier)}"></span>${h(tier)}</td><td>${h(t.input)} revisions</td><td class="n">${fmt(t.pairs)}</td><td class="n">${fmt(last?.images)}</td><td class="n">${p ? `${fmt(p.yes)} (${pct(p.yes / (p.yes + p.no))})` : "—"}</td><td>${files.map((f) => `<a href="${h(f)}">${h(f)}</a>`).join(" ")}</td></tr>`);
+    out.push(`<tr><td><span class="dot" style="background:${tierDot(tier)}"></span>${h(tier)}</td><td>${h(tierInput(stats.extraction, t.input))}</td><td class="n">${fmt(t.pairs)}</td><td class="n">${fmt(last?.images)}</td><td class="n">${p ? `${fmt(p.yes)} (${pct(p.yes / (p.yes + p.no))})` : "—"}</td><td>${files.map((f) => `<a href="${h(f)}">${h(f)}</a>`).join(" ")}</td></tr>`);
   }
   out.push(`</table>`);
   out.push(`<table><tr><th>input</th><th>kind</th><th class="n">shards</th><th>feeds</th></tr>${stats.inputs.map((i) => `<tr><td><code>${h(baseName(i.uri))}</code></td><td>${h(i.kind)}</td><td class="n">${fmt(i.shards)}</td><td>${h(i.tiers.join(", ") || "—")}</td></tr>`).join("")}</table>`);

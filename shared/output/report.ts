@@ -9,6 +9,7 @@ import type { InputKind, ScoredPair } from "../core/records.ts";
 import { mdCode, mdText } from "./markdown-escape.ts";
 import { pivotLine, runTime, type FunnelRow, type Stats } from "./stats.ts";
 import { MAX_USES_ID } from "../pipeline/filters.ts";
+import { countedDocuments, documentsRead, tierInput } from "./documents-read.ts";
 
 const fmt = (n: number | null) => (n === null ? "—" : n.toLocaleString("en-US"));
 const delta = (cur: number | null, prev: number | null) =>
@@ -34,7 +35,7 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
   const pivot = pivotLine(stats);
   if (pivot) out.push(pivot, "");
   out.push("| tier | input | pairs |", "|---|---|---:|");
-  for (const [tier, t] of Object.entries(stats.tiers)) out.push(`| ${tier} | ${t.input} revisions | ${fmt(t.pairs)} |`);
+  for (const [tier, t] of Object.entries(stats.tiers)) out.push(`| ${tier} | ${tierInput(stats.extraction, t.input, meta.sources)} | ${fmt(t.pairs)} |`);
   out.push("");
   out.push("## Inputs", "", "| input | kind | shards | feeds tiers |", "|---|---|---:|---|");
   for (const i of stats.inputs) out.push(`| ${mdCode(i.uri, { inTable: true })} | ${i.kind} | ${i.shards} | ${i.tiers.join(", ") || "—"} |`);
@@ -57,7 +58,7 @@ export function renderReport(stats: Stats, samples: Record<string, ScoredPair[]>
   }
 
   out.push("", "## Extraction", "");
-  out.push(...accounting(stats.extraction, meta.sources ?? BUILTIN_SOURCES), "");
+  out.push(...accounting(stats, meta.sources ?? BUILTIN_SOURCES), "");
   out.push("| counter | value |", "|---|---:|");
   for (const [k, v] of Object.entries(stats.extraction)) out.push(`| ${k} | ${fmt(v)} |`);
   out.push(...extractionExampleLines(stats));
@@ -150,20 +151,30 @@ function pixelIdentityLines(c: Record<string, number>): string[] {
   ];
 }
 
-/** One-line accounting of every document read (each source says what it read), and of the references found per input kind. */
-function accounting(x: Record<string, number>, sources: SourceRegistry): string[] {
+/**
+ * One-line accounting of every document read (each source says what it read), and of the references
+ * found per input kind: its documents in their sources' words; under a text pivot, the references
+ * read and the copies the extract stage made of them, one per key.
+ */
+function accounting(stats: Stats, sources: SourceRegistry): string[] {
+  const x = stats.extraction;
   const lines: string[] = [];
   const n = (name: string) => x[name] ?? 0;
   const withPrefix = (prefix: string) => Object.entries(x).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v] as const);
   // the sources in reverse detection order: the general ones (dumps) first, as the report always listed them
   for (const source of [...sources.all()].reverse()) lines.push(...source.reportLines(x));
   for (const kind of ["current", "history"] as const satisfies readonly InputKind[]) {
-    const revs = x[names.extractCounter(kind, "revisions")];
-    if (revs === undefined) continue;
+    const read = documentsRead(x, kind, sources);
+    if (read.length === 0) continue;
     const bySource = withPrefix(names.extractReferencesBySourcePrefix(kind)).map(([source, v]) => `${source} ${fmt(v)}`);
     const tooBig = withPrefix(names.extractSkippedPrefix(kind));
     const skippedNote = tooBig.length > 0 ? ` (not parsed: ${tooBig.map(([r, v]) => `${r} ${fmt(v)}`).join(", ")})` : "";
-    lines.push(`- ${kind} input: ${fmt(revs)} revisions${skippedNote} → ${fmt(n(names.extractCounter(kind, "references")))} image references` +
+    const references = n(names.extractCounter(kind, "references"));
+    const keyed = stats.pivot ? stats.counters[names.pivotReferencesCounter(stats.pivot.name, kind)] : undefined;
+    const found = keyed === undefined
+      ? `${fmt(references)} image references`
+      : `${fmt(keyed)} image references, ${fmt(references)} copies under the ${stats.pivot!.name} pivot's keys`;
+    lines.push(`- ${kind} input: ${countedDocuments(read)}${skippedNote} → ${found}` +
       (bySource.length > 0 ? ` (${bySource.join(", ")})` : "") + `, ${fmt(n(names.extractCounter(kind, "shuffle_records")))} shuffle records (a page's identical uses collapsed).`);
   }
   return lines;

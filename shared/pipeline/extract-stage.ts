@@ -14,8 +14,8 @@ import { createPivot } from "../plugins/pivots.ts";
 import { isTextPivot, type TextPivot } from "../plugins/pivot-contract.ts";
 import type { AnySource } from "../sources/source.ts";
 import { releaseRevisionText } from "../dump/revision-text.ts";
-import { pivotCounter, pivotUnreadableSamples } from "../core/counter-names.ts";
-import { extractCounter, extractReferencesBySourceCounter, extractSkippedCounter, FEATURE_COUNTERS, unreadableCaptionCounter } from "../core/counter-names.ts";
+import { pivotCounter, pivotReferencesCounter, pivotUnreadableSamples } from "../core/counter-names.ts";
+import { extractCounter, extractDocumentsCounter, extractReferencesBySourceCounter, extractSkippedCounter, FEATURE_COUNTERS, unreadableCaptionCounter } from "../core/counter-names.ts";
 
 export interface ExtractedRef {
   image: string;
@@ -119,8 +119,11 @@ export function documentChunks(source: AnySource, config: ParacapConfig, counter
   const pivot = createPivot(config.pivot, config.pivots);
   const byText = isTextPivot(pivot) ? textPivotRefs(pivot, counters) : null;
   const imagePivot = isTextPivot(pivot) ? null : pivot;
+  const documents = (kind: InputKind) => extractDocumentsCounter(kind, source.document);
+  // a text pivot copies a reference once per key: the references themselves are counted here
+  const keyedReferences = isTextPivot(pivot) ? (kind: InputKind) => pivotReferencesCounter(pivot.id, kind) : null;
   return function* (doc, kind) {
-    counters.inc(extractCounter(kind, "revisions"));
+    counters.inc(documents(kind));
     const d = find(doc);
     const base = { kind, page: d.page, pageId: d.pageId, revisionId: d.revisionId };
     if (d.refs === null) {
@@ -139,8 +142,10 @@ export function documentChunks(source: AnySource, config: ParacapConfig, counter
         // the web's own caption types, only where a source gives them (other records keep their shape)
         if (r.title) ref.title = features(r.title);
         if (r.nearby) ref.nearby = features(r.nearby);
-        if (byText) refs.push(...byText(ref));
-        else refs.push(ref);
+        if (byText) {
+          counters.inc(keyedReferences!(kind));
+          refs.push(...byText(ref));
+        } else refs.push(ref);
       }
       yield from === 0 ? { ...base, refs } : { ...base, refs, continued: true };
     }

@@ -231,7 +231,8 @@ async function runLocked(opts: LocalRunOptions, shards: ShardSpec[], manifest: R
   const input: InputProgress = { done: 0, total: shards.reduce((n, s) => n + shardBytes(s), 0), resumed: 0, decoded: 0 };
   // the documents of the run's sources other than a dump's, for the extract line (a dump's counts revisions)
   const documents = [...new Set(shards.map((s) => s.source))].map((name) => sources.get(name)).filter((s) => s.documentsCounter !== dumpCounter("pages"))
-    .map((s) => ({ counter: s.documentsCounter, noun: s.documentsNoun }));
+    .map((s) => ({ counter: s.documentsCounter, ...s.document }))
+    .filter((d, i, all) => all.findIndex((e) => e.counter === d.counter) === i); // (a crawl and a crawl's paths list count alike)
   const progress = createProgress(() => live, opts.progress === undefined ? process.stderr : opts.progress, input, undefined, documents);
   const resumed: Record<string, number> = Object.fromEntries(pipeline.unitPhases.map((p) => [p.name, 0]));
   // the last phases' inputs (word vectors, the shipped reference maps) load while a long input still decodes

@@ -42,15 +42,19 @@ export function processedShare(input: InputProgress, consumed: number): number {
   return Math.min(1, (resumed + read * scale) / input.total);
 }
 
-/** What a source's documents are called and counted by (Source.documentsCounter / documentsNoun). */
+/** What a source's documents are counted by (Source.documentsCounter) and called (Source.document). */
 export interface DocumentCount {
   counter: string;
-  noun: string;
+  one: string;
+  other: string;
 }
+
+/** "1 page", "7,900 caption lines". */
+const counted = (n: number, d: { one: string; other: string }) => `${n.toLocaleString("en-US")} ${n === 1 ? d.one : d.other}`;
 
 /**
  * `counters` are the live counters of the tasks; `documents` the sources of the run other than a
- * dump's (whose line counts revisions and decoded MB): a caption list's lines, a crawl's HTML records.
+ * dump's (whose revisions the line counts, with decoded MB): a caption list's lines, a crawl's pages.
  */
 export function createProgress(counters: () => Counters[], stream: NodeJS.WriteStream | null, input: InputProgress | null = null, intervalMs = 2000, documents: readonly DocumentCount[] = []): ProgressSink {
   if (!stream) return { phase() {}, step() {}, note() {}, close() {} };
@@ -70,17 +74,19 @@ export function createProgress(counters: () => Counters[], stream: NodeJS.WriteS
     fraction = total > 0 ? done / total : null;
     if (unit === "shard") {
       const revs = sum(dumpCounter("revisions"));
-      const others = documents.map((d) => ({ noun: d.noun, n: sum(d.counter) })).filter((d) => d.n > 0);
+      const others = documents.map((d) => ({ ...d, n: sum(d.counter) })).filter((d) => d.n > 0);
+      // each kind of document read, by its own noun (a dump's revisions first); the rate is of all of them
+      const kinds = [...(revs > 0 || others.length === 0 ? [{ n: revs, one: "revision", other: "revisions" }] : []), ...others];
+      const n = kinds.reduce((a, d) => a + d.n, 0);
+      const docs = `${kinds.map((d) => counted(d.n, d)).join(", ")} (${(n / Math.max(secs, 0.001)).toFixed(0)}/s)`;
       if (revs > 0 || others.length === 0) {
         const mb = sum(dumpCounter("bytes")) / 1e6;
-        text = `${phase}: ${revs.toLocaleString("en-US")} revisions (${(revs / Math.max(secs, 0.001)).toFixed(0)}/s), ${mb.toFixed(1)} MB (${(mb / Math.max(secs, 0.001)).toFixed(1)} MB/s), shards ${done}/${total}`;
+        text = `${phase}: ${docs}, ${mb.toFixed(1)} MB (${(mb / Math.max(secs, 0.001)).toFixed(1)} MB/s), shards ${done}/${total}`;
       } else {
-        // no dump: the documents of the sources read, and the input bytes read by this run
-        const n = others.reduce((a, d) => a + d.n, 0);
-        const noun = others.length === 1 ? others[0]!.noun : "documents";
+        // no dump: the input bytes read by this run
         // (a source's first look at a file's head is read again with it: never more than the input)
         const mb = input ? (Math.min(input.done, input.total) - (input.resumed ?? 0)) / 1e6 : 0;
-        text = `${phase}: ${n.toLocaleString("en-US")} ${noun} (${(n / Math.max(secs, 0.001)).toFixed(0)}/s), ${mb.toFixed(1)} MB read (${(mb / Math.max(secs, 0.001)).toFixed(1)} MB/s), shards ${done}/${total}`;
+        text = `${phase}: ${docs}, ${mb.toFixed(1)} MB read (${(mb / Math.max(secs, 0.001)).toFixed(1)} MB/s), shards ${done}/${total}`;
       }
       if (input && input.total > 0 && input.done > 0) {
         const f = processedShare(input, sum(dumpCounter("bytes")));

@@ -10,6 +10,7 @@
 import type { ExtractionSettings } from "../dump/site-file-namespaces.ts";
 import type { ParacapConfig } from "../core/config.ts";
 import type { Counters } from "../core/counters.ts";
+import type { DocumentNoun } from "../core/counter-names.ts";
 import type { FilterInfo } from "../core/filter.ts";
 import type { DocId, ReferenceSource } from "../core/records.ts";
 import type { ByteSource } from "../io/byte-source.ts";
@@ -78,8 +79,15 @@ export interface Source<Doc = unknown, Prepared = undefined> {
   readonly counterPrefix: string;
   /** the counter of documents read (pages, lines): zero over a whole run means "not this format" */
   readonly documentsCounter: string;
-  /** what its documents are called in messages ("pages", "lines", "records") */
+  /** what its documents are called in messages about `documentsCounter` ("no pages read", "no lines read") */
   readonly documentsNoun: string;
+  /**
+   * What one of the documents its extractor is given is called in reports, progress and the card, in
+   * the singular and plural ("1 revision", "7,900 caption lines", "1 page"); the extract stage counts
+   * them per input kind under it (`extract.<kind>.<other, spaces as _>`). Not a name the extract stage
+   * counts otherwise (`references`, `shuffle_records`).
+   */
+  readonly document: DocumentNoun;
   /**
    * Its documents can carry images' bytes (a WARC's image responses, an img2dataset output): a pixel
    * pivot has pixels to read only from such an input, or from `--images`.

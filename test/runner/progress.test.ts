@@ -16,6 +16,9 @@ function lines(): { stream: NodeJS.WriteStream; text: string[] } {
   return { stream, text };
 }
 
+/** A caption list's and a crawl's documents, as the local runner passes them (Source.documentsCounter, Source.document). */
+const DOCS = [{ counter: "tsv.lines.emitted", one: "caption line", other: "caption lines" }, { counter: "warc.documents", one: "page", other: "pages" }];
+
 describe("progress", () => {
   it("reports the share of the input read and an ETA from it", () => {
     const out = lines();
@@ -50,18 +53,28 @@ describe("progress", () => {
     const c = new Counters();
     c.inc("tsv.lines.emitted", 7900);
     const input = { done: 0, total: 2_000_000 };
-    const p = createProgress(() => [c], out.stream, input, 60_000, [{ counter: "tsv.lines.emitted", noun: "lines" }, { counter: "warc.documents", noun: "HTML records" }]);
+    const p = createProgress(() => [c], out.stream, input, 60_000, DOCS);
     p.phase("extract", 2, "shard");
     input.done = 1_000_000;
     p.phase("group", 16);
-    expect(out.text[0]).toMatch(/\] extract: 7,900 lines \(\d+\/s\), 1\.0 MB read \([\d.]+ MB\/s\), shards 0\/2, 50\.0 % of input, ETA \d+ s\n$/);
+    expect(out.text[0]).toMatch(/\] extract: 7,900 caption lines \(\d+\/s\), 1\.0 MB read \([\d.]+ MB\/s\), shards 0\/2, 50\.0 % of input, ETA \d+ s\n$/);
     // two kinds of documents: counted together
     const both = lines();
     c.inc("warc.documents", 100);
-    const q = createProgress(() => [c], both.stream, null, 60_000, [{ counter: "tsv.lines.emitted", noun: "lines" }, { counter: "warc.documents", noun: "HTML records" }]);
+    const q = createProgress(() => [c], both.stream, null, 60_000, DOCS);
     q.phase("extract", 1, "shard");
     q.close();
-    expect(both.text[0]).toMatch(/\] extract: 8,000 documents .*0\.0 MB read/);
+    expect(both.text[0]).toMatch(/\] extract: 7,900 caption lines, 100 pages \(\d+\/s\), 0\.0 MB read/);
+    // one of a kind is said in the singular; beside a dump's revisions, the other documents are said too
+    const one = lines();
+    const d = new Counters();
+    d.inc("warc.documents", 1);
+    d.inc("dump.revisions", 831);
+    d.inc("tsv.lines.emitted", 1);
+    const r = createProgress(() => [d], one.stream, null, 60_000, DOCS);
+    r.phase("extract", 1, "shard");
+    r.close();
+    expect(one.text[0]).toMatch(/\] extract: 831 revisions, 1 caption line, 1 page \(\d+\/s\), 0\.0 MB \(/);
   });
 
   it("the share of the input follows the bytes the reader consumed, not what the decoder read ahead", () => {

@@ -33,6 +33,7 @@ const jsonCaptions: Source<ToyDoc> = {
   counterPrefix: "toy",
   documentsCounter: "toy.lines",
   documentsNoun: "lines",
+  document: { one: "caption record", other: "caption records" },
   claims: (name) => name.endsWith(".captions.jsonl"),
   uploadRole: (name) => (name.endsWith(".captions.jsonl") ? { role: "input" } : null),
   async *documents(shard, bytes, _config, counters) {
@@ -73,8 +74,11 @@ describe("a source registered by the caller", () => {
     expect(stats.extraction["toy.lines"]).toBe(12);
     expect(stats.extraction["toy.references"]).toBe(12);
     expect(stats.counters["extract.current.references.row"]).toBe(12);
-    expect(stats.counters["extract.current.revisions"]).toBe(12);
+    // its documents are counted and named in its own words (Source.document), the report given its registry
+    expect(stats.counters["extract.current.caption_records"]).toBe(12);
+    expect(stats.counters["extract.current.revisions"]).toBeUndefined();
     expect(readFileSync(join(out, "report.md"), "utf8")).toContain("- 12 toy lines read, 12 references.");
+    expect(readFileSync(join(out, "report.md"), "utf8")).toContain("- current input: 12 caption records → 12 image references");
     // the document rule of reconcile() knows the built-in sources only
     expect(reconcile(stats).filter((v) => !v.startsWith("documents used"))).toEqual([]);
     const pairs = readPairs(out, "silver");

@@ -128,7 +128,8 @@ describe("the WARC source", () => {
     await run(out, [{ path: `${WARC}dolma-sample-0000.warc.gz`, kind: "current" }, { path: `${WARC}commoncrawl-whirlwind.warc.gz`, kind: "current" }], { tiers: ["silver"] });
     const stats = readStats(out);
     expect(stats.counters["warc.documents"]).toBe(23);
-    expect(stats.counters["extract.current.revisions"]).toBe(23);
+    // a crawl's documents are its pages (Source.document), counted under that noun
+    expect(stats.counters["extract.current.pages"]).toBe(23);
     expect(stats.counters["extract.current.references.img"]).toBeGreaterThan(0);
     expect(stats.extraction["warc.documents"]).toBe(23);
     expect(readFileSync(join(out, "report.md"), "utf8")).toMatch(/- 23 HTML records read from WARC files/);

@@ -131,6 +131,7 @@ export const captionTsvSource: Source<CaptionLine> = {
   webReferenceSources: ["row"],
   documentsCounter: tsvCounter("lines.emitted"),
   documentsNoun: "lines",
+  document: { one: "caption line", other: "caption lines" },
   claims: (fileName, head) => formatOf(fileName, head) !== null,
   uploadRole: (name) => (formatByName(name) ? { role: "input" } : null),
   // TSV and JSONL lines split at any byte: a shard owns the lines that start in its range; parquet between row groups; CSV at record starts.

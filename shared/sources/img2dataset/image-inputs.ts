@@ -33,6 +33,7 @@ export function imageInputsSource(paths: readonly string[], captionLists: readon
     carriesImages: true,
     description: "img2dataset output given with --images: pixels for a caption list's URLs",
     documentsNoun: "image samples",
+    document: { one: "image sample", other: "image samples" },
     claims: (fileName) => tarNames.has(basename(fileName)),
     claimsDirectory: (path) => full.has(resolve(path)),
     async *documents(shard, bytes, config, counters) {

@@ -85,6 +85,7 @@ export const img2datasetSource: Source<Img2datasetSample> & ImageBytesSource = {
   counterPrefix: "pixels",
   documentsCounter: pixelSourceCounter("samples"),
   documentsNoun: "samples",
+  document: { one: "sample", other: "samples" },
   claims: claimsTar,
   claimsDirectory: claimsFolder,
   uploadRole: (name) => (/\.tar$/i.test(name) ? { role: "input" } : null),

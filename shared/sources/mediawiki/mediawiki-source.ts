@@ -54,6 +54,7 @@ export const mediawikiSource: Source<PageRevision> = {
   counterPrefix: "dump",
   documentsCounter: dumpCounter("pages"),
   documentsNoun: "pages",
+  document: { one: "revision", other: "revisions" },
   // Compressed input is a dump (the only compressed format we read); plain input must look like XML.
   claims(_fileName, head) {
     const format = sniffFormat(head);

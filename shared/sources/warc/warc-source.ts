@@ -30,7 +30,7 @@ import { readsClassCaptions } from "../../web/html/class-captions.ts";
 import { basename } from "node:path";
 import type { ParacapConfig } from "../../core/config.ts";
 import type { Counters } from "../../core/counters.ts";
-import { WARC_SKIPPED_PREFIX, extractCounter, extractSkippedCounter, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
+import { WARC_SKIPPED_PREFIX, extractDocumentsCounter, extractSkippedCounter, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import type { ByteRange, DocumentRefs, Source, SourceRef } from "../source.ts";
 import { windowedRead } from "../../io/byte-source.ts";
 import { readWarcWithRevisits } from "../../web/warc/warc-reader.ts";
@@ -209,6 +209,9 @@ export async function* warcShardDocuments(input: WarcInput, config: ParacapConfi
   }
 }
 
+/** A WARC's documents: the captures of HTML pages (and, in a pixel run, of images, counted as not parsed). */
+const WARC_DOCUMENT = { one: "page", other: "pages" } as const;
+
 export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & ImageBytesSource = {
   name: "warc",
   carriesImages: true,
@@ -218,6 +221,7 @@ export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & Imag
   captionFilters: { tier: WEB_FILTER_TIER, filters: webCaptionFilters() },
   documentsCounter: warcCounter("documents"),
   documentsNoun: "HTML records",
+  document: WARC_DOCUMENT,
   claims(fileName, head) {
     if (isWarcName(fileName) || isArcName(fileName)) return true;
     if (/^WARC\/1\.[01]\r?\n/.test(head.subarray(0, 16).toString("latin1"))) return true;
@@ -291,7 +295,7 @@ export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & Imag
     counters.inc(warcCounter("image_revisits.resolved"));
     counters.inc(warcCounter("image_revisits.across_shards"));
     // the document its shard would have read: a revision of its URL, an image record
-    counters.inc(extractCounter(kind, "revisions"));
+    counters.inc(extractDocumentsCounter(kind, WARC_DOCUMENT));
     counters.inc(extractSkippedCounter(kind, "image_record"));
   },
   pack: (docs) => docs,
