@@ -158,10 +158,14 @@ export function renderDatasetCard(input: CardInput): string {
     const firstPair = rows.find((r) => r.unit === "pairs");
     const kind = stats.tiers[t.tier]?.input;
     const keyed = stats.pivot && kind !== undefined ? stats.counters[pivotReferencesCounter(stats.pivot.name, kind)] : undefined;
-    if (keyed !== undefined) copies.push(`${t.tier} ${fmt(first?.references)} keyed copies`);
-    b.push(`| ${t.tier} | ${fmt(keyed ?? first?.references)} | ${fmt(first?.images_ge2)} | ${fmt(lastRef?.captions)} | ${fmt(firstPair?.filter?.in ?? null)} | ${fmt(stats.tiers[t.tier]?.pairs)} |`);
+    // the funnel's first pair row takes in every meeting of two captions under a key; those the pivot did not pair
+    // (met under an earlier key, same text, below its threshold: `pivot_<reason>` drops) were never candidates
+    const meetings = firstPair?.filter?.in ?? null;
+    const unpaired = Object.entries(firstPair?.filter?.reasons ?? {}).reduce((n, [reason, k]) => (reason.startsWith("pivot_") ? n + k : n), 0);
+    if (keyed !== undefined) copies.push(`${t.tier} ${fmt(first?.references)} keyed copies${unpaired > 0 ? ` and ${fmt(meetings)} meetings of two captions under a key` : ""}`);
+    b.push(`| ${t.tier} | ${fmt(keyed ?? first?.references)} | ${fmt(first?.images_ge2)} | ${fmt(lastRef?.captions)} | ${fmt(meetings === null ? null : meetings - unpaired)} | ${fmt(stats.tiers[t.tier]?.pairs)} |`);
   }
-  if (copies.length > 0) b.push("", `Under the text pivot \`${stats.pivot!.name}\` each reference read is copied once per key of its captions, and the funnel counts the copies (${copies.join(", ")}); the next columns count its keys as images.`);
+  if (copies.length > 0) b.push("", `Under the text pivot \`${stats.pivot!.name}\` each reference read is copied once per key of its captions, and the funnel counts the copies (${copies.join(", ")}); the next columns count its keys as images, and the candidate pairs are the pairs it made of the meetings.`);
   const para = tiers.filter((t) => t.paraphrase);
   if (para.length > 0) b.push("", `Judged paraphrase (\`paraphrase\` column): ${para.map((t) => `${t.tier} ${fmt(t.paraphrase!.yes)} of ${fmt(t.paraphrase!.yes + t.paraphrase!.no)}`).join(", ")}.`);
   b.push("", stats.complete ? "The run was complete: every input read to its end." : "**The run was incomplete**: some input was damaged or missing (see `stats.json`); the datasets lack those pages.", "");

@@ -68,6 +68,12 @@ describe("documents are named by their source", () => {
     expect(row, card).toBeDefined();
     // 16 min-hash bands: 16 keys per caption
     expect(card).toContain("9,600 keyed copies");
+    // candidate pairs: the pairs the pivot made, not every meeting under a key (the funnel's first pair row takes in both)
+    const firstPair = readStats(out).tiers.gold!.funnel.find((r) => r.unit === "pairs")!;
+    const unpaired = Object.entries(firstPair.filter!.reasons).reduce((n, [reason, k]) => (reason.startsWith("pivot_") ? n + k : n), 0);
+    expect(unpaired).toBeGreaterThan(0);
+    expect(row!.split("|").map((c) => c.trim())[5]).toBe((firstPair.filter!.in - unpaired).toLocaleString("en-US"));
+    expect(card).toContain(`${firstPair.filter!.in.toLocaleString("en-US")} meetings of two captions under a key`);
     const report = read(out, "report.md");
     expect(report).toContain("- current input: 600 caption lines → 600 image references, 9,600 copies under the minhash pivot's keys");
   });
