@@ -16,6 +16,7 @@ import { FastTokenizer } from "./fast-tokenizer.ts";
 import { declaredSizeDrop, withoutRepeated } from "./template-images.ts";
 import { hidesText, isCredit, MAY_HIDE, withoutCreditText } from "./hidden-text.ts";
 import { classFigureRole, MAY_BE_CLASS_FIGURE } from "./class-captions.ts";
+import { FigureText, MAY_MARK_CAPTION } from "./figure-text.ts";
 import { imageKey, imageUrlCandidates, largestSrcsetCandidate } from "./image-url.ts";
 import { inertSpan, knownTagName, RAW_TEXT, startTagClose } from "./inert-span.ts";
 
@@ -56,7 +57,7 @@ export interface ExtractOptions {
   templateImages?: boolean;
   /** keep photo credits (hidden-text.ts `isCredit`) out of captions read outside them; default true, false for the paper's preset */
   credits?: boolean;
-  /** read figures a CMS marks by class (class-captions.ts: MediaWiki's thumbcaption, WordPress' wp-caption-text) as figure and figcaption; default true, false for the paper's preset */
+  /** read figures a CMS marks by class (class-captions.ts: MediaWiki's thumbcaption, WordPress' wp-caption-text) as figure and figcaption, and a `<figure>`'s caption written in a div, p or span (figure-text.ts); default true, false for the paper's preset */
   classCaptions?: boolean;
 }
 
@@ -228,6 +229,8 @@ interface Figure {
   caption: TextBuf | null;
   /** the depth of the figcaption the caption is read from */
   captionDepth: number;
+  /** a `<figure>`'s text, for a caption written without a figcaption (figure-text.ts); null when not read */
+  text: FigureText | null;
 }
 interface Row {
   depth: number;
@@ -267,7 +270,7 @@ class SkippingParser extends Parser {
     if (close <= endIndex) return;
     // attributes that may hide the element's text (hidden-text.ts) or make it a figure (class-captions.ts) are read
     const attributes = this.html.slice(endIndex, close);
-    if (MAY_HIDE.test(attributes) || MAY_BE_CLASS_FIGURE.test(attributes)) this.wantAttributes = true;
+    if (MAY_HIDE.test(attributes) || MAY_BE_CLASS_FIGURE.test(attributes) || MAY_MARK_CAPTION.test(attributes)) this.wantAttributes = true;
     else tokenizer.index = close - 1;
   }
   override onattribname(start: number, endIndex: number): void {
@@ -427,6 +430,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
     holdImages(blocks[blocks.length - 1]!, [use]);
     blocks[blocks.length - 1]!.inside++;
     figures[figures.length - 1]?.images.push(use);
+    figures[figures.length - 1]?.text?.image();
     const table = tables[tables.length - 1];
     if (table && inCell > 0) {
       if (table.skipped) {
@@ -452,7 +456,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
     // long to be a caption (so are those of the blocks around it), has no use for it; nor has any block
     // once no image can follow and no open block holds one waiting for its text
     if (opaque === 0) {
-      if (inFigcaption > 0 || classRoles.length > 0) return next;
+      if (inFigcaption > 0 || classRoles.length > 0 || figures[figures.length - 1]?.text?.open) return next;
       const top = blocks[blocks.length - 1]!.text;
       if (!(top.saturated || top.longerThan(maxCaption) || (next > lastImage && waiting === 0))) return next;
     }
@@ -470,8 +474,10 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
 
   const closeFigure = () => {
     const f = figures.pop()!;
-    const text = f.caption?.text() ?? "";
-    if (text !== "" && (text.length > maxCaption || f.caption!.overflow)) drop("figcaption_too_long");
+    // (no figcaption: a block in the figure may be its caption)
+    const caption = f.caption !== null ? { text: f.caption.text(), overflow: f.caption.overflow } : f.text?.caption();
+    const text = caption?.text ?? "";
+    if (text !== "" && (text.length > maxCaption || caption!.overflow)) drop("figcaption_too_long");
     else if (text !== "") for (const use of f.images) use.figcaption ??= text;
     // a figure inside a figure (a gallery of figures) is also the outer one's: its caption is theirs where they have none
     figures[figures.length - 1]?.images.push(...f.images);
@@ -501,6 +507,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   const wordBreak = (name: string) => {
     if (name === "br" || name === "hr") blocks[blocks.length - 1]!.text.add(" ");
     if (inFigcaption > 0) figures[figures.length - 1]?.caption?.add(" ");
+    figures[figures.length - 1]?.text?.text(" ");
     if (inCell > 0) {
       const t = tables[tables.length - 1];
       t?.rows[t.rows.length - 1]?.text.add(" ");
@@ -535,8 +542,12 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
         if (BREAKS.has(name) && opaque === 0) wordBreak(name);
         if (BLOCKS.has(name)) blocks.push({ tag: name, depth, text: new TextBuf(), images: [], inside: 0 });
         const classRole = classCaptions ? classFigureRole(name, a) : null;
+        // (a block in a figure without a figcaption may be its caption: figure-text.ts)
+        const fig = figures[figures.length - 1];
+        if (fig?.text && inFigcaption === 0 && fig.caption === null) fig.text.element(name, depth, a, hiddenAt === 0 || hiddenAt <= fig.text.depth);
         if (name === "figure" || classRole === "figure") {
-          figures.push({ images: [], caption: null, captionDepth: 0 });
+          figures[figures.length - 1]?.text?.figureInside();
+          figures.push({ images: [], caption: null, captionDepth: 0, text: classCaptions && name === "figure" ? new FigureText(depth) : null });
           if (classRole !== null) classRoles.push({ depth, role: classRole });
         } else if ((name === "figcaption" || classRole === "caption") && figures.length > 0) {
           inFigcaption++;
@@ -574,6 +585,8 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
           const row = t?.rows[t.rows.length - 1];
           if (row && seenFrom(row.depth)) row.text.add(text);
         }
+        const f = figures[figures.length - 1];
+        if (f?.text && seenFrom(f.text.depth)) f.text.text(text);
       },
       onclosetag(name: string) {
         open.pop();
@@ -605,6 +618,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
           // the parent's text includes this block's, as a reader sees it
           if (b.text.length > 0 && seenFrom(parent.depth)) parent.text.addBlock(b.text);
         }
+        figures[figures.length - 1]?.text?.close(depth + 1);
         // (an element a class made a figure or caption closes as one)
         const classRole = classRoles.length > 0 && classRoles[classRoles.length - 1]!.depth === depth + 1 ? classRoles.pop()!.role : null;
         if ((name === "figure" || classRole === "figure") && figures.length > 0) closeFigure();

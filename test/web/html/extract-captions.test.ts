@@ -68,6 +68,42 @@ describe("caption types", () => {
     expect("classCaptions" in resolveConfig({}).extraction).toBe(false);
   });
 
+  it("a <figure> with one image and no <figcaption>: a block marked as its caption, else its only text block, is its figcaption (nearby under preset paper)", () => {
+    const img = (c: string) => `https://example.org/${c}.jpg`;
+    // Drupal and hand-written themes: the caption in a div or p (the open defect's repro)
+    expect(caps('<figure class="image"><img src="/fd.jpg"><div class="caption">Caption in a div</div></figure><p>x</p>')).toEqual([["figcaption", "Caption in a div", img("fd")]]);
+    // Bootstrap's figure-caption on a div, a span marked as the caption, a caption before the image, an image in a link and a wrapper
+    expect(caps('<figure class="figure"><img src="/bs.jpg" class="figure-img img-fluid"><div class="figure-caption text-center">A caption on a div</div></figure>')).toEqual([["figcaption", "A caption on a div", img("bs")]]);
+    expect(caps('<figure><a href="/big.jpg"><img src="/sp.jpg"></a><span class="image-caption">Nets drying in the sun</span></figure>')).toEqual([["figcaption", "Nets drying in the sun", img("sp")]]);
+    expect(caps('<figure><p class="photo__caption">Before the image</p><div class="wrap"><img src="/bf.jpg"></div></figure>')).toEqual([["figcaption", "Before the image", img("bf")]]);
+    // the marked block wins over other text in the figure; a caption class is read as the figcaption only inside a <figure>
+    expect(caps('<figure><img src="/mk.jpg"><h3>Harbour</h3><p class="caption">Boats at dawn</p><p>More text</p></figure>')).toEqual([["figcaption", "Boats at dawn", img("mk")]]);
+    // no class: the figure's only text block is its caption, words separated at block edges
+    expect(caps('<div><figure><img src="/ot.jpg"><p>The old <b>harbour</b><br>in 1910</p></figure><p>The article goes on.</p></div>')).toEqual([["figcaption", "The old harbour in 1910", img("ot")]]);
+    expect(caps('<figure><img src="/dv.jpg"><div><p>Boats</p><p>at dawn</p></div></figure>')).toEqual([["figcaption", "Boats at dawn", img("dv")]]);
+    // …but not when the figure holds other text, a heading (a card's title), or its text is the image's own block's
+    expect(caps('<figure><img src="/tw.jpg"><p>One</p><p>Two</p></figure>')).toEqual([]);
+    expect(caps('<figure><img src="/lo.jpg"><p>Caption</p>Loose words</figure>')).toEqual([]);
+    expect(caps('<figure><img src="/hd.jpg"><div><h3>Product name</h3></div></figure>')).toEqual([]);
+    expect(caps('<figure><p><img src="/in.jpg">Text around the image</p></figure>')).toEqual([["nearby", "Text around the image", img("in")]]);
+    // more than one image: no text is any one's caption
+    expect(caps('<figure><img src="/g1.jpg"><img src="/g2.jpg"><div class="caption">Two boats</div></figure>')).toEqual([]);
+    // a figcaption stays the caption
+    expect(caps('<figure><img src="/fc.jpg"><p class="caption">Not this</p><figcaption>The figcaption</figcaption></figure>')).toEqual([["figcaption", "The figcaption", img("fc")]]);
+    // credits: a block marked as one is no caption (the caption beside it is); a text that is only a credit is none
+    expect(caps('<figure><img src="/cr.jpg"><div class="caption">Boats at dawn</div><div class="caption credit">Photo: Jane Doe/Reuters</div></figure>')).toEqual([["figcaption", "Boats at dawn", img("cr")]]);
+    expect(caps('<figure><img src="/c2.jpg"><p>Boats at dawn</p><span class="photo-credit">Jane Doe</span></figure>')).toEqual([["figcaption", "Boats at dawn", img("c2")]]);
+    expect(caps('<figure><img src="/c3.jpg"><p>Photo by Jane Doe on Unsplash</p></figure>')).toEqual([]);
+    // an image-only figure (al-folio's profile picture, dolma: kyleclo.com) has no caption
+    expect(caps('<figure> <picture> <source class="responsive-img-srcset" media="(max-width: 480px)" srcset="/assets/img/kyle_lo_profile-480.webp"></source> <img src="/assets/img/kyle_lo_profile.jpg" class="img-fluid z-depth-1 rounded" width="auto" height="auto" alt="kyle_lo_profile.jpg"> </picture> </figure>')).toEqual([["alt", "kyle_lo_profile.jpg", "https://example.org/assets/img/kyle_lo_profile.jpg"]]);
+    // the paper's rule: figure and figcaption tags only (the block's text is the image's nearby text)
+    expect(extractCaptions('<div><figure><img src="/fd.jpg"><div class="caption">Caption in a div</div></figure></div>', PAGE, { classCaptions: false }).captions.map((c) => [c.type, c.text])).toEqual([["nearby", "Caption in a div"]]);
+    for (const html of ['<article><p>' + "Long article text. ".repeat(60) + '</p><figure><img src="/sk.jpg"><p>Skipped?</p></figure></article>']) {
+      expect(extractCaptions(html, PAGE).captions.map((c) => [c.type, c.text])).toEqual([["figcaption", "Skipped?"]]);
+      expect(extractCaptions(html, PAGE, { skipInert: false }).captions).toEqual(extractCaptions(html, PAGE).captions);
+    }
+  });
+
   it("a one-column table: the cell under the image cell is its caption; two columns are not", () => {
     const one = '<table><tr><td><img src="x.png"></td></tr><tr><td>The <i>caption</i> cell</td></tr></table>';
     expect(caps(one)).toEqual([["table", "The caption cell", "https://example.org/dir/x.png"]]);

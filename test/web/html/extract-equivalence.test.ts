@@ -72,6 +72,9 @@ const TRICKY_SPANS = [
   '<div id=a class = "b" data-x=\'c\' hidden><TABLE BORDER=1 CELLPADDING="2"><TR CLASS=r><TD ALIGN=center><img src="tb.jpg" alt="in caps table"></TD></TR><TR><TD>Caps caption</TD></TR></TABLE></div>',
   '<figure class="f" data-a="<figcaption>"><img src="fg.jpg" alt="fig"><figcaption class="c" title="<b>">Fig caption</figcaption></figure>',
   '<div class="unterminated attribute><img src="u1.jpg" alt="inside attribute">',
+  // a figure's caption in a div, p or span (figure-text.ts), inside a long article whose text is skipped
+  '<article><p>' + "Article text. ".repeat(80) + '</p><figure><img src="ft1.jpg"><div class="caption">Marked <span class="credit">Jane</span></div></figure><p>' + "More. ".repeat(100) + '</p><figure><div><img src="ft2.jpg"></div><p>Only <i>text</i><br>block</p></figure><figure><img src="ft3.jpg"><div><h2>Title</h2></div></figure><figure><img src="ft4.jpg"><p>' + "Too long. ".repeat(60) + '</p></figure></article>',
+  '<figure><img src="ft5.jpg"><figure><img src="ft6.jpg"></figure><p class="image-caption">Outer</p></figure><figure><img src="ft7.jpg"><span class="caption">Cut',
 ];
 
 describe("the extractor finds what the earlier one found", () => {

@@ -14,7 +14,9 @@
  * captions read inside them: hidden-text.ts), NOSCRIPT FALLBACK (a <noscript> image right after a
  * placeholder without a usable URL, in the same block, stands in for it), CREDITS (a photo credit's
  * text, by its class, reaches no caption outside it as hidden text does, unless `credits: false`),
- * CLASS CAPTIONS (MediaWiki's and WordPress' figures marked by class are figures: class-captions.ts).
+ * CLASS CAPTIONS (MediaWiki's and WordPress' figures marked by class are figures: class-captions.ts),
+ * FIGURE TEXT (a <figure> with one image and no figcaption takes a block marked as its caption, or its
+ * only text block: figure-text.ts, whose reading of the figure's text is shared with the extractor).
  *
  * Image captions of one HTML page, read in one streaming pass with htmlparser2. Each image use can
  * carry captions of five types, kept apart because they say different things (and pairs are built
@@ -33,6 +35,7 @@ import { declaredSizeDrop, withoutRepeated } from "../../../shared/web/html/temp
 import { imageKey, imageUrlCandidates, largestSrcsetCandidate } from "../../../shared/web/html/image-url.ts";
 import { hidesText, isCredit, withoutCreditText } from "../../../shared/web/html/hidden-text.ts";
 import { classFigureRole } from "../../../shared/web/html/class-captions.ts";
+import { FigureText } from "../../../shared/web/html/figure-text.ts"; // FIGURE TEXT
 
 import type { ExtractOptions, PageCaptions, WebCaption, WebCaptionType } from "../../../shared/web/html/extract-captions.ts";
 const TEXT_CAP = 4096;
@@ -99,6 +102,7 @@ interface Figure {
   images: ImageUse[];
   caption: TextBuf | null;
   captionDepth: number; // HIDDEN TEXT
+  text: FigureText | null; // FIGURE TEXT
 }
 interface Row {
   depth: number; // HIDDEN TEXT
@@ -183,6 +187,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
     blocks[blocks.length - 1]!.images.push(use);
     blocks[blocks.length - 1]!.inside++; // NEARBY
     figures[figures.length - 1]?.images.push(use);
+    figures[figures.length - 1]?.text?.image(); // FIGURE TEXT
     const table = tables[tables.length - 1];
     if (table && inCell > 0) table.rows[table.rows.length - 1]?.images.push(use);
   };
@@ -207,6 +212,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
   const wordBreak = (name: string) => {
     if (name === "br" || name === "hr") blocks[blocks.length - 1]!.text.add(" ");
     if (inFigcaption > 0) figures[figures.length - 1]?.caption?.add(" ");
+    figures[figures.length - 1]?.text?.text(" "); // FIGURE TEXT
     if (inCell > 0) {
       const t = tables[tables.length - 1];
       t?.rows[t.rows.length - 1]?.text.add(" ");
@@ -236,8 +242,11 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
         if ((BLOCKS.has(name) || BREAK_TAGS.includes(name)) && opaque === 0) wordBreak(name); // WORD BREAKS
         if (BLOCKS.has(name)) blocks.push({ tag: name, depth, text: new TextBuf(), images: [], inside: 0 });
         const classRole = classCaptions ? classFigureRole(name, a) : null; // CLASS CAPTIONS
+        const fig = figures[figures.length - 1]; // FIGURE TEXT
+        if (fig?.text && inFigcaption === 0 && fig.caption === null) fig.text.element(name, depth, a, hiddenAt === 0 || hiddenAt <= fig.text.depth);
         if (name === "figure" || classRole === "figure") {
-          figures.push({ images: [], caption: null, captionDepth: 0 });
+          figures[figures.length - 1]?.text?.figureInside(); // FIGURE TEXT
+          figures.push({ images: [], caption: null, captionDepth: 0, text: classCaptions && name === "figure" ? new FigureText(depth) : null });
           if (classRole !== null) classRoles.push({ depth, role: classRole });
         } else if ((name === "figcaption" || classRole === "caption") && figures.length > 0) {
           if (classRole !== null) classRoles.push({ depth, role: classRole });
@@ -274,6 +283,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
           const row = t?.rows[t.rows.length - 1];
           if (row && seenFrom(row.depth)) row.text.add(text);
         }
+        if (f?.text && seenFrom(f.text.depth)) f.text.text(text); // FIGURE TEXT
       },
       onclosetag(name: string) {
         if (tooDeep) return;
@@ -298,11 +308,13 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
           // the parent's text includes this block's, as a reader sees it
           if (b.text.length > 0 && seenFrom(parent.depth)) parent.text.add(` ${b.text.parts.join("")} `); // HIDDEN TEXT
         }
+        figures[figures.length - 1]?.text?.close(depth + 1); // FIGURE TEXT
         const classRole = classRoles.length > 0 && classRoles[classRoles.length - 1]!.depth === depth + 1 ? classRoles.pop()!.role : null; // CLASS CAPTIONS
         if ((name === "figure" || classRole === "figure") && figures.length > 0) {
           const f = figures.pop()!;
-          const text = f.caption?.text() ?? "";
-          if (text !== "" && (text.length > maxCaption || f.caption!.overflow)) drop("figcaption_too_long");
+          const caption = f.caption !== null ? { text: f.caption.text(), overflow: f.caption.overflow } : f.text?.caption(); // FIGURE TEXT
+          const text = caption?.text ?? "";
+          if (text !== "" && (text.length > maxCaption || caption!.overflow)) drop("figcaption_too_long");
           else if (text !== "") for (const use of f.images) use.figcaption ??= text;
           // a figure inside a figure (a gallery of figures) is also the outer one's: its caption is theirs where they have none // NESTED FIGURES: as in the extractor
           figures[figures.length - 1]?.images.push(...f.images);
