@@ -86,6 +86,7 @@ describe("{{map caption}} forms and page magic words", () => {
     expect(cap("A map of {{PAGENAME}}", { pageTitle: "Cape Verde", pageNs: 0 })).toBe("A map of Cape Verde");
     expect(cap("{{FULLPAGENAME}} / {{BASEPAGENAME}} / {{PAGENAMEE}}", { pageTitle: "Help:Maps/Old", pageNs: 12 })).toBe("Help:Maps/Old / Maps / Maps/Old");
     expect(cap("{{PAGENAMEE}}", { pageTitle: "Côte d'Ivoire", pageNs: 0 })).toBe("C%C3%B4te_d%27Ivoire");
+    expect(cap("{{NAMESPACE}}: {{ROOTPAGENAME}}, {{SUBPAGENAME}}", { pageTitle: "Help:Maps/Old/1", pageNs: 12 })).toBe("Help: Maps, 1");
     // in the main namespace a "/" is no subpage
     expect(cap("{{BASEPAGENAME}}", { pageTitle: "AC/DC", pageNs: 0 })).toBe("AC/DC");
     // a template named so ({{pagename}}) is not the magic word; without the title it stays unknown
