@@ -97,7 +97,7 @@ export async function extractCommand(argv: string[]): Promise<number> {
   const refOptions = { fileAliases: x.fileAliases, maxPageBytes: x.maxPageBytes, colonFileLinks: x.colonFileLinks, unknownTemplates: x.unknownTemplates, paperRules: config.preset === "paper", ...(x.language ? { language: x.language } : {}) };
   const out = process.stdout;
   const emit = (rev: PageRevision) => {
-    const lines = extractImageRefs(rev.text, refOptions).flatMap((r) => referenceLines(r, rev.title));
+    const lines = extractImageRefs(rev.text, { ...refOptions, pageTitle: rev.title, pageNs: rev.ns }).flatMap((r) => referenceLines(r, rev.title));
     if (lines.length > 0) out.write(lines.map((l) => JSON.stringify({ ...l, revisionId: rev.revisionId })).join("\n") + "\n");
   };
   if (/\.(wikitext|wiki|txt)$/i.test(file)) {

@@ -6,6 +6,7 @@ import { decodeHTML } from "entities";
 import { fileNamespaceEnd, fileNamespaceSet } from "./image-key.ts";
 import { isSilentTemplate, normalizeTemplateName, renderInlineTemplate, UNRENDERED } from "./inline-templates.ts";
 import { BREAK_TAGS, CAPTION_DROP_TAGS, CloserFinder, TAG_AT } from "./markup-tags.ts";
+import { renderPageTemplate, type PageName } from "./page-templates.ts";
 
 /** Private-use stand-ins for markup characters inside <nowiki>, restored after parsing. */
 const PROTECT: Record<string, string> = { "[": "\ue000", "]": "\ue001", "{": "\ue002", "}": "\ue003", "|": "\ue004", "'": "\ue005", "=": "\ue006", "<": "\ue007", "&": "\ue008" };
@@ -33,6 +34,8 @@ export interface CaptionContext {
    * IMPROVED_ONLY, template-images.ts) are not read, so its references stay as they were
    */
   readonly paperRules?: boolean;
+  /** the page the caption is on: templates that need its title ({{PAGENAME}}, {{map caption}}) are rendered (not under paperRules) */
+  readonly page?: PageName;
 }
 
 /** Comments and tags out: dropped-content tags lose their content, others only their markup. */
@@ -140,7 +143,8 @@ function renderTemplate(f: Frame, ctx: CaptionContext): string {
     while (positional.length < i) positional.push("");
     positional[i] = value;
   }
-  const text = renderInlineTemplate(name, { positional, named, raw: parts[0]!.trim() }, ctx.paperRules === true);
+  const args = { positional, named, raw: parts[0]!.trim() };
+  const text = renderInlineTemplate(name, args, ctx.paperRules === true) ?? (ctx.page !== undefined && ctx.paperRules !== true ? renderPageTemplate(name, args, ctx.page) : null);
   if (text !== null) return text;
   if (ctx.unknownTemplates === "delete" || isSilentTemplate(name)) return "";
   ctx.onUnrendered?.(name);

@@ -25,6 +25,7 @@ import { isUtf8 } from "node:buffer";
 import type { Counters } from "../core/counters.ts";
 import type { WikitextImageRef } from "../core/records.ts";
 import { cleanCaptionWith } from "./clean-caption.ts";
+import type { PageName } from "./page-templates.ts";
 import { galleryRefs, imagemapRefs, type LineContext, type PlacedRef } from "./gallery-lines.ts";
 import { fileNamespaceEnd, fileNamespaceSet, hasMediaExtension, MEDIA_EXTENSIONS, normalizeWithNamespaces } from "./image-key.ts";
 import { classifyImageOption, localizedOptions } from "./image-options.ts";
@@ -52,6 +53,13 @@ export interface ExtractImagesOptions {
   unknownTemplates?: "mark" | "delete";
   /** preset paper: conventions learnt after the paper's rules were pinned are not read (CaptionContext.paperRules) */
   paperRules?: boolean;
+  /**
+   * the page's full title ("Talk:Foo") and namespace: caption templates that need it ({{PAGENAME}},
+   * {{map caption}}) are rendered (page-templates.ts), not under paperRules. Constant within a page, so
+   * a page's revisions may share scans and outcomes (revision-reuse.ts).
+   */
+  pageTitle?: string;
+  pageNs?: number;
 }
 
 export const DEFAULT_MAX_PAGE_BYTES = 8 * 1024 * 1024;
@@ -1107,7 +1115,7 @@ class WikitextScanner {
     truncate(this.pipes, pipeBase);
     // A template an enclosing caption shows no words of is cut out; an inline or (when marking) unknown
     // one stays for the caption cleaner, which renders or marks it.
-    if (produced || (!isInlineTemplate(name, this.ctx.paperRules) && (this.deleteUnknownTemplates || isSilentTemplate(name)))) this.cut(cutBase, start, contentEnd + 2, CUT_NO_REF);
+    if (produced || (!isInlineTemplate(name, this.ctx.paperRules, this.ctx.page !== undefined) && (this.deleteUnknownTemplates || isSilentTemplate(name)))) this.cut(cutBase, start, contentEnd + 2, CUT_NO_REF);
     return inert;
   }
 
@@ -1365,9 +1373,15 @@ function namespacesOf(aliases: readonly string[] | undefined): Set<string> {
   return set;
 }
 
+/** The page a caption is on (CaptionContext.page), when the caller gave its title. */
+function pageOf(opts: ExtractImagesOptions): { page?: PageName } {
+  return opts.pageTitle === undefined ? {} : { page: { title: opts.pageTitle, ns: opts.pageNs ?? 0 } };
+}
+
 /** lineContext whose counts are recorded in the trace (replayed into the counters, in order, when the scan ends). */
 function tracingContext(opts: ExtractImagesOptions, trace: ScanTrace): LineContext {
   return {
+    ...pageOf(opts),
     namespaces: namespacesOf(opts.fileAliases),
     extraWords: new Set((opts.extraOptionWords ?? []).map((w) => w.trim().toLowerCase())),
     localized: localizedOptions(opts.language),
@@ -1387,6 +1401,7 @@ function tracingContext(opts: ExtractImagesOptions, trace: ScanTrace): LineConte
 function lineContext(opts: ExtractImagesOptions): LineContext {
   const counters = opts.counters;
   return {
+    ...pageOf(opts),
     namespaces: namespacesOf(opts.fileAliases),
     extraWords: new Set((opts.extraOptionWords ?? []).map((w) => w.trim().toLowerCase())),
     localized: localizedOptions(opts.language),

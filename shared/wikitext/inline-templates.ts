@@ -6,6 +6,7 @@
  * caption cleaner marks it (UNRENDERED) and the pipeline drops that caption as a counted reason.
  */
 import { renderConvert } from "./convert-template.ts";
+import { PAGE_TEMPLATE_NAMES } from "./page-templates.ts";
 
 /** A template call with its arguments already rendered to text and trimmed. */
 export interface TemplateArgs {
@@ -248,9 +249,12 @@ export function isSilentTemplate(name: string): boolean {
 /** Stand-in for an unknown template in a cleaned caption (U+FFFC OBJECT REPLACEMENT CHARACTER): the caption is dropped as unrendered_template. */
 export const UNRENDERED = "\ufffc";
 
-/** True when captions keep text from this template (so the extractor must not cut it out). */
-export function isInlineTemplate(name: string, paperRules = false): boolean {
-  return TABLE.has(name) || name.startsWith("lang-") || (!paperRules && IMPROVED_ONLY.has(name));
+/**
+ * True when captions keep text from this template (so the extractor must not cut it out). The templates
+ * that need the page's title (page-templates.ts) are kept when the renders them (`pageKnown`, the extractor was given the title).
+ */
+export function isInlineTemplate(name: string, paperRules = false, pageKnown = false): boolean {
+  return TABLE.has(name) || name.startsWith("lang-") || (!paperRules && (IMPROVED_ONLY.has(name) || (pageKnown && PAGE_TEMPLATE_NAMES.has(name))));
 }
 
 /** Template name normalisation shared by the extractor and the caption cleaner. */

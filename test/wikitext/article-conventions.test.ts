@@ -205,7 +205,7 @@ describe("a history's revisions (reused scans) give what a scan from scratch giv
     texts.forEach((t, i) => {
       const raw = Buffer.from(t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"), "utf8");
       const rev = lazyRevision("Page", 0, 1, i + 1, null, false, raw);
-      const expected = extractImageRefs(decodeCharBytes(rawText(rev)!));
+      const expected = extractImageRefs(decodeCharBytes(rawText(rev)!), { pageTitle: rev.title, pageNs: rev.ns });
       expect(x.extract(rev).refs, `revision ${i + 1}`).toEqual(expected);
     });
     expect(x.stats.reused + x.stats.incremental).toBeGreaterThan(0);

@@ -136,7 +136,8 @@ describe("byte path = string path", () => {
         if (last !== null && last.equals(raw)) continue;
         last = raw;
         if (seen++ % stride !== 0) continue;
-        expectSame(rev.text, decodeCharBytesToBuffer(raw), `${path} revision ${rev.revisionId}`, OPTION_SETS.slice(0, 1));
+        // with the page's title, as the run reads them (captions with {{PAGENAME}}, {{map caption}})
+        expectSame(rev.text, decodeCharBytesToBuffer(raw), `${path} revision ${rev.revisionId}`, [{ ...OPTION_SETS[0], pageTitle: rev.title, pageNs: rev.ns }]);
         distinct++;
       }
     } catch (err) {

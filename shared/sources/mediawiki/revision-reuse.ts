@@ -105,10 +105,12 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
     if (b !== undefined && spare.length < TRACES) spare.push(b);
   };
 
-  const run = (f: (opts: ExtractImagesOptions) => WikitextImageRef[] | null): TextOutcome | null => {
+  const run = (rev: PageRevision, f: (opts: ExtractImagesOptions) => WikitextImageRef[] | null): TextOutcome | null => {
     const counted = new Counters();
     try {
-      const refs = f({ ...options, counters: counted });
+      // the page's title, for captions that show it ({{PAGENAME}}, {{map caption}}): constant within a
+      // page, as every text, scan and outcome reused here is (all are dropped when the page changes)
+      const refs = f({ ...options, counters: counted, pageTitle: rev.title, pageNs: rev.ns });
       return refs === null ? null : { refs, skipped: null, counted };
     } catch (err) {
       return { refs: null, skipped: err instanceof ExtractionLimitError ? err.reason : "extraction_error", counted };
@@ -116,7 +118,7 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
   };
   const viaString = (rev: PageRevision): TextOutcome => {
     stats.strings++;
-    return run((opts) => extractImageRefs(rev.text, opts))!;
+    return run(rev, (opts) => extractImageRefs(rev.text, opts))!;
   };
 
   /**
@@ -199,7 +201,7 @@ export function createWikitextExtractor(options: WikitextOptions): { extract(rev
     } else utf8 = decodeCharBytesToBuffer(raw, noCR ? shifts : undefined, scratch);
     const inScratch = utf8.buffer === scratch.buffer;
     let trace: ScanTrace | null = null;
-    const outcome = run((opts) => {
+    const outcome = run(rev, (opts) => {
       const r = extractImageRefsTraced(utf8, opts, traces, known);
       trace = r?.trace ?? null;
       return r?.refs ?? null;
