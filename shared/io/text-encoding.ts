@@ -61,3 +61,77 @@ export async function* textLines(input: AsyncIterable<Buffer | string>): AsyncGe
   }
   yield* split(decoder.decode(), true);
 }
+
+/** What a file's bytes are, as far as its head tells: guessTextEncoding's answer. */
+export type GuessedEncoding = TextEncodingName | "windows-1252";
+
+/**
+ * A file's encoding from its first bytes (the same bytes give the same answer: a caption list's every
+ * shard decides from the file's head). A byte-order mark says; without one, NULs in every other byte
+ * are UTF-16 (Windows' "Unicode" saved without its mark); bytes that are not UTF-8 and not one
+ * well-formed UTF-8 character of two or more bytes among them are a single-byte legacy file, read as
+ * windows-1252 (WHATWG's reading of Latin-1 too, as browsers read them: Excel's "CSV" and older
+ * corpora are that). A few bad sequences among well-formed ones are damage in a UTF-8 file (a line
+ * cut inside a character): "utf-8", the reader dropping those lines. `whole`: the head is the whole
+ * file (else a character cut at its end is not held against it).
+ */
+export function guessTextEncoding(head: Uint8Array, whole: boolean): { encoding: GuessedEncoding; bom: number } {
+  const marked = sniffTextEncoding(head);
+  if (marked.bom > 0) return marked;
+  const utf16 = unmarkedUtf16(head);
+  if (utf16) return { encoding: utf16, bom: 0 };
+  const { multibyte, invalid } = utf8Evidence(head, whole);
+  return { encoding: invalid > 0 && multibyte === 0 ? "windows-1252" : "utf-8", bom: 0 };
+}
+
+/** UTF-16 without a mark: text whose every other byte (of the first 1,024) is mostly NUL, and the others never. */
+function unmarkedUtf16(head: Uint8Array): "utf-16le" | "utf-16be" | null {
+  const n = Math.min(head.length, 1024) & ~1;
+  if (n < 8) return null;
+  let even = 0;
+  let odd = 0;
+  for (let i = 0; i < n; i += 2) {
+    if (head[i] === 0) even++;
+    if (head[i + 1] === 0) odd++;
+  }
+  const pairs = n / 2;
+  if (odd >= pairs * 0.3 && even === 0) return "utf-16le";
+  if (even >= pairs * 0.3 && odd === 0) return "utf-16be";
+  return null;
+}
+
+/** How many well-formed UTF-8 characters of two to four bytes, and how many bytes that start none, `b` holds. */
+export function utf8Evidence(b: Uint8Array, whole = true): { multibyte: number; invalid: number } {
+  let multibyte = 0;
+  let invalid = 0;
+  for (let i = 0; i < b.length; ) {
+    const c = b[i]!;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    const len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    // the second byte's range (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF)
+    const lo = c === 0xe0 ? 0xa0 : c === 0xf0 ? 0x90 : 0x80;
+    const hi = c === 0xed ? 0x9f : c === 0xf4 ? 0x8f : 0xbf;
+    let ok = len > 0;
+    let k = 1;
+    for (; ok && k < len && i + k < b.length; k++) {
+      const t = b[i + k]!;
+      ok = k === 1 ? t >= lo && t <= hi : t >= 0x80 && t <= 0xbf;
+    }
+    if (ok && k < len) {
+      // the bytes end inside the character: damage only where they are the whole file
+      if (whole) invalid++;
+      break;
+    }
+    if (ok) {
+      multibyte++;
+      i += len;
+    } else {
+      invalid++;
+      i++;
+    }
+  }
+  return { multibyte, invalid };
+}
