@@ -5,6 +5,7 @@
  * line, and readline would split there.
  */
 
+import { isUtf8 } from "node:buffer";
 import { TextDecoder } from "node:util";
 
 export type TextEncodingName = "utf-8" | "utf-16le" | "utf-16be";
@@ -23,42 +24,84 @@ export function decodeText(bytes: Uint8Array, opts: { fatal?: boolean } = {}): s
   return new TextDecoder(encoding, { fatal: opts.fatal ?? false, ignoreBOM: true }).decode(bytes.subarray(bom));
 }
 
-/** The lines of a byte stream, decoded as decodeText does; LF or CRLF ends a line, a last line without one is a line. */
+/**
+ * A line of a UTF-8 stream that is not UTF-8 (a line cut inside a character, a legacy byte): the
+ * lines stop there rather than hand on text with U+FFFD, and `line` (1-based) tells the user where.
+ */
+export class NotUtf8Error extends Error {
+  override readonly name = "NotUtf8Error";
+  constructor(readonly line: number) {
+    super(`line ${line} is not UTF-8 (a line cut inside a character, or text in a legacy encoding: convert it, e.g. iconv -f windows-1252 -t utf-8)`);
+  }
+}
+
+/**
+ * The lines of a byte stream, decoded as decodeText does; LF or CRLF ends a line, a last line without
+ * one is a line. A UTF-8 stream's lines are checked one by one (NotUtf8Error): a stream is read as it
+ * comes, line by line, so it is not guessed from a head the way a file is.
+ */
 export async function* textLines(input: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
-  let decoder: TextDecoder | null = null;
   let head = Buffer.alloc(0);
-  let rest = "";
-  const split = function* (text: string, end: boolean): Generator<string> {
-    rest += text;
+  const it = input[Symbol.asyncIterator]();
+  // the mark is read from the first three bytes, however the stream is cut
+  while (head.length < 3) {
+    const next = await it.next();
+    if (next.done) break;
+    const v = next.value;
+    head = Buffer.concat([head, typeof v === "string" ? Buffer.from(v, "utf8") : v]);
+  }
+  const body: AsyncIterable<Buffer | string> = { [Symbol.asyncIterator]: () => it };
+  const { encoding, bom } = sniffTextEncoding(head);
+  if (encoding === "utf-8") yield* utf8Lines(head.subarray(bom), body);
+  else yield* decodedLines(encoding, head.subarray(bom), body);
+}
+
+/** A line's bytes less a CR ending it. */
+const lessCr = (b: Buffer): Buffer => (b.length > 0 && b[b.length - 1] === 0x0d ? b.subarray(0, -1) : b);
+
+async function* utf8Lines(first: Buffer, rest: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+  let pending = first;
+  let n = 0;
+  const line = (b: Buffer): string => {
+    n++;
+    if (!isUtf8(b)) throw new NotUtf8Error(n);
+    return b.toString("utf8");
+  };
+  const split = function* (): Generator<string> {
+    let from = 0;
+    for (let nl = pending.indexOf(0x0a); nl >= 0; nl = pending.indexOf(0x0a, from)) {
+      yield line(lessCr(pending.subarray(from, nl)));
+      from = nl + 1;
+    }
+    pending = pending.subarray(from);
+  };
+  yield* split();
+  for await (const chunk of rest) {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+    pending = pending.length === 0 ? bytes : Buffer.concat([pending, bytes]);
+    yield* split();
+  }
+  if (pending.length > 0) yield line(lessCr(pending));
+}
+
+async function* decodedLines(encoding: TextEncodingName, first: Buffer, rest: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+  const decoder = new TextDecoder(encoding, { ignoreBOM: true });
+  let text = "";
+  const split = function* (more: string, end: boolean): Generator<string> {
+    text += more;
     let at = 0;
-    for (let nl = rest.indexOf("\n", at); nl >= 0; nl = rest.indexOf("\n", at)) {
-      yield rest.charCodeAt(nl - 1) === 0x0d && nl > at ? rest.slice(at, nl - 1) : rest.slice(at, nl);
+    for (let nl = text.indexOf("\n", at); nl >= 0; nl = text.indexOf("\n", at)) {
+      yield text.charCodeAt(nl - 1) === 0x0d && nl > at ? text.slice(at, nl - 1) : text.slice(at, nl);
       at = nl + 1;
     }
-    rest = rest.slice(at);
-    if (end && rest !== "") {
-      yield rest.endsWith("\r") ? rest.slice(0, -1) : rest;
-      rest = "";
+    text = text.slice(at);
+    if (end && text !== "") {
+      yield text.endsWith("\r") ? text.slice(0, -1) : text;
+      text = "";
     }
   };
-  for await (const chunk of input) {
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
-    if (decoder === null) {
-      // the mark is read from the first three bytes, however the stream is cut
-      head = Buffer.concat([head, bytes]);
-      if (head.length < 3) continue;
-      const { encoding, bom } = sniffTextEncoding(head);
-      decoder = new TextDecoder(encoding, { ignoreBOM: true });
-      yield* split(decoder.decode(head.subarray(bom), { stream: true }), false);
-      continue;
-    }
-    yield* split(decoder.decode(bytes, { stream: true }), false);
-  }
-  if (decoder === null) {
-    const { encoding, bom } = sniffTextEncoding(head);
-    decoder = new TextDecoder(encoding, { ignoreBOM: true });
-    yield* split(decoder.decode(head.subarray(bom), { stream: true }), false);
-  }
+  yield* split(decoder.decode(first, { stream: true }), false);
+  for await (const chunk of rest) yield* split(decoder.decode(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk, { stream: true }), false);
   yield* split(decoder.decode(), true);
 }
 
