@@ -10,7 +10,7 @@ import { readCorpus } from "../../shared/compare/corpus-formats.ts";
 import { decodeWindows1252 } from "../../shared/io/windows-1252.ts";
 
 const MSRP = new URL("../../../shared/data/paraphrase/msr_paraphrase_train.txt", import.meta.url).pathname;
-/** the first 400 lines less the BOM (MSRP train has no header): line 2 holds "president’s" */
+/** the first 400 lines less the BOM (MSRP train has no header): line 57 holds "president’s" */
 const text = readFileSync(MSRP, "utf8").replace(/^\uFEFF/, "").split("\n").slice(0, 400).join("\n") + "\n";
 
 function toWindows1252(s: string): Buffer {
