@@ -51,6 +51,9 @@ export async function compareCommand(argv: string[]): Promise<number> {
     });
     try {
       const corpus = readCorpus(bytes);
+      // a file not in UTF-8 is read, and the user told how (a wrong guess shows in the pairs' text)
+      if (corpus.encoding === "windows-1252") process.stderr.write(`paracap compare: ${file}: not UTF-8, read as windows-1252 (Latin-1 as browsers read it); save it as UTF-8 if it is another encoding\n`);
+      if (corpus.encoding !== "utf-8" && corpus.encoding !== "windows-1252") process.stderr.write(`paracap compare: ${file}: read as ${corpus.encoding.toUpperCase()}\n`);
       if (corpus.skipped > 0) {
         const more = corpus.skipped > corpus.skippedLines.length ? ", …" : "";
         process.stderr.write(`paracap compare: ${file}: ${corpus.skipped} line(s) not read as a pair (lines ${corpus.skippedLines.join(", ")}${more})\n`);

@@ -1,11 +1,15 @@
 /**
  * Line-oriented stdin → stdout plumbing for the filter-style commands (features, score). Lines are
- * read as text-encoding.ts reads them: UTF-8 or, with its mark, UTF-16; LF or CRLF ends a line, a
+ * read as text-encoding.ts reads them: UTF-8 (a line that is not stops the command with its number) or, with its mark, UTF-16; LF or CRLF ends a line, a
  * lone CR does not (one output line per input line).
  */
 import type { Readable, Writable } from "node:stream";
 import { once } from "node:events";
-import { textLines } from "../io/text-encoding.ts";
+import { NotUtf8Error, textLines } from "../io/text-encoding.ts";
+import { UserError } from "../core/errors.ts";
+
+/** The user's one line for a line that is not UTF-8 (the lines before it are answered). */
+const asUserError = (err: unknown): unknown => (err instanceof NotUtf8Error ? new UserError(`stdin: ${err.message}`) : err);
 
 /**
  * Writes one JSON line per input line, in order. If `fn` throws, the lines before are still written
@@ -29,7 +33,7 @@ export async function mapLines(input: Readable, output: Writable, fn: (line: str
   } catch (err) {
     await flush();
     input.destroy(); // stop reading: nothing more will be written
-    throw err;
+    throw asUserError(err);
   }
   await flush();
   return n;
@@ -64,7 +68,7 @@ export async function mapLineBatches<T>(
   } catch (err) {
     await flush();
     input.destroy();
-    throw err;
+    throw asUserError(err);
   }
   await flush();
   return n;

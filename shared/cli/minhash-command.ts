@@ -4,6 +4,7 @@
  * within it. One JSONL line per pair, then one summary line.
  */
 import { decodeText } from "../io/text-encoding.ts";
+import { decodeWindows1252 } from "../io/windows-1252.ts";
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { evaluateAgainstExact } from "../minhash/evaluation.ts";
@@ -137,15 +138,16 @@ class LineWriter {
   }
 }
 
-function readText(file: string): string {
+export function readText(file: string): string {
   if (!existsSync(file)) throw new UserError(`no such file: ${file}`);
   if (!statSync(file).isFile()) throw new UserError(`not a file: ${file}`);
   const bytes = readFileSync(file);
-  // UTF-16 (with its mark, as Windows writes "Unicode"), else UTF-8, else Latin-1 (older Gutenberg texts)
+  // UTF-16 (with its mark, as Windows writes "Unicode"), else UTF-8, else Latin-1 (older Gutenberg
+  // texts) read as windows-1252: Node's TextDecoder("latin1") turns 0x92 ("’") into the control U+0092
   try {
     return decodeText(bytes, { fatal: true });
   } catch {
-    return new TextDecoder("latin1").decode(bytes);
+    return decodeWindows1252(bytes);
   }
 }
 

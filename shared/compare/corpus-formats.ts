@@ -10,9 +10,14 @@
  *   every unordered pair of sentences of one set is a pair (as the paper's code built them), all labelled paraphrase.
  * - paracap datasets (`gold.jsonl`, `.jsonl.gz`): one ScoredPair per line; unlabelled.
  * An empty file (a tier without pairs) is a corpus of no pairs.
+ * Text is UTF-8 (BOM optional), UTF-16 (with or without its mark), or a whole file in a single-byte
+ * legacy encoding read as windows-1252 (an older corpus, a file saved by Excel); a line that is not
+ * UTF-8 in a UTF-8 file (cut inside a character) is a skipped line, never a pair with U+FFFD.
  */
+import { isUtf8 } from "node:buffer";
 import { gunzipSync } from "node:zlib";
-import { decodeText } from "../io/text-encoding.ts";
+import { decodeText, guessTextEncoding, type GuessedEncoding } from "../io/text-encoding.ts";
+import { decodeWindows1252 } from "../io/windows-1252.ts";
 
 export type CorpusFormat = "msrp" | "paws" | "qqp" | "tapaco" | "paracap" | "empty";
 
@@ -25,6 +30,8 @@ export interface LabelledPair {
 
 export interface Corpus {
   format: CorpusFormat;
+  /** how the file's text was read (guessTextEncoding): a caller says so when it is not UTF-8 */
+  encoding: GuessedEncoding;
   pairs: LabelledPair[];
   /** lines that could not be read as a pair (counted, with the first few line numbers) */
   skipped: number;
@@ -36,8 +43,15 @@ export class CorpusFormatError extends Error {}
 const INT_RE = /^-?\d+$/;
 const LABEL_RE = /^[01]$/;
 
-/** Decodes gzip when the bytes start with its magic number; strips a UTF-8 BOM. */
-export function corpusText(bytes: Uint8Array): string {
+/** A corpus file's text: its encoding, and the (0-based) lines that were not UTF-8 in a UTF-8 file, left empty in `text`. */
+export interface CorpusText {
+  text: string;
+  encoding: GuessedEncoding;
+  badLines: Set<number>;
+}
+
+/** Decodes gzip when the bytes start with its magic number, then the text in the encoding the bytes show (guessTextEncoding); drops a BOM. */
+export function decodeCorpus(bytes: Uint8Array): CorpusText {
   let raw: Uint8Array = bytes;
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
     try {
@@ -46,8 +60,31 @@ export function corpusText(bytes: Uint8Array): string {
       throw new CorpusFormatError(`cut or corrupt gzip data (${(err as Error).message})`);
     }
   }
-  // UTF-8, or UTF-16 with its mark
-  return decodeText(raw);
+  const { encoding, bom } = guessTextEncoding(raw, true);
+  const badLines = new Set<number>();
+  if (encoding === "windows-1252") return { text: decodeWindows1252(raw), encoding, badLines };
+  if (encoding !== "utf-8") return { text: new TextDecoder(encoding, { ignoreBOM: true }).decode(raw.subarray(bom)), encoding, badLines };
+  const buf = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  if (isUtf8(buf)) return { text: decodeText(raw), encoding, badLines };
+  // damage in a UTF-8 file: each line on its own, a line that is not UTF-8 left empty and named
+  const lines: string[] = [];
+  for (let at = bom, n = 0; at <= buf.length; n++) {
+    let end = buf.indexOf(0x0a, at);
+    if (end < 0) end = buf.length;
+    const line = buf.subarray(at, end);
+    if (isUtf8(line)) lines.push(line.toString("utf8"));
+    else {
+      lines.push("");
+      badLines.add(n);
+    }
+    at = end + 1;
+  }
+  return { text: lines.join("\n"), encoding, badLines };
+}
+
+/** A corpus file's text (decodeCorpus's). */
+export function corpusText(bytes: Uint8Array): string {
+  return decodeCorpus(bytes).text;
 }
 
 function lines(text: string): string[] {
@@ -101,17 +138,19 @@ export function detectFormat(text: string): CorpusFormat {
 export function readCorpus(bytes: Uint8Array, format?: CorpusFormat, opts: { maxChars?: number } = {}): Corpus {
   const max = opts.maxChars ?? Infinity;
   const tooLong = (...texts: string[]) => texts.some((t) => t.length > max);
-  const text = corpusText(bytes);
+  const { text, encoding, badLines } = decodeCorpus(bytes);
   const f = format ?? detectFormat(text);
-  const corpus: Corpus = { format: f, pairs: [], skipped: 0, skippedLines: [] };
+  const corpus: Corpus = { format: f, encoding, pairs: [], skipped: 0, skippedLines: [] };
   const skip = (n: number) => {
     corpus.skipped++;
     if (corpus.skippedLines.length < 10) corpus.skippedLines.push(n);
   };
   const all = lines(text);
   if (f === "empty") return corpus;
+
   if (f === "paracap") {
     all.forEach((line, i) => {
+      if (badLines.has(i)) return skip(i + 1);
       if (line.trim() === "") return;
       try {
         const o = JSON.parse(line) as { a?: { text?: unknown }; b?: { text?: unknown }; paraphrase?: unknown };
@@ -126,6 +165,7 @@ export function readCorpus(bytes: Uint8Array, format?: CorpusFormat, opts: { max
   if (f === "tapaco") {
     const sets = new Map<string, string[]>();
     all.forEach((line, i) => {
+      if (badLines.has(i)) return skip(i + 1);
       const c = line.split("\t");
       if (c.length < 3 || !INT_RE.test(c[0]!) || c[2]!.trim() === "" || tooLong(c[2]!)) return skip(i + 1);
       let s = sets.get(c[0]!);
@@ -140,6 +180,8 @@ export function readCorpus(bytes: Uint8Array, format?: CorpusFormat, opts: { max
   // tab-separated pairs with an optional header: column positions per format
   let cols = f === "msrp" ? { a: 3, b: 4, label: 0, n: 5 } : f === "paws" ? { a: 1, b: 2, label: 3, n: 4 } : { a: 3, b: 4, label: 5, n: 6 };
   all.forEach((line, i) => {
+    // a line that was not UTF-8 (its text left empty): a skipped line, whatever the format
+    if (badLines.has(i)) return skip(i + 1);
     if (line.trim() === "") return;
     const c = line.split("\t");
     if (i === 0 && !INT_RE.test(c[0]!.trim())) {

@@ -5,6 +5,7 @@
  * line, and readline would split there.
  */
 
+import { isUtf8 } from "node:buffer";
 import { TextDecoder } from "node:util";
 
 export type TextEncodingName = "utf-8" | "utf-16le" | "utf-16be";
@@ -23,41 +24,157 @@ export function decodeText(bytes: Uint8Array, opts: { fatal?: boolean } = {}): s
   return new TextDecoder(encoding, { fatal: opts.fatal ?? false, ignoreBOM: true }).decode(bytes.subarray(bom));
 }
 
-/** The lines of a byte stream, decoded as decodeText does; LF or CRLF ends a line, a last line without one is a line. */
+/**
+ * A line of a UTF-8 stream that is not UTF-8 (a line cut inside a character, a legacy byte): the
+ * lines stop there rather than hand on text with U+FFFD, and `line` (1-based) tells the user where.
+ */
+export class NotUtf8Error extends Error {
+  override readonly name = "NotUtf8Error";
+  constructor(readonly line: number) {
+    super(`line ${line} is not UTF-8 (a line cut inside a character, or text in a legacy encoding: convert it, e.g. iconv -f windows-1252 -t utf-8)`);
+  }
+}
+
+/**
+ * The lines of a byte stream, decoded as decodeText does; LF or CRLF ends a line, a last line without
+ * one is a line. A UTF-8 stream's lines are checked one by one (NotUtf8Error): a stream is read as it
+ * comes, line by line, so it is not guessed from a head the way a file is.
+ */
 export async function* textLines(input: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
-  let decoder: TextDecoder | null = null;
   let head = Buffer.alloc(0);
-  let rest = "";
-  const split = function* (text: string, end: boolean): Generator<string> {
-    rest += text;
+  const it = input[Symbol.asyncIterator]();
+  // the mark is read from the first three bytes, however the stream is cut
+  while (head.length < 3) {
+    const next = await it.next();
+    if (next.done) break;
+    const v = next.value;
+    head = Buffer.concat([head, typeof v === "string" ? Buffer.from(v, "utf8") : v]);
+  }
+  const body: AsyncIterable<Buffer | string> = { [Symbol.asyncIterator]: () => it };
+  const { encoding, bom } = sniffTextEncoding(head);
+  if (encoding === "utf-8") yield* utf8Lines(head.subarray(bom), body);
+  else yield* decodedLines(encoding, head.subarray(bom), body);
+}
+
+/** A line's bytes less a CR ending it. */
+const lessCr = (b: Buffer): Buffer => (b.length > 0 && b[b.length - 1] === 0x0d ? b.subarray(0, -1) : b);
+
+async function* utf8Lines(first: Buffer, rest: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+  let pending = first;
+  let n = 0;
+  const line = (b: Buffer): string => {
+    n++;
+    if (!isUtf8(b)) throw new NotUtf8Error(n);
+    return b.toString("utf8");
+  };
+  const split = function* (): Generator<string> {
+    let from = 0;
+    for (let nl = pending.indexOf(0x0a); nl >= 0; nl = pending.indexOf(0x0a, from)) {
+      yield line(lessCr(pending.subarray(from, nl)));
+      from = nl + 1;
+    }
+    pending = pending.subarray(from);
+  };
+  yield* split();
+  for await (const chunk of rest) {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+    pending = pending.length === 0 ? bytes : Buffer.concat([pending, bytes]);
+    yield* split();
+  }
+  if (pending.length > 0) yield line(lessCr(pending));
+}
+
+async function* decodedLines(encoding: TextEncodingName, first: Buffer, rest: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+  const decoder = new TextDecoder(encoding, { ignoreBOM: true });
+  let text = "";
+  const split = function* (more: string, end: boolean): Generator<string> {
+    text += more;
     let at = 0;
-    for (let nl = rest.indexOf("\n", at); nl >= 0; nl = rest.indexOf("\n", at)) {
-      yield rest.charCodeAt(nl - 1) === 0x0d && nl > at ? rest.slice(at, nl - 1) : rest.slice(at, nl);
+    for (let nl = text.indexOf("\n", at); nl >= 0; nl = text.indexOf("\n", at)) {
+      yield text.charCodeAt(nl - 1) === 0x0d && nl > at ? text.slice(at, nl - 1) : text.slice(at, nl);
       at = nl + 1;
     }
-    rest = rest.slice(at);
-    if (end && rest !== "") {
-      yield rest.endsWith("\r") ? rest.slice(0, -1) : rest;
-      rest = "";
+    text = text.slice(at);
+    if (end && text !== "") {
+      yield text.endsWith("\r") ? text.slice(0, -1) : text;
+      text = "";
     }
   };
-  for await (const chunk of input) {
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
-    if (decoder === null) {
-      // the mark is read from the first three bytes, however the stream is cut
-      head = Buffer.concat([head, bytes]);
-      if (head.length < 3) continue;
-      const { encoding, bom } = sniffTextEncoding(head);
-      decoder = new TextDecoder(encoding, { ignoreBOM: true });
-      yield* split(decoder.decode(head.subarray(bom), { stream: true }), false);
+  yield* split(decoder.decode(first, { stream: true }), false);
+  for await (const chunk of rest) yield* split(decoder.decode(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk, { stream: true }), false);
+  yield* split(decoder.decode(), true);
+}
+
+/** What a file's bytes are, as far as its head tells: guessTextEncoding's answer. */
+export type GuessedEncoding = TextEncodingName | "windows-1252";
+
+/**
+ * A file's encoding from its first bytes (the same bytes give the same answer: a caption list's every
+ * shard decides from the file's head). A byte-order mark says; without one, NULs in every other byte
+ * are UTF-16 (Windows' "Unicode" saved without its mark); bytes that are not UTF-8 and not one
+ * well-formed UTF-8 character of two or more bytes among them are a single-byte legacy file, read as
+ * windows-1252 (WHATWG's reading of Latin-1 too, as browsers read them: Excel's "CSV" and older
+ * corpora are that). A few bad sequences among well-formed ones are damage in a UTF-8 file (a line
+ * cut inside a character): "utf-8", the reader dropping those lines. `whole`: the head is the whole
+ * file (else a character cut at its end is not held against it).
+ */
+export function guessTextEncoding(head: Uint8Array, whole: boolean): { encoding: GuessedEncoding; bom: number } {
+  const marked = sniffTextEncoding(head);
+  if (marked.bom > 0) return marked;
+  const utf16 = unmarkedUtf16(head);
+  if (utf16) return { encoding: utf16, bom: 0 };
+  const { multibyte, invalid } = utf8Evidence(head, whole);
+  return { encoding: invalid > 0 && multibyte === 0 ? "windows-1252" : "utf-8", bom: 0 };
+}
+
+/** UTF-16 without a mark: text whose every other byte (of the first 1,024) is mostly NUL, and the others never. */
+function unmarkedUtf16(head: Uint8Array): "utf-16le" | "utf-16be" | null {
+  const n = Math.min(head.length, 1024) & ~1;
+  if (n < 8) return null;
+  let even = 0;
+  let odd = 0;
+  for (let i = 0; i < n; i += 2) {
+    if (head[i] === 0) even++;
+    if (head[i + 1] === 0) odd++;
+  }
+  const pairs = n / 2;
+  if (odd >= pairs * 0.3 && even === 0) return "utf-16le";
+  if (even >= pairs * 0.3 && odd === 0) return "utf-16be";
+  return null;
+}
+
+/** How many well-formed UTF-8 characters of two to four bytes, and how many bytes that start none, `b` holds. */
+export function utf8Evidence(b: Uint8Array, whole = true): { multibyte: number; invalid: number } {
+  let multibyte = 0;
+  let invalid = 0;
+  for (let i = 0; i < b.length; ) {
+    const c = b[i]!;
+    if (c < 0x80) {
+      i++;
       continue;
     }
-    yield* split(decoder.decode(bytes, { stream: true }), false);
+    const len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    // the second byte's range (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF)
+    const lo = c === 0xe0 ? 0xa0 : c === 0xf0 ? 0x90 : 0x80;
+    const hi = c === 0xed ? 0x9f : c === 0xf4 ? 0x8f : 0xbf;
+    let ok = len > 0;
+    let k = 1;
+    for (; ok && k < len && i + k < b.length; k++) {
+      const t = b[i + k]!;
+      ok = k === 1 ? t >= lo && t <= hi : t >= 0x80 && t <= 0xbf;
+    }
+    if (ok && k < len) {
+      // the bytes end inside the character: damage only where they are the whole file
+      if (whole) invalid++;
+      break;
+    }
+    if (ok) {
+      multibyte++;
+      i += len;
+    } else {
+      invalid++;
+      i++;
+    }
   }
-  if (decoder === null) {
-    const { encoding, bom } = sniffTextEncoding(head);
-    decoder = new TextDecoder(encoding, { ignoreBOM: true });
-    yield* split(decoder.decode(head.subarray(bom), { stream: true }), false);
-  }
-  yield* split(decoder.decode(), true);
+  return { multibyte, invalid };
 }

@@ -120,7 +120,7 @@ describe("readCorpus", () => {
   });
 
   it("reads an empty file (a tier without pairs) as a corpus of no pairs", () => {
-    expect(readCorpus(bytes("\n\n"))).toEqual({ format: "empty", pairs: [], skipped: 0, skippedLines: [] });
+    expect(readCorpus(bytes("\n\n"))).toEqual({ format: "empty", encoding: "utf-8", pairs: [], skipped: 0, skippedLines: [] });
     expect(readCorpus(gzipSync(bytes(""))).pairs).toEqual([]);
   });
 });

@@ -21,7 +21,7 @@ import { imageUrlKey } from "./image-url.ts";
 import { tsvLines, tsvShardBytes, type TsvRecord } from "./tsv-lines.ts";
 import { csvCuts, csvRecords } from "./csv-records.ts";
 import { csvLine, lineParser, type ListLine } from "./line-parsers.ts";
-import { formatByName, formatOf, HEAD_BYTES, LayoutError, textLayout, type ListFormat } from "./list-layout.ts";
+import { formatByName, formatOf, HEAD_BYTES, LayoutError, listEncoding, textLayout, type ListEncoding, type ListFormat } from "./list-layout.ts";
 import { asyncBufferOf, parquetList, parquetRows, rowGroupSpans, type RowGroupSpan } from "./parquet-rows.ts";
 import { gunzipHead, gunzipped, isGzipName } from "./gzipped-list.ts";
 import { TSV_SKIPPED_PREFIX, tsvCounter, tsvSkippedCounter } from "../../core/counter-names.ts";
@@ -76,7 +76,7 @@ async function inMemory(bytes: ByteSource): Promise<{ source: ByteSource; size: 
 }
 
 /** The records a shard owns, read by the file's layout, and what names where one is (a byte offset; a parquet file's row). */
-async function shardLines(shard: ShardSpec, stored: ByteSource): Promise<{ unit: "byte" | "row"; lines: AsyncIterable<ListLine> }> {
+async function shardLines(shard: ShardSpec, stored: ByteSource): Promise<{ unit: "byte" | "row"; encoding?: ListEncoding; lines: AsyncIterable<ListLine> }> {
   const start = shard.start ?? 0;
   // a gzipped list is one shard, read as its decompressed bytes (offsets are in those)
   const bytes = isGzipName(shard.uri) ? gunzipped(stored) : stored;
@@ -97,13 +97,15 @@ async function shardLines(shard: ShardSpec, stored: ByteSource): Promise<{ unit:
     })() };
   }
   const layout = await layoutOr(bytes.label, () => textLayout(format, head!, whole));
+  // decided from the head as the layout is, so every shard of the file reads its lines alike
+  const encoding = listEncoding(head!, whole);
   if (format === "csv") {
     // the planner's cut (planRanges): a record start, from where the records are the whole file's
-    return { unit: "byte", lines: (async function* () {
-      for await (const record of csvRecords(drained(bytes.read(start, shard.end ?? undefined)), undefined, start)) yield csvLine(record, layout);
+    return { unit: "byte", encoding, lines: (async function* () {
+      for await (const record of csvRecords(drained(bytes.read(start, shard.end ?? undefined)), undefined, start, "latin1")) yield csvLine(record, layout, encoding);
     })() };
   }
-  return { unit: "byte", lines: tsvLines(tsvShardBytes((from, to) => bytes.read(from, to), start, shard.end), start, shard.end ?? Infinity, lineParser(layout)) };
+  return { unit: "byte", encoding, lines: tsvLines(tsvShardBytes((from, to) => bytes.read(from, to), start, shard.end), start, shard.end ?? Infinity, lineParser(layout, encoding)) };
 }
 
 /** Reads a file's head in a planning view that can (a local file); null where it cannot (the cloud planner sees names). */
@@ -166,7 +168,9 @@ export const captionTsvSource: Source<CaptionLine> = {
   },
   async *documents(shard, bytes, _config, counters) {
     const file = basename(shard.uri);
-    const { unit, lines } = await shardLines(shard, bytes);
+    const { unit, encoding, lines } = await shardLines(shard, bytes);
+    // once per file: its first shard's
+    if (encoding === "windows-1252" && (shard.start ?? 0) === 0) counters.inc(tsvCounter("files.windows_1252"));
     for await (const line of lines) {
       const record = countLine(line, file, unit, counters);
       if (record) yield { ...record, file };
@@ -190,7 +194,12 @@ export const captionTsvSource: Source<CaptionLine> = {
     const skipped = Object.entries(x).filter(([k]) => k.startsWith(TSV_SKIPPED_PREFIX)).map(([k, v]) => `${v.toLocaleString("en-US")} skipped (${k.slice(TSV_SKIPPED_PREFIX.length)})`);
     const headers = x[tsvCounter("header")] ?? 0;
     const named = headers > 0 ? ` (and ${headers.toLocaleString("en-US")} header row${headers === 1 ? "" : "s"} naming the columns)` : "";
-    return [`- ${lines.toLocaleString("en-US")} caption lines read = ${[`${(x[tsvCounter("lines.emitted")] ?? 0).toLocaleString("en-US")} used`, ...skipped].join(" + ")}${named}.`];
+    const out = [`- ${lines.toLocaleString("en-US")} caption lines read = ${[`${(x[tsvCounter("lines.emitted")] ?? 0).toLocaleString("en-US")} used`, ...skipped].join(" + ")}${named}.`];
+    const legacy = x[tsvCounter("files.windows_1252")] ?? 0;
+    if (legacy > 0) out.push(`- ${legacy.toLocaleString("en-US")} caption list${legacy === 1 ? "" : "s"} read as windows-1252: not UTF-8, and no UTF-8 character in the first ${HEAD_BYTES / 1024} KiB (a file saved by Excel on Windows or an older tool); save it as UTF-8 if it is another encoding.`);
+    const invalid = x[tsvSkippedCounter("invalid_utf8")] ?? 0;
+    if (invalid > 0) out.push(`- ${invalid.toLocaleString("en-US")} line${invalid === 1 ? "" : "s"} skipped as not UTF-8 (a line cut inside a character, or a file in a legacy encoding whose first ${HEAD_BYTES / 1024} KiB were plain ASCII): their byte offsets are in stats.json.`);
+    return out;
   },
 };
 

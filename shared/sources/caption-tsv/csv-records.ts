@@ -25,12 +25,15 @@ type Parsed<R extends { next: number }> = R | "more" | "unterminated";
 type RecordParser<R extends { next: number }> = (buf: Buffer, at: number, final: boolean) => Parsed<R>;
 
 /** The unquoted text of buf[from, to), less a CR ending the record (before its LF, or at the end of the file). */
-function plain(buf: Buffer, from: number, to: number): string {
-  return buf.toString("utf8", from, to > from && (to === buf.length || buf[to] === LF) && buf[to - 1] === CR ? to - 1 : to);
+function plain(buf: Buffer, from: number, to: number, charset: FieldCharset): string {
+  return buf.toString(charset, from, to > from && (to === buf.length || buf[to] === LF) && buf[to - 1] === CR ? to - 1 : to);
 }
 
+/** How fields are decoded: UTF-8, or Latin-1 (a character a byte) for a reader that decodes them itself (line-parsers.ts's csvLine). */
+export type FieldCharset = "utf8" | "latin1";
+
 /** The record starting at buf[at]: its fields and where the next starts. */
-export function recordAt(buf: Buffer, at: number, final: boolean): Parsed<{ fields: string[]; next: number }> {
+export function recordAt(buf: Buffer, at: number, final: boolean, charset: FieldCharset = "utf8"): Parsed<{ fields: string[]; next: number }> {
   const fields: string[] = [];
   let pos = at;
   for (;;) {
@@ -51,12 +54,12 @@ export function recordAt(buf: Buffer, at: number, final: boolean): Parsed<{ fiel
         pos = q + 1;
         break;
       }
-      value = Buffer.concat(pieces).toString("utf8");
+      value = Buffer.concat(pieces).toString(charset);
     }
     let k = pos;
     while (k < buf.length && buf[k] !== COMMA && buf[k] !== LF) k++;
     if (k === buf.length && !final) return "more";
-    value += plain(buf, pos, k);
+    value += plain(buf, pos, k, charset);
     fields.push(value);
     if (k === buf.length) return { fields, next: k };
     if (buf[k] === LF) return { fields, next: k + 1 };
@@ -257,9 +260,9 @@ export class RecordSplitter<R extends { next: number }> {
 }
 
 /** Every record of a file's bytes read from a record start (`start`: the file offset of the first chunk's first byte). */
-export async function* csvRecords(chunks: AsyncIterable<Buffer>, maxRecordBytes = MAX_LINE_BYTES, start = 0): AsyncGenerator<CsvRecord> {
+export async function* csvRecords(chunks: AsyncIterable<Buffer>, maxRecordBytes = MAX_LINE_BYTES, start = 0, charset: FieldCharset = "utf8"): AsyncGenerator<CsvRecord> {
   const out: CsvRecord[] = [];
-  const splitter = new RecordSplitter(recordAt, (offset, r) => out.push("drop" in r ? r : { offset, fields: r.fields }), start, maxRecordBytes);
+  const splitter = new RecordSplitter((buf: Buffer, at: number, final: boolean) => recordAt(buf, at, final, charset), (offset, r) => out.push("drop" in r ? r : { offset, fields: r.fields }), start, maxRecordBytes);
   for await (const chunk of chunks) {
     splitter.push(chunk);
     yield* out.splice(0);

@@ -3,23 +3,37 @@
  * URL, its header (the line at byte 0 of a file with one), or why it holds none (a counted drop).
  */
 import type { CsvRecord } from "./csv-records.ts";
-import type { TextLayout } from "./list-layout.ts";
+import { isUtf8 } from "node:buffer";
+import type { ListEncoding, TextLayout } from "./list-layout.ts";
 import { fieldsRecord, lineText, type LineParser, type TsvLine } from "./tsv-lines.ts";
+import { decodeWindows1252 } from "../../io/windows-1252.ts";
 
 /** A line of a caption list as read: a record, a drop, or the header row naming the columns. */
 export type ListLine = TsvLine | { offset: number; header: true };
 
-export function lineParser(layout: TextLayout): LineParser<ListLine> {
-  if (layout.format === "jsonl") return (bytes, offset) => jsonlLine(lineText(bytes), offset, layout.url, layout.caption);
+export function lineParser(layout: TextLayout, encoding: ListEncoding = "utf-8"): LineParser<ListLine> {
+  const text = (bytes: Buffer, offset: number, read: (text: string) => ListLine): ListLine => {
+    const t = lineText(bytes, encoding);
+    return t === null ? { offset, drop: "invalid_utf8" } : read(t);
+  };
+  if (layout.format === "jsonl") return (bytes, offset) => text(bytes, offset, (t) => jsonlLine(t, offset, layout.url, layout.caption));
   const { header, width, caption, url } = layout;
-  return (bytes, offset) => (header && offset === 0 ? { offset, header: true } : fieldsRecord(lineText(bytes).split("\t"), offset, width, caption, url));
+  return (bytes, offset) => (header && offset === 0 ? { offset, header: true } : text(bytes, offset, (t) => fieldsRecord(t.split("\t"), offset, width, caption, url)));
 }
 
-export function csvLine(record: CsvRecord, layout: TextLayout): ListLine {
+/** A CSV record read with its fields as Latin-1 (one character a byte, csvRecords' "latin1"), by the file's layout and encoding. */
+export function csvLine(record: CsvRecord, layout: TextLayout, encoding: ListEncoding = "utf-8"): ListLine {
   if ("drop" in record) return record;
   if (layout.format === "jsonl") throw new Error("a CSV record read by a JSONL layout");
   if (layout.header && record.offset === 0) return { offset: 0, header: true };
-  return fieldsRecord(record.fields, record.offset, layout.width, layout.caption, layout.url);
+  const fields: string[] = [];
+  for (const f of record.fields) {
+    const bytes = Buffer.from(f, "latin1");
+    if (encoding === "windows-1252") fields.push(decodeWindows1252(bytes));
+    else if (!isUtf8(bytes)) return { offset: record.offset, drop: "invalid_utf8" };
+    else fields.push(bytes.toString("utf8"));
+  }
+  return fieldsRecord(fields, record.offset, layout.width, layout.caption, layout.url);
 }
 
 /** A JSON Lines object's caption and URL: strings under the layout's keys (null or absent: empty). */

@@ -7,6 +7,10 @@
  */
 import { ACCEPTED_NAMES, isColumnName, pickColumns } from "./column-names.ts";
 import { recordsOf } from "./csv-records.ts";
+import { guessTextEncoding } from "../../io/text-encoding.ts";
+
+/** How a text list's lines are decoded: UTF-8 (a line that is not is a counted drop), or windows-1252 for a whole legacy file. */
+export type ListEncoding = "utf-8" | "windows-1252";
 
 export type ListFormat = "tsv" | "csv" | "jsonl" | "parquet";
 
@@ -79,8 +83,22 @@ function headLines(head: Buffer, whole: boolean): string[] {
   return lines.slice(0, HEAD_LINES).map((l) => l.replace(/\r$/, ""));
 }
 
+/**
+ * A text list's encoding, from its head as its layout is (the same in every shard): UTF-8, or
+ * windows-1252 when the head is not UTF-8 and holds no UTF-8 character of two or more bytes (a list
+ * saved by Excel on Windows, an older corpus). UTF-16 is refused: its lines are not split at LF bytes.
+ */
+export function listEncoding(head: Buffer, whole: boolean): ListEncoding {
+  const { encoding } = guessTextEncoding(head, whole);
+  if (encoding === "utf-16le" || encoding === "utf-16be") {
+    throw new LayoutError(`it is ${encoding === "utf-16le" ? "UTF-16LE" : "UTF-16BE"} text (what Windows tools save as "Unicode"): save it as UTF-8 (e.g. iconv -f ${encoding} -t utf-8)`);
+  }
+  return encoding;
+}
+
 /** The layout of a TSV, CSV or JSONL file from its head (`whole`: the head is the whole file). */
 export function textLayout(format: Exclude<ListFormat, "parquet">, head: Buffer, whole: boolean): TextLayout {
+  listEncoding(head, whole);
   if (format === "jsonl") return jsonlLayout(headLines(head, whole));
   const records =
     format === "tsv"

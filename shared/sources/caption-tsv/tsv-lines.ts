@@ -5,7 +5,9 @@
  * not two non-empty fields are counted drops with their offset, never silently skipped.
  */
 import { drained, windowedRead } from "../../io/byte-source.ts";
+import { isUtf8 } from "node:buffer";
 import { StringDecoder } from "node:string_decoder";
+import { decodeWindows1252 } from "../../io/windows-1252.ts";
 
 export interface TsvRecord {
   /** byte offset of the line in the file: a deterministic identity across shardings */
@@ -13,7 +15,7 @@ export interface TsvRecord {
   caption: string;
   url: string;
 }
-export type TsvDrop = { offset: number; drop: "malformed_line" | "empty_caption" | "empty_url" | "line_too_long" | "invalid_json" | "unterminated_quote" | "damaged_parquet" };
+export type TsvDrop = { offset: number; drop: "malformed_line" | "empty_caption" | "empty_url" | "line_too_long" | "invalid_json" | "unterminated_quote" | "damaged_parquet" | "invalid_utf8" };
 export type TsvLine = TsvRecord | TsvDrop;
 
 const LF = 0x0a;
@@ -101,10 +103,19 @@ export async function* tsvLines<T>(chunks: AsyncIterable<Buffer>, start = 0, end
   else if (!skipping && pending.length > 0 && pos < end) yield pending.length > MAX_LINE_BYTES ? { offset: pos, drop: "line_too_long" } : parse(pending, pos);
 }
 
-/** A line's text, less a CR ending it. */
-export function lineText(bytes: Buffer): string {
-  const decoder = new StringDecoder("utf8");
-  const text = decoder.write(bytes) + decoder.end();
+/**
+ * A line's text, less a CR ending it; null when the file is UTF-8 and the line is not (a line cut
+ * inside a character, a stray legacy byte): U+FFFD in a caption would be silent loss, so the caller
+ * drops the line (`invalid_utf8`).
+ */
+export function lineText(bytes: Buffer, encoding: "utf-8" | "windows-1252" = "utf-8"): string | null {
+  let text: string;
+  if (encoding === "windows-1252") text = decodeWindows1252(bytes);
+  else {
+    if (!isUtf8(bytes)) return null;
+    const decoder = new StringDecoder("utf8");
+    text = decoder.write(bytes) + decoder.end();
+  }
   return text.endsWith("\r") ? text.slice(0, -1) : text;
 }
 
@@ -119,5 +130,6 @@ export function fieldsRecord(fields: readonly string[], offset: number, width: n
 }
 
 function parseLine(bytes: Buffer, offset: number): TsvLine {
-  return fieldsRecord(lineText(bytes).split("\t"), offset, 2, 0, 1);
+  const text = lineText(bytes);
+  return text === null ? { offset, drop: "invalid_utf8" } : fieldsRecord(text.split("\t"), offset, 2, 0, 1);
 }

@@ -7,6 +7,7 @@
  * windows-1252, which is decoded here (see decodeWindows1252).
  */
 import { isAscii, isUtf8, transcode } from "node:buffer";
+import { decodeWindows1252 } from "../../io/windows-1252.ts";
 import { brotliDecompressSync, constants, gunzipSync, inflateRawSync, inflateSync } from "node:zlib";
 
 export type BodyText = { text: string; charset: string } | { drop: string };
@@ -156,20 +157,6 @@ function decoderFor(label: string): Decoder | null {
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
-
-/**
- * What windows-1252 (WHATWG's, and so every page labelled iso-8859-1, latin1 or ascii) makes of bytes
- * 0x80–0x9F: curly quotes, dashes, €, ™; five bytes stay C1 controls. Node's own TextDecoder reads
- * them as Latin-1's C1 controls since 20.18.3 and 22.13.0 (nodejs/node#60888), so "Tom’s" came out
- * as "Tom\u0092s": windows-1252 is decoded here, whatever the runtime's decoder does.
- */
-const WINDOWS_1252_HIGH = "\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178";
-
-function decodeWindows1252(bytes: Buffer): string {
-  const latin1 = bytes.toString("latin1");
-  // eslint-disable-next-line no-control-regex
-  return latin1.replace(/[\u0080-\u009f]/g, (c) => WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80]!);
-}
 
 /**
  * What TextDecoder("utf-8") makes of `b` when it is valid UTF-8, or null when it is not: ASCII is
