@@ -7,16 +7,10 @@
  */
 import { renderConvert } from "./convert-template.ts";
 import { PAGE_TEMPLATE_NAMES } from "./page-templates.ts";
+import type { TemplateArgs } from "./template-args.ts";
 
 /** A template call with its arguments already rendered to text and trimmed. */
-export interface TemplateArgs {
-  /** positional arguments in order (1-based in wikitext, 0-based here) */
-  positional: string[];
-  /** named arguments, keys lower-cased and trimmed */
-  named: Map<string, string>;
-  /** the template name as written (case kept), for magic words like {{uc:Foo}} */
-  raw?: string;
-}
+export type { TemplateArgs } from "./template-args.ts";
 
 type Renderer = (a: TemplateArgs, name: string) => string;
 

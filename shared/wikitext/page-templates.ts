@@ -3,7 +3,7 @@
  * {{BASEPAGENAME}}, …) and {{map caption}}, whose location defaults to {{PAGENAME}} (the map captions of
  * country infoboxes). Without the title they stay unknown (the caller marks or deletes them).
  */
-import type { TemplateArgs } from "./inline-templates.ts";
+import type { TemplateArgs } from "./template-args.ts";
 
 /** The page a caption is on: its full title as the dump writes it ("Talk:Foo") and its namespace number. */
 export interface PageName {
