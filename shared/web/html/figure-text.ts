@@ -11,6 +11,7 @@
  * is cut as a figcaption's is. Read with the class captions (`extraction.classCaptions`): the thesis
  * reads `<figure>`/`<figcaption>` tags only.
  */
+import { hasMarkedClass } from "./class-marks.ts";
 
 /** the elements read as a caption block */
 const BLOCK_TAGS = new Set(["div", "p", "span"]);
@@ -27,13 +28,7 @@ export const MAY_MARK_CAPTION = /caption/i;
 
 /** Whether the element's class marks it as its figure's caption. */
 export function marksCaption(attributes: Readonly<Record<string, string>>): boolean {
-  const cls = attributes["class"];
-  if (cls === undefined || cls === "") return false;
-  for (const c of cls.split(/\s+/)) {
-    const lower = c.toLowerCase();
-    if ((CAPTION_CLASS.test(lower) || CAPTION_CAMEL.test(c)) && !NOT_CAPTION.test(lower)) return true;
-  }
-  return false;
+  return hasMarkedClass(attributes, CAPTION_CLASS, CAPTION_CAMEL, NOT_CAPTION);
 }
 
 interface Frame {

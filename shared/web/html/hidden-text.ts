@@ -6,6 +6,7 @@
  * hidden as the text beside it (a carousel's slide, a closed tab), so the text still reaches the
  * captions of the images within: the extractor keeps it from every caption opened outside.
  */
+import { hasMarkedClass } from "./class-marks.ts";
 
 /** Elements whose text is the page's navigation or controls, never a description of a picture. */
 const NAVIGATION_TAGS = new Set(["nav", "button"]);
@@ -37,13 +38,7 @@ const NOT_CREDIT = /credit-?cards?/;
 
 /** Whether the element is a photo credit (by its class), whose text is kept from the captions of images outside it. */
 export function isCredit(attributes: Readonly<Record<string, string>>): boolean {
-  const cls = attributes["class"];
-  if (cls === undefined || cls === "") return false;
-  for (const c of cls.split(/\s+/)) {
-    const lower = c.toLowerCase();
-    if ((CREDIT_CLASS.test(lower) || CREDIT_CAMEL.test(c)) && !NOT_CREDIT.test(lower)) return true;
-  }
-  return false;
+  return hasMarkedClass(attributes, CREDIT_CLASS, CREDIT_CAMEL, NOT_CREDIT);
 }
 
 /** Words that open a credit written into a caption's text: "Photograph: …", "Photo by …", "Credit: …", "Image: …". */
