@@ -74,6 +74,9 @@ export async function startGcsServer(opts: GcsServerOptions = {}): Promise<GcsSe
   const server = createServer((req, res) => {
     route(deps, req, res).catch((err: unknown) => sendError(res, err));
   });
+  // The storage client pools keep-alive sockets without an idle timeout of its own: with Node's 5 s
+  // default the server may close a socket as the client sends on it (ECONNRESET, an upload not retried).
+  server.keepAliveTimeout = 10 * 60_000;
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

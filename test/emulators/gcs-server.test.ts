@@ -362,3 +362,27 @@ describe("persistence", () => {
     }
   });
 });
+
+describe("idle keep-alive connections", () => {
+  // The storage client pools keep-alive sockets with no idle timeout of its own. With Node's default
+  // server keepAliveTimeout (5 s) the server may close a socket just as the client sends on it: the
+  // request fails with ECONNRESET, and uploads are not retried. Seen on a loaded machine (plan-run.test).
+  it("keeps an idle keep-alive socket open past Node's default (5 s, closed at ~6 s)", async () => {
+    const { connect } = await import("node:net");
+    const url = new URL(gcs.url);
+    const socket = connect(Number(url.port), url.hostname);
+    await once(socket, "connect");
+    let received = "";
+    socket.on("data", (d: Buffer) => (received += d.toString("latin1")));
+    const request = `GET /storage/v1/b/inbox HTTP/1.1\r\nHost: ${url.host}\r\nConnection: keep-alive\r\n\r\n`;
+    const responses = () => received.split("HTTP/1.1 200").length - 1;
+    socket.write(request);
+    while (responses() < 1) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 8_000));
+    expect(socket.destroyed || socket.readyState !== "open").toBe(false);
+    socket.write(request);
+    while (responses() < 2 && !socket.destroyed && socket.readyState === "open") await new Promise((r) => setTimeout(r, 20));
+    socket.destroy();
+    expect(responses()).toBe(2);
+  });
+});
