@@ -37,10 +37,13 @@ describe("templates found in captions of shared/data", () => {
     expect(unrendered(t, { paperRules: true })).toEqual(["wikitext.unrendered_template.3d glasses"]);
   });
 
-  it("{{sic}} shows [sic] after the text it marks (enwiki 2016, Aikido); preset paper keeps the text alone", () => {
-    const t = "[[File:Q.jpg|thumb|the fundamentals {{sic}} of the paradigm, a {{sic|teh}} typo, {{sic|hide=y|recieve}} and {{sic|?=y|Pharoah}}]]";
-    expect(caption(t)).toBe("the fundamentals [sic] of the paradigm, a teh [sic] typo, recieve and Pharoah [sic?]");
-    expect(caption(t, PAPER)).toBe("the fundamentals of the paradigm, a teh typo, recieve and Pharoah");
+  it("{{sic}} shows [sic] after the text it marks (wtf_wikipedia al_Haytham); preset paper keeps the text alone", () => {
+    const real = "[[File:Houghton Typ 620.47.452 - Selenographia, title.jpg|alt=Frontispiece of book.|thumb|right|[[Hevelius]]'s ''[[Selenographia]]'', showing Alhasen {{sic}} representing reason, and [[Galileo Galilei|Galileo]] representing the senses.]]";
+    expect(caption(real)).toBe("Hevelius's Selenographia, showing Alhasen [sic] representing reason, and Galileo representing the senses.");
+    expect(caption(real, PAPER)).toBe("Hevelius's Selenographia, showing Alhasen representing reason, and Galileo representing the senses.");
+    const t = "[[File:Q.jpg|thumb|a {{sic|teh}} typo, {{sic|hide=y|recieve}} and {{sic|?=y|Pharoah}}]]";
+    expect(caption(t)).toBe("a teh [sic] typo, recieve and Pharoah [sic?]");
+    expect(caption(t, PAPER)).toBe("a teh typo, recieve and Pharoah");
   });
 });
 
