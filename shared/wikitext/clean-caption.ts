@@ -146,7 +146,7 @@ function renderTemplate(f: Frame, ctx: CaptionContext): string {
   const args = { positional, named, raw: parts[0]!.trim() };
   const text = renderInlineTemplate(name, args, ctx.paperRules === true) ?? (ctx.page !== undefined && ctx.paperRules !== true ? renderPageTemplate(name, args, ctx.page) : null);
   if (text !== null) return text;
-  if (ctx.unknownTemplates === "delete" || isSilentTemplate(name)) return "";
+  if (ctx.unknownTemplates === "delete" || isSilentTemplate(name, ctx.paperRules === true)) return "";
   ctx.onUnrendered?.(name);
   return UNRENDERED;
 }

@@ -1115,7 +1115,7 @@ class WikitextScanner {
     truncate(this.pipes, pipeBase);
     // A template an enclosing caption shows no words of is cut out; an inline or (when marking) unknown
     // one stays for the caption cleaner, which renders or marks it.
-    if (produced || (!isInlineTemplate(name, this.ctx.paperRules, this.ctx.page !== undefined) && (this.deleteUnknownTemplates || isSilentTemplate(name)))) this.cut(cutBase, start, contentEnd + 2, CUT_NO_REF);
+    if (produced || (!isInlineTemplate(name, this.ctx.paperRules, this.ctx.page !== undefined) && (this.deleteUnknownTemplates || isSilentTemplate(name, this.ctx.paperRules === true)))) this.cut(cutBase, start, contentEnd + 2, CUT_NO_REF);
     return inert;
   }
 

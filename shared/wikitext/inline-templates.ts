@@ -7,12 +7,15 @@
  */
 import { renderConvert } from "./convert-template.ts";
 import { PAGE_TEMPLATE_NAMES } from "./page-templates.ts";
+import { READER_SILENT, READER_TEMPLATES } from "./reader-templates.ts";
 import type { TemplateArgs } from "./template-args.ts";
 
 /** A template call with its arguments already rendered to text and trimmed. */
 export type { TemplateArgs } from "./template-args.ts";
 
 type Renderer = (a: TemplateArgs, name: string) => string;
+/** Improved-only renderers may decline a form they do not know (null: the caption stays a counted drop). */
+type ImprovedRenderer = (a: TemplateArgs, name: string) => string | null;
 
 const first: Renderer = (a) => a.positional[0] ?? "";
 const last: Renderer = (a) => a.positional[a.positional.length - 1] ?? "";
@@ -177,7 +180,7 @@ const spaced: Renderer = (a) => ` ${a.positional.join(" ")} `;
  * Templates rendered by default and not under preset paper (`paperRules`), whose captions stay as they
  * were before these were known (found by the generalization hunt of 2026-11-27): there they are unknown.
  */
-const IMPROVED_ONLY = new Map<string, Renderer>([
+const IMPROVED_ONLY = new Map<string, ImprovedRenderer>([
   // {{langx|de|Kölner Dom}} replaced the {{lang-de|…}} family in 2024: its text, as lang-xx gives
   ["langx", (a) => a.positional[1] ?? ""],
   ["e", timesTen],
@@ -211,7 +214,10 @@ const SILENT = new Set([
  * caller deletes or marks it). `name` must be normalised: lower-case, `_` → space, trimmed, no "Template:".
  */
 export function renderInlineTemplate(name: string, args: TemplateArgs, paperRules = false): string | null {
-  const r = TABLE.get(name) ?? (name.startsWith("lang-") ? first : undefined) ?? (paperRules ? undefined : IMPROVED_ONLY.get(name));
+  // the reader's rendering first: it replaces the table's where both know a template ({{sic}} → "teh [sic]", paper "teh")
+  const improved = paperRules ? undefined : (IMPROVED_ONLY.get(name) ?? READER_TEMPLATES.get(name));
+  if (improved) return improved(args, name);
+  const r = TABLE.get(name) ?? (name.startsWith("lang-") ? first : undefined);
   if (r) return r(args, name);
   // Magic words with an argument after a colon: {{formatnum:1234}}, {{uc:foo}}, {{lc:Foo}}.
   const colon = name.indexOf(":");
@@ -236,8 +242,8 @@ const MAGIC_TEXT = new Map<string, (text: string) => string>([
 ]);
 
 /** True when a template shows no caption words (footnotes, cleanup tags, icons): deleting it loses nothing. */
-export function isSilentTemplate(name: string): boolean {
-  return SILENT.has(name) || name.startsWith("cite ") || name.startsWith("#tag:ref") || name.startsWith("#tag: ref");
+export function isSilentTemplate(name: string, paperRules = false): boolean {
+  return SILENT.has(name) || name.startsWith("cite ") || name.startsWith("#tag:ref") || name.startsWith("#tag: ref") || (!paperRules && READER_SILENT.has(name));
 }
 
 /** Stand-in for an unknown template in a cleaned caption (U+FFFC OBJECT REPLACEMENT CHARACTER): the caption is dropped as unrendered_template. */
@@ -248,7 +254,7 @@ export const UNRENDERED = "\ufffc";
  * that need the page's title (page-templates.ts) are kept when the renders them (`pageKnown`, the extractor was given the title).
  */
 export function isInlineTemplate(name: string, paperRules = false, pageKnown = false): boolean {
-  return TABLE.has(name) || name.startsWith("lang-") || (!paperRules && (IMPROVED_ONLY.has(name) || (pageKnown && PAGE_TEMPLATE_NAMES.has(name))));
+  return TABLE.has(name) || name.startsWith("lang-") || (!paperRules && (IMPROVED_ONLY.has(name) || READER_TEMPLATES.has(name) || (pageKnown && PAGE_TEMPLATE_NAMES.has(name))));
 }
 
 /** Template name normalisation shared by the extractor and the caption cleaner. */

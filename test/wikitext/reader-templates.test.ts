@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { Counters } from "../../shared/core/counters.ts";
+import { extractImageRefs, extractImageRefsFromBytes, type ExtractImagesOptions } from "../../shared/wikitext/extract-images.ts";
+
+/**
+ * Caption templates of English Wikipedia rendered as the article's reader sees them (the caption-templates
+ * round of 2026-11-27). Each is read by default and not under preset paper (`paperRules`): there the
+ * caption is the counted drop (or, under paper's `unknownTemplates: "delete"`, the cut) it was.
+ */
+const PAPER: ExtractImagesOptions = { paperRules: true, unknownTemplates: "delete", colonFileLinks: "reference" };
+/** the caption of the one reference, by the byte path (dumps, histories) and the string path alike */
+const caption = (text: string, opts: ExtractImagesOptions = {}) => {
+  const refs = extractImageRefs(text, opts);
+  expect(extractImageRefsFromBytes(Buffer.from(text, "utf8"), opts)).toEqual(refs);
+  expect(refs).toHaveLength(1);
+  return refs[0]!.caption;
+};
+/** the templates a caption leaves unrendered (counted drops by default) */
+const unrendered = (text: string, opts: ExtractImagesOptions = {}) => {
+  const counters = new Counters();
+  extractImageRefs(text, { ...opts, counters });
+  return Object.keys(counters.toJSON()).filter((k) => k.startsWith("wikitext.unrendered_template."));
+};
+
+describe("templates found in captions of shared/data", () => {
+  it("{{ArabDIN}} (enwiki 2016, Allah) shows its transliteration", () => {
+    const t = "[[Image:Allah.jpg|thumb|right|200px|An example of ''{{ArabDIN|allāh}}'' written in simple [[Arabic calligraphy]].]]";
+    expect(caption(t)).toBe("An example of allāh written in simple Arabic calligraphy.");
+    // preset paper cuts the template: its italics' quotes run together, one apostrophe (as before)
+    expect(caption(t, PAPER)).toBe("An example of ' written in simple Arabic calligraphy.");
+  });
+
+  it("{{3d glasses}} (enwiki 2016, Glass) is an icon: no words", () => {
+    const t = "[[Image:Egyptian Glass.jpg|thumb|200px|Egypt was first to create glass objects. {{3d_glasses}}]]";
+    expect(unrendered(t)).toEqual([]);
+    expect(caption(t)).toBe("Egypt was first to create glass objects.");
+    expect(unrendered(t, { paperRules: true })).toEqual(["wikitext.unrendered_template.3d glasses"]);
+  });
+
+  it("{{sic}} shows [sic] after the text it marks (wtf_wikipedia al_Haytham); preset paper keeps the text alone", () => {
+    const real = "[[File:Houghton Typ 620.47.452 - Selenographia, title.jpg|alt=Frontispiece of book.|thumb|right|[[Hevelius]]'s ''[[Selenographia]]'', showing Alhasen {{sic}} representing reason, and [[Galileo Galilei|Galileo]] representing the senses.]]";
+    expect(caption(real)).toBe("Hevelius's Selenographia, showing Alhasen [sic] representing reason, and Galileo representing the senses.");
+    expect(caption(real, PAPER)).toBe("Hevelius's Selenographia, showing Alhasen representing reason, and Galileo representing the senses.");
+    const t = "[[File:Q.jpg|thumb|a {{sic|teh}} typo, {{sic|hide=y|recieve}} and {{sic|?=y|Pharoah}}]]";
+    expect(caption(t)).toBe("a teh [sic] typo, recieve and Pharoah [sic?]");
+    expect(caption(t, PAPER)).toBe("a teh typo, recieve and Pharoah");
+  });
+});
+
+describe("caption templates of current articles that paracap dropped", () => {
+  it("{{val}}: the number (commas in its integer part), its uncertainty, exponent and unit", () => {
+    const t = "[[File:Hubble.jpg|thumb|The galaxy lies {{val|13.2|u=billion [[light-year]]s}} away; its mass is {{val|1.5|0.2|e=12|ul=solar mass}}, {{val|12345.678}} stars, {{val|-3.2|+0.4|-0.5}} and {{val|45|u=%}}]]";
+    expect(caption(t)).toBe("The galaxy lies 13.2 billion light-years away; its mass is 1.5 ± 0.2×1012 solar mass, 12,345.678 stars, −3.2 +0.4 −0.5 and 45%");
+    expect(caption(t, PAPER)).toBe("The galaxy lies away; its mass is , stars, and");
+  });
+
+  it("{{date}} gives day month year (mdy when asked); a date it cannot read, as written", () => {
+    const t = "[[File:Launch.jpg|thumb|Launch on {{date|1969-07-16}}, landing on {{date|20 July 1969|mdy}}, splashdown {{date|July 24, 1969|iso}} and {{date|summer 1969}}]]";
+    expect(caption(t)).toBe("Launch on 16 July 1969, landing on July 20, 1969, splashdown 1969-07-24 and summer 1969");
+  });
+
+  it("{{death date and age}} gives the date and the age at death; {{birth date and age}} (an age that grows with the reading day) stays a drop", () => {
+    expect(caption("[[File:Portrait.jpg|thumb|Died {{death date and age|1993|2|24|1921|5|3}}; {{death date and age|2001|7|1|1950|7|2|df=y}}]]")).toBe(
+      "Died February 24, 1993 (aged 71); 1 July 2001 (aged 50)",
+    );
+    expect(unrendered("[[File:Portrait.jpg|thumb|Born {{birth date and age|1950|5|17}}]]")).toEqual(["wikitext.unrendered_template.birth date and age"]);
+  });
+
+  it("{{plainlist}}, {{flatlist}} and {{bulleted list}}: their items, comma-separated as {{ubl}}'s", () => {
+    const t = "{{Infobox person|image=Band.jpg|caption={{plainlist|\n* John Lennon\n* [[Paul McCartney]]\n}} with {{flatlist|\n*George\n*Ringo}} and {{bulleted list|Brian|George Martin}}}}";
+    expect(caption(t)).toBe("John Lennon, Paul McCartney with George, Ringo and Brian, George Martin");
+    // the start-and-end form ({{plainlist}} … {{endplainlist}}) has no argument: not read
+    expect(unrendered("[[File:A.jpg|thumb|{{plainlist}}\n* a\n* b\n{{endplainlist}}]]")).toEqual([
+      "wikitext.unrendered_template.endplainlist",
+      "wikitext.unrendered_template.plainlist",
+    ]);
+  });
+
+  it("{{US$}} and the currency templates: the sign before the amount", () => {
+    const t = "[[File:Bill.jpg|thumb|Sold for {{US$|5 million}}, {{GBP|120}}, {{€|3,000}}, {{INR|500}} and {{JPY|1000}}]]";
+    expect(caption(t)).toBe("Sold for US$5 million, £120, €3,000, ₹500 and ¥1000");
+  });
+
+  it("{{Korean}} and {{zh}}: each form with its label, as the template shows them", () => {
+    expect(caption("[[File:Gyeongbokgung.jpg|thumb|Gyeongbokgung ({{Korean|hangul=경복궁|hanja=景福宮}}) in Seoul]]")).toBe(
+      "Gyeongbokgung (Korean: 경복궁; Hanja: 景福宮) in Seoul",
+    );
+    expect(caption("[[File:Gate.jpg|thumb|The Forbidden City ({{zh|s=紫禁城|p=Zǐjìnchéng|l=Purple Forbidden City}})]]")).toBe(
+      "The Forbidden City (simplified Chinese: 紫禁城; pinyin: Zǐjìnchéng; lit. 'Purple Forbidden City')",
+    );
+  });
+
+  it("{{IPAc-en}} shows the pronunciation between slashes, as {{IPA}} does", () => {
+    expect(caption("[[File:Bodmin.jpg|thumb|Bodmin ({{IPAc-en|ˈ|b|ɒ|d|m|ɪ|n}}) from the moor, {{IPAc-en|US|ˈ|t|ɒ|m|,|ˈ|t|oʊ|m}}]]")).toBe(
+      "Bodmin (/ˈbɒdmɪn/) from the moor, US: /ˈtɒm/, /ˈtoʊm/",
+    );
+  });
+
+  it("{{cquote}} shows its quotation; {{gaps}} its digit groups apart; the dash names are dashes", () => {
+    expect(caption("[[File:Speech.jpg|thumb|{{cquote|Ask not what your country can do for you|John F. Kennedy}}]]")).toBe("Ask not what your country can do for you");
+    expect(caption("[[File:Pi.jpg|thumb|π to ten places: 3.{{gaps|14159|26535}}; 1914{{en dash}}1918{{spaced en dash}}the war{{em dash}}and after]]")).toBe(
+      "π to ten places: 3.14159 26535; 1914–1918 – the war—and after",
+    );
+  });
+});
