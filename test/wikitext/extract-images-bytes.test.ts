@@ -13,6 +13,7 @@ import { DumpError } from "../../shared/dump/errors.ts";
 import { readDumpPages } from "../../shared/dump/page-reader.ts";
 import { decodeCharBytesToBuffer, rawText } from "../../shared/dump/revision-text.ts";
 import { extractImageRefs, extractImageRefsFromBytes, type ExtractImagesOptions } from "../../shared/wikitext/extract-images.ts";
+import { expectEqual } from "../support/expect-equal.ts";
 import { plainDump } from "../support/plain-dump.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
@@ -34,7 +35,7 @@ function expectSame(text: string, bytes: Buffer, label: string, optionSets = OPT
   for (const opts of optionSets) {
     const viaString = outcome((o) => extractImageRefs(text, o), opts);
     const viaBytes = outcome((o) => extractImageRefsFromBytes(bytes, o), opts);
-    expect(viaBytes, label).toEqual(viaString);
+    expectEqual(viaBytes, viaString, label);
   }
 }
 
