@@ -31,6 +31,8 @@ export default defineConfig({
     pool: "forks",
     // one folder per run where files share what each would otherwise build again (test/support/once.ts)
     globalSetup: ["test/support/share-dir.global.ts"],
+    // equal typed arrays compared at native speed (vitest walks them key by key)
+    setupFiles: ["test/support/typed-array-equality.ts"],
     // Vitest's default is cores − 1 (one file at a time on 2 cores); much of the suite waits on child
     // processes, emulators and redeliveries, so more files than cores run at once: on this 2-core
     // machine, quiet, two at a time took 392–398 s, three 334 s. No test depends on speed.
