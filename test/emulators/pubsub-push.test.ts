@@ -82,9 +82,11 @@ describe("Pub/Sub emulator", () => {
   // last: it stops the file's emulator (a JVM started for this case alone cost a start more)
   it("stop() leaves no emulator JVM behind", async () => {
     const port = emulator.port;
-    expect(spawnSync("pgrep", ["-f", `--port=${port}`], { encoding: "utf8" }).stdout.trim()).not.toBe("");
+    // `--` before the pattern: pgrep took `--port=N` for an option of its own, printed nothing, and
+    // the check passed whatever ran
+    const running = () => spawnSync("pgrep", ["-f", "--", `--port=${port}( |$)`], { encoding: "utf8" }).stdout.trim();
+    expect(running()).not.toBe("");
     await emulator.stop();
-    const ps = spawnSync("pgrep", ["-f", `--port=${port}`], { encoding: "utf8" });
-    expect(ps.stdout.trim()).toBe("");
+    expect(running()).toBe("");
   });
 });
