@@ -7,7 +7,8 @@
  * runner on the emulators (its own topic, function, fan-in and messages, all derived from the
  * pipeline value) with no other file knowing it; both give the same outputs.
  */
-import { readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Storage } from "@google-cloud/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -28,6 +29,9 @@ import { extractPhase } from "../../shared/tasks/extract-task.ts";
 import { groupPhase } from "../../shared/tasks/group-task.ts";
 import { partitionOfUnit, partitionTask } from "../../shared/tasks/phase-task.ts";
 import { definePipeline } from "../../shared/tasks/phases.ts";
+import { resolveConfig } from "../../shared/core/config.ts";
+import { runLocal } from "../../shared/runner/local-runner.ts";
+import { DATA } from "../runner/helpers.ts";
 import { comparable, localReference, multistreamSample, paracap, PARTITIONS, pubsubEmulatorMissing, readDir, readObjects, SHARD_BYTES, skipMessage, waitForRun, type SampleDumps } from "./helpers.ts";
 
 /** The service the phase receives: images whose pairs must go. */
@@ -98,7 +102,13 @@ describe("a transforming phase registered by the caller, local runner", () => {
 
   it("a pipeline whose phase reads data nobody wrote, or asks for a service it was not given, says so", async () => {
     expect(() => definePipeline([{ ...extractPhase, next: "block-list" }, { ...blocklist, next: "group" }, groupPhase, dedupPhase, aggregatePhase])).toThrow(/phase "block-list" consumes dataset "pairs", which no earlier phase produces \(produced so far: refs\)/);
-    await expect(localReference(sample, toyPipeline)).rejects.toThrow(/phase "block-list" needs the service "blocklist", which the runner was not given/);
+    // the service is asked for when the phase runs, whatever the input: a small real dump (25 KB) gets
+    // there without extracting and grouping the whole sample again
+    const small = { path: join(DATA, "wikipedia/wikipedia2vec-enwiki-pages-articles-sample.xml.bz2"), kind: "current" as const };
+    const out = join(mkdtempSync(join(tmpdir(), "paracap-toy-no-service-")), "out");
+    await expect(runLocal({ inputs: [small], outDir: out, config: resolveConfig({ partitions: PARTITIONS }), workers: 1, progress: null, pipeline: toyPipeline })).rejects.toThrow(
+      /phase "block-list" needs the service "blocklist", which the runner was not given/,
+    );
   });
 });
 

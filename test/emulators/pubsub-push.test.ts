@@ -79,11 +79,17 @@ describe("Pub/Sub emulator", () => {
     expect(failedAttempts.filter((id) => id === messageId)).toHaveLength(5);
   });
 
+  // last: it stops the file's emulator (a JVM started for this case alone cost a start more)
   it("stop() leaves no emulator JVM behind", async () => {
-    const other = await startPubSubEmulator();
-    const port = other.port;
-    await other.stop();
-    const ps = spawnSync("pgrep", ["-f", `--port=${port}`], { encoding: "utf8" });
-    expect(ps.stdout.trim()).toBe("");
+    const port = emulator.port;
+    // `--` before the pattern: pgrep took `--port=N` for an option of its own, printed nothing, and
+    // the check passed whatever ran
+    const running = () => spawnSync("pgrep", ["-f", "--", `--port=${port}( |$)`], { encoding: "utf8" }).stdout.trim();
+    expect(running()).not.toBe("");
+    await emulator.stop();
+    // stop() resolves when the watchdog shell has ended; a JVM busy with this file's subscriptions may
+    // still be shutting down then (docs/open-defects.md): it must go, a hang is caught by the timeout
+    while (running() !== "") await new Promise((r) => setTimeout(r, 100));
+    expect(running()).toBe("");
   });
 });

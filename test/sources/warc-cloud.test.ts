@@ -55,8 +55,30 @@ function inputs(): { dir: string; names: string[] } {
 }
 
 const config = () => ({ ...cloudConfig(), tiers: ["gold" as const, "silver" as const], extraction: { ...cloudConfig().extraction, fileAliases: ["Imachen"], ...baseUrl() } });
-/** the loopback server's URL, once the cloud suite set it as the deployment's (every run of this file then has it) */
+/** the loopback server's URL, the deployment's (every run of this file has it, the local ones too) */
 const baseUrl = () => (process.env.PARACAP_WARC_BASE_URL ? { warcBaseUrl: process.env.PARACAP_WARC_BASE_URL } : {});
+
+/** the loopback crawl server, set as the deployment's setting before any run of the file (read by the in-process functions from the environment) */
+let server: CrawlServer;
+beforeAll(async () => {
+  server = await serveCrawl(WARC, "range");
+  process.env.PARACAP_WARC_BASE_URL = server.base;
+});
+afterAll(async () => {
+  await server?.close();
+  delete process.env.PARACAP_WARC_BASE_URL;
+});
+
+/**
+ * The crawls and the dump, and the local runner's outputs on them: one run, asserted on by the local
+ * runner's test and compared with the cloud run's outputs (it was made twice before).
+ */
+let crawlRun: Promise<{ dir: string; names: string[]; out: string }> | undefined;
+const crawlLocal = () =>
+  (crawlRun ??= (async () => {
+    const { dir, names } = inputs();
+    return { dir, names, out: await localRun(dir, names) };
+  })());
 
 /**
  * The wget capture's responses and a recapture a year later, as one `.arc.gz` (a member per
@@ -87,8 +109,7 @@ async function localRun(dir: string, names: string[], runConfig: ParacapConfig =
 
 describe("crawl shards, local runner", () => {
   it("a crawl and a dump meet on one image key; the iana crawl splits into shards; every source's counters reach stats.json", async () => {
-    const { dir, names } = inputs();
-    const out = await localRun(dir, names);
+    const { names, out } = await crawlLocal();
     const work = new LocalStore(join(out, ".work"));
     const refs: ShuffleRef[] = [];
     for (const name of await work.list("data/extract/refs/")) for await (const r of readJsonl(work, name, ShuffleRef)) if (r.image === COAT_OF_ARMS) refs.push(r);
@@ -110,12 +131,7 @@ describe.skipIf(missing !== null)("crawl shards, cloud runner on the emulators",
   let cloud: LocalCloud;
   let storage: Storage;
 
-  let server: CrawlServer;
-
   beforeAll(async () => {
-    // the deployment's setting, read by the in-process functions from the environment
-    server = await serveCrawl(WARC, "range");
-    process.env.PARACAP_WARC_BASE_URL = server.base;
     emu = await startEmulators();
     cloud = await startLocalCloud({ emulators: emu, partitions: PARTITIONS, shardBytes: SHARD_BYTES });
     storage = new Storage({ apiEndpoint: emu.gcsUrl, projectId: emu.projectId });
@@ -124,13 +140,11 @@ describe.skipIf(missing !== null)("crawl shards, cloud runner on the emulators",
   afterAll(async () => {
     await cloud?.stop();
     await emu?.stop();
-    await server?.close();
-    delete process.env.PARACAP_WARC_BASE_URL;
   });
 
   it("uploaded WARCs and a dump give the local runner's outputs byte for byte", async () => {
-    const { dir, names } = inputs();
-    const expected = comparable(readDir(await localRun(dir, names)), false, ["gold", "silver"]);
+    const { dir, names, out } = await crawlLocal();
+    const expected = comparable(readDir(out), false, ["gold", "silver"]);
     const manifestConfig = join(dir, "config.json");
     writeFileSync(manifestConfig, JSON.stringify({ tiers: ["gold", "silver"], extraction: { fileAliases: ["Imachen"] } }));
     const up = await paracap(["cloud", "upload", ...names.map((n) => join(dir, n)), "--name", "crawl", "--config", manifestConfig], cloud.env);
