@@ -86,13 +86,16 @@ export async function freePort(): Promise<number> {
 /**
  * Runs the JVM under a watchdog shell that holds a pipe from this process: when this process dies
  * in any way (even SIGKILL) the pipe closes and the watchdog kills the JVM, so no emulator is
- * left holding its port. The shell exits with the JVM, so an early exit is still seen.
+ * left holding its port. The shell exits with the JVM, so an early exit is still seen. On SIGTERM
+ * (stop()) the shell stays until the JVM has gone: a JVM that served subscriptions takes ~0.5 s to
+ * shut down, and stop() resolving before that left its port taken for a restart.
  */
 const WATCHDOG = `exec 3<&0
 "$@" </dev/null 3<&- & pid=$!
-( while read -r _ <&3; do :; done; kill -KILL $pid 2>/dev/null ) &
-wait $pid; code=$?
-kill $! 2>/dev/null
+( while read -r _ <&3; do :; done; kill -KILL $pid 2>/dev/null ) & dog=$!
+trap 'kill -TERM $pid 2>/dev/null' TERM
+while :; do wait $pid; code=$?; kill -0 $pid 2>/dev/null || break; done
+kill $dog 2>/dev/null
 exit $code`;
 
 /** JVM flag that marks the emulators paracap starts, so a later start can tell its own orphans. */
