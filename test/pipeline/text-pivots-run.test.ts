@@ -46,7 +46,7 @@ beforeAll(async () => {
   const input = join(dir, "cc-excerpt.tsv");
   writeFileSync(input, picked.join("\n") + "\n");
   for (const pivot of ["resource", "canonical", "minhash"]) runs.set(pivot, await run(pivot, input));
-}, 120_000);
+});
 
 afterAll(removeTempDirs);
 
