@@ -52,14 +52,19 @@ function page(body: string, title = "T", id = 1): string {
 }
 
 describe("scanner = saxes reader on the real dump excerpts", () => {
-  const files = [GENSIM, BGWIKI_UTF16, WIKIPEDIA2VEC_09, DUMPSTER_DIVE, TABLE_MARKUP, HISTORY_0000, HISTORY_2900, ...SAMPLES];
+  // (GENSIM is the first sample: listed once)
+  const files = [...new Set([GENSIM, BGWIKI_UTF16, WIKIPEDIA2VEC_09, DUMPSTER_DIVE, TABLE_MARKUP, HISTORY_0000, HISTORY_2900, ...SAMPLES])];
   for (const file of files) {
     it(`${file.split("/").pop()}`, async () => {
+      // Decoded once (bunzip: shared by the run), and read by both in the 64 KiB pieces a decoder's pipe
+      // gives: decoding is ~90 % of the cost of a read and is not what is compared here (page-reader,
+      // open-dump and the bz2 tests check it; "reads a plain file the same as its bytes" below, openDumpStream into readPages).
+      const bytes = file.endsWith(".bz2") ? bunzip(file) : readFileSync(file);
       for (const opts of [{}, WIDE]) {
         const a = new Counters();
         const b = new Counters();
-        const scanner = await collect(readPages(openDumpStream(file), { ...opts, counters: a }));
-        const saxes = await collect(readPagesSaxes(openDumpStream(file), { ...opts, counters: b }));
+        const scanner = await collect(readPages(Readable.from(pieces(bytes, [65536])), { ...opts, counters: a }));
+        const saxes = await collect(readPagesSaxes(Readable.from(pieces(bytes, [65536])), { ...opts, counters: b }));
         expect(scanner.length).toBeGreaterThan(0);
         expect(scanner.map(fingerprint)).toEqual(saxes.map(fingerprint));
         expect(a.toJSON()).toEqual(b.toJSON());

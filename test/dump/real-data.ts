@@ -1,10 +1,11 @@
 /** Paths of the real dump excerpts in test/fixtures/data (see their PROVENANCE.md) and small helpers. */
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { PageRevision } from "../../shared/core/records.ts";
+import { shareDir } from "../support/once.ts";
 
 const DATA = new URL("../fixtures/data/", import.meta.url).pathname;
 const SAMPLE = new URL("../../shared/sample/", import.meta.url).pathname;
@@ -19,9 +20,24 @@ export const HISTORY_0000 = `${DATA}wikipedia-history/enwiki-Anarchism-history-r
 export const HISTORY_2900 = `${DATA}wikipedia-history/enwiki-Anarchism-history-rev02900-03299.xml.bz2`;
 export const WIKIPEDIA_PROVENANCE = `${DATA}wikipedia/PROVENANCE.md`;
 
-/** Decompressed bytes of a real bz2 file, via the bzip2 binary (independent of the code under test). */
+/**
+ * Decompressed bytes of a real bz2 file, via the bzip2 binary (independent of the code under test).
+ * A file that is no temporary one (the excerpts) is decoded once per test run and its bytes shared
+ * through the share folder (test/support/once.ts): the 1.3 MB history excerpt costs ~5 CPU-s a
+ * decoding, and a dozen files want the same bytes. Each call returns a buffer of its own.
+ */
 export function bunzip(path: string): Buffer {
-  return execFileSync("bzip2", ["-dc", path], { maxBuffer: 1 << 30 });
+  const full = resolve(path);
+  if (full.startsWith(resolve(tmpdir()))) return execFileSync("bzip2", ["-dc", path], { maxBuffer: 1 << 30 });
+  const { size, mtimeMs } = statSync(full);
+  const cached = join(shareDir(), `bunzip-${sha(`${full}|${size}|${mtimeMs}`)}`);
+  if (existsSync(cached)) return readFileSync(cached);
+  const bytes = execFileSync("bzip2", ["-dc", path], { maxBuffer: 1 << 30 });
+  // written whole under another name, then renamed: a file reading it never sees a part
+  const part = `${cached}.tmp-${process.pid}`;
+  writeFileSync(part, bytes);
+  renameSync(part, cached);
+  return bytes;
 }
 
 export function sha(data: string | Buffer): string {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { inject } from "vitest";
 
 /** The run's share folder (share-dir.global.ts), or a folder of this process where none is given. */
-function shareDir(): string {
+export function shareDir(): string {
   let dir: string | undefined;
   try {
     dir = inject("shareDir");
