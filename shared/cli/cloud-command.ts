@@ -227,9 +227,10 @@ function liveEmulator(dir: string, required: boolean) {
 
 /**
  * Uploads the dumps and returns the run id the planner will give the run. A multistream dump's
- * index goes first: the planner starts a run on the dump's upload (or the manifest's).
+ * index goes first: the planner starts a run on the dump's upload (or the manifest's). Exported for
+ * the cloud tests that upload in-process where the CLI itself is not what they test.
  */
-async function upload(bucket: Bucket, paths: string[], name: string | undefined, config: Record<string, unknown> | undefined, history: ReadonlySet<string> = new Set()): Promise<string> {
+export async function upload(bucket: Bucket, paths: string[], name: string | undefined, config: Record<string, unknown> | undefined, history: ReadonlySet<string> = new Set()): Promise<string> {
   const objects = new Map<string, string>();
   /** inputs told by their first bytes, not their names: planned through a manifest */
   const unnamed = new Set<string>();

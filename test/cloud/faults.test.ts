@@ -5,7 +5,7 @@
  *   redelivers, the retry rewrites them, and the outputs equal the local runner's;
  * - one shard fails on every attempt → after 5 deliveries it ends in the dead-letter topic, the
  *   dead-letter function marks it failed, the rest of the run completes and says it is
- *   incomplete, and `paracap cloud status` reports it.
+ *   incomplete, and `paracap cloud status` reports it (uploads and most status reads in-process).
  */
 import { PubSub, type Message } from "@google-cloud/pubsub";
 import type { Storage } from "@google-cloud/storage";
@@ -17,6 +17,7 @@ import { pubsubClientOptions } from "../../scripts/emulators/pubsub-emulator.ts"
 import { Stats } from "../../shared/output/stats.ts";
 import { RunManifest } from "../../shared/tasks/manifest.ts";
 import { faults } from "./fixtures/faulty-functions.ts";
+import { runStatusOf, uploadRun } from "./in-process-cloud.ts";
 import {
   comparable,
   localReference,
@@ -55,10 +56,10 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
     await fx?.stop();
   });
 
+  // Uploads and most status reads are in-process (the CLI is not under test here; e2e runs it): one
+  // real `cloud status --json` child below checks the CLI's exit code and JSON for an incomplete run.
   async function upload(name: string): Promise<{ runId: string; manifest: RunManifest }> {
-    const up = await paracap(["cloud", "upload", sample.current, sample.history, "--name", name], cloud.env);
-    expect(up.code, up.stderr).toBe(0);
-    const runId = up.stdout.trim();
+    const runId = await uploadRun(storage, cloud, [sample.current, sample.history], name);
     const file = storage.bucket(cloud.buckets.work).file(`runs/${runId}/manifest.json`);
     for (let i = 0; i < 100 && !(await file.exists())[0]; i++) await new Promise((r) => setTimeout(r, 100));
     return { runId, manifest: RunManifest.parse(JSON.parse((await file.download())[0].toString())) };
@@ -81,7 +82,7 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
     expect(crashed.every((k) => manifest.shards.some((s) => k === `${runId}/${s.id}`))).toBe(true);
 
     expect(comparable(await readObjects(storage, cloud.buckets.output, `${runId}/`), true)).toEqual(expected);
-    const status = await paracap(["cloud", "status", runId], cloud.env);
+    const status = await runStatusOf(storage, cloud, runId);
     expect(status.code).toBe(0);
     expect(status.stdout).toContain("finished, complete");
     expect(status.stdout).not.toContain("dead-lettered");
@@ -144,13 +145,14 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
     expect(stats.counters["dump.pages"]!).toBeGreaterThan(0);
     expect(stats.counters["dump.pages"]!).toBeLessThan(reference.counters["dump.pages"]!);
 
-    const status = await paracap(["cloud", "status", runId], cloud.env);
+    const status = await runStatusOf(storage, cloud, runId);
     expect(status.code).toBe(3);
     expect(status.stdout).toContain(`run ${runId}: finished, INCOMPLETE`);
     expect(status.stdout).toContain(`extract shards: ${manifest.shards.length - 1}/${manifest.shards.length} done, 1 failed, 0 pending`);
     expect(status.stdout).toContain(`failed shard ${failed.id}`);
     expect(status.stdout).toMatch(new RegExp(`dead-lettered: .*"shardId":"${failed.id.replace(/[.@]/g, "\\$&")}".*after 5 delivery attempts`));
     const json = await paracap(["cloud", "status", runId, "--json"], cloud.env);
+    expect(json.code, json.stderr).toBe(3);
     expect(JSON.parse(json.stdout)).toMatchObject({ finished: true, complete: false, shards: { failed: [failed.id] } });
   });
 
@@ -185,7 +187,7 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
     expect(all(stats)).toBeLessThan(all(reference));
     expect(outputs.get("report.md")!.toString()).toContain(`**Failed partitions**`);
 
-    const status = await paracap(["cloud", "status", runId], cloud.env);
+    const status = await runStatusOf(storage, cloud, runId);
     expect(status.code).toBe(3);
     expect(status.stdout).toContain(`run ${runId}: finished, INCOMPLETE`);
     expect(status.stdout).toContain(`failed partition group-${P}`);
