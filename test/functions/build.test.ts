@@ -14,6 +14,7 @@ import { startGcsServer } from "../../scripts/emulators/gcs-server.ts";
 import { runId as planRunId } from "../../shared/cloud/plan-run.ts";
 import { serveBuiltFunction } from "../../scripts/emulators/functions-host.ts";
 import { startLocalCloud, type LocalCloud } from "../../scripts/emulators/local-cloud.ts";
+import { BUILTIN_PHASE_SHAPES, servedPhases } from "../../shared/core/phase-names.ts";
 import { comparable, paracap, pubsubEmulatorMissing, readDir, readObjects, ROOT, SAMPLE_CURRENT, skipMessage, waitForRun } from "../cloud/helpers.ts";
 import { runLocal } from "../../shared/runner/local-runner.ts";
 import { resolveConfig } from "../../shared/core/config.ts";
@@ -110,7 +111,9 @@ describe.skipIf(missing !== null)("the built functions on the emulators", () => 
 
   beforeAll(async () => {
     emu = await startEmulators();
-    cloud = await startLocalCloud({ emulators: emu, builtDir: out, partitions: 2 });
+    // the phases this job uses (the built-in pipeline's): six built-function children, not the eight a
+    // deployment serves (the pixel pipeline's two are idle here, and each child costs a node start)
+    cloud = await startLocalCloud({ emulators: emu, builtDir: out, partitions: 2, phases: servedPhases([BUILTIN_PHASE_SHAPES]) });
   });
 
   afterAll(async () => {
