@@ -133,7 +133,7 @@ describe.skipIf(missing !== null)("min-hash pivot: cloud = paracap run", () => {
     const up = await paracap(["cloud", "upload", join(dir, NAME), "--config", join(dir, "config.json")], cloud.env);
     expect(up.code, up.stderr).toBe(0);
     const runId = up.stdout.trim();
-    await waitForRun(storage, cloud.buckets.output, runId, 180_000);
+    await waitForRun(storage, cloud.buckets.output, runId);
     const got = comparable(await readObjects(storage, cloud.buckets.output, `${runId}/`), true, TIERS);
 
     const cli = await runCli(["run", "--input", NAME, "--out", "cli", "--config", "config.json", "--quiet"], { cwd: dir });
@@ -150,5 +150,5 @@ describe.skipIf(missing !== null)("min-hash pivot: cloud = paracap run", () => {
       expect(p.a.image).not.toBe(p.b.image);
       expect(p.pivot!.jaccard).toBeGreaterThanOrEqual(0.5);
     }
-  }, 300_000);
+  });
 });
