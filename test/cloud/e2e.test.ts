@@ -14,6 +14,7 @@ import type { Emulators } from "../../scripts/emulators/emulate.ts";
 import type { LocalCloud } from "../../scripts/emulators/local-cloud.ts";
 import { startCloudFixture, type CloudFixture } from "./cloud-fixture.ts";
 import { RunManifest } from "../../shared/tasks/manifest.ts";
+import { uploadRun } from "./in-process-cloud.ts";
 import { Stats } from "../../shared/output/stats.ts";
 import {
   comparable,
@@ -109,7 +110,9 @@ describe.skipIf(missing !== null)("cloud runner end to end on the emulators", ()
     cloud.setDeliveries(2);
     let runId: string;
     try {
-      runId = await uploadAndWait("sample-twice");
+      // uploaded in-process: the first case ran the CLI's upload
+      runId = await uploadRun(storage, cloud, [sample.current, sample.history], "sample-twice");
+      await waitForRun(storage, cloud.buckets.output, runId);
     } finally {
       cloud.setDeliveries(1);
     }
