@@ -71,7 +71,15 @@ function edit(text: string, next: () => number): string {
   return t;
 }
 
+/** The first `count` revision texts of the history sample (up to 22: the sample is decoded once per file, not once per test). */
 async function baseTexts(count: number): Promise<string[]> {
+  if (count > BASE_TEXTS) throw new Error(`baseTexts reads at most ${BASE_TEXTS}`);
+  return (await (firstTexts ??= readTexts(BASE_TEXTS))).slice(0, count);
+}
+const BASE_TEXTS = 22;
+let firstTexts: Promise<string[]> | undefined;
+
+async function readTexts(count: number): Promise<string[]> {
   const texts: string[] = [];
   for await (const r of readDumpPages(join(REPO, "shared/sample/enwiki-Anarchism-history-sample.xml.bz2"))) {
     texts.push(decodeCharBytesToBuffer(Buffer.from(rawText(r)!)).toString("utf8"));
