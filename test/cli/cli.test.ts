@@ -1,10 +1,13 @@
 /**
  * The paracap command (bin/paracap.js spawned as a user would): extract, features, score, run --help,
- * and user errors (exit code 2, one line on stderr, no stack trace).
+ * and user errors (exit code 2, one line on stderr, no stack trace). The run's option and configuration
+ * errors call main() in this process (bin/paracap.js only hands its exit code on; the spawned extract,
+ * features, score and PARACAP_THREADS errors check that it does): a process each cost more than the check.
  */
 import { readFileSync, rmSync } from "node:fs";
 import { basename, join, relative } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { main } from "../../shared/cli/main.ts";
 import { resolveConfig } from "../../shared/core/config.ts";
 import { Counters } from "../../shared/core/counters.ts";
 import { silentContext } from "../../shared/core/stage.ts";
@@ -17,6 +20,25 @@ afterAll(removeTempDirs);
 const FIXTURES = join(REPO, "test/fixtures/wikitext");
 
 const cli = (args: string[], stdin = "") => runCli(args, { stdin });
+
+let turn: Promise<unknown> = Promise.resolve();
+/** `paracap <args>` by main() in this process, stdout and stderr captured; one at a time (the tests here run concurrently). */
+function inProcess(args: string[]): Promise<CliResult> {
+  const result = turn.then(async () => {
+    let stdout = "";
+    let stderr = "";
+    const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
+    const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => ((stderr += String(chunk)), true));
+    try {
+      return { code: await main(args), stdout, stderr };
+    } finally {
+      out.mockRestore();
+      err.mockRestore();
+    }
+  });
+  turn = result.catch(() => {});
+  return result;
+}
 
 const jsonl = (text: string) => text.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as Record<string, unknown>);
 
@@ -199,14 +221,14 @@ describe.concurrent("paracap run and general usage", () => {
   });
 
   it("reports bad options and values as user errors", async () => {
-    expectUserError(await cli(["run", "--bogus"]), /^paracap run: unknown option --bogus; 'paracap run --help' lists the options\n$/);
-    expectUserError(await cli(["run", "--tiers", "platinum"]), /^paracap run: unknown tier "platinum" \(tiers: gold, silver, bronze\)\n$/);
-    expectUserError(await cli(["run", "--tiers", "gold,sliver"]), /^paracap run: unknown tier "sliver" \(did you mean "silver"\? tiers: gold, silver, bronze\)\n$/);
-    expectUserError(await cli(["run", "--tiers", "gold,"]), /^paracap run: --tiers "gold," names an empty tier \(a stray comma\?\); tiers: gold, silver, bronze\n$/);
-    expectUserError(await cli(["run", "--workers", "0"]), /^paracap run: --workers needs a positive whole number, got "0"\n$/);
+    expectUserError(await inProcess(["run", "--bogus"]), /^paracap run: unknown option --bogus; 'paracap run --help' lists the options\n$/);
+    expectUserError(await inProcess(["run", "--tiers", "platinum"]), /^paracap run: unknown tier "platinum" \(tiers: gold, silver, bronze\)\n$/);
+    expectUserError(await inProcess(["run", "--tiers", "gold,sliver"]), /^paracap run: unknown tier "sliver" \(did you mean "silver"\? tiers: gold, silver, bronze\)\n$/);
+    expectUserError(await inProcess(["run", "--tiers", "gold,"]), /^paracap run: --tiers "gold," names an empty tier \(a stray comma\?\); tiers: gold, silver, bronze\n$/);
+    expectUserError(await inProcess(["run", "--workers", "0"]), /^paracap run: --workers needs a positive whole number, got "0"\n$/);
     expectUserError(await runCli(["run", "--workers", "2"], { env: { PARACAP_THREADS: "many" } }), /^paracap run: PARACAP_THREADS must be auto or always, got "many"\n$/);
-    expectUserError(await cli(["run", "--config", "/nonexistent/paracap.json"]), /^paracap run: cannot read config file \/nonexistent\/paracap\.json: no such file\n$/);
-    expectUserError(await cli(["run", "--tiers", "bronze", "--input", SAMPLE_HISTORY.replace("history", "hist0ry")]),
+    expectUserError(await inProcess(["run", "--config", "/nonexistent/paracap.json"]), /^paracap run: cannot read config file \/nonexistent\/paracap\.json: no such file\n$/);
+    expectUserError(await inProcess(["run", "--tiers", "bronze", "--input", SAMPLE_HISTORY.replace("history", "hist0ry")]),
       /^paracap run: no input feeds the requested tiers \(bronze\)/);
   });
 
@@ -218,14 +240,14 @@ describe.concurrent("paracap run and general usage", () => {
     await fs.writeFile(file, "x");
     await fs.writeFile(typo, JSON.stringify({ captions: { minWord: 10 } }));
     const [tiers, out, partitions, twice, notDir, isFile, key] = await Promise.all([
-      cli(["run", "--tiers", ""]),
-      cli(["run", "--out", ""]),
-      cli(["run", "--partitions", "-1"]),
+      inProcess(["run", "--tiers", ""]),
+      inProcess(["run", "--out", ""]),
+      inProcess(["run", "--partitions", "-1"]),
       // the same file spelt another way: through the temporary folder and back up, unnormalised
-      cli(["run", "--input", SAMPLE_HISTORY, `${dir}/../${basename(dir)}/${relative(dir, SAMPLE_HISTORY)}`]),
-      cli(["run", "--out", join(file, "sub")]),
-      cli(["run", "--out", file]),
-      cli(["run", "--config", typo, "--out", join(dir, "out")]),
+      inProcess(["run", "--input", SAMPLE_HISTORY, `${dir}/../${basename(dir)}/${relative(dir, SAMPLE_HISTORY)}`]),
+      inProcess(["run", "--out", join(file, "sub")]),
+      inProcess(["run", "--out", file]),
+      inProcess(["run", "--config", typo, "--out", join(dir, "out")]),
     ]);
     expectUserError(tiers, /^paracap run: --tiers needs at least one tier/);
     expectUserError(out, /^paracap run: --out needs a folder name/);
@@ -241,18 +263,18 @@ describe.concurrent("paracap run and general usage", () => {
     const dir = tempDir("paracap-cli-");
     const bad = join(dir, "config.json");
     await import("node:fs/promises").then((fs) => fs.writeFile(bad, JSON.stringify({ captions: { minWords: -1 } })));
-    const r = await cli(["run", "--config", bad, "--out", join(dir, "out")]);
+    const r = await inProcess(["run", "--config", bad, "--out", join(dir, "out")]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^paracap run: invalid configuration:\n  captions\.minWords: /);
     expect(r.stderr).not.toMatch(/^\s+at /m);
   });
 
   it("rejects an unknown command", async () => {
-    const r = await cli(["mine"]);
+    const r = await inProcess(["mine"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^paracap: unknown command "mine"\n/);
     // a mistyped command is named with the closest one, as a mistyped option is
-    const typo = await cli(["anotate", "out/"]);
+    const typo = await inProcess(["anotate", "out/"]);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/^paracap: unknown command "anotate" \(did you mean "annotate"\?\)\n/);
   });

@@ -21,6 +21,11 @@ const FLAG = `--initial-old-space-size=${OLD_SPACE_FLOOR_MB}`;
  * datasets are the sample's.
  */
 function largeDump(): string {
+  // made once per file: no test writes to it
+  return (largeDumpPath ??= makeLargeDump());
+}
+let largeDumpPath: string | undefined;
+function makeLargeDump(): string {
   const dir = tempDir("paracap-relaunch-input-");
   const xml = execFileSync("bzip2", ["-dc", SAMPLE_CURRENT], { maxBuffer: 1 << 28 }).toString("utf8");
   const pad = `<page><title>User:Padding</title><ns>2</ns><id>900000001</id><revision><id>900000001</id><text xml:space="preserve">${"padding ".repeat(RELAUNCH_FROM_BYTES / 8 + 1024)}</text></revision></page>\n`;

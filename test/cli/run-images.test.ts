@@ -7,13 +7,34 @@
 import { createHash } from "node:crypto";
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, extname, join, resolve } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { main } from "../../shared/cli/main.ts";
 import { ScoredPair } from "../../shared/core/records.ts";
 import { buildFilesLayout, buildResultsParquet, buildTar, SAMPLES } from "../pixels/img2dataset-fixture.ts";
 import { readDir } from "../cloud/helpers.ts";
 import { removeTempDirs, runCli, tempDir } from "../runner/helpers.ts";
 
 afterAll(removeTempDirs);
+
+/**
+ * `paracap run <args>` in this process, as if started in `cwd` (path options resolved against it), with
+ * one worker: the pairs and counters are under test here; the process's own exit codes and messages
+ * are the two refusals below, still spawned.
+ */
+async function paracapRun(args: string[], cwd: string): Promise<{ code: number; stderr: string }> {
+  const paths = new Set(["--input", "--images", "--out", "--config"]);
+  const argv = ["run", ...args.map((a, i) => (i > 0 && paths.has(args[i - 1]!) ? resolve(cwd, a) : a)), "--workers", "1"];
+  let stderr = "";
+  const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+    stderr += String(chunk);
+    return true;
+  });
+  try {
+    return { code: await main(argv), stderr };
+  } finally {
+    spy.mockRestore();
+  }
+}
 
 const PHOTO = new Set(SAMPLES.slice(0, 4).map((s) => s.caption));
 
@@ -26,7 +47,7 @@ describe("paracap run --images", () => {
     await buildTar(join(dir, "download.tar"));
     const pairs = (out: string) => (readDir(out).get("silver.jsonl")?.toString() ?? "").split("\n").filter(Boolean).map((l) => ScoredPair.parse(JSON.parse(l)));
 
-    const byFolder = await runCli(["run", "--input", "cc.tsv", "--images", "download", "--out", "folder-out", "--tiers", "gold,silver", "--quiet"], { cwd: dir });
+    const byFolder = await paracapRun(["--input", "cc.tsv", "--images", "download", "--out", "folder-out", "--tiers", "gold,silver", "--quiet"], dir);
     expect(byFolder.code, byFolder.stderr).toBe(0);
     const folder = pairs(join(dir, "folder-out"));
     // four captions of the photo, one without a verb the silver heuristic finds: C(3, 2)
@@ -43,7 +64,7 @@ describe("paracap run --images", () => {
     // the samples are said once in report.md (both img2dataset sources read the same counters)
     expect(readDir(join(dir, "folder-out")).get("report.md")!.toString().match(/img2dataset samples read/g)).toHaveLength(1);
 
-    const byTar = await runCli(["run", "--input", "cc.tsv", "--images", "download.tar", "--out", "tar-out", "--tiers", "gold,silver", "--quiet"], { cwd: dir });
+    const byTar = await paracapRun(["--input", "cc.tsv", "--images", "download.tar", "--out", "tar-out", "--tiers", "gold,silver", "--quiet"], dir);
     expect(byTar.code, byTar.stderr).toBe(0);
     expect(pairs(join(dir, "tar-out"))).toEqual(folder);
 
@@ -62,7 +83,7 @@ describe("paracap run --images", () => {
     const whole = readFileSync(buildResultsParquet(join(pq, "00001.parquet"), true));
     writeFileSync(join(pq, "00000.parquet"), whole.subarray(0, whole.length >> 1));
     for (const shard of ["00000", "00001"]) writeFileSync(join(pq, `${shard}_stats.json`), "{}");
-    const r = await runCli(["run", "--input", "cc.tsv", "--images", "download", "--out", "out", "--tiers", "gold,silver", "--quiet"], { cwd: dir });
+    const r = await paracapRun(["--input", "cc.tsv", "--images", "download", "--out", "out", "--tiers", "gold,silver", "--quiet"], dir);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("1 damaged shard(s)");
     const out = readDir(join(dir, "out"));
@@ -70,7 +91,7 @@ describe("paracap run --images", () => {
     const stats = JSON.parse(out.get("stats.json")!.toString());
     expect(stats.counters["pixels.skipped.damaged_parquet"]).toBe(1);
     expect(stats.counters["pixels.samples.with_image"]).toBe(6);
-    expect(stats.shards.corrupt).toEqual([expect.objectContaining({ error: "download: 1 parquet file(s) cut or damaged: the rows that could be read were read, the others are lost" })]);
+    expect(stats.shards.corrupt).toEqual([expect.objectContaining({ error: `${pq}: 1 parquet file(s) cut or damaged: the rows that could be read were read, the others are lost` })]);
   });
 
   /**
@@ -100,14 +121,14 @@ describe("paracap run --images", () => {
 
     it("img2dataset's download: the reference", async () => {
       buildFilesLayout(join(dir, "download"));
-      const r = await runCli(["run", "--input", "cc.tsv", "--images", "download", "--out", "ref-out", "--tiers", "gold,silver", "--quiet"], { cwd: dir });
+      const r = await paracapRun(["--input", "cc.tsv", "--images", "download", "--out", "ref-out", "--tiers", "gold,silver", "--quiet"], dir);
       expect(r.code, r.stderr).toBe(0);
       reference = silver("ref-out");
       expect(reference.split("\n").filter(Boolean)).toHaveLength(3);
     });
 
     it.each(Object.keys(layouts))("%s-named files give the same pairs, each file matched by its rule and counted", async (name) => {
-      const r = await runCli(["run", "--input", "cc.tsv", "--images", name, "--out", `${name}-out`, "--tiers", "gold,silver", "--quiet"], { cwd: dir });
+      const r = await paracapRun(["--input", "cc.tsv", "--images", name, "--out", `${name}-out`, "--tiers", "gold,silver", "--quiet"], dir);
       expect(r.code, r.stderr).toBe(0);
       expect(silver(`${name}-out`)).toBe(reference);
       const counters = JSON.parse(readDir(join(dir, `${name}-out`)).get("stats.json")!.toString()).counters;
@@ -132,7 +153,7 @@ describe("paracap run --images", () => {
       symlinkSync(join(dir, "no-such-file.jpg"), join(farm, "gone.jpg"));
       // a link back up the tree is not walked twice
       symlinkSync(farm, join(farm, "sub", "loop"));
-      const r = await runCli(["run", "--input", "cc.tsv", "--images", "links", "--out", "links-out", "--tiers", "gold,silver", "--quiet"], { cwd: dir });
+      const r = await paracapRun(["--input", "cc.tsv", "--images", "links", "--out", "links-out", "--tiers", "gold,silver", "--quiet"], dir);
       expect(r.code, r.stderr).toBe(0);
       expect(silver("links-out")).toBe(reference);
       const counters = JSON.parse(readDir(join(dir, "links-out")).get("stats.json")!.toString()).counters;

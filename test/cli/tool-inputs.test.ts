@@ -9,7 +9,8 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { main } from "../../shared/cli/main.ts";
 import { annotationDataset, jsonl } from "../annotate/dataset.ts";
 import { appendRecord, labelsFile, newLabel } from "../../shared/annotate/labels.ts";
 import { BIN, REPO, removeTempDirs, runCli, tempDir } from "../runner/helpers.ts";
@@ -19,6 +20,8 @@ afterAll(removeTempDirs);
 
 const CC = new URL("../fixtures/data/conceptual-captions/gcc-validation-lines00001-00500.tsv", import.meta.url).pathname;
 const captions = readFileSync(CC, "utf8").split("\n").filter((l) => l !== "").map((l) => l.split("\t")[0]!);
+/** dumpster-dive's test wiki: a small real dump, where a run's size is not the point. */
+const TINYWIKI = new URL("../fixtures/data/wikipedia/dumpster-dive-tinywiki-latest-pages-articles.xml", import.meta.url).pathname;
 const MSRP = new URL("../fixtures/paraphrase/msr_paraphrase_train.txt.gz", import.meta.url).pathname;
 
 function oneLine(r: { code: number | null; stderr: string }, pattern: RegExp) {
@@ -26,6 +29,26 @@ function oneLine(r: { code: number | null; stderr: string }, pattern: RegExp) {
   expect(r.stderr).toMatch(pattern);
   expect(r.stderr.trimEnd().split("\n"), r.stderr).toHaveLength(1);
   expect(r.stderr).not.toMatch(/\n\s+at /);
+}
+
+/** `paracap <args>` in this process, for what only needs the command's result, not its process. */
+async function inProcess(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+    stdout += String(chunk);
+    return true;
+  });
+  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+    stderr += String(chunk);
+    return true;
+  });
+  try {
+    return { code: await main(args), stdout, stderr };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
 }
 
 /** The command with stdout read up to its first line, then closed (as `| head -1` does). */
@@ -103,7 +126,9 @@ describe("tool inputs", () => {
     const utf16 = join(dir, "walter-utf16.txt");
     writeFileSync(utf16, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(readFileSync(WALTER, "latin1"), "utf16le")]));
     const summary = (r: { stdout: string }) => JSON.parse(r.stdout.trimEnd().split("\n").at(-1)!).summary;
-    const [plain, wide] = await Promise.all([runCli(["minhash", MERCIER, WALTER, "--gutenberg"]), runCli(["minhash", MERCIER, utf16, "--gutenberg"])]);
+    // in this process, one after the other (each captures stdout): the reading of the file is under test
+    const plain = await inProcess(["minhash", MERCIER, WALTER, "--gutenberg"]);
+    const wide = await inProcess(["minhash", MERCIER, utf16, "--gutenberg"]);
     expect(wide.code, wide.stderr).toBe(0);
     expect(summary(wide).paragraphsB).toBe(summary(plain).paragraphsB);
     expect(summary(wide).pairs).toBe(summary(plain).pairs);
@@ -160,7 +185,8 @@ describe("tool inputs", () => {
     const out = join(dir, "own-readme");
     mkdirSync(out);
     writeFileSync(join(out, "README.md"), "# my notes on this run\n");
-    const r = await runCli(["run", "--quiet", "--tiers", "gold", "--out", out]);
+    // in this process, one worker, a small dump: the summary and the folder are under test, not the process, threads or input
+    const r = await inProcess(["run", "--quiet", "--tiers", "gold", "--workers", "1", "--input", TINYWIKI, "--out", out]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("README.md is not paracap's dataset card: left as it was");
     expect(r.stderr).not.toContain("README.md (dataset card)");

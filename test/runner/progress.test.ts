@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Counters } from "../../shared/core/counters.ts";
 import { createProgress, processedShare, ttyLine } from "../../shared/runner/progress.ts";
-import { BIN, removeTempDirs, REPO, run, SAMPLE, tempDir } from "./helpers.ts";
+import { BIN, DATA, removeTempDirs, REPO, run, SAMPLE, tempDir } from "./helpers.ts";
+import { sampleRunCopy } from "../support/sample-run.ts";
 
 afterAll(removeTempDirs);
 
@@ -157,7 +158,9 @@ describe("on a terminal", () => {
 
   it("a real run in a pseudo-terminal (script) shows the bar", async () => {
     const outDir = join(tempDir("paracap-pty-"), "out");
-    const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} run --workers 1 --out ${JSON.stringify(outDir)}`;
+    // a small real dump (every phase still runs and ends): the terminal is under test, not the input's size
+    const tinywiki = join(DATA, "wikipedia/dumpster-dive-tinywiki-latest-pages-articles.xml");
+    const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} run --workers 1 --input ${JSON.stringify(tinywiki)} --out ${JSON.stringify(outDir)}`;
     const text = await new Promise<string>((resolve) => {
       const child = spawn("script", ["-qfec", cmd, "/dev/null"], { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, COLUMNS: "120" } });
       let s = "";
@@ -173,8 +176,8 @@ describe("on a terminal", () => {
 
 describe("resume and interrupt messages", () => {
   it("a rerun says at its start how much an earlier run already did", async () => {
-    const dir = join(tempDir("paracap-progress-resume-"), "out");
-    await run(dir, SAMPLE, {}, { progress: null });
+    // the suite's shared finished sample run (test/support/sample-run.ts), copied
+    const dir = await sampleRunCopy("paracap-progress-resume-");
     rmSync(join(dir, "_SUCCESS")); // stopped before publishing (a finished run is not redone at all)
     const out = lines();
     await run(dir, SAMPLE, {}, { progress: out.stream });
