@@ -59,11 +59,8 @@ export async function main(argv: string[], launch: CliLaunch = {}): Promise<numb
     process.stderr.write(`paracap: unknown command "${name}"${near ? ` (did you mean "${near}"?)` : ""}\n\n${USAGE}\n`);
     return 2;
   }
-  // a reader that stops early (`paracap minhash … | head`) closes stdout: the command's work is done
-  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
-    if (err.code !== "EPIPE") throw err;
-    process.exit(0);
-  });
+  // once per process: main() called again in one process (tests, embedders) must not add a listener each time
+  if (!process.stdout.listeners("error").includes(exitOnClosedStdout)) process.stdout.on("error", exitOnClosedStdout);
   try {
     const command = await load();
     return await command(rest, launch);
@@ -113,4 +110,10 @@ function fileSystemError(err: unknown): { message: string; code: number } | null
 
 function isArgError(err: unknown): boolean {
   return err instanceof Error && "code" in err && typeof err.code === "string" && err.code.startsWith("ERR_PARSE_ARGS");
+}
+
+/** A reader that stops early (`paracap minhash … | head`) closes stdout: the command's work is done. */
+function exitOnClosedStdout(err: NodeJS.ErrnoException): void {
+  if (err.code !== "EPIPE") throw err;
+  process.exit(0);
 }

@@ -6,14 +6,14 @@
  */
 import { readFileSync, rmSync } from "node:fs";
 import { basename, join, relative } from "node:path";
-import { afterAll, describe, expect, it, vi } from "vitest";
-import { main } from "../../shared/cli/main.ts";
+import { afterAll, describe, expect, it } from "vitest";
 import { resolveConfig } from "../../shared/core/config.ts";
 import { Counters } from "../../shared/core/counters.ts";
 import { silentContext } from "../../shared/core/stage.ts";
 import { dedupStage } from "../../shared/pipeline/dedup-stage.ts";
 import { CAPTIONS as C, collect, from, makePair } from "../pipeline/stage-helpers.ts";
 import { REPO, runCli, SAMPLE_HISTORY, tempDir, removeTempDirs, type CliResult } from "../runner/helpers.ts";
+import { inProcessCli } from "../support/in-process-cli.ts";
 
 afterAll(removeTempDirs);
 
@@ -21,24 +21,8 @@ const FIXTURES = join(REPO, "test/fixtures/wikitext");
 
 const cli = (args: string[], stdin = "") => runCli(args, { stdin });
 
-let turn: Promise<unknown> = Promise.resolve();
-/** `paracap <args>` by main() in this process, stdout and stderr captured; one at a time (the tests here run concurrently). */
-function inProcess(args: string[]): Promise<CliResult> {
-  const result = turn.then(async () => {
-    let stdout = "";
-    let stderr = "";
-    const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
-    const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => ((stderr += String(chunk)), true));
-    try {
-      return { code: await main(args), stdout, stderr };
-    } finally {
-      out.mockRestore();
-      err.mockRestore();
-    }
-  });
-  turn = result.catch(() => {});
-  return result;
-}
+/** `paracap <args>` by main() in this process (test/support/in-process-cli.ts; one at a time). */
+const inProcess = inProcessCli;
 
 const jsonl = (text: string) => text.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as Record<string, unknown>);
 
@@ -46,7 +30,7 @@ const jsonl = (text: string) => text.split("\n").filter((l) => l.length > 0).map
 function expectUserError(r: CliResult, message: RegExp) {
   expect(r.code).toBe(2);
   expect(r.stderr).toMatch(message);
-  expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+  expect(r.stderr.trimEnd().split("\n"), r.stderr).toHaveLength(1);
   expect(r.stderr).not.toMatch(/^\s+at /m);
 }
 
