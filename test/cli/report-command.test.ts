@@ -1,24 +1,17 @@
 /** `paracap report <out-dir>`: rewrites the publishable outputs of a folder; user mistakes exit 2 in one line. */
 import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { main } from "../../shared/cli/main.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeTempDirs, run, tempDir } from "../runner/helpers.ts";
 import { sampleRunCopy } from "../support/sample-run.ts";
+import { inProcessCli } from "../support/in-process-cli.ts";
 
 afterAll(removeTempDirs);
 
+/** stdout apart: these checks look at the exit code and stderr only. */
 async function cli(args: string[]): Promise<{ code: number; stderr: string }> {
-  let stderr = "";
-  const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    return { code: await main(args), stderr };
-  } finally {
-    spy.mockRestore();
-  }
+  const { code, stderr } = await inProcessCli(args);
+  return { code, stderr };
 }
 
 describe("paracap report", () => {

@@ -7,12 +7,12 @@
 import { createHash } from "node:crypto";
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, extname, join, resolve } from "node:path";
-import { afterAll, describe, expect, it, vi } from "vitest";
-import { main } from "../../shared/cli/main.ts";
+import { afterAll, describe, expect, it } from "vitest";
 import { ScoredPair } from "../../shared/core/records.ts";
 import { buildFilesLayout, buildResultsParquet, buildTar, SAMPLES } from "../pixels/img2dataset-fixture.ts";
 import { readDir } from "../cloud/helpers.ts";
 import { removeTempDirs, runCli, tempDir } from "../runner/helpers.ts";
+import { inProcessCli } from "../support/in-process-cli.ts";
 
 afterAll(removeTempDirs);
 
@@ -24,16 +24,8 @@ afterAll(removeTempDirs);
 async function paracapRun(args: string[], cwd: string): Promise<{ code: number; stderr: string }> {
   const paths = new Set(["--input", "--images", "--out", "--config"]);
   const argv = ["run", ...args.map((a, i) => (i > 0 && paths.has(args[i - 1]!) ? resolve(cwd, a) : a)), "--workers", "1"];
-  let stderr = "";
-  const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    return { code: await main(argv), stderr };
-  } finally {
-    spy.mockRestore();
-  }
+  const { code, stderr } = await inProcessCli(argv);
+  return { code, stderr };
 }
 
 const PHOTO = new Set(SAMPLES.slice(0, 4).map((s) => s.caption));

@@ -9,12 +9,12 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { main } from "../../shared/cli/main.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { annotationDataset, jsonl } from "../annotate/dataset.ts";
 import { appendRecord, labelsFile, newLabel } from "../../shared/annotate/labels.ts";
 import { BIN, REPO, removeTempDirs, runCli, tempDir } from "../runner/helpers.ts";
 import { MERCIER, WALTER } from "../minhash/verne.ts";
+import { inProcessCli } from "../support/in-process-cli.ts";
 
 afterAll(removeTempDirs);
 
@@ -32,24 +32,7 @@ function oneLine(r: { code: number | null; stderr: string }, pattern: RegExp) {
 }
 
 /** `paracap <args>` in this process, for what only needs the command's result, not its process. */
-async function inProcess(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
-    stdout += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    return { code: await main(args), stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+const inProcess = inProcessCli;
 
 /** The command with stdout read up to its first line, then closed (as `| head -1` does). */
 function firstLineThenClose(args: string[], stdin: string): Promise<{ code: number | null; first: string; stderr: string }> {

@@ -6,10 +6,10 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it, vi } from "vitest";
-import { main } from "../../shared/cli/main.ts";
+import { afterAll, describe, expect, it } from "vitest";
 import { reconcile } from "../pipeline/reconcile.ts";
 import { DATA, readStats, removeTempDirs, run, tempDir } from "../runner/helpers.ts";
+import { inProcessCli } from "../support/in-process-cli.ts";
 
 afterAll(removeTempDirs);
 
@@ -27,17 +27,10 @@ const DOLMA = join(SHARED, "warc/dolma-sample-0000.warc.gz");
 const read = (dir: string, file: string) => readFileSync(join(dir, file), "utf8");
 
 /** `paracap <args>` in this process (the summary is under test, not the process: test/cli covers that). */
+/** stdout apart: these checks look at the exit code and stderr only. */
 async function cli(args: string[]): Promise<{ code: number; stderr: string }> {
-  let stderr = "";
-  const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    return { code: await main(args), stderr };
-  } finally {
-    spy.mockRestore();
-  }
+  const { code, stderr } = await inProcessCli(args);
+  return { code, stderr };
 }
 
 describe("documents are named by their source", () => {
