@@ -3,10 +3,10 @@
  * not its file name: renamed or self-made history dumps are common. Reads only the start of the
  * dump: up to the end of the first page, at most `maxBytes` decompressed bytes.
  */
-import { openDumpStream } from "./open-dump.ts";
+import { openDumpHead } from "./open-dump.ts";
 
 export async function looksLikeHistoryByContent(path: string, maxBytes = 16 << 20): Promise<boolean | null> {
-  const stream = openDumpStream(path);
+  const stream = openDumpHead(path);
   let tail = "";
   let read = 0;
   let inPage = false;

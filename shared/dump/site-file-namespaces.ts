@@ -7,7 +7,7 @@
  */
 import { languageFileNamespaces } from "../wikitext/image-options.ts";
 import { decodeXML } from "entities";
-import { openDumpStream } from "./open-dump.ts";
+import { openDumpHead } from "./open-dump.ts";
 import { decodeXmlText } from "./xml-text.ts";
 
 export interface SiteFileNamespaces {
@@ -41,7 +41,7 @@ export function fileNamespacesOfSiteinfo(head: string): SiteFileNamespaces | nul
 
 /** fileNamespacesOfSiteinfo of a dump file's start; null when unreadable or without siteinfo. */
 export async function dumpFileNamespaces(path: string, maxChars = 1 << 20): Promise<SiteFileNamespaces | null> {
-  const stream = openDumpStream(path);
+  const stream = openDumpHead(path);
   let head = "";
   try {
     // (the dump reader's own decoding: UTF-8, or UTF-16 as some exports are)
