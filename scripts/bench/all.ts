@@ -27,6 +27,7 @@ const BENCHES = [
   ["revision-reuse.ts", "history revisions replayed or reused without scanning; byte path + reuse vs the string path"],
   ["fixed-costs.ts", "ms of start-up, module loading, word vectors and chart rendering"],
   ["run.ts", "end-to-end run vs plain bz2 decoding (lbzip2 and bzip2), own CPU per MB vs the decoder's, peak RSS, load average"],
+  ["consumer-ceiling.ts", "a stand-in reader of the decoder's output at fixed CPU costs per MB vs lbzip2 -dc > /dev/null: the ceiling of run.ts's ratio here"],
   ["tier-up.ts", "run (embedded sample, 1 and 4 history copies) with V8's default interrupt budget vs paracap's raised one: own CPU, wall"],
   ["heap-flags.ts", "run --history under candidate V8 heap flags (the relaunch's): CPU, peak RSS, full GCs, vs no flag"],
   ["cloud-shard.ts", "cloud extract shard time/memory and full-dump projection"],
