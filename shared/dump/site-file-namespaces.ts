@@ -39,13 +39,21 @@ export function fileNamespacesOfSiteinfo(head: string): SiteFileNamespaces | nul
   return { language: lang, names: out };
 }
 
+/** What the head is decoded in, at most (the decoder streams: a character may straddle two pieces). */
+const HEAD_PIECE = 64 << 10;
+
+async function* pieces(src: AsyncIterable<Buffer>, size: number): AsyncGenerator<Buffer> {
+  for await (const chunk of src) for (let at = 0; at < chunk.length; at += size) yield chunk.subarray(at, at + size);
+}
+
 /** fileNamespacesOfSiteinfo of a dump file's start; null when unreadable or without siteinfo. */
 export async function dumpFileNamespaces(path: string, maxChars = 1 << 20): Promise<SiteFileNamespaces | null> {
   const stream = openDumpHead(path);
   let head = "";
   try {
-    // (the dump reader's own decoding: UTF-8, or UTF-16 as some exports are)
-    for await (const { text } of decodeXmlText(stream as AsyncIterable<Buffer>).chunks) {
+    // (the dump reader's own decoding: UTF-8, or UTF-16 as some exports are; in small pieces, since
+    // a decoder chunk is a whole bz2 block of ~900 kB and <siteinfo> ends within its first few kB)
+    for await (const { text } of decodeXmlText(pieces(stream as AsyncIterable<Buffer>, HEAD_PIECE)).chunks) {
       head += text;
       if (head.includes("</siteinfo>") || head.length >= maxChars) break;
     }
