@@ -6,14 +6,16 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 const Real = Intl.DisplayNames;
+/** Intl as the test replaces its constructor (a writable property, typed read-only). */
+const intl = Intl as { DisplayNames: typeof Intl.DisplayNames };
 afterEach(() => {
-  Intl.DisplayNames = Real;
+  intl.DisplayNames = Real;
 });
 
 describe("language names", () => {
   it("are constructed at the first interlanguage-looking link, once", async () => {
     let made = 0;
-    Intl.DisplayNames = class extends Real {
+    intl.DisplayNames = class extends Real {
       constructor(...args: ConstructorParameters<typeof Real>) {
         super(...args);
         made++;
