@@ -21,6 +21,9 @@ const ISOLATED = [
   "test/tasks/pixel-pipeline.test.ts",
   "test/tasks/revisits-across-shards.test.ts",
   "test/dump/bz2-parallel.test.ts",
+  // module mocks and a module-registry reset: kept out of the graph other files share
+  "test/cli/runner-prefetch.test.ts",
+  "test/wikitext/language-names-lazy.test.ts",
 ];
 
 export default defineConfig({

@@ -23,11 +23,16 @@ const STAMP = join(DIST, "BUILD");
 const LOCK = join(ROOT, "dist/.build-lock");
 const STALE_LOCK_MS = 5 * 60_000;
 
-/** Newest modification time of any file under dir. */
+/**
+ * Newest modification time of any file under dir. Every file is looked at: an edit in place changes
+ * the file's time, not its folder's. Paths are joined by hand: path.join's normalising, cold at
+ * start-up, was half of this walk's CPU (~15 of ~30 ms over the ~300 files of shared/), which every
+ * CLI start pays before anything runs.
+ */
 function newestMtime(dir) {
   let newest = 0;
   for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
+    const p = `${dir}${sep}${e.name}`;
     newest = Math.max(newest, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
   }
   return newest;

@@ -93,14 +93,18 @@ interface Frame {
 }
 
 const INTERLANGUAGE = /^[a-z]{2,3}(-[a-z]{2,8})*$/;
-/** Language names ICU knows (`fr`, `nds`, `zh-yue`): a link prefixed with one is an interlanguage link; `up:`, `wp:` are not. */
-const LANGUAGES = new Intl.DisplayNames(["en"], { type: "language", fallback: "none" });
+/**
+ * Language names ICU knows (`fr`, `nds`, `zh-yue`): a link prefixed with one is an interlanguage link; `up:`, `wp:` are not.
+ * Made at the first such link, not at load: constructing it loads ICU's data (~30 ms of CPU), which a
+ * run's start-up would pay before its decoder starts.
+ */
+let languages: Intl.DisplayNames | undefined;
 const knownLanguages = new Map<string, boolean>();
 function isLanguagePrefix(prefix: string): boolean {
   let known = knownLanguages.get(prefix);
   if (known === undefined) {
     try {
-      known = LANGUAGES.of(prefix) !== undefined;
+      known = (languages ??= new Intl.DisplayNames(["en"], { type: "language", fallback: "none" })).of(prefix) !== undefined;
     } catch {
       known = false;
     }
