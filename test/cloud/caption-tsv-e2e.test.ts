@@ -25,7 +25,8 @@ import { runLocal } from "../../shared/runner/local-runner.ts";
 import { RunManifest } from "../../shared/tasks/manifest.ts";
 import { reconcile } from "../pipeline/reconcile.ts";
 import { comparable, paracap, PARTITIONS, pubsubEmulatorMissing, readDir, readObjects, ROOT, skipMessage, waitForRun } from "./helpers.ts";
-import { runCli } from "../runner/helpers.ts";
+import { inProcessCli, type InProcessResult } from "../support/in-process-cli.ts";
+import { cloudCli } from "./in-process-cloud.ts";
 
 const FIXTURE = join(ROOT, "test/fixtures/data/conceptual-captions/gcc-validation-lines00001-02000-shared-urls.tsv");
 const NAME = "gcc-validation-lines00001-02000-shared-urls.tsv";
@@ -38,8 +39,20 @@ const PIVOT_CONFIG = { pivot: "minhash", tiers: [...TIERS], partitions: PARTITIO
 const missing = pubsubEmulatorMissing();
 if (missing) skipMessage("cloud caption-tsv e2e", missing);
 
-/** bin/paracap.js run from `cwd`, so its input name is the bare file name, as the object's is. */
-const paracapIn = (cwd: string, args: string[]) => runCli(args, { cwd });
+/**
+ * `paracap <args>` run from `cwd`, so its input name is the bare file name, as the object's is: by
+ * the CLI's main() in this process (what is compared is its outputs; e2e and the CLI tests run the
+ * real children).
+ */
+async function paracapIn(cwd: string, args: string[]): Promise<InProcessResult> {
+  const back = process.cwd();
+  process.chdir(cwd);
+  try {
+    return await inProcessCli(args);
+  } finally {
+    process.chdir(back);
+  }
+}
 
 /**
  * The cloud run's outputs against `paracap run`'s in `dir`/cli: the datasets and config.json byte for
@@ -130,13 +143,13 @@ describe.skipIf(missing !== null)("min-hash pivot: cloud = paracap run", () => {
   });
 
   it("the uploaded run's datasets, funnel and pivot counters equal the local run's", async () => {
-    const up = await paracap(["cloud", "upload", join(dir, NAME), "--config", join(dir, "config.json")], cloud.env);
+    const up = await cloudCli(["cloud", "upload", join(dir, NAME), "--config", join(dir, "config.json")]);
     expect(up.code, up.stderr).toBe(0);
     const runId = up.stdout.trim();
     await waitForRun(storage, cloud.buckets.output, runId);
     const got = comparable(await readObjects(storage, cloud.buckets.output, `${runId}/`), true, TIERS);
 
-    const cli = await runCli(["run", "--input", NAME, "--out", "cli", "--config", "config.json", "--quiet"], { cwd: dir });
+    const cli = await paracapIn(dir, ["run", "--input", NAME, "--out", "cli", "--config", "config.json", "--quiet"]);
     expect(cli.code, cli.stderr).toBe(0);
     const { cloudStats, cliStats } = expectSameAsCli(got, dir);
     expect(cloudStats.pivot).toEqual(cliStats.pivot);

@@ -14,7 +14,7 @@ import type { Emulators } from "../../scripts/emulators/emulate.ts";
 import type { LocalCloud } from "../../scripts/emulators/local-cloud.ts";
 import { startCloudFixture, type CloudFixture } from "./cloud-fixture.ts";
 import { RunManifest } from "../../shared/tasks/manifest.ts";
-import { uploadRun } from "./in-process-cloud.ts";
+import { cloudCli, uploadRun } from "./in-process-cloud.ts";
 import { Stats } from "../../shared/output/stats.ts";
 import {
   comparable,
@@ -85,8 +85,9 @@ describe.skipIf(missing !== null)("cloud runner end to end on the emulators", ()
     expect(stats.tiers.bronze!.funnel.at(-1)!.filter!.reasons).toEqual({ spelling_fix: 1 });
     firstRun = { runId, outputs };
 
-    // The CLI against the same emulator: status, then fetch.
-    const status = await paracap(["cloud", "status", runId], cloud.env);
+    // The CLI against the same emulator: status, then fetch, by its main() in this process (the upload
+    // above is a real child; emulate-restart runs status and fetch as children too).
+    const status = await cloudCli(["cloud", "status", runId]);
     expect(status.stderr).toBe("");
     expect(status.code).toBe(0);
     expect(status.stdout).toContain(`run ${runId}: finished, complete`);
@@ -95,12 +96,12 @@ describe.skipIf(missing !== null)("cloud runner end to end on the emulators", ()
     // an earlier fetch's (or local run's) tier file that this run does not have goes, said
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "gold.jsonl"), "{}\n");
-    const fetched = await paracap(["cloud", "fetch", runId, dir], cloud.env);
+    const fetched = await cloudCli(["cloud", "fetch", runId, dir]);
     expect(fetched.code).toBe(0);
     expect(fetched.stderr).toContain("gold.jsonl: an earlier fetch's");
     expect(comparable(readDir(dir), true)).toEqual(expected);
     // a run that was never planned is said as such, not as "not finished"
-    const unknown = await paracap(["cloud", "fetch", "no-such-run-0000abcd", join(fetchRoot, "x")], cloud.env);
+    const unknown = await cloudCli(["cloud", "fetch", "no-such-run-0000abcd", join(fetchRoot, "x")]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no run no-such-run-0000abcd in .*not planned yet/);
   });

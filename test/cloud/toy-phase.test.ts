@@ -32,7 +32,8 @@ import { definePipeline } from "../../shared/tasks/phases.ts";
 import { resolveConfig } from "../../shared/core/config.ts";
 import { runLocal } from "../../shared/runner/local-runner.ts";
 import { DATA } from "../runner/helpers.ts";
-import { comparable, localReference, multistreamSample, paracap, PARTITIONS, pubsubEmulatorMissing, readDir, readObjects, SHARD_BYTES, skipMessage, waitForRun, type SampleDumps } from "./helpers.ts";
+import { cloudCli } from "./in-process-cloud.ts";
+import { comparable, localReference, multistreamSample, PARTITIONS, pubsubEmulatorMissing, readDir, readObjects, SHARD_BYTES, skipMessage, waitForRun, type SampleDumps } from "./helpers.ts";
 
 /** The service the phase receives: images whose pairs must go. */
 interface Blocklist { has(image: string): boolean }
@@ -140,7 +141,7 @@ describe.skipIf(missing !== null)("a transforming phase registered by the caller
     expect(cloud.topics["block-list"]).toBe("paracap-block-list");
     expect(Object.keys(cloud.functions).sort()).toEqual(["aggregate", "block-list", "deadletter", "dedup", "extract", "group", "plan"]);
     const expected = comparable(readDir(toy), false);
-    const up = await paracap(["cloud", "upload", sample.current, sample.history, "--name", "toy"], cloud.env);
+    const up = await cloudCli(["cloud", "upload", sample.current, sample.history, "--name", "toy"]);
     expect(up.code, up.stderr).toBe(0);
     const runId = up.stdout.trim();
     await waitForRun(storage, cloud.buckets.output, runId);

@@ -22,8 +22,9 @@ import { ShuffleRef } from "../../shared/core/records.ts";
 import { readJsonl } from "../../shared/io/jsonl.ts";
 import { LocalStore } from "../../shared/io/local-store.ts";
 import { runLocal } from "../../shared/runner/local-runner.ts";
-import { cloudConfig, comparable, paracap, PARTITIONS, pubsubEmulatorMissing, readDir, readObjects, SHARD_BYTES, skipMessage, waitForRun } from "../cloud/helpers.ts";
+import { cloudConfig, comparable, PARTITIONS, pubsubEmulatorMissing, readDir, readObjects, SHARD_BYTES, skipMessage, waitForRun } from "../cloud/helpers.ts";
 import { removeTempDirs, tempDir } from "../runner/helpers.ts";
+import { cloudCli } from "../cloud/in-process-cloud.ts";
 import { resolveConfig, type ParacapConfig } from "../../shared/core/config.ts";
 import { serveCrawl, type CrawlServer } from "./warc-http-server.ts";
 import { arcRecord, versionBlock, warcResponses, writeArc } from "../web/warc/arc-helpers.ts";
@@ -147,7 +148,7 @@ describe.skipIf(missing !== null)("crawl shards, cloud runner on the emulators",
     const expected = comparable(readDir(out), false, ["gold", "silver"]);
     const manifestConfig = join(dir, "config.json");
     writeFileSync(manifestConfig, JSON.stringify({ tiers: ["gold", "silver"], extraction: { fileAliases: ["Imachen"] } }));
-    const up = await paracap(["cloud", "upload", ...names.map((n) => join(dir, n)), "--name", "crawl", "--config", manifestConfig], cloud.env);
+    const up = await cloudCli(["cloud", "upload", ...names.map((n) => join(dir, n)), "--name", "crawl", "--config", manifestConfig]);
     expect(up.code, up.stderr).toBe(0);
     const runId = up.stdout.trim();
     await waitForRun(storage, cloud.buckets.output, runId);
@@ -165,7 +166,7 @@ describe.skipIf(missing !== null)("crawl shards, cloud runner on the emulators",
     const expected = comparable(readDir(await localRun(dir, [name], runConfig)), false, ["gold", "silver"]);
     // (the crawls' pairs are all of template images, dropped by default: the references read are what is compared)
     expect(JSON.parse(expected["stats.json"]!).extraction["extract.current.references"]).toBeGreaterThan(0);
-    const up = await paracap(["cloud", "upload", join(dir, name)], cloud.env);
+    const up = await cloudCli(["cloud", "upload", join(dir, name)]);
     expect(up.code, up.stderr).toBe(0);
     const runId = up.stdout.trim();
     await waitForRun(storage, cloud.buckets.output, runId);
@@ -181,7 +182,7 @@ describe.skipIf(missing !== null)("crawl shards, cloud runner on the emulators",
     const expected = comparable(readDir(await localRun(dir, names, arcConfig())), false, ["gold", "silver"]);
     const manifestConfig = join(dir, "config.json");
     writeFileSync(manifestConfig, JSON.stringify(ARC_UPLOAD));
-    const up = await paracap(["cloud", "upload", ...names.map((n) => join(dir, n)), "--name", "arc", "--config", manifestConfig], cloud.env);
+    const up = await cloudCli(["cloud", "upload", ...names.map((n) => join(dir, n)), "--name", "arc", "--config", manifestConfig]);
     expect(up.code, up.stderr).toBe(0);
     const runId = up.stdout.trim();
     await waitForRun(storage, cloud.buckets.output, runId);

@@ -25,9 +25,10 @@ import { LocalStore } from "../../shared/io/local-store.ts";
 import { runLocal } from "../../shared/runner/local-runner.ts";
 import { BUILTIN_PIPELINE, PIXEL_PIPELINE, pipelineFor, pivotMismatch } from "../../shared/tasks/phases.ts";
 import { ImageHashRecord } from "../../shared/tasks/pixel-extract-task.ts";
-import { comparable, paracap, PARTITIONS, SAMPLE_CURRENT, pubsubEmulatorMissing, readDir, readObjects, skipMessage, waitForRun } from "../cloud/helpers.ts";
+import { comparable, PARTITIONS, SAMPLE_CURRENT, pubsubEmulatorMissing, readDir, readObjects, skipMessage, waitForRun } from "../cloud/helpers.ts";
 import { buildFilesLayout, buildTar, SAMPLES } from "../pixels/img2dataset-fixture.ts";
 import { removeTempDirs, tempDir } from "../runner/helpers.ts";
+import { cloudCli } from "../cloud/in-process-cloud.ts";
 
 afterAll(removeTempDirs);
 
@@ -280,7 +281,7 @@ describe.skipIf(missing !== null)("pixel identity, cloud runner on the emulators
     const upload = async (file: string, name: string, extra: ParacapConfigInput) => {
       const manifestConfig = join(dir, `${name}.config.json`);
       writeFileSync(manifestConfig, JSON.stringify({ tiers: TIERS, ...extra }));
-      const up = await paracap(["cloud", "upload", join(dir, file), "--name", name, "--config", manifestConfig], cloud.env);
+      const up = await cloudCli(["cloud", "upload", join(dir, file), "--name", name, "--config", manifestConfig]);
       expect(up.code, up.stderr).toBe(0);
       return up.stdout.trim();
     };

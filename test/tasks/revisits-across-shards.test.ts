@@ -13,7 +13,8 @@ import { LocalStore } from "../../shared/io/local-store.ts";
 import { runLocal } from "../../shared/runner/local-runner.ts";
 import { readMarker } from "../../shared/tasks/markers.ts";
 import { startCloudFixture, type CloudFixture } from "../cloud/cloud-fixture.ts";
-import { comparable, paracap, PARTITIONS, pubsubEmulatorMissing, readDir, readObjects, skipMessage, waitForRun } from "../cloud/helpers.ts";
+import { cloudCli } from "../cloud/in-process-cloud.ts";
+import { comparable, PARTITIONS, pubsubEmulatorMissing, readDir, readObjects, skipMessage, waitForRun } from "../cloud/helpers.ts";
 import { removeTempDirs, tempDir } from "../runner/helpers.ts";
 import { DATA } from "../web/warc/warc-helpers.ts";
 import { revisitCrawlRecords } from "../web/warc/revisit-crawl.ts";
@@ -115,7 +116,7 @@ describe.skipIf(missing !== null)("WARC image revisits across shards, cloud runn
     }
     // (an upload's config keeps the template images' rule: the logos are dropped, their revisits still resolved)
     writeFileSync(join(dir, "config.json"), JSON.stringify({ tiers: TIERS, pivot: "phash" }));
-    const up = await paracap(["cloud", "upload", join(dir, "pywb-iana.warc.gz"), "--name", "iana", "--config", join(dir, "config.json")], fx.cloud.env);
+    const up = await cloudCli(["cloud", "upload", join(dir, "pywb-iana.warc.gz"), "--name", "iana", "--config", join(dir, "config.json")]);
     expect(up.code, up.stderr).toBe(0);
     const runId = up.stdout.trim();
     await waitForRun(fx.storage, fx.cloud.buckets.output, runId);
