@@ -15,12 +15,12 @@
  *
  *   npx tsx scripts/bench/consumer-ceiling.ts [file.xml.bz2]   (BENCH_ROUNDS=3, BENCH_COPIES=4, BENCH_RATES=0,2,4,6,9)
  */
-import { copyFileSync, existsSync, openSync, closeSync, rmSync } from "node:fs";
+import { closeSync, existsSync, openSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { spawn } from "node:child_process";
 import { findSystemBzip2 } from "../../shared/dump/bz2-decoders.ts";
-import { firstExisting, median, REPO, sharedData, tempDir } from "./lib/common.ts";
+import { fileCopies, firstExisting, median, REPO, sharedData } from "./lib/common.ts";
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const copies = Number(process.env.BENCH_COPIES ?? 4);
@@ -32,12 +32,7 @@ if (bin === null || !existsSync(TIME)) {
   process.exit(0);
 }
 const source = process.argv[2] ?? sharedData("wikipedia-history/enwiki-Anarchism-history-rev04000-05999.xml.bz2") ?? firstExisting("shared/sample/enwiki-Anarchism-history-sample.xml.bz2");
-const dir = tempDir("pcbench-ceiling-");
-const files = Array.from({ length: copies }, (_, i) => {
-  const path = join(dir, `copy${i + 1}.xml.bz2`);
-  copyFileSync(source, path);
-  return path;
-});
+const { dir, files } = fileCopies(source, copies, "pcbench-ceiling-");
 
 interface Reading {
   wallMs: number;

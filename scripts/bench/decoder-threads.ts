@@ -14,12 +14,12 @@
  *
  *   npx tsx scripts/bench/decoder-threads.ts [file.xml.bz2]   (BENCH_ROUNDS=3, BENCH_SIDE, BENCH_BEFORE)
  */
-import { copyFileSync, existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { decoderArgs, findSystemBzip2 } from "../../shared/dump/bz2-decoders.ts";
 import { decoderThreads } from "../../shared/runner/decoder-shares.ts";
-import { firstExisting, median, REPO, runTimed, sharedData, tempDir } from "./lib/common.ts";
+import { fileCopies, firstExisting, median, REPO, runTimed, sharedData } from "./lib/common.ts";
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const side = Number(process.env.BENCH_SIDE ?? Math.max(2, availableParallelism()));
@@ -31,12 +31,7 @@ if (lbzip2 === null || !existsSync(TIME)) {
   process.exit(0);
 }
 const source = process.argv[2] ?? sharedData("wikipedia-history/enwiki-Anarchism-history-rev04000-05999.xml.bz2") ?? firstExisting("shared/sample/enwiki-Anarchism-history-sample.xml.bz2");
-const dir = tempDir("pcbench-decoders-");
-const files = Array.from({ length: side }, (_, i) => {
-  const path = join(dir, `copy${i + 1}.xml.bz2`);
-  copyFileSync(source, path);
-  return path;
-});
+const { dir, files } = fileCopies(source, side, "pcbench-decoders-");
 // equal files started together: the first one's share (decoder-shares.ts)
 const share = decoderThreads(availableParallelism(), 1, Array<number>(side - 1).fill(1), 0);
 const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;

@@ -1,6 +1,6 @@
 /** Shared helpers of the benchmarks: data paths with repo fallbacks, timed child processes, formatting. */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -26,6 +26,17 @@ export function sharedData(rel: string): string | null {
 
 export function tempDir(prefix = "pcbench-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** `n` copies of `source` (copy1.xml.bz2, …) in a new temp folder: equal shards a run reads as different files. */
+export function fileCopies(source: string, n: number, prefix = "pcbench-copies-"): { dir: string; files: string[] } {
+  const dir = tempDir(prefix);
+  const files = Array.from({ length: n }, (_, i) => {
+    const path = join(dir, `copy${i + 1}.xml.bz2`);
+    copyFileSync(source, path);
+    return path;
+  });
+  return { dir, files };
 }
 
 export interface ChildUsage {
