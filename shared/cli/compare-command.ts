@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { parseCommandArgs } from "./parse-args.ts";
 import { ConfigError, resolveConfig } from "../core/config.ts";
 import { compareFiles, type ComparedCorpus } from "../compare/compare-corpora.ts";
-import { CorpusFormatError, readCorpus } from "../compare/corpus-formats.ts";
+import { CorpusFormatError, readCorpusBytes, skippedUnit } from "../compare/corpus-formats.ts";
 import { MAP_LEVELS, TABLE_METRICS, type CorpusSummary } from "../compare/corpus-summary.ts";
 import { METRIC_NAMES } from "../metrics/index.ts";
 import { checkSemanticConfig, DELTA_SEM_SYN, SEMANTIC } from "../semantic/semantic-score.ts";
@@ -15,7 +15,10 @@ export type { ComparedCorpus };
 export const COMPARE_USAGE = `paracap compare [--json] [--all] [--scorers <list>] [--config <file>] <corpus>…
   Table 7 of the paper (n, share judged paraphrase, length, ROUGE-1, ROUGE-L, BLEU, syntactic, each semantic
   score, semantic, Δsem,syn; μ and σ) and the 5×5 characteristic map per corpus. Corpora: MSRPC, PAWS, QQP (GLUE
-  TSV), TaPaCo (<lang>.txt) and paracap datasets (.jsonl, .jsonl.gz); the format is detected from the content.
+  TSV), TaPaCo (<lang>.txt), paracap datasets (.jsonl, .jsonl.gz), and any table whose header names its two
+  sentence columns (sentence1/sentence2, question1/question2, #1 String/#2 String, text_a/text_b, …) and its
+  label (label, is_duplicate, Quality): TSV, CSV, JSON lines or Parquet (a Hugging Face download), gzipped or
+  not; the format is detected from the content.
   --all              describe every pair (default: the pairs judged paraphrase, as Table 7)
   --scorers <list>   comma-separated scorers (default: syntactic,wordVectors)
   --config <file>    JSON config: scoring.semantic, scoring.paraphraseThreshold, scoring.vectors
@@ -50,14 +53,16 @@ export async function compareCommand(argv: string[]): Promise<number> {
       throw new UserError(e.code === "ENOENT" ? `no such file: ${file}` : e.code === "EISDIR" ? `${file} is a folder: name the corpus files in it` : `cannot read ${file}: ${e.code ?? e.message}`);
     });
     try {
-      const corpus = readCorpus(bytes);
+      const corpus = await readCorpusBytes(bytes);
       // a file not in UTF-8 is read, and the user told how (a wrong guess shows in the pairs' text)
       if (corpus.encoding === "windows-1252") process.stderr.write(`paracap compare: ${file}: not UTF-8, read as windows-1252 (Latin-1 as browsers read it); save it as UTF-8 if it is another encoding\n`);
       if (corpus.encoding !== "utf-8" && corpus.encoding !== "windows-1252") process.stderr.write(`paracap compare: ${file}: read as ${corpus.encoding.toUpperCase()}\n`);
       if (corpus.skipped > 0) {
         const more = corpus.skipped > corpus.skippedLines.length ? ", …" : "";
-        process.stderr.write(`paracap compare: ${file}: ${corpus.skipped} line(s) not read as a pair (lines ${corpus.skippedLines.join(", ")}${more})\n`);
+        const unit = skippedUnit(corpus);
+        process.stderr.write(`paracap compare: ${file}: ${corpus.skipped} ${unit}(s) not read as a pair (${unit}s ${corpus.skippedLines.join(", ")}${more})\n`);
       }
+      if (corpus.scoreColumn) process.stderr.write(`paracap compare: ${file}: column "${corpus.scoreColumn}" holds graded scores, not paraphrase labels: the pairs are read unlabelled\n`);
     } catch (e) {
       if (e instanceof CorpusFormatError) throw new UserError(`${file}: ${e.message}`);
       throw e;

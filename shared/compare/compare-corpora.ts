@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import type { ParacapConfig } from "../core/config.ts";
-import { readCorpus, type CorpusFormat } from "./corpus-formats.ts";
+import { readCorpusBytes, type CorpusFormat } from "./corpus-formats.ts";
 import { summarisePairs, type CorpusSummary } from "./corpus-summary.ts";
 import { scoreCorpusPairs } from "./score-corpus.ts";
 import { semanticScoring, type SemanticScoring } from "../semantic/semantic-score.ts";
@@ -27,7 +27,7 @@ export interface ComparedCorpus extends CorpusSummary {
 export async function compareFiles(files: readonly string[], config: ParacapConfig, subset: "paraphrase" | "all" = "paraphrase"): Promise<ComparedCorpus[]> {
   const out: ComparedCorpus[] = [];
   for (const file of files) {
-    const corpus = readCorpus(await readFile(file), undefined, { maxChars: config.captions.maxChars });
+    const corpus = await readCorpusBytes(await readFile(file), { maxChars: config.captions.maxChars });
     const pairs = await scoreCorpusPairs(corpus.pairs, config);
     const summary = summarisePairs(basename(file), pairs, { subset });
     const scoring = summary.map === null ? null : semanticScoring(config.scoring);

@@ -116,7 +116,7 @@ describe("readCorpus", () => {
 
   it("names what it expected for an unknown format", () => {
     expect(() => readCorpus(bytes("hello world\nsecond line\n"))).toThrow(CorpusFormatError);
-    expect(() => readCorpus(bytes("hello world\n"))).toThrow(/MSRPC, PAWS, QQP, TaPaCo or paracap JSONL/);
+    expect(() => readCorpus(bytes("hello world\n"))).toThrow(/MSRPC, PAWS, QQP, TaPaCo, paracap JSONL, or a table .* whose header names its two sentence columns/);
   });
 
   it("reads an empty file (a tier without pairs) as a corpus of no pairs", () => {
