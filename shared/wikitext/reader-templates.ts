@@ -5,6 +5,7 @@
  * Each follows the template's documented output on enwiki; a form not described here returns null, so
  * the caption stays the counted drop it was rather than show words the reader does not see.
  */
+import { DATE_TEMPLATES } from "./date-templates.ts";
 import type { TemplateArgs } from "./template-args.ts";
 
 /** Text, or null when the call is in a form not rendered (the caption is then an unrendered_template drop). */
@@ -70,22 +71,6 @@ const date: ReaderRenderer = ({ positional: p }) => {
   const format = (p[1] ?? "").toLowerCase();
   if (format === "iso" || format === "ymd") return `${t.y}-${String(t.m).padStart(2, "0")}-${String(t.d).padStart(2, "0")}`;
   return format === "mdy" ? mdyText(t) : dmyText(t);
-};
-
-/**
- * `{{death date and age|1993|2|24|1921|5|3}}` → "February 24, 1993 (aged 71)"; `df=y` → "24 February 1993 (aged 71)".
- * Both dates whole only (a year alone gives an age range, not rendered). {{birth date and age}} is not
- * here: its age grows with the day the page is read, so no one text is what its reader sees.
- */
-const deathDateAndAge: ReaderRenderer = ({ positional: p, named }) => {
-  const n = p.slice(0, 6).map((x) => (/^\d{1,4}$/.test(x ?? "") ? Number(x) : NaN));
-  if (n.length < 6 || n.some(Number.isNaN)) return null;
-  const [y, m, d, by, bm, bd] = n as [number, number, number, number, number, number];
-  const death = { y, m, d };
-  if (!valid(death) || !valid({ y: by, m: bm, d: bd })) return null;
-  const age = y - by - (m < bm || (m === bm && d < bd) ? 1 : 0);
-  const df = /^(y|yes|1|true)$/i.test(named.get("df") ?? "");
-  return `${df ? dmyText(death) : mdyText(death)} (aged ${age})`;
 };
 
 /**
@@ -178,7 +163,7 @@ const literal = (text: string): ReaderRenderer => () => text;
 export const READER_TEMPLATES: ReadonlyMap<string, ReaderRenderer> = new Map<string, ReaderRenderer>([
   ["val", val],
   ["date", date],
-  ["death date and age", deathDateAndAge], ["death-date and age", deathDateAndAge], ["dda", deathDateAndAge],
+  ...DATE_TEMPLATES,
   ["plainlist", wikiList], ["plain list", wikiList], ["flatlist", wikiList], ["flat list", wikiList],
   ["bulleted list", argList], ["bulletedlist", argList], ["blist", argList],
   ...CURRENCIES.map(([name, sign]) => [name, money(sign)] as const),

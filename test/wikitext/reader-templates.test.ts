@@ -103,3 +103,37 @@ describe("caption templates of current articles that paracap dropped", () => {
     );
   });
 });
+
+describe("the caption-templates round of 2026-11-28", () => {
+  it("{{dts}} shows the date as Module:Date table sorting does (real calls of enwiki and wtf_wikipedia list.txt)", () => {
+    // enwiki 2016 (List of … table rows) and wtf_wikipedia list.txt: year|month|day, and a month and day without a year
+    const t = "[[File:Map.jpg|thumb|Signed {{dts|1781|02|02}}; fair from {{dts||10|17}}]]";
+    expect(caption(t)).toBe("Signed February 2, 1781; fair from October 17");
+    // one date as text keeps its order; an abbreviated month stays abbreviated; format= and abbr= as the module reads them
+    const u = "[[File:Map.jpg|thumb|{{dts|4 July 1776}}, {{dts|1776-07-04}}, {{dts|Jul 4, 1776}}, {{dts|1776|7|4|format=dmy}}, {{dts|1776|July|4|abbr=on}}, {{dts|1776|7|format=my}}, {{dts|490|||BC}}, {{dts|-43}} and {{dts|1776|7|4|format=hide}}]]";
+    expect(caption(u)).toBe("4 July 1776, July 4, 1776, Jul 4, 1776, 4 July 1776, Jul 4, 1776, July 1776, 490 BC, 43 BC and");
+    // what the module answers with an error message stays a counted drop
+    expect(unrendered("[[File:Map.jpg|thumb|Opened {{dts|1776|13|4}} and {{dts|summer 1776}}]]")).toEqual(["wikitext.unrendered_template.dts"]);
+    expect(unrendered(t, { paperRules: true })).toEqual(["wikitext.unrendered_template.dts"]);
+  });
+
+  it("{{OldStyleDate}} (enwiki, Ayn Rand): the New Style date, [O.S. the Old Style date], the year", () => {
+    const t = "[[File:Ayn Rand.jpg|thumb|Ayn Rand, born {{OldStyleDate|February 2|1905|January 20}} in Saint Petersburg]]";
+    expect(caption(t)).toBe("Ayn Rand, born February 2 [O.S. January 20] 1905 in Saint Petersburg");
+    expect(unrendered(t, { paperRules: true })).toEqual(["wikitext.unrendered_template.oldstyledate"]);
+  });
+
+  it("{{death date and age}} with a birth (or death) date of year or year and month: the age range Module:Age gives", () => {
+    // enwiki (Ayn Rand's infobox) and the template's documented examples
+    const t = "[[File:Portrait.jpg|thumb|Died {{death date and age|mf=yes|1982|03|06|1905|02|02}}; {{death date and age|1993|2|24|1921|4|df=yes}}; {{death date and age|1993|2|24|1921|mf=yes}}]]";
+    expect(caption(t)).toBe("Died March 6, 1982 (aged 77); 24 February 1993 (aged 71); February 24, 1993 (aged 71–72)");
+    // a death date of a year, or a year and month (the module's partial dates): shown as given
+    const u = "[[File:Portrait.jpg|thumb|{{death date and age|1993|||1921}}, {{death date and age|1993|2||1921|2}}, {{death date and age|1993|6||1921|2|10}}]]";
+    expect(caption(u)).toBe("1993 (aged 71–72), February 1993 (aged 71–72), June 1993 (aged 72)");
+    // a day without its month, a death before the birth, a 31 February: the module's errors, counted drops
+    expect(unrendered("[[File:P.jpg|thumb|{{death date and age|1993||24|1921}} {{death date and age|1921|||1993}} {{death date and age|1993|2|31|1921}}]]")).toEqual([
+      "wikitext.unrendered_template.death date and age",
+    ]);
+  });
+
+});
