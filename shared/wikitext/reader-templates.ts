@@ -87,13 +87,34 @@ const wikiList: ReaderRenderer = ({ positional: p }) => {
 /** `{{bulleted list|a|b}}` → "a, b". */
 const argList: ReaderRenderer = (a) => a.positional.filter(Boolean).join(", ");
 
-/** `{{US$|5 million}}` → "US$5 million"; a second argument (a year, a link mode) is not read: null. */
+/**
+ * `{{US$|5 million}}` → "US$5 million". A second argument is the year of an inflation calculation
+ * ("US$100 (equivalent to $738.15 in 2016)", Template:US$ and Template:GBP documentation): its figures and year
+ * change with the template's inflation data, not with the page, so it is not rendered: null.
+ */
 const money = (sign: string): ReaderRenderer => ({ positional: p }) => (p[0] && p.length === 1 ? `${sign}${p[0]}` : null);
 const CURRENCIES: readonly (readonly [string, string])[] = [
   ["us$", "US$"], ["usd", "US$"], ["gbp", "£"], ["£", "£"], ["€", "€"], ["euro", "€"], ["eur", "€"],
   ["jpy", "¥"], ["yen", "¥"], ["inr", "₹"], ["indian rupee", "₹"], ["a$", "A$"], ["aud", "A$"], ["cad", "CA$"], ["ca$", "CA$"],
   ["nz$", "NZ$"], ["nzd", "NZ$"], ["hk$", "HK$"], ["hkd", "HK$"], ["cny", "CN¥"], ["rmb", "CN¥"],
 ];
+
+/** Signs of {{currency}} codes whose output its documentation shows: `{{Currency|1000|GBP}}` → "£1,000"; no code: US dollars. */
+const CURRENCY_SIGNS = new Map([["", "US$"], ["usd", "US$"], ["gbp", "£"]]);
+/**
+ * `{{currency|1000|GBP}}` → "£1,000", `{{currency|amount=2500000}}` → "US$2,500,000" (Module:Currency: digit groups
+ * with commas, `fmt=none` without). Other codes (their signs and places are Module:Currency's data), a quantifier
+ * ("5 million"), the long form (`first=`) and `passthrough=`: null.
+ */
+const currency: ReaderRenderer = ({ positional: p, named }) => {
+  const amount = named.get("amount") ?? p[0] ?? "";
+  const sign = CURRENCY_SIGNS.get((named.get("code") ?? named.get("type") ?? p[1] ?? "").toLowerCase());
+  if (!sign || named.has("first") || named.has("passthrough") || !/^(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$/.test(amount)) return null;
+  const fmt = named.get("fmt") ?? "";
+  if (fmt !== "" && fmt !== "commas" && fmt !== "none") return null;
+  const plain = amount.replaceAll(",", "");
+  return sign + (fmt === "none" ? plain : commas(plain));
+};
 
 /** Labelled forms ("label: text", "; " between), as {{Korean}} and {{zh}} show them; `lit.` in quotes. */
 function labelled(named: ReadonlyMap<string, string>, order: readonly (readonly [string, string])[]): string | null {
@@ -167,6 +188,7 @@ export const READER_TEMPLATES: ReadonlyMap<string, ReaderRenderer> = new Map<str
   ["plainlist", wikiList], ["plain list", wikiList], ["flatlist", wikiList], ["flat list", wikiList],
   ["bulleted list", argList], ["bulletedlist", argList], ["blist", argList],
   ...CURRENCIES.map(([name, sign]) => [name, money(sign)] as const),
+  ["currency", currency],
   ["korean", korean],
   ["zh", chinese],
   ["ipac-en", ipacEn],

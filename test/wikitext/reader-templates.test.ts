@@ -136,4 +136,19 @@ describe("the caption-templates round of 2026-11-28", () => {
     ]);
   });
 
+  it("{{currency}}: the documented amounts (GBP, and US dollars when no code); a currency template's inflation year stays a drop", () => {
+    expect(caption("[[File:Coin.jpg|thumb|Sold for {{currency|1000|GBP}} in 1900 and {{Currency|amount=2500000}} in 2000, {{currency|1,250.50|fmt=none}}]]")).toBe(
+      "Sold for £1,000 in 1900 and US$2,500,000 in 2000, US$1250.50",
+    );
+    // other codes (their signs are Module:Currency's data), quantifiers and the long form were not established: drops
+    expect(unrendered("[[File:Coin.jpg|thumb|{{currency|1000|SEK}} {{currency|5 million|GBP}} {{currency|1000|GBP|first=yes}}]]")).toEqual([
+      "wikitext.unrendered_template.currency",
+    ]);
+    // {{US$|100|1966}} → "US$100 (equivalent to $… in <the data's latest year>)": the inflation data change, not the wikitext
+    expect(unrendered("[[File:Bill.jpg|thumb|Cost {{US$|100|1966}} and {{GBP|10|1990}}]]")).toEqual([
+      "wikitext.unrendered_template.gbp",
+      "wikitext.unrendered_template.us$",
+    ]);
+  });
+
 });
