@@ -73,17 +73,49 @@ const date: ReaderRenderer = ({ positional: p }) => {
   return format === "mdy" ? mdyText(t) : dmyText(t);
 };
 
+/** A wiki list's items (lines starting `*` or `#`), comma-separated as {{ubl}}'s (one a line, or dotted, to the reader). */
+function listItems(body: string): string {
+  return body.split(/\n\s*[*#]+|^\s*[*#]+/).map((s) => s.trim()).filter(Boolean).join(", ");
+}
+
 /**
- * `{{plainlist|\n* a\n* b}}`, `{{flatlist|…}}`: the items of the list inside, comma-separated as {{ubl}}'s
- * (one a line, or dotted, to the reader). The start-and-end form (`{{plainlist}}` … `{{endplainlist}}`) has
- * no argument: null.
+ * Stand-ins for the start-and-end form's `<div>` and `</div>` (`{{plainlist}}` … `{{endplainlist}}`): the list
+ * between them is the caption's own text, so its items are joined after the whole caption is rendered
+ * (joinListBlocks, called by the caption cleaner).
  */
+export const LIST_OPEN = "\ue010";
+export const LIST_CLOSE = "\ue011";
+
+/** `{{plainlist|\n* a\n* b}}`, `{{flatlist|…}}`: the items of the list inside; with no list (the start-and-end form), its start. */
 const wikiList: ReaderRenderer = ({ positional: p }) => {
   const body = p[0];
-  if (!body) return null;
-  const items = body.split(/\n\s*[*#]+|^\s*[*#]+/).map((s) => s.trim()).filter(Boolean);
-  return items.join(", ");
+  if (p.length === 0) return LIST_OPEN;
+  return body ? listItems(body) : null;
 };
+
+/**
+ * The lists between LIST_OPEN and LIST_CLOSE (or the text's end: the `<div>` then closes with the caption) → their
+ * items, comma-separated, a block apart from the text around; a LIST_CLOSE without its opening shows nothing.
+ */
+export function joinListBlocks(text: string): string {
+  let out = "";
+  let i = 0;
+  for (let open = text.indexOf(LIST_OPEN); open >= 0; open = text.indexOf(LIST_OPEN, i)) {
+    out += text.slice(i, open);
+    const close = text.indexOf(LIST_CLOSE, open + 1);
+    const end = close < 0 ? text.length : close;
+    out += ` ${listItems(text.slice(open + 1, end).replaceAll(LIST_OPEN, "\n"))} `;
+    i = close < 0 ? text.length : close + 1;
+  }
+  return (out + text.slice(i)).replaceAll(LIST_CLOSE, "");
+}
+
+/**
+ * Stand-in for a navbox in a caption (`[[File:Writing systems worldwide.png|thumb|{{Navbox with columns|…}}]]`, enwiki
+ * Alphabet): the reader sees a navigation table, not a caption, so the caption cleaner gives no caption at all
+ * (the reference is counted as one without a caption) rather than the table's cells or the words around it alone.
+ */
+export const NOT_A_CAPTION = "\ue012";
 /** `{{bulleted list|a|b}}` → "a, b". */
 const argList: ReaderRenderer = (a) => a.positional.filter(Boolean).join(", ");
 
@@ -186,6 +218,8 @@ export const READER_TEMPLATES: ReadonlyMap<string, ReaderRenderer> = new Map<str
   ["date", date],
   ...DATE_TEMPLATES,
   ["plainlist", wikiList], ["plain list", wikiList], ["flatlist", wikiList], ["flat list", wikiList],
+  ["endplainlist", literal(LIST_CLOSE)], ["endflatlist", literal(LIST_CLOSE)],
+  ["navbox", literal(NOT_A_CAPTION)], ["navbox with columns", literal(NOT_A_CAPTION)], ["navbox with collapsible groups", literal(NOT_A_CAPTION)],
   ["bulleted list", argList], ["bulletedlist", argList], ["blist", argList],
   ...CURRENCIES.map(([name, sign]) => [name, money(sign)] as const),
   ["currency", currency],

@@ -69,11 +69,7 @@ describe("caption templates of current articles that paracap dropped", () => {
   it("{{plainlist}}, {{flatlist}} and {{bulleted list}}: their items, comma-separated as {{ubl}}'s", () => {
     const t = "{{Infobox person|image=Band.jpg|caption={{plainlist|\n* John Lennon\n* [[Paul McCartney]]\n}} with {{flatlist|\n*George\n*Ringo}} and {{bulleted list|Brian|George Martin}}}}";
     expect(caption(t)).toBe("John Lennon, Paul McCartney with George, Ringo and Brian, George Martin");
-    // the start-and-end form ({{plainlist}} … {{endplainlist}}) has no argument: not read
-    expect(unrendered("[[File:A.jpg|thumb|{{plainlist}}\n* a\n* b\n{{endplainlist}}]]")).toEqual([
-      "wikitext.unrendered_template.endplainlist",
-      "wikitext.unrendered_template.plainlist",
-    ]);
+    // the start-and-end form ({{plainlist}} … {{endplainlist}}): see the round of 2026-11-28 below
   });
 
   it("{{US$}} and the currency templates: the sign before the amount", () => {
@@ -149,6 +145,46 @@ describe("the caption-templates round of 2026-11-28", () => {
       "wikitext.unrendered_template.gbp",
       "wikitext.unrendered_template.us$",
     ]);
+  });
+
+  it("{{plainlist}} … {{endplainlist}} (and {{flatlist}} … {{endflatlist}}): the items between them, comma-separated", () => {
+    const t = "{{Infobox settlement|image_skyline=Montage.jpg|image_caption=Clockwise from top: {{plainlist}}\n* [[Old Town]]\n* the harbour\n* the cathedral\n{{endplainlist}} at dusk}}";
+    expect(caption(t)).toBe("Clockwise from top: Old Town, the harbour, the cathedral at dusk");
+    expect(caption("[[File:Band.jpg|thumb|{{flatlist|class=nowrap}}\n* John\n* Paul\n{{endflatlist}}]]")).toBe("John, Paul");
+    // an opening without its end runs to the caption's end; an end alone shows nothing
+    expect(caption("[[File:Band.jpg|thumb|Members: {{plainlist}}\n* John\n* Paul]]")).toBe("Members: John, Paul");
+    expect(caption("[[File:Band.jpg|thumb|John and Paul{{endplainlist}}]]")).toBe("John and Paul");
+    expect(unrendered(t, { paperRules: true })).toEqual(["wikitext.unrendered_template.endplainlist", "wikitext.unrendered_template.plainlist"]);
+  });
+
+  it("a navbox in a caption (enwiki, Alphabet) is not a caption: the reference has none, and no template is counted unrendered", () => {
+    const real = String.raw`[[File:Writing systems worldwide.png|460px|thumb
+ | {{Navbox with columns |child |style=font-size:90%;
+    | abovestyle=background:transparent;font-size:110%;padding:0;font-weight:bold;
+    | above = Predominant national and selected regional or minority scripts
+    | colheaderstyle=padding:0.15em 0.15em 0.25em;font-weight:normal; |colstyle=white-space:nowrap;
+    | col1header = Alphabetic
+    | col1 = {{legend|#aaa|[[Latin script|Latin]]}} {{legend|#008080|[[Cyrillic script|Cyrillic]]}} {{legend|blue|[[Greek alphabet|Greek]]}} {{legend|#1E90FF|[[Armenian alphabet|Armenian]]}} {{legend|#00FFFF|[[Georgian scripts|Georgian]]}} {{legend|#FF00FF|[[Hangul]]&thinsp;{{sup|a}}}}
+    | col2header = {{longitem|[[Logogram|[L]ogographic]]<br/>and [[Syllabary|[S]yllabic]]}}
+    | col2 = {{legend|#8B0000|[[Hanzi]] {{smaller|[L]}}}} {{legend|#FF0000|[[Kana]] {{smaller|[S]}}{{\}}[[Kanji]] {{smaller|[L]}}{{nbsp|2}}}} {{legend|#FF00FF|[[Hanja]]{{sup|b}} {{smaller|[L]}}}}
+    | col3header = [[Abjad]]
+    | col3 = {{legend|green|[[Arabic script|Arabic]]}} {{legend|#00ff7f|[[Hebrew alphabet|Hebrew]]}}
+    | col4header = [[Abugida]]
+    | col4 = {{legend| #FFA500|[[Brahmic scripts|North Indic]]}} {{legend|#D2691E|[[Brahmic scripts|South Indic]]}} {{legend|#8B4513
+|[[Ge'ez script|Ethiopic]]}} {{legend|#808000|[[Thaana]]}} {{legend|#FFFF80|[[Canadian Aboriginal syllabics|Canadian syllabic]]}}
+    | below = {{nowrap|{{sup|a}} [[Featural alphabet|Featural-alphabetic]].{{nbsp|3}}{{sup|b}} Limited.}}
+   }}
+]]
+{{alphabet}}`;
+    expect(caption(real)).toBeNull();
+    expect(unrendered(real)).toEqual([]);
+    expect(caption("[[File:Map.png|thumb|World map {{Navbox|title=Scripts|list1=Latin}}]]")).toBeNull();
+    expect(unrendered(real, { paperRules: true })).toEqual(["wikitext.unrendered_template.navbox with columns"]);
+  });
+
+  it("{{OV|099}} (enwiki, Astronaut) stays a counted drop: whether it shows the orbiter's name alone was not established", () => {
+    const real = "[[File:Astronaut-EVA.jpg|thumb|250px|[[NASA]] Astronaut [[Bruce McCandless II]] using a [[Manned Maneuvering Unit]] outside {{OV|099}} on shuttle mission [[STS-41-B]] in 1984.]]";
+    expect(unrendered(real)).toEqual(["wikitext.unrendered_template.ov"]);
   });
 
 });
