@@ -234,5 +234,8 @@ export const READER_TEMPLATES: ReadonlyMap<string, ReaderRenderer> = new Map<str
   ["en dash", literal("–")], ["endash", literal("–")], ["spaced en dash", literal(" – ")], ["em dash", literal("—")], ["emdash", literal("—")], ["spaced em dash", literal(" — ")],
 ]);
 
-/** Templates that show no words (icons) and were unknown before this round: silent by default, unknown under preset paper. */
-export const READER_SILENT: ReadonlySet<string> = new Set(["3d glasses"]);
+/**
+ * Templates that show no words and were unknown before: silent by default, unknown under preset paper. {{3d glasses}}
+ * is an icon; {{hs}} is the hidden sort key (Template:Hidden sort key; before, read as the ship prefix {{HS}}).
+ */
+export const READER_SILENT: ReadonlySet<string> = new Set(["3d glasses", "hs"]);

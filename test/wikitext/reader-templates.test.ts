@@ -187,4 +187,11 @@ describe("the caption-templates round of 2026-11-28", () => {
     expect(unrendered(real)).toEqual(["wikitext.unrendered_template.ov"]);
   });
 
+  it("a ship prefix is read only as MediaWiki names it: {{hs}} is the hidden sort key (no words), {{Ss}} is not {{SS}}", () => {
+    expect(caption("[[File:Ship.jpg|thumb|{{SS|Great Britain}} and {{hMS|Victory}} in dock, {{Template:USS|Maine|ACR-1}}]]")).toBe(
+      "SS Great Britain and HMS Victory in dock, USS Maine (ACR-1)",
+    );
+    expect(caption("[[File:Ship.jpg|thumb|Launched {{hs|1843-07-19}}19 July 1843]]")).toBe("Launched 19 July 1843");
+    expect(unrendered("[[File:Ship.jpg|thumb|The {{Ss|Great Britain}} at Bristol]]")).toEqual(["wikitext.unrendered_template.ss"]);
+  });
 });
