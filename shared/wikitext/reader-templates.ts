@@ -1,6 +1,6 @@
 /**
  * Caption templates of English Wikipedia rendered as the article's reader sees them (the caption-templates
- * round of 2026-11-27): numbers with units, dates, lists, money, the names of Korean and Chinese words,
+ * rounds of 2026-11-27 and -28): numbers with units, dates, lists, money, the names of Korean and Chinese words,
  * pronunciations, [sic]. Read by default, not under preset paper (inline-templates.ts IMPROVED_ONLY).
  * Each follows the template's documented output on enwiki; a form not described here returns null, so
  * the caption stays the counted drop it was rather than show words the reader does not see.
