@@ -7,6 +7,7 @@ import { fileNamespaceEnd, fileNamespaceSet } from "./image-key.ts";
 import { isSilentTemplate, normalizeTemplateName, renderInlineTemplate, UNRENDERED } from "./inline-templates.ts";
 import { BREAK_TAGS, CAPTION_DROP_TAGS, CloserFinder, TAG_AT } from "./markup-tags.ts";
 import { renderPageTemplate, type PageName } from "./page-templates.ts";
+import { joinListBlocks, LIST_CLOSE, LIST_OPEN, NOT_A_CAPTION } from "./reader-templates.ts";
 
 /** Private-use stand-ins for markup characters inside <nowiki>, restored after parsing. */
 const PROTECT: Record<string, string> = { "[": "\ue000", "]": "\ue001", "{": "\ue002", "}": "\ue003", "|": "\ue004", "'": "\ue005", "=": "\ue006", "<": "\ue007", "&": "\ue008" };
@@ -289,6 +290,9 @@ export function cleanCaption(wikitext: string, fileAliases?: readonly string[], 
 /** `cleanCaption` with a prepared context (the extractor builds it once per page). */
 export function cleanCaptionWith(wikitext: string, ctx: CaptionContext): string | null {
   let text = renderMarkup(stripTags(wikitext), ctx);
+  // a navbox where the caption would be: no caption (reader-templates.ts NOT_A_CAPTION)
+  if (text.includes(NOT_A_CAPTION)) return null;
+  if (text.includes(LIST_OPEN) || text.includes(LIST_CLOSE)) text = joinListBlocks(text);
   if (text.includes("[")) text = text.replace(EXTERNAL_LINK, (_m, label: string | undefined) => label ?? "");
   if (text.includes("''")) text = text.replace(QUOTE_RUN, quoteRun);
   if (text.includes("&")) text = decodeHTML(text);

@@ -166,6 +166,20 @@ const TABLE = new Map<string, Renderer>([
   ["snds", literal(" – ")],
 ]);
 for (const p of SHIP_PREFIXES) TABLE.set(p.toLowerCase(), shipPrefixed(p));
+/** Ship prefixes by their lower-cased names: the table is looked up lower-cased, MediaWiki's names are not. */
+const SHIP_PREFIX_OF = new Map(SHIP_PREFIXES.map((p) => [p.toLowerCase(), p]));
+
+/**
+ * True when a call names the template as MediaWiki reads it: its first letter in either case, the rest as
+ * written (`{{hMS|…}}` is {{HMS}}; `{{Hs|…}}` is the hidden sort key {{Hs}}, `{{Ss|…}}` not the prefix {{SS}}).
+ * A call without its written name (`raw`) is taken as named.
+ */
+function writtenAs(raw: string | undefined, name: string): boolean {
+  if (raw === undefined) return true;
+  let n = raw.replace(/[\s_]+/g, " ").trim();
+  n = n.replace(/^(?:template|subst|safesubst) ?: ?/i, "");
+  return n.slice(0, 1).toLowerCase() === name.slice(0, 1).toLowerCase() && n.slice(1) === name.slice(1);
+}
 
 /** `{{e|-20}}` → "×10−20": the exponent inline, as `<sup>` reads (a hyphen or dash is a minus sign, as the template shows it). */
 const timesTen: Renderer = (a) => `×10${(a.positional[0] ?? "").replace(/^[-–]/, "−")}`;
@@ -217,6 +231,8 @@ export function renderInlineTemplate(name: string, args: TemplateArgs, paperRule
   // the reader's rendering first: it replaces the table's where both know a template ({{sic}} → "teh [sic]", paper "teh")
   const improved = paperRules ? undefined : (IMPROVED_ONLY.get(name) ?? READER_TEMPLATES.get(name));
   if (improved) return improved(args, name);
+  const prefix = SHIP_PREFIX_OF.get(name);
+  if (prefix !== undefined && !writtenAs(args.raw, prefix)) return null;
   const r = TABLE.get(name) ?? (name.startsWith("lang-") ? first : undefined);
   if (r) return r(args, name);
   // Magic words with an argument after a colon: {{formatnum:1234}}, {{uc:foo}}, {{lc:Foo}}.

@@ -1,10 +1,11 @@
 /**
  * Caption templates of English Wikipedia rendered as the article's reader sees them (the caption-templates
- * round of 2026-11-27): numbers with units, dates, lists, money, the names of Korean and Chinese words,
+ * rounds of 2026-11-27 and -28): numbers with units, dates, lists, money, the names of Korean and Chinese words,
  * pronunciations, [sic]. Read by default, not under preset paper (inline-templates.ts IMPROVED_ONLY).
  * Each follows the template's documented output on enwiki; a form not described here returns null, so
  * the caption stays the counted drop it was rather than show words the reader does not see.
  */
+import { DATE_TEMPLATES } from "./date-templates.ts";
 import type { TemplateArgs } from "./template-args.ts";
 
 /** Text, or null when the call is in a form not rendered (the caption is then an unrendered_template drop). */
@@ -72,43 +73,80 @@ const date: ReaderRenderer = ({ positional: p }) => {
   return format === "mdy" ? mdyText(t) : dmyText(t);
 };
 
+/** A wiki list's items (lines starting `*` or `#`), comma-separated as {{ubl}}'s (one a line, or dotted, to the reader). */
+function listItems(body: string): string {
+  return body.split(/\n\s*[*#]+|^\s*[*#]+/).map((s) => s.trim()).filter(Boolean).join(", ");
+}
+
 /**
- * `{{death date and age|1993|2|24|1921|5|3}}` → "February 24, 1993 (aged 71)"; `df=y` → "24 February 1993 (aged 71)".
- * Both dates whole only (a year alone gives an age range, not rendered). {{birth date and age}} is not
- * here: its age grows with the day the page is read, so no one text is what its reader sees.
+ * Stand-ins for the start-and-end form's `<div>` and `</div>` (`{{plainlist}}` … `{{endplainlist}}`): the list
+ * between them is the caption's own text, so its items are joined after the whole caption is rendered
+ * (joinListBlocks, called by the caption cleaner).
  */
-const deathDateAndAge: ReaderRenderer = ({ positional: p, named }) => {
-  const n = p.slice(0, 6).map((x) => (/^\d{1,4}$/.test(x ?? "") ? Number(x) : NaN));
-  if (n.length < 6 || n.some(Number.isNaN)) return null;
-  const [y, m, d, by, bm, bd] = n as [number, number, number, number, number, number];
-  const death = { y, m, d };
-  if (!valid(death) || !valid({ y: by, m: bm, d: bd })) return null;
-  const age = y - by - (m < bm || (m === bm && d < bd) ? 1 : 0);
-  const df = /^(y|yes|1|true)$/i.test(named.get("df") ?? "");
-  return `${df ? dmyText(death) : mdyText(death)} (aged ${age})`;
+export const LIST_OPEN = "\ue010";
+export const LIST_CLOSE = "\ue011";
+
+/** `{{plainlist|\n* a\n* b}}`, `{{flatlist|…}}`: the items of the list inside; with no list (the start-and-end form), its start. */
+const wikiList: ReaderRenderer = ({ positional: p }) => {
+  const body = p[0];
+  if (p.length === 0) return LIST_OPEN;
+  return body ? listItems(body) : null;
 };
 
 /**
- * `{{plainlist|\n* a\n* b}}`, `{{flatlist|…}}`: the items of the list inside, comma-separated as {{ubl}}'s
- * (one a line, or dotted, to the reader). The start-and-end form (`{{plainlist}}` … `{{endplainlist}}`) has
- * no argument: null.
+ * The lists between LIST_OPEN and LIST_CLOSE (or the text's end: the `<div>` then closes with the caption) → their
+ * items, comma-separated, a block apart from the text around; a LIST_CLOSE without its opening shows nothing.
  */
-const wikiList: ReaderRenderer = ({ positional: p }) => {
-  const body = p[0];
-  if (!body) return null;
-  const items = body.split(/\n\s*[*#]+|^\s*[*#]+/).map((s) => s.trim()).filter(Boolean);
-  return items.join(", ");
-};
+export function joinListBlocks(text: string): string {
+  let out = "";
+  let i = 0;
+  for (let open = text.indexOf(LIST_OPEN); open >= 0; open = text.indexOf(LIST_OPEN, i)) {
+    out += text.slice(i, open);
+    const close = text.indexOf(LIST_CLOSE, open + 1);
+    const end = close < 0 ? text.length : close;
+    out += ` ${listItems(text.slice(open + 1, end).replaceAll(LIST_OPEN, "\n"))} `;
+    i = close < 0 ? text.length : close + 1;
+  }
+  return (out + text.slice(i)).replaceAll(LIST_CLOSE, "");
+}
+
+/**
+ * Stand-in for a navbox in a caption (`[[File:Writing systems worldwide.png|thumb|{{Navbox with columns|…}}]]`, enwiki
+ * Alphabet): the reader sees a navigation table, not a caption, so the caption cleaner gives no caption at all
+ * (the reference is counted as one without a caption) rather than the table's cells or the words around it alone.
+ */
+export const NOT_A_CAPTION = "\ue012";
 /** `{{bulleted list|a|b}}` → "a, b". */
 const argList: ReaderRenderer = (a) => a.positional.filter(Boolean).join(", ");
 
-/** `{{US$|5 million}}` → "US$5 million"; a second argument (a year, a link mode) is not read: null. */
+/**
+ * `{{US$|5 million}}` → "US$5 million". A second argument is the year of an inflation calculation
+ * ("US$100 (equivalent to $738.15 in 2016)", Template:US$ and Template:GBP documentation): its figures and year
+ * change with the template's inflation data, not with the page, so it is not rendered: null.
+ */
 const money = (sign: string): ReaderRenderer => ({ positional: p }) => (p[0] && p.length === 1 ? `${sign}${p[0]}` : null);
 const CURRENCIES: readonly (readonly [string, string])[] = [
   ["us$", "US$"], ["usd", "US$"], ["gbp", "£"], ["£", "£"], ["€", "€"], ["euro", "€"], ["eur", "€"],
   ["jpy", "¥"], ["yen", "¥"], ["inr", "₹"], ["indian rupee", "₹"], ["a$", "A$"], ["aud", "A$"], ["cad", "CA$"], ["ca$", "CA$"],
   ["nz$", "NZ$"], ["nzd", "NZ$"], ["hk$", "HK$"], ["hkd", "HK$"], ["cny", "CN¥"], ["rmb", "CN¥"],
 ];
+
+/** Signs of {{currency}} codes whose output its documentation shows: `{{Currency|1000|GBP}}` → "£1,000"; no code: US dollars. */
+const CURRENCY_SIGNS = new Map([["", "US$"], ["usd", "US$"], ["gbp", "£"]]);
+/**
+ * `{{currency|1000|GBP}}` → "£1,000", `{{currency|amount=2500000}}` → "US$2,500,000" (Module:Currency: digit groups
+ * with commas, `fmt=none` without). Other codes (their signs and places are Module:Currency's data), a quantifier
+ * ("5 million"), the long form (`first=`) and `passthrough=`: null.
+ */
+const currency: ReaderRenderer = ({ positional: p, named }) => {
+  const amount = named.get("amount") ?? p[0] ?? "";
+  const sign = CURRENCY_SIGNS.get((named.get("code") ?? named.get("type") ?? p[1] ?? "").toLowerCase());
+  if (!sign || named.has("first") || named.has("passthrough") || !/^(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$/.test(amount)) return null;
+  const fmt = named.get("fmt") ?? "";
+  if (fmt !== "" && fmt !== "commas" && fmt !== "none") return null;
+  const plain = amount.replaceAll(",", "");
+  return sign + (fmt === "none" ? plain : commas(plain));
+};
 
 /** Labelled forms ("label: text", "; " between), as {{Korean}} and {{zh}} show them; `lit.` in quotes. */
 function labelled(named: ReadonlyMap<string, string>, order: readonly (readonly [string, string])[]): string | null {
@@ -178,10 +216,13 @@ const literal = (text: string): ReaderRenderer => () => text;
 export const READER_TEMPLATES: ReadonlyMap<string, ReaderRenderer> = new Map<string, ReaderRenderer>([
   ["val", val],
   ["date", date],
-  ["death date and age", deathDateAndAge], ["death-date and age", deathDateAndAge], ["dda", deathDateAndAge],
+  ...DATE_TEMPLATES,
   ["plainlist", wikiList], ["plain list", wikiList], ["flatlist", wikiList], ["flat list", wikiList],
+  ["endplainlist", literal(LIST_CLOSE)], ["endflatlist", literal(LIST_CLOSE)],
+  ["navbox", literal(NOT_A_CAPTION)], ["navbox with columns", literal(NOT_A_CAPTION)], ["navbox with collapsible groups", literal(NOT_A_CAPTION)],
   ["bulleted list", argList], ["bulletedlist", argList], ["blist", argList],
   ...CURRENCIES.map(([name, sign]) => [name, money(sign)] as const),
+  ["currency", currency],
   ["korean", korean],
   ["zh", chinese],
   ["ipac-en", ipacEn],
@@ -193,5 +234,8 @@ export const READER_TEMPLATES: ReadonlyMap<string, ReaderRenderer> = new Map<str
   ["en dash", literal("–")], ["endash", literal("–")], ["spaced en dash", literal(" – ")], ["em dash", literal("—")], ["emdash", literal("—")], ["spaced em dash", literal(" — ")],
 ]);
 
-/** Templates that show no words (icons) and were unknown before this round: silent by default, unknown under preset paper. */
-export const READER_SILENT: ReadonlySet<string> = new Set(["3d glasses"]);
+/**
+ * Templates that show no words and were unknown before: silent by default, unknown under preset paper. {{3d glasses}}
+ * is an icon; {{hs}} is the hidden sort key (Template:Hidden sort key; before, read as the ship prefix {{HS}}).
+ */
+export const READER_SILENT: ReadonlySet<string> = new Set(["3d glasses", "hs"]);
