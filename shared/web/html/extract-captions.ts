@@ -67,6 +67,8 @@ const ATTRIBUTE_TAGS = new Set(["img", "amp-img", "base", "source"]);
 const BLOCKS = new Set(["p", "div", "li", "dd", "dt", "td", "th", "blockquote", "section", "article", "header", "footer", "main", "aside", "center", "h1", "h2", "h3", "h4", "h5", "h6", "caption"]);
 /** Elements a reader sees as a break between words: text on either side of one is never glued together. */
 const BREAKS = new Set([...BLOCKS, "br", "hr", "ul", "ol", "dl", "tr", "table", "pre", "figure", "figcaption", "address", "nav", "details", "summary", "fieldset", "form", "tbody", "thead", "tfoot"]);
+/** Elements a reader sees as boxes apart from the text around them (a `<figure>`'s loose text is outside all: figure-text.ts). */
+const BOXES = new Set([...BREAKS].filter((n) => n !== "br" && n !== "hr"));
 /** Elements whose content is not page text (or, for noscript, repeats lazy-loaded images). */
 const OPAQUE = new Set(["script", "style", "noscript", "template", "svg", "math", "head", "title", "select", "textarea"]);
 
@@ -544,7 +546,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
         const classRole = classCaptions ? classFigureRole(name, a) : null;
         // (a block in a figure without a figcaption may be its caption: figure-text.ts)
         const fig = figures[figures.length - 1];
-        if (fig?.text && inFigcaption === 0 && fig.caption === null) fig.text.element(name, depth, a, hiddenAt === 0 || hiddenAt <= fig.text.depth);
+        if (fig?.text && inFigcaption === 0 && fig.caption === null) fig.text.element(name, depth, a, hiddenAt === 0 || hiddenAt <= fig.text.depth, BOXES.has(name));
         if (name === "figure" || classRole === "figure") {
           figures[figures.length - 1]?.text?.figureInside();
           figures.push({ images: [], caption: null, captionDepth: 0, text: classCaptions && name === "figure" ? new FigureText(depth) : null });

@@ -104,6 +104,36 @@ describe("caption types", () => {
     }
   });
 
+  it("a <figure> whose caption is loose text or a heading in place of a <figcaption> (one image, no figcaption, no figure inside) takes it as its figcaption", () => {
+    const img = (c: string) => `https://example.org/${c}.jpg`;
+    // loose text, in a link or inline markup too, before or after the image (the open defect's repro)
+    expect(caps('<div><figure><img src="/lt.jpg">Boats at dawn</figure><p>The article goes on.</p></div>')).toEqual([["figcaption", "Boats at dawn", img("lt")]]);
+    expect(caps('<figure><a href="/big.jpg"><img src="/la.jpg"></a> The <b>old</b> harbour<br>in 1910 </figure>')).toEqual([["figcaption", "The old harbour in 1910", img("la")]]);
+    expect(caps('<figure>Before the image <img src="/lb.jpg"></figure>')).toEqual([["figcaption", "Before the image", img("lb")]]);
+    // a heading that is the figure's own child, holding all of its text
+    expect(caps('<figure><img src="/h3.jpg"><h3>Boats at dawn</h3></figure>')).toEqual([["figcaption", "Boats at dawn", img("h3")]]);
+    expect(caps('<figure><div class="frame"><img src="/h4.jpg"></div><h4>The <i>old</i> harbour</h4></figure>')).toEqual([["figcaption", "The old harbour", img("h4")]]);
+    // a link around the image, the caption in a p (already read)
+    expect(caps('<figure><a href="/big.jpg"><img src="/ap.jpg"></a><p>Nets drying</p></figure>')).toEqual([["figcaption", "Nets drying", img("ap")]]);
+    // credits: marked ones are not the figure's text; one written at the end is cut; a text that is only a credit is none
+    expect(caps('<figure><img src="/lc.jpg">Boats at dawn <span class="credit">Jane Doe</span></figure>')).toEqual([["figcaption", "Boats at dawn", img("lc")]]);
+    expect(caps('<figure><img src="/le.jpg">Boats at dawn. Photograph: Jane Doe/AP</figure>')).toEqual([["figcaption", "Boats at dawn.", img("le")]]);
+    expect(caps('<figure><img src="/lp.jpg">Photo by Jane Doe on Unsplash</figure>')).toEqual([]);
+    // not: two images, a figure inside, a figcaption beside it, loose text beside a block, a heading beside other text or inside a block (a card's title)
+    expect(caps('<figure><img src="/t1.jpg"><img src="/t2.jpg">Two boats</figure>')).toEqual([]);
+    expect(caps('<figure><img src="/n1.jpg">Outer words<figure><img src="/n2.jpg"></figure></figure>')).toEqual([]);
+    expect(caps('<figure><img src="/fc.jpg">Loose<figcaption>The figcaption</figcaption></figure>')).toEqual([["figcaption", "The figcaption", img("fc")]]);
+    expect(caps('<figure><img src="/lo.jpg"><p>Caption</p>Loose words</figure>')).toEqual([]);
+    expect(caps('<figure><img src="/hp.jpg"><h3>Title</h3><p>A description</p></figure>')).toEqual([]);
+    expect(caps('<figure><img src="/hd.jpg"><div><h3>Product name</h3></div></figure>')).toEqual([]);
+    // the length bound of a caption: too long is no caption, counted
+    const long = extractCaptions(`<figure><img src="/ll.jpg">${"Too long. ".repeat(60)}</figure>`, PAGE);
+    expect(long.captions).toEqual([]);
+    expect(long.dropped.get("figcaption_too_long")).toBe(1);
+    // the paper's rule: figure and figcaption tags only (the loose text is the image's nearby text)
+    expect(extractCaptions('<div><figure><img src="/lt.jpg">Boats at dawn</figure></div>', PAGE, { classCaptions: false }).captions.map((c) => [c.type, c.text])).toEqual([["nearby", "Boats at dawn"]]);
+  });
+
   it("a one-column table: the cell under the image cell is its caption; two columns are not", () => {
     const one = '<table><tr><td><img src="x.png"></td></tr><tr><td>The <i>caption</i> cell</td></tr></table>';
     expect(caps(one)).toEqual([["table", "The caption cell", "https://example.org/dir/x.png"]]);

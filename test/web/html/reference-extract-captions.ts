@@ -16,7 +16,8 @@
  * text, by its class, reaches no caption outside it as hidden text does, unless `credits: false`),
  * CLASS CAPTIONS (MediaWiki's and WordPress' figures marked by class are figures: class-captions.ts),
  * FIGURE TEXT (a <figure> with one image and no figcaption takes a block marked as its caption, or its
- * only text block: figure-text.ts, whose reading of the figure's text is shared with the extractor).
+ * only text block, a heading that is its child, or its loose text: figure-text.ts, whose reading of the
+ * figure's text is shared with the extractor).
  *
  * Image captions of one HTML page, read in one streaming pass with htmlparser2. Each image use can
  * carry captions of five types, kept apart because they say different things (and pairs are built
@@ -243,7 +244,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
         if (BLOCKS.has(name)) blocks.push({ tag: name, depth, text: new TextBuf(), images: [], inside: 0 });
         const classRole = classCaptions ? classFigureRole(name, a) : null; // CLASS CAPTIONS
         const fig = figures[figures.length - 1]; // FIGURE TEXT
-        if (fig?.text && inFigcaption === 0 && fig.caption === null) fig.text.element(name, depth, a, hiddenAt === 0 || hiddenAt <= fig.text.depth);
+        if (fig?.text && inFigcaption === 0 && fig.caption === null) fig.text.element(name, depth, a, hiddenAt === 0 || hiddenAt <= fig.text.depth, (BLOCKS.has(name) || BREAK_TAGS.includes(name)) && name !== "br" && name !== "hr"); // FIGURE TEXT (boxes: a figure's loose text)
         if (name === "figure" || classRole === "figure") {
           figures[figures.length - 1]?.text?.figureInside(); // FIGURE TEXT
           figures.push({ images: [], caption: null, captionDepth: 0, text: classCaptions && name === "figure" ? new FigureText(depth) : null });
