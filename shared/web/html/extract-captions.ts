@@ -340,11 +340,25 @@ function lastImageTag(html: string): number {
  * table part of which was skipped), the page is read again in full.
  */
 export function extractCaptions(html: string, pageUrl: string, opts: ExtractOptions = {}): PageCaptions {
-  return (opts.skipInert !== false ? readPage(html, pageUrl, opts, true) : null) ?? readPage(html, pageUrl, opts, false)!;
+  const first = read(html, pageUrl, null, opts);
+  if (!("base" in first)) return first;
+  // a <base> after images: a browser resolves every URL of the document against it, so the page is read
+  // again with it from the start (once: the second reading takes no other <base>)
+  return read(html, pageUrl, first.base, opts) as PageCaptions;
+}
+
+/** The page's first usable `<base href>`, met after an image's URL was resolved without it. */
+interface LateBase {
+  base: string;
+}
+
+/** The page read, with the document's base URL when known (`base`), else the page URL until a `<base>`. */
+function read(html: string, pageUrl: string, base: string | null, opts: ExtractOptions): PageCaptions | LateBase {
+  return (opts.skipInert !== false ? readPage(html, pageUrl, base, opts, true) : null) ?? readPage(html, pageUrl, base, opts, false)!;
 }
 
 /** One pass over the page; null when a skip turned out to matter (then read it again without skips). */
-function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boolean): PageCaptions | null {
+function readPage(html: string, pageUrl: string, documentBase: string | null, opts: ExtractOptions, skip: boolean): PageCaptions | LateBase | null {
   const maxCaption = opts.maxCaptionChars ?? 500;
   const maxImages = opts.maxImages ?? 5000;
   const maxDepth = opts.maxDepth ?? 512;
@@ -355,8 +369,12 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   let tooDeep = false;
   const dropped = new Map<string, number>();
   const drop = (reason: string) => dropped.set(reason, (dropped.get(reason) ?? 0) + 1);
-  let base: string = pageUrl;
-  let baseSeen = false;
+  let base: string = documentBase ?? pageUrl;
+  /** the first `<base href>` was met (or is known): later ones are not the document's */
+  let baseSeen = documentBase !== null;
+  /** an image's URL was resolved against `base`: a `<base>` from now on is late */
+  let resolved = false;
+  let lateBase: string | null = null;
   const uses: ImageUse[] = [];
   const blocks: Block[] = [{ tag: "#root", depth: 0, text: new TextBuf(true), images: [], inside: 0 }];
   /** characters that scans starting before the point where an earlier scan stopped may still read (a bound: each such scan reads up to there again) */
@@ -389,6 +407,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   const chooseUrl = (a: Record<string, string>): ReturnType<typeof imageKey> | { drop: "no_src" } => {
     const candidates = imageUrlCandidates(a, pictures.length > 0 ? pictures[pictures.length - 1]! : null);
     let first: ReturnType<typeof imageKey> | null = null;
+    resolved = true;
     for (const c of candidates) {
       if (!c || !c.trim()) continue;
       const v = imageKey(c, base);
@@ -540,6 +559,13 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
           } catch {
             // an unusable <base> leaves the page URL in charge
           }
+          if (resolved && base !== pageUrl) {
+            // images before it were resolved against the page: stop, the page is read again with it
+            lateBase = base;
+            aborted = true;
+            parser.pause();
+            return;
+          }
         }
         if (BREAKS.has(name) && opaque === 0) wordBreak(name);
         if (BLOCKS.has(name)) blocks.push({ tag: name, depth, text: new TextBuf(), images: [], inside: 0 });
@@ -638,6 +664,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
     parser.html = html;
   }
   parser.write(html);
+  if (lateBase !== null) return { base: lateBase };
   if (aborted) return null;
   if (tooDeep) {
     // read up to the bound: close what is open so the captions seen so far are assigned

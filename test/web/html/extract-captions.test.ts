@@ -284,6 +284,27 @@ describe("image URLs", () => {
     expect(caps('<base href="https://cdn.example.net/img/"><base href="https://other/"><img src="b.jpg" alt="b">')[0]![2]).toBe("https://cdn.example.net/img/b.jpg");
   });
 
+  it("a <base> written after the images (in the body, invalid but written) resolves them too, as a browser does: the first <base href> is the document's", () => {
+    // the open defect's repro
+    expect(caps('<img src="a.jpg" alt="a"><base href="https://cdn.example.net/">')).toEqual([["alt", "a", "https://cdn.example.net/a.jpg"]]);
+    // every image of the page, before and after it; the first <base href> only, a relative one against the page
+    const late = extractCaptions('<p><img src="one.jpg" alt="one"></p><base href="../img/"><base href="https://other/"><figure><img src="two.jpg"><figcaption>Two</figcaption></figure>', PAGE);
+    expect(late.captions.map((c) => [c.type, c.text, c.image, c.url])).toEqual([
+      ["alt", "one", "https://example.org/img/one.jpg", "https://example.org/img/one.jpg"],
+      ["figcaption", "Two", "https://example.org/img/two.jpg", "https://example.org/img/two.jpg"],
+    ]);
+    expect(late.images).toBe(2);
+    // a picture shown before and after the <base> is one picture (the page template's), as the browser fetches one file
+    expect(caps('<img src="logo.png" alt="Logo"><base href="https://cdn.example.net/"><img src="https://cdn.example.net/logo.png" alt="Logo"><img src="b.jpg" alt="b">')).toEqual([["alt", "b", "https://cdn.example.net/b.jpg"]]);
+    // an unusable <base> leaves the page in charge, wherever it is; a base without href is none
+    expect(caps('<img src="c.jpg" alt="c"><base href="https://[bad/"><base href="https://other/">')[0]![2]).toBe("https://example.org/dir/c.jpg");
+    expect(caps('<img src="d.jpg" alt="d"><base target="_blank"><base href="https://cdn.example.net/">')[0]![2]).toBe("https://cdn.example.net/d.jpg");
+    // drops are counted once, as when the <base> comes first
+    const counted = extractCaptions('<img src="data:image/gif;base64,AA"><img src="x.gif" width="1" height="1"><img src="e.jpg" alt="e"><base href="https://cdn.example.net/">', PAGE);
+    expect([...counted.dropped].sort()).toEqual([...extractCaptions('<base href="https://cdn.example.net/"><img src="data:image/gif;base64,AA"><img src="x.gif" width="1" height="1"><img src="e.jpg" alt="e">', PAGE).dropped].sort());
+    expect(counted.captions.map((c) => c.image)).toEqual(["https://cdn.example.net/e.jpg"]);
+  });
+
   it("srcset (largest), picture sources and lazy-loading attributes; data: placeholders skipped", () => {
     expect(largestSrcsetCandidate("s.jpg 320w, m.jpg 640w, l.jpg 1280w")).toBe("l.jpg");
     expect(largestSrcsetCandidate("a.jpg, b.jpg 2x, c.jpg 1.5x")).toBe("b.jpg");

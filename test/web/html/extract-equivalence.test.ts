@@ -79,6 +79,9 @@ const TRICKY_SPANS = [
   // a figure's loose text or its child heading as its caption, inside a long article whose text is skipped
   '<article><p>' + "Article text. ".repeat(80) + '</p><figure><a href="/b.jpg"><img src="fl1.jpg"></a>Loose <b>words</b><span class="credit">Jane</span></figure><p>' + "More. ".repeat(100) + '</p><figure><img src="fl2.jpg"><h3>Head <i>line</i></h3></figure><figure><img src="fl3.jpg"><ul><li>Listed</li></ul></figure><figure><img src="fl4.jpg">' + "Too long. ".repeat(60) + '</figure><figure>Before<img src="fl5.jpg"><h3>Two</h3></figure></article>',
   '<figure><img src="fl6.jpg">Loose <h2>cut',
+  // a <base> after the images (in the body): it resolves them too; one after the last image, in a long tail whose text is skipped
+  '<p><img src="lb1.jpg" alt="before"><img src="data:image/gif;base64,AA"></p><base target="x"><base href="/cdn/"><base href="https://other/"><img src="lb2.jpg" alt="after">',
+  '<img src="lb3.jpg" alt="early"><p>' + "Tail text. ".repeat(200) + '</p><div><base href="https://cdn.example/late/"></div>',
 ];
 
 describe("the extractor finds what the earlier one found", () => {

@@ -17,7 +17,8 @@
  * CLASS CAPTIONS (MediaWiki's and WordPress' figures marked by class are figures: class-captions.ts),
  * FIGURE TEXT (a <figure> with one image and no figcaption takes a block marked as its caption, or its
  * only text block, a heading that is its child, or its loose text: figure-text.ts, whose reading of the
- * figure's text is shared with the extractor).
+ * figure's text is shared with the extractor), LATE BASE (the first <base href> resolves the images
+ * before it too, as a browser resolves every URL of the document against it).
  *
  * Image captions of one HTML page, read in one streaming pass with htmlparser2. Each image use can
  * carry captions of five types, kept apart because they say different things (and pairs are built
@@ -117,6 +118,14 @@ interface Table {
 
 /** The captions of the images of one page; `pageUrl` resolves relative URLs (a `<base>` overrides it). */
 export function referenceExtractCaptions(html: string, pageUrl: string, opts: ExtractOptions = {}): PageCaptions {
+  // LATE BASE: the document's first <base href> resolves all of its URLs, those before it too: one pass
+  // learns it, a second reads the page with it
+  const first = referencePass(html, pageUrl, opts, null);
+  return first.base === null ? first.result : referencePass(html, pageUrl, opts, first.base).result;
+}
+
+function referencePass(html: string, pageUrl: string, opts: ExtractOptions, documentBase: string | null): { result: PageCaptions; base: string | null } {
+  let foundBase: string | null = null; // LATE BASE
   const maxCaption = opts.maxCaptionChars ?? 500;
   const maxImages = opts.maxImages ?? 5000;
   const maxDepth = opts.maxDepth ?? 512;
@@ -128,8 +137,8 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
   let tooDeep = false;
   const dropped = new Map<string, number>();
   const drop = (reason: string) => dropped.set(reason, (dropped.get(reason) ?? 0) + 1);
-  let base: string = pageUrl;
-  let baseSeen = false;
+  let base: string = documentBase ?? pageUrl; // LATE BASE
+  let baseSeen = documentBase !== null; // LATE BASE
   const uses: ImageUse[] = [];
   const blocks: Block[] = [{ tag: "#root", depth: 0, text: new TextBuf(), images: [], inside: 0 }];
   // HIDDEN TEXT: as in the extractor
@@ -236,6 +245,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
           baseSeen = true;
           try {
             base = new URL(a["href"], pageUrl).href;
+            foundBase = base; // LATE BASE
           } catch {
             // an unusable <base> leaves the page URL in charge
           }
@@ -353,5 +363,5 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
     add("table", read(u.table));
     if (!u.figcaption && !u.table) add("nearby", read(u.nearby));
   }
-  return { captions, images: shown.kept.length, dropped };
+  return { result: { captions, images: shown.kept.length, dropped }, base: foundBase }; // LATE BASE
 }
