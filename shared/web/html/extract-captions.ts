@@ -17,6 +17,7 @@ import { declaredSizeDrop, withoutRepeated } from "./template-images.ts";
 import { hidesText, isCredit, MAY_HIDE, withoutCreditText } from "./hidden-text.ts";
 import { classFigureRole, MAY_BE_CLASS_FIGURE } from "./class-captions.ts";
 import { FigureText, MAY_MARK_CAPTION } from "./figure-text.ts";
+import { SentenceEdges } from "./sentence-edge.ts";
 import { imageKey, imageUrlCandidates, largestSrcsetCandidate } from "./image-url.ts";
 import { inertSpan, knownTagName, RAW_TEXT, startTagClose } from "./inert-span.ts";
 
@@ -231,6 +232,8 @@ interface Figure {
   caption: TextBuf | null;
   /** the depth of the figcaption the caption is read from */
   captionDepth: number;
+  /** the figcaption's edges between inline elements (sentence-edge.ts): two sentences there are not glued */
+  edges: SentenceEdges | null;
   /** a `<figure>`'s text, for a caption written without a figcaption (figure-text.ts); null when not read */
   text: FigureText | null;
 }
@@ -527,7 +530,7 @@ function readPage(html: string, pageUrl: string, documentBase: string | null, op
    */
   const wordBreak = (name: string) => {
     if (name === "br" || name === "hr") blocks[blocks.length - 1]!.text.add(" ");
-    if (inFigcaption > 0) figures[figures.length - 1]?.caption?.add(" ");
+    if (inFigcaption > 0) figures[figures.length - 1]?.caption?.add(figures[figures.length - 1]?.edges?.text(" ") ?? " ");
     figures[figures.length - 1]?.text?.text(" ");
     if (inCell > 0) {
       const t = tables[tables.length - 1];
@@ -568,6 +571,8 @@ function readPage(html: string, pageUrl: string, documentBase: string | null, op
           }
         }
         if (BREAKS.has(name) && opaque === 0) wordBreak(name);
+        // (an element's edge in a figcaption: two sentences either side are not glued)
+        if (inFigcaption > 0 && opaque === 0) figures[figures.length - 1]?.edges?.tag(name, true);
         if (BLOCKS.has(name)) blocks.push({ tag: name, depth, text: new TextBuf(), images: [], inside: 0 });
         const classRole = classCaptions ? classFigureRole(name, a) : null;
         // (a block in a figure without a figcaption may be its caption: figure-text.ts)
@@ -575,7 +580,7 @@ function readPage(html: string, pageUrl: string, documentBase: string | null, op
         if (fig?.text && inFigcaption === 0 && fig.caption === null) fig.text.element(name, depth, a, hiddenAt === 0 || hiddenAt <= fig.text.depth, BOXES.has(name));
         if (name === "figure" || classRole === "figure") {
           figures[figures.length - 1]?.text?.figureInside();
-          figures.push({ images: [], caption: null, captionDepth: 0, text: classCaptions && name === "figure" ? new FigureText(depth) : null });
+          figures.push({ images: [], caption: null, captionDepth: 0, edges: null, text: classCaptions && name === "figure" ? new FigureText(depth) : null });
           if (classRole !== null) classRoles.push({ depth, role: classRole });
         } else if ((name === "figcaption" || classRole === "caption") && figures.length > 0) {
           inFigcaption++;
@@ -584,6 +589,7 @@ function readPage(html: string, pageUrl: string, documentBase: string | null, op
           if (f.caption === null) {
             f.caption = new TextBuf();
             f.captionDepth = depth;
+            f.edges = new SentenceEdges();
           }
         } else if (name === "table") tables.push({ rows: [], hasImages: false, skipped: false });
         else if (name === "tr" && tables.length > 0) tables[tables.length - 1]!.rows.push({ depth, cells: 0, images: [], text: new TextBuf() });
@@ -606,7 +612,7 @@ function readPage(html: string, pageUrl: string, documentBase: string | null, op
         if (seenFrom(top.depth)) top.text.add(text);
         if (inFigcaption > 0) {
           const f = figures[figures.length - 1];
-          if (f && seenFrom(f.captionDepth)) f.caption?.add(text);
+          if (f && seenFrom(f.captionDepth)) f.caption?.add(f.edges?.text(text) ?? text);
         }
         if (inCell > 0) {
           const t = tables[tables.length - 1];
@@ -622,6 +628,7 @@ function readPage(html: string, pageUrl: string, documentBase: string | null, op
         depth--;
         if (OPAQUE.has(name)) opaque = Math.max(0, opaque - 1);
         if (BREAKS.has(name) && name !== "br" && opaque === 0) wordBreak(name);
+        if (inFigcaption > 0 && opaque === 0) figures[figures.length - 1]?.edges?.tag(name, false);
         if (BLOCKS.has(name) && blocks.length > 1 && blocks[blocks.length - 1]!.tag === name) {
           const b = blocks.pop()!;
           const parent = blocks[blocks.length - 1]!;

@@ -82,6 +82,8 @@ const TRICKY_SPANS = [
   // a <base> after the images (in the body): it resolves them too; one after the last image, in a long tail whose text is skipped
   '<p><img src="lb1.jpg" alt="before"><img src="data:image/gif;base64,AA"></p><base target="x"><base href="/cdn/"><base href="https://other/"><img src="lb2.jpg" alt="after">',
   '<img src="lb3.jpg" alt="early"><p>' + "Tail text. ".repeat(200) + '</p><div><base href="https://cdn.example/late/"></div>',
+  // two sentences in a figcaption's inline elements (sentence-edge.ts): a space between; code and file names kept
+  '<figure><img src="se1.jpg"><figcaption><span>First part.</span><span>Second <b>part</b>!</span><i>Third</i> <code>os.</code>Path <b>setup.</b>py<span hidden>X.</span>Next<script>x</script>After</figcaption></figure><div class="thumbinner"><img src="se2.jpg"><div class="thumbcaption"><span>A map.</span><span>Scale',
 ];
 
 describe("the extractor finds what the earlier one found", () => {

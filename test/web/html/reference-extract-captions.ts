@@ -38,6 +38,7 @@ import { imageKey, imageUrlCandidates, largestSrcsetCandidate } from "../../../s
 import { hidesText, isCredit, withoutCreditText } from "../../../shared/web/html/hidden-text.ts";
 import { classFigureRole } from "../../../shared/web/html/class-captions.ts";
 import { FigureText } from "../../../shared/web/html/figure-text.ts"; // FIGURE TEXT
+import { SentenceEdges } from "../../../shared/web/html/sentence-edge.ts"; // SENTENCE EDGES
 
 import type { ExtractOptions, PageCaptions, WebCaption, WebCaptionType } from "../../../shared/web/html/extract-captions.ts";
 const TEXT_CAP = 4096;
@@ -104,6 +105,8 @@ interface Figure {
   images: ImageUse[];
   caption: TextBuf | null;
   captionDepth: number; // HIDDEN TEXT
+  /** the figcaption's edges between inline elements: two sentences there are not glued */ // SENTENCE EDGES
+  edges: SentenceEdges | null;
   text: FigureText | null; // FIGURE TEXT
 }
 interface Row {
@@ -221,7 +224,7 @@ function referencePass(html: string, pageUrl: string, opts: ExtractOptions, docu
   // WORD BREAKS
   const wordBreak = (name: string) => {
     if (name === "br" || name === "hr") blocks[blocks.length - 1]!.text.add(" ");
-    if (inFigcaption > 0) figures[figures.length - 1]?.caption?.add(" ");
+    if (inFigcaption > 0) figures[figures.length - 1]?.caption?.add(figures[figures.length - 1]?.edges?.text(" ") ?? " "); // SENTENCE EDGES
     figures[figures.length - 1]?.text?.text(" "); // FIGURE TEXT
     if (inCell > 0) {
       const t = tables[tables.length - 1];
@@ -251,13 +254,14 @@ function referencePass(html: string, pageUrl: string, opts: ExtractOptions, docu
           }
         }
         if ((BLOCKS.has(name) || BREAK_TAGS.includes(name)) && opaque === 0) wordBreak(name); // WORD BREAKS
+        if (inFigcaption > 0 && opaque === 0) figures[figures.length - 1]?.edges?.tag(name, true); // SENTENCE EDGES
         if (BLOCKS.has(name)) blocks.push({ tag: name, depth, text: new TextBuf(), images: [], inside: 0 });
         const classRole = classCaptions ? classFigureRole(name, a) : null; // CLASS CAPTIONS
         const fig = figures[figures.length - 1]; // FIGURE TEXT
         if (fig?.text && inFigcaption === 0 && fig.caption === null) fig.text.element(name, depth, a, hiddenAt === 0 || hiddenAt <= fig.text.depth, (BLOCKS.has(name) || BREAK_TAGS.includes(name)) && name !== "br" && name !== "hr"); // FIGURE TEXT (boxes: a figure's loose text)
         if (name === "figure" || classRole === "figure") {
           figures[figures.length - 1]?.text?.figureInside(); // FIGURE TEXT
-          figures.push({ images: [], caption: null, captionDepth: 0, text: classCaptions && name === "figure" ? new FigureText(depth) : null });
+          figures.push({ images: [], caption: null, captionDepth: 0, edges: null, text: classCaptions && name === "figure" ? new FigureText(depth) : null });
           if (classRole !== null) classRoles.push({ depth, role: classRole });
         } else if ((name === "figcaption" || classRole === "caption") && figures.length > 0) {
           if (classRole !== null) classRoles.push({ depth, role: classRole });
@@ -266,6 +270,7 @@ function referencePass(html: string, pageUrl: string, opts: ExtractOptions, docu
           if (f.caption === null) {
             f.caption = new TextBuf();
             f.captionDepth = depth;
+            f.edges = new SentenceEdges(); // SENTENCE EDGES
           }
         } else if (name === "table") tables.push({ rows: [] });
         else if (name === "tr" && tables.length > 0) tables[tables.length - 1]!.rows.push({ depth, cells: 0, images: [], text: new TextBuf() });
@@ -288,7 +293,7 @@ function referencePass(html: string, pageUrl: string, opts: ExtractOptions, docu
         const top = blocks[blocks.length - 1]!;
         if (seenFrom(top.depth)) top.text.add(text);
         const f = figures[figures.length - 1];
-        if (inFigcaption > 0 && f && seenFrom(f.captionDepth)) f.caption?.add(text);
+        if (inFigcaption > 0 && f && seenFrom(f.captionDepth)) f.caption?.add(f.edges?.text(text) ?? text); // SENTENCE EDGES
         if (inCell > 0) {
           const t = tables[tables.length - 1];
           const row = t?.rows[t.rows.length - 1];
@@ -301,6 +306,7 @@ function referencePass(html: string, pageUrl: string, opts: ExtractOptions, docu
         depth--;
         if (OPAQUE.has(name)) opaque = Math.max(0, opaque - 1);
         if ((BLOCKS.has(name) || BREAK_TAGS.includes(name)) && name !== "br" && opaque === 0) wordBreak(name); // WORD BREAKS
+        if (inFigcaption > 0 && opaque === 0) figures[figures.length - 1]?.edges?.tag(name, false); // SENTENCE EDGES
         if (BLOCKS.has(name) && blocks.length > 1 && blocks[blocks.length - 1]!.tag === name) {
           const b = blocks.pop()!;
           const parent = blocks[blocks.length - 1]!;
