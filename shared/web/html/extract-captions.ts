@@ -67,7 +67,7 @@ const TEXT_CAP = 4096;
 const ATTRIBUTE_TAGS = new Set(["img", "amp-img", "base", "source"]);
 const BLOCKS = new Set(["p", "div", "li", "dd", "dt", "td", "th", "blockquote", "section", "article", "header", "footer", "main", "aside", "center", "h1", "h2", "h3", "h4", "h5", "h6", "caption"]);
 /** Elements a reader sees as a break between words: text on either side of one is never glued together. */
-const BREAKS = new Set([...BLOCKS, "br", "hr", "ul", "ol", "dl", "tr", "table", "pre", "figure", "figcaption", "address", "nav", "details", "summary", "fieldset", "form", "tbody", "thead", "tfoot"]);
+export const BREAKS = new Set([...BLOCKS, "br", "hr", "ul", "ol", "dl", "tr", "table", "pre", "figure", "figcaption", "address", "nav", "details", "summary", "fieldset", "form", "tbody", "thead", "tfoot"]);
 /** Elements a reader sees as boxes apart from the text around them (a `<figure>`'s loose text is outside all: figure-text.ts). */
 const BOXES = new Set([...BREAKS].filter((n) => n !== "br" && n !== "hr"));
 /** Elements whose content is not page text (or, for noscript, repeats lazy-loaded images). */
