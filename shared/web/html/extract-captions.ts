@@ -653,7 +653,7 @@ function readPage(html: string, pageUrl: string, documentBase: string | null, op
           // the parent's text includes this block's, as a reader sees it
           if (b.text.length > 0 && seenFrom(parent.depth)) parent.text.addBlock(b.text);
         }
-        figures[figures.length - 1]?.text?.close(depth + 1);
+        figures[figures.length - 1]?.text?.close(depth + 1, name);
         // (an element a class made a figure or caption closes as one)
         const classRole = classRoles.length > 0 && classRoles[classRoles.length - 1]!.depth === depth + 1 ? classRoles.pop()!.role : null;
         if ((name === "figure" || classRole === "figure") && figures.length > 0) closeFigure();

@@ -16,6 +16,7 @@
  * reads `<figure>`/`<figcaption>` tags only.
  */
 import { hasMarkedClass } from "./class-marks.ts";
+import { SentenceEdges } from "./sentence-edge.ts";
 
 /** the elements read as a caption block */
 const BLOCK_TAGS = new Set(["div", "p", "span"]);
@@ -65,6 +66,8 @@ export class FigureText {
   private readonly boxes: number[] = [];
   /** some of the figure's text was inside a box: its text is not all loose */
   private boxedText = false;
+  /** two sentences in inline elements are not glued, as in a figcaption (sentence-edge.ts) */
+  private readonly edges = new SentenceEdges();
   private marked: FigureTextCaption | null = null;
   /** the last closed unmarked block with text: when one block holds all of the figure's text, this is it (or one around it holding the same) */
   private last: FigureTextCaption | null = null;
@@ -87,6 +90,7 @@ export class FigureText {
    * a table: not an inline element).
    */
   element(name: string, depth: number, attributes: Readonly<Record<string, string>>, seen: boolean, box: boolean): void {
+    this.edges.tag(name, true);
     if (box) this.boxes.push(depth);
     const heading = HEADINGS.has(name);
     if (heading) this.headings++;
@@ -95,6 +99,7 @@ export class FigureText {
   }
   /** text seen from the figure (a word break is " ") */
   text(s: string): void {
+    s = this.edges.text(s);
     if (this.boxes.length > 0 && !this.boxedText && /\S/.test(s)) this.boxedText = true;
     if (this.all.length >= TEXT_CAP) {
       if (/\S/.test(s)) this.overflow = true;
@@ -102,8 +107,9 @@ export class FigureText {
     }
     this.all += s;
   }
-  /** the element opened at `depth` closes */
-  close(depth: number): void {
+  /** the element `name` opened at `depth` closes */
+  close(depth: number, name: string): void {
+    this.edges.tag(name, false);
     if (this.boxes[this.boxes.length - 1] === depth) this.boxes.pop();
     const f = this.frames[this.frames.length - 1];
     if (f === undefined || f.depth !== depth) return;

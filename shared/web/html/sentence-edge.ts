@@ -9,7 +9,8 @@
  * token is a span, is in `<pre>` or `<code>`), and text that meets with no element between (as
  * written: "One.Two"). Checked on every text of the WARCs in shared/data: the only such edges there
  * are Rouge's highlighted code spans (`<span class="n">setup</span><span class="p">.</span><span
- * class="n">py</span>`, dolma), all kept.
+ * class="n">py</span>`, dolma), all kept. Read in figcaptions (those marked by class too) and in a
+ * `<figure>`'s own text (figure-text.ts); nearby and table captions keep their texts as met.
  */
 
 /** The elements of code, whose text keeps every character as written. */

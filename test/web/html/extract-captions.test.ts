@@ -160,7 +160,9 @@ describe("caption types", () => {
     expect(fig('<span>The old harbour (1910).</span><a href="/x">“Nets” drying</a>')).toBe("The old harbour (1910). “Nets” drying");
     expect(fig('<span>He said “Stop.”</span><span>Then</span>')).toBe("He said “Stop.” Then");
     expect(fig("<span>Was it here?</span><span>Yes</span>")).toBe("Was it here? Yes");
-    // …and the class-marked figcaptions (MediaWiki's thumbcaption)
+    // …and the class-marked figcaptions (MediaWiki's thumbcaption), a figure's caption block, its loose text
+    expect(caps('<figure><img src="g.jpg"><div class="caption"><span>First part.</span><span>Second part</span></div></figure>')[0]?.[1]).toBe("First part. Second part");
+    expect(caps('<figure><img src="g.jpg"><span>Boats at dawn.</span><span>Taken in 1910</span> <code>os.</code>Path</figure>')[0]?.[1]).toBe("Boats at dawn. Taken in 1910 os.Path");
     expect(caps('<div class="thumbinner"><img src="t.jpg"><div class="thumbcaption"><span>A map.</span><span>Scale 1:50</span></div></div>')[0]?.[1]).toBe("A map. Scale 1:50");
     expect(fig("<span>Second <b>part</b>!</span><i>Third</i>")).toBe("Second part! Third");
     // kept as written: a lower-case word after (a file name, a domain), text in code elements (highlighted

@@ -325,7 +325,7 @@ function referencePass(html: string, pageUrl: string, opts: ExtractOptions, docu
           // the parent's text includes this block's, as a reader sees it
           if (b.text.length > 0 && seenFrom(parent.depth)) parent.text.add(` ${b.text.parts.join("")} `); // HIDDEN TEXT
         }
-        figures[figures.length - 1]?.text?.close(depth + 1); // FIGURE TEXT
+        figures[figures.length - 1]?.text?.close(depth + 1, name); // FIGURE TEXT
         const classRole = classRoles.length > 0 && classRoles[classRoles.length - 1]!.depth === depth + 1 ? classRoles.pop()!.role : null; // CLASS CAPTIONS
         if ((name === "figure" || classRole === "figure") && figures.length > 0) {
           const f = figures.pop()!;
