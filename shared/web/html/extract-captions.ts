@@ -17,6 +17,7 @@ import { declaredSizeDrop, withoutRepeated } from "./template-images.ts";
 import { hidesText, isCredit, MAY_HIDE, withoutCreditText } from "./hidden-text.ts";
 import { classFigureRole, MAY_BE_CLASS_FIGURE } from "./class-captions.ts";
 import { FigureText, MAY_MARK_CAPTION } from "./figure-text.ts";
+import { SentenceEdges } from "./sentence-edge.ts";
 import { imageKey, imageUrlCandidates, largestSrcsetCandidate } from "./image-url.ts";
 import { inertSpan, knownTagName, RAW_TEXT, startTagClose } from "./inert-span.ts";
 
@@ -66,7 +67,9 @@ const TEXT_CAP = 4096;
 const ATTRIBUTE_TAGS = new Set(["img", "amp-img", "base", "source"]);
 const BLOCKS = new Set(["p", "div", "li", "dd", "dt", "td", "th", "blockquote", "section", "article", "header", "footer", "main", "aside", "center", "h1", "h2", "h3", "h4", "h5", "h6", "caption"]);
 /** Elements a reader sees as a break between words: text on either side of one is never glued together. */
-const BREAKS = new Set([...BLOCKS, "br", "hr", "ul", "ol", "dl", "tr", "table", "pre", "figure", "figcaption", "address", "nav", "details", "summary", "fieldset", "form", "tbody", "thead", "tfoot"]);
+export const BREAKS = new Set([...BLOCKS, "br", "hr", "ul", "ol", "dl", "tr", "table", "pre", "figure", "figcaption", "address", "nav", "details", "summary", "fieldset", "form", "tbody", "thead", "tfoot"]);
+/** Elements a reader sees as boxes apart from the text around them (a `<figure>`'s loose text is outside all: figure-text.ts). */
+const BOXES = new Set([...BREAKS].filter((n) => n !== "br" && n !== "hr"));
 /** Elements whose content is not page text (or, for noscript, repeats lazy-loaded images). */
 const OPAQUE = new Set(["script", "style", "noscript", "template", "svg", "math", "head", "title", "select", "textarea"]);
 
@@ -229,6 +232,8 @@ interface Figure {
   caption: TextBuf | null;
   /** the depth of the figcaption the caption is read from */
   captionDepth: number;
+  /** the figcaption's edges between inline elements (sentence-edge.ts): two sentences there are not glued */
+  edges: SentenceEdges | null;
   /** a `<figure>`'s text, for a caption written without a figcaption (figure-text.ts); null when not read */
   text: FigureText | null;
 }
@@ -338,11 +343,25 @@ function lastImageTag(html: string): number {
  * table part of which was skipped), the page is read again in full.
  */
 export function extractCaptions(html: string, pageUrl: string, opts: ExtractOptions = {}): PageCaptions {
-  return (opts.skipInert !== false ? readPage(html, pageUrl, opts, true) : null) ?? readPage(html, pageUrl, opts, false)!;
+  const first = read(html, pageUrl, null, opts);
+  if (!("base" in first)) return first;
+  // a <base> after images: a browser resolves every URL of the document against it, so the page is read
+  // again with it from the start (once: the second reading takes no other <base>)
+  return read(html, pageUrl, first.base, opts) as PageCaptions;
+}
+
+/** The page's first usable `<base href>`, met after an image's URL was resolved without it. */
+interface LateBase {
+  base: string;
+}
+
+/** The page read, with the document's base URL when known (`base`), else the page URL until a `<base>`. */
+function read(html: string, pageUrl: string, base: string | null, opts: ExtractOptions): PageCaptions | LateBase {
+  return (opts.skipInert !== false ? readPage(html, pageUrl, base, opts, true) : null) ?? readPage(html, pageUrl, base, opts, false)!;
 }
 
 /** One pass over the page; null when a skip turned out to matter (then read it again without skips). */
-function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boolean): PageCaptions | null {
+function readPage(html: string, pageUrl: string, documentBase: string | null, opts: ExtractOptions, skip: boolean): PageCaptions | LateBase | null {
   const maxCaption = opts.maxCaptionChars ?? 500;
   const maxImages = opts.maxImages ?? 5000;
   const maxDepth = opts.maxDepth ?? 512;
@@ -353,8 +372,12 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   let tooDeep = false;
   const dropped = new Map<string, number>();
   const drop = (reason: string) => dropped.set(reason, (dropped.get(reason) ?? 0) + 1);
-  let base: string = pageUrl;
-  let baseSeen = false;
+  let base: string = documentBase ?? pageUrl;
+  /** the first `<base href>` was met (or is known): later ones are not the document's */
+  let baseSeen = documentBase !== null;
+  /** an image's URL was resolved against `base`: a `<base>` from now on is late */
+  let resolved = false;
+  let lateBase: string | null = null;
   const uses: ImageUse[] = [];
   const blocks: Block[] = [{ tag: "#root", depth: 0, text: new TextBuf(true), images: [], inside: 0 }];
   /** characters that scans starting before the point where an earlier scan stopped may still read (a bound: each such scan reads up to there again) */
@@ -387,6 +410,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
   const chooseUrl = (a: Record<string, string>): ReturnType<typeof imageKey> | { drop: "no_src" } => {
     const candidates = imageUrlCandidates(a, pictures.length > 0 ? pictures[pictures.length - 1]! : null);
     let first: ReturnType<typeof imageKey> | null = null;
+    resolved = true;
     for (const c of candidates) {
       if (!c || !c.trim()) continue;
       const v = imageKey(c, base);
@@ -506,7 +530,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
    */
   const wordBreak = (name: string) => {
     if (name === "br" || name === "hr") blocks[blocks.length - 1]!.text.add(" ");
-    if (inFigcaption > 0) figures[figures.length - 1]?.caption?.add(" ");
+    if (inFigcaption > 0) figures[figures.length - 1]?.caption?.add(figures[figures.length - 1]?.edges?.text(" ") ?? " ");
     figures[figures.length - 1]?.text?.text(" ");
     if (inCell > 0) {
       const t = tables[tables.length - 1];
@@ -538,16 +562,25 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
           } catch {
             // an unusable <base> leaves the page URL in charge
           }
+          if (resolved && base !== pageUrl) {
+            // images before it were resolved against the page: stop, the page is read again with it
+            lateBase = base;
+            aborted = true;
+            parser.pause();
+            return;
+          }
         }
         if (BREAKS.has(name) && opaque === 0) wordBreak(name);
+        // (an element's edge in a figcaption: two sentences either side are not glued)
+        if (inFigcaption > 0 && opaque === 0) figures[figures.length - 1]?.edges?.tag(name, true);
         if (BLOCKS.has(name)) blocks.push({ tag: name, depth, text: new TextBuf(), images: [], inside: 0 });
         const classRole = classCaptions ? classFigureRole(name, a) : null;
         // (a block in a figure without a figcaption may be its caption: figure-text.ts)
         const fig = figures[figures.length - 1];
-        if (fig?.text && inFigcaption === 0 && fig.caption === null) fig.text.element(name, depth, a, hiddenAt === 0 || hiddenAt <= fig.text.depth);
+        if (fig?.text && inFigcaption === 0 && fig.caption === null) fig.text.element(name, depth, a, hiddenAt === 0 || hiddenAt <= fig.text.depth, BOXES.has(name));
         if (name === "figure" || classRole === "figure") {
           figures[figures.length - 1]?.text?.figureInside();
-          figures.push({ images: [], caption: null, captionDepth: 0, text: classCaptions && name === "figure" ? new FigureText(depth) : null });
+          figures.push({ images: [], caption: null, captionDepth: 0, edges: null, text: classCaptions && name === "figure" ? new FigureText(depth) : null });
           if (classRole !== null) classRoles.push({ depth, role: classRole });
         } else if ((name === "figcaption" || classRole === "caption") && figures.length > 0) {
           inFigcaption++;
@@ -556,6 +589,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
           if (f.caption === null) {
             f.caption = new TextBuf();
             f.captionDepth = depth;
+            f.edges = new SentenceEdges();
           }
         } else if (name === "table") tables.push({ rows: [], hasImages: false, skipped: false });
         else if (name === "tr" && tables.length > 0) tables[tables.length - 1]!.rows.push({ depth, cells: 0, images: [], text: new TextBuf() });
@@ -578,7 +612,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
         if (seenFrom(top.depth)) top.text.add(text);
         if (inFigcaption > 0) {
           const f = figures[figures.length - 1];
-          if (f && seenFrom(f.captionDepth)) f.caption?.add(text);
+          if (f && seenFrom(f.captionDepth)) f.caption?.add(f.edges?.text(text) ?? text);
         }
         if (inCell > 0) {
           const t = tables[tables.length - 1];
@@ -594,6 +628,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
         depth--;
         if (OPAQUE.has(name)) opaque = Math.max(0, opaque - 1);
         if (BREAKS.has(name) && name !== "br" && opaque === 0) wordBreak(name);
+        if (inFigcaption > 0 && opaque === 0) figures[figures.length - 1]?.edges?.tag(name, false);
         if (BLOCKS.has(name) && blocks.length > 1 && blocks[blocks.length - 1]!.tag === name) {
           const b = blocks.pop()!;
           const parent = blocks[blocks.length - 1]!;
@@ -618,7 +653,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
           // the parent's text includes this block's, as a reader sees it
           if (b.text.length > 0 && seenFrom(parent.depth)) parent.text.addBlock(b.text);
         }
-        figures[figures.length - 1]?.text?.close(depth + 1);
+        figures[figures.length - 1]?.text?.close(depth + 1, name);
         // (an element a class made a figure or caption closes as one)
         const classRole = classRoles.length > 0 && classRoles[classRoles.length - 1]!.depth === depth + 1 ? classRoles.pop()!.role : null;
         if ((name === "figure" || classRole === "figure") && figures.length > 0) closeFigure();
@@ -636,6 +671,7 @@ function readPage(html: string, pageUrl: string, opts: ExtractOptions, skip: boo
     parser.html = html;
   }
   parser.write(html);
+  if (lateBase !== null) return { base: lateBase };
   if (aborted) return null;
   if (tooDeep) {
     // read up to the bound: close what is open so the captions seen so far are assigned

@@ -7,11 +7,16 @@
  * (its text is around the image, not under it: the nearby rule reads it), a block holding a heading
  * (a card's or a product's title), a block marked or inside one marked as a credit or hidden
  * (hidden-text.ts: the extractor tells by `seen`), and any text of a figure with two images, another
- * figure inside, or a figcaption. A credit written as the block's whole text ("Photo by … on Unsplash")
- * is cut as a figcaption's is. Read with the class captions (`extraction.classCaptions`): the thesis
+ * figure inside, or a figcaption. A heading that is the figure's own child and holds all of its text
+ * is its caption too (`<figure><img><h3>Boats at dawn</h3></figure>`: in the place of a figcaption; one
+ * inside a block is a card's title). With no such block, text written in the figure outside every box
+ * (loose, or in inline markup: `<figure><img>Boats at dawn</figure>`) is the caption when it is all of
+ * the figure's text. A credit written as the caption's whole text ("Photo by … on Unsplash") is cut as
+ * a figcaption's is. Read with the class captions (`extraction.classCaptions`): the thesis
  * reads `<figure>`/`<figcaption>` tags only.
  */
 import { hasMarkedClass } from "./class-marks.ts";
+import { SentenceEdges } from "./sentence-edge.ts";
 
 /** the elements read as a caption block */
 const BLOCK_TAGS = new Set(["div", "p", "span"]);
@@ -57,6 +62,12 @@ export class FigureText {
   /** a figure opened inside: the text is no longer one image's */
   private nested = false;
   private readonly frames: Frame[] = [];
+  /** the depths of the open elements inside the figure that a reader sees as boxes of their own (blocks, lists, tables, headings) */
+  private readonly boxes: number[] = [];
+  /** some of the figure's text was inside a box: its text is not all loose */
+  private boxedText = false;
+  /** two sentences in inline elements are not glued, as in a figcaption (sentence-edge.ts) */
+  private readonly edges = new SentenceEdges();
   private marked: FigureTextCaption | null = null;
   /** the last closed unmarked block with text: when one block holds all of the figure's text, this is it (or one around it holding the same) */
   private last: FigureTextCaption | null = null;
@@ -73,21 +84,33 @@ export class FigureText {
   image(): void {
     this.images++;
   }
-  /** an element opens at `depth`; `seen`: its text reaches the figure's captions (it is not hidden nor a credit) */
-  element(name: string, depth: number, attributes: Readonly<Record<string, string>>, seen: boolean): void {
-    if (HEADINGS.has(name)) this.headings++;
-    else if (BLOCK_TAGS.has(name) && seen && this.open) this.frames.push({ depth, start: this.all.length, marked: marksCaption(attributes), images: this.images, headings: this.headings });
+  /**
+   * An element opens at `depth`; `seen`: its text reaches the figure's captions (it is not hidden nor a
+   * credit); `box`: a reader sees it as a box of its own, apart from the text around it (a block, a list,
+   * a table: not an inline element).
+   */
+  element(name: string, depth: number, attributes: Readonly<Record<string, string>>, seen: boolean, box: boolean): void {
+    this.edges.tag(name, true);
+    if (box) this.boxes.push(depth);
+    const heading = HEADINGS.has(name);
+    if (heading) this.headings++;
+    // (a heading counts itself: one inside it, or inside a block, makes that no caption)
+    if ((BLOCK_TAGS.has(name) || (heading && depth === this.depth + 1)) && seen && this.open) this.frames.push({ depth, start: this.all.length, marked: marksCaption(attributes), images: this.images, headings: this.headings });
   }
   /** text seen from the figure (a word break is " ") */
   text(s: string): void {
+    s = this.edges.text(s);
+    if (this.boxes.length > 0 && !this.boxedText && /\S/.test(s)) this.boxedText = true;
     if (this.all.length >= TEXT_CAP) {
       if (/\S/.test(s)) this.overflow = true;
       return;
     }
     this.all += s;
   }
-  /** the element opened at `depth` closes */
-  close(depth: number): void {
+  /** the element `name` opened at `depth` closes */
+  close(depth: number, name: string): void {
+    this.edges.tag(name, false);
+    if (this.boxes[this.boxes.length - 1] === depth) this.boxes.pop();
     const f = this.frames[this.frames.length - 1];
     if (f === undefined || f.depth !== depth) return;
     this.frames.pop();
@@ -102,7 +125,10 @@ export class FigureText {
   caption(): FigureTextCaption | null {
     if (!this.open || this.images !== 1) return null;
     if (this.marked !== null) return this.marked;
-    if (this.last !== null && this.last.text === clean(this.all)) return this.last;
+    const all = clean(this.all);
+    if (this.last !== null && this.last.text === all) return this.last;
+    // no block holds it: the figure's text, all of it loose, is its caption
+    if (!this.boxedText && all !== "") return { text: all, overflow: this.overflow };
     return null;
   }
 }

@@ -104,6 +104,36 @@ describe("caption types", () => {
     }
   });
 
+  it("a <figure> whose caption is loose text or a heading in place of a <figcaption> (one image, no figcaption, no figure inside) takes it as its figcaption", () => {
+    const img = (c: string) => `https://example.org/${c}.jpg`;
+    // loose text, in a link or inline markup too, before or after the image (the open defect's repro)
+    expect(caps('<div><figure><img src="/lt.jpg">Boats at dawn</figure><p>The article goes on.</p></div>')).toEqual([["figcaption", "Boats at dawn", img("lt")]]);
+    expect(caps('<figure><a href="/big.jpg"><img src="/la.jpg"></a> The <b>old</b> harbour<br>in 1910 </figure>')).toEqual([["figcaption", "The old harbour in 1910", img("la")]]);
+    expect(caps('<figure>Before the image <img src="/lb.jpg"></figure>')).toEqual([["figcaption", "Before the image", img("lb")]]);
+    // a heading that is the figure's own child, holding all of its text
+    expect(caps('<figure><img src="/h3.jpg"><h3>Boats at dawn</h3></figure>')).toEqual([["figcaption", "Boats at dawn", img("h3")]]);
+    expect(caps('<figure><div class="frame"><img src="/h4.jpg"></div><h4>The <i>old</i> harbour</h4></figure>')).toEqual([["figcaption", "The old harbour", img("h4")]]);
+    // a link around the image, the caption in a p (already read)
+    expect(caps('<figure><a href="/big.jpg"><img src="/ap.jpg"></a><p>Nets drying</p></figure>')).toEqual([["figcaption", "Nets drying", img("ap")]]);
+    // credits: marked ones are not the figure's text; one written at the end is cut; a text that is only a credit is none
+    expect(caps('<figure><img src="/lc.jpg">Boats at dawn <span class="credit">Jane Doe</span></figure>')).toEqual([["figcaption", "Boats at dawn", img("lc")]]);
+    expect(caps('<figure><img src="/le.jpg">Boats at dawn. Photograph: Jane Doe/AP</figure>')).toEqual([["figcaption", "Boats at dawn.", img("le")]]);
+    expect(caps('<figure><img src="/lp.jpg">Photo by Jane Doe on Unsplash</figure>')).toEqual([]);
+    // not: two images, a figure inside, a figcaption beside it, loose text beside a block, a heading beside other text or inside a block (a card's title)
+    expect(caps('<figure><img src="/t1.jpg"><img src="/t2.jpg">Two boats</figure>')).toEqual([]);
+    expect(caps('<figure><img src="/n1.jpg">Outer words<figure><img src="/n2.jpg"></figure></figure>')).toEqual([]);
+    expect(caps('<figure><img src="/fc.jpg">Loose<figcaption>The figcaption</figcaption></figure>')).toEqual([["figcaption", "The figcaption", img("fc")]]);
+    expect(caps('<figure><img src="/lo.jpg"><p>Caption</p>Loose words</figure>')).toEqual([]);
+    expect(caps('<figure><img src="/hp.jpg"><h3>Title</h3><p>A description</p></figure>')).toEqual([]);
+    expect(caps('<figure><img src="/hd.jpg"><div><h3>Product name</h3></div></figure>')).toEqual([]);
+    // the length bound of a caption: too long is no caption, counted
+    const long = extractCaptions(`<figure><img src="/ll.jpg">${"Too long. ".repeat(60)}</figure>`, PAGE);
+    expect(long.captions).toEqual([]);
+    expect(long.dropped.get("figcaption_too_long")).toBe(1);
+    // the paper's rule: figure and figcaption tags only (the loose text is the image's nearby text)
+    expect(extractCaptions('<div><figure><img src="/lt.jpg">Boats at dawn</figure></div>', PAGE, { classCaptions: false }).captions.map((c) => [c.type, c.text])).toEqual([["nearby", "Boats at dawn"]]);
+  });
+
   it("a one-column table: the cell under the image cell is its caption; two columns are not", () => {
     const one = '<table><tr><td><img src="x.png"></td></tr><tr><td>The <i>caption</i> cell</td></tr></table>';
     expect(caps(one)).toEqual([["table", "The caption cell", "https://example.org/dir/x.png"]]);
@@ -120,6 +150,34 @@ describe("caption types", () => {
     expect(caps('<div>A harbour<br>at dusk <img src="h.jpg"></div>')).toEqual([["nearby", "A harbour at dusk", "https://example.org/dir/h.jpg"]]);
     // inline markup still joins: no space is made inside a word
     expect(caps('<figure><img src="b.jpg"><figcaption>Ber<b>lin</b></figcaption></figure>')).toEqual([["figcaption", "Berlin", "https://example.org/dir/b.jpg"]]);
+  });
+
+  it("two sentences in inline elements of a figcaption (set on lines of their own by a stylesheet) are not glued; code, file names and domains are", () => {
+    const fig = (inner: string) => caps(`<figure><img src="g.jpg"><figcaption>${inner}</figcaption></figure>`)[0]?.[1];
+    // the open defect's repro, and the edge in either order, through a link, after a closing quote or bracket
+    expect(fig("<span>First part.</span><span>Second part</span>")).toBe("First part. Second part");
+    expect(fig("Boats at dawn!<em>Taken</em> in 1910")).toBe("Boats at dawn! Taken in 1910");
+    expect(fig('<span>The old harbour (1910).</span><a href="/x">“Nets” drying</a>')).toBe("The old harbour (1910). “Nets” drying");
+    expect(fig('<span>He said “Stop.”</span><span>Then</span>')).toBe("He said “Stop.” Then");
+    expect(fig("<span>Was it here?</span><span>Yes</span>")).toBe("Was it here? Yes");
+    // …and the class-marked figcaptions (MediaWiki's thumbcaption), a figure's caption block, its loose text
+    expect(caps('<figure><img src="g.jpg"><div class="caption"><span>First part.</span><span>Second part</span></div></figure>')[0]?.[1]).toBe("First part. Second part");
+    expect(caps('<figure><img src="g.jpg"><span>Boats at dawn.</span><span>Taken in 1910</span> <code>os.</code>Path</figure>')[0]?.[1]).toBe("Boats at dawn. Taken in 1910 os.Path");
+    expect(caps('<div class="thumbinner"><img src="t.jpg"><div class="thumbcaption"><span>A map.</span><span>Scale 1:50</span></div></div>')[0]?.[1]).toBe("A map. Scale 1:50");
+    expect(fig("<span>Second <b>part</b>!</span><i>Third</i>")).toBe("Second part! Third");
+    // kept as written: a lower-case word after (a file name, a domain), text in code elements (highlighted
+    // code: Rouge's spans in dolma's maria-antoniak.github.io pip post; Pygments' in a bare <pre>), an edge
+    // with no element between, a space already there
+    expect(fig("Run <b>setup.</b>py first")).toBe("Run setup.py first");
+    expect(fig("<span>example.</span><span>org</span>")).toBe("example.org");
+    expect(fig('<pre><code class="language-python" data-lang="python"><span class="n">setuptools</span><span class="p">.</span><span class="n">setup</span><span class="p">(</span></code></pre>')).toBe("setuptools.setup(");
+    expect(fig('<pre><span class="n">os</span><span class="o">.</span><span class="n">Path</span></pre>')).toBe("os.Path");
+    expect(fig("<code>System.</code><code>Console</code> and <code><span>React.</span><span>Component</span></code>")).toBe("System.Console and React.Component");
+    expect(fig("Call <code>os.</code>Path here")).toBe("Call os.Path here");
+    expect(fig("One.Two")).toBe("One.Two");
+    expect(fig("<span>One. </span><span>Two</span>")).toBe("One. Two");
+    // the paper's rule reads a figcaption whole as well
+    expect(extractCaptions('<figure><img src="p.jpg"><figcaption><span>First part.</span><span>Second part</span></figcaption></figure>', PAGE, { classCaptions: false }).captions[0]?.text).toBe("First part. Second part");
   });
 
   it("a lazy page: the real address behind a placeholder srcset, a spinner src or another loader's attribute; '#' and spinners alone are no picture", () => {
@@ -252,6 +310,27 @@ describe("image URLs", () => {
   it("relative URLs resolve against the page, or the first <base>", () => {
     expect(caps('<img src="../up.jpg" alt="u">')[0]![2]).toBe("https://example.org/up.jpg");
     expect(caps('<base href="https://cdn.example.net/img/"><base href="https://other/"><img src="b.jpg" alt="b">')[0]![2]).toBe("https://cdn.example.net/img/b.jpg");
+  });
+
+  it("a <base> written after the images (in the body, invalid but written) resolves them too, as a browser does: the first <base href> is the document's", () => {
+    // the open defect's repro
+    expect(caps('<img src="a.jpg" alt="a"><base href="https://cdn.example.net/">')).toEqual([["alt", "a", "https://cdn.example.net/a.jpg"]]);
+    // every image of the page, before and after it; the first <base href> only, a relative one against the page
+    const late = extractCaptions('<p><img src="one.jpg" alt="one"></p><base href="../img/"><base href="https://other/"><figure><img src="two.jpg"><figcaption>Two</figcaption></figure>', PAGE);
+    expect(late.captions.map((c) => [c.type, c.text, c.image, c.url])).toEqual([
+      ["alt", "one", "https://example.org/img/one.jpg", "https://example.org/img/one.jpg"],
+      ["figcaption", "Two", "https://example.org/img/two.jpg", "https://example.org/img/two.jpg"],
+    ]);
+    expect(late.images).toBe(2);
+    // a picture shown before and after the <base> is one picture (the page template's), as the browser fetches one file
+    expect(caps('<img src="logo.png" alt="Logo"><base href="https://cdn.example.net/"><img src="https://cdn.example.net/logo.png" alt="Logo"><img src="b.jpg" alt="b">')).toEqual([["alt", "b", "https://cdn.example.net/b.jpg"]]);
+    // an unusable <base> leaves the page in charge, wherever it is; a base without href is none
+    expect(caps('<img src="c.jpg" alt="c"><base href="https://[bad/"><base href="https://other/">')[0]![2]).toBe("https://example.org/dir/c.jpg");
+    expect(caps('<img src="d.jpg" alt="d"><base target="_blank"><base href="https://cdn.example.net/">')[0]![2]).toBe("https://cdn.example.net/d.jpg");
+    // drops are counted once, as when the <base> comes first
+    const counted = extractCaptions('<img src="data:image/gif;base64,AA"><img src="x.gif" width="1" height="1"><img src="e.jpg" alt="e"><base href="https://cdn.example.net/">', PAGE);
+    expect([...counted.dropped].sort()).toEqual([...extractCaptions('<base href="https://cdn.example.net/"><img src="data:image/gif;base64,AA"><img src="x.gif" width="1" height="1"><img src="e.jpg" alt="e">', PAGE).dropped].sort());
+    expect(counted.captions.map((c) => c.image)).toEqual(["https://cdn.example.net/e.jpg"]);
   });
 
   it("srcset (largest), picture sources and lazy-loading attributes; data: placeholders skipped", () => {

@@ -76,6 +76,14 @@ const TRICKY_SPANS = [
   // a figure's caption in a div, p or span (figure-text.ts), inside a long article whose text is skipped
   '<article><p>' + "Article text. ".repeat(80) + '</p><figure><img src="ft1.jpg"><div class="caption">Marked <span class="credit">Jane</span></div></figure><p>' + "More. ".repeat(100) + '</p><figure><div><img src="ft2.jpg"></div><p>Only <i>text</i><br>block</p></figure><figure><img src="ft3.jpg"><div><h2>Title</h2></div></figure><figure><img src="ft4.jpg"><p>' + "Too long. ".repeat(60) + '</p></figure></article>',
   '<figure><img src="ft5.jpg"><figure><img src="ft6.jpg"></figure><p class="image-caption">Outer</p></figure><figure><img src="ft7.jpg"><span class="caption">Cut',
+  // a figure's loose text or its child heading as its caption, inside a long article whose text is skipped
+  '<article><p>' + "Article text. ".repeat(80) + '</p><figure><a href="/b.jpg"><img src="fl1.jpg"></a>Loose <b>words</b><span class="credit">Jane</span></figure><p>' + "More. ".repeat(100) + '</p><figure><img src="fl2.jpg"><h3>Head <i>line</i></h3></figure><figure><img src="fl3.jpg"><ul><li>Listed</li></ul></figure><figure><img src="fl4.jpg">' + "Too long. ".repeat(60) + '</figure><figure>Before<img src="fl5.jpg"><h3>Two</h3></figure></article>',
+  '<figure><img src="fl6.jpg">Loose <h2>cut',
+  // a <base> after the images (in the body): it resolves them too; one after the last image, in a long tail whose text is skipped
+  '<p><img src="lb1.jpg" alt="before"><img src="data:image/gif;base64,AA"></p><base target="x"><base href="/cdn/"><base href="https://other/"><img src="lb2.jpg" alt="after">',
+  '<img src="lb3.jpg" alt="early"><p>' + "Tail text. ".repeat(200) + '</p><div><base href="https://cdn.example/late/"></div>',
+  // two sentences in a figcaption's inline elements (sentence-edge.ts): a space between; code and file names kept
+  '<figure><img src="se1.jpg"><figcaption><span>First part.</span><span>Second <b>part</b>!</span><i>Third</i> <code>os.</code>Path <b>setup.</b>py<span hidden>X.</span>Next<script>x</script>After</figcaption></figure><div class="thumbinner"><img src="se2.jpg"><div class="thumbcaption"><span>A map.</span><span>Scale',
 ];
 
 describe("the extractor finds what the earlier one found", () => {

@@ -16,7 +16,9 @@
  * text, by its class, reaches no caption outside it as hidden text does, unless `credits: false`),
  * CLASS CAPTIONS (MediaWiki's and WordPress' figures marked by class are figures: class-captions.ts),
  * FIGURE TEXT (a <figure> with one image and no figcaption takes a block marked as its caption, or its
- * only text block: figure-text.ts, whose reading of the figure's text is shared with the extractor).
+ * only text block, a heading that is its child, or its loose text: figure-text.ts, whose reading of the
+ * figure's text is shared with the extractor), LATE BASE (the first <base href> resolves the images
+ * before it too, as a browser resolves every URL of the document against it).
  *
  * Image captions of one HTML page, read in one streaming pass with htmlparser2. Each image use can
  * carry captions of five types, kept apart because they say different things (and pairs are built
@@ -36,6 +38,7 @@ import { imageKey, imageUrlCandidates, largestSrcsetCandidate } from "../../../s
 import { hidesText, isCredit, withoutCreditText } from "../../../shared/web/html/hidden-text.ts";
 import { classFigureRole } from "../../../shared/web/html/class-captions.ts";
 import { FigureText } from "../../../shared/web/html/figure-text.ts"; // FIGURE TEXT
+import { SentenceEdges } from "../../../shared/web/html/sentence-edge.ts"; // SENTENCE EDGES
 
 import type { ExtractOptions, PageCaptions, WebCaption, WebCaptionType } from "../../../shared/web/html/extract-captions.ts";
 const TEXT_CAP = 4096;
@@ -102,6 +105,8 @@ interface Figure {
   images: ImageUse[];
   caption: TextBuf | null;
   captionDepth: number; // HIDDEN TEXT
+  /** the figcaption's edges between inline elements: two sentences there are not glued */ // SENTENCE EDGES
+  edges: SentenceEdges | null;
   text: FigureText | null; // FIGURE TEXT
 }
 interface Row {
@@ -116,6 +121,14 @@ interface Table {
 
 /** The captions of the images of one page; `pageUrl` resolves relative URLs (a `<base>` overrides it). */
 export function referenceExtractCaptions(html: string, pageUrl: string, opts: ExtractOptions = {}): PageCaptions {
+  // LATE BASE: the document's first <base href> resolves all of its URLs, those before it too: one pass
+  // learns it, a second reads the page with it
+  const first = referencePass(html, pageUrl, opts, null);
+  return first.base === null ? first.result : referencePass(html, pageUrl, opts, first.base).result;
+}
+
+function referencePass(html: string, pageUrl: string, opts: ExtractOptions, documentBase: string | null): { result: PageCaptions; base: string | null } {
+  let foundBase: string | null = null; // LATE BASE
   const maxCaption = opts.maxCaptionChars ?? 500;
   const maxImages = opts.maxImages ?? 5000;
   const maxDepth = opts.maxDepth ?? 512;
@@ -127,8 +140,8 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
   let tooDeep = false;
   const dropped = new Map<string, number>();
   const drop = (reason: string) => dropped.set(reason, (dropped.get(reason) ?? 0) + 1);
-  let base: string = pageUrl;
-  let baseSeen = false;
+  let base: string = documentBase ?? pageUrl; // LATE BASE
+  let baseSeen = documentBase !== null; // LATE BASE
   const uses: ImageUse[] = [];
   const blocks: Block[] = [{ tag: "#root", depth: 0, text: new TextBuf(), images: [], inside: 0 }];
   // HIDDEN TEXT: as in the extractor
@@ -211,7 +224,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
   // WORD BREAKS
   const wordBreak = (name: string) => {
     if (name === "br" || name === "hr") blocks[blocks.length - 1]!.text.add(" ");
-    if (inFigcaption > 0) figures[figures.length - 1]?.caption?.add(" ");
+    if (inFigcaption > 0) figures[figures.length - 1]?.caption?.add(figures[figures.length - 1]?.edges?.text(" ") ?? " "); // SENTENCE EDGES
     figures[figures.length - 1]?.text?.text(" "); // FIGURE TEXT
     if (inCell > 0) {
       const t = tables[tables.length - 1];
@@ -235,18 +248,20 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
           baseSeen = true;
           try {
             base = new URL(a["href"], pageUrl).href;
+            foundBase = base; // LATE BASE
           } catch {
             // an unusable <base> leaves the page URL in charge
           }
         }
         if ((BLOCKS.has(name) || BREAK_TAGS.includes(name)) && opaque === 0) wordBreak(name); // WORD BREAKS
+        if (inFigcaption > 0 && opaque === 0) figures[figures.length - 1]?.edges?.tag(name, true); // SENTENCE EDGES
         if (BLOCKS.has(name)) blocks.push({ tag: name, depth, text: new TextBuf(), images: [], inside: 0 });
         const classRole = classCaptions ? classFigureRole(name, a) : null; // CLASS CAPTIONS
         const fig = figures[figures.length - 1]; // FIGURE TEXT
-        if (fig?.text && inFigcaption === 0 && fig.caption === null) fig.text.element(name, depth, a, hiddenAt === 0 || hiddenAt <= fig.text.depth);
+        if (fig?.text && inFigcaption === 0 && fig.caption === null) fig.text.element(name, depth, a, hiddenAt === 0 || hiddenAt <= fig.text.depth, (BLOCKS.has(name) || BREAK_TAGS.includes(name)) && name !== "br" && name !== "hr"); // FIGURE TEXT (boxes: a figure's loose text)
         if (name === "figure" || classRole === "figure") {
           figures[figures.length - 1]?.text?.figureInside(); // FIGURE TEXT
-          figures.push({ images: [], caption: null, captionDepth: 0, text: classCaptions && name === "figure" ? new FigureText(depth) : null });
+          figures.push({ images: [], caption: null, captionDepth: 0, edges: null, text: classCaptions && name === "figure" ? new FigureText(depth) : null });
           if (classRole !== null) classRoles.push({ depth, role: classRole });
         } else if ((name === "figcaption" || classRole === "caption") && figures.length > 0) {
           if (classRole !== null) classRoles.push({ depth, role: classRole });
@@ -255,6 +270,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
           if (f.caption === null) {
             f.caption = new TextBuf();
             f.captionDepth = depth;
+            f.edges = new SentenceEdges(); // SENTENCE EDGES
           }
         } else if (name === "table") tables.push({ rows: [] });
         else if (name === "tr" && tables.length > 0) tables[tables.length - 1]!.rows.push({ depth, cells: 0, images: [], text: new TextBuf() });
@@ -277,7 +293,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
         const top = blocks[blocks.length - 1]!;
         if (seenFrom(top.depth)) top.text.add(text);
         const f = figures[figures.length - 1];
-        if (inFigcaption > 0 && f && seenFrom(f.captionDepth)) f.caption?.add(text);
+        if (inFigcaption > 0 && f && seenFrom(f.captionDepth)) f.caption?.add(f.edges?.text(text) ?? text); // SENTENCE EDGES
         if (inCell > 0) {
           const t = tables[tables.length - 1];
           const row = t?.rows[t.rows.length - 1];
@@ -290,6 +306,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
         depth--;
         if (OPAQUE.has(name)) opaque = Math.max(0, opaque - 1);
         if ((BLOCKS.has(name) || BREAK_TAGS.includes(name)) && name !== "br" && opaque === 0) wordBreak(name); // WORD BREAKS
+        if (inFigcaption > 0 && opaque === 0) figures[figures.length - 1]?.edges?.tag(name, false); // SENTENCE EDGES
         if (BLOCKS.has(name) && blocks.length > 1 && blocks[blocks.length - 1]!.tag === name) {
           const b = blocks.pop()!;
           const parent = blocks[blocks.length - 1]!;
@@ -308,7 +325,7 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
           // the parent's text includes this block's, as a reader sees it
           if (b.text.length > 0 && seenFrom(parent.depth)) parent.text.add(` ${b.text.parts.join("")} `); // HIDDEN TEXT
         }
-        figures[figures.length - 1]?.text?.close(depth + 1); // FIGURE TEXT
+        figures[figures.length - 1]?.text?.close(depth + 1, name); // FIGURE TEXT
         const classRole = classRoles.length > 0 && classRoles[classRoles.length - 1]!.depth === depth + 1 ? classRoles.pop()!.role : null; // CLASS CAPTIONS
         if ((name === "figure" || classRole === "figure") && figures.length > 0) {
           const f = figures.pop()!;
@@ -352,5 +369,5 @@ export function referenceExtractCaptions(html: string, pageUrl: string, opts: Ex
     add("table", read(u.table));
     if (!u.figcaption && !u.table) add("nearby", read(u.nearby));
   }
-  return { captions, images: shown.kept.length, dropped };
+  return { result: { captions, images: shown.kept.length, dropped }, base: foundBase }; // LATE BASE
 }
