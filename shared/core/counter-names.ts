@@ -138,7 +138,7 @@ export function dumpSkippedCounter(reason: string): string {
 }
 
 /** Totals of the caption-list (TSV) reader. */
-export function tsvCounter(total: "lines" | "lines.emitted" | "header" | "files.windows_1252" | `files.encoding.${string}`): string {
+export function tsvCounter(total: "lines" | "lines.emitted" | "header" | "files.windows_1252" | "files.windows_1252_by_scan" | `files.encoding.${string}`): string {
   return `tsv.${total}`;
 }
 

@@ -5,7 +5,7 @@
  * line, and readline would split there.
  */
 
-import { isUtf8 } from "node:buffer";
+import { isAscii, isUtf8 } from "node:buffer";
 import { TextDecoder } from "node:util";
 
 export type TextEncodingName = "utf-8" | "utf-16le" | "utf-16be";
@@ -177,4 +177,44 @@ export function utf8Evidence(b: Uint8Array, whole = true): { multibyte: number; 
     }
   }
   return { multibyte, invalid };
+}
+
+/**
+ * guessTextEncoding's UTF-8 rule over a whole stream, for a file whose head holds no evidence (plain
+ * ASCII): windows-1252 when some byte starts no UTF-8 character and no well-formed character of two
+ * or more bytes occurs, else UTF-8. Chunks that are ASCII or UTF-8 are checked at memory speed
+ * (buffer.isAscii/isUtf8); the first well-formed multibyte character ends the read. A character cut
+ * between chunks is carried to the next one, so the answer does not depend on where they are cut.
+ */
+export async function wholeFileEncoding(chunks: AsyncIterable<Uint8Array>): Promise<"utf-8" | "windows-1252"> {
+  let carry: Uint8Array = new Uint8Array(0);
+  let invalid = false;
+  const look = (b: Uint8Array): boolean => {
+    if (b.length === 0 || isAscii(b)) return false;
+    // not ASCII but UTF-8: it holds a multibyte character
+    if (isUtf8(b)) return true;
+    const evidence = utf8Evidence(b, true);
+    if (evidence.invalid > 0) invalid = true;
+    return evidence.multibyte > 0;
+  };
+  for await (const chunk of chunks) {
+    const b = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
+    const cut = cutCharacterAt(b);
+    carry = Uint8Array.from(b.subarray(cut));
+    if (look(b.subarray(0, cut))) return "utf-8";
+  }
+  if (look(carry)) return "utf-8";
+  return invalid ? "windows-1252" : "utf-8";
+}
+
+/** Where a UTF-8 character that `b` ends inside starts (b.length when none): a lead byte in its last three bytes whose length runs past the end. */
+function cutCharacterAt(b: Uint8Array): number {
+  for (let i = b.length - 1; i >= Math.max(0, b.length - 3); i--) {
+    const c = b[i]!;
+    if (c < 0x80) return b.length;
+    if (c < 0xc0) continue;
+    const len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 1;
+    return i + len > b.length ? i : b.length;
+  }
+  return b.length;
 }
