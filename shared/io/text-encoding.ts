@@ -7,6 +7,7 @@
 
 import { isAscii, isUtf8 } from "node:buffer";
 import { TextDecoder } from "node:util";
+import { lineDecoder } from "./line-encoding.ts";
 
 export type TextEncodingName = "utf-8" | "utf-16le" | "utf-16be";
 
@@ -35,12 +36,31 @@ export class NotUtf8Error extends Error {
   }
 }
 
+/** A line of a stream in a named encoding holding a byte that encoding has no character for: the lines stop there, as at a line that is not UTF-8. */
+export class NotInEncodingError extends Error {
+  override readonly name = "NotInEncodingError";
+  constructor(readonly line: number, readonly encoding: string) {
+    super(`line ${line} holds a byte ${encoding} has no character for (another encoding, or damage)`);
+  }
+}
+
 /**
  * The lines of a byte stream, decoded as decodeText does; LF or CRLF ends a line, a last line without
  * one is a line. A UTF-8 stream's lines are checked one by one (NotUtf8Error): a stream is read as it
- * comes, line by line, so it is not guessed from a head the way a file is.
+ * comes, line by line, so it is not guessed from a head the way a file is. `encoding` (a canonical
+ * name, line-encoding.ts; not UTF-16): the user's word for it, each line decoded with it
+ * (NotInEncodingError), no mark looked for; "utf-8" reads as without it. A string chunk is taken as UTF-8 bytes.
  */
-export async function* textLines(input: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+export async function* textLines(input: AsyncIterable<Buffer | string>, named?: string): AsyncGenerator<string> {
+  if (named !== undefined && named !== "utf-8") {
+    const decode = lineDecoder(named);
+    yield* byteLines(Buffer.alloc(0), input, (b, n) => {
+      const text = decode(b);
+      if (text === null) throw new NotInEncodingError(n, named);
+      return text;
+    });
+    return;
+  }
   let head = Buffer.alloc(0);
   const it = input[Symbol.asyncIterator]();
   // the mark is read from the first three bytes, however the stream is cut
@@ -59,14 +79,18 @@ export async function* textLines(input: AsyncIterable<Buffer | string>): AsyncGe
 /** A line's bytes less a CR ending it. */
 const lessCr = (b: Buffer): Buffer => (b.length > 0 && b[b.length - 1] === 0x0d ? b.subarray(0, -1) : b);
 
-async function* utf8Lines(first: Buffer, rest: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
-  let pending = first;
-  let n = 0;
-  const line = (b: Buffer): string => {
-    n++;
+function utf8Lines(first: Buffer, rest: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+  return byteLines(first, rest, (b, n) => {
     if (!isUtf8(b)) throw new NotUtf8Error(n);
     return b.toString("utf8");
-  };
+  });
+}
+
+/** Lines split at LF bytes, less a CR ending them, each decoded by `decode` (given its 1-based number). */
+async function* byteLines(first: Buffer, rest: AsyncIterable<Buffer | string>, decode: (bytes: Buffer, n: number) => string): AsyncGenerator<string> {
+  let pending = first;
+  let n = 0;
+  const line = (b: Buffer): string => decode(b, ++n);
   const split = function* (): Generator<string> {
     let from = 0;
     for (let nl = pending.indexOf(0x0a); nl >= 0; nl = pending.indexOf(0x0a, from)) {
