@@ -9,6 +9,7 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ParacapConfig } from "../../../shared/core/config.ts";
+import { UploadConfig } from "../../../shared/cloud/messages.ts";
 import { Counters } from "../../../shared/core/counters.ts";
 import { tsvSkippedCounter } from "../../../shared/core/counter-names.ts";
 import { fileBytes } from "../../../shared/io/file-bytes.ts";
@@ -93,6 +94,9 @@ describe("--encoding: caption lists in a named encoding", () => {
     expect(() => ParacapConfig.parse({ extraction: { captionEncoding: "mac-roman" } })).toThrow(/not an encoding/);
     expect(() => ParacapConfig.parse({ extraction: { captionEncoding: "utf-16le" } })).toThrow(/UTF-16/);
     expect(ParacapConfig.parse({ extraction: { captionEncoding: "Latin1" } }).extraction.captionEncoding).toBe("windows-1252");
+    // an upload's config may name it (the cloud runner's shards read with it)
+    expect(UploadConfig.parse({ extraction: { captionEncoding: "mac" } })).toEqual({ extraction: { captionEncoding: "macintosh" } });
+    expect(UploadConfig.safeParse({ extraction: { captionEncoding: "mac-roman" } }).success).toBe(false);
     // absent unless set: a run's config.json without it stays as it was
     expect("captionEncoding" in ParacapConfig.parse({}).extraction).toBe(false);
   });

@@ -74,6 +74,20 @@ describe("a caption list whose head is plain ASCII: the planner decides from the
     }
   });
 
+  it("a CSV list too, whether or not the planner cuts it (one shard: a range carrying the decision)", async () => {
+    const csv = "caption,url\n" + text.trim().split("\n").map((l) => l.split("\t")).map(([c, u]) => `"${c!.replace(/"/g, '""')}","${u!}"`).join("\n") + "\n";
+    const bytes = iconv("windows-1252", csv);
+    const path = write("late-legacy.csv", bytes);
+    const expected = text.trim().split("\n").map((l) => l.split("\t")[0]!);
+    for (const shardBytes of [1 << 30, 50_000]) {
+      const r = await read(path, shardBytes);
+      expect(r.shards.every((s) => s.encoding === "windows-1252")).toBe(true);
+      expect(r.captions.length).toBe(expected.length);
+      expect(r.captions.join("\n")).toContain("i ordered a cake for my fiancé 's 25th birthday .");
+      expect(r.counters[tsvSkippedCounter("invalid_utf8")]).toBeUndefined();
+    }
+  });
+
   it("a UTF-8 list, and a list whose head decides, are planned as before: no encoding in the shard specs", async () => {
     const utf8 = await read(write("late-utf8.tsv", Buffer.from(text)), 50_000);
     expect(utf8.shards.some((s) => "encoding" in s)).toBe(false);
