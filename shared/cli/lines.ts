@@ -1,21 +1,22 @@
 /**
  * Line-oriented stdin → stdout plumbing for the filter-style commands (features, score). Lines are
- * read as text-encoding.ts reads them: UTF-8 (a line that is not stops the command with its number) or, with its mark, UTF-16; LF or CRLF ends a line, a
+ * read as text-encoding.ts reads them: UTF-8 (a line that is not stops the command with its number) or, with its mark, UTF-16, or
+ * the encoding --encoding names (a line holding a byte it has no character for stops the command); LF or CRLF ends a line, a
  * lone CR does not (one output line per input line).
  */
 import type { Readable, Writable } from "node:stream";
 import { once } from "node:events";
-import { NotUtf8Error, textLines } from "../io/text-encoding.ts";
+import { NotInEncodingError, NotUtf8Error, textLines } from "../io/text-encoding.ts";
 import { UserError } from "../core/errors.ts";
 
-/** The user's one line for a line that is not UTF-8 (the lines before it are answered). */
-const asUserError = (err: unknown): unknown => (err instanceof NotUtf8Error ? new UserError(`stdin: ${err.message}`) : err);
+/** The user's one line for a line that is not UTF-8, or not in --encoding's encoding (the lines before it are answered). */
+const asUserError = (err: unknown): unknown => (err instanceof NotUtf8Error || err instanceof NotInEncodingError ? new UserError(`stdin: ${err.message}`) : err);
 
 /**
  * Writes one JSON line per input line, in order. If `fn` throws, the lines before are still written
  * (then the error propagates), so output and input stay aligned up to the bad line.
  */
-export async function mapLines(input: Readable, output: Writable, fn: (line: string, n: number) => unknown): Promise<number> {
+export async function mapLines(input: Readable, output: Writable, fn: (line: string, n: number) => unknown, encoding?: string): Promise<number> {
   let n = 0;
   let buf: string[] = [];
   const flush = async () => {
@@ -25,7 +26,7 @@ export async function mapLines(input: Readable, output: Writable, fn: (line: str
     if (!output.write(chunk)) await once(output, "drain");
   };
   try {
-    for await (const line of textLines(input)) {
+    for await (const line of textLines(input, encoding)) {
       n++;
       buf.push(JSON.stringify(fn(line, n)));
       if (buf.length >= 512) await flush();
@@ -50,6 +51,7 @@ export async function mapLineBatches<T>(
   size: number,
   parse: (line: string, n: number) => T,
   run: (batch: T[]) => Promise<unknown[]>,
+  encoding?: string,
 ): Promise<number> {
   let n = 0;
   let batch: T[] = [];
@@ -60,7 +62,7 @@ export async function mapLineBatches<T>(
     if (!output.write(results.map((r) => JSON.stringify(r)).join("\n") + "\n")) await once(output, "drain");
   };
   try {
-    for await (const line of textLines(input)) {
+    for await (const line of textLines(input, encoding)) {
       n++;
       batch.push(parse(line, n));
       if (batch.length >= size) await flush();

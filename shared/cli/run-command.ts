@@ -17,6 +17,7 @@ import { raiseTierUpBudget } from "../runner/tier-up.ts";
 import { applyModelFlag, checkModel } from "../semantic/model-flag.ts";
 import { checkSemanticConfig } from "../semantic/semantic-score.ts";
 import { parseRunArgs } from "./run-options.ts";
+import { lineEncoding } from "../io/line-encoding.ts";
 import { readConfigFile } from "./config-file.ts";
 import { interruptedLine } from "./interrupted.ts";
 import { UserError } from "../core/errors.ts";
@@ -126,7 +127,10 @@ export async function runCommand(argv: string[], launch: CliLaunch = {}): Promis
   }
   if (values.partitions) flags.partitions = positiveInt(values.partitions, "--partitions");
   if (values.model) flags.scoring = { transformer: { model: values.model } };
-  if (values["warc-base-url"] !== undefined) flags.extraction = { warcBaseUrl: values["warc-base-url"] };
+  const extraction: Record<string, unknown> = {};
+  if (values["warc-base-url"] !== undefined) extraction.warcBaseUrl = values["warc-base-url"];
+  if (values.encoding !== undefined) extraction.captionEncoding = encodingFlag(values.encoding);
+  if (Object.keys(extraction).length > 0) flags.extraction = extraction;
   const envLayer = configFromEnv(process.env);
   const config = resolveConfig(fileConfig, envLayer, flags);
   if (values.model !== undefined && values.model.trim() === "") throw new UserError(`--model needs a model directory (or a hub id)`);
@@ -284,6 +288,13 @@ function refuseDuplicates(inputs: LocalInput[]): void {
     if (first !== undefined) throw new UserError(`${i.path} is the same file as ${first}: give each input once`);
     seen.set(real, i.path);
   }
+}
+
+/** --encoding's label by its canonical name, or the one-line error of an unknown one (before any input is read). */
+function encodingFlag(label: string): string {
+  const got = lineEncoding(label);
+  if ("error" in got) throw new UserError(`--encoding ${got.error}`);
+  return got.encoding;
 }
 
 function positiveInt(v: string, flag: string): number {

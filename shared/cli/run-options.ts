@@ -16,6 +16,7 @@ const RUN_OPTIONS = {
   workers: { type: "string" },
   model: { type: "string" },
   "warc-base-url": { type: "string" },
+  encoding: { type: "string" },
   fresh: { type: "boolean", default: false },
   quiet: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false },

@@ -26,6 +26,8 @@ export const RUN_USAGE = `paracap run [--input <dump>…] [--history <dump>…] 
                      Xenova/all-MiniLM-L6-v2): adds the embedding and bertscore metrics
   --warc-base-url <url>  server of the WARCs a paths list names
                      (default https://data.commoncrawl.org/; PARACAP_WARC_BASE_URL)
+  --encoding <label> encoding of the caption lists (a WHATWG label: macintosh, iso-8859-2,
+                     shift_jis, …); default: UTF-8, or windows-1252 for a legacy file
   --fresh            discard an earlier run in --out instead of resuming it
   --quiet            no progress on stderr
   --help             this text

@@ -24,6 +24,7 @@ import { readConfigFile } from "./config-file.ts";
 import { configFromEnv } from "../core/env-layer.ts";
 import { UserError } from "../core/errors.ts";
 import { mapLineBatches, mapLines } from "./lines.ts";
+import { lineEncoding } from "../io/line-encoding.ts";
 import { dumpCounter, WARC_DAMAGE_SAMPLE, warcCounter } from "../core/counter-names.ts";
 import { warcCaptionLines } from "../sources/warc/warc-extract-lines.ts";
 import { WEB_CAPTION_TYPES } from "../web/html/extract-captions.ts";
@@ -50,11 +51,14 @@ export const EXTRACT_USAGE = `paracap extract <file.xml[.bz2|.gz]|file.wikitext|
                      settings (fileAliases such as "Datei", maxPageBytes, colonFileLinks,
                      unknownTemplates) and dump.namespaces / dump.skipRedirects apply
   --all-namespaces   every namespace of a dump (default: the config's dump.namespaces, [0])`;
-export const FEATURES_USAGE = `paracap features [--classifier improved|paper] < captions.txt
+const ENCODING_HELP = `stdin's encoding, a WHATWG label (macintosh, windows-1252, iso-8859-2,
+                     shift_jis, …), each line decoded with it (default: UTF-8, UTF-16 by its mark)`;
+export const FEATURES_USAGE = `paracap features [--classifier improved|paper] [--encoding <label>] < captions.txt
   one JSONL line per input line, in order: {"text","words","profane","english","hasVerb","isSentence","tags"};
   a line a run would not analyse either (over captions.maxChars characters, or with an unbroken run
-  of over captions.maxTokenChars) gives {"skipped":"caption_too_long"|"token_too_long"}`;
-export const SCORE_USAGE = `paracap score [--model <dir>] [--scorers <list>] [--config <file>] [--skip-bad] < pairs.tsv
+  of over captions.maxTokenChars) gives {"skipped":"caption_too_long"|"token_too_long"}
+  --encoding <label> ${ENCODING_HELP}`;
+export const SCORE_USAGE = `paracap score [--model <dir>] [--scorers <list>] [--config <file>] [--skip-bad] [--encoding <label>] < pairs.tsv
   one JSONL line of metrics per caption1<TAB>caption2 line, in order; when the scorers report the
   metrics of scoring.semantic (the default), also semantic, deltaSemSyn and the paraphrase verdict
   ("paraphrase", "paraphraseBy"), as the pairs of a run carry them. A line that is not two captions,
@@ -65,7 +69,8 @@ export const SCORE_USAGE = `paracap score [--model <dir>] [--scorers <list>] [--
                      ${SCORER_NAMES.join(", ")}
   --config <file>    JSON config file (its scoring section is used)
   --skip-bad         answer such a line {"skipped":"not_a_pair"|"caption_too_long"} instead and go
-                     on; a summary on stderr says how many lines were skipped and why`;
+                     on; a summary on stderr says how many lines were skipped and why
+  --encoding <label> ${ENCODING_HELP}`;
 
 /** One output line per reference and caption type; a reference with neither caption nor alt has type null. */
 export function referenceLines(ref: WikitextImageRef, page: string): object[] {
@@ -129,8 +134,9 @@ export async function extractCommand(argv: string[]): Promise<number> {
 }
 
 export async function featuresCommand(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs("features", { args: argv, options: { classifier: { type: "string", default: "improved" }, help: { type: "boolean", short: "h", default: false } } });
+  const { values } = parseCommandArgs("features", { args: argv, options: { classifier: { type: "string", default: "improved" }, encoding: { type: "string" }, help: { type: "boolean", short: "h", default: false } } });
   if (values.help) return usage(FEATURES_USAGE);
+  const encoding = stdinEncoding(values.encoding);
   if (values.classifier !== "improved" && values.classifier !== "paper") throw new UserError(`--classifier is improved or paper, got "${values.classifier}"`);
   const analyzer = createCaptionAnalyzer({ classifier: values.classifier });
   // the run's bounds: tokenising one unbroken 200,000-character "word" takes minutes
@@ -138,7 +144,7 @@ export async function featuresCommand(argv: string[]): Promise<number> {
   await mapLines(process.stdin, process.stdout, (line) => {
     const why = unreadableReason(line, bounds);
     return why === "caption_too_long" || why === "token_too_long" ? { skipped: why } : analyzer.features(line);
-  });
+  }, encoding);
   return 0;
 }
 
@@ -175,10 +181,12 @@ export async function scoreCommand(argv: string[]): Promise<number> {
       scorers: { type: "string" },
       config: { type: "string" },
       "skip-bad": { type: "boolean", default: false },
+      encoding: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
   if (values.help) return usage(SCORE_USAGE);
+  const encoding = stdinEncoding(values.encoding);
   const fileConfig = values.config ? await readConfigFile(values.config) : {};
   const scorers = values.scorers?.split(",").map((s) => s.trim());
   const config = resolveConfig(fileConfig, { scoring: { scorers, transformer: { model: values.model || undefined } } });
@@ -210,13 +218,21 @@ export async function scoreCommand(argv: string[]): Promise<number> {
       const v = verdict(scored[i++]!);
       return v.paraphrase === undefined ? v.metrics : { ...v.metrics, paraphrase: v.paraphrase, paraphraseBy: v.paraphraseBy };
     });
-  });
+  }, encoding);
   if (values["skip-bad"]) {
     const bad = [...skipped.values()].reduce((sum, s) => sum + s.count, 0);
     const why = [...skipped].map(([reason, s]) => `${s.count} ${reason} (first: line ${s.first})`).join(", ");
     process.stderr.write(`paracap score: ${lines} line${lines === 1 ? "" : "s"}, ${lines - bad} scored, ${bad} skipped${why ? `: ${why}` : ""}\n`);
   }
   return 0;
+}
+
+/** --encoding's canonical name (undefined: UTF-8, or UTF-16 by its mark), or the one-line error of a label no decoder reads (before stdin is read). */
+function stdinEncoding(label: string | undefined): string | undefined {
+  if (label === undefined) return undefined;
+  const got = lineEncoding(label);
+  if ("error" in got) throw new UserError(`--encoding ${got.error}`);
+  return got.encoding;
 }
 
 function usage(text: string): number {

@@ -69,6 +69,7 @@ export const UPLOAD_KEYS = [
   "extraction.fileAliases",
   "extraction.language",
   "extraction.maxPageBytes",
+  "extraction.captionEncoding",
   "captions.minWords",
   "captions.maxWords",
   "captions.classifier",

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { closest } from "./closest-name.ts";
 import { PIVOT_NAMES, SCORER_NAMES } from "./plugin-names.ts";
 import { requireModel, TransformerConfig } from "./transformer-config.ts";
+import { lineEncoding } from "../io/line-encoding.ts";
 
 import { Classifier, ConfigError, MinWords, Partitions, TierName } from "./config-pieces.ts";
 
@@ -49,6 +50,16 @@ export const ParacapConfig = z.object({
       maxWaitSeconds: z.number().positive().max(86_400).default(300)
         .describe("the longest a WARC read goes without a byte, reconnects and backoff included, before the file is given up (planning's size requests: at most 30 s)"),
     }).optional().describe("how long reads of a paths list's WARCs wait for a slow or silent server (defaults when absent)"),
+    // absent unless set (as warcHttp): without it a caption list's encoding is told from its bytes
+    captionEncoding: z.string().max(64).transform((label, ctx) => {
+      const got = lineEncoding(label);
+      if ("error" in got) {
+        ctx.addIssue({ code: "custom", message: got.error });
+        return z.NEVER;
+      }
+      return got.encoding;
+    }).optional()
+      .describe("caption lists (TSV, CSV, JSONL): the encoding every file is decoded with, a WHATWG label (macintosh, iso-8859-2, shift_jis; saved as its canonical name); absent: UTF-8, or windows-1252 for a file that is not UTF-8 and holds no UTF-8 character"),
     // absent unless set (as warcHttp): `run` sets it from a non-English dump's <siteinfo>
     language: z.string().regex(/^[a-z]{2,3}(?:-[a-z]+)?$/, "a wiki language code such as bg or de").optional()
       .describe("the wiki's language: its localized image options (мини, hochkant, vignette, 200пкс) are options, not captions; run sets it from a dump's <siteinfo> when it is not English"),

@@ -138,11 +138,14 @@ export function dumpSkippedCounter(reason: string): string {
 }
 
 /** Totals of the caption-list (TSV) reader. */
-export function tsvCounter(total: "lines" | "lines.emitted" | "header" | "files.windows_1252"): string {
+export function tsvCounter(total: "lines" | "lines.emitted" | "header" | "files.windows_1252" | "files.windows_1252_by_scan" | `files.encoding.${string}`): string {
   return `tsv.${total}`;
 }
 
 export const TSV_SKIPPED_PREFIX = "tsv.skipped.";
+
+/** Caption lists read in the encoding the run names (extraction.captionEncoding): `tsv.files.encoding.<name>`, once per file. */
+export const TSV_ENCODING_PREFIX = "tsv.files.encoding.";
 
 export function tsvSkippedCounter(reason: string): string {
   return `${TSV_SKIPPED_PREFIX}${reason}`;

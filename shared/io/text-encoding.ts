@@ -5,8 +5,9 @@
  * line, and readline would split there.
  */
 
-import { isUtf8 } from "node:buffer";
+import { isAscii, isUtf8 } from "node:buffer";
 import { TextDecoder } from "node:util";
+import { lineDecoder } from "./line-encoding.ts";
 
 export type TextEncodingName = "utf-8" | "utf-16le" | "utf-16be";
 
@@ -35,12 +36,31 @@ export class NotUtf8Error extends Error {
   }
 }
 
+/** A line of a stream in a named encoding holding a byte that encoding has no character for: the lines stop there, as at a line that is not UTF-8. */
+export class NotInEncodingError extends Error {
+  override readonly name = "NotInEncodingError";
+  constructor(readonly line: number, readonly encoding: string) {
+    super(`line ${line} holds a byte ${encoding} has no character for (another encoding, or damage)`);
+  }
+}
+
 /**
  * The lines of a byte stream, decoded as decodeText does; LF or CRLF ends a line, a last line without
  * one is a line. A UTF-8 stream's lines are checked one by one (NotUtf8Error): a stream is read as it
- * comes, line by line, so it is not guessed from a head the way a file is.
+ * comes, line by line, so it is not guessed from a head the way a file is. `encoding` (a canonical
+ * name, line-encoding.ts; not UTF-16): the user's word for it, each line decoded with it
+ * (NotInEncodingError), no mark looked for; "utf-8" reads as without it. A string chunk is taken as UTF-8 bytes.
  */
-export async function* textLines(input: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+export async function* textLines(input: AsyncIterable<Buffer | string>, named?: string): AsyncGenerator<string> {
+  if (named !== undefined && named !== "utf-8") {
+    const decode = lineDecoder(named);
+    yield* byteLines(Buffer.alloc(0), input, (b, n) => {
+      const text = decode(b);
+      if (text === null) throw new NotInEncodingError(n, named);
+      return text;
+    });
+    return;
+  }
   let head = Buffer.alloc(0);
   const it = input[Symbol.asyncIterator]();
   // the mark is read from the first three bytes, however the stream is cut
@@ -59,14 +79,18 @@ export async function* textLines(input: AsyncIterable<Buffer | string>): AsyncGe
 /** A line's bytes less a CR ending it. */
 const lessCr = (b: Buffer): Buffer => (b.length > 0 && b[b.length - 1] === 0x0d ? b.subarray(0, -1) : b);
 
-async function* utf8Lines(first: Buffer, rest: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
-  let pending = first;
-  let n = 0;
-  const line = (b: Buffer): string => {
-    n++;
+function utf8Lines(first: Buffer, rest: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+  return byteLines(first, rest, (b, n) => {
     if (!isUtf8(b)) throw new NotUtf8Error(n);
     return b.toString("utf8");
-  };
+  });
+}
+
+/** Lines split at LF bytes, less a CR ending them, each decoded by `decode` (given its 1-based number). */
+async function* byteLines(first: Buffer, rest: AsyncIterable<Buffer | string>, decode: (bytes: Buffer, n: number) => string): AsyncGenerator<string> {
+  let pending = first;
+  let n = 0;
+  const line = (b: Buffer): string => decode(b, ++n);
   const split = function* (): Generator<string> {
     let from = 0;
     for (let nl = pending.indexOf(0x0a); nl >= 0; nl = pending.indexOf(0x0a, from)) {
@@ -177,4 +201,44 @@ export function utf8Evidence(b: Uint8Array, whole = true): { multibyte: number; 
     }
   }
   return { multibyte, invalid };
+}
+
+/**
+ * guessTextEncoding's UTF-8 rule over a whole stream, for a file whose head holds no evidence (plain
+ * ASCII): windows-1252 when some byte starts no UTF-8 character and no well-formed character of two
+ * or more bytes occurs, else UTF-8. Chunks that are ASCII or UTF-8 are checked at memory speed
+ * (buffer.isAscii/isUtf8); the first well-formed multibyte character ends the read. A character cut
+ * between chunks is carried to the next one, so the answer does not depend on where they are cut.
+ */
+export async function wholeFileEncoding(chunks: AsyncIterable<Uint8Array>): Promise<"utf-8" | "windows-1252"> {
+  let carry: Uint8Array = new Uint8Array(0);
+  let invalid = false;
+  const look = (b: Uint8Array): boolean => {
+    if (b.length === 0 || isAscii(b)) return false;
+    // not ASCII but UTF-8: it holds a multibyte character
+    if (isUtf8(b)) return true;
+    const evidence = utf8Evidence(b, true);
+    if (evidence.invalid > 0) invalid = true;
+    return evidence.multibyte > 0;
+  };
+  for await (const chunk of chunks) {
+    const b = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
+    const cut = cutCharacterAt(b);
+    carry = Uint8Array.from(b.subarray(cut));
+    if (look(b.subarray(0, cut))) return "utf-8";
+  }
+  if (look(carry)) return "utf-8";
+  return invalid ? "windows-1252" : "utf-8";
+}
+
+/** Where a UTF-8 character that `b` ends inside starts (b.length when none): a lead byte in its last three bytes whose length runs past the end. */
+function cutCharacterAt(b: Uint8Array): number {
+  for (let i = b.length - 1; i >= Math.max(0, b.length - 3); i--) {
+    const c = b[i]!;
+    if (c < 0x80) return b.length;
+    if (c < 0xc0) continue;
+    const len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 1;
+    return i + len > b.length ? i : b.length;
+  }
+  return b.length;
 }

@@ -2,7 +2,7 @@
  * Shard plan for local files: a multistream dump with its index next to it is split into byte
  * ranges of whole streams; any other file is one shard.
  */
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, createReadStream, existsSync, openSync, readSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { basename } from "node:path";
 import { BUILTIN_SOURCES, type SourceRegistry } from "../sources/registry.ts";
@@ -42,9 +42,15 @@ export const LOCAL_VIEW: PlanningView = {
   },
 };
 
+/** LOCAL_VIEW and whole reads: what `run` plans local inputs with (a caption list whose head cannot tell its encoding is read through once). */
+export const LOCAL_PLANNING_VIEW: PlanningView = {
+  ...LOCAL_VIEW,
+  readWhole: (name) => createReadStream(name, { highWaterMark: 1 << 20 }),
+};
+
 export async function planLocalShards(inputs: LocalInput[], targetBytes = 32 * 1024 * 1024, sources: SourceRegistry = BUILTIN_SOURCES, config?: ParacapConfig): Promise<ShardSpec[]> {
   const shards: ShardSpec[] = [];
-  const view: PlanningView = config ? { ...LOCAL_VIEW, config } : LOCAL_VIEW;
+  const view: PlanningView = config ? { ...LOCAL_PLANNING_VIEW, config } : LOCAL_PLANNING_VIEW;
   for (const input of inputs) {
     if (!existsSync(input.path)) throw new InputError(`input not found: ${input.path}`);
     const st = statSync(input.path);
@@ -92,6 +98,7 @@ export function shardsOf(uri: string, source: string, kind: InputKind, ranges: r
     end: r.end,
     fragment: r.fragment,
     ...(r.pages !== undefined ? { pages: r.pages } : {}),
+    ...(r.encoding !== undefined ? { encoding: r.encoding } : {}),
   }));
 }
 

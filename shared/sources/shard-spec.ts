@@ -5,6 +5,10 @@
 import { z } from "zod";
 import { InputKind } from "../core/records.ts";
 
+/** A text encoding a planner decides for a whole file (text-encoding.ts wholeFileEncoding). */
+export const ShardEncoding = z.enum(["utf-8", "windows-1252"]);
+export type ShardEncoding = z.infer<typeof ShardEncoding>;
+
 export const ShardSpec = z.object({
   /** deterministic, path-safe id (one object-name segment, never `.` or `..`) */
   id: z.string().regex(/^[A-Za-z0-9._@-]+$/).refine((id) => !id.includes(".."), "a shard id never holds `..`"),
@@ -20,7 +24,10 @@ export const ShardSpec = z.object({
   fragment: z.boolean(),
   /** pages the multistream index lists in the range: fewer read means a damaged bz2 stream (absent: not known) */
   pages: z.number().int().nonnegative().optional(),
+  /** the text encoding the planner told from the whole file where its head could not (absent: the shard decides from the head) */
+  encoding: ShardEncoding.optional(),
 });
+
 export type ShardSpec = z.infer<typeof ShardSpec>;
 
 /**

@@ -14,7 +14,7 @@ import type { DocumentNoun } from "../core/counter-names.ts";
 import type { FilterInfo } from "../core/filter.ts";
 import type { DocId, ReferenceSource } from "../core/records.ts";
 import type { ByteSource } from "../io/byte-source.ts";
-import type { ShardSpec } from "./shard-spec.ts";
+import type { ShardEncoding, ShardSpec } from "./shard-spec.ts";
 
 /** A byte range of a file that a source can read on its own. */
 export interface ByteRange {
@@ -24,6 +24,8 @@ export interface ByteRange {
   fragment: boolean;
   /** documents the range holds, when the file's own index says (fewer read means damage) */
   pages?: number;
+  /** the text encoding the planner told from the whole file where the file's head cannot (a caption list): every shard reads it alike */
+  encoding?: ShardEncoding;
 }
 
 /** What a planner may ask about the files beside an input: a local folder, or the input bucket. */
@@ -37,6 +39,11 @@ export interface PlanningView {
    * reading a part is cheap (a local file, a bucket's ranged read). Absent: plan by names; the shard reads.
    */
   readRange?(name: string, start: number, end: number): Promise<Buffer>;
+  /**
+   * A whole input's bytes, where reading one through is cheap at planning time (a local file; not the
+   * cloud planner, which plans from heads and ranged reads). Absent: decide from the head.
+   */
+  readWhole?(name: string): AsyncIterable<Buffer>;
   /** the run's settings, for a plan that depends on one (a paths list's server); absent: plan without them */
   config?: ParacapConfig;
 }

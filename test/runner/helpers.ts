@@ -20,7 +20,7 @@ export interface CliResult {
 }
 
 /** The paracap command (bin/paracap.js) in a child process, as a user runs it. */
-export function runCli(args: string[], opts: { cwd?: string; env?: Record<string, string>; stdin?: string } = {}): Promise<CliResult> {
+export function runCli(args: string[], opts: { cwd?: string; env?: Record<string, string>; stdin?: string | Buffer } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? REPO, env: opts.env ? { ...process.env, ...opts.env } : process.env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";

@@ -11,7 +11,9 @@
 import { statSync } from "node:fs";
 import { basename } from "node:path";
 import type { ByteRange, DocumentRefs, PlanningView, Source } from "../source.ts";
-import type { ShardSpec } from "../shard-spec.ts";
+import type { ShardEncoding, ShardSpec } from "../shard-spec.ts";
+import { isAscii } from "node:buffer";
+import { wholeFileEncoding } from "../../io/text-encoding.ts";
 import type { Counters } from "../../core/counters.ts";
 import { UserError } from "../../core/errors.ts";
 import { DumpError } from "../../dump/errors.ts";
@@ -20,11 +22,11 @@ import { fileBytes } from "../../io/file-bytes.ts";
 import { imageUrlKey } from "./image-url.ts";
 import { tsvLines, tsvShardBytes, type TsvRecord } from "./tsv-lines.ts";
 import { csvCuts, csvRecords } from "./csv-records.ts";
-import { csvLine, lineParser, type ListLine } from "./line-parsers.ts";
+import { csvLine, lineParser, listText, type ListLine } from "./line-parsers.ts";
 import { formatByName, formatOf, HEAD_BYTES, LayoutError, listEncoding, textLayout, type ListEncoding, type ListFormat } from "./list-layout.ts";
 import { asyncBufferOf, parquetList, parquetRows, rowGroupSpans, type RowGroupSpan } from "./parquet-rows.ts";
 import { gunzipHead, gunzipped, isGzipName } from "./gzipped-list.ts";
-import { TSV_SKIPPED_PREFIX, tsvCounter, tsvSkippedCounter } from "../../core/counter-names.ts";
+import { TSV_ENCODING_PREFIX, TSV_SKIPPED_PREFIX, tsvCounter, tsvSkippedCounter } from "../../core/counter-names.ts";
 
 /** A record of the file, named by the file and its byte offset (a parquet file's: its row index), stable under any sharding. */
 export interface CaptionLine extends TsvRecord {
@@ -75,8 +77,11 @@ async function inMemory(bytes: ByteSource): Promise<{ source: ByteSource; size: 
   return { source: { label: bytes.label, read: async function* (from = 0, to) { yield buf.subarray(from, to); } }, size: buf.length };
 }
 
-/** The records a shard owns, read by the file's layout, and what names where one is (a byte offset; a parquet file's row). */
-async function shardLines(shard: ShardSpec, stored: ByteSource): Promise<{ unit: "byte" | "row"; encoding?: ListEncoding; lines: AsyncIterable<ListLine> }> {
+/**
+ * The records a shard owns, read by the file's layout, and what names where one is (a byte offset; a
+ * parquet file's row). `declared`: the encoding the run names for every list (else the head tells).
+ */
+async function shardLines(shard: ShardSpec, stored: ByteSource, declared?: string): Promise<{ unit: "byte" | "row"; encoding?: ListEncoding; lines: AsyncIterable<ListLine> }> {
   const start = shard.start ?? 0;
   // a gzipped list is one shard, read as its decompressed bytes (offsets are in those)
   const bytes = isGzipName(shard.uri) ? gunzipped(stored) : stored;
@@ -97,12 +102,13 @@ async function shardLines(shard: ShardSpec, stored: ByteSource): Promise<{ unit:
     })() };
   }
   const layout = await layoutOr(bytes.label, () => textLayout(format, head!, whole));
-  // decided from the head as the layout is, so every shard of the file reads its lines alike
-  const encoding = listEncoding(head!, whole);
+  // the run's, else the planner's from the whole file, else decided from the head as the layout is: every shard of the file reads its lines alike
+  const encoding = declared ?? shard.encoding ?? listEncoding(head!, whole);
   if (format === "csv") {
     // the planner's cut (planRanges): a record start, from where the records are the whole file's
+    const text = listText(encoding);
     return { unit: "byte", encoding, lines: (async function* () {
-      for await (const record of csvRecords(drained(bytes.read(start, shard.end ?? undefined)), undefined, start, "latin1")) yield csvLine(record, layout, encoding);
+      for await (const record of csvRecords(drained(bytes.read(start, shard.end ?? undefined)), undefined, start, "latin1")) yield csvLine(record, layout, text);
     })() };
   }
   return { unit: "byte", encoding, lines: tsvLines(tsvShardBytes((from, to) => bytes.read(from, to), start, shard.end), start, shard.end ?? Infinity, lineParser(layout, encoding)) };
@@ -114,6 +120,19 @@ async function planningHead(view: PlanningView, name: string, size: number): Pro
   const head = await view.readRange(name, 0, Math.min(size, HEAD_BYTES));
   // a gzipped list's decompressed start: as much as its first compressed bytes hold
   return isGzipName(name) ? gunzipHead(head, HEAD_BYTES) : head;
+}
+
+/**
+ * windows-1252 for a text list whose head is plain ASCII and whose later bytes are not UTF-8 (with
+ * no UTF-8 character among them), told by reading the file through where the view can at planning
+ * time (a local file: wholeFileEncoding at memory speed, ending at the first UTF-8 character); null
+ * where the head decides (it holds a byte beyond ASCII, or is the whole file), the run names the
+ * encoding, or the view plans from heads (the cloud planner).
+ */
+async function scannedEncoding(name: string, size: number, head: Buffer, view: PlanningView): Promise<ShardEncoding | null> {
+  if (!view.readWhole || view.config?.extraction.captionEncoding !== undefined) return null;
+  if (size <= head.length || !isAscii(head)) return null;
+  return (await wholeFileEncoding(view.readWhole(name))) === "windows-1252" ? "windows-1252" : null;
 }
 
 /** The layout check a plan makes, as the user's one-line error before any work. */
@@ -148,29 +167,37 @@ export const captionTsvSource: Source<CaptionLine> = {
     }
     if (head) await refuseUnreadable(name, () => textLayout(format, head, head.length < HEAD_BYTES && !isGzipName(name)));
     if (isGzipName(name)) return null;
+    // set only where it differs from the head's decision, so every other file plans as before
+    const scanned = head && (await scannedEncoding(name, size, head, view));
+    const told = scanned ? { encoding: scanned } : {};
     if (format === "csv") {
+      const whole = scanned ? [{ start: 0, end: null, fragment: false, ...told }] : null;
       // cut at record starts, found by reading the file once (in bounded ranges); a file of one shard's size is not read
-      if (!view.readRange || size <= targetBytes) return null;
+      if (!view.readRange || size <= targetBytes) return whole;
       const read = view.readRange;
       const cuts = await csvCuts((from, to) => read(name, from, to), size, targetBytes);
-      if (cuts.length === 0) return null;
+      if (cuts.length === 0) return whole;
       const starts = [0, ...cuts];
-      return starts.map((start, i) => ({ start, end: starts[i + 1] ?? null, fragment: start > 0 }));
+      return starts.map((start, i) => ({ start, end: starts[i + 1] ?? null, fragment: start > 0, ...told }));
     }
     const ranges: ByteRange[] = [];
     const step = Math.max(1, targetBytes);
     for (let start = 0; start < size || ranges.length === 0; start += step) {
       const end = Math.min(size, start + step);
-      ranges.push({ start, end: end >= size ? null : end, fragment: start > 0 });
+      ranges.push({ start, end: end >= size ? null : end, fragment: start > 0, ...told });
       if (end >= size) break;
     }
     return ranges;
   },
-  async *documents(shard, bytes, _config, counters) {
+  async *documents(shard, bytes, config, counters) {
     const file = basename(shard.uri);
-    const { unit, encoding, lines } = await shardLines(shard, bytes);
+    const declared = config.extraction.captionEncoding;
+    const { unit, encoding, lines } = await shardLines(shard, bytes, declared);
     // once per file: its first shard's
-    if (encoding === "windows-1252" && (shard.start ?? 0) === 0) counters.inc(tsvCounter("files.windows_1252"));
+    if (encoding !== undefined && (shard.start ?? 0) === 0) {
+      if (declared !== undefined) counters.inc(tsvCounter(`files.encoding.${declared}`));
+      else if (encoding === "windows-1252") counters.inc(tsvCounter(shard.encoding ? "files.windows_1252_by_scan" : "files.windows_1252"));
+    }
     for await (const line of lines) {
       const record = countLine(line, file, unit, counters);
       if (record) yield { ...record, file };
@@ -197,6 +224,13 @@ export const captionTsvSource: Source<CaptionLine> = {
     const out = [`- ${lines.toLocaleString("en-US")} caption lines read = ${[`${(x[tsvCounter("lines.emitted")] ?? 0).toLocaleString("en-US")} used`, ...skipped].join(" + ")}${named}.`];
     const legacy = x[tsvCounter("files.windows_1252")] ?? 0;
     if (legacy > 0) out.push(`- ${legacy.toLocaleString("en-US")} caption list${legacy === 1 ? "" : "s"} read as windows-1252: not UTF-8, and no UTF-8 character in the first ${HEAD_BYTES / 1024} KiB (a file saved by Excel on Windows or an older tool); save it as UTF-8 if it is another encoding.`);
+    for (const [k, n] of Object.entries(x).filter(([k]) => k.startsWith(TSV_ENCODING_PREFIX))) {
+      out.push(`- ${n.toLocaleString("en-US")} caption list${n === 1 ? "" : "s"} read as ${k.slice(TSV_ENCODING_PREFIX.length)} (extraction.captionEncoding, --encoding).`);
+    }
+    const unmapped = x[tsvSkippedCounter("not_in_encoding")] ?? 0;
+    if (unmapped > 0) out.push(`- ${unmapped.toLocaleString("en-US")} line${unmapped === 1 ? "" : "s"} skipped as holding a byte the caption lists' encoding has no character for (another encoding, or damage): their byte offsets are in stats.json.`);
+    const scanned = x[tsvCounter("files.windows_1252_by_scan")] ?? 0;
+    if (scanned > 0) out.push(`- ${scanned.toLocaleString("en-US")} caption list${scanned === 1 ? "" : "s"} read as windows-1252: its first ${HEAD_BYTES / 1024} KiB plain ASCII, the rest not UTF-8 and holding no UTF-8 character (read through when the run was planned); save it as UTF-8, or name its encoding (--encoding), if it is another encoding.`);
     const invalid = x[tsvSkippedCounter("invalid_utf8")] ?? 0;
     if (invalid > 0) out.push(`- ${invalid.toLocaleString("en-US")} line${invalid === 1 ? "" : "s"} skipped as not UTF-8 (a line cut inside a character, or a file in a legacy encoding whose first ${HEAD_BYTES / 1024} KiB were plain ASCII): their byte offsets are in stats.json.`);
     return out;

@@ -9,8 +9,11 @@ import { ACCEPTED_NAMES, isColumnName, pickColumns } from "./column-names.ts";
 import { recordsOf } from "./csv-records.ts";
 import { guessTextEncoding } from "../../io/text-encoding.ts";
 
-/** How a text list's lines are decoded: UTF-8 (a line that is not is a counted drop), or windows-1252 for a whole legacy file. */
-export type ListEncoding = "utf-8" | "windows-1252";
+/**
+ * How a text list's lines are decoded: UTF-8 (a line that is not is a counted drop), windows-1252 for
+ * a whole legacy file, or the encoding the run names (extraction.captionEncoding: a canonical WHATWG name).
+ */
+export type ListEncoding = "utf-8" | "windows-1252" | (string & {});
 
 export type ListFormat = "tsv" | "csv" | "jsonl" | "parquet";
 

@@ -7,7 +7,6 @@
 import { drained, windowedRead } from "../../io/byte-source.ts";
 import { isUtf8 } from "node:buffer";
 import { StringDecoder } from "node:string_decoder";
-import { decodeWindows1252 } from "../../io/windows-1252.ts";
 
 export interface TsvRecord {
   /** byte offset of the line in the file: a deterministic identity across shardings */
@@ -15,7 +14,7 @@ export interface TsvRecord {
   caption: string;
   url: string;
 }
-export type TsvDrop = { offset: number; drop: "malformed_line" | "empty_caption" | "empty_url" | "line_too_long" | "invalid_json" | "unterminated_quote" | "damaged_parquet" | "invalid_utf8" };
+export type TsvDrop = { offset: number; drop: "malformed_line" | "empty_caption" | "empty_url" | "line_too_long" | "invalid_json" | "unterminated_quote" | "damaged_parquet" | "invalid_utf8" | "not_in_encoding" };
 export type TsvLine = TsvRecord | TsvDrop;
 
 const LF = 0x0a;
@@ -104,18 +103,19 @@ export async function* tsvLines<T>(chunks: AsyncIterable<Buffer>, start = 0, end
 }
 
 /**
- * A line's text, less a CR ending it; null when the file is UTF-8 and the line is not (a line cut
- * inside a character, a stray legacy byte): U+FFFD in a caption would be silent loss, so the caller
- * drops the line (`invalid_utf8`).
+ * A UTF-8 line's text; null when it is not UTF-8 (a line cut inside a character, a stray legacy
+ * byte): U+FFFD in a caption would be silent loss, so the caller drops the line (`invalid_utf8`).
  */
-export function lineText(bytes: Buffer, encoding: "utf-8" | "windows-1252" = "utf-8"): string | null {
-  let text: string;
-  if (encoding === "windows-1252") text = decodeWindows1252(bytes);
-  else {
-    if (!isUtf8(bytes)) return null;
-    const decoder = new StringDecoder("utf8");
-    text = decoder.write(bytes) + decoder.end();
-  }
+export function utf8Text(bytes: Buffer): string | null {
+  if (!isUtf8(bytes)) return null;
+  const decoder = new StringDecoder("utf8");
+  return decoder.write(bytes) + decoder.end();
+}
+
+/** A line's text by `decode` (default UTF-8), less a CR ending it; null where `decode` has none. */
+export function lineText(bytes: Buffer, decode: (bytes: Buffer) => string | null = utf8Text): string | null {
+  const text = decode(bytes);
+  if (text === null) return null;
   return text.endsWith("\r") ? text.slice(0, -1) : text;
 }
 
