@@ -6,7 +6,7 @@ import { z } from "zod";
 import { closest } from "./closest-name.ts";
 import { PIVOT_NAMES, SCORER_NAMES } from "./plugin-names.ts";
 import { requireModel, TransformerConfig } from "./transformer-config.ts";
-import { lineEncoding } from "../io/line-encoding.ts";
+import { lineEncoding } from "./encoding-label.ts";
 
 import { Classifier, ConfigError, MinWords, Partitions, TierName } from "./config-pieces.ts";
 
