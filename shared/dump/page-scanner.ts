@@ -99,9 +99,11 @@ const enum Skip {
   Redirect,
   /** a kept field of the page or revision outgrew maxFieldBytes */
   Oversized,
+  /** a stub dump's revision: its <text> names its size but holds nothing (the text is in another dump) */
+  NoText,
 }
 
-const SKIP_REASON = ["", "namespace", "redirect", "field_too_large"] as const;
+const SKIP_REASON = ["", "namespace", "redirect", "field_too_large", "no_text"] as const;
 
 const LT = 0x3c;
 const GT = 0x3e;
@@ -475,6 +477,9 @@ export class DumpScanner {
     const nameEnd = i;
     let key: string | null = null;
     let selfClosing = false;
+    // a stub dump's <text bytes="2264" id="…"/>: a size but no text (a revision deleted from view says deleted="deleted")
+    let sized = false;
+    let deleted = false;
     for (;;) {
       const c = buf[i]!;
       if (SPACE[c] === 1) {
@@ -514,6 +519,10 @@ export class DumpScanner {
       for (let j = i + 1; j < close; j++) if (buf[j] === LT) throw new XmlProblem("disallowed character \"<\" in attribute value.", this.base + lt);
       if (attrEnd - attrStart === 3 && buf[attrStart] === 0x6b && buf[attrStart + 1] === 0x65 && buf[attrStart + 2] === 0x79 /* key */) {
         key = buf.toString("utf8", i + 1, close);
+      } else if (attrEnd - attrStart === 5 && buf.toString("latin1", attrStart, attrEnd) === "bytes") {
+        sized = close > i + 1 && !(close === i + 2 && buf[i + 1] === 0x30); /* not "" nor "0" */
+      } else if (attrEnd - attrStart === 7 && buf.toString("latin1", attrStart, attrEnd) === "deleted") {
+        deleted = true;
       }
       i = close + 1;
       if (i >= n) return -1;
@@ -522,9 +531,15 @@ export class DumpScanner {
     if (i - lt > MAX_MARKUP) return this.tooLong(i);
     const name = buf.toString("latin1", lt + 1, nameEnd);
     const at = this.base + lt;
+    if (selfClosing && sized && !deleted && name === "text") this.stubText();
     this.open(name, key, at, this.base + i);
     if (selfClosing) this.close(name, at);
     return i;
+  }
+
+  /** The revision open now has no text in this dump (a stub dump's): skipped as no_text, not read as an empty page. */
+  private stubText(): void {
+    if (this.inRevision && this.revSkip === Skip.None && this.stack[this.stack.length - 1] === "revision") this.revSkip = Skip.NoText;
   }
 
   private open(name: string, key: string | null, at: number, after: number): void {

@@ -89,6 +89,12 @@ export interface Source<Doc = unknown, Prepared = undefined> {
   /** what its documents are called in messages about `documentsCounter` ("no pages read", "no lines read") */
   readonly documentsNoun: string;
   /**
+   * Why its inputs, though read, hold nothing to extract (a stub dump: revisions without their text), from the
+   * counters summed over every shard of this source; null when they do. The run stops with the reason instead of
+   * publishing empty datasets, as when no document was read at all.
+   */
+  unusableInput?(counters: Readonly<Record<string, number>>): string | null;
+  /**
    * What one of the documents its extractor is given is called in reports, progress and the card, in
    * the singular and plural ("1 revision", "7,900 caption lines", "1 page"); the extract stage counts
    * them per input kind under it (`extract.<kind>.<other, spaces as _>`). Not a name the extract stage

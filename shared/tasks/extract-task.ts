@@ -75,7 +75,7 @@ async function extractShard(ctx: UnitContext, shard: ShardSpec): Promise<UnitOut
  */
 async function nothingRead({ manifest, work, sources, self }: PhaseEndContext): Promise<string | void> {
   const markers = await Promise.all(manifest.shards.map((s) => readMarker(work, doneObject(self.name, { unit: "shard", key: s.id, shard: s }))));
-  if (markers.some((m, i) => (m?.counters[sources.get(manifest.shards[i]!.source).documentsCounter] ?? 0) > 0)) return;
+  if (markers.some((m, i) => (m?.counters[sources.get(manifest.shards[i]!.source).documentsCounter] ?? 0) > 0)) return unusableInputs(manifest, markers, sources);
   // the shards' errors, else what the reading kept as examples (a WARC not fetched, a damaged record)
   const examples = markers.flatMap((m) => Object.entries(m?.samples ?? {}).filter(([k]) => sources.isExtractionCounter(k)).flatMap(([, v]) => v));
   const errors = markers.map((m) => m?.error).filter((e): e is string => !!e);
@@ -83,6 +83,26 @@ async function nothingRead({ manifest, work, sources, self }: PhaseEndContext): 
   const n = new Set(manifest.shards.map((s) => s.uri)).size;
   const what = [...new Set(manifest.shards.map((s) => sources.get(s.source).documentsNoun))].join(" or ") || "documents";
   return `no ${what} read from the input${n > 1 ? "s" : ""}${skippedSummary(markers, sources)}${why ? `: ${why}` : ""}`;
+}
+
+/**
+ * Documents were read, but a source's inputs hold nothing to extract (sources/source.ts unusableInput): the run
+ * stops with the reason when every source read says so; one usable source's inputs carry the run.
+ */
+function unusableInputs(manifest: PhaseEndContext["manifest"], markers: readonly (TaskMarker | null)[], sources: SourceRegistry): string | void {
+  const bySource = new Map<string, Record<string, number>>();
+  manifest.shards.forEach((s, i) => {
+    const sum = bySource.get(s.source) ?? {};
+    for (const [k, v] of Object.entries(markers[i]?.counters ?? {})) sum[k] = (sum[k] ?? 0) + v;
+    bySource.set(s.source, sum);
+  });
+  const reasons: string[] = [];
+  for (const [name, counters] of bySource) {
+    const why = sources.get(name).unusableInput?.(counters) ?? null;
+    if (why === null) return;
+    reasons.push(why);
+  }
+  return reasons.join("; ");
 }
 
 /** What the reading skipped, summed over the shards: ` (skipped: 1 wet_file, 4 request)`, or "" when nothing was. */

@@ -14,7 +14,7 @@ import { readPages } from "../../dump/page-reader.ts";
 import { packRevisions, textSize, unpackRevisions, type PackedRevisions } from "../../dump/revision-text.ts";
 import type { ByteSource } from "../../io/byte-source.ts";
 import type { Source } from "../source.ts";
-import { DUMP_SKIPPED_PREFIX, dumpCounter } from "../../core/counter-names.ts";
+import { DUMP_SKIPPED_PREFIX, dumpCounter, dumpSkippedCounter } from "../../core/counter-names.ts";
 import { wikitextExtractor } from "./wikitext-extractor.ts";
 
 /** Wikimedia's names: `…-multistream.xml.bz2` with `…-multistream-index.txt(.bz2)` beside it. */
@@ -55,6 +55,7 @@ export const mediawikiSource: Source<PageRevision> = {
   documentsCounter: dumpCounter("pages"),
   documentsNoun: "pages",
   document: { one: "revision", other: "revisions" },
+  unusableInput: stubDump,
   // Compressed input is a dump (the only compressed format we read); plain input must look like XML.
   claims(_fileName, head) {
     const format = sniffFormat(head);
@@ -116,3 +117,16 @@ export const mediawikiSource: Source<PageRevision> = {
     return [`- ${counted(n(dumpCounter("pages")), "page")}, ${counted(n(dumpCounter("revisions")), "revision")} read = ${[`${fmt(n(dumpCounter("revisions.emitted")))} used`, ...skipped].join(" + ")}.`];
   },
 };
+
+/**
+ * A stub dump (stub-meta-history, stub-articles: `<text bytes="2264" id="…"/>`, the text kept in another file)
+ * read as a dump: nearly every revision is a no_text skip. A blank revision (bytes="0") is read as an empty
+ * page, so "all" would miss the real files; nine in ten is far from any full dump (their texts are never empty
+ * with a size).
+ */
+function stubDump(counters: Readonly<Record<string, number>>): string | null {
+  const stubs = counters[dumpSkippedCounter("no_text")] ?? 0;
+  const read = counters[dumpCounter("revisions.emitted")] ?? 0;
+  if (stubs === 0 || stubs < 0.9 * (stubs + read)) return null;
+  return `${stubs.toLocaleString("en-US")} of ${(stubs + read).toLocaleString("en-US")} revisions have no text in the input (<text bytes="…" id="…"/>): a stub dump (stub-meta-history, stub-meta-current, stub-articles) holds revision metadata only; give the pages-articles or pages-meta-history dump`;
+}
