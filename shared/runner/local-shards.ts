@@ -53,6 +53,9 @@ export async function planLocalShards(inputs: LocalInput[], targetBytes = 32 * 1
   const view: PlanningView = config ? { ...LOCAL_PLANNING_VIEW, config } : LOCAL_PLANNING_VIEW;
   for (const input of inputs) {
     if (!existsSync(input.path)) throw new InputError(`input not found: ${input.path}`);
+    // a companion file (a multistream dump's index) given as the input itself: name what it belongs to
+    const role = sources.uploadRole(basename(input.path));
+    if (role?.role === "companion") throw new InputError(`${input.path} is not an input but a companion of ${role.of} (${role.source.name}): give that file as the input; this one is found beside it by its name`);
     const st = statSync(input.path);
     const source = sourceOfInput(input.path, sources);
     if (st.isDirectory()) {
