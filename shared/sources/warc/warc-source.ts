@@ -38,6 +38,7 @@ import { DumpError } from "../../dump/errors.ts";
 import { RevisitOriginals } from "./revisit-originals.ts";
 import { decodesToWarc, isGzipMagic } from "../../web/warc/gzip-member.ts";
 import { isArcName, isWarcName, warcKind } from "../../web/warc/warc-kind.ts";
+import { decodedFrom, isWholeCompressedCrawl } from "../../web/warc/compressed-crawl.ts";
 import { isArcInput, readArc, startsAsArc } from "../../web/warc/arc-reader.ts";
 import { acceptHtml, recordCaptions } from "../../web/html/page-captions.ts";
 import type { WebCaption } from "../../web/html/extract-captions.ts";
@@ -215,7 +216,7 @@ const WARC_DOCUMENT = { one: "page", other: "pages" } as const;
 export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & ImageBytesSource = {
   name: "warc",
   carriesImages: true,
-  description: "web crawl WARC and ARC files (.warc, .warc.gz, .arc, .arc.gz): image captions from HTML pages",
+  description: "web crawl WARC and ARC files (.warc, .warc.gz, .arc, .arc.gz; .warc.zst, .warc.bz2, .warc.xz read whole): image captions from HTML pages",
   counterPrefix: "warc",
   webReferenceSources: ["img"],
   captionFilters: { tier: WEB_FILTER_TIER, filters: webCaptionFilters() },
@@ -223,13 +224,14 @@ export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & Imag
   documentsNoun: "HTML records",
   document: WARC_DOCUMENT,
   claims(fileName, head) {
-    if (isWarcName(fileName) || isArcName(fileName)) return true;
+    if (isWarcName(fileName) || isArcName(fileName) || isWholeCompressedCrawl(fileName)) return true;
     if (/^WARC\/1\.[01]\r?\n/.test(head.subarray(0, 16).toString("latin1"))) return true;
     return (isGzipMagic(head) && decodesToWarc(head)) || startsAsArc(head);
   },
-  uploadRole: (name) => (isWarcName(name) || isArcName(name) ? { role: "input" } : null),
-  async planRanges({ size }, targetBytes): Promise<ByteRange[] | null> {
-    if (size <= targetBytes) return null;
+  uploadRole: (name) => (isWarcName(name) || isArcName(name) || isWholeCompressedCrawl(name) ? { role: "input" } : null),
+  async planRanges({ name, size }, targetBytes): Promise<ByteRange[] | null> {
+    // one stream (or frames no index lists): read whole
+    if (size <= targetBytes || isWholeCompressedCrawl(name)) return null;
     const ranges: ByteRange[] = [];
     for (let start = 0; start < size; start += targetBytes) {
       const end = start + targetBytes;
@@ -238,7 +240,11 @@ export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & Imag
     return ranges;
   },
   documents(shard, bytes, config, counters) {
-    return warcShardDocuments({ file: basename(shard.uri), label: bytes.label, open: (start) => windowedRead((from, to) => bytes.read(from, to), start), start: shard.start ?? 0, end: shard.end }, config, counters);
+    const file = basename(shard.uri);
+    const raw = (start: number) => windowedRead((from, to) => bytes.read(from, to), start);
+    // a crawl compressed whole is read as the plain crawl it decodes to (offsets are then decoded ones)
+    const open = isWholeCompressedCrawl(file) ? (start: number) => decodedFrom(() => raw(0), start, bytes.label) : raw;
+    return warcShardDocuments({ file: file.replace(/\.(?:bz2|xz|zst|zstd)$/i, ""), label: bytes.label, open, start: shard.start ?? 0, end: shard.end }, config, counters);
   },
   prepare: async () => ({ detector: await loadLanguageDetector() }),
   createExtractor(config, counters, prepared) {
