@@ -2,6 +2,7 @@
  * Shard plan for local files: a multistream dump with its index next to it is split into byte
  * ranges of whole streams; any other file is one shard.
  */
+import { sniffFormat } from "../dump/magic.ts";
 import { closeSync, createReadStream, existsSync, openSync, readSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { basename } from "node:path";
@@ -83,7 +84,26 @@ export function sourceOfInput(path: string, sources: SourceRegistry): AnySource 
     return reader;
   }
   if (!st.isFile()) throw new InputError(`input is not a file: ${path}`);
-  return sources.detect(basename(path), readHead(path)) ?? sources.all().at(-1)!;
+  const head = readHead(path);
+  const source = sources.detect(basename(path), head);
+  if (source) return source;
+  // plain text no source reads (compressed bytes go to the most general source, whose reading says what they hold)
+  if (sniffFormat(head) === "plain" && head.length > 0) throw new InputError(unreadableText(path, head));
+  return sources.all().at(-1)!;
+}
+
+/** Why a plain-text input is none of the formats paracap reads, with a hint for the caption datasets users most often have. */
+function unreadableText(path: string, head: Buffer): string {
+  const text = head.toString("utf8");
+  const first = text.split(/\r?\n/, 1)[0]!.slice(0, 100);
+  const known = "MediaWiki XML dumps, caption lists (.tsv, .csv, .jsonl, .parquet: an image URL and a caption per line), web crawls (.warc, .arc) and img2dataset outputs";
+  let hint = "";
+  if (/^\s*\{/.test(text) && /"images"\s*:\s*\[/.test(text) && /"(?:annotations|file_name|coco_url)"\s*:/.test(text)) {
+    hint = `; it looks like a COCO-style captions JSON (images and annotations): write its captions as a caption list, e.g. jq -r '(.images | map({(.id|tostring): (.coco_url // .flickr_url // .file_name)}) | add) as $u | .annotations[] | [$u[.image_id|tostring], .caption] | @tsv' ${basename(path)} > captions.tsv`;
+  } else if (/^[^\t\n]+\.(?:jpe?g|png|gif|webp)#\d+\t/im.test(text)) {
+    hint = "; it looks like a Flickr8k/Flickr30k token file (image#n<TAB>caption): caption lists key images by URL; give each line its image's URL instead of its file name";
+  }
+  return `${path}: not a format paracap reads (first line: ${JSON.stringify(first)}); it reads ${known}${hint}`;
 }
 
 /**

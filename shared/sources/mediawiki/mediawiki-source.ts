@@ -60,7 +60,10 @@ export const mediawikiSource: Source<PageRevision> = {
   claims(_fileName, head) {
     const format = sniffFormat(head);
     if (format !== "plain") return true;
-    return /^(\uFEFF)?\s*</.test(head.subarray(0, 64).toString("utf8"));
+    const h = head.subarray(0, 64);
+    const xml = (text: string) => /^(\uFEFF)?\s*</.test(text);
+    // UTF-8, or UTF-16 as some exports are (with its mark or without: "<" then a zero byte, or the reverse)
+    return xml(h.toString("utf8")) || (h.length >= 2 && ((h[0] === 0xff && h[1] === 0xfe) || (h[0] !== 0 && h[1] === 0) ? xml(h.toString("utf16le")) : (h[0] === 0xfe && h[1] === 0xff) || (h[0] === 0 && h[1] !== 0) ? xml(Buffer.from(h.subarray(0, h.length & ~1)).swap16().toString("utf16le")) : false));
   },
   uploadRole(name) {
     const index = MULTISTREAM_INDEX.exec(name);
