@@ -96,12 +96,10 @@ export function sourceOfInput(path: string, sources: SourceRegistry): AnySource 
 function unreadableText(path: string, head: Buffer): string {
   const text = head.toString("utf8");
   const first = text.split(/\r?\n/, 1)[0]!.slice(0, 100);
-  const known = "MediaWiki XML dumps, caption lists (.tsv, .csv, .jsonl, .parquet: an image URL and a caption per line), web crawls (.warc, .arc) and img2dataset outputs";
+  const known = "MediaWiki XML dumps, caption lists (.tsv, .csv, .jsonl, .parquet: an image URL or file name and a caption per line), web crawls (.warc, .arc) and img2dataset outputs";
   let hint = "";
   if (/^\s*\{/.test(text) && /"images"\s*:\s*\[/.test(text) && /"(?:annotations|file_name|coco_url)"\s*:/.test(text)) {
     hint = `; it looks like a COCO-style captions JSON (images and annotations): write its captions as a caption list, e.g. jq -r '(.images | map({(.id|tostring): (.coco_url // .flickr_url // .file_name)}) | add) as $u | .annotations[] | [$u[.image_id|tostring], .caption] | @tsv' ${basename(path)} > captions.tsv`;
-  } else if (/^[^\t\n]+\.(?:jpe?g|png|gif|webp)#\d+\t/im.test(text)) {
-    hint = "; it looks like a Flickr8k/Flickr30k token file (image#n<TAB>caption): caption lists key images by URL; give each line its image's URL instead of its file name";
   }
   return `${path}: not a format paracap reads (first line: ${JSON.stringify(first)}); it reads ${known}${hint}`;
 }

@@ -19,7 +19,7 @@ import { UserError } from "../../core/errors.ts";
 import { DumpError } from "../../dump/errors.ts";
 import { drained, type ByteSource } from "../../io/byte-source.ts";
 import { fileBytes } from "../../io/file-bytes.ts";
-import { imageUrlKey } from "./image-url.ts";
+import { imageNameKey, imageUrlKey } from "./image-url.ts";
 import { tsvLines, tsvShardBytes, type TsvRecord } from "./tsv-lines.ts";
 import { csvCuts, csvRecords } from "./csv-records.ts";
 import { csvLine, lineParser, listText, type ListLine } from "./line-parsers.ts";
@@ -208,8 +208,10 @@ export const captionTsvSource: Source<CaptionLine> = {
       const page = `${line.file}:${line.offset}`;
       const base = { page, pageId: line.offset, revisionId: line.offset };
       const url = imageUrlKey(line.url);
-      if ("drop" in url) return { ...base, refs: null, skipped: url.drop };
-      return { ...base, refs: [{ image: url.key, source: "row", caption: line.caption, alt: null }] };
+      // an image named by its file name (a caption dataset shipping its images): that name is its key
+      const key = "key" in url ? url.key : imageNameKey(line.url);
+      if (key === null) return { ...base, refs: null, skipped: (url as { drop: string }).drop };
+      return { ...base, refs: [{ image: key, source: "row", caption: line.caption, alt: null }] };
     };
   },
   pack: (docs) => docs,

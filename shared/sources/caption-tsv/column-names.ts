@@ -7,19 +7,25 @@
  * `image_url`/`caption_reference_description`.
  */
 export const URL_COLUMN_NAMES = ["url", "image_url", "img_url", "imageurl", "photo_url"] as const;
+/**
+ * Columns naming the image by its file name (the caption datasets that ship their images: Kaggle's
+ * Flickr8k `image`, COCO-derived lists' `file_name`), taken when no URL column is there; not in parquet,
+ * whose `image` column is the image itself (Hugging Face's image feature).
+ */
+export const IMAGE_NAME_COLUMN_NAMES = ["image", "image_name", "file_name", "filename", "image_file"] as const;
 export const CAPTION_COLUMN_NAMES = ["caption", "text", "raw_caption", "top_caption", "caption_reference_description", "alt_text", "alt", "description"] as const;
 
 /** A column name as compared: case and surrounding space (and a CSV's byte order mark) do not count. */
 export const normalName = (name: string): string => name.replace(/^\uFEFF/, "").trim().toLowerCase();
 
-/** Whether a name is one of the accepted URL or caption names. */
+/** Whether a name is one of the accepted URL, image-name or caption names. */
 export function isColumnName(name: string): boolean {
   const n = normalName(name);
-  return (URL_COLUMN_NAMES as readonly string[]).includes(n) || (CAPTION_COLUMN_NAMES as readonly string[]).includes(n);
+  return [...URL_COLUMN_NAMES, ...IMAGE_NAME_COLUMN_NAMES, ...CAPTION_COLUMN_NAMES].includes(n as never);
 }
 
 /** The indexes of the URL and caption columns among `names`, or why they cannot be told (one line, for the user). */
-export function pickColumns(names: readonly string[], noun = "columns"): { url: number; caption: number } | { error: string } {
+export function pickColumns(names: readonly string[], noun = "columns", imageNames = true): { url: number; caption: number } | { error: string } {
   const normal = names.map(normalName);
   const find = (accepted: readonly string[]) => {
     for (const a of accepted) {
@@ -28,7 +34,8 @@ export function pickColumns(names: readonly string[], noun = "columns"): { url: 
     }
     return -1;
   };
-  const url = find(URL_COLUMN_NAMES);
+  const byUrl = find(URL_COLUMN_NAMES);
+  const url = byUrl >= 0 || !imageNames ? byUrl : find(IMAGE_NAME_COLUMN_NAMES);
   const caption = find(CAPTION_COLUMN_NAMES);
   if (url >= 0 && caption >= 0 && url !== caption) return { url, caption };
   const missing = [url < 0 ? `image URL column (${URL_COLUMN_NAMES.join(", ")})` : null, caption < 0 ? `caption column (${CAPTION_COLUMN_NAMES.join(", ")})` : null].filter((x) => x !== null);
@@ -36,4 +43,4 @@ export function pickColumns(names: readonly string[], noun = "columns"): { url: 
 }
 
 /** The accepted names, for messages. */
-export const ACCEPTED_NAMES = `image URL column: ${URL_COLUMN_NAMES.join(", ")}; caption column: ${CAPTION_COLUMN_NAMES.join(", ")}`;
+export const ACCEPTED_NAMES = `image URL column: ${URL_COLUMN_NAMES.join(", ")} (or the image's file name: ${IMAGE_NAME_COLUMN_NAMES.join(", ")}); caption column: ${CAPTION_COLUMN_NAMES.join(", ")}`;

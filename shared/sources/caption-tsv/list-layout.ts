@@ -6,6 +6,7 @@
  * its lines as the first does.
  */
 import { ACCEPTED_NAMES, isColumnName, pickColumns } from "./column-names.ts";
+import { isImageName } from "./image-url.ts";
 import { recordsOf } from "./csv-records.ts";
 import { guessTextEncoding } from "../../io/text-encoding.ts";
 
@@ -71,7 +72,8 @@ export function formatOf(name: string, head: Buffer): ListFormat | null {
     }
     return null;
   }
-  const looks = (fields: string[]) => fields.length >= 2 && (fields.some(isHttpUrl) || !("error" in pickColumns(fields)));
+  // (two fields, one an image's file name: Flickr's `1000092795.jpg#0<TAB>caption`)
+  const looks = (fields: string[]) => fields.length >= 2 && (fields.some(isHttpUrl) || !("error" in pickColumns(fields)) || (fields.length === 2 && fields.some(isImageName)));
   if (looks(line.split("\t"))) return "tsv";
   const csv = recordsOf(head, false, 1)[0];
   if (csv && "fields" in csv && !csv.fields.some(isHttpUrl) && !("error" in pickColumns(csv.fields))) return "csv";
@@ -127,7 +129,9 @@ function columnLayout(format: "tsv" | "csv", records: string[][]): TextLayout {
   if (pairs.length === 0) {
     throw new LayoutError(`its first line has ${first.length === 1 ? "1 field" : `${first.length} fields`} ${JSON.stringify(first.slice(0, 8).map((f) => f.slice(0, 40)))} and no header row names the columns: without a header a caption list is two columns, caption and image URL in either order; with one, the columns are chosen by name (${ACCEPTED_NAMES}, names compared ignoring case)`);
   }
-  const urlsIn = [0, 1].map((i) => pairs.filter((r) => isHttpUrl(r[i]!)).length) as [number, number];
+  let urlsIn = [0, 1].map((i) => pairs.filter((r) => isHttpUrl(r[i]!)).length) as [number, number];
+  // no URLs: an image's file name in place of one (Flickr8k/Flickr30k token files)
+  if (urlsIn[0] === 0 && urlsIn[1] === 0) urlsIn = [0, 1].map((i) => pairs.filter((r) => isImageName(r[i]!)).length) as [number, number];
   if (urlsIn[0] === 0 && urlsIn[1] === 0) {
     throw new LayoutError(`no field of its first ${pairs.length} two-field lines is an http(s) URL, and its first line ${JSON.stringify(first.map((f) => f.slice(0, 40)))} names no columns (${ACCEPTED_NAMES}, names compared ignoring case)`);
   }
@@ -162,7 +166,7 @@ function jsonlLayout(lines: string[]): TextLayout {
 
 /** The URL and caption columns of a parquet file, by its schema's names. */
 export function parquetColumns(names: readonly string[]): { url: string; caption: string } {
-  const picked = pickColumns(names, "the parquet columns");
+  const picked = pickColumns(names, "the parquet columns", false);
   if ("error" in picked) throw new LayoutError(picked.error);
   return { url: names[picked.url]!, caption: names[picked.caption]! };
 }
