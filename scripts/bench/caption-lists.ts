@@ -3,7 +3,8 @@
  * and shard reader (single thread, no extract stage): records/s and MB/s per layout, and the ratio to
  * Conceptual Captions 3M's `caption<TAB>url` TSV (the baseline, read before the other layouts were).
  * The list: the 7,900 real lines of shared/data's CC excerpt (else the repo's 500-line fixture),
- * repeated to about 10 MB of TSV, written in each layout.
+ * repeated to about 10 MB of TSV, written in each layout (also as a Flickr token file and a COCO captions
+ * JSON, five captions an image).
  * Then the planner's scan of a big CSV (the record starts it cuts at: csv-records.ts csvCuts) against
  * reading the same file's bytes in the same ranges and nothing else: a CSV of about BENCH_CSV_MB (500)
  * MB written from the same real lines, every tenth caption quoted with a line break in it.
@@ -35,6 +36,16 @@ const layouts: Array<[string, string | Uint8Array]> = [
   ["hub.csv", "image_url,caption\n" + rows.map((r) => `${q(r.url)},${q(r.caption)}\n`).join("")],
   ["redcaps.jsonl", rows.map((r) => JSON.stringify({ url: r.url, caption: r.caption }) + "\n").join("")],
   ["laion.parquet", new Uint8Array(parquetWriteBuffer({ columnData: [{ name: "URL", data: rows.map((r) => r.url), type: "STRING" }, { name: "TEXT", data: rows.map((r) => r.caption), type: "STRING" }], rowGroupSize: 50_000 }))],
+  // images named by file name, five captions each (Flickr30k's token file), and COCO's JSON (streamed, one shard)
+  ["flickr.token", rows.map((r, i) => `${1000092795 + Math.floor(i / 5)}.jpg#${i % 5}\t${r.caption}\n`).join("")],
+  [
+    "captions_coco.json",
+    JSON.stringify({
+      info: { description: "bench" },
+      images: Array.from({ length: Math.ceil(rows.length / 5) }, (_, id) => ({ id, file_name: `COCO_${id}.jpg`, coco_url: `http://images.cocodataset.org/train2014/COCO_${id}.jpg` })),
+      annotations: rows.map((r, i) => ({ image_id: Math.floor(i / 5), id: i, caption: r.caption })),
+    }),
+  ],
 ];
 
 const dir = tempDir("pcbench-lists-");

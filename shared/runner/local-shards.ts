@@ -92,16 +92,11 @@ export function sourceOfInput(path: string, sources: SourceRegistry): AnySource 
   return sources.all().at(-1)!;
 }
 
-/** Why a plain-text input is none of the formats paracap reads, with a hint for the caption datasets users most often have. */
+/** Why a plain-text input is none of the formats paracap reads: its first line, and what it reads. */
 function unreadableText(path: string, head: Buffer): string {
-  const text = head.toString("utf8");
-  const first = text.split(/\r?\n/, 1)[0]!.slice(0, 100);
-  const known = "MediaWiki XML dumps, caption lists (.tsv, .csv, .jsonl, .parquet: an image URL or file name and a caption per line), web crawls (.warc, .arc) and img2dataset outputs";
-  let hint = "";
-  if (/^\s*\{/.test(text) && /"images"\s*:\s*\[/.test(text) && /"(?:annotations|file_name|coco_url)"\s*:/.test(text)) {
-    hint = `; it looks like a COCO-style captions JSON (images and annotations): write its captions as a caption list, e.g. jq -r '(.images | map({(.id|tostring): (.coco_url // .flickr_url // .file_name)}) | add) as $u | .annotations[] | [$u[.image_id|tostring], .caption] | @tsv' ${basename(path)} > captions.tsv`;
-  }
-  return `${path}: not a format paracap reads (first line: ${JSON.stringify(first)}); it reads ${known}${hint}`;
+  const first = head.toString("utf8").split(/\r?\n/, 1)[0]!.slice(0, 100);
+  const known = "MediaWiki XML dumps, caption lists (.tsv, .csv, .jsonl, .parquet: an image URL or file name and a caption per line; COCO-style captions JSON), web crawls (.warc, .arc) and img2dataset outputs";
+  return `${path}: not a format paracap reads (first line: ${JSON.stringify(first)}); it reads ${known}`;
 }
 
 /**

@@ -34,15 +34,6 @@ describe("a plain-text input no source reads", () => {
       new RegExp(`^${notes.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}: not a format paracap reads \\(first line: .*\\); it reads MediaWiki XML dumps, caption lists .*, web crawls .* and img2dataset outputs$`),
     );
   });
-
-  it("a COCO captions JSON is named, with the way to a caption list (a Flickr token file is one: test/sources/caption-tsv/image-name-keys.test.ts)", async () => {
-    const dir = tempDir("paracap-unreadable-");
-    const coco = join(dir, "captions_val2014.json");
-    // the official layout: info, images (with coco_url), licenses, then annotations, far past the head
-    const images = Array.from({ length: 200 }, (_, id) => ({ license: 3, file_name: `COCO_val2014_${String(id).padStart(12, "0")}.jpg`, coco_url: `http://images.cocodataset.org/val2014/COCO_val2014_${String(id).padStart(12, "0")}.jpg`, height: 480, width: 640, id }));
-    writeFileSync(coco, JSON.stringify({ info: { description: "COCO 2014 Dataset" }, images, licenses: [], annotations: captions.map((caption, i) => ({ image_id: i % 2, id: i, caption })) }));
-    await expect(planLocalShards([{ path: coco, kind: "current" }])).rejects.toThrow(/COCO-style captions JSON .*jq -r .*captions_val2014\.json > captions\.tsv$/);
-  });
 });
 
 describe("a plain MediaWiki export in UTF-16 (some exports are)", () => {

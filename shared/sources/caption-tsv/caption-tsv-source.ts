@@ -20,6 +20,7 @@ import { DumpError } from "../../dump/errors.ts";
 import { drained, type ByteSource } from "../../io/byte-source.ts";
 import { fileBytes } from "../../io/file-bytes.ts";
 import { imageNameKey, imageUrlKey } from "./image-url.ts";
+import { CocoError, cocoLines } from "./coco-captions.ts";
 import { tsvLines, tsvShardBytes, type TsvRecord } from "./tsv-lines.ts";
 import { csvCuts, csvRecords } from "./csv-records.ts";
 import { csvLine, lineParser, listText, type ListLine } from "./line-parsers.ts";
@@ -81,7 +82,7 @@ async function inMemory(bytes: ByteSource): Promise<{ source: ByteSource; size: 
  * The records a shard owns, read by the file's layout, and what names where one is (a byte offset; a
  * parquet file's row). `declared`: the encoding the run names for every list (else the head tells).
  */
-async function shardLines(shard: ShardSpec, stored: ByteSource, declared?: string): Promise<{ unit: "byte" | "row"; encoding?: ListEncoding; lines: AsyncIterable<ListLine> }> {
+async function shardLines(shard: ShardSpec, stored: ByteSource, declared?: string): Promise<{ unit: "byte" | "row" | "annotation"; encoding?: ListEncoding; lines: AsyncIterable<ListLine> }> {
   const start = shard.start ?? 0;
   // a gzipped list is one shard, read as its decompressed bytes (offsets are in those)
   const bytes = isGzipName(shard.uri) ? gunzipped(stored) : stored;
@@ -99,6 +100,18 @@ async function shardLines(shard: ShardSpec, stored: ByteSource, declared?: strin
       const end = shard.end ?? Infinity;
       if (!spans && start > 0) return;
       yield* parquetRows(file, list, (g) => !spans || (spans[g]!.start >= start && spans[g]!.start < end));
+    })() };
+  }
+  if (format === "coco") {
+    // one JSON object: the whole file is the first shard's (planRanges does not cut it)
+    if (start > 0) return { unit: "annotation", lines: (async function* () {})() };
+    return { unit: "annotation", lines: (async function* () {
+      try {
+        yield* cocoLines(drained(bytes.read(0)));
+      } catch (e) {
+        if (e instanceof CocoError) throw new DumpError(bytes.label, null, e.message);
+        throw e;
+      }
     })() };
   }
   const layout = await layoutOr(bytes.label, () => textLayout(format, head!, whole));
@@ -147,7 +160,7 @@ async function refuseUnreadable<T>(name: string, check: () => T | Promise<T>): P
 
 export const captionTsvSource: Source<CaptionLine> = {
   name: "caption-tsv",
-  description: "caption lists: .tsv (caption<TAB>URL or URL<TAB>caption, or a header naming the columns), .csv with a header, .jsonl, .parquet caption metadata (LAION, COYO)",
+  description: "caption lists: .tsv (caption<TAB>URL or URL<TAB>caption, or a header naming the columns), .csv with a header, .jsonl, .parquet caption metadata (LAION, COYO), COCO-style captions JSON",
   counterPrefix: "tsv",
   webReferenceSources: ["row"],
   documentsCounter: tsvCounter("lines.emitted"),
@@ -165,6 +178,7 @@ export const captionTsvSource: Source<CaptionLine> = {
       const list = await refuseUnreadable(name, () => parquetList(asyncBufferOf({ label: name, read: async function* (from = 0, to = size) { yield await read(name, from, to); } }, size)));
       return rowGroupRanges(rowGroupSpans(list.metadata, size), size, targetBytes);
     }
+    if (format === "coco") return null;
     if (head) await refuseUnreadable(name, () => textLayout(format, head, head.length < HEAD_BYTES && !isGzipName(name)));
     if (isGzipName(name)) return null;
     // set only where it differs from the head's decision, so every other file plans as before

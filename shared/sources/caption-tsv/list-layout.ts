@@ -7,6 +7,7 @@
  */
 import { ACCEPTED_NAMES, isColumnName, pickColumns } from "./column-names.ts";
 import { isImageName } from "./image-url.ts";
+import { looksLikeCoco } from "./coco-captions.ts";
 import { recordsOf } from "./csv-records.ts";
 import { guessTextEncoding } from "../../io/text-encoding.ts";
 
@@ -16,7 +17,7 @@ import { guessTextEncoding } from "../../io/text-encoding.ts";
  */
 export type ListEncoding = "utf-8" | "windows-1252" | (string & {});
 
-export type ListFormat = "tsv" | "csv" | "jsonl" | "parquet";
+export type ListFormat = "tsv" | "csv" | "jsonl" | "parquet" | "coco";
 
 /** Columns by index (TSV, CSV: `width` fields per line) or by key (JSONL). */
 export type TextLayout =
@@ -70,7 +71,8 @@ export function formatOf(name: string, head: Buffer): ListFormat | null {
     } catch {
       // not JSON Lines
     }
-    return null;
+    // one object holding the images and their captions (COCO's layout, minified or not)
+    return looksLikeCoco(head) ? "coco" : null;
   }
   // (two fields, one an image's file name: Flickr's `1000092795.jpg#0<TAB>caption`)
   const looks = (fields: string[]) => fields.length >= 2 && (fields.some(isHttpUrl) || !("error" in pickColumns(fields)) || (fields.length === 2 && fields.some(isImageName)));
@@ -102,7 +104,7 @@ export function listEncoding(head: Buffer, whole: boolean): ListEncoding {
 }
 
 /** The layout of a TSV, CSV or JSONL file from its head (`whole`: the head is the whole file). */
-export function textLayout(format: Exclude<ListFormat, "parquet">, head: Buffer, whole: boolean): TextLayout {
+export function textLayout(format: Exclude<ListFormat, "parquet" | "coco">, head: Buffer, whole: boolean): TextLayout {
   listEncoding(head, whole);
   if (format === "jsonl") return jsonlLayout(headLines(head, whole));
   const records =

@@ -14,7 +14,7 @@ export interface TsvRecord {
   caption: string;
   url: string;
 }
-export type TsvDrop = { offset: number; drop: "malformed_line" | "empty_caption" | "empty_url" | "line_too_long" | "invalid_json" | "unterminated_quote" | "damaged_parquet" | "invalid_utf8" | "not_in_encoding" };
+export type TsvDrop = { offset: number; drop: "malformed_line" | "empty_caption" | "empty_url" | "line_too_long" | "invalid_json" | "unterminated_quote" | "damaged_parquet" | "invalid_utf8" | "not_in_encoding" | "unknown_image" };
 export type TsvLine = TsvRecord | TsvDrop;
 
 const LF = 0x0a;

@@ -1,0 +1,89 @@
+/**
+ * COCO-style caption files (`captions_train2017.json`, nocaps, TextCaps and other sets in COCO's format): one
+ * JSON object whose `images` give each image's id and address (`coco_url`, else `flickr_url`, else `url`, else
+ * `file_name`) and whose `annotations` give captions by `image_id`, five or more per image. Each annotation is
+ * a caption line (named by its index among the annotations). Read as a stream (@streamparser/json): the
+ * images' addresses are kept, never the whole file; COCO writes `images` first, so an annotation is handed on
+ * as it is read. One naming an image not yet seen waits for the end (a file with its annotations first holds
+ * them all), and one whose image is never listed is a counted drop. The file is one shard: JSON cannot be
+ * entered mid-way.
+ */
+import { JSONParser } from "@streamparser/json";
+import type { ListLine } from "./line-parsers.ts";
+
+/** Whether a file's head is a COCO-style captions object (its first line is no JSON Lines object). */
+export function looksLikeCoco(head: Buffer): boolean {
+  const text = head.toString("utf8", 0, Math.min(head.length, 64 << 10));
+  return /^\uFEFF?\s*\{/.test(text) && /"(?:images|annotations)"\s*:\s*\[/.test(text);
+}
+
+type Annotation = { n: number; image: string; caption: unknown };
+
+const address = (image: Record<string, unknown>): string | null => {
+  for (const k of ["coco_url", "flickr_url", "url", "file_name"]) {
+    const v = image[k];
+    if (typeof v === "string" && v.trim() !== "") return v;
+  }
+  return null;
+};
+
+const idOf = (v: unknown): string | null => (typeof v === "number" || (typeof v === "string" && v !== "") ? String(v) : null);
+
+/** The caption lines of a COCO-style captions file: one per annotation, its image's address as the URL field. */
+export async function* cocoLines(chunks: AsyncIterable<Buffer>): AsyncGenerator<ListLine> {
+  const parser = new JSONParser({ paths: ["$.images.*", "$.annotations.*"], keepStack: false });
+  const images = new Map<string, string | null>();
+  const ready: ListLine[] = [];
+  const waiting: Annotation[] = [];
+  let n = 0;
+  let failed: Error | null = null;
+  const line = (a: Annotation, url: string | null | undefined): ListLine => {
+    if (url === undefined) return { offset: a.n, drop: "unknown_image" };
+    if (url === null) return { offset: a.n, drop: "empty_url" };
+    if (typeof a.caption !== "string") return { offset: a.n, drop: "malformed_line" };
+    if (a.caption.trim() === "") return { offset: a.n, drop: "empty_caption" };
+    return { offset: a.n, caption: a.caption, url };
+  };
+  parser.onValue = ({ value, stack }) => {
+    const list = stack[1]?.key;
+    const obj = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    if (list === "images") {
+      const id = obj ? idOf(obj.id) : null;
+      if (id !== null) images.set(id, address(obj!));
+      return;
+    }
+    const a = { n: n++, image: obj ? (idOf(obj.image_id) ?? "") : "", caption: obj?.caption };
+    if (!obj || a.image === "") ready.push({ offset: a.n, drop: "malformed_line" });
+    else if (images.has(a.image)) ready.push(line(a, images.get(a.image)));
+    else waiting.push(a);
+  };
+  parser.onError = (err) => {
+    failed = err;
+  };
+  for await (const chunk of chunks) {
+    parser.write(chunk);
+    if (failed) break;
+    yield* ready.splice(0);
+  }
+  if (!failed && !parser.isEnded) {
+    try {
+      parser.end();
+    } catch (err) {
+      failed = err as Error;
+    }
+  }
+  yield* ready.splice(0);
+  for (const a of waiting) yield line(a, images.get(a.image));
+  if (failed) throw new CocoError((failed as Error).message, n);
+}
+
+/** A COCO file that is not valid JSON (cut short, damaged): after the annotations read before the damage. */
+export class CocoError extends Error {
+  override readonly name = "CocoError";
+  constructor(
+    reason: string,
+    readonly annotations: number,
+  ) {
+    super(`not valid JSON after ${annotations} annotations (${reason})`);
+  }
+}
