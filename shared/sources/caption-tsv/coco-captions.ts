@@ -8,7 +8,6 @@
  * them all), and one whose image is never listed is a counted drop. The file is one shard: JSON cannot be
  * entered mid-way.
  */
-import { JSONParser } from "@streamparser/json";
 import type { ListLine } from "./line-parsers.ts";
 
 /** Whether a file's head is a COCO-style captions object (its first line is no JSON Lines object). */
@@ -31,6 +30,8 @@ const idOf = (v: unknown): string | null => (typeof v === "number" || (typeof v 
 
 /** The caption lines of a COCO-style captions file: one per annotation, its image's address as the URL field. */
 export async function* cocoLines(chunks: AsyncIterable<Buffer>): AsyncGenerator<ListLine> {
+  // loaded by the runs that read such a file only
+  const { JSONParser } = await import("@streamparser/json");
   const parser = new JSONParser({ paths: ["$.images.*", "$.annotations.*"], keepStack: false });
   const images = new Map<string, string | null>();
   const ready: ListLine[] = [];
