@@ -39,6 +39,9 @@ export async function mapLines(input: Readable, output: Writable, fn: (line: str
   return n;
 }
 
+/** What `parse` returns for a line that is no record of its own (a header, a line inside a quoted CSV field): no output line. */
+export const NO_LINE = Symbol("no output line");
+
 /**
  * Like mapLines, for work done in batches (a model scores many pairs per call): `parse` checks each
  * line as it arrives, `run` turns up to `size` parsed lines into their results. A line `parse`
@@ -48,8 +51,9 @@ export async function mapLineBatches<T>(
   input: Readable,
   output: Writable,
   size: number,
-  parse: (line: string, n: number) => T,
+  parse: (line: string, n: number) => T | typeof NO_LINE,
   run: (batch: T[]) => Promise<unknown[]>,
+  end: () => T | typeof NO_LINE = () => NO_LINE,
 ): Promise<number> {
   let n = 0;
   let batch: T[] = [];
@@ -62,9 +66,12 @@ export async function mapLineBatches<T>(
   try {
     for await (const line of textLines(input)) {
       n++;
-      batch.push(parse(line, n));
+      const parsed = parse(line, n);
+      if (parsed !== NO_LINE) batch.push(parsed);
       if (batch.length >= size) await flush();
     }
+    const last = end();
+    if (last !== NO_LINE) batch.push(last);
   } catch (err) {
     await flush();
     input.destroy();

@@ -30,7 +30,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import("./run-command.ts")).runCommand,
   extract: async () => (await import("./tool-commands.ts")).extractCommand,
   features: async () => (await import("./tool-commands.ts")).featuresCommand,
-  score: async () => (await import("./tool-commands.ts")).scoreCommand,
+  score: async () => {
+    const { scoreCommand } = await import("./tool-commands.ts");
+    return (argv) => scoreCommand(argv);
+  },
   compare: async () => (await import("./compare-command.ts")).compareCommand,
   report: async () => (await import("./report-command.ts")).reportCommand,
   minhash: async () => (await import("./minhash-command.ts")).minhashCommand,
