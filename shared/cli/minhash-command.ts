@@ -14,14 +14,14 @@ import { parseCommandArgs } from "./parse-args.ts";
 import { encodeCorpus } from "../minhash/corpus.ts";
 import { exactPairs, jaccard } from "../minhash/jaccard.ts";
 import { greedyOneToOne, type ScoredPair } from "../minhash/one-to-one.ts";
-import { splitParagraphs, stripGutenberg } from "../minhash/paragraphs.ts";
+import { gutenbergMarkers, paragraphsOrLines, stripGutenberg } from "../minhash/paragraphs.ts";
 import { MinhashOptions, minhashPairs, type MinhashStats } from "../minhash/permutaries.ts";
 import { expandArgs } from "./argv.ts";
 import { UserError } from "../core/errors.ts";
 
 export const MINHASH_USAGE = `paracap minhash <a.txt> [<b.txt>] [--perms m] [--threshold t] [--one-to-one] [--exact] [--paper] [--evaluation <dir>]
-  paragraphs (blank-line separated) of a.txt matched against b.txt, or near-duplicate paragraphs
-  within a.txt alone (Chung & Knight's min-hash "permutaries" over word sets); one JSONL line per
+  paragraphs (blank-line separated; a file without any blank line: its lines) of a.txt matched against
+  b.txt, or near-duplicate paragraphs within a.txt alone (Chung & Knight's min-hash "permutaries" over word sets); one JSONL line per
   pair, {"a","b","estimate"} (indices of the paragraphs, 0-based), then {"summary":{…}}
   --perms <m>          permutaries (default 256)
   --threshold <t>      Jaccard ≥ t is a pair (default 0.33, in (0, 1]): candidates with an estimate
@@ -33,7 +33,8 @@ export const MINHASH_USAGE = `paracap minhash <a.txt> [<b.txt>] [--perms m] [--t
   --exact-only         the exact O(n²) method instead of the estimate ("exact" only)
   --seed <n>           seed of the permutaries (default ${MinhashOptions.shape.seed.parse(undefined)})
   --bucket-cap <n>     hash buckets larger than this are not enumerated, only counted (default ${MinhashOptions.shape.bucketCap.parse(undefined)})
-  --gutenberg          strip Project Gutenberg header and footer first
+  --gutenberg          strip Project Gutenberg header and footer first (a PG file read without it is
+                       named on stderr)
   --evaluation <dir>   also measure min-hash against the exact method (estimated vs exact Jaccard of
                        every pair with J ≥ 0.1; P/R/F by threshold) into <dir>/minhash.json; when
                        <dir> is a run's output folder, its report.html shows it (paracap report <dir>)
@@ -69,7 +70,11 @@ export async function minhashCommand(argv: string[]): Promise<number> {
   }
   const opts = parsed.data;
   const texts = positionals.map((file) => {
-    const paragraphs = splitParagraphs(values.gutenberg ? stripGutenberg(readText(file)) : readText(file));
+    const text = readText(file);
+    // two PG files' licences are hundreds of identical paragraphs: pairs nobody wants, so say how to drop them
+    if (!values.gutenberg && gutenbergMarkers(text)) process.stderr.write(`paracap minhash: ${file} is a Project Gutenberg file: its header and licence are read as paragraphs too; --gutenberg strips them\n`);
+    const { paragraphs, byLine } = paragraphsOrLines(values.gutenberg ? stripGutenberg(text) : text);
+    if (byLine) process.stderr.write(`paracap minhash: ${file} has no blank line between paragraphs: read one paragraph a line (${paragraphs.length.toLocaleString("en-US")} lines)\n`);
     return paragraphs;
   });
   const corpus = encodeCorpus(texts[0]!, texts[1] ?? null);
