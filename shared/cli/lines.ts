@@ -11,8 +11,11 @@ import { UserError } from "../core/errors.ts";
 /** The user's one line for a line that is not UTF-8 (the lines before it are answered). */
 const asUserError = (err: unknown): unknown => (err instanceof NotUtf8Error ? new UserError(`stdin: ${err.message}`) : err);
 
+/** What a line's function returns for a line that is no record of its own (a header, a line inside a quoted CSV field): no output line. */
+export const NO_LINE = Symbol("no output line");
+
 /**
- * Writes one JSON line per input line, in order. If `fn` throws, the lines before are still written
+ * Writes one JSON line per input line (NO_LINE: none), in order. If `fn` throws, the lines before are still written
  * (then the error propagates), so output and input stay aligned up to the bad line.
  */
 export async function mapLines(input: Readable, output: Writable, fn: (line: string, n: number) => unknown): Promise<number> {
@@ -27,7 +30,8 @@ export async function mapLines(input: Readable, output: Writable, fn: (line: str
   try {
     for await (const line of textLines(input)) {
       n++;
-      buf.push(JSON.stringify(fn(line, n)));
+      const result = fn(line, n);
+      if (result !== NO_LINE) buf.push(JSON.stringify(result));
       if (buf.length >= 512) await flush();
     }
   } catch (err) {
@@ -38,9 +42,6 @@ export async function mapLines(input: Readable, output: Writable, fn: (line: str
   await flush();
   return n;
 }
-
-/** What `parse` returns for a line that is no record of its own (a header, a line inside a quoted CSV field): no output line. */
-export const NO_LINE = Symbol("no output line");
 
 /**
  * Like mapLines, for work done in batches (a model scores many pairs per call): `parse` checks each

@@ -29,7 +29,10 @@ type Command = (argv: string[], launch: CliLaunch) => Promise<number>;
 const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import("./run-command.ts")).runCommand,
   extract: async () => (await import("./tool-commands.ts")).extractCommand,
-  features: async () => (await import("./tool-commands.ts")).featuresCommand,
+  features: async () => {
+    const { featuresCommand } = await import("./tool-commands.ts");
+    return (argv) => featuresCommand(argv);
+  },
   score: async () => {
     const { scoreCommand } = await import("./tool-commands.ts");
     return (argv) => scoreCommand(argv);

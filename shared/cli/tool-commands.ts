@@ -24,6 +24,7 @@ import { readConfigFile } from "./config-file.ts";
 import { configFromEnv } from "../core/env-layer.ts";
 import { UserError } from "../core/errors.ts";
 import { mapLineBatches, mapLines, NO_LINE } from "./lines.ts";
+import { CaptionLineReader, HEADER_LINE } from "./caption-lines.ts";
 import { NO_RECORD, PairLineReader, type BadPairLine, type PairLine } from "./pair-lines.ts";
 import type { Readable } from "node:stream";
 import { dumpCounter, WARC_DAMAGE_SAMPLE, warcCounter } from "../core/counter-names.ts";
@@ -54,6 +55,8 @@ export const EXTRACT_USAGE = `paracap extract <file.xml[.bz2|.gz]|file.wikitext|
   --all-namespaces   every namespace of a dump (default: the config's dump.namespaces, [0])`;
 export const FEATURES_USAGE = `paracap features [--classifier improved|paper] < captions.txt
   one JSONL line per input line, in order: {"text","words","profane","english","hasVerb","isSentence","tags"};
+  a caption list (caption<TAB>URL or URL<TAB>caption, as Conceptual Captions', or a header naming its
+  caption and url columns, which gets no output line) is read for its captions, said on stderr;
   a line a run would not analyse either (over captions.maxChars characters, or with an unbroken run
   of over captions.maxTokenChars) gives {"skipped":"caption_too_long"|"token_too_long"}`;
 export const SCORE_USAGE = `paracap score [--model <dir>] [--scorers <list>] [--config <file>] [--skip-bad] < pairs.tsv
@@ -134,14 +137,19 @@ export async function extractCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-export async function featuresCommand(argv: string[]): Promise<number> {
+export async function featuresCommand(argv: string[], input: Readable = process.stdin): Promise<number> {
   const { values } = parseCommandArgs("features", { args: argv, options: { classifier: { type: "string", default: "improved" }, help: { type: "boolean", short: "h", default: false } } });
   if (values.help) return usage(FEATURES_USAGE);
   if (values.classifier !== "improved" && values.classifier !== "paper") throw new UserError(`--classifier is improved or paper, got "${values.classifier}"`);
   const analyzer = createCaptionAnalyzer({ classifier: values.classifier });
   // the run's bounds: tokenising one unbroken 200,000-character "word" takes minutes
   const bounds = resolveConfig(configFromEnv(process.env)).captions;
-  await mapLines(process.stdin, process.stdout, (line) => {
+  const reader = new CaptionLineReader();
+  await mapLines(input, process.stdout, (line, n) => {
+    const caption = reader.read(line);
+    if (n === 1 && reader.described) process.stderr.write(`paracap features: reading ${reader.described}\n`);
+    if (caption === HEADER_LINE) return NO_LINE;
+    line = caption;
     const why = unreadableReason(line, bounds);
     return why === "caption_too_long" || why === "token_too_long" ? { skipped: why } : analyzer.features(line);
   });
