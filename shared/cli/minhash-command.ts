@@ -31,6 +31,7 @@ export const MINHASH_USAGE = `paracap minhash <a.txt> [<b.txt>] [--perms m] [--t
   --one-to-one         at most one pair per paragraph (greedy, best estimate first)
   --exact              add each pair's exact Jaccard ("exact")
   --exact-only         the exact O(n²) method instead of the estimate ("exact" only)
+  --text               add each pair's two paragraphs as read ("textA", "textB")
   --seed <n>           seed of the permutaries (default ${MinhashOptions.shape.seed.parse(undefined)})
   --bucket-cap <n>     hash buckets larger than this are not enumerated, only counted (default ${MinhashOptions.shape.bucketCap.parse(undefined)})
   --gutenberg          strip Project Gutenberg header and footer first (a PG file read without it is
@@ -50,7 +51,7 @@ export async function minhashCommand(argv: string[]): Promise<number> {
       perms: { type: "string" }, threshold: { type: "string" }, seed: { type: "string" }, "bucket-cap": { type: "string" }, slack: { type: "string" },
       paper: { type: "boolean", default: false }, evaluation: { type: "string" },
       "one-to-one": { type: "boolean", default: false }, exact: { type: "boolean", default: false },
-      "exact-only": { type: "boolean", default: false }, gutenberg: { type: "boolean", default: false },
+      "exact-only": { type: "boolean", default: false }, gutenberg: { type: "boolean", default: false }, text: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -84,7 +85,9 @@ export async function minhashCommand(argv: string[]): Promise<number> {
   const line = (p: ScoredPair) => {
     const exact = values["exact-only"] ? p.score : withExact ? round(jaccard(corpus.a[p.i]!, others[p.j]!)) : undefined;
     const estimate = values["exact-only"] ? undefined : round(p.score);
-    out.write(JSON.stringify({ a: p.i, b: p.j, estimate, exact }));
+    // --text: the paragraphs as read (boilerplate stripped, inner line breaks as spaces), so a pair is readable as it is
+    const text = values.text ? { textA: texts[0]![p.i], textB: (texts[1] ?? texts[0]!)[p.j] } : {};
+    out.write(JSON.stringify({ a: p.i, b: p.j, estimate, exact, ...text }));
   };
   const collected: ScoredPair[] = [];
   const sink = values["one-to-one"] ? (i: number, j: number, score: number) => collected.push({ i, j, score }) : (i: number, j: number, score: number) => line({ i, j, score });

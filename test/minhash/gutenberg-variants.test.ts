@@ -63,3 +63,17 @@ describe("Project Gutenberg files in other wordings", () => {
     expect(splitParagraphs(readText(MERCIER)).length).toBeGreaterThan(2000);
   });
 });
+
+describe("minhash --text", () => {
+  it("gives each pair's two paragraphs as read, so a pair can be read without splitting the files again", async () => {
+    const dir = tempDir("paracap-pg-");
+    const a = join(dir, "a.txt");
+    writeFileSync(a, expected.slice(0, 120).join("\r\n\r\n") + "\r\n" + expected.slice(0, 40).join("\r\n\r\n"));
+    const r = await inProcessCli(["minhash", a, "--text", "--perms", "64", "--threshold", "0.9"]);
+    expect(r.code, r.stderr).toBe(0);
+    const pairs = r.stdout.trimEnd().split("\n").slice(0, -1).map((l) => JSON.parse(l) as { a: number; b: number; textA: string; textB: string });
+    expect(pairs.length).toBeGreaterThanOrEqual(30);
+    const paragraphs = splitParagraphs(readText(a));
+    for (const p of pairs) expect([p.textA, p.textB]).toEqual([paragraphs[p.a], paragraphs[p.b]]);
+  });
+});
