@@ -3,7 +3,8 @@
  * matched against B (the paper's translation experiment); one file: near-duplicate paragraphs
  * within it. One JSONL line per pair, then one summary line.
  */
-import { decodeText } from "../io/text-encoding.ts";
+import { decodeText, guessTextEncoding } from "../io/text-encoding.ts";
+import { gunzipSync } from "node:zlib";
 import { decodeWindows1252 } from "../io/windows-1252.ts";
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -149,14 +150,33 @@ class LineWriter {
 export function readText(file: string): string {
   if (!existsSync(file)) throw new UserError(`no such file: ${file}`);
   if (!statSync(file).isFile()) throw new UserError(`not a file: ${file}`);
-  const bytes = readFileSync(file);
-  // UTF-16 (with its mark, as Windows writes "Unicode"), else UTF-8, else Latin-1 (older Gutenberg
-  // texts) read as windows-1252: Node's TextDecoder("latin1") turns 0x92 ("’") into the control U+0092
-  try {
-    return decodeText(bytes, { fatal: true });
-  } catch {
-    return decodeWindows1252(bytes);
+  let bytes: Uint8Array = readFileSync(file);
+  // a gzipped text (a mirror's .txt.gz) is its text; a zip (Project Gutenberg's older downloads) or any other
+  // binary would otherwise be read as windows-1252 and give a dozen nonsense "paragraphs", silently
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    try {
+      bytes = gunzipSync(bytes);
+    } catch (e) {
+      throw new UserError(`${file}: cut or corrupt gzip data (${(e as Error).message})`);
+    }
   }
+  if (bytes[0] === 0x50 && bytes[1] === 0x4b && ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6))) {
+    throw new UserError(`${file} is a zip archive: unzip it (unzip ${file}) and pass the .txt it holds`);
+  }
+  // UTF-16 (with its mark, as Windows writes "Unicode", or without), else UTF-8, else Latin-1 (older Gutenberg
+  // texts) read as windows-1252: Node's TextDecoder("latin1") turns 0x92 ("’") into the control U+0092
+  const { encoding, bom } = guessTextEncoding(bytes.subarray(0, 1 << 16), false);
+  let text: string;
+  if (encoding === "utf-16le" || encoding === "utf-16be") text = new TextDecoder(encoding, { ignoreBOM: true }).decode(bytes.subarray(bom));
+  else {
+    try {
+      text = decodeText(bytes, { fatal: true });
+    } catch {
+      text = decodeWindows1252(bytes);
+    }
+  }
+  if (text.includes("\u0000")) throw new UserError(`${file} is not a text file (it holds NUL bytes): paracap minhash reads plain text, paragraphs separated by blank lines`);
+  return text;
 }
 
 function numberFlag(value: string | undefined, flag: string): number | undefined {
