@@ -17,13 +17,16 @@ const MSRP = lines("msr_paraphrase_train.txt").slice(0, 3);
 const PAWS = lines("paws-wiki-labeled-final-dev.tsv").slice(0, 3);
 const QQP = lines("qqp-glue-dev-first9.tsv"); // header + 9
 
-async function score(stdin: string, args: string[] = []): Promise<{ out: unknown[]; err: string }> {
+async function score(stdin: string | Buffer, args: string[] = []): Promise<{ out: unknown[]; err: string }> {
   let stdout = "";
   let stderr = "";
   const o = vi.spyOn(process.stdout, "write").mockImplementation((c) => ((stdout += String(c)), true));
   const e = vi.spyOn(process.stderr, "write").mockImplementation((c) => ((stderr += String(c)), true));
   try {
-    await scoreCommand(["--scorers", "syntactic", ...args], Readable.from([Buffer.from(stdin, "utf8")]));
+    const bytes = typeof stdin === "string" ? Buffer.from(stdin, "utf8") : stdin;
+    // in small chunks, as a pipe delivers them: the gzip and Parquet marks may come cut
+    const chunks = Array.from({ length: Math.ceil(bytes.length / 3) }, (_, i) => bytes.subarray(i * 3, i * 3 + 3));
+    await scoreCommand(["--scorers", "syntactic", ...args], Readable.from(chunks));
   } finally {
     o.mockRestore();
     e.mockRestore();
@@ -74,6 +77,15 @@ describe("score reads the published corpora's layouts", () => {
     expect((await score(hf)).out).toEqual(expected);
     const tier = pairs.map(([a, b], i) => JSON.stringify({ id: `p${i}`, a: { text: a, image: "x" }, b: { text: b, image: "x" } })).join("\n") + "\n";
     expect((await score(tier)).out).toEqual(expected);
+  });
+
+  it("gzipped stdin (train.jsonl.gz, dev.tsv.gz) is read through; a Parquet or zip file on stdin says what reads it", async () => {
+    const { gzipSync } = await import("node:zlib");
+    const text = "id\tsentence1\tsentence2\tlabel\n" + PAWS.join("\n") + "\n";
+    expect((await score(gzipSync(Buffer.from(text)))).out).toEqual((await score(text)).out);
+    const parquet = Buffer.concat([Buffer.from("PAR1"), Buffer.alloc(16), Buffer.from("PAR1")]);
+    await expect(score(parquet)).rejects.toThrow(/stdin is a Parquet file: .*paracap compare/);
+    await expect(score(Buffer.from("PK\x03\x04rest", "latin1"))).rejects.toThrow(/stdin is a zip archive/);
   });
 
   it("a line that fits no layout says which layouts are read; --skip-bad answers it in its place", async () => {
