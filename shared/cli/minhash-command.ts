@@ -15,7 +15,7 @@ import { parseCommandArgs } from "./parse-args.ts";
 import { encodeCorpus } from "../minhash/corpus.ts";
 import { exactPairs, jaccard } from "../minhash/jaccard.ts";
 import { greedyOneToOne, type ScoredPair } from "../minhash/one-to-one.ts";
-import { gutenbergMarkers, paragraphsOrLines, stripGutenberg } from "../minhash/paragraphs.ts";
+import { gutenbergMarkers, isHeading, paragraphsOrLines, stripGutenberg } from "../minhash/paragraphs.ts";
 import { MinhashOptions, minhashPairs, type MinhashStats } from "../minhash/permutaries.ts";
 import { expandArgs } from "./argv.ts";
 import { UserError } from "../core/errors.ts";
@@ -33,6 +33,9 @@ export const MINHASH_USAGE = `paracap minhash <a.txt> [<b.txt>] [--perms m] [--t
   --exact              add each pair's exact Jaccard ("exact")
   --exact-only         the exact O(n²) method instead of the estimate ("exact" only)
   --text               add each pair's two paragraphs as read ("textA", "textB")
+  --keep-headings      pair chapter headings too ("CHAPTER I" / "CHAPTER II" reach J = 1/3); by default a
+                       paragraph that is only a heading keeps its index but pairs with nothing (summary:
+                       "headings", "headingPairs")
   --seed <n>           seed of the permutaries (default ${MinhashOptions.shape.seed.parse(undefined)})
   --bucket-cap <n>     hash buckets larger than this are not enumerated, only counted (default ${MinhashOptions.shape.bucketCap.parse(undefined)})
   --gutenberg          strip Project Gutenberg header and footer first (a PG file read without it is
@@ -53,6 +56,7 @@ export async function minhashCommand(argv: string[]): Promise<number> {
       paper: { type: "boolean", default: false }, evaluation: { type: "string" },
       "one-to-one": { type: "boolean", default: false }, exact: { type: "boolean", default: false },
       "exact-only": { type: "boolean", default: false }, gutenberg: { type: "boolean", default: false }, text: { type: "boolean", default: false },
+      "keep-headings": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -91,11 +95,22 @@ export async function minhashCommand(argv: string[]): Promise<number> {
     out.write(JSON.stringify({ a: p.i, b: p.j, estimate, exact, ...text }));
   };
   const collected: ScoredPair[] = [];
-  const sink = values["one-to-one"] ? (i: number, j: number, score: number) => collected.push({ i, j, score }) : (i: number, j: number, score: number) => line({ i, j, score });
+  // chapter headings ("CHAPTER I" / "CHAPTER II": J = 1/3) keep their places (indices are every paragraph's) but pair with nothing
+  const headingsA = values["keep-headings"] ? null : texts[0]!.map(isHeading);
+  const headingsB = values["keep-headings"] ? null : texts[1] ? texts[1].map(isHeading) : headingsA;
+  const headings = headingsA ? [headingsA, texts[1] ? headingsB! : []].flat().filter(Boolean).length : 0;
+  let headingPairs = 0;
+  const keep = (i: number, j: number) => {
+    if (headingsA && (headingsA[i] || headingsB![j])) return (headingPairs++, false);
+    return true;
+  };
+  const sink = values["one-to-one"]
+    ? (i: number, j: number, score: number) => void (keep(i, j) && collected.push({ i, j, score }))
+    : (i: number, j: number, score: number) => void (keep(i, j) && line({ i, j, score }));
   let stats: MinhashStats | null = null;
   if (values["exact-only"]) exactPairs(corpus, opts.threshold, sink);
   else stats = minhashPairs(corpus, opts, sink);
-  let pairs = stats?.pairs ?? 0;
+  let pairs = (stats?.pairs ?? 0) - headingPairs;
   if (values["one-to-one"]) {
     const kept = greedyOneToOne(collected, corpus.b === null).sort((p, q) => p.i - q.i || p.j - q.j);
     kept.forEach(line);
@@ -112,6 +127,7 @@ export async function minhashCommand(argv: string[]): Promise<number> {
     verify: values["exact-only"] ? null : opts.verify,
     oneToOne: values["one-to-one"],
     pairs,
+    ...(values["keep-headings"] ? {} : { headings, headingPairs }),
     ...(stats ? { bucketsCapped: stats.bucketsCapped, entriesCapped: stats.entriesCapped, rowsAtRisk: stats.rowsAtRisk, verified: stats.verified, rejected: stats.rejected } : {}),
   };
   out.write(JSON.stringify({ summary }));

@@ -56,3 +56,17 @@ export function stripGutenberg(text: string): string {
   }
   return text.slice(from, to);
 }
+
+// "CHAPTER XII", "Chapter 12.", "PART ONE", "BOOK THE FIRST", a bare "XII." or "12", "END OF THE FIRST PART": their
+// word sets differ by a numeral only, so any two of a book's headings reach a Jaccard of 1/3 and would pair
+const NUMBER = String.raw`(?:[IVXLCDM]+|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:the\s+)?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last))`;
+const UNIT = String.raw`(?:chapter|chap\.|part|book|volume|vol\.|section|canto|letter|act|scene)`;
+const HEADING = new RegExp(String.raw`^(?:${UNIT}\s+${NUMBER}|${NUMBER}|end\s+of\s+(?:the\s+)?${NUMBER}\s+${UNIT}|${NUMBER}\s+${UNIT})[.:]?$`, "i");
+
+/** Whether a paragraph is only a chapter, part or book heading (its number, no title). */
+export function isHeading(paragraph: string): boolean {
+  const p = paragraph.trim();
+  // a bare roman numeral must be upper case: "I" or "mix" alone are words
+  if (/^[ivxlcdm]+\.?$/i.test(p) && p !== p.toUpperCase()) return false;
+  return p.length <= 40 && HEADING.test(p);
+}

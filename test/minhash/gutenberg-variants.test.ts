@@ -77,3 +77,27 @@ describe("minhash --text", () => {
     for (const p of pairs) expect([p.textA, p.textB]).toEqual([paragraphs[p.a], paragraphs[p.b]]);
   });
 });
+
+describe("chapter headings", () => {
+  it("are no pairs: within Mercier, 1,035 of 1,782 pairs were 'CHAPTER I' / 'CHAPTER II'; --keep-headings pairs them again", async () => {
+    const r = await inProcessCli(["minhash", MERCIER, "--gutenberg", "--text", "--perms", "64"]);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
+    const summary = lines.pop().summary;
+    const pairs = lines as { a: number; b: number; textA: string; textB: string }[];
+    expect(pairs.some((p) => /^CHAPTER [IVXL]+$/.test(p.textA) || /^CHAPTER [IVXL]+$/.test(p.textB))).toBe(false);
+    // the 46 chapter headings and the two "PART ONE"-style lines keep their places: indices are those of every paragraph
+    expect(summary.paragraphsA).toBe(expected.length);
+    expect(summary.headings).toBeGreaterThanOrEqual(46);
+    expect(summary.pairs).toBe(pairs.length);
+    expect(pairs.length).toBeGreaterThan(300);
+    const kept = await inProcessCli(["minhash", MERCIER, "--gutenberg", "--perms", "64", "--keep-headings"]);
+    expect(JSON.parse(kept.stdout.trimEnd().split("\n").at(-1)!).summary.pairs).toBeGreaterThan(pairs.length + 1000);
+  });
+
+  it("headings as books write them, and prose that only looks short is no heading", async () => {
+    const { isHeading } = await import("../../shared/minhash/paragraphs.ts");
+    for (const h of ["CHAPTER I", "Chapter 12", "CHAPTER XLVII.", "PART ONE", "Part II", "BOOK THE FIRST", "XII.", "12", "END OF THE FIRST PART", "VOLUME III", "Chapter the Second"]) expect(isHeading(h), h).toBe(true);
+    for (const p of ["A SHIFTING REEF", "JULES VERNE", "Yes, sir.", "CHAPTER I A SHIFTING REEF was the first.", "Part of the crew stayed."]) expect(isHeading(p), p).toBe(false);
+  });
+});
