@@ -12,7 +12,7 @@ const USAGE = `paracap — paraphrase corpora from image captions
   paracap run [options]                 the whole job → gold/silver/bronze.jsonl, stats.json, report.md/.html
   paracap extract <dump|file.wikitext>  image references as JSONL
   paracap features < captions.txt       caption features as JSONL, one line per input line
-  paracap score < pairs.tsv             metrics of caption1<TAB>caption2 lines as JSONL (--model: + transformer)
+  paracap score < pairs.tsv             metrics of caption1<TAB>caption2 lines (or MSRPC, PAWS, QQP, a headed table) as JSONL
   paracap compare <corpus>…             Table 7 and characteristic maps (MSRPC, PAWS, QQP, TaPaCo, our datasets)
   paracap report <out-dir>              report.html, <tier>.parquet and the dataset card README.md
   paracap annotate <out-dir|tier.jsonl> label a sample of pairs in a local web page (--sample, --stratify)
@@ -29,8 +29,14 @@ type Command = (argv: string[], launch: CliLaunch) => Promise<number>;
 const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import("./run-command.ts")).runCommand,
   extract: async () => (await import("./tool-commands.ts")).extractCommand,
-  features: async () => (await import("./tool-commands.ts")).featuresCommand,
-  score: async () => (await import("./tool-commands.ts")).scoreCommand,
+  features: async () => {
+    const { featuresCommand } = await import("./tool-commands.ts");
+    return (argv) => featuresCommand(argv);
+  },
+  score: async () => {
+    const { scoreCommand } = await import("./tool-commands.ts");
+    return (argv) => scoreCommand(argv);
+  },
   compare: async () => (await import("./compare-command.ts")).compareCommand,
   report: async () => (await import("./report-command.ts")).reportCommand,
   minhash: async () => (await import("./minhash-command.ts")).minhashCommand,

@@ -2,7 +2,7 @@
  * `paracap hash` and `paracap dedup-images`: image identity from pixels on img2dataset outputs
  * (folders, webdataset tars, parquet) or plain image files, without a run.
  */
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { parseCommandArgs } from "./parse-args.ts";
 import { Counters } from "../core/counters.ts";
 import { filterCounter, PIXELS_SKIPPED_PREFIX } from "../core/counter-names.ts";
@@ -33,7 +33,24 @@ const sampleLine = (h: HashedSample) => ({ key: h.sample.key, origin: h.sample.o
 
 function checkInputs(positionals: string[], usage: string): void {
   if (positionals.length === 0) throw new UserError(`usage: ${usage.split("\n")[0]}`);
-  for (const p of positionals) if (!existsSync(p)) throw new UserError(`no such file or folder: ${p}`);
+  for (const p of positionals) {
+    if (!existsSync(p)) throw new UserError(`no such file or folder: ${p}`);
+    // a zip (a Kaggle or cloud-drive download) is not read: as one "image" it would only be "unsupported"
+    if (isZip(p)) throw new UserError(`${p} is a zip archive: paracap reads image folders, .tar/.tar.gz shards and .parquet; unzip it first (unzip ${p} -d ${p.replace(/\.zip$/i, "")}) and pass the folder`);
+  }
+}
+
+/** A file that starts as a zip archive does (a local file header, or the end record of an empty one). */
+function isZip(path: string): boolean {
+  if (!statSync(path).isFile()) return false;
+  const fd = openSync(path, "r");
+  try {
+    const head = Buffer.alloc(4);
+    const n = readSync(fd, head, 0, 4, 0);
+    return n === 4 && head[0] === 0x50 && head[1] === 0x4b && ((head[2] === 3 && head[3] === 4) || (head[2] === 5 && head[3] === 6));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export async function hashCommand(argv: string[]): Promise<number> {

@@ -23,8 +23,11 @@ import { extractImageRefs } from "../wikitext/extract-images.ts";
 import { readConfigFile } from "./config-file.ts";
 import { configFromEnv } from "../core/env-layer.ts";
 import { UserError } from "../core/errors.ts";
-import { mapLineBatches, mapLines } from "./lines.ts";
+import { mapLineBatches, mapLines, NO_LINE } from "./lines.ts";
 import { lineEncoding } from "../io/line-encoding.ts";
+import { CaptionLineReader, HEADER_LINE } from "./caption-lines.ts";
+import { NO_RECORD, PairLineReader, type BadPairLine, type PairLine } from "./pair-lines.ts";
+import type { Readable } from "node:stream";
 import { dumpCounter, WARC_DAMAGE_SAMPLE, warcCounter } from "../core/counter-names.ts";
 import { warcCaptionLines } from "../sources/warc/warc-extract-lines.ts";
 import { WEB_CAPTION_TYPES } from "../web/html/extract-captions.ts";
@@ -55,14 +58,20 @@ const ENCODING_HELP = `stdin's encoding, a WHATWG label (macintosh, windows-1252
                      shift_jis, …), each line decoded with it (default: UTF-8, UTF-16 by its mark)`;
 export const FEATURES_USAGE = `paracap features [--classifier improved|paper] [--encoding <label>] < captions.txt
   one JSONL line per input line, in order: {"text","words","profane","english","hasVerb","isSentence","tags"};
+  a caption list (caption<TAB>URL or URL<TAB>caption, as Conceptual Captions', or a header naming its
+  caption and url columns, which gets no output line) is read for its captions, said on stderr;
   a line a run would not analyse either (over captions.maxChars characters, or with an unbroken run
   of over captions.maxTokenChars) gives {"skipped":"caption_too_long"|"token_too_long"}
   --encoding <label> ${ENCODING_HELP}`;
 export const SCORE_USAGE = `paracap score [--model <dir>] [--scorers <list>] [--config <file>] [--skip-bad] [--encoding <label>] < pairs.tsv
   one JSONL line of metrics per caption1<TAB>caption2 line, in order; when the scorers report the
   metrics of scoring.semantic (the default), also semantic, deltaSemSyn and the paraphrase verdict
-  ("paraphrase", "paraphraseBy"), as the pairs of a run carry them. A line that is not two captions,
-  or with a caption over captions.maxChars, stops the command (exit 2, the lines before it written)
+  ("paraphrase", "paraphraseBy"), as the pairs of a run carry them. The corpora as downloaded are read
+  too, told by their first line: a header naming the two text columns (sentence1/sentence2,
+  question1/question2, #1 String/#2 String, …; TSV, or CSV such as Kaggle's Quora train.csv; the header
+  gets no output line), MSRPC, PAWS and QQP without a header, JSON lines (a Hugging Face export, or
+  paracap's own tier lines); the layout read is said on stderr. A line that is not a pair, or with a
+  caption over captions.maxChars, stops the command (exit 2, the lines before it written)
   --model <dir>      transformer model directory (or, online, a hub id): adds the embedding and
                      bertscore metrics
   --scorers <list>   comma-separated scorers (default: the config's, syntactic and wordVectors):
@@ -133,7 +142,7 @@ export async function extractCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-export async function featuresCommand(argv: string[]): Promise<number> {
+export async function featuresCommand(argv: string[], input: Readable = process.stdin): Promise<number> {
   const { values } = parseCommandArgs("features", { args: argv, options: { classifier: { type: "string", default: "improved" }, encoding: { type: "string" }, help: { type: "boolean", short: "h", default: false } } });
   if (values.help) return usage(FEATURES_USAGE);
   const encoding = stdinEncoding(values.encoding);
@@ -141,39 +150,22 @@ export async function featuresCommand(argv: string[]): Promise<number> {
   const analyzer = createCaptionAnalyzer({ classifier: values.classifier });
   // the run's bounds: tokenising one unbroken 200,000-character "word" takes minutes
   const bounds = resolveConfig(configFromEnv(process.env)).captions;
-  await mapLines(process.stdin, process.stdout, (line) => {
+  const reader = new CaptionLineReader();
+  await mapLines(input, process.stdout, (line, n) => {
+    const caption = reader.read(line);
+    if (n === 1 && reader.described) process.stderr.write(`paracap features: reading ${reader.described}\n`);
+    if (caption === HEADER_LINE) return NO_LINE;
+    line = caption;
     const why = unreadableReason(line, bounds);
     return why === "caption_too_long" || why === "token_too_long" ? { skipped: why } : analyzer.features(line);
   }, encoding);
   return 0;
 }
 
-/** Why a line of `score`'s input is no pair it scores, and what to tell the user. */
-interface BadPairLine {
-  skipped: "not_a_pair" | "caption_too_long";
-  message: string;
-}
-
-/**
- * caption1<TAB>caption2 → the two captions; anything else is the user's mistake, and so is a caption
- * over `maxChars` (scoring cost grows with length: a pair of 400 kB captions would run for minutes;
- * a run bounds its captions the same way).
- */
-export function readPairLine(line: string, n: number, maxChars = Infinity): { pair: [string, string] } | BadPairLine {
-  const fields = line.split("\t");
-  if (fields.length !== 2) {
-    const got = fields.length === 1 ? "no tab" : `${fields.length - 1} tabs`;
-    return { skipped: "not_a_pair", message: `stdin line ${n}: expected caption1<TAB>caption2, found ${got}` };
-  }
-  const long = fields.find((f) => f.length > maxChars);
-  if (long !== undefined) return { skipped: "caption_too_long", message: `stdin line ${n}: a caption of ${long.length} characters, over captions.maxChars (${maxChars}; a --config file may raise it)` };
-  return { pair: [fields[0]!, fields[1]!] };
-}
-
 /** Pairs per scoring call: what the dedup stage uses, so a model sees the same batches. */
 const SCORE_BATCH = 64;
 
-export async function scoreCommand(argv: string[]): Promise<number> {
+export async function scoreCommand(argv: string[], input: Readable = process.stdin): Promise<number> {
   const { values } = parseCommandArgs("score", {
     args: argv,
     options: {
@@ -198,10 +190,12 @@ export async function scoreCommand(argv: string[]): Promise<number> {
   const score = await createScorers(config);
   // the dedup stage's own derivation, so a line equals the metrics and verdict of that pair in a run's dataset
   const verdict = semanticVerdict(config);
-  // --skip-bad: a bad line is counted and answered {"skipped": reason}, so output lines still match input lines
+  // --skip-bad: a bad line is counted and answered {"skipped": reason}, so output lines still match input records
   const skipped = new Map<BadPairLine["skipped"], { count: number; first: number }>();
-  const parse = (line: string, n: number) => {
-    const r = readPairLine(line, n, config.captions.maxChars);
+  const reader = new PairLineReader(config.captions.maxChars);
+  let records = 0;
+  const answer = (r: PairLine, n: number) => {
+    records++;
     if ("pair" in r) return r;
     if (!values["skip-bad"]) throw new UserError(r.skipped === "not_a_pair" ? `${r.message} (--skip-bad answers such a line and goes on)` : r.message);
     const seen = skipped.get(r.skipped);
@@ -209,7 +203,16 @@ export async function scoreCommand(argv: string[]): Promise<number> {
     else skipped.set(r.skipped, { count: 1, first: n });
     return { skipped: r.skipped };
   };
-  const lines = await mapLineBatches(process.stdin, process.stdout, SCORE_BATCH, parse, async (batch) => {
+  const parse = (line: string, n: number) => {
+    const r = reader.read(line, n);
+    if (n === 1 && reader.described) process.stderr.write(`paracap score: scoring ${reader.described}\n`);
+    return r === NO_RECORD ? NO_LINE : answer(r, n);
+  };
+  const end = () => {
+    const r = reader.end();
+    return r === NO_RECORD ? NO_LINE : answer(r.bad, r.n);
+  };
+  await mapLineBatches(input, process.stdout, SCORE_BATCH, parse, async (batch) => {
     const pairs = batch.flatMap((l) => ("pair" in l ? [l.pair] : []));
     const scored = pairs.length > 0 ? await score(pairs) : [];
     let i = 0;
@@ -218,11 +221,13 @@ export async function scoreCommand(argv: string[]): Promise<number> {
       const v = verdict(scored[i++]!);
       return v.paraphrase === undefined ? v.metrics : { ...v.metrics, paraphrase: v.paraphrase, paraphraseBy: v.paraphraseBy };
     });
-  }, encoding);
+  }, end, encoding);
   if (values["skip-bad"]) {
     const bad = [...skipped.values()].reduce((sum, s) => sum + s.count, 0);
     const why = [...skipped].map(([reason, s]) => `${s.count} ${reason} (first: line ${s.first})`).join(", ");
-    process.stderr.write(`paracap score: ${lines} line${lines === 1 ? "" : "s"}, ${lines - bad} scored, ${bad} skipped${why ? `: ${why}` : ""}\n`);
+    // a table's header and a CSV record's inner line breaks are no records: count what was answered
+    const unit = reader.described?.includes("CSV") ? "record" : "line";
+    process.stderr.write(`paracap score: ${records} ${unit}${records === 1 ? "" : "s"}, ${records - bad} scored, ${bad} skipped${why ? `: ${why}` : ""}\n`);
   }
   return 0;
 }

@@ -46,7 +46,8 @@ export interface PixelReadOptions {
 export const DEFAULT_MAX_IMAGE_BYTES = 32 * 1024 * 1024;
 
 /** File extensions img2dataset writes images with (and that a folder of plain images may hold). */
-export const IMAGE_EXTENSIONS: ReadonlySet<string> = new Set(["jpg", "jpeg", "png", "webp", "gif", "tif", "tiff", "avif"]);
+// jfif and jpe: JPEGs as Windows and older browsers save them (the decoder reads the bytes, not the name)
+export const IMAGE_EXTENSIONS: ReadonlySet<string> = new Set(["jpg", "jpeg", "jfif", "jpe", "png", "webp", "gif", "tif", "tiff", "avif"]);
 
 /** img2dataset's `<key>.json` sidecar and results row: the fields paracap uses (width, height, error_message, … pass). */
 export const SidecarSchema = z.looseObject({
@@ -182,10 +183,19 @@ async function isResultsTable(path: string, dirs: ReadonlySet<string>, stem: str
   }
 }
 
-/** A tar entry's sample key: its path without the extension (webdataset: everything after the first dot of the name). */
+/**
+ * A tar entry's sample key: its path without the extension (webdataset: everything after the first dot of the
+ * name). A name whose part after the first dot is no kind read but which ends in an image's extension is a photo
+ * named with dots ("2019.06.01 beach.jpg", "cat.v2.png"): its key is the name without that last extension.
+ */
 function entryKey(name: string): { key: string; ext: string } {
   const slash = name.lastIndexOf("/");
-  const { stem, ext } = splitName(name.slice(slash + 1));
+  const file = name.slice(slash + 1);
+  let { stem, ext } = splitName(file);
+  if (!IMAGE_EXTENSIONS.has(ext) && ext !== "txt" && ext !== "json") {
+    const last = extname(file).slice(1).toLowerCase();
+    if (IMAGE_EXTENSIONS.has(last)) [stem, ext] = [file.slice(0, file.length - last.length - 1), last];
+  }
   return { key: name.slice(0, slash + 1) + stem, ext };
 }
 
@@ -254,7 +264,7 @@ export async function* readTarSamples(open: () => TarInput, label: string, opts:
       } else {
         bytes = new Uint8Array(await entryBytes(entry));
       }
-      yield* countSample(sampleOf(key, bytes, text("txt"), sidecar, `${label}:${key}.${ext}`), opts.counters);
+      yield* countSample(sampleOf(key, bytes, text("txt"), sidecar, `${label}:${entry.header.name}`), opts.counters);
     }
   } catch {
     opts.counters.inc(pixelSourceSkippedCounter("truncated_tar"));
@@ -332,7 +342,8 @@ export async function* readWebdatasetTar(stream: TarInput, label: string, opts: 
     }
   })();
   const { entries } = await tarEntries(tracked);
-  let current: { key: string; files: Map<string, Uint8Array | "too_large"> } | null = null;
+  // names: each kind's member name as written in the tar (the origin names it, whatever its case)
+  let current: { key: string; files: Map<string, Uint8Array | "too_large">; names: Map<string, string> } | null = null;
   const flush = function* (this: void, c: NonNullable<typeof current>): Generator<PixelSample> {
     const images = [...c.files.entries()].filter(([ext]) => IMAGE_EXTENSIONS.has(ext));
     const image = images[0];
@@ -345,7 +356,7 @@ export async function* readWebdatasetTar(stream: TarInput, label: string, opts: 
     if (image[1] === "too_large") opts.counters.inc(pixelSourceSkippedCounter("too_large"));
     const sidecarText = text("json");
     const sidecar = sidecarText === null ? null : parseSidecar(sidecarText, opts.counters);
-    yield* countSample(sampleOf(c.key, image[1] === "too_large" ? null : image[1], text("txt"), sidecar, `${label}:${c.key}.${image[0]}`), opts.counters);
+    yield* countSample(sampleOf(c.key, image[1] === "too_large" ? null : image[1], text("txt"), sidecar, `${label}:${c.names.get(image[0]) ?? `${c.key}.${image[0]}`}`), opts.counters);
   };
   try {
     for await (const entry of entries) {
@@ -360,7 +371,8 @@ export async function* readWebdatasetTar(stream: TarInput, label: string, opts: 
         yield* flush(current);
         current = null;
       }
-      current ??= { key, files: new Map() };
+      current ??= { key, files: new Map(), names: new Map() };
+      current.names.set(ext, entry.header.name);
       if ((entry.header.size ?? 0) > max) {
         entry.resume();
         current.files.set(ext, "too_large");

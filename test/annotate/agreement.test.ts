@@ -140,7 +140,9 @@ describe("paracap agreement", () => {
     for (const [args, msg] of [
       [["agreement"], /usage: paracap agreement/],
       [["agreement", join(dir, "nope.jsonl")], /no such file/],
-      [["agreement", dir], /no such file/],
+      // a folder is read for its labels (test/annotate/labels-args.test.ts); one without any says so
+      [["agreement", tempDir("paracap-agreement-none-")], /no labels files \(\*\.jsonl\)/],
+      [["agreement", dir, files[0]!], /given twice/],
       [["agreement", files[0]!, files[0]!], /given twice/],
     ] as const) {
       const r = await runCli([...args]);

@@ -144,7 +144,7 @@ describe.concurrent("paracap score", () => {
     expectUserError(r, /^paracap score: stdin line 2: expected caption1<TAB>caption2, found no tab \(--skip-bad answers such a line and goes on\)\n$/);
     expect(jsonl(r.stdout)).toHaveLength(1);
     const three = await cli(["score"], `a\tb\tc\n`);
-    expectUserError(three, /^paracap score: stdin line 1: expected caption1<TAB>caption2, found 2 tabs \(--skip-bad answers such a line and goes on\)\n$/);
+    expectUserError(three, /^paracap score: stdin line 1: expected caption1<TAB>caption2, found 2 tabs \(or a first line naming the two text columns: sentence1\/sentence2, question1\/question2, .*\) \(--skip-bad answers such a line and goes on\)\n$/);
     // a caption over captions.maxChars (400 kB: minutes of scoring) is refused at once, as a run would drop it
     const huge = await cli(["score"], `${C.newt}\t${C.newt}\n${"word ".repeat(80_000)}\t${C.newt}\n`);
     expectUserError(huge, /^paracap score: stdin line 2: a caption of 400000 characters, over captions.maxChars \(5000; a --config file may raise it\)\n$/);

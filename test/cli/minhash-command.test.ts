@@ -35,11 +35,13 @@ function excerpts(): [string, string, string[], string[]] {
   return [join(dir, "a.txt"), join(dir, "b.txt"), a, b];
 }
 
-// each case spawns paracap one to six times: generous timeouts, as the machine may be busy
+// each case spawns paracap one to six times: generous timeouts, as the machine may be busy. The method's pairs are
+// compared with the library's over every paragraph, so chapter headings are paired too (--keep-headings; that they
+// are not by default is test/minhash/gutenberg-variants.test.ts's)
 describe("paracap minhash", () => {
   it("matches paragraphs of one translation against the other; --exact adds exact Jaccard close to the estimate; --paper keeps the raw estimate", async () => {
     const [fa, fb, a, b] = excerpts();
-    const r = await runCli(["minhash", fa, fb, "--perms", "512", "--threshold", "0.25", "--exact", "--paper"]);
+    const r = await runCli(["minhash", fa, fb, "--perms", "512", "--threshold", "0.25", "--exact", "--paper", "--keep-headings"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const { pairs, summary } = parse(r.stdout);
@@ -63,7 +65,7 @@ describe("paracap minhash", () => {
 
     // the default verifies each candidate (estimate ≥ t − slack) by its exact Jaccard: no pair under t
     const evalDir = tempDir("paracap-minhash-eval-");
-    const v = await runCli(["minhash", fa, fb, "--perms", "512", "--threshold", "0.25", "--exact", "--evaluation", evalDir]);
+    const v = await runCli(["minhash", fa, fb, "--perms", "512", "--threshold", "0.25", "--exact", "--evaluation", evalDir, "--keep-headings"]);
     expect(v.stderr).toContain("minhash.json");
     const verified = parse(v.stdout);
     expect(verified.summary).toMatchObject({ verify: "exact", pairs: verified.pairs.length });
@@ -89,7 +91,7 @@ describe("paracap minhash", () => {
 
   it("--exact-only gives the exact method's pairs, --one-to-one at most one pair per paragraph", async () => {
     const [fa, fb, a, b] = excerpts();
-    const exact = await runCli(["minhash", fa, fb, "--threshold", "0.3", "--exact-only"]);
+    const exact = await runCli(["minhash", fa, fb, "--threshold", "0.3", "--exact-only", "--keep-headings"]);
     expect(exact.code).toBe(0);
     const e = parse(exact.stdout);
     const expected: string[] = [];
@@ -98,7 +100,7 @@ describe("paracap minhash", () => {
     expect(e.summary).toMatchObject({ method: "exact", perms: null, pairs: expected.length });
     for (const p of e.pairs) expect(p.estimate).toBeUndefined();
 
-    const one = await runCli(["minhash", fa, fb, "--threshold", "0.2", "--one-to-one", "--perms", "128"]);
+    const one = await runCli(["minhash", fa, fb, "--threshold", "0.2", "--one-to-one", "--perms", "128", "--keep-headings"]);
     const o = parse(one.stdout);
     expect(o.summary).toMatchObject({ oneToOne: true, pairs: o.pairs.length });
     expect(o.pairs.length).toBeGreaterThan(20);
