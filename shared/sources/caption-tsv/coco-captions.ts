@@ -10,12 +10,6 @@
  */
 import type { ListLine } from "./line-parsers.ts";
 
-/** Whether a file's head is a COCO-style captions object (its first line is no JSON Lines object). */
-export function looksLikeCoco(head: Buffer): boolean {
-  const text = head.toString("utf8", 0, Math.min(head.length, 64 << 10));
-  return /^\uFEFF?\s*\{/.test(text) && /"(?:images|annotations)"\s*:\s*\[/.test(text);
-}
-
 type Annotation = { n: number; image: string; caption: unknown };
 
 const address = (image: Record<string, unknown>): string | null => {

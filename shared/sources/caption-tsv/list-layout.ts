@@ -7,7 +7,7 @@
  */
 import { ACCEPTED_NAMES, isColumnName, pickColumns } from "./column-names.ts";
 import { isImageName } from "./image-url.ts";
-import { looksLikeCoco } from "./coco-captions.ts";
+import { looksLikeCoco } from "./coco-head.ts";
 import { recordsOf } from "./csv-records.ts";
 import { guessTextEncoding } from "../../io/text-encoding.ts";
 
