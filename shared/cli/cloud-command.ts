@@ -12,6 +12,7 @@ import { RUN_FAILED } from "../cloud/run-records.ts";
 import { formatStatus, isIncomplete, planOutcome, runStatus } from "../cloud/run-status.ts";
 import { notAnInput, sniffDump, uploadKind } from "../cloud/upload-kind.ts";
 import { storageClient } from "../io/gcs-client.ts";
+import { cloudUserError } from "./cloud-errors.ts";
 import { GcsStore } from "../io/gcs-store.ts";
 import { LOCAL_VIEW, looksLikeHistory } from "../runner/local-shards.ts";
 import { BUILTIN_SOURCES } from "../sources/registry.ts";
@@ -71,6 +72,14 @@ const OPTIONS = {
 } as const;
 
 export async function cloudCommand(argv: string[]): Promise<number> {
+  try {
+    return await cloudSubcommand(argv);
+  } catch (err) {
+    throw cloudUserError(err) ?? err;
+  }
+}
+
+async function cloudSubcommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (!sub || sub === "help" || sub === "--help" || sub === "-h") {
     process.stdout.write(USAGE + "\n");
@@ -99,6 +108,8 @@ export async function cloudCommand(argv: string[]): Promise<number> {
       const paths = [...positionals, ...history];
       if (paths.length === 0) throw usage();
       const bucket = storage.bucket(need(values.bucket, "PARACAP_INPUT_BUCKET", "--bucket"));
+      // the client's resumable upload throws a missing credential outside any promise (an uncaught exception): asked first
+      if (!endpoint) await storage.authClient.getClient();
       // a non-English dump's file namespace and image options, from its <siteinfo>, go in the run's config (as run sets them)
       const site = await withInputSettings(BUILTIN_SOURCES, values.config ? await readConfigFile(values.config) : undefined, paths);
       for (const line of site.notes) process.stderr.write(`paracap cloud upload: ${line}\n`);
