@@ -7,7 +7,8 @@ export const RUN_USAGE = `paracap run [--input <dump>…] [--history <dump>…] 
                      naming the columns; .csv with a header; .jsonl; .parquet caption
                      metadata such as LAION's URL/TEXT; .tsv.gz, .csv.gz, .jsonl.gz read
                      whole), web crawl (.warc, .warc.gz; .warc.zst, .warc.bz2, .warc.xz
-                     read whole; the Internet Archive's older ARC: .arc, .arc.gz), a
+                     read whole; the Internet Archive's older ARC: .arc, .arc.gz; a
+                     Webrecorder/Browsertrix .wacz: the WARCs in it), a
                      crawl's paths list (warc.paths.gz: each line a WARC read over HTTP(S))
                      or an img2dataset output (webdataset .tar, files folder: images with
                      their captions, identity from pixels);

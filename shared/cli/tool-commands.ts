@@ -28,8 +28,9 @@ import { lineEncoding } from "../io/line-encoding.ts";
 import { CaptionLineReader, HEADER_LINE } from "./caption-lines.ts";
 import { NO_RECORD, PairLineReader, type BadPairLine, type PairLine } from "./pair-lines.ts";
 import type { Readable } from "node:stream";
-import { dumpCounter, WARC_DAMAGE_SAMPLE, warcCounter } from "../core/counter-names.ts";
+import { dumpCounter, WARC_DAMAGE_SAMPLE, warcCounter, warcSkippedCounter } from "../core/counter-names.ts";
 import { warcCaptionLines } from "../sources/warc/warc-extract-lines.ts";
+import { isWaczName } from "../web/warc/wacz.ts";
 import { WEB_CAPTION_TYPES } from "../web/html/extract-captions.ts";
 import { warcSource } from "../sources/warc/warc-source.ts";
 import { openSync, readSync, closeSync } from "node:fs";
@@ -45,7 +46,7 @@ function isWarcFile(file: string): boolean {
   }
 }
 
-export const EXTRACT_USAGE = `paracap extract <file.xml[.bz2|.gz]|file.wikitext|file.warc[.gz]|file.arc[.gz]> [--all-namespaces] [--config <file>]
+export const EXTRACT_USAGE = `paracap extract <file.xml[.bz2|.gz]|file.wikitext|file.warc[.gz]|file.arc[.gz]|file.wacz> [--all-namespaces] [--config <file>]
   image references as JSONL, one line per reference and caption type:
   {"image","type":"caption"|"alt"|null,"text","page","source","revisionId"}
   (a .wikitext/.wiki/.txt file is one page titled after the file name, revisionId 0); of a WARC or ARC:
@@ -98,7 +99,7 @@ export async function extractCommand(argv: string[]): Promise<number> {
     options: { "all-namespaces": { type: "boolean", default: false }, config: { type: "string" }, help: { type: "boolean", short: "h", default: false } },
   });
   if (values.help) return usage(EXTRACT_USAGE);
-  if (positionals.length !== 1) throw new UserError("usage: paracap extract <file.xml[.bz2]|file.wikitext|file.warc[.gz]|file.arc[.gz]> [--config <file>]");
+  if (positionals.length !== 1) throw new UserError("usage: paracap extract <file.xml[.bz2]|file.wikitext|file.warc[.gz]|file.arc[.gz]|file.wacz> [--config <file>]");
   const file = positionals[0]!;
   if (!existsSync(file)) throw new UserError(`no such file: ${file}`);
   if (!statSync(file).isFile()) throw new UserError(`not a file: ${file}`);
@@ -121,10 +122,19 @@ export async function extractCommand(argv: string[]): Promise<number> {
   }
   if (isWarcFile(file)) {
     const counters = new Counters();
-    for await (const line of warcCaptionLines(file, counters, x.maxPageBytes, { templateImages: dropsTemplateImages(config), credits: dropsCredits(config), classCaptions: readsClassCaptions(config) })) out.write(JSON.stringify(line) + "\n");
+    let failure: DumpError | null = null;
+    const lines = warcCaptionLines(file, config, counters, { templateImages: dropsTemplateImages(config), credits: dropsCredits(config), classCaptions: readsClassCaptions(config) }, (e) => (failure = e));
+    for await (const line of lines) out.write(JSON.stringify(line) + "\n");
     const damaged = counters.get(warcCounter("records.damaged"));
     const examples = counters.samples.get(WARC_DAMAGE_SAMPLE);
     process.stderr.write(`paracap extract: ${counters.get(warcCounter("documents"))} HTML page(s) of ${counters.get(warcCounter("records"))} ${counters.get(warcCounter("files.arc")) > 0 ? "ARC" : "WARC"} record(s) read${damaged > 0 ? `; ${damaged} damaged record(s) skipped: ${examples.join("; ")}` : ""}\n`);
+    // a WET or WAT file is not read (no HTML in it): says what to give instead
+    for (const kind of ["wet", "wat"]) for (const note of counters.samples.get(warcSkippedCounter(`${kind}_file`))) process.stderr.write(`paracap extract: ${note}\n`);
+    // damage the counts above do not tell (a zip's, a decoder's): said, and a file that gave nothing fails
+    if (failure !== null && (damaged === 0 || isWaczName(file))) {
+      process.stderr.write(`paracap extract: ${(failure as DumpError).message}\n`);
+      if (counters.get(warcCounter("documents")) === 0) return 1;
+    }
     return 0;
   }
   const counters = new Counters();

@@ -1,4 +1,5 @@
 /** How a runner hands an input file's bytes to a source: a local file, a Cloud Storage object, an HTTP resource. */
+import { statSync } from "node:fs";
 
 /** Bytes of one input file, as a runner can read them. */
 export interface ByteSource {
@@ -72,5 +73,24 @@ export async function* windowedRead(read: ByteSource["read"], start: number, win
       if (keep.length > 0) yield keep;
     }
     if (got <= window) return;
+  }
+}
+
+/** The file's size where a reader needs its end (a parquet footer, a zip's directory): what the runner knows (a planned object's), else the local file's; null: not known. */
+export function knownSize(bytes: ByteSource): number | null {
+  if (bytes.size !== undefined) return bytes.size;
+  return bytes.localPath ? statSync(bytes.localPath).size : null;
+}
+
+/** The bytes of `chunks` from offset `start` on (a decoded stream entered past its start: the bytes before are read and dropped). */
+export async function* bytesFrom(chunks: AsyncIterable<Buffer>, start: number): AsyncGenerator<Buffer> {
+  let skip = start;
+  for await (const c of chunks) {
+    if (skip >= c.length) {
+      skip -= c.length;
+      continue;
+    }
+    yield skip > 0 ? c.subarray(skip) : c;
+    skip = 0;
   }
 }

@@ -8,7 +8,6 @@
  * a CSV at record starts the planner finds by reading it once (quoted fields may hold line breaks, so
  * a shard could not find them itself: csv-records.ts), a shard reading exactly its range.
  */
-import { statSync } from "node:fs";
 import { basename } from "node:path";
 import type { ByteRange, DocumentRefs, PlanningView, Source } from "../source.ts";
 import type { ShardEncoding, ShardSpec } from "../shard-spec.ts";
@@ -17,7 +16,7 @@ import { wholeFileEncoding } from "../../io/text-encoding.ts";
 import type { Counters } from "../../core/counters.ts";
 import { UserError } from "../../core/errors.ts";
 import { DumpError } from "../../dump/errors.ts";
-import { drained, type ByteSource } from "../../io/byte-source.ts";
+import { drained, knownSize, type ByteSource } from "../../io/byte-source.ts";
 import { fileBytes } from "../../io/file-bytes.ts";
 import { imageNameKey, imageUrlKey } from "./image-url.ts";
 import { CocoError, cocoLines } from "./coco-captions.ts";
@@ -64,12 +63,6 @@ async function layoutOr<T>(label: string, decide: () => T | Promise<T>): Promise
   }
 }
 
-/** A parquet file's size, for its footer: what the runner knows (a planned object's), else the local file's. */
-function parquetSize(bytes: ByteSource): number | null {
-  if (bytes.size !== undefined) return bytes.size;
-  return bytes.localPath ? statSync(bytes.localPath).size : null;
-}
-
 /** The whole file in memory, for a parquet read with no size to go by (a shard without a range, not a local file). */
 async function inMemory(bytes: ByteSource): Promise<{ source: ByteSource; size: number }> {
   const chunks: Buffer[] = [];
@@ -91,7 +84,7 @@ async function shardLines(shard: ShardSpec, stored: ByteSource, declared?: strin
   const format = formatIn(shard.uri, head);
   if (format === "parquet") {
     return { unit: "row", lines: (async function* () {
-      const size = parquetSize(bytes);
+      const size = knownSize(bytes);
       const whole = size === null ? await inMemory(bytes) : { source: bytes, size };
       const file = asyncBufferOf(whole.source, whole.size);
       const list = await layoutOr(bytes.label, () => parquetList(file));

@@ -1,28 +1,32 @@
 /**
- * `paracap extract <file.warc.gz>`: every caption of every HTML page of a WARC (or an ARC), one JSON line per
- * image and caption type (all five types, before the web filters, as `extract` prints a dump's
- * references before the caption filters).
+ * `paracap extract <file.warc.gz>`: every caption of every HTML page of a crawl file (WARC, ARC, a crawl
+ * compressed whole, a WACZ), one JSON line per image and caption type (all five types, before the web
+ * filters, as `extract` prints a dump's references before the caption filters). The file is read as a
+ * run's one shard of it is (warcSource.documents), so extract reads every crawl file a run reads.
  */
-import { createReadStream } from "node:fs";
+import type { ParacapConfig } from "../../core/config.ts";
 import { Counters } from "../../core/counters.ts";
-import { warcCounter } from "../../core/counter-names.ts";
-import { readWarc } from "../../web/warc/warc-reader.ts";
-import { readArc } from "../../web/warc/arc-reader.ts";
-import { basename } from "node:path";
-import { crawlFormat } from "./warc-source.ts";
-import { acceptHtml, recordCaptions } from "../../web/html/page-captions.ts";
+import { DumpError } from "../../dump/errors.ts";
+import { fileBytes } from "../../io/file-bytes.ts";
+import { recordCaptions } from "../../web/html/page-captions.ts";
 import type { ExtractOptions } from "../../web/html/extract-captions.ts";
+import { warcSource } from "./warc-source.ts";
 
-const MAX_PAGE_BYTES = 8 * 1024 * 1024;
-
-/** `maxPageBytes`: the run's extraction.maxPageBytes (a larger page is skipped, as in a run) */
-export async function* warcCaptionLines(path: string, counters = new Counters(), maxPageBytes = MAX_PAGE_BYTES, opts: ExtractOptions = {}): AsyncGenerator<object> {
-  const open = (start: number) => createReadStream(path, { start }) as AsyncIterable<Buffer>;
-  const read = (await crawlFormat({ file: basename(path), open })) === "arc" ? readArc : readWarc;
-  for await (const rec of read({ open, file: path, counters, maxBodyBytes: maxPageBytes, accept: acceptHtml })) {
-    counters.inc(warcCounter("documents"));
-    const found = recordCaptions(rec, maxPageBytes, opts);
-    if ("drop" in found) continue;
-    for (const c of found.captions) yield { image: c.image, type: c.type, text: c.text, page: rec.targetUri, url: c.url, recordId: rec.recordId };
+/**
+ * @param onDamage told the shard's damage, once the rest was read (records the reader counted, an
+ * unreadable member of a WACZ, a decoder's failure)
+ */
+export async function* warcCaptionLines(path: string, config: ParacapConfig, counters = new Counters(), opts: ExtractOptions = {}, onDamage?: (e: DumpError) => void): AsyncGenerator<object> {
+  const shard = { id: "extract", uri: path, source: "warc", kind: "current" as const, start: null, end: null, fragment: false };
+  const maxPageBytes = config.extraction.maxPageBytes;
+  try {
+    for await (const doc of warcSource.documents(shard, fileBytes(path), config, counters)) {
+      const found = recordCaptions({ headers: new Map(Object.entries(doc.headers)), body: doc.body, targetUri: doc.uri }, maxPageBytes, opts);
+      if ("drop" in found) continue;
+      for (const c of found.captions) yield { image: c.image, type: c.type, text: c.text, page: doc.uri, url: c.url, recordId: doc.id };
+    }
+  } catch (e) {
+    if (!(e instanceof DumpError) || !onDamage) throw e;
+    onDamage(e);
   }
 }

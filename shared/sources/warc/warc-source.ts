@@ -32,7 +32,8 @@ import type { ParacapConfig } from "../../core/config.ts";
 import type { Counters } from "../../core/counters.ts";
 import { WARC_SKIPPED_PREFIX, extractDocumentsCounter, extractSkippedCounter, warcCounter, warcSkippedCounter } from "../../core/counter-names.ts";
 import type { ByteRange, DocumentRefs, Source, SourceRef } from "../source.ts";
-import { windowedRead } from "../../io/byte-source.ts";
+import type { ShardSpec } from "../shard-spec.ts";
+import { bytesFrom, knownSize, windowedRead, type ByteSource } from "../../io/byte-source.ts";
 import { readWarcWithRevisits } from "../../web/warc/warc-reader.ts";
 import { DumpError } from "../../dump/errors.ts";
 import { RevisitOriginals } from "./revisit-originals.ts";
@@ -40,6 +41,7 @@ import { decodesToWarc, isGzipMagic } from "../../web/warc/gzip-member.ts";
 import { isArcName, isWarcName, warcKind } from "../../web/warc/warc-kind.ts";
 import { decodedFrom, isWholeCompressedCrawl } from "../../web/warc/compressed-crawl.ts";
 import { isArcInput, readArc, startsAsArc } from "../../web/warc/arc-reader.ts";
+import { isWaczName, openWacz, ownedPart } from "../../web/warc/wacz.ts";
 import { acceptHtml, recordCaptions } from "../../web/html/page-captions.ts";
 import type { WebCaption } from "../../web/html/extract-captions.ts";
 import { loadLanguageDetector, webCaptionKeeper, WEB_FILTER_TIER, webCaptionFilters, type LanguageDetector } from "../../web/filters/web-caption-filters.ts";
@@ -210,13 +212,51 @@ export async function* warcShardDocuments(input: WarcInput, config: ParacapConfi
   }
 }
 
+/**
+ * A shard of a WACZ: of each crawl in it, the records its range holds (wacz.ts); every damaged or
+ * unreadable crawl is told in one DumpError after the rest was read.
+ */
+async function* waczShardDocuments(shard: ShardSpec, bytes: ByteSource, config: ParacapConfig, counters: Counters): AsyncGenerator<WarcPage> {
+  const size = knownSize(bytes);
+  if (size === null) throw new DumpError(bytes.label, null, "a WACZ is read from its zip directory at its end, and this file's size is not known here");
+  const wacz = await openWacz(bytes, size);
+  const damaged: DumpError[] = [];
+  try {
+    const start = shard.start ?? 0;
+    // the shard holding the zip's first byte tells of a WACZ with no crawl in it
+    if (wacz.crawls.length === 0 && start === 0) throw new DumpError(bytes.label, null, "a zip with no WARC or ARC file in it (a WACZ keeps its crawl under archive/)");
+    for (const crawl of wacz.crawls) {
+      const part = ownedPart(crawl, start, shard.end);
+      if (part === null) continue;
+      const label = `${bytes.label}!/${crawl.name}`;
+      if (crawl.unreadable !== null) {
+        damaged.push(new DumpError(label, null, `not read: ${crawl.unreadable}`));
+        continue;
+      }
+      const open = crawl.deflated
+        ? (from: number) => bytesFrom(wacz.inflated(crawl), from)
+        : (from: number) => windowedRead((a, b) => bytes.read(a, Math.min(b ?? crawl.end, crawl.end)), crawl.start + from);
+      try {
+        yield* warcShardDocuments({ file: basename(crawl.name), label, open, start: part.start, end: part.end }, config, counters);
+      } catch (e) {
+        if (!(e instanceof DumpError)) throw e;
+        damaged.push(e);
+      }
+    }
+  } finally {
+    wacz.close();
+  }
+  if (damaged.length === 1) throw damaged[0];
+  if (damaged.length > 1) throw new DumpError(bytes.label, null, `${damaged.length} of its crawl files damaged: ${damaged.map((e) => e.message).join("; ")}`);
+}
+
 /** A WARC's documents: the captures of HTML pages (and, in a pixel run, of images, counted as not parsed). */
 const WARC_DOCUMENT = { one: "page", other: "pages" } as const;
 
 export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & ImageBytesSource = {
   name: "warc",
   carriesImages: true,
-  description: "web crawl WARC and ARC files (.warc, .warc.gz, .arc, .arc.gz; .warc.zst, .warc.bz2, .warc.xz read whole): image captions from HTML pages",
+  description: "web crawl WARC and ARC files (.warc, .warc.gz, .arc, .arc.gz; .warc.zst, .warc.bz2, .warc.xz read whole; the WARCs of a .wacz): image captions from HTML pages",
   counterPrefix: "warc",
   webReferenceSources: ["img"],
   captionFilters: { tier: WEB_FILTER_TIER, filters: webCaptionFilters() },
@@ -224,11 +264,11 @@ export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & Imag
   documentsNoun: "HTML records",
   document: WARC_DOCUMENT,
   claims(fileName, head) {
-    if (isWarcName(fileName) || isArcName(fileName) || isWholeCompressedCrawl(fileName)) return true;
+    if (isWarcName(fileName) || isArcName(fileName) || isWholeCompressedCrawl(fileName) || isWaczName(fileName)) return true;
     if (/^WARC\/1\.[01]\r?\n/.test(head.subarray(0, 16).toString("latin1"))) return true;
     return (isGzipMagic(head) && decodesToWarc(head)) || startsAsArc(head);
   },
-  uploadRole: (name) => (isWarcName(name) || isArcName(name) || isWholeCompressedCrawl(name) ? { role: "input" } : null),
+  uploadRole: (name) => (isWarcName(name) || isArcName(name) || isWholeCompressedCrawl(name) || isWaczName(name) ? { role: "input" } : null),
   async planRanges({ name, size }, targetBytes): Promise<ByteRange[] | null> {
     // one stream (or frames no index lists): read whole
     if (size <= targetBytes || isWholeCompressedCrawl(name)) return null;
@@ -241,6 +281,7 @@ export const warcSource: Source<WarcPage, { detector: LanguageDetector }> & Imag
   },
   documents(shard, bytes, config, counters) {
     const file = basename(shard.uri);
+    if (isWaczName(file)) return waczShardDocuments(shard, bytes, config, counters);
     const raw = (start: number) => windowedRead((from, to) => bytes.read(from, to), start);
     // a crawl compressed whole is read as the plain crawl it decodes to (offsets are then decoded ones)
     const open = isWholeCompressedCrawl(file) ? (start: number) => decodedFrom(() => raw(0), start, bytes.label) : raw;

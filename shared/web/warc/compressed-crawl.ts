@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { DumpError } from "../../dump/errors.ts";
+import { bytesFrom } from "../../io/byte-source.ts";
 import { requireDecoder } from "../../dump/external-decoders.ts";
 import { decompressStream } from "../../dump/open-dump.ts";
 import { programOutput } from "../../dump/program-output.ts";
@@ -83,13 +84,5 @@ async function zstdBytes(frame: Buffer, file: string): Promise<Buffer> {
 
 /** The decoded bytes from decoded offset `start` on (a reader that resyncs opens the file again there: decoded from its start, the bytes before skipped). */
 export async function* decodedFrom(open: () => AsyncIterable<Buffer>, start: number, file: string): AsyncGenerator<Buffer> {
-  let skip = start;
-  for await (const c of decompressCrawl(open(), file)) {
-    if (skip >= c.length) {
-      skip -= c.length;
-      continue;
-    }
-    yield skip > 0 ? c.subarray(skip) : c;
-    skip = 0;
-  }
+  yield* bytesFrom(decompressCrawl(open(), file), start);
 }

@@ -19,6 +19,7 @@ import type { ShardSpec } from "../../../shared/sources/shard-spec.ts";
 import { warcSource } from "../../../shared/sources/warc/warc-source.ts";
 import { LOCAL_VIEW } from "../../../shared/runner/local-shards.ts";
 import { removeTempDirs, tempDir } from "../../runner/helpers.ts";
+import { inProcessCli } from "../../support/in-process-cli.ts";
 
 const PYWB = new URL("../../../../shared/data/warc/pywb-iana.warc.gz", import.meta.url).pathname;
 const config = ParacapConfig.parse({});
@@ -111,5 +112,16 @@ describe("a crawl compressed whole", () => {
       })(),
     ).rejects.toThrow(/cut\.warc\.zst/);
     expect(docs.length).toBeGreaterThan(0);
+  });
+
+  it("`paracap extract` reads them as a run does (it read their compressed bytes as WARC records: nothing)", async () => {
+    const plainOut = await inProcessCli(["extract", plain]);
+    expect(plainOut.stdout.length).toBeGreaterThan(100);
+    const path = join(dir, "extract.warc.bz2");
+    writeFileSync(path, compress("bzip2", ["-c"], warc));
+    const got = await inProcessCli(["extract", path]);
+    expect(got.code).toBe(0);
+    expect(got.stdout).toBe(plainOut.stdout);
+    expect(got.stderr).toBe(plainOut.stderr);
   });
 });
