@@ -6,6 +6,8 @@
  *                   read to its end): what reading WARCs costs at all in JS
  *   ours/read       the WARC source's documents (framing, bounds, HTML records with their bodies),
  *                   gzip members parsed by the sync member parser (member-records.ts)
+ *   ours/read wacz  the same three WARCs stored in one WACZ (a zip, as Browsertrix writes it): the zip's
+ *                   directory read by ranged reads, each WARC read in place; its ratio to ours/read
  *   … w             the same with every record parsed by warcio (`parser: "warcio"`, the reader
  *                   before the sync parser; its reference and fallback)
  *   ours/refs       documents → references: body decoding, HTML captions, web filters, caption
@@ -28,6 +30,10 @@ import { warcDocuments, warcSource, type WarcPage } from "../../shared/sources/w
 import type { ShardSpec } from "../../shared/sources/shard-spec.ts";
 import { documentExtractor } from "../../shared/pipeline/extract-stage.ts";
 import { fileBytes } from "../../shared/io/file-bytes.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { writeZip } from "../../test/web/warc/zip-writer.ts";
 
 const DIR = new URL("../../../shared/data/warc/", import.meta.url).pathname;
 const FILES = ["dolma-sample-0000.warc.gz", "pywb-iana.warc.gz", "commoncrawl-whirlwind.warc.gz"].map((f) => DIR + f);
@@ -90,6 +96,13 @@ const warcio = await measure("warcio", async () => {
 });
 const readOld = await measure("ours/read w", () => ourDocs(() => {}, "warcio"));
 const read = await measure("ours/read", () => ourDocs(() => {}));
+const waczDir = mkdtempSync(join(tmpdir(), "paracap-bench-wacz-"));
+const wacz = join(waczDir, "crawl.wacz");
+writeFileSync(wacz, writeZip(FILES.map((f) => ({ name: `archive/${basename(f)}`, data: readFileSync(f) }))));
+const waczRead = await measure("ours/read wacz", async () => {
+  for await (const _ of warcSource.documents(shard(wacz), bytes(wacz), config, new Counters()));
+});
+rmSync(waczDir, { recursive: true, force: true });
 // one extractor per reader, each warmed by its own first round
 const extractOld = documentExtractor(warcSource, config, new Counters(), await warcSource.prepare!(config));
 const extract = documentExtractor(warcSource, config, new Counters(), await warcSource.prepare!(config));
@@ -105,5 +118,6 @@ const coldRun = (parser: "sync" | "warcio") => () => {
 const coldOld = await measure("ours/refs cold w", coldRun("warcio"));
 const cold = await measure("ours/refs cold", coldRun("sync"));
 console.log(`ratios: ours/refs = ${(full / gz).toFixed(3)} × gzip -dc, ${(full / warcio).toFixed(2)} × warcio iteration (cold: ${(cold / gz).toFixed(3)} ×, ${(cold / warcio).toFixed(2)} ×); ours/read = ${(read / warcio).toFixed(2)} × warcio`);
+console.log(`a WACZ of the same WARCs: read ${(waczRead / read).toFixed(2)} × the WARCs on their own`);
 console.log(`sync member parser against warcio's records in our reader (w): read ${(read / readOld).toFixed(2)} ×, refs ${(full / fullOld).toFixed(2)} ×, refs cold ${(cold / coldOld).toFixed(2)} ×`);
 console.log(`target ≥ 50 MB/s/core end to end: ${full >= 50 ? "met" : "NOT met"}`);
