@@ -1,6 +1,6 @@
 /**
  * An HTTP body as a WARC stores it → the page's text: transfer chunking removed, Content-Encoding
- * (gzip, deflate, br) undone with a bound on the decoded size (a gzip bomb is a counted skip, never
+ * (gzip, deflate, br, zstd, and a list of them applied in turn) undone with a bound on the decoded size (a gzip bomb is a counted skip, never
  * a gigabyte in memory), and the charset found the way a browser finds it: a byte order mark, the
  * Content-Type header, a `<meta charset>` (or http-equiv) near the top, else UTF-8 if the bytes are
  * valid UTF-8, else windows-1252. Node's TextDecoder (full ICU) decodes the legacy encodings but
@@ -9,6 +9,7 @@
 import { isAscii, isUtf8, transcode } from "node:buffer";
 import { decodeWindows1252 } from "../../io/windows-1252.ts";
 import { brotliDecompressSync, constants, gunzipSync, inflateRawSync, inflateSync } from "node:zlib";
+import { Decompress as ZstdStream } from "fzstd";
 
 export type BodyText = { text: string; charset: string } | { drop: string };
 
@@ -41,8 +42,23 @@ function looksLikeText(b: Buffer): boolean {
 
 /** The body with its Content-Encoding undone, at most `maxBytes` decoded; or why not. */
 export function decodeContent(body: Buffer, encoding: string | undefined, maxBytes: number): { bytes: Buffer } | { drop: string } {
-  const enc = (encoding ?? "").trim().toLowerCase();
-  if (enc === "" || enc === "identity" || enc === "none") return { bytes: body };
+  // codings listed in the order they were applied (RFC 9110 §8.4): undone last first
+  const codings = (encoding ?? "").split(",").map((c) => c.trim().toLowerCase()).filter((c) => c !== "" && c !== "identity" && c !== "none");
+  if (codings.length === 0) return { bytes: body };
+  let bytes = body;
+  for (let i = codings.length - 1; i >= 0; i--) {
+    const out = decodeOne(bytes, codings[i]!, maxBytes);
+    if (out === "unknown") return { drop: "unknown_content_encoding" };
+    // Some crawlers store the decoded body but keep the header: markup is taken as it is.
+    if (out === null) return i === codings.length - 1 && looksLikeText(bytes) ? { bytes } : { drop: "bad_content_encoding" };
+    if ("drop" in out) return out;
+    bytes = out.bytes;
+  }
+  return { bytes };
+}
+
+/** One content coding undone; null: the bytes are not in it; "unknown": a coding not read. */
+function decodeOne(body: Buffer, enc: string, maxBytes: number): { bytes: Buffer } | { drop: string } | null | "unknown" {
   const opts = { maxOutputLength: maxBytes };
   const attempt = (decode: () => Buffer): { bytes: Buffer } | { drop: string } | null => {
     try {
@@ -52,16 +68,34 @@ export function decodeContent(body: Buffer, encoding: string | undefined, maxByt
       return null;
     }
   };
-  let out: { bytes: Buffer } | { drop: string } | null;
   // a body cut short (the crawler's fetch ended early) gives what it holds: flushed, not finished
   const cut = { ...opts, finishFlush: constants.Z_SYNC_FLUSH };
-  if (enc === "gzip" || enc === "x-gzip") out = attempt(() => gunzipSync(body, opts)) ?? attempt(() => gunzipSync(body, cut));
-  else if (enc === "deflate") out = attempt(() => inflateSync(body, opts)) ?? attempt(() => inflateRawSync(body, opts)) ?? attempt(() => inflateSync(body, cut)) ?? attempt(() => inflateRawSync(body, cut));
-  else if (enc === "br") out = attempt(() => brotliDecompressSync(body, opts));
-  else return { drop: "unknown_content_encoding" };
-  // Some crawlers store the decoded body but keep the header: markup is taken as it is.
-  if (out === null) return looksLikeText(body) ? { bytes: body } : { drop: "bad_content_encoding" };
-  return out;
+  if (enc === "gzip" || enc === "x-gzip") return attempt(() => gunzipSync(body, opts)) ?? attempt(() => gunzipSync(body, cut));
+  if (enc === "deflate") return attempt(() => inflateSync(body, opts)) ?? attempt(() => inflateRawSync(body, opts)) ?? attempt(() => inflateSync(body, cut)) ?? attempt(() => inflateRawSync(body, cut));
+  if (enc === "br") return attempt(() => brotliDecompressSync(body, opts));
+  if (enc === "zstd") return attempt(() => zstdDecompress(body, maxBytes));
+  return "unknown";
+}
+
+/** fzstd's ZstdErrorCode.UnexpectedEOF */
+const ZSTD_UNEXPECTED_EOF = 5;
+
+/** zstd (RFC 8878), as browsers accept it since 2024: decoded as a stream, stopped past `maxBytes` (a RangeError, as zlib's bound). */
+function zstdDecompress(body: Buffer, maxBytes: number): Buffer {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  const stream = new ZstdStream((data) => {
+    size += data.length;
+    if (size > maxBytes) throw new RangeError(`zstd body over ${maxBytes} bytes decoded`);
+    parts.push(data);
+  });
+  try {
+    stream.push(body, true);
+  } catch (err) {
+    // a body cut short gives what it holds, as a cut gzip body does
+    if (err instanceof RangeError || (err as { code?: number }).code !== ZSTD_UNEXPECTED_EOF || size === 0) throw err;
+  }
+  return Buffer.concat(parts, size);
 }
 
 /** `charset=` of a Content-Type value. */

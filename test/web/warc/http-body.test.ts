@@ -1,5 +1,7 @@
 /** HTTP bodies as WARCs store them → text: chunking, Content-Encoding with a bound, charsets. */
-import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from "node:zlib";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { brotliCompressSync, deflateRawSync, deflateSync, gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { bodyText, dechunk, decodeContent, decodeText } from "../../../shared/web/warc/http-body.ts";
 import { EDGE, DATA, readAll } from "./warc-helpers.ts";
@@ -58,6 +60,35 @@ describe("HTTP bodies", () => {
     // a crawler that stored the decoded page but kept the header
     expect(decodeContent(page, "gzip", 1 << 20)).toEqual({ bytes: page });
     expect(decodeContent(Buffer.from([1, 2, 3, 4]), "gzip", 1 << 20)).toEqual({ drop: "bad_content_encoding" });
+  });
+
+  it("zstd (browsers' newest Content-Encoding) and a list of codings applied in turn are undone; a zstd bomb stops at the bound", () => {
+    // a real page of the iana.org crawl, compressed by the zstd program (as a server sends it)
+    const crawl = gunzipSync(readFileSync(`${DATA}pywb-iana.warc.gz`)).toString("latin1");
+    const start = crawl.search(/<!doctype html>/i);
+    const page = Buffer.from(crawl.slice(start, crawl.indexOf("</html>", start) + 7), "latin1");
+    expect(page.length).toBeGreaterThan(1000);
+    const zstd = (input: Buffer, ...args: string[]) => execFileSync("zstd", ["-q", "-c", ...args], { input, maxBuffer: 1 << 26 });
+    const packed = zstd(page);
+    expect(decodeContent(packed, "zstd", 1 << 20)).toEqual({ bytes: page });
+    expect(decodeContent(packed, " ZSTD ", 1 << 20)).toEqual({ bytes: page });
+    // RFC 9110: "gzip, br" is gzip applied first, then br
+    expect(decodeContent(brotliCompressSync(gzipSync(page)), "gzip, br", 1 << 20)).toEqual({ bytes: page });
+    expect(decodeContent(gzipSync(packed), "zstd, identity, gzip", 1 << 20)).toEqual({ bytes: page });
+    expect(decodeContent(gzipSync(page), "compress, gzip", 1 << 20)).toEqual({ drop: "unknown_content_encoding" });
+    // a body stored decoded under its header is taken as markup, as for gzip; garbage is a counted drop
+    expect(decodeContent(page, "zstd", 1 << 20)).toEqual({ bytes: page });
+    expect(decodeContent(Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 1, 2, 3, 4]), "zstd", 1 << 20)).toEqual({ drop: "bad_content_encoding" });
+    // a body cut short gives its whole blocks (128 KiB each) before the cut, as a cut gzip body gives what it holds
+    const long = Buffer.from(crawl.slice(0, 600_000), "latin1");
+    const cut = decodeContent(zstd(long).subarray(0, Math.floor(zstd(long).length * 0.7)), "zstd", 1 << 20);
+    if (!("bytes" in cut)) throw new Error(cut.drop);
+    expect(cut.bytes.length).toBeGreaterThanOrEqual(128 << 10);
+    expect(long.subarray(0, cut.bytes.length)).toEqual(cut.bytes);
+    // 64 MiB of zeros in a few KB: never decoded past the bound
+    const bomb = zstd(Buffer.alloc(64 << 20));
+    expect(bomb.length).toBeLessThan(1 << 20);
+    expect(decodeContent(bomb, "zstd", 8 << 20)).toEqual({ drop: "decoded_too_large" });
   });
 
   it("a gzip bomb (1 MB → 1 GB) is a counted drop at the bound, never decoded whole", () => {
