@@ -8,7 +8,7 @@ import { closest } from "../core/closest-name.ts";
 import { configFromEnv } from "../core/env-layer.ts";
 import { REPO_ROOT } from "../core/repo-root.ts";
 import { looksLikeHistoryByContent } from "../dump/history-sniff.ts";
-import { isExternalFormat, requireDecoder } from "../dump/external-decoders.ts";
+import { decodableHere, isExternalFormat, requireDecoder } from "../dump/external-decoders.ts";
 import { MAGIC_BYTES, sniffFormat } from "../dump/magic.ts";
 import { applyInputSettings } from "../sources/input-settings.ts";
 import { looksLikeHistory, sourceOfInput, type LocalInput } from "../runner/local-shards.ts";
@@ -80,7 +80,7 @@ function requireDecoders(paths: readonly string[]): void {
       closeSync(fd);
     }
     const format = sniffFormat(head);
-    if (typeof format === "object" && isExternalFormat(format.unsupported)) requireDecoder(format.unsupported, path);
+    if (typeof format === "object" && isExternalFormat(format.unsupported) && !decodableHere(format.unsupported)) requireDecoder(format.unsupported, path);
   }
 }
 

@@ -41,6 +41,7 @@ export async function sniffDump(path: string): Promise<string | null> {
   if (head.length === 0) return "is empty";
   if (path.endsWith(".bz2")) return /^BZh[1-9]/.test(head.subarray(0, 4).toString("latin1")) ? null : "is not bzip2 data (no BZh header)";
   if (path.endsWith(".gz")) return head[0] === 0x1f && head[1] === 0x8b ? null : "is not gzip data (no 1f 8b header)";
+  if (path.endsWith(".zst")) return head.length >= 4 && head.readUInt32LE(0) === 0xfd2fb528 ? null : "is not zstd data (no 28 b5 2f fd header)";
   if (path.endsWith(".xml")) {
     const text = head.toString("utf8").replace(/^\uFEFF/, "").trimStart();
     if (!text.startsWith("<")) return "is not XML (it does not start with '<')";

@@ -1,6 +1,7 @@
 /**
  * Compressions read through a program on this machine: Wikimedia's full-history dumps as .7z (the
- * form most users download: a fifth of the .bz2's size), and xz and zstd recompressions. Each is one
+ * form most users download: a fifth of the .bz2's size), and xz and zstd recompressions (zstd decoded
+ * in-process where its program is missing: zstd-in-process.ts). Each is one
  * stream: its file is one shard. 7z cannot be read from a pipe (its index is at the end of the
  * archive): a local file is read in place, any other byte source is first copied to a temporary file.
  */
@@ -12,6 +13,7 @@ import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
 import { findSystemBzip2 } from "./bz2-decoders.ts";
 import { programOutput } from "./program-output.ts";
+import { zstdInProcess } from "./zstd-in-process.ts";
 
 export type ExternalFormat = "xz" | "zstd" | "7z";
 
@@ -48,6 +50,11 @@ export function findDecoder(format: ExternalFormat, path = process.env.PATH ?? "
   return findSystemBzip2(path, PROGRAMS[format].names);
 }
 
+/** `format` can be read here: its program is on PATH, or (zstd) it decodes in-process. */
+export function decodableHere(format: ExternalFormat, path?: string): boolean {
+  return format === "zstd" || findDecoder(format, path) !== null;
+}
+
 /** The program that decodes `format` here; throws the MissingDecoderError naming what to install for `file`. */
 export function requireDecoder(format: ExternalFormat, file: string, path?: string): string {
   const bin = findDecoder(format, path);
@@ -69,6 +76,8 @@ export interface ExternalDecodeOptions {
 /** The decoded bytes of `source` (a whole file in `format`); damage fails the stream with a DumpError after the good bytes. */
 export async function* externalDecode(format: ExternalFormat, source: AsyncIterable<Buffer>, opts: ExternalDecodeOptions): AsyncGenerator<Buffer> {
   const program = PROGRAMS[format];
+  // no zstd program: decoded here, slower but anywhere (a cloud function has none)
+  if (format === "zstd" && findDecoder(format, opts.searchPath) === null) return yield* zstdInProcess(source, { file: opts.file, ...(opts.onDecoded ? { onDecoded: opts.onDecoded } : {}) });
   const bin = requireDecoder(format, opts.file, opts.searchPath);
   if (!program.needsFile) return yield* programOutput(source, bin, program.args, { file: opts.file, format, onDecoded: opts.onDecoded });
   if (opts.localPath !== undefined) {

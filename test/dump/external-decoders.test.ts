@@ -75,6 +75,29 @@ describe("external decoders", () => {
     expect(good.equals(xml.subarray(0, good.length))).toBe(true);
   });
 
+  it.runIf(have.zstd !== null)("without a zstd program, a zstd dump (one frame or several) decodes in-process to the same bytes; a cut one gives its good bytes, then a DumpError", async () => {
+    const chunks = (b: Buffer) => (async function* () {
+      for (let i = 0; i < b.length; i += 65536) yield b.subarray(i, i + 65536);
+    })();
+    const whole = readFileSync(archive("zst"));
+    expect(sha(await readAll(externalDecode("zstd", chunks(whole), { file: "x.zst", searchPath: "" })))).toBe(sha(xml));
+    // frames written one after another (pzstd, a WARC zstd file's frame per record)
+    const half = Math.floor(xml.length / 2);
+    const frames = Buffer.concat([execFileSync(have.zstd!, ["-q", "-c", "-3"], { input: xml.subarray(0, half), maxBuffer: 1 << 28 }), execFileSync(have.zstd!, ["-q", "-c", "-3"], { input: xml.subarray(half), maxBuffer: 1 << 28 })]);
+    let told = 0;
+    expect(sha(await readAll(externalDecode("zstd", chunks(frames), { file: "x.zst", searchPath: "", onDecoded: (n) => (told += n) })))).toBe(sha(xml));
+    expect(told).toBe(xml.length);
+    const got: Buffer[] = [];
+    const err = await (async () => {
+      for await (const c of externalDecode("zstd", chunks(whole.subarray(0, Math.floor(whole.length / 2))), { file: "cut.xml.zst", searchPath: "" })) got.push(c);
+    })().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DumpError);
+    expect((err as Error).message).toMatch(/^cut\.xml\.zst at decompressed byte \d+: zstd data is truncated or corrupt \(decoded in-process/);
+    const good = Buffer.concat(got);
+    expect(good.length).toBeGreaterThan(0);
+    expect(good.equals(xml.subarray(0, good.length))).toBe(true);
+  });
+
   it("without the program: none found on an empty PATH, and the error says what to install", async () => {
     expect(findDecoder("7z", "")).toBeNull();
     const bytes = readFileSync(HISTORY_0000);

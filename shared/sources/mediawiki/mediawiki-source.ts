@@ -21,7 +21,8 @@ import { wikitextExtractor } from "./wikitext-extractor.ts";
 const MULTISTREAM = /^(.*-multistream)\.xml\.bz2$/;
 const MULTISTREAM_INDEX = /^(.*-multistream)-index\.txt(\.bz2)?$/;
 /** `….xml`, `.xml.bz2`, `.xml.gz`, and Wikimedia's split dumps (`…pages-articles1.xml-p1p41242.bz2`) */
-const DUMP = /\.xml(?:-p\d+p\d+)?(?:\.bz2|\.gz)?$/;
+// zstd too: decoded in-process where the functions have no zstd program (dump/zstd-in-process.ts)
+const DUMP = /\.xml(?:-p\d+p\d+)?(?:\.bz2|\.gz|\.zst)?$/;
 
 /** The index files a multistream dump may have beside it, in the order they are looked for. */
 export function multistreamIndexNames(dump: string): string[] {
@@ -50,7 +51,7 @@ async function* startsBz2Stream(chunks: AsyncIterable<Buffer>, label: string, st
 
 export const mediawikiSource: Source<PageRevision> = {
   name: "mediawiki",
-  description: "MediaWiki XML export (bz2, multistream bz2, gzip or plain XML; the local runner also reads 7z, xz and zstd)",
+  description: "MediaWiki XML export (bz2, multistream bz2, gzip, zstd or plain XML; the local runner also reads 7z and xz)",
   counterPrefix: "dump",
   documentsCounter: dumpCounter("pages"),
   documentsNoun: "pages",

@@ -124,4 +124,23 @@ describe("a crawl compressed whole", () => {
     expect(got.stdout).toBe(plainOut.stdout);
     expect(got.stderr).toBe(plainOut.stderr);
   });
+
+  it("without a zstd program (a cloud function has none) a .warc.zst is decoded in-process; one with a dictionary says to install zstd", async () => {
+    const expected = await read(plain);
+    const path = join(dir, "no-program.warc.zst");
+    writeFileSync(path, compress("zstd", ["-q", "-c"], warc));
+    const dictionary = Buffer.alloc(8);
+    dictionary.writeUInt32LE(0x184d2a5d, 0);
+    dictionary.writeUInt32LE(4096, 4);
+    const withDict = join(dir, "dict-no-program.warc.zst");
+    writeFileSync(withDict, Buffer.concat([dictionary, warc.subarray(0, 4096), compress("zstd", ["-q", "-c"], warc)]));
+    const saved = process.env.PATH;
+    process.env.PATH = "";
+    try {
+      expect(await read(path)).toEqual(expected);
+      await expect(read(withDict)).rejects.toThrow(/zstd-compressed input needs zstd on PATH/);
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
 });
