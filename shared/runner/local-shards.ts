@@ -49,11 +49,21 @@ export const LOCAL_PLANNING_VIEW: PlanningView = {
   readWhole: (name) => createReadStream(name, { highWaterMark: 1 << 20 }),
 };
 
+/** What to do with an input given as a URL (the local runner reads files on this machine); null: not a URL. */
+function remoteInput(path: string): string | null {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(path)?.[1]?.toLowerCase();
+  if (scheme === "http" || scheme === "https")
+    return `${path}: run reads files on this machine: download it first (curl -LO '${path}'); a crawl's WARCs on a server are read over HTTP(S) through a paths list (--input warc.paths.gz, its lines under --warc-base-url)`;
+  if (scheme === "gs") return `${path}: a Cloud Storage object: run reads files on this machine (copy it here: gcloud storage cp '${path}' .), and \`paracap cloud\` runs over the deployment's input bucket`;
+  if (scheme === "s3" || scheme === "hdfs" || scheme === "ftp") return `${path}: run reads files on this machine: copy it here first`;
+  return null;
+}
+
 export async function planLocalShards(inputs: LocalInput[], targetBytes = 32 * 1024 * 1024, sources: SourceRegistry = BUILTIN_SOURCES, config?: ParacapConfig): Promise<ShardSpec[]> {
   const shards: ShardSpec[] = [];
   const view: PlanningView = config ? { ...LOCAL_PLANNING_VIEW, config } : LOCAL_PLANNING_VIEW;
   for (const input of inputs) {
-    if (!existsSync(input.path)) throw new InputError(`input not found: ${input.path}`);
+    if (!existsSync(input.path)) throw new InputError(remoteInput(input.path) ?? `input not found: ${input.path}`);
     // a companion file (a multistream dump's index) given as the input itself: name what it belongs to
     const role = sources.uploadRole(basename(input.path));
     if (role?.role === "companion") throw new InputError(`${input.path} is not an input but a companion of ${role.of} (${role.source.name}): give that file as the input; this one is found beside it by its name`);

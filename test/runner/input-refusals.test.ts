@@ -22,6 +22,17 @@ describe("a companion given as the input", () => {
   });
 });
 
+describe("an input given as a URL", () => {
+  it("says to download it (or how paracap reads remote crawls), not just 'input not found'", async () => {
+    const url = "https://dumps.wikimedia.org/enwiki/latest/enwiki-latest-pages-articles1.xml-p1p41242.bz2";
+    await expect(planLocalShards([{ path: url, kind: "current" }])).rejects.toThrow(
+      `${url}: run reads files on this machine: download it first (curl -LO '${url}'); a crawl's WARCs on a server are read over HTTP(S) through a paths list (--input warc.paths.gz, its lines under --warc-base-url)`,
+    );
+    await expect(planLocalShards([{ path: "gs://my-bucket/dumps/x.xml.bz2", kind: "current" }])).rejects.toThrow(/^gs:\/\/my-bucket\/dumps\/x\.xml\.bz2: a Cloud Storage object: run reads files on this machine \(copy it here: gcloud storage cp/);
+    await expect(planLocalShards([{ path: "no-such-file.xml.bz2", kind: "current" }])).rejects.toThrow("input not found: no-such-file.xml.bz2");
+  });
+});
+
 describe("a plain-text input no source reads", () => {
   const CC = new URL("../../../shared/data/conceptual-captions/gcc-validation-part1-lines00001-07900.tsv", import.meta.url).pathname;
   const captions = readFileSync(CC, "utf8").split("\n").slice(0, 10).map((l) => l.split("\t")[0]!);
