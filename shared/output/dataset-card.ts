@@ -67,7 +67,7 @@ export function inputFacts(stats: Stats): InputFacts {
   const langs = names.map((n) => /^([a-z]{2,3}(?:_[a-z]+)?)wiki-/.exec(n)?.[1]).filter((x): x is string => !!x);
   const x = stats.extraction;
   const read = (name: string) => (x[name] ?? 0) > 0;
-  const web = read(warcCounter("records")) || names.some((n) => /\.w?arc(\.gz)?$|warc\.paths(\.gz)?$/i.test(n));
+  const web = read(warcCounter("records")) || names.some((n) => /\.w?arc(\.gz|\.zst|\.zstd|\.bz2|\.xz)?$|\.wacz$|warc\.paths(\.gz)?$/i.test(n));
   const captionLists = read(tsvCounter("lines")) || Object.keys(x).some((k) => k.startsWith("pixels.")) || names.some((n) => /\.(tsv|csv|jsonl|ndjson|parquet)(\.|$)|\.tar$/i.test(n));
   const wikipedia = read(dumpCounter("pages")) || (!web && !captionLists);
   return { languages: [...new Set(langs.map((l) => l.replace(/_/g, "-")))], wikipedia, web, captionLists, wikipediaOnly: wikipedia && !web && !captionLists };

@@ -21,6 +21,8 @@ import type { ByteRange } from "../../../shared/sources/source.ts";
 import { PARTITIONS } from "../../cloud/helpers.ts";
 import { readStats, removeTempDirs, tempDir } from "../../runner/helpers.ts";
 import { writeZip, type ZipMember } from "./zip-writer.ts";
+import { inputFacts } from "../../../shared/output/dataset-card.ts";
+import type { Stats } from "../../../shared/output/stats.ts";
 import { inProcessCli } from "../../support/in-process-cli.ts";
 
 afterAll(removeTempDirs);
@@ -72,6 +74,8 @@ describe("a WACZ", () => {
     const head = writeZip(companions()).subarray(0, 64);
     expect(BUILTIN_SOURCES.detect("crawl-20240518.wacz", head)?.name).toBe("warc");
     expect(warcSource.uploadRole("collections/crawl-20240518.WACZ")).toEqual({ role: "input" });
+    // a run that read nothing still has a web crawl's card (its licence line)
+    expect(inputFacts({ inputs: [{ uri: "/crawls/crawl-20240518.wacz" }, { uri: "/crawls/at.warc.zst" }], extraction: {} } as unknown as Stats).web).toBe(true);
   });
 
   it("gives its WARCs' documents and counts, each WARC as read on its own (stored, deflated, ZIP64 records)", async () => {
