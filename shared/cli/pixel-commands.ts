@@ -48,9 +48,10 @@ async function checkInputs(positionals: string[], usage: string): Promise<void> 
   }
 }
 
-/** A file that starts as a zip archive does (a local file header, or the end record of an empty one). */
+/** A file named .zip (read as one: an HTML error page saved under that name is unreadable, said so), or that starts as a zip archive does. */
 function isZip(path: string): boolean {
   if (!statSync(path).isFile()) return false;
+  if (/\.zip$/i.test(path)) return true;
   const fd = openSync(path, "r");
   try {
     const head = Buffer.alloc(4);

@@ -162,6 +162,12 @@ describe("damage in a zip", () => {
       expect(r.stderr).toMatch(/photos\.zip: not a readable zip archive \(.*\): a zip lists its members at its end, so one cut short must be fetched again\n$/);
       expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
     }
+    // a download that saved the server's error page under the zip's name
+    const page = join(dir, "val2017.zip");
+    writeFileSync(page, "<!DOCTYPE html><html><body>403 Forbidden</body></html>\n");
+    const r = await inProcessCli(["hash", page]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^paracap hash: .*val2017\.zip: not a readable zip archive \(/);
   });
 
   it("a member whose data is damaged (CRC, inflate), encrypted, or whose size lies: its sample counted without an image, the others read", async () => {
