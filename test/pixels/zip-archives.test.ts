@@ -130,6 +130,16 @@ describe("a zip of images is read as the tar of the same images", () => {
     expect(r.got.map((l) => [l.sha256, l.md5, l.phash])).toEqual(direct.got.map((l) => [l.sha256, l.md5, l.phash]));
   });
 
+  it("a zip in a folder is read there, as a tar shard in it is", async () => {
+    const dir = tempDir("paracap-zip-");
+    const zip = join(dir, "00000.zip");
+    await zipOf(zip, sampleMembers());
+    const [inFolder, alone] = [await hash(dir), await hash(zip)];
+    expect(inFolder.got).toEqual(alone.got);
+    expect(inFolder.stderr).toBe(alone.stderr);
+    expect(alone.got).toHaveLength(6);
+  });
+
   it("a name in CP437 (no UTF-8 flag, as older Windows zips write them) is decoded as CP437", async () => {
     const dir = tempDir("paracap-zip-");
     const zip = join(dir, "cp437.zip");
