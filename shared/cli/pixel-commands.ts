@@ -1,6 +1,6 @@
 /**
  * `paracap hash` and `paracap dedup-images`: image identity from pixels on img2dataset outputs
- * (folders, webdataset tars, parquet) or plain image files, without a run.
+ * (folders, webdataset tars, zips, parquet) or plain image files, without a run.
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { parseCommandArgs } from "./parse-args.ts";
@@ -13,14 +13,15 @@ import { DEFAULT_MODE, DEFAULT_THRESHOLDS, hashToHex, IDENTITY_MODES, PERCEPTUAL
 import { imageDecodableInfo, judgeByHeader, judgeImage, THESIS_IMAGE_BOUNDS, thesisImageFilters } from "../pixels/image-filters.ts";
 import { readPixelInputs } from "../pixels/img2dataset.ts";
 import { UserError } from "../core/errors.ts";
+import { checkZip, startsAsZip, UnreadableZip } from "../pixels/zip-samples.ts";
 
-export const HASH_USAGE = `paracap hash <image|folder|tar|parquet>…
+export const HASH_USAGE = `paracap hash <image|folder|tar|zip|parquet>…
   one JSONL line per image: key, origin, url, caption, content sha256, format, size, transparent
   pixels, and every identity hash (md5 of the decoded pixels; ${PERCEPTUAL_MODES.join(", ")} as 16 hex
   digits); an image that does not decode gets "error" (corrupt, truncated, unsupported, …) instead.
-  Folders and .tar shards are read as img2dataset writes them ({key}.jpg + .txt caption + .json).`;
+  Folders, .tar shards and .zip archives are read as img2dataset writes them ({key}.jpg + .txt caption + .json).`;
 
-export const DEDUP_IMAGES_USAGE = `paracap dedup-images <folder|tar|parquet|image>… [--mode ${DEFAULT_MODE}] [--threshold k] [--max-diameter d] [--thesis-filters]
+export const DEDUP_IMAGES_USAGE = `paracap dedup-images <folder|tar|zip|parquet|image>… [--mode ${DEFAULT_MODE}] [--threshold k] [--max-diameter d] [--thesis-filters]
   groups of the same image, one JSONL line per group of ≥ 2: its centre, diameter and each member's
   key, distance to the centre, url and caption. --mode: ${IDENTITY_MODES.join(", ")} (default ${DEFAULT_MODE});
   --threshold: largest Hamming distance of one image (default per mode: ${PERCEPTUAL_MODES.map((m) => `${m} ${DEFAULT_THRESHOLDS[m]}`).join(", ")});
@@ -31,23 +32,30 @@ export const DEDUP_IMAGES_USAGE = `paracap dedup-images <folder|tar|parquet|imag
 
 const sampleLine = (h: HashedSample) => ({ key: h.sample.key, origin: h.sample.origin, url: h.sample.url, caption: h.sample.caption });
 
-function checkInputs(positionals: string[], usage: string): void {
+async function checkInputs(positionals: string[], usage: string): Promise<void> {
   if (positionals.length === 0) throw new UserError(`usage: ${usage.split("\n")[0]}`);
   for (const p of positionals) {
     if (!existsSync(p)) throw new UserError(`no such file or folder: ${p}`);
-    // a zip (a Kaggle or cloud-drive download) is not read: as one "image" it would only be "unsupported"
-    if (isZip(p)) throw new UserError(`${p} is a zip archive: paracap reads image folders, .tar/.tar.gz shards and .parquet; unzip it first (unzip ${p} -d ${p.replace(/\.zip$/i, "")}) and pass the folder`);
+    // a zip whose central directory is gone (a download cut short) holds nothing findable: said before any output
+    if (isZip(p)) {
+      try {
+        await checkZip({ path: p }, p);
+      } catch (e) {
+        if (e instanceof UnreadableZip) throw new UserError(e.message);
+        throw e;
+      }
+    }
   }
 }
 
-/** A file that starts as a zip archive does (a local file header, or the end record of an empty one). */
+/** A file named .zip (read as one: an HTML error page saved under that name is unreadable, said so), or that starts as a zip archive does. */
 function isZip(path: string): boolean {
   if (!statSync(path).isFile()) return false;
+  if (/\.zip$/i.test(path)) return true;
   const fd = openSync(path, "r");
   try {
     const head = Buffer.alloc(4);
-    const n = readSync(fd, head, 0, 4, 0);
-    return n === 4 && head[0] === 0x50 && head[1] === 0x4b && ((head[2] === 3 && head[3] === 4) || (head[2] === 5 && head[3] === 6));
+    return startsAsZip(head.subarray(0, readSync(fd, head, 0, 4, 0)));
   } finally {
     closeSync(fd);
   }
@@ -59,7 +67,7 @@ export async function hashCommand(argv: string[]): Promise<number> {
     process.stdout.write(HASH_USAGE + "\n");
     return 0;
   }
-  checkInputs(positionals, HASH_USAGE);
+  await checkInputs(positionals, HASH_USAGE);
   const counters = new Counters();
   let images = 0;
   let failed = 0;
@@ -107,7 +115,7 @@ export async function dedupImagesCommand(argv: string[]): Promise<number> {
     process.stdout.write(DEDUP_IMAGES_USAGE + "\n");
     return 0;
   }
-  checkInputs(positionals, DEDUP_IMAGES_USAGE);
+  await checkInputs(positionals, DEDUP_IMAGES_USAGE);
   const mode = values.mode as IdentityMode;
   if (!IDENTITY_MODES.includes(mode)) throw new UserError(`--mode must be one of ${IDENTITY_MODES.join(", ")} (got "${values.mode}")`);
   const threshold = mode === "md5" ? 0 : intOption("--threshold", values.threshold, DEFAULT_THRESHOLDS[mode as PerceptualMode], 32);

@@ -100,6 +100,7 @@ export const SAMPLE_INPUTS: LocalInput[] = [
 
 export { RUN_USAGE } from "./run-usage.ts";
 import { RUN_USAGE } from "./run-usage.ts";
+import { refuseZippedInputs } from "./zipped-inputs.ts";
 
 export async function runCommand(argv: string[], launch: CliLaunch = {}): Promise<number> {
   const values = parseRunArgs(argv);
@@ -142,6 +143,7 @@ export async function runCommand(argv: string[], launch: CliLaunch = {}): Promis
   checkSemanticConfig(config);
 
   requireDecoders([...(values.input ?? []), ...(values.history ?? [])]);
+  await refuseZippedInputs([...(values.input ?? []), ...(values.history ?? [])]);
   const detected: string[] = [];
   const kindOf = async (path: string): Promise<LocalInput["kind"]> => {
     if (looksLikeHistory(path)) return "history";
@@ -165,7 +167,7 @@ export async function runCommand(argv: string[], launch: CliLaunch = {}): Promis
     if (config.pivot === "resource") config.pivot = DEFAULT_PIXEL_PIVOT;
     if (!isPixelPivot(config.pivot)) throw new UserError(`--images needs a pixel pivot (md5, ahash, dhash, phash, rahash, rphash), not "${config.pivot}"`);
     // a lone file would fall to another source (a text file named .jpg read as a damaged dump)
-    for (const path of images) if (isFile(path) && !/\.tar$/i.test(path)) throw new UserError(`--images takes a folder or a webdataset .tar, not a single file: ${path}`);
+    for (const path of images) if (isFile(path) && !/\.(tar|zip)$/i.test(path)) throw new UserError(`--images takes a folder, a webdataset .tar or a .zip of images, not a single file: ${path}`);
     // an empty folder is a wrong path far more often than a crawl that fetched nothing (img2dataset writes its stats even then)
     for (const path of images) if (isDirectory(path) && (await folderFiles(path)).length === 0) throw new UserError(`the --images folder ${path} holds no files`);
     inputs.push(...images.map((path) => ({ path, kind: "current" as const })));

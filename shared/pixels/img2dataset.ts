@@ -13,56 +13,26 @@
  * of the same key (`x.jpg` beside `x.png`) is counted `same_key`.
  */
 import { createReadStream } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { open, readFile, stat } from "node:fs/promises";
 import { folderEntries, walkFrom } from "../io/folder-entries.ts";
 import { parquetCompressors } from "../io/parquet-codecs.ts";
 import { basename, extname, join } from "node:path";
 import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import type { parquetMetadataAsync } from "hyparquet";
-import { z } from "zod";
-import { pixelSourceCounter, pixelSourceSkippedCounter } from "../core/counter-names.ts";
+import { pixelSourceSkippedCounter } from "../core/counter-names.ts";
 import type { Counters } from "../core/counters.ts";
+import { readZipSamples, startsAsZip, UnreadableZip } from "./zip-samples.ts";
+import { countImageless, countSample, DEFAULT_MAX_IMAGE_BYTES, entryKey, IMAGE_EXTENSIONS, parseSidecar, sampleOf, SidecarSchema, type PixelReadOptions, type PixelSample } from "./sample-parts.ts";
 
-export interface PixelSample {
-  /** img2dataset's key (shard + index, e.g. 000010042), or the file name without extension */
-  readonly key: string;
-  readonly url: string | null;
-  readonly caption: string | null;
-  /** null: no image for this key (a failed download listed in the results) */
-  readonly bytes: Uint8Array | null;
-  /** img2dataset's status (success, failed_to_download, …), null when not given */
-  readonly status: string | null;
-  /** the file or shard it came from */
-  readonly origin: string;
-}
+export { DEFAULT_MAX_IMAGE_BYTES, IMAGE_EXTENSIONS, SidecarSchema, type PixelReadOptions, type PixelSample } from "./sample-parts.ts";
 
-export interface PixelReadOptions {
-  counters: Counters;
-  /** images larger than this are skipped (counted `too_large`) */
-  maxImageBytes?: number;
-}
-
-export const DEFAULT_MAX_IMAGE_BYTES = 32 * 1024 * 1024;
-
-/** File extensions img2dataset writes images with (and that a folder of plain images may hold). */
-// jfif and jpe: JPEGs as Windows and older browsers save them (the decoder reads the bytes, not the name)
-export const IMAGE_EXTENSIONS: ReadonlySet<string> = new Set(["jpg", "jpeg", "jfif", "jpe", "png", "webp", "gif", "tif", "tiff", "avif"]);
-
-/** img2dataset's `<key>.json` sidecar and results row: the fields paracap uses (width, height, error_message, … pass). */
-export const SidecarSchema = z.looseObject({
-  url: z.string().nullish(),
-  caption: z.string().nullish(),
-  key: z.string().nullish(),
-  status: z.string().nullish(),
-});
-type Sidecar = z.infer<typeof SidecarSchema>;
-
-/** Samples of every input: a directory (files layout, recursively), a `.tar` shard, a `.parquet` table or one image file. */
+/** Samples of every input: a directory (files layout, recursively), a `.tar` or `.zip` archive, a `.parquet` table or one image file. */
 export async function* readPixelInputs(paths: readonly string[], opts: PixelReadOptions): AsyncGenerator<PixelSample> {
   for (const path of paths) {
     const info = await stat(path);
     if (info.isDirectory()) yield* readImg2datasetFolder(path, opts);
+    else if (/\.zip$/i.test(path) || (await isZipFile(path))) yield* readZipFile(path, opts);
     else if (/\.tar$/i.test(path)) yield* readTarSamples(() => createReadStream(path), path, opts);
     else if (/\.(tar\.gz|tgz)$/i.test(path)) yield* readTarSamples(() => createReadStream(path).pipe(createGunzip()), path, opts);
     else if (/\.parquet$/i.test(path)) yield* readImg2datasetParquet(path, opts);
@@ -74,23 +44,26 @@ export async function* readPixelInputs(paths: readonly string[], opts: PixelRead
   }
 }
 
-/**
- * Files under a key with no image: a caption or sidecar alone (a download that failed) is counted
- * `no_image_file`, a file of another kind `other_file`; img2dataset's own bookkeeping
- * (`<shard>_stats.json`, the results `.parquet`) is neither.
- */
-function countImageless(stem: string, exts: Iterable<string>, counters: Counters): void {
-  const kinds = [...exts];
-  if (kinds.includes("parquet") || (/_stats$/.test(stem) && kinds.every((e) => e === "json"))) return;
-  if (kinds.some((e) => e === "txt" || e === "json")) counters.inc(pixelSourceSkippedCounter("no_image_file"));
-  const other = kinds.filter((e) => e !== "txt" && e !== "json").length;
-  if (other > 0) counters.inc(pixelSourceSkippedCounter("other_file"), other);
+/** A file whose first bytes are a zip's, whatever its name (a download saved without its extension). */
+async function isZipFile(path: string): Promise<boolean> {
+  const fh = await open(path, "r");
+  try {
+    const head = Buffer.alloc(4);
+    const { bytesRead } = await fh.read(head, 0, 4, 0);
+    return startsAsZip(head.subarray(0, bytesRead));
+  } finally {
+    await fh.close();
+  }
 }
 
-function* countSample(sample: PixelSample, counters: Counters): Generator<PixelSample> {
-  counters.inc(pixelSourceCounter("samples"));
-  if (sample.bytes !== null) counters.inc(pixelSourceCounter("samples.with_image"));
-  yield sample;
+/** A zip's samples; one whose central directory cannot be read is counted `damaged_zip` (as a tar cut short is counted), its members lost. */
+async function* readZipFile(path: string, opts: PixelReadOptions): AsyncGenerator<PixelSample> {
+  try {
+    yield* readZipSamples({ path }, path, opts);
+  } catch (e) {
+    if (!(e instanceof UnreadableZip)) throw e;
+    opts.counters.inc(pixelSourceSkippedCounter("damaged_zip"));
+  }
 }
 
 function imageFileSample(path: string, bytes: Uint8Array): PixelSample {
@@ -127,6 +100,12 @@ export async function* readImg2datasetFolder(dir: string, opts: PixelReadOptions
     if (tarShard !== undefined) {
       // a webdataset shard (its results .parquet and _stats.json beside it are bookkeeping)
       yield* readTarSamples(() => createReadStream(tarShard), tarShard, opts);
+      continue;
+    }
+    const zip = files.get("zip");
+    if (zip !== undefined) {
+      // a zip of images beside the folder's other files is read as a tar shard there is
+      yield* readZipFile(zip, opts);
       continue;
     }
     const parquet = files.get("parquet");
@@ -183,21 +162,6 @@ async function isResultsTable(path: string, dirs: ReadonlySet<string>, stem: str
   }
 }
 
-/**
- * A tar entry's sample key: its path without the extension (webdataset: everything after the first dot of the
- * name). A name whose part after the first dot is no kind read but which ends in an image's extension is a photo
- * named with dots ("2019.06.01 beach.jpg", "cat.v2.png"): its key is the name without that last extension.
- */
-function entryKey(name: string): { key: string; ext: string } {
-  const slash = name.lastIndexOf("/");
-  const file = name.slice(slash + 1);
-  let { stem, ext } = splitName(file);
-  if (!IMAGE_EXTENSIONS.has(ext) && ext !== "txt" && ext !== "json") {
-    const last = extname(file).slice(1).toLowerCase();
-    if (IMAGE_EXTENSIONS.has(last)) [stem, ext] = [file.slice(0, file.length - last.length - 1), last];
-  }
-  return { key: name.slice(0, slash + 1) + stem, ext };
-}
 
 type TarInput = AsyncIterable<Uint8Array> | NodeJS.ReadableStream;
 
@@ -444,26 +408,4 @@ export async function* readImg2datasetParquet(path: string, opts: PixelReadOptio
 function imageColumn(row: Record<string, unknown>): Uint8Array | null {
   for (const ext of IMAGE_EXTENSIONS) if (row[ext] instanceof Uint8Array) return row[ext];
   return null;
-}
-
-function sampleOf(key: string, bytes: Uint8Array | null, captionFile: string | null, sidecar: Sidecar | null, origin: string): PixelSample {
-  const caption = captionFile !== null ? captionFile.replace(/\r?\n$/, "") : (sidecar?.caption ?? null);
-  return { key, url: sidecar?.url ?? null, caption, bytes, status: sidecar?.status ?? null, origin };
-}
-
-function parseSidecar(text: string, counters: Counters): Sidecar | null {
-  try {
-    const parsed = SidecarSchema.safeParse(JSON.parse(text));
-    if (parsed.success) return parsed.data;
-  } catch {
-    // counted below
-  }
-  counters.inc(pixelSourceSkippedCounter("bad_sidecar"));
-  return null;
-}
-
-/** `000000042.jpg` → stem `000000042`, ext `jpg` (webdataset: the extension is everything after the first dot). */
-function splitName(name: string): { stem: string; ext: string } {
-  const dot = name.indexOf(".");
-  return dot < 0 ? { stem: name, ext: "" } : { stem: name.slice(0, dot), ext: name.slice(dot + 1).toLowerCase() };
 }

@@ -12,6 +12,6 @@ describe("paracap run --images <file>", () => {
   it("refuses one image file (exit 2, one line)", async () => {
     const r = await runCli(["run", "--input", CC, "--images", PHOTO.original, "--out", join(tempDir(), "out"), "--quiet"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`paracap run: --images takes a folder or a webdataset .tar, not a single file: ${PHOTO.original}\n`);
+    expect(r.stderr).toBe(`paracap run: --images takes a folder, a webdataset .tar or a .zip of images, not a single file: ${PHOTO.original}\n`);
   });
 });

@@ -21,12 +21,12 @@ import { claimsFolder, img2datasetSource, type Img2datasetSample } from "./img2d
 import { captionListUrls, folderFiles, matchUrlFiles } from "./url-named-folder.ts";
 
 /**
- * @param paths the `--images` folders and tars
+ * @param paths the `--images` folders, tars and zips
  * @param captionLists the run's caption lists, whose URLs name the files of a plain folder
  */
 export function imageInputsSource(paths: readonly string[], captionLists: readonly string[] = []): AnySource & ImageBytesSource {
   const full = new Set(paths.map((p) => resolve(p)));
-  const tarNames = new Set(paths.filter((p) => /\.tar$/i.test(p)).map((p) => basename(p)));
+  const tarNames = new Set(paths.filter((p) => /\.(tar|zip)$/i.test(p)).map((p) => basename(p)));
   return {
     ...img2datasetSource,
     name: "img2dataset-images",
