@@ -163,6 +163,11 @@ describe("a WACZ", () => {
     };
     const fromWarc = await run(DOLMA, "warc");
     const fromWacz = await run(path, "wacz");
+    // the CLI takes it too (a zip that is no WACZ nor images is refused before planning: zipped-inputs.ts)
+    const cli = await inProcessCli(["run", "--quiet", "--input", path, "--tiers", "silver", "--out", join(dir, "wacz-cli")]);
+    expect(cli.stderr).toMatch(/^paracap: wrote /);
+    expect(cli.code).toBe(0);
+    expect(readStats(join(dir, "wacz-cli")).counters["warc.documents"]).toBe(22);
     expect(fromWacz.counters["warc.documents"]).toBe(22);
     expect(fromWacz.silver).toEqual(fromWarc.silver);
     expect(fromWacz.counters).toEqual(fromWarc.counters);
