@@ -1,7 +1,8 @@
 /**
  * Caption lists: one record is one document with one image reference, keyed by its normalised URL.
  * TSV (Conceptual Captions 3M's `caption<TAB>URL`, 12M's `URL<TAB>caption`, or a header naming the
- * columns), CSV with a header, JSON Lines, parquet caption metadata (LAION, COYO). The layout is
+ * columns), CSV with a header, JSON Lines, parquet caption metadata (LAION, COYO; a list column of an
+ * image's captions gives a record per element), COCO captions and Karpathy split JSON (one shard). The layout is
  * decided once per file from its head (list-layout.ts), the same in every shard. TSV and JSONL split
  * at any byte (a shard owns the lines that start in its range: tsv-lines.ts); a parquet file of
  * several row groups between them (a shard owns the groups that start in its range: parquet-rows.ts);

@@ -4,7 +4,9 @@
  * is named by its index in the file. The footer is the only map of the rows: a file without one (cut
  * short, not parquet) cannot be read at all (LayoutError); rows of a row group that does not decode
  * are counted drops (`damaged_parquet`), the others read. A file of several row groups is split into
- * shards by them (rowGroupSpans): a shard reads the groups whose bytes start in its range.
+ * shards by them (rowGroupSpans): a shard reads the groups whose bytes start in its range. A caption
+ * column holding each image's captions as a list (the Hub's `list<string>`) gives a line per element,
+ * named by its row and its place (list-items.ts).
  */
 import type { AsyncBuffer, FileMetaData, SchemaTree } from "hyparquet";
 import { drained, type ByteSource } from "../../io/byte-source.ts";
