@@ -3,8 +3,8 @@
  * and shard reader (single thread, no extract stage): records/s and MB/s per layout, and the ratio to
  * Conceptual Captions 3M's `caption<TAB>url` TSV (the baseline, read before the other layouts were).
  * The list: the 7,900 real lines of shared/data's CC excerpt (else the repo's 500-line fixture),
- * repeated to about 10 MB of TSV, written in each layout (also as a Flickr token file and a COCO captions
- * JSON, five captions an image).
+ * repeated to about 10 MB of TSV, written in each layout (also as a Flickr token file, a COCO captions
+ * JSON, a Karpathy split JSON, a Hub parquet with a list column and JSON lines with a list: five captions an image).
  * Then the planner's scan of a big CSV (the record starts it cuts at: csv-records.ts csvCuts) against
  * reading the same file's bytes in the same ranges and nothing else: a CSV of about BENCH_CSV_MB (500)
  * MB written from the same real lines, every tenth caption quoted with a line break in it.
@@ -46,7 +46,44 @@ const layouts: Array<[string, string | Uint8Array]> = [
       annotations: rows.map((r, i) => ({ image_id: Math.floor(i / 5), id: i, caption: r.caption })),
     }),
   ],
+  // several captions an image together: Karpathy's split JSON (streamed, one shard), the Hub's parquet with a
+  // list column (nlphuji/flickr30k's layout, each image's bytes a 2 KB stand-in, not read), JSON lines with a list
+  ["dataset_flickr30k.json", JSON.stringify({ images: groupsOf5().map((g, i) => ({ filename: `${1000092795 + i}.jpg`, imgid: i, split: "train", sentences: g.map((r, j) => ({ tokens: r.caption.split(" "), raw: r.caption, imgid: i, sentid: i * 5 + j })) })), dataset: "flickr30k" })],
+  ["flickr30k-hub.parquet", hubParquet()],
+  ["captions-list.jsonl", groupsOf5().map((g, i) => JSON.stringify({ image: `${1000092795 + i}.jpg`, captions: g.map((r) => r.caption) }) + "\n").join("")],
 ];
+
+/** The rows five at a time: one image's captions. */
+function groupsOf5(): (typeof rows)[] {
+  return Array.from({ length: Math.ceil(rows.length / 5) }, (_, i) => rows.slice(i * 5, i * 5 + 5));
+}
+
+/** nlphuji/flickr30k's schema: `image` struct{bytes, path}, `caption` list<string>, `filename`. */
+function hubParquet(): Uint8Array {
+  const groups = groupsOf5();
+  const schema = [
+    { name: "root", num_children: 3 },
+    { name: "image", repetition_type: "OPTIONAL", num_children: 2 },
+    { name: "bytes", type: "BYTE_ARRAY", repetition_type: "OPTIONAL" },
+    { name: "path", type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "OPTIONAL" },
+    { name: "caption", repetition_type: "OPTIONAL", converted_type: "LIST", num_children: 1 },
+    { name: "list", repetition_type: "REPEATED", num_children: 1 },
+    { name: "element", type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "OPTIONAL" },
+    { name: "filename", type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "OPTIONAL" },
+  ];
+  const image = new Uint8Array(2048).map((_, i) => (i * 31) & 0xff);
+  return new Uint8Array(
+    parquetWriteBuffer({
+      schema: schema as never,
+      columnData: [
+        { name: "image", data: groups.map((_, i) => ({ bytes: image, path: `${1000092795 + i}.jpg` })) as never },
+        { name: "caption", data: groups.map((g) => g.map((r) => r.caption)) as never },
+        { name: "filename", data: groups.map((_, i) => `${1000092795 + i}.jpg`) },
+      ],
+      rowGroupSize: 10_000,
+    }),
+  );
+}
 
 const dir = tempDir("pcbench-lists-");
 const config = ParacapConfig.parse({});
@@ -83,7 +120,7 @@ for (const [i, [name]] of layouts.entries()) {
   if (records !== rows.length) throw new Error(`${name}: ${records} records read of ${rows.length}`);
   const perSecond = records / seconds;
   baseline ??= perSecond;
-  console.log(`${name.padEnd(18)} ${mb.toFixed(1).padStart(6)} MB  ${(perSecond / 1e3).toFixed(0).padStart(6)} k records/s  ${(mb / seconds).toFixed(1).padStart(6)} MB/s  ${(perSecond / baseline).toFixed(2)}× the CC3M TSV`);
+  console.log(`${name.padEnd(22)} ${mb.toFixed(1).padStart(6)} MB  ${(perSecond / 1e3).toFixed(0).padStart(6)} k records/s  ${(mb / seconds).toFixed(1).padStart(6)} MB/s  ${(perSecond / baseline).toFixed(2)}× the CC3M TSV`);
 }
 
 // the planner's scan of a big CSV, against reading its bytes in the same ranges

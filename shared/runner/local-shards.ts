@@ -105,7 +105,7 @@ export function sourceOfInput(path: string, sources: SourceRegistry): AnySource 
 /** Why a plain-text input is none of the formats paracap reads: its first line, and what it reads. */
 function unreadableText(path: string, head: Buffer): string {
   const first = head.toString("utf8").split(/\r?\n/, 1)[0]!.slice(0, 100);
-  const known = "MediaWiki XML dumps, caption lists (.tsv, .csv, .jsonl, .parquet: an image URL or file name and a caption per line; COCO-style captions JSON), web crawls (.warc, .arc) and img2dataset outputs";
+  const known = "MediaWiki XML dumps, caption lists (.tsv, .csv, .jsonl, .parquet: an image URL or file name and a caption per line, or a list of captions; COCO-style captions and Karpathy split JSON), web crawls (.warc, .arc) and img2dataset outputs";
   return `${path}: not a format paracap reads (first line: ${JSON.stringify(first)}); it reads ${known}`;
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../shared/core/config.ts";
 import { UploadConfig } from "../../shared/cloud/messages.ts";
 import { BUILTIN_SOURCES } from "../../shared/sources/registry.ts";
+import { uploadKind } from "../../shared/cloud/upload-kind.ts";
 
 describe("UploadConfig", () => {
   it("lets an upload choose the semantic scoring settings, which the config schema then resolves", () => {
@@ -31,10 +32,10 @@ describe("upload roles", () => {
     expect(BUILTIN_SOURCES.uploadRole("notes.txt")).toBeNull();
   });
 
-  it("caption lists in every layout the caption-list source reads are inputs of it; JSON that is not JSON Lines is not", () => {
-    for (const name of ["gcc-train.tsv", "cc12m.TSV", "laion-part-00000.parquet", "coyo.csv", "redcaps.jsonl", "datacomp.ndjson"]) {
+  it("caption lists in every layout the caption-list source reads are inputs of it, a .json one too (JSON lines, COCO captions or a Karpathy split, told by its bytes); a run manifest is the planner's", () => {
+    for (const name of ["gcc-train.tsv", "cc12m.TSV", "laion-part-00000.parquet", "coyo.csv", "redcaps.jsonl", "datacomp.ndjson", "dataset_coco.json", "captions_val2014.JSON"]) {
       expect(BUILTIN_SOURCES.uploadRole(name), name).toMatchObject({ role: "input", source: { name: "caption-tsv" } });
     }
-    expect(BUILTIN_SOURCES.uploadRole("annotations.json")).toBeNull();
+    expect(uploadKind("run.manifest.json", BUILTIN_SOURCES)).toEqual({ kind: "manifest" });
   });
 });

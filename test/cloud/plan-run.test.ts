@@ -439,6 +439,37 @@ describe("planRun", () => {
     expect(whole.counters).toMatchObject({ "tsv.header": 1, "tsv.lines": 1202, "tsv.skipped.unterminated_quote": 1 });
   });
 
+  it("a .json upload (a Karpathy split, COCO captions, JSON lines) is a caption list: one object one shard, read from the bucket; JSON that is none of them is refused in one line", async () => {
+    const cc = readFileSync(join(import.meta.dirname, "../fixtures/data/conceptual-captions/gcc-validation-lines00001-00500.tsv"), "utf8").split("\n").slice(0, 20).map((l) => l.split("\t")[0]!);
+    const images = [0, 1, 2, 3].map((i) => ({ filename: `${1000092795 + i}.jpg`, imgid: i, split: "test", sentences: cc.slice(i * 5, i * 5 + 5).map((raw, j) => ({ tokens: raw.split(" "), raw, imgid: i, sentid: i * 5 + j })) }));
+    const uploads: Record<string, string> = {
+      "dataset_flickr8k.json": JSON.stringify({ images, dataset: "flickr8k" }),
+      "captions_val2014.json": JSON.stringify({ images: images.map((im, i) => ({ id: i, file_name: im.filename })), annotations: cc.map((caption, n) => ({ image_id: Math.floor(n / 5), id: n, caption })) }, null, 1),
+    };
+    const expected = cc.map((c, n) => `${1000092795 + Math.floor(n / 5)}.jpg ${c}`);
+    const input = gcsInputBucket(bucket);
+    // (as planned by a bucket that reads ranges, and by one that cannot: the head unknown, still one shard)
+    for (const view of [input, { ...input, readRange: undefined }]) {
+      for (const [name, data] of Object.entries(uploads)) {
+        const r = await planRun(await put(name, data), deployment, view, 500);
+        if ("ignored" in r) throw new Error(`${name} ignored: ${r.ignored}`);
+        expect(shape(r.manifest).map(({ start, end }) => [start, end]), name).toEqual([[null, null]]);
+        expect(r.manifest.shards[0]!.source).toBe("caption-tsv");
+        const got: string[] = [];
+        for await (const line of captionTsvSource.documents(r.manifest.shards[0]!, bucketBytes(bucket, name, r.inputs[name]), r.manifest.config, new Counters())) got.push(`${line.url} ${line.caption}`);
+        expect(got, name).toEqual(expected);
+      }
+    }
+    // JSON lines named .json: byte ranges, as .jsonl
+    const jsonl = cc.map((caption, n) => JSON.stringify({ image: `${1000092795 + Math.floor(n / 5)}.jpg`, caption }) + "\n").join("");
+    const lines = await planRun(await put("lines.json", jsonl), deployment, input, 500);
+    if ("ignored" in lines) throw new Error(lines.ignored);
+    expect(lines.manifest.shards.length).toBeGreaterThan(1);
+    const refused = await planRun(await put("settings.json", JSON.stringify({ partitions: 4, captions: { minWords: 3 } }, null, 2)), deployment, input, 500).then(() => null, (e: Error) => e);
+    expect(refused?.name).toBe("PlanError");
+    expect(refused!.message).toMatch(/^settings\.json: not a caption list paracap can read: it is neither JSON lines[^\n]*Karpathy split[^\n]*$/);
+  });
+
   it("anything else is ignored, saying why", async () => {
     expect(await plan(await put("readme.txt", "hello"))).toEqual({ ignored: expect.stringContaining("readme.txt is none of the inputs the planner reads (web crawl paths lists (warc.paths.gz") });
   });

@@ -1,7 +1,8 @@
 /**
  * Caption lists: one record is one document with one image reference, keyed by its normalised URL.
  * TSV (Conceptual Captions 3M's `caption<TAB>URL`, 12M's `URL<TAB>caption`, or a header naming the
- * columns), CSV with a header, JSON Lines, parquet caption metadata (LAION, COYO). The layout is
+ * columns), CSV with a header, JSON Lines, parquet caption metadata (LAION, COYO; a list column of an
+ * image's captions gives a record per element), COCO captions and Karpathy split JSON (one shard). The layout is
  * decided once per file from its head (list-layout.ts), the same in every shard. TSV and JSONL split
  * at any byte (a shard owns the lines that start in its range: tsv-lines.ts); a parquet file of
  * several row groups between them (a shard owns the groups that start in its range: parquet-rows.ts);
@@ -20,10 +21,11 @@ import { drained, knownSize, type ByteSource } from "../../io/byte-source.ts";
 import { fileBytes } from "../../io/file-bytes.ts";
 import { imageNameKey, imageUrlKey } from "./image-url.ts";
 import { CocoError, cocoLines } from "./coco-captions.ts";
+import { KarpathyError, karpathyLines } from "./karpathy-split.ts";
 import { tsvLines, tsvShardBytes, type TsvRecord } from "./tsv-lines.ts";
 import { csvCuts, csvRecords } from "./csv-records.ts";
 import { csvLine, lineParser, listText, type ListLine } from "./line-parsers.ts";
-import { formatByName, formatOf, HEAD_BYTES, LayoutError, listEncoding, textLayout, type ListEncoding, type ListFormat } from "./list-layout.ts";
+import { formatByName, formatOf, HEAD_BYTES, isJsonName, LayoutError, listEncoding, textLayout, type ListEncoding, type ListFormat } from "./list-layout.ts";
 import { asyncBufferOf, parquetList, parquetRows, rowGroupSpans, type RowGroupSpan } from "./parquet-rows.ts";
 import { gunzipHead, gunzipped, isGzipName } from "./gzipped-list.ts";
 import { TSV_ENCODING_PREFIX, TSV_SKIPPED_PREFIX, tsvCounter, tsvSkippedCounter } from "../../core/counter-names.ts";
@@ -33,8 +35,16 @@ export interface CaptionLine extends TsvRecord {
   file: string;
 }
 
-/** The format a planned file is read as: its name says, else its first bytes (Conceptual Captions' TSV when neither does). */
-const formatIn = (name: string, head: Buffer | null): ListFormat => (head ? formatOf(basename(name), head) : formatByName(name)) ?? "tsv";
+/**
+ * The format a planned file is read as: its name says, else its first bytes (Conceptual Captions' TSV when
+ * neither does). Null: a `.json` file whose bytes are not known yet (a planner seeing names), or are none
+ * of JSON lines, COCO captions and a Karpathy split.
+ */
+const formatIn = (name: string, head: Buffer | null): ListFormat | null => (head ? formatOf(basename(name), head) : formatByName(name)) ?? (isJsonName(name) ? null : "tsv");
+
+/** A `.json` file none of whose JSON layouts its first bytes are. */
+const notJsonList = () =>
+  new LayoutError('it is neither JSON lines naming an image and its caption(s) per line, nor COCO-style captions (an object of "images" and "annotations"), nor a Karpathy split (an object of "images" holding their "sentences")');
 
 /**
  * The first bytes of a file, as a shard reads them to decide the file's layout, and whether they are
@@ -75,13 +85,17 @@ async function inMemory(bytes: ByteSource): Promise<{ source: ByteSource; size: 
  * The records a shard owns, read by the file's layout, and what names where one is (a byte offset; a
  * parquet file's row). `declared`: the encoding the run names for every list (else the head tells).
  */
-async function shardLines(shard: ShardSpec, stored: ByteSource, declared?: string): Promise<{ unit: "byte" | "row" | "annotation"; encoding?: ListEncoding; lines: AsyncIterable<ListLine> }> {
+async function shardLines(shard: ShardSpec, stored: ByteSource, declared?: string): Promise<{ unit: "byte" | "row" | "annotation" | "image"; encoding?: ListEncoding; lines: AsyncIterable<ListLine> }> {
   const start = shard.start ?? 0;
   // a gzipped list is one shard, read as its decompressed bytes (offsets are in those)
   const bytes = isGzipName(shard.uri) ? gunzipped(stored) : stored;
   const byName = formatByName(shard.uri);
   const { head, whole } = byName === "parquet" ? { head: null, whole: false } : await headOf(bytes);
-  const format = formatIn(shard.uri, head);
+  const format = await layoutOr(bytes.label, () => {
+    const f = formatIn(shard.uri, head);
+    if (f === null) throw notJsonList();
+    return f;
+  });
   if (format === "parquet") {
     return { unit: "row", lines: (async function* () {
       const size = knownSize(bytes);
@@ -107,6 +121,18 @@ async function shardLines(shard: ShardSpec, stored: ByteSource, declared?: strin
       }
     })() };
   }
+  if (format === "karpathy") {
+    // one JSON object, as COCO's: the first shard's
+    if (start > 0) return { unit: "image", lines: (async function* () {})() };
+    return { unit: "image", lines: (async function* () {
+      try {
+        yield* karpathyLines(drained(bytes.read(0)));
+      } catch (e) {
+        if (e instanceof KarpathyError) throw new DumpError(bytes.label, null, e.message);
+        throw e;
+      }
+    })() };
+  }
   const layout = await layoutOr(bytes.label, () => textLayout(format, head!, whole));
   // the run's, else the planner's from the whole file, else decided from the head as the layout is: every shard of the file reads its lines alike
   const encoding = declared ?? shard.encoding ?? listEncoding(head!, whole);
@@ -117,7 +143,16 @@ async function shardLines(shard: ShardSpec, stored: ByteSource, declared?: strin
       for await (const record of csvRecords(drained(bytes.read(start, shard.end ?? undefined)), undefined, start, "latin1")) yield csvLine(record, layout, text);
     })() };
   }
-  return { unit: "byte", encoding, lines: tsvLines(tsvShardBytes((from, to) => bytes.read(from, to), start, shard.end), start, shard.end ?? Infinity, lineParser(layout, encoding)) };
+  const lines = tsvLines(tsvShardBytes((from, to) => bytes.read(from, to), start, shard.end), start, shard.end ?? Infinity, lineParser(layout, encoding));
+  return { unit: "byte", encoding, lines: layout.format === "jsonl" ? flat(lines) : (lines as AsyncIterable<ListLine>) };
+}
+
+/** Lines of which some are several (a JSON line holding its image's captions as a list), one at a time. */
+async function* flat(lines: AsyncIterable<ListLine | ListLine[]>): AsyncGenerator<ListLine> {
+  for await (const line of lines) {
+    if (Array.isArray(line)) yield* line;
+    else yield line;
+  }
 }
 
 /** Reads a file's head in a planning view that can (a local file); null where it cannot (the cloud planner sees names). */
@@ -153,14 +188,15 @@ async function refuseUnreadable<T>(name: string, check: () => T | Promise<T>): P
 
 export const captionTsvSource: Source<CaptionLine> = {
   name: "caption-tsv",
-  description: "caption lists: .tsv (caption<TAB>URL or URL<TAB>caption, or a header naming the columns), .csv with a header, .jsonl, .parquet caption metadata (LAION, COYO), COCO-style captions JSON",
+  description: "caption lists: .tsv (caption<TAB>URL or URL<TAB>caption, or a header naming the columns), .csv with a header, .jsonl, .parquet caption metadata (LAION, COYO; a list column of an image's captions, as Hugging Face's), COCO-style captions JSON, Karpathy split JSON",
   counterPrefix: "tsv",
   webReferenceSources: ["row"],
   documentsCounter: tsvCounter("lines.emitted"),
   documentsNoun: "lines",
   document: { one: "caption line", other: "caption lines" },
   claims: (fileName, head) => formatOf(fileName, head) !== null,
-  uploadRole: (name) => (formatByName(name) ? { role: "input" } : null),
+  // (a `.json` upload: JSON lines, COCO captions or a Karpathy split, told by its bytes; a `*.manifest.json` is the planner's before any source's)
+  uploadRole: (name) => (formatByName(name) || isJsonName(name) ? { role: "input" } : null),
   // TSV and JSONL lines split at any byte: a shard owns the lines that start in its range; parquet between row groups; CSV at record starts.
   async planRanges({ name, size }, targetBytes, view): Promise<ByteRange[] | null> {
     const head = await planningHead(view, name, size);
@@ -171,7 +207,11 @@ export const captionTsvSource: Source<CaptionLine> = {
       const list = await refuseUnreadable(name, () => parquetList(asyncBufferOf({ label: name, read: async function* (from = 0, to = size) { yield await read(name, from, to); } }, size)));
       return rowGroupRanges(rowGroupSpans(list.metadata, size), size, targetBytes);
     }
-    if (format === "coco") return null;
+    // one JSON object (COCO captions, a Karpathy split) is one shard; so is a `.json` upload whose bytes the planner cannot read
+    if (format === "coco" || format === "karpathy" || (format === null && !head)) return null;
+    if (format === null) return refuseUnreadable(name, () => {
+      throw notJsonList();
+    });
     if (head) await refuseUnreadable(name, () => textLayout(format, head, head.length < HEAD_BYTES && !isGzipName(name)));
     if (isGzipName(name)) return null;
     // set only where it differs from the head's decision, so every other file plans as before
@@ -212,7 +252,8 @@ export const captionTsvSource: Source<CaptionLine> = {
   },
   createExtractor() {
     return (line: CaptionLine): DocumentRefs => {
-      const page = `${line.file}:${line.offset}`;
+      // a caption of a list (an image's captions held together) is its own page: the record's, then its place
+      const page = line.item === undefined ? `${line.file}:${line.offset}` : `${line.file}:${line.offset}#${line.item}`;
       const base = { page, pageId: line.offset, revisionId: line.offset };
       const url = imageUrlKey(line.url);
       // an image named by its file name (a caption dataset shipping its images): that name is its key
@@ -281,7 +322,7 @@ function countLine(line: ListLine, file: string, unit: string, counters: Counter
   if ("drop" in line) {
     counters.inc(tsvSkippedCounter(line.drop));
     // where, so a user can find the line (stats.json extraction_examples, report.md)
-    counters.samples.add(tsvSkippedCounter(line.drop), `${file} ${unit} ${line.offset}`);
+    counters.samples.add(tsvSkippedCounter(line.drop), `${file} ${unit} ${line.offset}${line.item === undefined ? "" : ` caption ${line.item}`}`);
     return null;
   }
   counters.inc(tsvCounter("lines.emitted"));

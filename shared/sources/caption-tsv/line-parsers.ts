@@ -7,6 +7,7 @@ import type { ListEncoding, TextLayout } from "./list-layout.ts";
 import { fieldsRecord, lineText, utf8Text, type LineParser, type TsvDrop, type TsvLine } from "./tsv-lines.ts";
 import { decodeWindows1252 } from "../../io/windows-1252.ts";
 import { lineDecoder } from "../../io/line-encoding.ts";
+import { itemLines } from "./list-items.ts";
 
 /** A line of a caption list as read: a record, a drop, or the header row naming the columns. */
 export type ListLine = TsvLine | { offset: number; header: true };
@@ -29,9 +30,10 @@ export function listText(encoding: ListEncoding): ListText {
   return { decode: lineDecoder(encoding), drop: "not_in_encoding" };
 }
 
-export function lineParser(layout: TextLayout, encoding: ListEncoding = "utf-8"): LineParser<ListLine> {
+/** A line's caption lines: one, or (a JSON line holding its image's captions as a list) one per element. */
+export function lineParser(layout: TextLayout, encoding: ListEncoding = "utf-8"): LineParser<ListLine | ListLine[]> {
   const { decode, drop } = listText(encoding);
-  const text = (bytes: Buffer, offset: number, read: (text: string) => ListLine): ListLine => {
+  const text = (bytes: Buffer, offset: number, read: (text: string) => ListLine | ListLine[]): ListLine | ListLine[] => {
     const t = lineText(bytes, decode);
     return t === null ? { offset, drop } : read(t);
   };
@@ -54,8 +56,8 @@ export function csvLine(record: CsvRecord, layout: TextLayout, text: ListText = 
   return fieldsRecord(fields, record.offset, layout.width, layout.caption, layout.url);
 }
 
-/** A JSON Lines object's caption and URL: strings under the layout's keys (null or absent: empty). */
-function jsonlLine(text: string, offset: number, urlKey: string, captionKey: string): ListLine {
+/** A JSON Lines object's caption and URL: strings under the layout's keys (null or absent: empty); a list of captions, each element a line. */
+function jsonlLine(text: string, offset: number, urlKey: string, captionKey: string): ListLine | ListLine[] {
   let obj: unknown;
   try {
     obj = JSON.parse(text);
@@ -66,6 +68,7 @@ function jsonlLine(text: string, offset: number, urlKey: string, captionKey: str
   const rec = obj as Record<string, unknown>;
   const caption = rec[captionKey] ?? "";
   const url = rec[urlKey] ?? "";
+  if (Array.isArray(caption)) return itemLines(caption, url, offset);
   if (typeof caption !== "string" || typeof url !== "string") return { offset, drop: "malformed_line" };
   return fieldsRecord([caption, url], offset, 2, 0, 1);
 }

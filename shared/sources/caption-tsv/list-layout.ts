@@ -7,7 +7,8 @@
  */
 import { ACCEPTED_NAMES, isColumnName, pickColumns } from "./column-names.ts";
 import { isImageName } from "./image-url.ts";
-import { looksLikeCoco } from "./coco-head.ts";
+import { looksLikeCoco, looksLikeKarpathy } from "./coco-head.ts";
+import { notCaptions } from "./list-items.ts";
 import { recordsOf } from "./csv-records.ts";
 import { guessTextEncoding } from "../../io/text-encoding.ts";
 
@@ -17,7 +18,8 @@ import { guessTextEncoding } from "../../io/text-encoding.ts";
  */
 export type ListEncoding = "utf-8" | "windows-1252" | (string & {});
 
-export type ListFormat = "tsv" | "csv" | "jsonl" | "parquet" | "coco";
+/** `coco`, `karpathy`: one JSON object (COCO captions, a Karpathy split), read whole as one shard. */
+export type ListFormat = "tsv" | "csv" | "jsonl" | "parquet" | "coco" | "karpathy";
 
 /** Columns by index (TSV, CSV: `width` fields per line) or by key (JSONL). */
 export type TextLayout =
@@ -38,6 +40,12 @@ export class LayoutError extends Error {
 
 const PARQUET_MAGIC = "PAR1";
 const isHttpUrl = (s: string) => /^https?:\/\/\S/i.test(s.trim());
+
+/**
+ * A `.json` name: JSON lines, COCO captions or a Karpathy split, which only its bytes tell apart (an
+ * upload so named is a caption list's, planned as one shard where the planner cannot read its head).
+ */
+export const isJsonName = (name: string): boolean => /\.json$/i.test(name);
 
 /** A file's format by its name alone (what an upload is planned by). */
 export function formatByName(name: string): ListFormat | null {
@@ -71,7 +79,8 @@ export function formatOf(name: string, head: Buffer): ListFormat | null {
     } catch {
       // not JSON Lines
     }
-    // one object holding the images and their captions (COCO's layout, minified or not)
+    // one object holding the images and their captions (a Karpathy split's images hold their sentences; COCO's layout; minified or not)
+    if (looksLikeKarpathy(head)) return "karpathy";
     return looksLikeCoco(head) ? "coco" : null;
   }
   // (two fields, one an image's file name: Flickr's `1000092795.jpg#0<TAB>caption`)
@@ -104,7 +113,7 @@ export function listEncoding(head: Buffer, whole: boolean): ListEncoding {
 }
 
 /** The layout of a TSV, CSV or JSONL file from its head (`whole`: the head is the whole file). */
-export function textLayout(format: Exclude<ListFormat, "parquet" | "coco">, head: Buffer, whole: boolean): TextLayout {
+export function textLayout(format: Exclude<ListFormat, "parquet" | "coco" | "karpathy">, head: Buffer, whole: boolean): TextLayout {
   listEncoding(head, whole);
   if (format === "jsonl") return jsonlLayout(headLines(head, whole));
   const records =
@@ -163,12 +172,36 @@ function jsonlLayout(lines: string[]): TextLayout {
   }
   const picked = pickColumns(keys, "the JSON keys");
   if ("error" in picked) throw new LayoutError(`${picked.error}`);
-  return { format: "jsonl", url: keys[picked.url]!, caption: keys[picked.caption]! };
+  const caption = keys[picked.caption]!;
+  // a key holding each image's captions as a list: lists of something else are no captions
+  const lists = headObjects(lines).map((o) => o[caption]).filter((v): v is unknown[] => Array.isArray(v));
+  const held = notCaptions(lists);
+  if (held) throw new LayoutError(`the JSON key ${JSON.stringify(caption)} holds lists of ${held}, not of caption strings`);
+  return { format: "jsonl", url: keys[picked.url]!, caption };
 }
 
-/** The URL and caption columns of a parquet file, by its schema's names. */
-export function parquetColumns(names: readonly string[]): { url: string; caption: string } {
-  const picked = pickColumns(names, "the parquet columns", false);
+/** The JSON objects among a head's lines. */
+function headObjects(lines: string[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const line of lines) {
+    try {
+      const obj: unknown = JSON.parse(line);
+      if (obj !== null && typeof obj === "object" && !Array.isArray(obj)) out.push(obj as Record<string, unknown>);
+    } catch {
+      // counted when read
+    }
+  }
+  return out;
+}
+
+/**
+ * The URL and caption columns of a parquet file, by its schema's names. Without a URL column, a file-name
+ * column (`filename`: nlphuji/flickr30k) names the image, but only one `mayName` allows (parquet-rows.ts: one
+ * of single values, never `image`, which on the Hub is the image itself, a struct of its bytes and path).
+ */
+export function parquetColumns(names: readonly string[], mayName: (column: number) => boolean = () => false): { url: string; caption: string } {
+  const byUrl = pickColumns(names, "the parquet columns", false);
+  const picked = "error" in byUrl ? pickColumns(names, "the parquet columns", mayName) : byUrl;
   if ("error" in picked) throw new LayoutError(picked.error);
   return { url: names[picked.url]!, caption: names[picked.caption]! };
 }

@@ -11,10 +11,12 @@ import { StringDecoder } from "node:string_decoder";
 export interface TsvRecord {
   /** byte offset of the line in the file: a deterministic identity across shardings */
   offset: number;
+  /** the caption's place in its record's list (a row holding an image's captions together); absent: the record's one caption */
+  item?: number;
   caption: string;
   url: string;
 }
-export type TsvDrop = { offset: number; drop: "malformed_line" | "empty_caption" | "empty_url" | "line_too_long" | "invalid_json" | "unterminated_quote" | "damaged_parquet" | "invalid_utf8" | "not_in_encoding" | "unknown_image" };
+export type TsvDrop = { offset: number; item?: number; drop: "malformed_line" | "empty_caption" | "empty_url" | "line_too_long" | "invalid_json" | "unterminated_quote" | "damaged_parquet" | "invalid_utf8" | "not_in_encoding" | "unknown_image" };
 export type TsvLine = TsvRecord | TsvDrop;
 
 const LF = 0x0a;
