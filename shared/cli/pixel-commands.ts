@@ -2,7 +2,7 @@
  * `paracap hash` and `paracap dedup-images`: image identity from pixels on img2dataset outputs
  * (folders, webdataset tars, zips, parquet) or plain image files, without a run.
  */
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { parseCommandArgs } from "./parse-args.ts";
 import { Counters } from "../core/counters.ts";
 import { filterCounter, PIXELS_SKIPPED_PREFIX } from "../core/counter-names.ts";
@@ -13,7 +13,7 @@ import { DEFAULT_MODE, DEFAULT_THRESHOLDS, hashToHex, IDENTITY_MODES, PERCEPTUAL
 import { imageDecodableInfo, judgeByHeader, judgeImage, THESIS_IMAGE_BOUNDS, thesisImageFilters } from "../pixels/image-filters.ts";
 import { readPixelInputs } from "../pixels/img2dataset.ts";
 import { UserError } from "../core/errors.ts";
-import { checkZip, startsAsZip, UnreadableZip } from "../pixels/zip-samples.ts";
+import { checkZip, fileStartsAsZip, UnreadableZip } from "../pixels/zip-samples.ts";
 
 export const HASH_USAGE = `paracap hash <image|folder|tar|zip|parquet>…
   one JSONL line per image: key, origin, url, caption, content sha256, format, size, transparent
@@ -51,14 +51,7 @@ async function checkInputs(positionals: string[], usage: string): Promise<void> 
 /** A file named .zip (read as one: an HTML error page saved under that name is unreadable, said so), or that starts as a zip archive does. */
 function isZip(path: string): boolean {
   if (!statSync(path).isFile()) return false;
-  if (/\.zip$/i.test(path)) return true;
-  const fd = openSync(path, "r");
-  try {
-    const head = Buffer.alloc(4);
-    return startsAsZip(head.subarray(0, readSync(fd, head, 0, 4, 0)));
-  } finally {
-    closeSync(fd);
-  }
+  return /\.zip$/i.test(path) || fileStartsAsZip(path);
 }
 
 export async function hashCommand(argv: string[]): Promise<number> {

@@ -1,26 +1,17 @@
 /**
  * `run --input x.zip`: a zip of images is read (the img2dataset source claims it), so is a `.wacz` (the
- * warc source's); any other zip (a
- * Kaggle caption list, a zipped dump) is refused in one line naming what it holds and how to unzip it,
+ * warc source's); any other zip (a Kaggle caption list, a zipped dump) is refused in one line naming what it holds and how to unzip it,
  * rather than read as a dump whose compression is "not supported".
  */
-import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { UserError } from "../core/errors.ts";
-import { startsAsZip, UnreadableZip, zipMemberNames } from "../pixels/zip-samples.ts";
+import { fileStartsAsZip, UnreadableZip, zipMemberNames } from "../pixels/zip-samples.ts";
 import { sourceOfInput } from "../runner/local-shards.ts";
 import { BUILTIN_SOURCES } from "../sources/registry.ts";
 
 function startsAsZipFile(path: string): boolean {
   try {
-    if (!statSync(path).isFile()) return false;
-    const fd = openSync(path, "r");
-    try {
-      const head = Buffer.alloc(4);
-      return startsAsZip(head.subarray(0, readSync(fd, head, 0, 4, 0)));
-    } finally {
-      closeSync(fd);
-    }
+    return fileStartsAsZip(path);
   } catch {
     return false; // a missing or unreadable input is refused later, with its own message
   }

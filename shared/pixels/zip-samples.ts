@@ -13,6 +13,7 @@
  * sample has no image (or no caption), the other members are read. macOS's own entries (`__MACOSX/`,
  * `._*` resource forks, `.DS_Store`) hold no picture and are passed over, as directories are.
  */
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { Readable } from "node:stream";
 import * as zlib from "node:zlib";
 import type { Entry, ZipFile } from "yauzl";
@@ -41,6 +42,18 @@ type EntrySkip = (typeof ZIP_ENTRY_SKIPS)[number];
 /** A file whose first bytes are a zip's (a local file header, or the end record of an empty one). */
 export function startsAsZip(head: Uint8Array): boolean {
   return head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && ((head[2] === 3 && head[3] === 4) || (head[2] === 5 && head[3] === 6));
+}
+
+/** A regular file on this machine that starts as a zip archive does (its first four bytes); I/O errors are thrown. */
+export function fileStartsAsZip(path: string): boolean {
+  if (!statSync(path).isFile()) return false;
+  const fd = openSync(path, "r");
+  try {
+    const head = Buffer.alloc(4);
+    return startsAsZip(head.subarray(0, readSync(fd, head, 0, 4, 0)));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The zip's central directory, opened (loaded at first use, as tar-stream is). */

@@ -9,6 +9,7 @@
  * entered mid-way.
  */
 import type { ListLine } from "./line-parsers.ts";
+import { parsedItems } from "./json-values.ts";
 
 type Annotation = { n: number; image: string; caption: unknown };
 
@@ -31,7 +32,6 @@ export async function* cocoLines(chunks: AsyncIterable<Buffer>): AsyncGenerator<
   const ready: ListLine[] = [];
   const waiting: Annotation[] = [];
   let n = 0;
-  let failed: Error | null = null;
   const line = (a: Annotation, url: string | null | undefined): ListLine => {
     if (url === undefined) return { offset: a.n, drop: "unknown_image" };
     if (url === null) return { offset: a.n, drop: "empty_url" };
@@ -52,24 +52,9 @@ export async function* cocoLines(chunks: AsyncIterable<Buffer>): AsyncGenerator<
     else if (images.has(a.image)) ready.push(line(a, images.get(a.image)));
     else waiting.push(a);
   };
-  parser.onError = (err) => {
-    failed = err;
-  };
-  for await (const chunk of chunks) {
-    parser.write(chunk);
-    if (failed) break;
-    yield* ready.splice(0);
-  }
-  if (!failed && !parser.isEnded) {
-    try {
-      parser.end();
-    } catch (err) {
-      failed = err as Error;
-    }
-  }
-  yield* ready.splice(0);
+  const failed = yield* parsedItems(parser, chunks, ready);
   for (const a of waiting) yield line(a, images.get(a.image));
-  if (failed) throw new CocoError((failed as Error).message, n);
+  if (failed) throw new CocoError(failed.message, n);
 }
 
 /** A COCO file that is not valid JSON (cut short, damaged): after the annotations read before the damage. */

@@ -9,6 +9,7 @@
  */
 import type { ListLine } from "./line-parsers.ts";
 import { itemLines } from "./list-items.ts";
+import { parsedItems } from "./json-values.ts";
 
 const text = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
 
@@ -39,27 +40,11 @@ export async function* karpathyLines(chunks: AsyncIterable<Buffer>): AsyncGenera
   const parser = new JSONParser({ paths: ["$.images.*"], keepStack: false });
   const ready: ListLine[] = [];
   let n = 0;
-  let failed: Error | null = null;
   parser.onValue = ({ value }) => {
     ready.push(...imageLines(n++, value));
   };
-  parser.onError = (err) => {
-    failed = err;
-  };
-  for await (const chunk of chunks) {
-    parser.write(chunk);
-    if (failed) break;
-    yield* ready.splice(0);
-  }
-  if (!failed && !parser.isEnded) {
-    try {
-      parser.end();
-    } catch (err) {
-      failed = err as Error;
-    }
-  }
-  yield* ready.splice(0);
-  if (failed) throw new KarpathyError((failed as Error).message, n);
+  const failed = yield* parsedItems(parser, chunks, ready);
+  if (failed) throw new KarpathyError(failed.message, n);
 }
 
 /** A Karpathy split file that is not valid JSON (cut short, damaged): after the images read before the damage. */
