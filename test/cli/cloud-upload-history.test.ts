@@ -1,7 +1,9 @@
 /**
  * `paracap cloud upload --history <dump>`: a full-history dump whose name does not say "history" is
  * read as history in the cloud run, as `paracap run --history` reads it locally (the planner takes
- * each input's kind from the uploaded manifest, else from the name).
+ * each input's kind from the uploaded manifest, else from the name). The CLI runs by its main() in
+ * this process (inProcessCli: its arguments, output and exit code; a child costs ~1.4 CPU-s), with the
+ * emulator's settings in process.env only for the call.
  */
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
@@ -9,7 +11,8 @@ import { Storage } from "@google-cloud/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGcsServer, type GcsServer } from "../../scripts/emulators/gcs-server.ts";
 import { UploadManifest } from "../../shared/cloud/messages.ts";
-import { removeTempDirs, runCli, tempDir } from "../runner/helpers.ts";
+import { removeTempDirs, tempDir } from "../runner/helpers.ts";
+import { inProcessCli, type InProcessResult } from "../support/in-process-cli.ts";
 
 const SAMPLE = new URL("../../shared/sample/", import.meta.url).pathname;
 let gcs: GcsServer;
@@ -22,6 +25,20 @@ afterAll(async () => {
   await gcs?.close();
   removeTempDirs();
 });
+
+/** `paracap <args>` in-process with `env` set for the call and restored after it (this worker runs other files). */
+async function runCli(args: string[], { env }: { env: Record<string, string> }): Promise<InProcessResult> {
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  try {
+    return await inProcessCli(args);
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
 
 describe("cloud upload --history", () => {
   it("marks its dumps history in the run manifest, the positional ones by their names", async () => {

@@ -27,6 +27,8 @@ import {
   readDir,
   readObjects,
   skipMessage,
+  waitFor,
+  waitForObject,
   waitForRun,
   type SampleDumps,
 } from "./helpers.ts";
@@ -60,9 +62,9 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
   // real `cloud status --json` child below checks the CLI's exit code and JSON for an incomplete run.
   async function upload(name: string): Promise<{ runId: string; manifest: RunManifest }> {
     const runId = await uploadRun(storage, cloud, [sample.current, sample.history], name);
-    const file = storage.bucket(cloud.buckets.work).file(`runs/${runId}/manifest.json`);
-    for (let i = 0; i < 100 && !(await file.exists())[0]; i++) await new Promise((r) => setTimeout(r, 100));
-    return { runId, manifest: RunManifest.parse(JSON.parse((await file.download())[0].toString())) };
+    // waited for without a time bound of its own (the plan function writes it; a busy machine is slow)
+    const text = await waitForObject(storage, cloud.buckets.work, `runs/${runId}/manifest.json`);
+    return { runId, manifest: RunManifest.parse(JSON.parse(text)) };
   }
 
   it("extract crashes once mid-shard (after writing partition files) → retried, identical outputs", async () => {
@@ -115,7 +117,7 @@ describe.skipIf(missing !== null)("cloud runner under faults", () => {
     expect(faults.crashes.filter((k) => k === `${runId}/${failed.id}`)).toHaveLength(5);
 
     // The message is in the dead-letter topic (its hold subscription keeps it listable).
-    for (let i = 0; i < 50 && held.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    await waitFor(async () => held.length > 0, "the dead-lettered message in its hold subscription");
     await hold.close();
     await pubsub.close();
     const dead = held.map((m) => JSON.parse(m.data.toString()) as { runId: string; shardId: string });

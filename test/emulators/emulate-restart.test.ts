@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { isAlive, readEmulatorEnv } from "../../shared/cloud/emulator-env.ts";
 import { canBind } from "../../scripts/emulators/pubsub-emulator.ts";
 import { pubsubEmulatorMissing, ROOT, skipMessage } from "../cloud/helpers.ts";
-import { runCli } from "../runner/helpers.ts";
+import { inProcessCli } from "../support/in-process-cli.ts";
 import { Storage } from "@google-cloud/storage";
 import { upload } from "../../shared/cli/cloud-command.ts";
 import { formatStatus, runStatus } from "../../shared/cloud/run-status.ts";
@@ -48,7 +48,11 @@ async function emulate(args: string[]): Promise<{ child: ChildProcess; out: () =
   return { child, out: () => out };
 }
 
-const paracap = (args: string[]) => runCli(args, { cwd: dir });
+/**
+ * `paracap <args>` by the CLI's main() in this process (a child costs ~1.4 CPU-s): what is tested is the
+ * restarted emulator; `--emulator <dir>` names everything the command reads, as a child's would.
+ */
+const paracap = (args: string[]) => inProcessCli(args);
 
 /** A small real dump (25 KB): the runs here only need to finish. */
 const DUMP = join(ROOT, "test/fixtures/data/wikipedia/wikipedia2vec-enwiki-pages-articles-sample.xml.bz2");
