@@ -33,7 +33,7 @@ export function bunzip(path: string): Buffer {
   if (existsSync(cached)) return readFileSync(cached);
   const bytes = execFileSync("bzip2", ["-dc", path], { maxBuffer: 1 << 30 });
   // written whole under another name, then renamed: a file reading it never sees a part
-  const part = `${cached}.tmp-${process.pid}`;
+  const part = `${cached}.sync-tmp-${process.pid}`; // not once()'s temporary name (bunzipFile)
   writeFileSync(part, bytes);
   renameSync(part, cached);
   return bytes;
