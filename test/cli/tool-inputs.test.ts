@@ -120,12 +120,12 @@ describe("tool inputs", () => {
   it("a cut gzip file is one line: compare's corpus, annotate's and agreement's tier file", async () => {
     const cut = join(dir, "msrp-cut.txt.gz");
     writeFileSync(cut, readFileSync(MSRP).subarray(0, 5000));
-    oneLine(await runCli(["compare", cut]), /msrp-cut\.txt\.gz: cut or corrupt gzip data/);
+    oneLine(await inProcess(["compare", cut]), /msrp-cut\.txt\.gz: cut or corrupt gzip data/);
     const d = tempDir("paracap-tool-inputs-gz-");
     const { gold } = annotationDataset(d);
     writeFileSync(join(d, "gold.jsonl.gz"), gzipSync(jsonl(gold)).subarray(0, 3000));
     writeFileSync(join(d, "silver.jsonl"), "");
-    oneLine(await runCli(["annotate", d, "--annotator", "t1", "--sample", "5", "--port", "0"]), /gold\.jsonl\.gz: cut or corrupt gzip data after line \d+/);
+    oneLine(await inProcess(["annotate", d, "--annotator", "t1", "--sample", "5", "--port", "0"]), /gold\.jsonl\.gz: cut or corrupt gzip data after line \d+/);
   });
 
   it("a byte-order mark before a labels file's or a tier file's first line is no part of it", async () => {
@@ -135,7 +135,7 @@ describe("tool inputs", () => {
     const labels = labelsFile(d, "ann1");
     for (const p of gold.slice(0, 4)) await appendRecord(labels, newLabel({ pair: p.id, paraphrase: true, relation: "equivalence", syntactic: 3, semantic: 4 }, "ann1", "gold"));
     writeFileSync(labels, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(labels)]));
-    const r = await runCli(["agreement", labels, "--dataset", d, "--json", join(d, "agreement.json")]);
+    const r = await inProcess(["agreement", labels, "--dataset", d, "--json", join(d, "agreement.json")]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toMatch(/unreadable line/);
     expect(r.stdout).toMatch(/^1 annotator \(ann1\), 4 pairs labelled/);
@@ -150,7 +150,7 @@ describe("tool inputs", () => {
     const pair = `${captions[0]}\t${captions[1]}\n`;
     oneLine(await runCli(["score", "--config", cfg("typo", { scoring: { semantic: ["vectorCosine", "wordMoverSimilarty"] } })], { stdin: pair }), /"wordMoverSimilarty" is no scorer's metric \(did you mean "wordMoverSimilarity"\?\)/);
     oneLine(await runCli(["score", "--config", cfg("foo", { scoring: { semantic: ["foo"] } })], { stdin: pair }), /"foo" is no scorer's metric/);
-    oneLine(await runCli(["run", "--quiet", "--out", join(dir, "o1"), "--config", cfg("rouge", { scoring: { semantic: ["rouge1F"] } })]), /no calibrated paraphrase threshold for rouge1F/);
+    oneLine(await inProcess(["run", "--quiet", "--out", join(dir, "o1"), "--config", cfg("rouge", { scoring: { semantic: ["rouge1F"] } })]), /no calibrated paraphrase threshold for rouge1F/);
     oneLine(await runCli(["score", "--config", cfg("unscored", { scoring: { scorers: ["syntactic"], semantic: ["vectorCosine", "levenshtein"] } })], { stdin: pair }), /names vectorCosine, which scoring\.scorers \(syntactic\) do not report: add wordVectors/);
     const twice = await runCli(["score", "--scorers", "syntactic,syntactic"], { stdin: pair });
     expect(twice.code).toBe(2);
@@ -179,6 +179,6 @@ describe("tool inputs", () => {
   it("a pixel pivot with no input holding images is one line (a caption list without --images)", async () => {
     const p = join(dir, "phash.json");
     writeFileSync(p, JSON.stringify({ pivot: "phash" }));
-    oneLine(await runCli(["run", "--quiet", "--input", CC, "--config", p, "--out", join(dir, "o2")]), /pivot "phash" decides identity from pixels, and no input holds images: add --images/);
+    oneLine(await inProcess(["run", "--quiet", "--input", CC, "--config", p, "--out", join(dir, "o2")]), /pivot "phash" decides identity from pixels, and no input holds images: add --images/);
   });
 });

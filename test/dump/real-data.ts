@@ -1,11 +1,11 @@
 /** Paths of the real dump excerpts in test/fixtures/data (see their PROVENANCE.md) and small helpers. */
 import { createHash } from "node:crypto";
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import type { PageRevision } from "../../shared/core/records.ts";
-import { shareDir } from "../support/once.ts";
+import { once, shareDir } from "../support/once.ts";
 
 const DATA = new URL("../fixtures/data/", import.meta.url).pathname;
 const SAMPLE = new URL("../../shared/sample/", import.meta.url).pathname;
@@ -29,15 +29,43 @@ export const WIKIPEDIA_PROVENANCE = `${DATA}wikipedia/PROVENANCE.md`;
 export function bunzip(path: string): Buffer {
   const full = resolve(path);
   if (full.startsWith(resolve(tmpdir()))) return execFileSync("bzip2", ["-dc", path], { maxBuffer: 1 << 30 });
-  const { size, mtimeMs } = statSync(full);
-  const cached = join(shareDir(), `bunzip-${sha(`${full}|${size}|${mtimeMs}`)}`);
+  const cached = sharedName(full);
   if (existsSync(cached)) return readFileSync(cached);
   const bytes = execFileSync("bzip2", ["-dc", path], { maxBuffer: 1 << 30 });
   // written whole under another name, then renamed: a file reading it never sees a part
-  const part = `${cached}.tmp-${process.pid}`;
+  const part = `${cached}.sync-tmp-${process.pid}`; // not once()'s temporary name (bunzipFile)
   writeFileSync(part, bytes);
   renameSync(part, cached);
   return bytes;
+}
+
+/**
+ * The path of the same shared decoding that `bunzip` reads (made here, by a bzip2 child writing to the
+ * file, when no file made it yet): for readers of a whole file, and for excerpts too large to hold in
+ * a buffer cheaply. Not for temporary files (their decodings are no one else's).
+ */
+export function bunzipFile(path: string): Promise<string> {
+  const full = resolve(path);
+  return once(basename(sharedName(full)), async (to) => {
+    const out = openSync(to, "w");
+    try {
+      await new Promise<void>((res, rej) => {
+        const child = spawn("bzip2", ["-dc", full], { stdio: ["ignore", out, "pipe"] });
+        let stderr = "";
+        child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+        child.once("error", rej);
+        child.once("close", (code) => (code === 0 ? res() : rej(new Error(`bzip2 -dc ${full}: exit ${code}: ${stderr}`))));
+      });
+    } finally {
+      closeSync(out);
+    }
+  });
+}
+
+/** Where the shared decoding of `full` lies: keyed by path, size and mtime. */
+function sharedName(full: string): string {
+  const { size, mtimeMs } = statSync(full);
+  return join(shareDir(), `bunzip-${sha(`${full}|${size}|${mtimeMs}`)}`);
 }
 
 export function sha(data: string | Buffer): string {
