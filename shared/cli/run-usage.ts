@@ -6,11 +6,12 @@ export const RUN_USAGE = `paracap run [--input <dump>…] [--history <dump>…] 
                      caption list (.tsv: caption<TAB>URL or URL<TAB>caption, or a header
                      naming the columns; .csv with a header; .jsonl; .parquet caption
                      metadata such as LAION's URL/TEXT; .tsv.gz, .csv.gz, .jsonl.gz read
-                     whole; COCO captions and Karpathy split .json), web crawl (.warc, .warc.gz; .warc.zst, .warc.bz2, .warc.xz
-                     read whole; the Internet Archive's older ARC: .arc, .arc.gz; a
-                     Webrecorder/Browsertrix .wacz: the WARCs in it), a
-                     crawl's paths list (warc.paths.gz: each line a WARC read over HTTP(S))
-                     or an img2dataset output (webdataset .tar, a .zip of the same files
+                     whole; COCO captions, Karpathy split and JSON-array .json), web
+                     crawl (.warc, .warc.gz; .warc.zst, .warc.bz2, .warc.xz read whole;
+                     the Internet Archive's older ARC: .arc, .arc.gz; a Webrecorder or
+                     Browsertrix .wacz: the WARCs in it), a crawl's paths list
+                     (warc.paths.gz: each line a WARC read over HTTP(S)) or an
+                     img2dataset output (webdataset .tar, a .zip of the same files
                      or of plain images, files folder: images with their captions,
                      identity from pixels);
                      a file whose name contains "history" is read as full history

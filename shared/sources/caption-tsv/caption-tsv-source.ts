@@ -22,6 +22,7 @@ import { fileBytes } from "../../io/file-bytes.ts";
 import { imageNameKey, imageUrlKey } from "./image-url.ts";
 import { CocoError, cocoLines } from "./coco-captions.ts";
 import { KarpathyError, karpathyLines } from "./karpathy-split.ts";
+import { JsonArrayError, jsonArrayLayout, jsonArrayLines } from "./json-array.ts";
 import { tsvLines, tsvShardBytes, type TsvRecord } from "./tsv-lines.ts";
 import { csvCuts, csvRecords } from "./csv-records.ts";
 import { csvLine, lineParser, listText, type ListLine } from "./line-parsers.ts";
@@ -44,7 +45,7 @@ const formatIn = (name: string, head: Buffer | null): ListFormat | null => (head
 
 /** A `.json` file none of whose JSON layouts its first bytes are. */
 const notJsonList = () =>
-  new LayoutError('it is neither JSON lines naming an image and its caption(s) per line, nor COCO-style captions (an object of "images" and "annotations"), nor a Karpathy split (an object of "images" holding their "sentences")');
+  new LayoutError('it is neither JSON lines naming an image and its caption(s) per line (nor an array of such objects), nor COCO-style captions (an object of "images" and "annotations"), nor a Karpathy split (an object of "images" holding their "sentences")');
 
 /**
  * The first bytes of a file, as a shard reads them to decide the file's layout, and whether they are
@@ -85,7 +86,7 @@ async function inMemory(bytes: ByteSource): Promise<{ source: ByteSource; size: 
  * The records a shard owns, read by the file's layout, and what names where one is (a byte offset; a
  * parquet file's row). `declared`: the encoding the run names for every list (else the head tells).
  */
-async function shardLines(shard: ShardSpec, stored: ByteSource, declared?: string): Promise<{ unit: "byte" | "row" | "annotation" | "image"; encoding?: ListEncoding; lines: AsyncIterable<ListLine> }> {
+async function shardLines(shard: ShardSpec, stored: ByteSource, declared?: string): Promise<{ unit: "byte" | "row" | "annotation" | "image" | "object"; encoding?: ListEncoding; lines: AsyncIterable<ListLine> }> {
   const start = shard.start ?? 0;
   // a gzipped list is one shard, read as its decompressed bytes (offsets are in those)
   const bytes = isGzipName(shard.uri) ? gunzipped(stored) : stored;
@@ -129,6 +130,19 @@ async function shardLines(shard: ShardSpec, stored: ByteSource, declared?: strin
         yield* karpathyLines(drained(bytes.read(0)));
       } catch (e) {
         if (e instanceof KarpathyError) throw new DumpError(bytes.label, null, e.message);
+        throw e;
+      }
+    })() };
+  }
+  if (format === "jsonarray") {
+    // one JSON array, as COCO's object: the first shard's
+    if (start > 0) return { unit: "object", lines: (async function* () {})() };
+    const layout = await layoutOr(bytes.label, () => jsonArrayLayout(head!, whole));
+    return { unit: "object", lines: (async function* () {
+      try {
+        yield* jsonArrayLines(drained(bytes.read(0)), layout);
+      } catch (e) {
+        if (e instanceof JsonArrayError) throw new DumpError(bytes.label, null, e.message);
         throw e;
       }
     })() };
@@ -188,7 +202,7 @@ async function refuseUnreadable<T>(name: string, check: () => T | Promise<T>): P
 
 export const captionTsvSource: Source<CaptionLine> = {
   name: "caption-tsv",
-  description: "caption lists: .tsv (caption<TAB>URL or URL<TAB>caption, or a header naming the columns), .csv with a header, .jsonl, .parquet caption metadata (LAION, COYO; a list column of an image's captions, as Hugging Face's), COCO-style captions JSON, Karpathy split JSON",
+  description: "caption lists: .tsv (caption<TAB>URL or URL<TAB>caption, or a header naming the columns), .csv with a header, .jsonl, .parquet caption metadata (LAION, COYO; a list column of an image's captions, as Hugging Face's), COCO-style captions JSON, Karpathy split JSON, a JSON array of such objects",
   counterPrefix: "tsv",
   webReferenceSources: ["row"],
   documentsCounter: tsvCounter("lines.emitted"),
@@ -209,6 +223,10 @@ export const captionTsvSource: Source<CaptionLine> = {
     }
     // one JSON object (COCO captions, a Karpathy split) is one shard; so is a `.json` upload whose bytes the planner cannot read
     if (format === "coco" || format === "karpathy" || (format === null && !head)) return null;
+    if (format === "jsonarray") {
+      if (head) await refuseUnreadable(name, () => jsonArrayLayout(head, head.length < HEAD_BYTES && !isGzipName(name)));
+      return null;
+    }
     if (format === null) return refuseUnreadable(name, () => {
       throw notJsonList();
     });

@@ -64,6 +64,11 @@ function jsonlLine(text: string, offset: number, urlKey: string, captionKey: str
   } catch {
     return { offset, drop: "invalid_json" };
   }
+  return jsonObjectLine(obj, offset, urlKey, captionKey);
+}
+
+/** A JSON object's caption and URL (a JSON line's, a JSON array's element): as jsonlLine, once parsed. */
+export function jsonObjectLine(obj: unknown, offset: number, urlKey: string, captionKey: string): ListLine | ListLine[] {
   if (obj === null || typeof obj !== "object" || Array.isArray(obj)) return { offset, drop: "malformed_line" };
   const rec = obj as Record<string, unknown>;
   const caption = rec[captionKey] ?? "";

@@ -18,8 +18,12 @@ import { guessTextEncoding } from "../../io/text-encoding.ts";
  */
 export type ListEncoding = "utf-8" | "windows-1252" | (string & {});
 
-/** `coco`, `karpathy`: one JSON object (COCO captions, a Karpathy split), read whole as one shard. */
-export type ListFormat = "tsv" | "csv" | "jsonl" | "parquet" | "coco" | "karpathy";
+/**
+ * `coco`, `karpathy`: one JSON object (COCO captions, a Karpathy split); `jsonarray`: one JSON array of
+ * objects, each a JSON line's (`[{"image": …, "caption": …}, …]`, as many datasets' `.json` files are): each read
+ * whole as one shard.
+ */
+export type ListFormat = "tsv" | "csv" | "jsonl" | "parquet" | "coco" | "karpathy" | "jsonarray";
 
 /** Columns by index (TSV, CSV: `width` fields per line) or by key (JSONL). */
 export type TextLayout =
@@ -71,6 +75,8 @@ export function formatOf(name: string, head: Buffer): ListFormat | null {
   const byName = formatByName(name);
   if (byName) return byName;
   if (head.subarray(0, 4).toString("latin1") === PARQUET_MAGIC) return "parquet";
+  // one JSON array of objects (its layout is then decided from its first objects: json-array.ts)
+  if (/^\uFEFF?\s*\[\s*\{/.test(head.toString("utf8", 0, Math.min(head.length, 4096)))) return "jsonarray";
   const line = firstLine(head);
   if (line.startsWith("{")) {
     try {
@@ -113,7 +119,7 @@ export function listEncoding(head: Buffer, whole: boolean): ListEncoding {
 }
 
 /** The layout of a TSV, CSV or JSONL file from its head (`whole`: the head is the whole file). */
-export function textLayout(format: Exclude<ListFormat, "parquet" | "coco" | "karpathy">, head: Buffer, whole: boolean): TextLayout {
+export function textLayout(format: Exclude<ListFormat, "parquet" | "coco" | "karpathy" | "jsonarray">, head: Buffer, whole: boolean): TextLayout {
   listEncoding(head, whole);
   if (format === "jsonl") return jsonlLayout(headLines(head, whole));
   const records =
@@ -152,29 +158,23 @@ function columnLayout(format: "tsv" | "csv", records: string[][]): TextLayout {
 }
 
 function jsonlLayout(lines: string[]): TextLayout {
-  const keys: string[] = [];
-  let objects = 0;
-  for (const line of lines) {
-    if (line.trim() === "") continue;
-    let obj: unknown;
-    try {
-      obj = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (obj === null || typeof obj !== "object" || Array.isArray(obj)) continue;
-    objects++;
-    for (const k of Object.keys(obj)) if (!keys.includes(k)) keys.push(k);
-  }
-  if (objects === 0) {
+  const objects = headObjects(lines);
+  if (objects.length === 0) {
     if (lines.every((l) => l.trim() === "")) return { format: "jsonl", url: "url", caption: "caption" };
     throw new LayoutError(`none of its first ${lines.length} lines is a JSON object`);
   }
+  return objectsLayout(objects);
+}
+
+/** The URL and caption keys of JSON objects (a JSON lines file's first lines, a JSON array's first objects). */
+export function objectsLayout(objects: readonly Record<string, unknown>[]): TextLayout & { format: "jsonl" } {
+  const keys: string[] = [];
+  for (const obj of objects) for (const k of Object.keys(obj)) if (!keys.includes(k)) keys.push(k);
   const picked = pickColumns(keys, "the JSON keys");
   if ("error" in picked) throw new LayoutError(`${picked.error}`);
   const caption = keys[picked.caption]!;
   // a key holding each image's captions as a list: lists of something else are no captions
-  const lists = headObjects(lines).map((o) => o[caption]).filter((v): v is unknown[] => Array.isArray(v));
+  const lists = objects.map((o) => o[caption]).filter((v): v is unknown[] => Array.isArray(v));
   const held = notCaptions(lists);
   if (held) throw new LayoutError(`the JSON key ${JSON.stringify(caption)} holds lists of ${held}, not of caption strings`);
   return { format: "jsonl", url: keys[picked.url]!, caption };

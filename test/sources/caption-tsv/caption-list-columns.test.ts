@@ -201,3 +201,37 @@ describe("JSON lines with a list column", () => {
     expect(err!.message).toMatch(/^[^\n]*ids\.jsonl: not a caption list paracap can read: the JSON key "captions" holds lists of [^\n]*not of caption strings[^\n]*$/);
   });
 });
+
+describe("a JSON array of objects (the .json many datasets ship)", () => {
+  it("is read as the same objects as JSON lines: one caption a key or a list of them, minified or indented, the file one shard", async () => {
+    const single = groups.flatMap((g, i) => g.map((caption) => ({ image: flickrName(i), caption })));
+    const listed = groups.map((g, i) => ({ url: cocoUrl(i), captions: g, split: "train" }));
+    for (const [name, objects, key] of [
+      ["flickr8k_captions.json", single, flickrName],
+      ["coco_captions_by_image.json", listed, cocoUrl],
+    ] as const) {
+      const jsonl = await read(write(name.replace(".json", ".jsonl"), objects.map((o) => JSON.stringify(o)).join("\n") + "\n"));
+      for (const text of [JSON.stringify(objects), JSON.stringify(objects, null, 2)]) {
+        const got = await read(write(name, text), 500);
+        expect(got, name).toMatchObject({ source: "caption-tsv", ranges: null, shards: 1, refs: expectedBy(key) });
+        expect(got.refs, name).toEqual(jsonl.refs);
+        expect(got.counters, name).toEqual({ "tsv.lines": 60, "tsv.lines.emitted": 60 });
+      }
+    }
+  });
+
+  it("every element is accounted for; a cut array keeps what it read and is damage; keys naming no caption are one line", async () => {
+    const objects: unknown[] = groups.flatMap((g, i) => g.map((caption) => ({ image: flickrName(i), caption })));
+    objects[3] = "not an object";
+    (objects[4] as Record<string, unknown>).caption = 12;
+    const got = await read(write("mixed.json", JSON.stringify(objects)));
+    expect(got.counters).toEqual({ "tsv.lines": 60, "tsv.lines.emitted": 58, "tsv.skipped.malformed_line": 2 });
+    expect(got.samples["tsv.skipped.malformed_line"]!.sort()).toEqual(["mixed.json object 3", "mixed.json object 4"]);
+    const text = JSON.stringify(objects.slice(5));
+    const cut = write("cut.json", text.slice(0, Math.floor(text.length * 0.6)));
+    await expect(read(cut)).rejects.toThrow(/cut\.json: not valid JSON after \d+ objects of its array/);
+    const odd = write("odd.json", JSON.stringify([{ id: 1, label: "a" }, { id: 2, label: "b" }]));
+    await expect(captionTsvSource.planRanges!({ name: odd, size: statSync(odd).size }, 1 << 20, LOCAL_VIEW)).rejects.toThrow(UserError);
+    await expect(captionTsvSource.planRanges!({ name: odd, size: statSync(odd).size }, 1 << 20, LOCAL_VIEW)).rejects.toThrow(/^.*odd\.json: not a caption list paracap can read: the JSON keys/);
+  });
+});
