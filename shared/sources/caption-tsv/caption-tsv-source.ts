@@ -20,9 +20,10 @@ import { DumpError } from "../../dump/errors.ts";
 import { drained, knownSize, type ByteSource } from "../../io/byte-source.ts";
 import { fileBytes } from "../../io/file-bytes.ts";
 import { imageNameKey, imageUrlKey } from "./image-url.ts";
-import { CocoError, cocoLines } from "./coco-captions.ts";
-import { KarpathyError, karpathyLines } from "./karpathy-split.ts";
-import { JsonArrayError, jsonArrayLayout, jsonArrayLines } from "./json-array.ts";
+import { cocoLines } from "./coco-captions.ts";
+import { karpathyLines } from "./karpathy-split.ts";
+import { jsonArrayLayout, jsonArrayLines } from "./json-array.ts";
+import { JsonListError } from "./json-values.ts";
 import { tsvLines, tsvShardBytes, type TsvRecord } from "./tsv-lines.ts";
 import { csvCuts, csvRecords } from "./csv-records.ts";
 import { csvLine, lineParser, listText, type ListLine } from "./line-parsers.ts";
@@ -110,42 +111,12 @@ async function shardLines(shard: ShardSpec, stored: ByteSource, declared?: strin
       yield* parquetRows(file, list, (g) => !spans || (spans[g]!.start >= start && spans[g]!.start < end));
     })() };
   }
-  if (format === "coco") {
-    // one JSON object: the whole file is the first shard's (planRanges does not cut it)
-    if (start > 0) return { unit: "annotation", lines: (async function* () {})() };
-    return { unit: "annotation", lines: (async function* () {
-      try {
-        yield* cocoLines(drained(bytes.read(0)));
-      } catch (e) {
-        if (e instanceof CocoError) throw new DumpError(bytes.label, null, e.message);
-        throw e;
-      }
-    })() };
-  }
-  if (format === "karpathy") {
-    // one JSON object, as COCO's: the first shard's
-    if (start > 0) return { unit: "image", lines: (async function* () {})() };
-    return { unit: "image", lines: (async function* () {
-      try {
-        yield* karpathyLines(drained(bytes.read(0)));
-      } catch (e) {
-        if (e instanceof KarpathyError) throw new DumpError(bytes.label, null, e.message);
-        throw e;
-      }
-    })() };
-  }
+  // one JSON value (COCO's object, a Karpathy split, an array of objects): the whole file is the first shard's (planRanges does not cut it)
+  if (format === "coco") return wholeJson(start, "annotation", bytes, cocoLines);
+  if (format === "karpathy") return wholeJson(start, "image", bytes, karpathyLines);
   if (format === "jsonarray") {
-    // one JSON array, as COCO's object: the first shard's
-    if (start > 0) return { unit: "object", lines: (async function* () {})() };
-    const layout = await layoutOr(bytes.label, () => jsonArrayLayout(head!, whole));
-    return { unit: "object", lines: (async function* () {
-      try {
-        yield* jsonArrayLines(drained(bytes.read(0)), layout);
-      } catch (e) {
-        if (e instanceof JsonArrayError) throw new DumpError(bytes.label, null, e.message);
-        throw e;
-      }
-    })() };
+    const layout = start > 0 ? null : await layoutOr(bytes.label, () => jsonArrayLayout(head!, whole));
+    return wholeJson(start, "object", bytes, (chunks) => jsonArrayLines(chunks, layout!));
   }
   const layout = await layoutOr(bytes.label, () => textLayout(format, head!, whole));
   // the run's, else the planner's from the whole file, else decided from the head as the layout is: every shard of the file reads its lines alike
@@ -159,6 +130,19 @@ async function shardLines(shard: ShardSpec, stored: ByteSource, declared?: strin
   }
   const lines = tsvLines(tsvShardBytes((from, to) => bytes.read(from, to), start, shard.end), start, shard.end ?? Infinity, lineParser(layout, encoding));
   return { unit: "byte", encoding, lines: layout.format === "jsonl" ? flat(lines) : (lines as AsyncIterable<ListLine>) };
+}
+
+/** A file that is one JSON value, read whole by the shard at its start; invalid JSON is the shard's damage after the lines before it. */
+function wholeJson<U extends string>(start: number, unit: U, bytes: ByteSource, read: (chunks: AsyncIterable<Buffer>) => AsyncIterable<ListLine>): { unit: U; lines: AsyncIterable<ListLine> } {
+  if (start > 0) return { unit, lines: (async function* () {})() };
+  return { unit, lines: (async function* () {
+    try {
+      yield* read(drained(bytes.read(0)));
+    } catch (e) {
+      if (e instanceof JsonListError) throw new DumpError(bytes.label, null, e.message);
+      throw e;
+    }
+  })() };
 }
 
 /** Lines of which some are several (a JSON line holding its image's captions as a list), one at a time. */

@@ -9,7 +9,7 @@
  * entered mid-way.
  */
 import type { ListLine } from "./line-parsers.ts";
-import { parsedItems } from "./json-values.ts";
+import { JsonListError, parsedItems } from "./json-values.ts";
 
 type Annotation = { n: number; image: string; caption: unknown };
 
@@ -54,16 +54,5 @@ export async function* cocoLines(chunks: AsyncIterable<Buffer>): AsyncGenerator<
   };
   const failed = yield* parsedItems(parser, chunks, ready);
   for (const a of waiting) yield line(a, images.get(a.image));
-  if (failed) throw new CocoError(failed.message, n);
-}
-
-/** A COCO file that is not valid JSON (cut short, damaged): after the annotations read before the damage. */
-export class CocoError extends Error {
-  override readonly name = "CocoError";
-  constructor(
-    reason: string,
-    readonly annotations: number,
-  ) {
-    super(`not valid JSON after ${annotations} annotations (${reason})`);
-  }
+  if (failed) throw new JsonListError(failed.message, n, "annotations");
 }

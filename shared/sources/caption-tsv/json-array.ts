@@ -7,7 +7,7 @@
  */
 import { HEAD_LINES, LayoutError, objectsLayout, type TextLayout } from "./list-layout.ts";
 import { jsonObjectLine, type ListLine } from "./line-parsers.ts";
-import { parsedItems } from "./json-values.ts";
+import { JsonListError, parsedItems } from "./json-values.ts";
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
@@ -38,16 +38,5 @@ export async function* jsonArrayLines(chunks: AsyncIterable<Buffer>, layout: Tex
     else ready.push(line);
   };
   const failed = yield* parsedItems(parser, chunks, ready);
-  if (failed) throw new JsonArrayError(failed.message, n);
-}
-
-/** A JSON array that is not valid JSON (cut short, damaged): after the objects read before the damage. */
-export class JsonArrayError extends Error {
-  override readonly name = "JsonArrayError";
-  constructor(
-    reason: string,
-    readonly objects: number,
-  ) {
-    super(`not valid JSON after ${objects} objects of its array (${reason})`);
-  }
+  if (failed) throw new JsonListError(failed.message, n, "objects of its array");
 }

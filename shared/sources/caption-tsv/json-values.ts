@@ -25,3 +25,11 @@ export async function* parsedItems<T>(parser: JSONParser, chunks: AsyncIterable<
   yield* ready.splice(0);
   return failed;
 }
+
+/** A JSON caption file that is not valid JSON (cut short, damaged), after the `read` items (`what`: annotations, images, objects) before the damage. */
+export class JsonListError extends Error {
+  override readonly name = "JsonListError";
+  constructor(reason: string, read: number, what: string) {
+    super(`not valid JSON after ${read} ${what} (${reason})`);
+  }
+}

@@ -9,7 +9,7 @@
  */
 import type { ListLine } from "./line-parsers.ts";
 import { itemLines } from "./list-items.ts";
-import { parsedItems } from "./json-values.ts";
+import { JsonListError, parsedItems } from "./json-values.ts";
 
 const text = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
 
@@ -44,13 +44,5 @@ export async function* karpathyLines(chunks: AsyncIterable<Buffer>): AsyncGenera
     ready.push(...imageLines(n++, value));
   };
   const failed = yield* parsedItems(parser, chunks, ready);
-  if (failed) throw new KarpathyError(failed.message, n);
-}
-
-/** A Karpathy split file that is not valid JSON (cut short, damaged): after the images read before the damage. */
-export class KarpathyError extends Error {
-  override readonly name = "KarpathyError";
-  constructor(reason: string, readonly images: number) {
-    super(`not valid JSON after ${images} images (${reason})`);
-  }
+  if (failed) throw new JsonListError(failed.message, n, "images");
 }
