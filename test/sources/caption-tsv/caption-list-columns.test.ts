@@ -6,23 +6,19 @@
  * element accounted for in the funnel. Real Conceptual Captions text stands in for the captions,
  * five per image.
  */
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parquetWriteBuffer } from "hyparquet-writer";
 import { afterAll, describe, expect, it } from "vitest";
-import { ParacapConfig } from "../../../shared/core/config.ts";
-import { Counters } from "../../../shared/core/counters.ts";
 import { UserError } from "../../../shared/core/errors.ts";
-import { fileBytes } from "../../../shared/io/file-bytes.ts";
-import { LOCAL_VIEW, shardsOf } from "../../../shared/runner/local-shards.ts";
+import { LOCAL_VIEW } from "../../../shared/runner/local-shards.ts";
 import { captionTsvSource } from "../../../shared/sources/caption-tsv/caption-tsv-source.ts";
-import { BUILTIN_SOURCES } from "../../../shared/sources/registry.ts";
-import { removeTempDirs, tempDir } from "../../runner/helpers.ts";
+import { removeTempDirs } from "../../runner/helpers.ts";
+import { readList, write } from "./read-list.ts";
 
 afterAll(removeTempDirs);
 
 const CC = join(import.meta.dirname, "../../../../shared/data/conceptual-captions/gcc-validation-part1-lines00001-07900.tsv");
-const config = ParacapConfig.parse({});
 /** 60 real captions, five per image: twelve images */
 const captions = readFileSync(CC, "utf8").split("\n").slice(0, 60).map((l) => l.split("\t")[0]!);
 const groups = Array.from({ length: 12 }, (_, i) => captions.slice(i * 5, i * 5 + 5));
@@ -32,31 +28,8 @@ const cocoUrl = (i: number) => `http://images.cocodataset.org/val2014/${cocoName
 /** what each layout must give: image key and caption, in file order */
 const expectedBy = (key: (i: number) => string) => groups.flatMap((g, i) => g.map((c) => `${key(i)} ${c}`));
 
-function write(name: string, data: string | Buffer): string {
-  const path = join(tempDir(), name);
-  writeFileSync(path, data);
-  return path;
-}
 
-/** What the runner does with a file: the source claims and plans it, reads each shard, finds each record's reference. */
-async function read(path: string, shardBytes = 1 << 30) {
-  const counters = new Counters();
-  const source = BUILTIN_SOURCES.detect(path.split("/").pop()!, readFileSync(path).subarray(0, 4096));
-  const ranges = await captionTsvSource.planRanges!({ name: path, size: statSync(path).size }, shardBytes, LOCAL_VIEW);
-  if (ranges !== null && "wait" in ranges) throw new Error(ranges.wait);
-  const extract = captionTsvSource.createExtractor(config, counters, undefined);
-  const refs: string[] = [];
-  const pages = new Set<string>();
-  const shards = shardsOf(path, "caption-tsv", "current", ranges, 0);
-  for (const shard of shards) {
-    for await (const doc of captionTsvSource.documents(shard, fileBytes(path), config, counters)) {
-      const r = extract(doc);
-      pages.add(r.page);
-      refs.push(r.refs ? `${r.refs[0]!.image} ${r.refs[0]!.caption}` : `skipped ${r.skipped}`);
-    }
-  }
-  return { source: source?.name, refs, pages, counters: counters.toJSON(), samples: counters.samples.toJSON(), shards: shards.length, ranges };
-}
+const read = readList;
 
 const karpathy = (dataset: string, image: (i: number) => Record<string, unknown>) => ({
   images: groups.map((g, i) => ({ ...image(i), imgid: i, split: i % 3 ? "train" : "test", sentids: g.map((_, j) => 770337 + i * 5 + j), sentences: g.map((raw, j) => ({ tokens: raw.toLowerCase().split(" "), raw, imgid: i, sentid: 770337 + i * 5 + j })) })),

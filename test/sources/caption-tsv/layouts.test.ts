@@ -4,7 +4,7 @@
  * (LAION's URL/TEXT, COYO's url/text) give the same references as the CC3M layout, however the file
  * is cut into shards; files whose columns cannot be told are refused in one line before any work.
  */
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { parquetWriteBuffer } from "hyparquet-writer";
@@ -16,6 +16,7 @@ import { LOCAL_VIEW, shardsOf } from "../../../shared/runner/local-shards.ts";
 import { captionTsvSource } from "../../../shared/sources/caption-tsv/caption-tsv-source.ts";
 import { BUILTIN_SOURCES } from "../../../shared/sources/registry.ts";
 import { removeTempDirs, tempDir } from "../../runner/helpers.ts";
+import { readList, write } from "./read-list.ts";
 
 afterAll(removeTempDirs);
 
@@ -47,29 +48,8 @@ const LAYOUTS: Record<string, string | Buffer> = {
   "no-extension-url-first": records.map((r) => `${r.url}\t${r.caption}\n`).join(""),
 };
 
-function write(name: string, data: string | Buffer): string {
-  const path = join(tempDir(), name);
-  writeFileSync(path, data);
-  return path;
-}
 
-/** What the runner does with a file: the source plans it, reads each shard, finds each record's reference. */
-async function read(path: string, shardBytes = 1 << 30) {
-  const counters = new Counters();
-  const source = BUILTIN_SOURCES.detect(path.split("/").pop()!, readFileSync(path).subarray(0, 4096));
-  const ranges = await captionTsvSource.planRanges!({ name: path, size: statSync(path).size }, shardBytes, LOCAL_VIEW);
-  if (ranges !== null && "wait" in ranges) throw new Error(ranges.wait);
-  const extract = captionTsvSource.createExtractor(config, counters, undefined);
-  const refs: string[] = [];
-  const shards = shardsOf(path, "caption-tsv", "current", ranges, 0);
-  for (const shard of shards) {
-    for await (const doc of captionTsvSource.documents(shard, fileBytes(path), config, counters)) {
-      const r = extract(doc);
-      refs.push(r.refs ? `${r.refs[0]!.image} ${r.refs[0]!.caption}` : `skipped ${r.skipped}`);
-    }
-  }
-  return { source: source?.name, refs, counters: counters.toJSON(), samples: counters.samples, shards: shards.length };
-}
+const read = readList;
 
 describe("caption list layouts", () => {
   it("every layout gives the references of the CC3M layout, named by its columns or by where its URLs are", async () => {
@@ -218,7 +198,7 @@ describe("damaged records are counted where they are, the rest read", () => {
     const got = await read(write("open-quote.csv", text));
     expect(got.refs).toEqual([`${a!.url} ${a!.caption}`, `${c!.url} ${c!.caption}`]);
     expect(got.counters["tsv.skipped.unterminated_quote"]).toBe(1);
-    expect(got.samples.get("tsv.skipped.unterminated_quote")).toEqual([`open-quote.csv byte ${text.indexOf(b!.url)}`]);
+    expect(got.samples["tsv.skipped.unterminated_quote"]).toEqual([`open-quote.csv byte ${text.indexOf(b!.url)}`]);
     expect(got.counters["tsv.lines"]).toBe(3);
   });
 
